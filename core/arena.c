@@ -18,7 +18,9 @@ struct exdb_arena_block {
 #define ARENA_MIN_BLOCK ((size_t)64 * 1024)
 #define ARENA_MAX_BLOCK ((size_t)64 * 1024 * 1024)
 
-void exdb_arena_init(exdb_arena *a) { memset(a, 0, sizeof *a); }
+void exdb_arena_init(exdb_arena *a) {
+    memset(a, 0, sizeof *a);
+}
 
 void exdb_arena_destroy(exdb_arena *a) {
     exdb_arena_block *b = a->head;

@@ -23,7 +23,6 @@ void *exdb_arena_calloc(exdb_arena *a, size_t count, size_t size);
 /* Copies n bytes of s and appends a NUL. */
 char *exdb_arena_strndup(exdb_arena *a, const char *s, size_t n);
 char *exdb_arena_strdup(exdb_arena *a, const char *s);
-char *exdb_arena_printf(exdb_arena *a, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+char *exdb_arena_printf(exdb_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -21,8 +21,7 @@ typedef struct exdb_error {
  * ignored so the innermost, most precise message survives unwinding).
  * Always returns -1 so callers can write `return exdb_errorf(err, ...)`.
  * Newlines in the formatted text are replaced by spaces. err may be NULL. */
-int exdb_errorf(exdb_error *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+int exdb_errorf(exdb_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Clears err for reuse. */
 void exdb_error_clear(exdb_error *err);

@@ -1,0 +1,668 @@
+/* print.c - see print.h. The FX formats are those of torch/fx/node.py
+ * (_format_node_impl, _format_arg) and torch/fx/graph.py (Graph.__str__,
+ * print_tabular); unflatten-notes.md §4 lists them with examples. */
+#include "print.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void exdb_py_float(double d, char out[32]) {
+    if (isnan(d)) {
+        strcpy(out, "nan");
+        return;
+    }
+    if (isinf(d)) {
+        strcpy(out, d < 0 ? "-inf" : "inf");
+        return;
+    }
+    char e[40];
+    int prec;
+    for (prec = 1; prec <= 17; prec++) {
+        snprintf(e, sizeof e, "%.*e", prec - 1, d);
+        if (strtod(e, NULL) == d)
+            break;
+    }
+    /* e = [-]d[.ddd]e[+-]XX */
+    const char *p = e;
+    int neg = 0;
+    if (*p == '-') {
+        neg = 1;
+        p++;
+    }
+    char digits[24];
+    int nd = 0;
+    for (; *p && *p != 'e'; p++)
+        if (*p >= '0' && *p <= '9')
+            digits[nd++] = *p;
+    digits[nd] = '\0';
+    while (nd > 1 && digits[nd - 1] == '0')
+        digits[--nd] = '\0';
+    int exp = atoi(p + 1);
+    char *w = out;
+    if (neg)
+        *w++ = '-';
+    if (exp >= -4 && exp < 16) {
+        if (exp >= 0) {
+            for (int i = 0; i <= exp; i++)
+                *w++ = i < nd ? digits[i] : '0';
+            *w++ = '.';
+            if (nd > exp + 1)
+                for (int i = exp + 1; i < nd; i++)
+                    *w++ = digits[i];
+            else
+                *w++ = '0';
+        } else {
+            *w++ = '0';
+            *w++ = '.';
+            for (int i = 0; i < -exp - 1; i++)
+                *w++ = '0';
+            for (int i = 0; i < nd; i++)
+                *w++ = digits[i];
+        }
+        *w = '\0';
+    } else {
+        *w++ = digits[0];
+        if (nd > 1) {
+            *w++ = '.';
+            for (int i = 1; i < nd; i++)
+                *w++ = digits[i];
+        }
+        sprintf(w, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+    }
+}
+
+/* str(complex): "(1-2j)", "2j", "(1+0j)". */
+static void py_complex(exdb_buf *b, double re, double im) {
+    char r[32], i[32];
+    exdb_py_float(im, i);
+    /* Python prints components with repr but drops a trailing ".0" */
+    size_t li = strlen(i);
+    if (li > 2 && strcmp(i + li - 2, ".0") == 0)
+        i[li - 2] = '\0';
+    if (re == 0 && !signbit(re)) {
+        exdb_buf_printf(b, "%sj", i);
+        return;
+    }
+    exdb_py_float(re, r);
+    size_t lr = strlen(r);
+    if (lr > 2 && strcmp(r + lr - 2, ".0") == 0)
+        r[lr - 2] = '\0';
+    exdb_buf_printf(b, "(%s%s%sj)", r, (im >= 0 || isnan(im)) && i[0] != '-' ? "+" : "", i);
+}
+
+/* str() of the scalar kinds, shared by _format_arg and repr. */
+static int scalar_str(exdb_buf *b, const exdb_arg *a, int repr) {
+    char f[32];
+    switch ((exdb_arg_kind)a->kind) {
+    case EXDB_ARG_NONE:
+        exdb_buf_puts(b, "None");
+        return 1;
+    case EXDB_ARG_INT:
+        exdb_buf_printf(b, "%lld", (long long)a->u.i);
+        return 1;
+    case EXDB_ARG_FLOAT:
+        exdb_py_float(a->u.f, f);
+        exdb_buf_puts(b, f);
+        return 1;
+    case EXDB_ARG_BOOL:
+        exdb_buf_puts(b, a->u.i ? "True" : "False");
+        return 1;
+    case EXDB_ARG_STR:
+        if (repr) {
+            /* repr(str): single quotes unless the text has one and no double quote */
+            int sq = strchr(a->u.s, '\'') != NULL, dq = strchr(a->u.s, '"') != NULL;
+            char q = (sq && !dq) ? '"' : '\'';
+            exdb_buf_putc(b, q);
+            for (const char *p = a->u.s; *p; p++) {
+                if (*p == q || *p == '\\')
+                    exdb_buf_putc(b, '\\');
+                if (*p == '\n')
+                    exdb_buf_puts(b, "\\n");
+                else if (*p == '\t')
+                    exdb_buf_puts(b, "\\t");
+                else
+                    exdb_buf_putc(b, *p);
+            }
+            exdb_buf_putc(b, q);
+        } else {
+            exdb_buf_puts(b, a->u.s);
+        }
+        return 1;
+    case EXDB_ARG_DTYPE:
+        exdb_buf_puts(b, exdb_dtype_name((int)a->u.i));
+        return 1;
+    case EXDB_ARG_LAYOUT:
+        exdb_buf_puts(b, exdb_layout_name((int)a->u.i));
+        return 1;
+    case EXDB_ARG_MEMFMT:
+        exdb_buf_puts(b, exdb_memory_format_name((int)a->u.i));
+        return 1;
+    case EXDB_ARG_DEVICE:
+        if (repr) {
+            const char *colon = strchr(a->u.s, ':');
+            if (colon)
+                exdb_buf_printf(b, "device(type='%.*s', index=%s)", (int)(colon - a->u.s), a->u.s,
+                                colon + 1);
+            else
+                exdb_buf_printf(b, "device(type='%s')", a->u.s);
+        } else {
+            exdb_buf_puts(b, a->u.s);
+        }
+        return 1;
+    case EXDB_ARG_COMPLEX:
+        py_complex(b, a->u.c[0], a->u.c[1]);
+        return 1;
+    case EXDB_ARG_OPERATOR: {
+        /* str(OpOverload) = "aten.add.Tensor" */
+        const char *s = a->u.s;
+        if (strncmp(s, "torch.ops.", 10) == 0)
+            s += 10;
+        exdb_buf_puts(b, s);
+        return 1;
+    }
+    default:
+        return 0;
+    }
+}
+
+static void seq(exdb_buf *b, const exdb_arg *a, int repr) {
+    int tuple = a->kind == EXDB_ARG_TUPLE, dict = a->kind == EXDB_ARG_DICT;
+    exdb_buf_putc(b, dict ? '{' : tuple ? '(' : '[');
+    for (uint32_t i = 0; i < a->n; i++) {
+        if (i)
+            exdb_buf_puts(b, ", ");
+        if (dict) {
+            if (repr)
+                exdb_buf_printf(b, "'%s': ", a->keys[i]);
+            else
+                exdb_buf_printf(b, "%s: ", a->keys[i]);
+        }
+        if (repr)
+            exdb_repr_arg(b, &a->u.items[i]);
+        else
+            exdb_format_arg(b, &a->u.items[i]);
+    }
+    if (tuple && a->n == 1)
+        exdb_buf_putc(b, ',');
+    exdb_buf_putc(b, dict ? '}' : tuple ? ')' : ']');
+}
+
+void exdb_format_arg(exdb_buf *b, const exdb_arg *a) {
+    if (a->kind == EXDB_ARG_NODE) {
+        exdb_buf_printf(b, "%%%s", a->u.node->name);
+        return;
+    }
+    if (a->kind == EXDB_ARG_LIST || a->kind == EXDB_ARG_TUPLE || a->kind == EXDB_ARG_DICT) {
+        seq(b, a, 0);
+        return;
+    }
+    scalar_str(b, a, 0);
+}
+
+void exdb_repr_arg(exdb_buf *b, const exdb_arg *a) {
+    if (a->kind == EXDB_ARG_NODE) {
+        exdb_buf_puts(b, a->u.node->name);
+        return;
+    }
+    if (a->kind == EXDB_ARG_LIST || a->kind == EXDB_ARG_TUPLE || a->kind == EXDB_ARG_DICT) {
+        seq(b, a, 1);
+        return;
+    }
+    scalar_str(b, a, 1);
+}
+
+void exdb_format_node(exdb_buf *b, const exdb_node *n) {
+    switch ((exdb_op)n->op) {
+    case EXDB_OP_PLACEHOLDER:
+        exdb_buf_printf(b, "%%%s : [num_users=%u] = placeholder[target=%s]", n->name, n->nusers,
+                        n->target);
+        if (n->args.n) {
+            exdb_buf_puts(b, "(default=");
+            exdb_repr_arg(b, &n->args.u.items[0]);
+            exdb_buf_putc(b, ')');
+        }
+        return;
+    case EXDB_OP_GET_ATTR:
+        exdb_buf_printf(b, "%%%s : [num_users=%u] = get_attr[target=%s]", n->name, n->nusers,
+                        n->target);
+        return;
+    case EXDB_OP_OUTPUT:
+        exdb_buf_puts(b, "return ");
+        if (n->args.n)
+            exdb_repr_arg(b, &n->args.u.items[0]);
+        return;
+    default:
+        exdb_buf_printf(b, "%%%s : [num_users=%u] = %s[target=%s](args = ", n->name, n->nusers,
+                        exdb_op_name((exdb_op)n->op), n->target);
+        exdb_format_arg(b, &n->args);
+        exdb_buf_puts(b, ", kwargs = ");
+        exdb_format_arg(b, &n->kwargs);
+        exdb_buf_putc(b, ')');
+    }
+}
+
+void exdb_print_graph(exdb_buf *b, const exdb_graph *g) {
+    exdb_buf_puts(b, "graph():");
+    for (const exdb_node *n = g->head; n; n = n->next) {
+        exdb_buf_puts(b, "\n    ");
+        exdb_format_node(b, n);
+    }
+}
+
+/* ---- print_tabular: tabulate(rows, headers=[...]) in the "simple" format */
+
+/* str(target) as Python shows it in a table cell. */
+static void target_str(exdb_buf *b, const exdb_node *n) {
+    if (n->op == EXDB_OP_CALL_FUNCTION && n->tkind == EXDB_T_OP &&
+        strncmp(n->target, "torch.ops.", 10) == 0) {
+        exdb_buf_puts(b, n->target + 10); /* str(OpOverload) */
+    } else if (n->op == EXDB_OP_CALL_FUNCTION && n->tkind == EXDB_T_PYFN &&
+               strncmp(n->target, "operator.", 9) == 0) {
+        exdb_buf_printf(b, "<built-in function %s>", n->target + 9);
+    } else if (n->op == EXDB_OP_CALL_FUNCTION && n->tkind == EXDB_T_HOP) {
+        exdb_buf_puts(b, n->target + 23); /* str(HigherOrderOperator) = its name */
+    } else {
+        exdb_buf_puts(b, n->target);
+    }
+}
+
+static size_t utf8_width(const char *s) {
+    size_t w = 0;
+    for (; *s; s++)
+        w += ((unsigned char)*s & 0xC0) != 0x80;
+    return w;
+}
+
+void exdb_print_tabular(exdb_buf *b, const exdb_graph *g) {
+    static const char *const headers[5] = {"opcode", "name", "target", "args", "kwargs"};
+    size_t rows = g->count;
+    char **cells = calloc((rows + 1) * 5, sizeof *cells);
+    if (!cells) {
+        b->oom = 1;
+        return;
+    }
+    size_t width[5];
+    for (int c = 0; c < 5; c++)
+        width[c] = strlen(headers[c]);
+    size_t r = 0;
+    exdb_buf cell;
+    exdb_buf_init(&cell);
+    for (const exdb_node *n = g->head; n && r < rows; n = n->next, r++) {
+        for (int c = 0; c < 5; c++) {
+            exdb_buf_reset(&cell);
+            switch (c) {
+            case 0:
+                exdb_buf_puts(&cell, exdb_op_name((exdb_op)n->op));
+                break;
+            case 1:
+                exdb_buf_puts(&cell, n->name);
+                break;
+            case 2:
+                target_str(&cell, n);
+                break;
+            case 3:
+                exdb_repr_arg(&cell, &n->args);
+                break;
+            case 4:
+                exdb_repr_arg(&cell, &n->kwargs);
+                break;
+            }
+            cells[r * 5 + c] = strdup(exdb_buf_str(&cell));
+            size_t w = cells[r * 5 + c] ? utf8_width(cells[r * 5 + c]) : 0;
+            if (w > width[c])
+                width[c] = w;
+        }
+    }
+    exdb_buf_free(&cell);
+    /* header, dashes, rows; columns left-aligned, two spaces apart */
+    for (int c = 0; c < 5; c++) {
+        exdb_buf_puts(b, headers[c]);
+        if (c < 4)
+            for (size_t k = strlen(headers[c]); k < width[c] + 2; k++)
+                exdb_buf_putc(b, ' ');
+    }
+    exdb_buf_putc(b, '\n');
+    for (int c = 0; c < 5; c++) {
+        for (size_t k = 0; k < width[c]; k++)
+            exdb_buf_putc(b, '-');
+        if (c < 4)
+            exdb_buf_puts(b, "  ");
+    }
+    for (size_t i = 0; i < r; i++) {
+        exdb_buf_putc(b, '\n');
+        for (int c = 0; c < 5; c++) {
+            const char *s = cells[i * 5 + c] ? cells[i * 5 + c] : "";
+            exdb_buf_puts(b, s);
+            if (c < 4)
+                for (size_t k = utf8_width(s); k < width[c] + 2; k++)
+                    exdb_buf_putc(b, ' ');
+        }
+    }
+    for (size_t i = 0; i < (rows + 1) * 5; i++)
+        free(cells[i]);
+    free(cells);
+}
+
+/* ---- values */
+
+static void sym_str(exdb_buf *b, const exdb_sym *s) {
+    if (s->expr)
+        exdb_buf_puts(b, s->expr);
+    else
+        exdb_buf_printf(b, "%lld", (long long)s->v.i);
+}
+
+void exdb_format_val(exdb_buf *b, const exdb_val *v) {
+    if (!v)
+        return;
+    switch ((exdb_val_kind)v->kind) {
+    case EXDB_VAL_NONE:
+        exdb_buf_puts(b, "None");
+        break;
+    case EXDB_VAL_TENSOR:
+        exdb_buf_printf(b, "%s[", exdb_dtype_abbr(v->u.t->dtype));
+        for (uint32_t i = 0; i < v->u.t->ndim; i++) {
+            if (i)
+                exdb_buf_puts(b, ", ");
+            sym_str(b, &v->u.t->sizes[i]);
+        }
+        exdb_buf_putc(b, ']');
+        break;
+    case EXDB_VAL_SYMINT:
+    case EXDB_VAL_SYMFLOAT:
+    case EXDB_VAL_SYMBOOL:
+        if (v->u.sym.expr) {
+            exdb_buf_printf(b, "Sym(%s)", v->u.sym.expr);
+        } else if (v->kind == EXDB_VAL_SYMINT) {
+            exdb_buf_printf(b, "%lld", (long long)v->u.sym.v.i);
+        } else if (v->kind == EXDB_VAL_SYMFLOAT) {
+            char f[32];
+            exdb_py_float(v->u.sym.v.f, f);
+            exdb_buf_puts(b, f);
+        } else {
+            exdb_buf_puts(b, v->u.sym.v.b ? "True" : "False");
+        }
+        break;
+    case EXDB_VAL_CUSTOM_OBJ:
+        exdb_buf_printf(b, "%s", v->u.s);
+        break;
+    case EXDB_VAL_TUPLE:
+        exdb_buf_putc(b, '(');
+        for (uint32_t i = 0; i < v->n; i++) {
+            if (i)
+                exdb_buf_puts(b, ", ");
+            if (v->u.items[i])
+                exdb_format_val(b, v->u.items[i]);
+            else
+                exdb_buf_puts(b, "None");
+        }
+        if (v->n == 1)
+            exdb_buf_putc(b, ',');
+        exdb_buf_putc(b, ')');
+        break;
+    case EXDB_VAL_CONST:
+        exdb_repr_arg(b, v->u.arg);
+        break;
+    }
+}
+
+/* ---- signature and summaries */
+
+void exdb_print_signature(exdb_buf *b, const exdb_program *p) {
+    exdb_buf_puts(b, "# inputs\n");
+    for (uint32_t i = 0; i < p->ninputs; i++) {
+        const exdb_input_spec *s = &p->inputs[i];
+        exdb_buf_printf(b, "%s: %s", s->name ? s->name : "None", exdb_input_kind_upper(s->kind));
+        if (s->target)
+            exdb_buf_printf(b, " target='%s'", s->target);
+        if (s->persistent >= 0)
+            exdb_buf_printf(b, " persistent=%s", s->persistent ? "True" : "False");
+        exdb_buf_putc(b, '\n');
+    }
+    exdb_buf_puts(b, "\n# outputs\n");
+    for (uint32_t i = 0; i < p->noutputs; i++) {
+        const exdb_output_spec *s = &p->outputs[i];
+        exdb_buf_printf(b, "%s: %s", s->name ? s->name : "None", exdb_output_kind_upper(s->kind));
+        if (s->target)
+            exdb_buf_printf(b, " target='%s'", s->target);
+        exdb_buf_putc(b, '\n');
+    }
+}
+
+static const char *container_name(int kind) {
+    switch (kind) {
+    case 1:
+        return "pt2 archive (torch >= 2.8)";
+    case 2:
+        return "legacy export zip (serialized_exported_program.json)";
+    default:
+        return "bare program JSON";
+    }
+}
+
+void exdb_print_program_info(exdb_buf *b, const exdb_program *p) {
+    exdb_buf_printf(b, "file:              %s\n", p->path);
+    exdb_buf_printf(b, "format:            %s\n", container_name(p->container_kind));
+    if (p->container_kind)
+        exdb_buf_printf(b, "program member:    %s (model \"%s\")\n", p->member, p->model);
+    exdb_buf_printf(b, "schema version:    %d.%d\n", p->schema_major, p->schema_minor);
+    exdb_buf_printf(b, "torch version:     %s\n",
+                    p->torch_version ? p->torch_version : "not recorded (<= 2.4)");
+    if (p->nverifiers) {
+        exdb_buf_puts(b, "verifiers:         ");
+        for (uint32_t i = 0; i < p->nverifiers; i++)
+            exdb_buf_printf(b, "%s%s", i ? ", " : "", p->verifiers[i]);
+        exdb_buf_putc(b, '\n');
+    } else if (p->dialect) {
+        exdb_buf_printf(b, "dialect:           %s\n", p->dialect);
+    }
+    uint32_t counts[6] = {0}, getitems = 0;
+    for (const exdb_node *n = p->graph->head; n; n = n->next) {
+        counts[n->op]++;
+        if (n->op == EXDB_OP_CALL_FUNCTION && strcmp(n->target, "operator.getitem") == 0)
+            getitems++;
+    }
+    exdb_buf_printf(b, "serialized nodes:  %u\n", p->nserialized_nodes);
+    exdb_buf_printf(b,
+                    "graph nodes:       %u (%u placeholder, %u call_function of which %u getitem, "
+                    "%u get_attr, %u output)\n",
+                    p->graph->count, counts[EXDB_OP_PLACEHOLDER], counts[EXDB_OP_CALL_FUNCTION],
+                    getitems, counts[EXDB_OP_GET_ATTR], counts[EXDB_OP_OUTPUT]);
+    uint32_t ik[7] = {0}, ok[8] = {0};
+    for (uint32_t i = 0; i < p->ninputs; i++)
+        ik[p->inputs[i].kind]++;
+    for (uint32_t i = 0; i < p->noutputs; i++)
+        ok[p->outputs[i].kind]++;
+    exdb_buf_printf(b, "inputs:            %u (", p->ninputs);
+    int first = 1;
+    for (int k = 0; k < 7; k++)
+        if (ik[k]) {
+            exdb_buf_printf(b, "%s%u %s", first ? "" : ", ", ik[k],
+                            exdb_input_kind_name((exdb_input_kind)k));
+            first = 0;
+        }
+    exdb_buf_printf(b, ")\noutputs:           %u (", p->noutputs);
+    first = 1;
+    for (int k = 0; k < 8; k++)
+        if (ok[k]) {
+            exdb_buf_printf(b, "%s%u %s", first ? "" : ", ", ok[k],
+                            exdb_output_kind_name((exdb_output_kind)k));
+            first = 0;
+        }
+    uint32_t preserved = 0;
+    for (uint32_t i = 0; i < p->ncalls; i++)
+        if (p->calls[i].sig && p->calls[i].fqn[0])
+            preserved++;
+    exdb_buf_printf(b, ")\nmodule call graph: %u entries (%u with a preserved signature)\n",
+                    p->ncalls, preserved);
+    if (p->nsubgraphs)
+        exdb_buf_printf(b, "subgraphs:         %u (higher-order op arguments)\n", p->nsubgraphs);
+    if (p->nranges) {
+        exdb_buf_puts(b, "range constraints: ");
+        for (uint32_t i = 0; i < p->nranges; i++) {
+            const exdb_range *r = &p->ranges[i];
+            exdb_buf_printf(b, "%s%s: ", i ? ", " : "", r->symbol);
+            if (r->has_min)
+                exdb_buf_printf(b, "VR[%lld, ", (long long)r->min);
+            else
+                exdb_buf_puts(b, "VR[-int_oo, ");
+            if (r->has_max)
+                exdb_buf_printf(b, "%lld]", (long long)r->max);
+            else
+                exdb_buf_puts(b, "int_oo]");
+        }
+        exdb_buf_putc(b, '\n');
+    }
+}
+
+void exdb_print_call_graph(exdb_buf *b, const exdb_program *p) {
+    for (uint32_t i = 0; i < p->ncalls; i++) {
+        const exdb_module_call *c = &p->calls[i];
+        exdb_buf_printf(b, "%-4u %s", i, c->fqn[0] ? c->fqn : "(root)");
+        if (c->sig) {
+            const exdb_call_signature *s = c->sig;
+            exdb_buf_puts(b, "\n       inputs:  [");
+            for (uint32_t k = 0; k < s->ninputs; k++)
+                exdb_buf_printf(b, "%s%s", k ? ", " : "", s->inputs[k] ? s->inputs[k] : "<const>");
+            exdb_buf_puts(b, "]\n       outputs: [");
+            for (uint32_t k = 0; k < s->noutputs; k++)
+                exdb_buf_printf(b, "%s%s", k ? ", " : "",
+                                s->outputs[k] ? s->outputs[k] : "<const>");
+            exdb_buf_puts(b, "]");
+            if (s->in_spec) {
+                char *t = exdb_treespec_str((exdb_arena *)&p->arena, s->in_spec);
+                exdb_buf_printf(b, "\n       in_spec:  %s  (%u leaves)", t ? t : "?",
+                                s->in_spec->num_leaves);
+            }
+            if (s->out_spec) {
+                char *t = exdb_treespec_str((exdb_arena *)&p->arena, s->out_spec);
+                exdb_buf_printf(b, "\n       out_spec: %s  (%u leaves)", t ? t : "?",
+                                s->out_spec->num_leaves);
+            }
+            if (s->forward_arg_names) {
+                exdb_buf_puts(b, "\n       forward_arg_names: [");
+                for (uint32_t k = 0; k < s->nforward_arg_names; k++)
+                    exdb_buf_printf(b, "%s'%s'", k ? ", " : "", s->forward_arg_names[k]);
+                exdb_buf_puts(b, "]");
+            }
+        }
+        exdb_buf_putc(b, '\n');
+    }
+}
+
+void exdb_print_node_info(exdb_buf *b, const exdb_program *p, const exdb_node *n) {
+    (void)p;
+    exdb_format_node(b, n);
+    exdb_buf_printf(b, "\n  op:        %s\n", exdb_op_name((exdb_op)n->op));
+    exdb_buf_printf(b, "  target:    %s\n", n->target);
+    if (n->op != EXDB_OP_PLACEHOLDER && n->op != EXDB_OP_GET_ATTR) {
+        exdb_buf_puts(b, "  args:      ");
+        exdb_format_arg(b, &n->args);
+        exdb_buf_puts(b, "\n  kwargs:    ");
+        exdb_format_arg(b, &n->kwargs);
+        exdb_buf_putc(b, '\n');
+    }
+    exdb_buf_printf(b, "  users:     %u", n->nusers);
+    for (uint32_t i = 0; i < n->nusers; i++)
+        exdb_buf_printf(b, "%s%s", i ? ", " : " (", n->users[i]->name);
+    exdb_buf_puts(b, n->nusers ? ")\n" : "\n");
+    const exdb_meta *m = n->meta;
+    if (m && m->val) {
+        exdb_buf_puts(b, "  value:     ");
+        exdb_format_val(b, m->val);
+        if (m->val->kind == EXDB_VAL_TENSOR) {
+            const exdb_tensor_meta *t = m->val->u.t;
+            exdb_buf_printf(b, "  %s", exdb_dtype_name(t->dtype));
+            if (t->strides) {
+                exdb_buf_puts(b, " stride=[");
+                for (uint32_t i = 0; i < t->ndim; i++) {
+                    if (i)
+                        exdb_buf_puts(b, ", ");
+                    sym_str(b, &t->strides[i]);
+                }
+                exdb_buf_putc(b, ']');
+            }
+            if (t->device_index >= 0)
+                exdb_buf_printf(b, " device=%s:%d", t->device_type, t->device_index);
+            else
+                exdb_buf_printf(b, " device=%s", t->device_type);
+            if (t->requires_grad)
+                exdb_buf_puts(b, " requires_grad");
+        }
+        exdb_buf_putc(b, '\n');
+    }
+    if (n->op == EXDB_OP_PLACEHOLDER) {
+        for (uint32_t i = 0; p && i < p->ninputs; i++) {
+            const exdb_input_spec *s = &p->inputs[i];
+            if (s->name && strcmp(s->name, n->name) == 0) {
+                exdb_buf_printf(b, "  signature: %s", exdb_input_kind_upper(s->kind));
+                if (s->target)
+                    exdb_buf_printf(b, " target='%s'", s->target);
+                if (s->persistent >= 0)
+                    exdb_buf_printf(b, " persistent=%s", s->persistent ? "True" : "False");
+                exdb_buf_putc(b, '\n');
+            }
+        }
+    }
+    if (m && m->nstack) {
+        exdb_buf_puts(b, "  module stack:\n");
+        for (uint32_t i = 0; i < m->nstack; i++) {
+            const exdb_stack_entry *e = &m->stack[i];
+            exdb_buf_printf(b, "    %*s%s", (int)(2 * i), "", e->path[0] ? e->path : "(root)");
+            if (e->call_idx)
+                exdb_buf_printf(b, "@%d", e->call_idx);
+            exdb_buf_printf(b, "  %s\n", e->type);
+        }
+    } else if (n->op != EXDB_OP_PLACEHOLDER && n->op != EXDB_OP_OUTPUT) {
+        exdb_buf_puts(b, "  module stack: (none: unflatten needs one for every node)\n");
+    }
+    if (m && m->source_fn_stack)
+        exdb_buf_printf(b, "  source_fn_stack: %s\n", m->source_fn_stack);
+    if (m && m->torch_fn)
+        exdb_buf_printf(b, "  torch_fn:  %s\n", m->torch_fn);
+    if (m && m->custom)
+        exdb_buf_printf(b, "  custom:    %s\n", m->custom);
+    for (uint32_t i = 0; m && i < m->nextra; i++)
+        exdb_buf_printf(b, "  %s: %s\n", m->extra[i].key, m->extra[i].value);
+    if (m && m->stack_trace) {
+        exdb_buf_puts(b, "  stack trace:\n    ");
+        for (const char *s = m->stack_trace; *s; s++) {
+            exdb_buf_putc(b, *s);
+            if (*s == '\n')
+                exdb_buf_puts(b, "    ");
+        }
+        exdb_buf_putc(b, '\n');
+    }
+}
+
+void exdb_print_facts(exdb_buf *b, const exdb_program *p) {
+    const char *base = strrchr(p->path, '/');
+    base = base ? base + 1 : p->path;
+    exdb_buf_printf(b, "file %s\nschema %d.%d\n", base, p->schema_major, p->schema_minor);
+    exdb_buf_printf(b, "nodes %u\n", p->nserialized_nodes);
+    exdb_buf_printf(b, "inputs %u\noutputs %u\n", p->ninputs, p->noutputs);
+    /* kinds in first-appearance order */
+    for (int which = 0; which < 2; which++) {
+        exdb_buf_puts(b, which ? "output_kinds" : "input_kinds");
+        int seen[8] = {0}, order[8], no = 0;
+        uint32_t cnt[8] = {0};
+        uint32_t n = which ? p->noutputs : p->ninputs;
+        for (uint32_t i = 0; i < n; i++) {
+            int k = which ? (int)p->outputs[i].kind : (int)p->inputs[i].kind;
+            if (!seen[k]) {
+                seen[k] = 1;
+                order[no++] = k;
+            }
+            cnt[k]++;
+        }
+        for (int i = 0; i < no; i++)
+            exdb_buf_printf(b, " %s=%u",
+                            which ? exdb_output_kind_name((exdb_output_kind)order[i])
+                                  : exdb_input_kind_name((exdb_input_kind)order[i]),
+                            cnt[order[i]]);
+        exdb_buf_putc(b, '\n');
+    }
+    exdb_buf_printf(b, "module_call_graph %u\n", p->ncalls);
+}

@@ -1,0 +1,161 @@
+/* program.h - an ExportedProgram in memory: the flat graph plus everything
+ * torch.export.save writes beside it (graph signature, module_call_graph
+ * with parsed TreeSpecs, range constraints, versions). One arena owns it all.
+ * Loading lives in load.c; the container (zip/JSON) layer in container.c. */
+#ifndef EXDB_PROGRAM_H
+#define EXDB_PROGRAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "error.h"
+#include "graph.h"
+
+/* InputSpec kinds, in the order of schema.py's InputSpec union. */
+typedef enum {
+    EXDB_IN_USER_INPUT,
+    EXDB_IN_PARAMETER,
+    EXDB_IN_BUFFER,
+    EXDB_IN_TENSOR_CONSTANT,
+    EXDB_IN_CUSTOM_OBJ,
+    EXDB_IN_TOKEN,
+    EXDB_IN_CONSTANT_INPUT,
+} exdb_input_kind;
+
+typedef enum {
+    EXDB_OUT_USER_OUTPUT,
+    EXDB_OUT_LOSS_OUTPUT,
+    EXDB_OUT_BUFFER_MUTATION,
+    EXDB_OUT_GRADIENT_TO_PARAMETER,
+    EXDB_OUT_GRADIENT_TO_USER_INPUT,
+    EXDB_OUT_USER_INPUT_MUTATION,
+    EXDB_OUT_TOKEN,
+    EXDB_OUT_PARAMETER_MUTATION,
+} exdb_output_kind;
+
+typedef struct exdb_input_spec {
+    exdb_input_kind kind;
+    const char *name;      /* the placeholder's name (NULL for a constant input with none) */
+    const char *target;    /* state FQN: parameter_name, buffer_name, ... or NULL */
+    int persistent;        /* buffers: 1/0; -1 otherwise */
+    const char *class_fqn; /* custom objects */
+    exdb_arg value;        /* constant inputs: the value; user inputs that are constants */
+} exdb_input_spec;
+
+typedef struct exdb_output_spec {
+    exdb_output_kind kind;
+    const char *name;   /* the output value's name, NULL for a constant output */
+    const char *target; /* buffer/parameter/user-input name for mutations and gradients */
+    exdb_arg value;     /* constant outputs */
+} exdb_output_spec;
+
+/* A pytree TreeSpec (JSON protocol 1). type NULL = a leaf. */
+typedef struct exdb_treespec {
+    const char *type;    /* "builtins.tuple", "builtins.dict", a namedtuple name... */
+    const char *context; /* the context as JSON text, NULL for a leaf */
+    const char **keys;   /* dict-like types: the keys as Python repr ('a', 1) */
+    uint32_t nkeys;
+    struct exdb_treespec **children;
+    uint32_t nchildren;
+    uint32_t num_leaves;
+} exdb_treespec;
+
+/* ModuleCallSignature. inputs/outputs: value names (NULL for a constant). */
+typedef struct exdb_call_signature {
+    const char **inputs;
+    uint32_t ninputs;
+    const char **outputs;
+    uint32_t noutputs;
+    exdb_treespec *in_spec, *out_spec;
+    const char *in_spec_text, *out_spec_text;
+    const char **forward_arg_names; /* NULL when absent */
+    uint32_t nforward_arg_names;
+} exdb_call_signature;
+
+typedef struct exdb_module_call {
+    const char *fqn;
+    exdb_call_signature *sig; /* NULL unless the root or a preserved module */
+} exdb_module_call;
+
+typedef struct exdb_range {
+    const char *symbol;
+    uint8_t has_min, has_max; /* 0 = unbounded */
+    int64_t min, max;
+} exdb_range;
+
+typedef struct exdb_program {
+    exdb_arena arena;
+    char *buf; /* the program JSON text, unescaped in place: the string pool */
+    size_t json_bytes;
+    const char *path;   /* the file it came from */
+    const char *member; /* the zip member, or the path for bare JSON */
+    const char *model;  /* model name inside a pt2 archive ("model") */
+    int container_kind; /* exdb_container_kind */
+
+    int schema_major, schema_minor; /* schema 2: major 2, minor 0 */
+    const char *torch_version;      /* NULL when absent ("<= 2.4") */
+    const char *dialect;            /* 5.x "dialect" */
+    const char **verifiers;
+    uint32_t nverifiers;
+    exdb_kv *opset;
+    uint32_t nopset;
+
+    exdb_graph *graph;
+    /* Subgraphs of higher-order ops (as_graph arguments), by attribute name. */
+    struct exdb_subgraph {
+        const char *name;
+        exdb_graph *graph;
+        exdb_node *owner; /* the get_attr node in its parent graph */
+    } * subgraphs;
+    uint32_t nsubgraphs;
+
+    exdb_input_spec *inputs;
+    uint32_t ninputs;
+    exdb_output_spec *outputs;
+    uint32_t noutputs;
+    exdb_module_call *calls;
+    uint32_t ncalls;
+    exdb_range *ranges;
+    uint32_t nranges;
+    exdb_kv *gm_metadata; /* graph_module.metadata */
+    uint32_t ngm_metadata;
+
+    uint32_t nserialized_nodes; /* len(graph.nodes) in the file */
+} exdb_program;
+
+/* Loads PATH (a .pt2 archive, a legacy export zip, or bare program JSON).
+ * model selects a program inside a multi-model archive (NULL: the only one).
+ * On error returns NULL with a one-line message in err. */
+exdb_program *exdb_program_load(const char *path, const char *model, exdb_error *err);
+
+/* Builds a program from JSON text already in memory (buf is modified and
+ * adopted: freed with the program). name is used in messages. */
+exdb_program *exdb_program_from_json(char *buf, size_t len, const char *name, exdb_error *err);
+
+void exdb_program_free(exdb_program *p);
+
+const char *exdb_input_kind_name(exdb_input_kind k);   /* "parameter", ... (JSON key) */
+const char *exdb_output_kind_name(exdb_output_kind k); /* "user_output", ... */
+/* Upper-case names as ExportGraphSignature prints them: USER_INPUT, ... */
+const char *exdb_input_kind_upper(exdb_input_kind k);
+const char *exdb_output_kind_upper(exdb_output_kind k);
+
+/* ---- pieces shared with tests and other loaders */
+
+/* Parses an nn_module_stack string (pt2-format.md §9.1) into entries. */
+int exdb_parse_module_stack(exdb_arena *a, const char *text, exdb_stack_entry **out, uint32_t *n,
+                            exdb_error *err);
+
+/* Parses a TreeSpec JSON string "[1, {...}]". */
+int exdb_parse_treespec(exdb_arena *a, const char *text, exdb_treespec **out, exdb_error *err);
+/* Python's str(TreeSpec): "TreeSpec(tuple, None, [*, *])". */
+char *exdb_treespec_str(exdb_arena *a, const exdb_treespec *s);
+
+/* torch dtype names: 7 -> "torch.float32"; abbreviations: 7 -> "f32". */
+const char *exdb_dtype_name(int code);
+const char *exdb_dtype_abbr(int code);
+const char *exdb_layout_name(int code);
+const char *exdb_memory_format_name(int code);
+
+#endif

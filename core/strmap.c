@@ -1,0 +1,73 @@
+/* strmap.c - see strmap.h. */
+#include "strmap.h"
+
+#include <string.h>
+
+static uint32_t hash_str(const char *s) {
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h ? h : 1;
+}
+
+void exdb_strmap_init(exdb_strmap *m, exdb_arena *a) {
+    memset(m, 0, sizeof *m);
+    m->a = a;
+}
+
+void **exdb_strmap_find(const exdb_strmap *m, const char *key) {
+    if (!m->cap)
+        return NULL;
+    uint32_t h = hash_str(key), mask = m->cap - 1;
+    for (uint32_t i = h & mask;; i = (i + 1) & mask) {
+        exdb_strmap_slot *s = &m->slots[i];
+        if (!s->key)
+            return NULL;
+        if (s->hash == h && strcmp(s->key, key) == 0)
+            return &s->val;
+    }
+}
+
+static int grow(exdb_strmap *m) {
+    uint32_t ncap = m->cap ? m->cap * 2 : 16;
+    if (ncap == 0)
+        return -1;
+    exdb_strmap_slot *ns = exdb_arena_calloc(m->a, ncap, sizeof *ns);
+    if (!ns)
+        return -1;
+    for (uint32_t i = 0; i < m->cap; i++) {
+        exdb_strmap_slot *s = &m->slots[i];
+        if (!s->key)
+            continue;
+        uint32_t j = s->hash & (ncap - 1);
+        while (ns[j].key)
+            j = (j + 1) & (ncap - 1);
+        ns[j] = *s;
+    }
+    m->slots = ns;
+    m->cap = ncap;
+    return 0;
+}
+
+void **exdb_strmap_put(exdb_strmap *m, const char *key, int *created) {
+    if ((m->count + 1) * 4 > m->cap * 3 && grow(m) < 0)
+        return NULL;
+    uint32_t h = hash_str(key), mask = m->cap - 1;
+    for (uint32_t i = h & mask;; i = (i + 1) & mask) {
+        exdb_strmap_slot *s = &m->slots[i];
+        if (!s->key) {
+            s->key = key;
+            s->hash = h;
+            s->val = NULL;
+            m->count++;
+            if (created)
+                *created = 1;
+            return &s->val;
+        }
+        if (s->hash == h && strcmp(s->key, key) == 0) {
+            if (created)
+                *created = 0;
+            return &s->val;
+        }
+    }
+}

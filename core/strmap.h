@@ -1,0 +1,35 @@
+/* strmap.h - string -> pointer hash map (open addressing, FNV-1a), storage
+ * from an arena. Keys are not copied: they must live as long as the map
+ * (arena strings do). Entries are never deleted; store NULL to retire one. */
+#ifndef EXDB_STRMAP_H
+#define EXDB_STRMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+
+typedef struct exdb_strmap_slot {
+    const char *key;
+    void *val;
+    uint32_t hash;
+} exdb_strmap_slot;
+
+typedef struct exdb_strmap {
+    exdb_strmap_slot *slots;
+    uint32_t cap, count;
+    exdb_arena *a;
+} exdb_strmap;
+
+void exdb_strmap_init(exdb_strmap *m, exdb_arena *a);
+/* The value slot for key, or NULL when absent. */
+void **exdb_strmap_find(const exdb_strmap *m, const char *key);
+/* The value slot for key, created (holding NULL) when absent; NULL only when
+ * memory is exhausted. *created (if given) tells which happened. */
+void **exdb_strmap_put(exdb_strmap *m, const char *key, int *created);
+static inline void *exdb_strmap_get(const exdb_strmap *m, const char *key) {
+    void **v = exdb_strmap_find(m, key);
+    return v ? *v : NULL;
+}
+
+#endif
