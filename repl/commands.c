@@ -8,26 +8,12 @@
 #include <string.h>
 
 #include "core/print.h"
+#include "command.h"
 #include "session.h"
 
 #define MAX_ARGS 64
 
-enum { CMD_NEEDS_PROGRAM = 1 };
-
-typedef int (*command_fn)(session *s, int argc, char **argv);
-
-struct command {
-    const char *name;
-    int min_args, max_args; /* words after the name; -1 = no limit */
-    int flags;
-    const char *usage;
-    const char *summary;
-    const char *help; /* the long text, may be NULL */
-    command_fn fn;
-};
-
-/* Errors go to errout as one line; the REPL stays alive. */
-__attribute__((format(printf, 2, 3))) static int fail(session *s, const char *fmt, ...) {
+int cmd_fail(session *s, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vfprintf(s->errout, fmt, ap);
@@ -37,7 +23,7 @@ __attribute__((format(printf, 2, 3))) static int fail(session *s, const char *fm
     return -1;
 }
 
-static void flush_buf(session *s, int newline) {
+void cmd_flush(session *s, int newline) {
     fputs(exdb_buf_str(&s->buf), s->out);
     if (newline && s->buf.len && s->buf.s[s->buf.len - 1] != '\n')
         fputc('\n', s->out);
@@ -46,7 +32,7 @@ static void flush_buf(session *s, int newline) {
 }
 
 /* Picks the subcommand that `word` is a unique prefix of. */
-static int pick(session *s, const char *what, const char *word, const char *const *choices) {
+int cmd_pick(session *s, const char *what, const char *word, const char *const *choices) {
     int found = -1, exact = -1;
     size_t n = strlen(word);
     for (int i = 0; choices[i]; i++) {
@@ -69,8 +55,8 @@ static int pick(session *s, const char *what, const char *word, const char *cons
         strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
         strncat(list, choices[i], sizeof list - strlen(list) - 1);
     }
-    return fail(s, "%s \"%s\" of %s: expected one of %s", found == -2 ? "Ambiguous" : "Unknown",
-                word, what, list) -
+    return cmd_fail(s, "%s \"%s\" of %s: expected one of %s", found == -2 ? "Ambiguous" : "Unknown",
+                    word, what, list) -
            1;
 }
 
@@ -97,7 +83,7 @@ static size_t edit_distance(const char *a, const char *b) {
     return row[lb];
 }
 
-static int node_not_found(session *s, const char *name) {
+int cmd_node_not_found(session *s, const char *name) {
     const exdb_node *best = NULL;
     size_t bd = (size_t)-1;
     for (const exdb_node *n = s->prog->graph->head; n; n = n->next) {
@@ -108,8 +94,8 @@ static int node_not_found(session *s, const char *name) {
         }
     }
     if (best && bd <= 3 + strlen(name) / 4)
-        return fail(s, "No node \"%s\" in the graph. Did you mean \"%s\"?", name, best->name);
-    return fail(s, "No node \"%s\" in the graph.", name);
+        return cmd_fail(s, "No node \"%s\" in the graph. Did you mean \"%s\"?", name, best->name);
+    return cmd_fail(s, "No node \"%s\" in the graph.", name);
 }
 
 /* ---- commands */
@@ -120,7 +106,7 @@ static int cmd_load(session *s, int argc, char **argv) {
     exdb_error err = {0};
     exdb_program *p = exdb_program_load(argv[1], argc > 2 ? argv[2] : NULL, &err);
     if (!p)
-        return fail(s, "%s", err.msg);
+        return cmd_fail(s, "%s", err.msg);
     exdb_program_free(s->prog);
     s->prog = p;
     uint32_t user_in = 0;
@@ -136,7 +122,7 @@ static int cmd_load(session *s, int argc, char **argv) {
 
 static int cmd_info(session *s, int argc, char **argv) {
     static const char *const what[] = {"program", "signature", "module-call-graph", "facts", NULL};
-    int w = pick(s, "info", argv[1], what);
+    int w = cmd_pick(s, "info", argv[1], what);
     if (w < 0)
         return -1;
     switch (w) {
@@ -154,32 +140,32 @@ static int cmd_info(session *s, int argc, char **argv) {
         break;
     }
     (void)argc;
-    flush_buf(s, 1);
+    cmd_flush(s, 1);
     return 0;
 }
 
 static int cmd_print(session *s, int argc, char **argv) {
     static const char *const what[] = {"graph", "tabular", "node", NULL};
-    int w = pick(s, "print", argv[1], what);
+    int w = cmd_pick(s, "print", argv[1], what);
     if (w < 0)
         return -1;
     if (w == 2) {
         if (argc < 3)
-            return fail(s, "Usage: print node NAME");
+            return cmd_fail(s, "Usage: print node NAME");
         for (int i = 2; i < argc; i++) {
             const exdb_node *n = exdb_graph_find(s->prog->graph, argv[i]);
             if (!n)
-                return node_not_found(s, argv[i]);
+                return cmd_node_not_found(s, argv[i]);
             exdb_print_node_info(&s->buf, s->prog, n);
         }
     } else if (argc > 2) {
-        return fail(s, "print %s takes no argument", what[w]);
+        return cmd_fail(s, "print %s takes no argument", what[w]);
     } else if (w == 0) {
         exdb_print_graph(&s->buf, s->prog->graph);
     } else {
         exdb_print_tabular(&s->buf, s->prog->graph);
     }
-    flush_buf(s, 1);
+    cmd_flush(s, 1);
     return 0;
 }
 
@@ -197,20 +183,20 @@ static int cmd_source(session *s, int argc, char **argv) {
 
 static int cmd_set(session *s, int argc, char **argv) {
     static const char *const what[] = {"trace-commands", "on-error", NULL};
-    int w = pick(s, "set", argv[1], what);
+    int w = cmd_pick(s, "set", argv[1], what);
     if (w < 0)
         return -1;
     if (argc < 3)
-        return fail(s, "Usage: set %s VALUE", what[w]);
+        return cmd_fail(s, "Usage: set %s VALUE", what[w]);
     if (w == 0) {
         static const char *const v[] = {"on", "off", NULL};
-        int x = pick(s, "set trace-commands", argv[2], v);
+        int x = cmd_pick(s, "set trace-commands", argv[2], v);
         if (x < 0)
             return -1;
         s->trace_commands = x == 0;
     } else {
         static const char *const v[] = {"stop", "continue", NULL};
-        int x = pick(s, "set on-error", argv[2], v);
+        int x = cmd_pick(s, "set on-error", argv[2], v);
         if (x < 0)
             return -1;
         s->on_error_continue = x == 1;
@@ -233,7 +219,7 @@ static int cmd_quit(session *s, int argc, char **argv) {
     return 0;
 }
 
-static const command commands[] = {
+const command program_commands[] = {
     {"load", 1, 2, 0, "load FILE [MODEL]", "Load a program (.pt2 archive, legacy zip, or JSON).",
      "FILE is a .pt2 written by torch.export.save (2.8+ archive or the older zip with\n"
      "serialized_exported_program.json) or bare program JSON. MODEL picks one program of a\n"
@@ -263,8 +249,28 @@ static const command commands[] = {
     {"help", 0, 1, 0, "help [COMMAND]", "List commands, or describe one.", NULL, cmd_help},
     {"quit", 0, 0, 0, "quit", "Leave exdb (also: Ctrl-D).", NULL, cmd_quit},
 };
+const size_t program_ncommands = sizeof program_commands / sizeof *program_commands;
 
-#define NCOMMANDS ((int)(sizeof commands / sizeof *commands))
+/* Every command table, in the order `help` lists them. A subsystem's
+ * commands live in its own repl/cmd_*.c file and are added here. */
+static const struct {
+    const command *table;
+    const size_t *count;
+} tables[] = {
+    {program_commands, &program_ncommands},
+};
+
+#define NTABLES (sizeof tables / sizeof *tables)
+
+/* The i-th command across all tables, or NULL. */
+static const command *command_at(int i) {
+    for (size_t t = 0; t < NTABLES; t++) {
+        if (i < (int)*tables[t].count)
+            return &tables[t].table[i];
+        i -= (int)*tables[t].count;
+    }
+    return NULL;
+}
 
 /* gdb-style short names that win over prefix matching. */
 static const struct {
@@ -278,20 +284,22 @@ const command *command_lookup(const char *name, int *ambiguous) {
             name = aliases[i].name;
     const command *found = NULL;
     size_t n = strlen(name);
-    for (int i = 0; i < NCOMMANDS; i++) {
-        if (strcmp(name, commands[i].name) == 0)
-            return &commands[i];
-        if (n && strncmp(name, commands[i].name, n) == 0) {
+    const command *c;
+    for (int i = 0; (c = command_at(i)); i++) {
+        if (strcmp(name, c->name) == 0)
+            return c;
+        if (n && strncmp(name, c->name, n) == 0) {
             if (found)
                 *ambiguous = 1;
-            found = &commands[i];
+            found = c;
         }
     }
     return *ambiguous ? NULL : found;
 }
 
 const char *command_name_at(int i) {
-    return i >= 0 && i < NCOMMANDS ? commands[i].name : NULL;
+    const command *c = command_at(i);
+    return c ? c->name : NULL;
 }
 
 static int cmd_help(session *s, int argc, char **argv) {
@@ -299,16 +307,17 @@ static int cmd_help(session *s, int argc, char **argv) {
         int amb;
         const command *c = command_lookup(argv[1], &amb);
         if (!c)
-            return fail(s, "%s command \"%s\".  Try \"help\".", amb ? "Ambiguous" : "Undefined",
-                        argv[1]);
+            return cmd_fail(s, "%s command \"%s\".  Try \"help\".", amb ? "Ambiguous" : "Undefined",
+                            argv[1]);
         fprintf(s->out, "Usage: %s\n%s\n", c->usage, c->summary);
         if (c->help)
             fprintf(s->out, "\n%s\n", c->help);
         return 0;
     }
     fputs("exdb: a debugger for torch.export programs. Commands:\n", s->out);
-    for (int i = 0; i < NCOMMANDS; i++)
-        fprintf(s->out, "  %-48s %s\n", commands[i].usage, commands[i].summary);
+    const command *c;
+    for (int i = 0; (c = command_at(i)); i++)
+        fprintf(s->out, "  %-48s %s\n", c->usage, c->summary);
     fputs("A unique prefix of a command is enough. \"help COMMAND\" says more.\n", s->out);
     return 0;
 }
@@ -359,7 +368,7 @@ int session_exec(session *s, const char *line) {
         return 0;
     char *copy = strdup(p);
     if (!copy)
-        return fail(s, "out of memory");
+        return cmd_fail(s, "out of memory");
     size_t l = strlen(copy);
     while (l && (copy[l - 1] == '\n' || copy[l - 1] == '\r'))
         copy[--l] = '\0';
@@ -367,9 +376,9 @@ int session_exec(session *s, const char *line) {
     int argc = split_words(copy, argv, MAX_ARGS);
     int rc;
     if (argc == -1) {
-        rc = fail(s, "Too many words in the command (at most %d).", MAX_ARGS);
+        rc = cmd_fail(s, "Too many words in the command (at most %d).", MAX_ARGS);
     } else if (argc == -2) {
-        rc = fail(s, "Unterminated quote in the command.");
+        rc = cmd_fail(s, "Unterminated quote in the command.");
     } else if (argc == 0) {
         rc = 0;
     } else {
@@ -378,12 +387,12 @@ int session_exec(session *s, const char *line) {
         const command *c = command_lookup(argv[0], &amb);
         int nargs = argc - 1;
         if (!c)
-            rc = fail(s, "%s command: \"%s\".  Try \"help\".", amb ? "Ambiguous" : "Undefined",
-                      argv[0]);
+            rc = cmd_fail(s, "%s command: \"%s\".  Try \"help\".", amb ? "Ambiguous" : "Undefined",
+                          argv[0]);
         else if (nargs < c->min_args || (c->max_args >= 0 && nargs > c->max_args))
-            rc = fail(s, "Usage: %s", c->usage);
+            rc = cmd_fail(s, "Usage: %s", c->usage);
         else if ((c->flags & CMD_NEEDS_PROGRAM) && !s->prog)
-            rc = fail(s, "No program loaded.  Use \"load FILE\".");
+            rc = cmd_fail(s, "No program loaded.  Use \"load FILE\".");
         else
             rc = c->fn(s, argc, argv);
     }
@@ -393,10 +402,10 @@ int session_exec(session *s, const char *line) {
 
 int session_source(session *s, const char *path) {
     if (s->source_depth >= 16)
-        return fail(s, "%s: scripts nested deeper than 16 levels", path);
+        return cmd_fail(s, "%s: scripts nested deeper than 16 levels", path);
     FILE *f = fopen(path, "r");
     if (!f)
-        return fail(s, "%s: %s", path, strerror(errno));
+        return cmd_fail(s, "%s: %s", path, strerror(errno));
     s->source_depth++;
     char *line = NULL;
     size_t cap = 0;
