@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/print.h"
+#include "core/sha1.h"
 #include "command.h"
 #include "session.h"
 
@@ -137,6 +138,7 @@ static int cmd_info(session *s, int argc, char **argv) {
         break;
     case 3:
         exdb_print_facts(&s->buf, s->prog);
+        exdb_print_name_digest(&s->buf, s->prog);
         break;
     }
     (void)argc;

@@ -20,8 +20,8 @@ exdb:
     outputs <len(graph.outputs)>
     input_kinds <kind>=<count> ...   (input_specs kinds, in first-appearance order)
     output_kinds <kind>=<count> ...  (output_specs kinds, in first-appearance order)
-    node_names_sha1 <hex>
     module_call_graph <len(module_call_graph)>
+    node_names_sha1 <hex>
 
 Details:
   * A spec's kind is its union key (`parameter`, `buffer`, `user_input`,
@@ -31,10 +31,9 @@ Details:
     With no specs the line is just `input_kinds` / `output_kinds` (no trailing
     space).
   * node_names_sha1 = SHA-1 of the UTF-8 text "\\n".join(names) (no trailing
-    newline), one name per node in graph order: node["name"] when present and
-    non-empty (8.16+), otherwise the first output's name (as_tensor.name,
-    as_sym_int/as_sym_float/as_sym_bool.as_name, first element of
-    as_tensors/as_optional_tensors), otherwise "" (e.g. no outputs or as_none).
+    newline), one name per node in graph order: node["name"] (8.16+). When
+    any node has no name (schema 8.14 and older) it is "-": the names are
+    then FX's choice, which only a deserializer knows.
   * Exit status 1 if a file cannot be read or parsed (an "error ..." line is
     printed to stderr and the file's block is skipped), else 0.
 """
@@ -124,11 +123,13 @@ def facts(path, prog):
         schema = "%s.%s" % (sv.get("major"), sv.get("minor"))
     else:
         schema = str(sv)
-    names = []
-    for n in g.get("nodes") or []:
-        nm = n.get("name")
-        names.append(nm if nm else first_output_name(n))
-    sha = hashlib.sha1("\n".join(names).encode("utf-8")).hexdigest()
+    names = [n.get("name") for n in g.get("nodes") or []]
+    if all(names):
+        sha = hashlib.sha1("\n".join(names).encode("utf-8")).hexdigest()
+    else:
+        # Before schema 8.16 nodes carry no name: PyTorch's deserializer
+        # derives it (FX naming), which plain JSON cannot tell.
+        sha = "-"
     return [
         "file %s" % os.path.basename(path),
         "schema %s" % schema,
@@ -137,8 +138,8 @@ def facts(path, prog):
         "outputs %d" % len(g.get("outputs") or []),
         "input_kinds" + kinds(sig.get("input_specs")),
         "output_kinds" + kinds(sig.get("output_specs")),
-        "node_names_sha1 %s" % sha,
         "module_call_graph %d" % len(gm.get("module_call_graph") or []),
+        "node_names_sha1 %s" % sha,
     ]
 
 

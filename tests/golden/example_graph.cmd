@@ -1,0 +1,3 @@
+# args: tests/fixtures/example.json
+# str(torch.fx.Graph) of the deserialized example program.
+print graph

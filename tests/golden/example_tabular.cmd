@@ -1,0 +1,3 @@
+# args: tests/fixtures/example.json
+# Graph.print_tabular()
+print tabular

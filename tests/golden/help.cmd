@@ -1,0 +1,3 @@
+# args: -q
+# The command list.
+help

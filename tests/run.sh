@@ -1,0 +1,66 @@
+#!/bin/sh
+# run.sh BUILD_DIR - every test of exdb, built with AddressSanitizer and
+# UBSan in BUILD_DIR (make test calls it with build/san). Prints one summary
+# line per suite and a final "N passed, N failed" line; exits non-zero when
+# anything failed.
+dir=${1:-build/san}
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 1
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+[ -f tests/lsan.supp ] && export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/tests/lsan.supp}
+total_pass=0 total_fail=0 failed_suites=""
+
+# Adds a suite's "NAME: P passed, F failed" line to the totals.
+count() {
+    line=$(grep -E '^[a-z-]+: [0-9]+ passed, [0-9]+ failed' "$1" | tail -1)
+    p=$(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')
+    f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+    total_pass=$((total_pass + ${p:-0}))
+    total_fail=$((total_fail + ${f:-0}))
+}
+
+run_suite() {
+    name=$1
+    shift
+    out=$(mktemp)
+    "$@" >"$out" 2>&1
+    rc=$?
+    cat "$out"
+    if ! grep -qE '^[a-z-]+: [0-9]+ passed, [0-9]+ failed' "$out"; then
+        echo "$name: 0 passed, 1 failed (the suite did not finish: exit $rc)" | tee -a "$out"
+    elif [ $rc -ne 0 ] && ! grep -qE ' [1-9][0-9]* failed' "$out"; then
+        echo "$name: 0 passed, 1 failed (exit $rc)" | tee -a "$out"
+    fi
+    count "$out"
+    [ $rc -ne 0 ] && failed_suites="$failed_suites $name"
+    rm -f "$out"
+}
+
+# Criterion's summary line becomes "unit: P passed, F failed".
+unit() {
+    "$dir/unit" --jobs 2 -q 2>&1 | tee /tmp/exdb-unit.$$ | grep -v '^\[----\]' | grep -vE '^\s*$' | tail -40
+    rc=$?
+    s=$(grep 'Synthesis:' /tmp/exdb-unit.$$)
+    t=$(echo "$s" | sed -E 's/.*Passing: ([0-9]+).*/\1/')
+    f=$(echo "$s" | sed -E 's/.*Failing: ([0-9]+).*Crashing: ([0-9]+).*/\1 \2/')
+    rm -f /tmp/exdb-unit.$$
+    set -- $f
+    echo "unit: ${t:-0} passed, $(( ${1:-1} + ${2:-0} )) failed"
+    [ -n "$s" ] && [ "${1:-1}" -eq 0 ] && [ "${2:-0}" -eq 0 ]
+}
+
+run_suite unit unit
+run_suite golden tests/run_golden.sh "$dir/exdb"
+[ -x tests/run_malformed.sh ] && run_suite malformed tests/run_malformed.sh "$dir/exdb"
+run_suite real tests/run_real.sh "$dir/exdb"
+for extra in tests/run_*.extra.sh; do
+    [ -x "$extra" ] && run_suite "$(basename "$extra" .extra.sh)" "$extra" "$dir/exdb"
+done
+
+echo
+if [ -n "$failed_suites" ]; then
+    echo "failed suites:$failed_suites"
+fi
+echo "$total_pass passed, $total_fail failed"
+[ $total_fail -eq 0 ] && [ -z "$failed_suites" ]
