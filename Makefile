@@ -39,32 +39,40 @@ deps:
 deps-test:
 	@scripts/deps.sh test
 
+# V=1 shows the full compiler lines.
+Q := $(if $(V),,@)
+
 build/rel/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -c $< -o $@
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_ALL) -c $< -o $@
 
 build/san/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(SAN) -O1 -c $< -o $@
+	@$(if $(Q),echo "  CC-SAN  $<")
+	$(Q)$(CC) $(CFLAGS_ALL) $(SAN) -O1 -c $< -o $@
 
 core/libexdb.a: $(call rel,$(CORE_SRC))
-	rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && ar rcs $@ $^
 
 build/san/libexdb.a: $(call san,$(CORE_SRC))
-	rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && ar rcs $@ $^
 
 exdb: $(call rel,$(REPL_SRC) $(VIZ_SRC)) core/libexdb.a
-	$(CC) $(OPT) -o $@ $^ $(LDLIBS_ALL)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(OPT) -o $@ $^ $(LDLIBS_ALL)
 
 build/san/exdb: $(call san,$(REPL_SRC) $(VIZ_SRC)) build/san/libexdb.a
-	$(CC) $(SAN) -o $@ $^ $(LDLIBS_ALL)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(SAN) -o $@ $^ $(LDLIBS_ALL)
 
 build/san/unit: $(call san,$(UNIT_SRC) $(VIZ_SRC)) build/san/libexdb.a
-	$(CC) $(SAN) -o $@ $^ $(LDLIBS_ALL) $(shell pkg-config --libs criterion 2>/dev/null)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(SAN) -o $@ $^ $(LDLIBS_ALL) $(shell pkg-config --libs criterion 2>/dev/null)
 
-build/rel/gen_malformed: tests/gen_malformed.c core/libexdb.a
+build/rel/bench_load: scripts/bench/bench_load.c core/libexdb.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
 run: all
 	./exdb tests/fixtures/example.json

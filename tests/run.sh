@@ -39,7 +39,7 @@ run_suite() {
 
 # Criterion's summary line becomes "unit: P passed, F failed".
 unit() {
-    "$dir/unit" --jobs 2 -q 2>&1 | tee /tmp/exdb-unit.$$ | grep -v '^\[----\]' | grep -vE '^\s*$' | tail -40
+    "$dir/unit" --jobs 2 2>&1 | tee /tmp/exdb-unit.$$ | grep -v '^\[----\]' | grep -vE '^\s*$' | tail -40
     rc=$?
     s=$(grep 'Synthesis:' /tmp/exdb-unit.$$)
     t=$(echo "$s" | sed -E 's/.*Passing: ([0-9]+).*/\1/')

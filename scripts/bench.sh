@@ -1,0 +1,56 @@
+#!/bin/sh
+# bench.sh - exdb's speed and memory table (make bench). Targets from the
+# issues are printed beside the measurements; nothing here fails a build.
+#
+#   BENCH_SIZES="1k 10k 100k 1M"  synthetic program sizes (default all four;
+#                                 1M writes a ~1.9 GB file into build/bench)
+set -e
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+real=${REAL_PT2:-$(cd "$root/.." && pwd)/shared/real_pt2}
+sizes=${BENCH_SIZES:-1k 10k 100k 1M}
+out=build/bench
+mkdir -p "$out"
+make -s build/rel/bench_load >/dev/null
+
+n_of() { case $1 in *M) echo $((${1%M} * 1000000)) ;; *k) echo $((${1%k} * 1000)) ;; *) echo "$1" ;; esac; }
+
+for s in $sizes; do
+    f=$out/synth_$s.json
+    if [ ! -s "$f" ]; then
+        echo "generating $f ..." >&2
+        python3 scripts/gen_synth.py --nodes "$(n_of "$s")" --out "$f.tmp" && mv "$f.tmp" "$f"
+    fi
+done
+
+printf '\n%-44s %10s %8s %9s %8s %9s %7s\n' "load (container + JSON + IR)" "MB" "nodes" "ms" "MB/s" "peakMB" "RSS/MB"
+printf '%-44s %10s %8s %9s %8s %9s %7s\n' "target" "" "" "" ">=300" "" "<=3.0"
+row() {
+    r=$(build/rel/bench_load "$1" "${2:-3}") || { printf '%-44s failed\n' "$(basename "$1")"; return; }
+    set -- "$(basename "$1" .json)" $r
+    awk -v n="$1" -v b="$2" -v nodes="$3" -v t="$4" -v kb="$5" 'BEGIN {
+        mb = b / 1e6; printf "%-44s %10.1f %8d %9.1f %8.0f %9.1f %7.2f\n",
+        substr(n, 1, 44), mb, nodes, t * 1000, mb / t, kb / 1024, (kb * 1024) / b }'
+}
+if [ -d "$real" ]; then
+    for f in "$real"/*__model.json; do row "$f"; done
+else
+    echo "(no $real: real programs skipped)"
+fi
+for s in $sizes; do
+    case $s in 1M) row "$out/synth_$s.json" 1 ;; *) row "$out/synth_$s.json" ;; esac
+done
+# Linear growth: time per node from 10k to the largest size.
+echo
+echo "per-node load time (linear growth wanted: the ratio stays near 1):"
+prev=""
+for s in $sizes; do
+    r=$(build/rel/bench_load "$out/synth_$s.json" 1)
+    set -- $r
+    us=$(awk -v t="$3" -v n="$2" 'BEGIN { printf "%.3f", t * 1e6 / n }')
+    printf '  %-6s %8s us/node\n' "$s" "$us"
+done
+for extra in scripts/bench/*.sh; do
+    [ -x "$extra" ] && "$extra" "$out" "$real"
+done
+exit 0
