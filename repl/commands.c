@@ -253,6 +253,9 @@ const command program_commands[] = {
 };
 const size_t program_ncommands = sizeof program_commands / sizeof *program_commands;
 
+extern const command lint_commands[];
+extern const size_t lint_ncommands;
+
 /* Every command table, in the order `help` lists them. A subsystem's
  * commands live in its own repl/cmd_*.c file and are added here. */
 static const struct {
@@ -260,6 +263,7 @@ static const struct {
     const size_t *count;
 } tables[] = {
     {program_commands, &program_ncommands},
+    {lint_commands, &lint_ncommands},
 };
 
 #define NTABLES (sizeof tables / sizeof *tables)

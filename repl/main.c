@@ -100,6 +100,7 @@ static char *history_path(void) {
 static int run_prompt(void) {
     char *hist = history_path();
     using_history();
+    stifle_history(1000);
     if (hist)
         read_history(hist);
     rl_attempted_completion_function = complete;
@@ -110,16 +111,16 @@ static int run_prompt(void) {
             t++;
         if (*t) {
             add_history(line);
+            /* Rewritten after every command so a killed session keeps it
+             * (libedit's append_history duplicates entries). */
             if (hist)
-                append_history(1, hist);
+                write_history(hist);
         }
         session_exec(&S, line);
         free(line);
     }
     if (!S.quit_requested)
         fputc('\n', stdout);
-    if (hist)
-        history_truncate_file(hist, 1000);
     free(hist);
     return 0;
 }

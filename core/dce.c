@@ -1,0 +1,404 @@
+/* dce.c - Graph.eliminate_dead_code and Node.is_impure by operator name,
+ * plus undo. See dce.h for where name-based impurity differs from PyTorch. */
+#include "dce.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lint.h"
+
+/* ---- impurity */
+
+static int in_set(const char *s, const char *const *set) {
+    for (int i = 0; set[i]; i++)
+        if (strcmp(s, set[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* node.py's _side_effectful_functions (newest), as exdb spells targets,
+ * plus the profiler packets (a target without overload). */
+static const char *const side_effectful[] = {
+    "torch._assert",
+    "torch._assert_async",
+    "torch.ops.aten._assert_async.msg",
+    "torch.ops.aten._assert_scalar.default",
+    "torch.ops.aten._assert_tensor_metadata.default",
+    "torch.ops.aten.sym_constrain_range.default",
+    "torch.ops.aten.sym_constrain_range_for_size.default",
+    "torch.ops.profiler._record_function_enter",
+    "torch.ops.profiler._record_function_enter.default",
+    "torch.ops.profiler._record_function_enter_new",
+    "torch.ops.profiler._record_function_enter_new.default",
+    "torch.ops.profiler._record_function_exit",
+    "torch.ops.profiler._record_function_exit._RecordFunction",
+    "torch.ops.inductor.accumulate_grad_.default",
+    "torch.ops.inductor.resize_storage_bytes_.default",
+    "operator.setitem",
+    "_operator.setitem",
+    "torch._C._set_grad_enabled",
+    "torch.amp._enter_autocast",
+    "torch.amp._exit_autocast",
+    "torch.amp.autocast_mode._enter_autocast",
+    "torch.amp.autocast_mode._exit_autocast",
+    NULL};
+
+/* _RANDOM_FUNCTIONS of torch._library.utils (Python functions). */
+static const char *const random_functions[] = {
+    "torch.rand",      "torch.randn",      "torch.randint",      "torch.randperm",
+    "torch.rand_like", "torch.randn_like", "torch.randint_like", "torch.normal",
+    "torch.poisson",   "torch.bernoulli",  "torch.multinomial",  NULL};
+
+/* Ops tagged nondeterministic_seeded, by op name (any overload). */
+static const char *const random_ops[] = {"rand",
+                                         "rand_like",
+                                         "randn",
+                                         "randn_like",
+                                         "randint",
+                                         "randint_like",
+                                         "randperm",
+                                         "bernoulli",
+                                         "normal",
+                                         "normal_functional",
+                                         "poisson",
+                                         "multinomial",
+                                         "native_dropout",
+                                         "_fused_dropout",
+                                         "_standard_gamma",
+                                         "_sample_dirichlet",
+                                         "binomial",
+                                         "rrelu",
+                                         NULL};
+
+/* Ops whose schema has a mutable (Tensor(a!)) argument although the name
+ * does not say so. */
+static const char *const mutable_ops[] = {"_native_batch_norm_legit.default",
+                                          "_native_batch_norm_legit.no_stats",
+                                          "_native_batch_norm_legit.out",
+                                          "_batch_norm_with_update.default",
+                                          "rrelu_with_noise.default",
+                                          "_fused_moving_avg_obs_fq_helper.default",
+                                          "record_stream.default",
+                                          NULL};
+
+/* The op and overload names of "torch.ops.<ns>.<op>[.<overload>]". */
+static int split_op(const char *t, char *ns, char *op, char *ovl, size_t cap) {
+    if (strncmp(t, "torch.ops.", 10) != 0)
+        return -1;
+    const char *p = t + 10;
+    const char *d1 = strchr(p, '.');
+    if (!d1 || (size_t)(d1 - p) >= cap)
+        return -1;
+    memcpy(ns, p, (size_t)(d1 - p));
+    ns[d1 - p] = '\0';
+    p = d1 + 1;
+    const char *d2 = strchr(p, '.');
+    size_t lo = d2 ? (size_t)(d2 - p) : strlen(p);
+    if (lo >= cap)
+        return -1;
+    memcpy(op, p, lo);
+    op[lo] = '\0';
+    const char *o = d2 ? d2 + 1 : "";
+    if (strlen(o) >= cap)
+        return -1;
+    strcpy(ovl, o);
+    return 0;
+}
+
+static int ends_with(const char *s, const char *suf) {
+    size_t ls = strlen(s), lf = strlen(suf);
+    return ls >= lf && strcmp(s + ls - lf, suf) == 0;
+}
+
+/* The name-based stand-in for `op._schema.is_mutable`. */
+static const char *mutable_reason(const char *op, const char *ovl) {
+    static const char *const idunders[] = {"__iand__",    "__ior__",     "__ixor__",
+                                           "__ilshift__", "__irshift__", NULL};
+    size_t lo = strlen(op);
+    if (lo > 1 && op[lo - 1] == '_' && !ends_with(op, "__"))
+        return "mutates its inputs (in-place overload)";
+    if (in_set(op, idunders))
+        return "mutates its inputs (in-place overload)";
+    if (strcmp(ovl, "out") == 0 || ends_with(ovl, "_out") || strncmp(ovl, "out_", 4) == 0 ||
+        strcmp(ovl, "values") == 0 || strcmp(ovl, "dim_max") == 0 || strcmp(ovl, "dim_min") == 0 ||
+        strcmp(ovl, "names_dim_max") == 0 || strcmp(ovl, "names_dim_min") == 0)
+        return "mutates its inputs (out= overload)";
+    char full[256];
+    size_t lv = strlen(ovl);
+    if (lo + lv + 2 <= sizeof full) {
+        memcpy(full, op, lo);
+        full[lo] = '.';
+        memcpy(full + lo + 1, ovl, lv + 1);
+        if (in_set(full, mutable_ops))
+            return "mutates its inputs";
+    }
+    return NULL;
+}
+
+/* torch._library.utils.is_impure for an OpOverload / packet target. */
+static const char *op_reason(const char *t, int impure_random) {
+    char ns[128], op[128], ovl[128];
+    if (in_set(t, side_effectful))
+        return "side-effectful function";
+    if (split_op(t, ns, op, ovl, sizeof ns) < 0)
+        return NULL;
+    if (strcmp(ns, "aten") == 0 || strcmp(ns, "prims") == 0) {
+        if (strncmp(op, "_assert", 7) == 0)
+            return "side-effectful function";
+        if (strncmp(op, "sym_constrain_range", 19) == 0)
+            return "side-effectful function";
+        if (strcmp(op, "_print") == 0)
+            return "side-effectful function";
+    }
+    if (strcmp(ns, "profiler") == 0 && strncmp(op, "_record_function", 16) == 0)
+        return "side-effectful function";
+    if (strcmp(ns, "_c10d_functional") == 0 || strcmp(ns, "c10d_functional") == 0)
+        return "side-effectful function";
+    const char *m = mutable_reason(op, ovl);
+    if (m)
+        return m;
+    if (impure_random && (strcmp(ns, "aten") == 0 || strcmp(ns, "prims") == 0) &&
+        in_set(op, random_ops))
+        return "random op";
+    return NULL;
+}
+
+const char *exdb_node_impure_reason(const exdb_node *n, int impure_random) {
+    switch (n->op) {
+    case EXDB_OP_PLACEHOLDER:
+        return "placeholder";
+    case EXDB_OP_OUTPUT:
+        return "output";
+    case EXDB_OP_CALL_FUNCTION:
+        break;
+    default: /* get_attr, call_method; call_module handled by the caller */
+        return NULL;
+    }
+    const char *t = n->target;
+    if (n->tkind == EXDB_T_HOP) {
+        const char *hop = t + strlen("torch.ops.higher_order.");
+        if (strcmp(hop, "with_effects") == 0)
+            return "effectful higher-order op";
+        if ((strcmp(hop, "auto_functionalized") == 0 ||
+             strcmp(hop, "auto_functionalized_v2") == 0) &&
+            n->args.n > 0 && n->args.u.items[0].kind == EXDB_ARG_OPERATOR &&
+            in_set(n->args.u.items[0].u.s, side_effectful))
+            return "side-effectful function";
+        return NULL;
+    }
+    if (n->tkind == EXDB_T_OP)
+        return op_reason(t, impure_random);
+    if (in_set(t, side_effectful))
+        return "side-effectful function";
+    if (in_set(t, random_functions))
+        return "random op";
+    return NULL;
+}
+
+static const char *impure(const exdb_node *n, const exdb_dce_opts *o) {
+    if (n->op == EXDB_OP_CALL_MODULE)
+        return o->module_impure && o->module_impure(o->module_ctx, n->target) ? "impure submodule"
+                                                                              : NULL;
+    return exdb_node_impure_reason(n, o->impure_random);
+}
+
+/* ---- the pass */
+
+void exdb_dce_log_init(exdb_dce_log *log) {
+    memset(log, 0, sizeof *log);
+}
+
+static void log_clear(exdb_dce_log *log) {
+    for (uint32_t i = 0; i < log->n; i++) {
+        free(log->items[i].inputs);
+        free(log->items[i].user_pos);
+    }
+    log->n = 0;
+    log->applied = 0;
+    log->graph = NULL;
+}
+
+void exdb_dce_log_free(exdb_dce_log *log) {
+    log_clear(log);
+    free(log->items);
+    memset(log, 0, sizeof *log);
+}
+
+static exdb_dce_entry *log_push(exdb_dce_log *log, exdb_node *n) {
+    if (log->n == log->cap) {
+        uint32_t nc = log->cap ? log->cap * 2 : 32;
+        exdb_dce_entry *ni = realloc(log->items, nc * sizeof *ni);
+        if (!ni)
+            return NULL;
+        log->items = ni;
+        log->cap = nc;
+    }
+    exdb_dce_entry *e = &log->items[log->n++];
+    memset(e, 0, sizeof *e);
+    e->node = n;
+    return e;
+}
+
+typedef struct input_rec {
+    exdb_dce_entry *e;
+    exdb_node *self;
+    uint32_t *left; /* dry run: users left per node id */
+    uint32_t nids;
+    int oom;
+} input_rec;
+
+/* Records where n sits among in's users, so undo can put it back there. */
+static void record_input(void *vctx, exdb_node *in) {
+    input_rec *c = vctx;
+    exdb_dce_entry *e = c->e;
+    exdb_node **ni = realloc(e->inputs, (e->ninputs + 1) * sizeof *ni);
+    uint32_t *np = ni ? realloc(e->user_pos, (e->ninputs + 1) * sizeof *np) : NULL;
+    if (ni)
+        e->inputs = ni;
+    if (!ni || !np) {
+        c->oom = 1;
+        return;
+    }
+    e->user_pos = np;
+    uint32_t pos = 0;
+    while (pos < in->nusers && in->users[pos] != c->self)
+        pos++;
+    e->inputs[e->ninputs] = in;
+    e->user_pos[e->ninputs] = pos;
+    e->ninputs++;
+}
+
+/* Dry run: what erasing a node would do to its inputs' user counts. */
+static void drop_use(void *vctx, exdb_node *in) {
+    input_rec *c = vctx;
+    if (in->id < c->nids && c->left[in->id])
+        c->left[in->id]--;
+}
+
+int exdb_dce_run(exdb_graph *g, const exdb_dce_opts *opts, exdb_dce_log *log, exdb_error *err) {
+    exdb_dce_opts defaults = {0, 1, NULL, NULL};
+    const exdb_dce_opts *o = opts ? opts : &defaults;
+    log_clear(log);
+    /* FX lints first "to make sure it's topologically sorted" */
+    exdb_lint_report r;
+    exdb_lint_report_init(&r);
+    exdb_lint_graph(&r, g, NULL, NULL);
+    if (r.count[EXDB_SEV_ERROR]) {
+        for (uint32_t i = 0; i < r.n; i++)
+            if (r.items[i].sev == EXDB_SEV_ERROR) {
+                exdb_errorf(err, "dce: the graph does not lint: %s", r.items[i].what);
+                break;
+            }
+        exdb_lint_report_free(&r);
+        return -1;
+    }
+    exdb_lint_report_free(&r);
+    log->graph = g;
+    uint32_t nids = g->next_id;
+    uint32_t *left = NULL;
+    if (o->dry_run) {
+        left = malloc((nids ? nids : 1) * sizeof *left);
+        if (!left)
+            return exdb_errorf(err, "dce: out of memory");
+        for (exdb_node *n = g->head; n; n = n->next)
+            if (n->id < nids)
+                left[n->id] = n->nusers;
+    }
+    int rc = 0;
+    for (exdb_node *n = g->tail, *prev; n; n = prev) {
+        prev = n->prev;
+        uint32_t users = o->dry_run ? (n->id < nids ? left[n->id] : n->nusers) : n->nusers;
+        if (users || impure(n, o))
+            continue;
+        exdb_dce_entry *e = log_push(log, n);
+        if (!e) {
+            rc = exdb_errorf(err, "dce: out of memory");
+            break;
+        }
+        input_rec c = {e, n, left, nids, 0};
+        if (o->dry_run) {
+            exdb_node_foreach_input(n, drop_use, &c);
+            continue;
+        }
+        e->prev = n->prev;
+        e->args = n->args;
+        e->kwargs = n->kwargs;
+        exdb_node_foreach_input(n, record_input, &c);
+        if (c.oom) {
+            rc = exdb_errorf(err, "dce: out of memory");
+            log->n--;
+            free(e->inputs);
+            free(e->user_pos);
+            break;
+        }
+        if (exdb_graph_erase_node(g, n, err) < 0) {
+            rc = -1;
+            log->n--;
+            free(e->inputs);
+            free(e->user_pos);
+            break;
+        }
+    }
+    free(left);
+    log->applied = !o->dry_run;
+    log->graph_count = g->count;
+    log->graph_next_id = g->next_id;
+    return rc < 0 ? -1 : (int)log->n;
+}
+
+/* ---- undo */
+
+/* Inserts user at position pos of in's users (a fresh arena array, since the
+ * old one may have no room in front or behind). */
+static int insert_user(exdb_node *in, exdb_node *user, uint32_t pos) {
+    uint32_t n = in->nusers;
+    exdb_node **nu = exdb_arena_alloc(in->graph->arena, (size_t)(n + 1) * 2 * sizeof *nu);
+    if (!nu)
+        return -1;
+    if (pos > n)
+        pos = n;
+    if (pos)
+        memcpy(nu, in->users, pos * sizeof *nu);
+    nu[pos] = user;
+    if (n > pos)
+        memcpy(nu + pos + 1, in->users + pos, (n - pos) * sizeof *nu);
+    in->users = nu;
+    in->users_cap = (n + 1) * 2;
+    in->nusers = n + 1;
+    return 0;
+}
+
+int exdb_dce_undo(exdb_dce_log *log, exdb_error *err) {
+    exdb_graph *g = log->graph;
+    if (!log->applied || !g)
+        return exdb_errorf(err, "Nothing to undo.");
+    if (g->count != log->graph_count || g->next_id != log->graph_next_id)
+        return exdb_errorf(err, "The graph changed since the last dce; cannot undo it.");
+    /* newest removal first: each node's recorded prev is live again by then */
+    for (uint32_t i = log->n; i-- > 0;) {
+        exdb_dce_entry *e = &log->items[i];
+        exdb_node *n = e->node;
+        n->prev = e->prev;
+        n->next = e->prev ? e->prev->next : g->head;
+        if (n->prev)
+            n->prev->next = n;
+        else
+            g->head = n;
+        if (n->next)
+            n->next->prev = n;
+        else
+            g->tail = n;
+        g->count++;
+        n->erased = 0;
+        n->args = e->args;
+        n->kwargs = e->kwargs;
+        void **slot = exdb_strmap_put(&g->names, n->name, NULL);
+        if (slot)
+            *slot = n;
+        for (uint32_t k = 0; k < e->ninputs; k++)
+            if (insert_user(e->inputs[k], n, e->user_pos[k]) < 0)
+                return exdb_errorf(err, "undo: out of memory");
+    }
+    log_clear(log);
+    return 0;
+}

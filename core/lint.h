@@ -1,0 +1,101 @@
+/* lint.h - checks of a graph and a program, reported as findings.
+ *
+ * Three families, each usable alone:
+ *   1. exdb_lint_graph: torch.fx.Graph.lint() on any exdb_graph (the flat
+ *      graph, a subgraph, or later an unflattened module's graph), with
+ *      upstream's messages. The get_attr/call_module target checks need the
+ *      owning module, given as an exdb_lint_owner callback.
+ *   2. exdb_lint_signature: what torch/_export/verifier.py's
+ *      _verify_exported_program_signature checks (inputs and input specs,
+ *      outputs and output specs, mutation targets, state names), plus the
+ *      user input/output counts of the module_call_graph root signature.
+ *   3. exdb_lint_unflatten: what torch.export.unflatten would trip on, found
+ *      by replaying its walk over nn_module_stack (missing stacks, stacks it
+ *      truncates, modules entered more than once, preserved signatures it
+ *      cannot match, state that would not be sunk into its owner).
+ * Every finding is one line: severity, node, module, what is wrong and what
+ * to do. Nothing is printed here; exdb_lint_format/_format_json render. */
+#ifndef EXDB_LINT_H
+#define EXDB_LINT_H
+
+#include <stdint.h>
+
+#include "arena.h"
+#include "graph.h"
+#include "program.h"
+#include "strbuf.h"
+
+typedef enum { EXDB_SEV_ERROR, EXDB_SEV_WARNING, EXDB_SEV_NOTE } exdb_severity;
+
+typedef struct exdb_finding {
+    exdb_severity sev;
+    const char *check;  /* stable id, e.g. "fx.use-before-def", "sig.input-name" */
+    const char *node;   /* the node concerned, or NULL */
+    const char *module; /* module FQN ("" = root), or NULL when not about a module */
+    const char *what;   /* what is wrong (upstream's message where there is one) */
+    const char *fix;    /* what to do about it */
+} exdb_finding;
+
+typedef struct exdb_lint_report {
+    exdb_arena arena; /* owns every string of every finding */
+    exdb_finding *items;
+    uint32_t n, cap;
+    uint32_t count[3]; /* per severity */
+    int oom;           /* a finding could not be recorded */
+} exdb_lint_report;
+
+void exdb_lint_report_init(exdb_lint_report *r);
+void exdb_lint_report_free(exdb_lint_report *r);
+
+/* What an attribute path of the owning module is (for get_attr/call_module). */
+typedef enum { EXDB_ATTR_MISSING, EXDB_ATTR_MODULE, EXDB_ATTR_OTHER } exdb_attr_kind;
+
+/* The module owning a graph: kind(ctx, "a.b") says what owner.a.b is. */
+typedef struct exdb_lint_owner {
+    exdb_attr_kind (*kind)(void *ctx, const char *qualname);
+    void *ctx;
+} exdb_lint_owner;
+
+/* Graph.lint(). owner NULL = no owning module (FX's pass 2 is skipped, as
+ * in FX). module_fqn names the module in findings (NULL for none). Returns
+ * the number of error findings added. */
+uint32_t exdb_lint_graph(exdb_lint_report *r, const exdb_graph *g, const exdb_lint_owner *owner,
+                         const char *module_fqn);
+
+/* The state the program's weights/constants files provide, when known:
+ * parameters and persistent buffers (the "state dict"), and constants
+ * (tensor constants, non-persistent buffers, custom objects). A NULL list
+ * with have_* == 0 skips those membership checks. */
+typedef struct exdb_lint_state {
+    int have_state_dict, have_constants;
+    const char *const *state_dict;
+    uint32_t nstate_dict;
+    const char *const *constants;
+    uint32_t nconstants;
+} exdb_lint_state;
+
+/* The verifier's signature checks and the root call signature counts. */
+uint32_t exdb_lint_signature(exdb_lint_report *r, const exdb_program *p,
+                             const exdb_lint_state *state);
+
+/* unflatten pre-flight on the flat graph. */
+uint32_t exdb_lint_unflatten(exdb_lint_report *r, const exdb_program *p);
+
+/* All three on the flat graph. Returns the number of errors found. */
+uint32_t exdb_lint_program(exdb_lint_report *r, const exdb_program *p,
+                           const exdb_lint_state *state);
+
+const char *exdb_severity_name(exdb_severity s); /* "error", "warning", "note" */
+
+/* One line per finding:
+ *   error: node d (module <root>): Argument 'c' of Node 'd' was used ... -- fix: ...
+ * [fx.use-before-def] then a summary line "N errors, N warnings, N notes." */
+void exdb_lint_format(exdb_buf *b, const exdb_lint_report *r);
+
+/* One JSON array, one object per finding, in report order:
+ *   [{"severity": "error", "check": "...", "node": "d" | null,
+ *     "module": "" | null, "message": "...", "fix": "..."}, ...]
+ * ("[]" when clean), followed by a newline. */
+void exdb_lint_format_json(exdb_buf *b, const exdb_lint_report *r);
+
+#endif

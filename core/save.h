@@ -1,0 +1,60 @@
+/* save.h - write the current program back in the format it came from.
+ *
+ * exdb does not serialize its IR: it re-reads the program JSON the program
+ * was loaded from, drops what the graph no longer has (serialized nodes whose
+ * node dce removed, and their entries in the value tables), and writes the
+ * rest exactly as Python's json.dumps would (", " and ": " separators,
+ * ensure_ascii, every number's text as it was, keys in file order). So a
+ * program saved without changes is the same JSON (byte for byte when Python
+ * wrote it). Archives keep every other member byte for byte
+ * (exdb_container_save); the write is atomic and refuses to replace an
+ * existing file unless forced.
+ *
+ * What is dropped, precisely:
+ *   - graph_module.graph.nodes[i] when the node loaded from it is gone. The
+ *     getitem nodes of a multi-output op are all-or-nothing: the serialized
+ *     node goes only once the op's node itself is gone (which needs every
+ *     getitem gone first). A dead getitem of a live op has no separate
+ *     serialized form: the op's output stays in the file (PyTorch names such
+ *     outputs "<op>_unused_<i>"), so reloading recreates that getitem.
+ *   - the tensor_values / sym_*_values / custom_obj_values entries named by
+ *     the outputs of dropped nodes (nothing else refers to them: value names
+ *     are unique and a dropped node had no users; module_call_graph
+ *     signatures may still name them, which unflatten tolerates).
+ * Subgraphs of higher-order ops are written as they were loaded. */
+#ifndef EXDB_SAVE_H
+#define EXDB_SAVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "json.h"
+#include "program.h"
+#include "strbuf.h"
+
+typedef struct exdb_save_stats {
+    uint32_t nodes_dropped;  /* serialized nodes left out */
+    uint32_t values_dropped; /* value-table entries left out */
+    size_t bytes;            /* program JSON bytes written */
+} exdb_save_stats;
+
+/* Writes p to out_path (same container kind as p was loaded from). force = 0
+ * fails with "<out_path>: file exists (use --force to replace it)" when the
+ * file exists. stats may be NULL. */
+int exdb_program_save(const exdb_program *p, const char *out_path, int force,
+                      exdb_save_stats *stats, exdb_error *err);
+
+/* The program JSON save would write, into b (for tests and `save -`). */
+int exdb_program_save_json(const exdb_program *p, exdb_buf *b, exdb_save_stats *stats,
+                           exdb_error *err);
+
+/* json.dumps(value) with default separators and ensure_ascii=True; numbers
+ * are written as their source text. */
+void exdb_json_dump(exdb_buf *b, const exdb_json *j);
+
+/* Deep equality of two parsed JSON values, object keys in any order (the
+ * last of repeated keys counts, as in Python); numbers compare by value. */
+int exdb_json_equal(const exdb_json *a, const exdb_json *b);
+
+#endif
