@@ -1,14 +1,26 @@
 /* graph.c - see graph.h. Mirrors torch.fx.Graph / torch.fx.Node and
  * torch.fx.graph._Namespace. */
 #include "graph.h"
+#include "strbuf.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Names FX refuses to give a node: Python keywords, everything in
- * builtins.__dict__ (CPython 3.11 with site, as in a torch process), and FX's
- * custom builtins (inf, nan, NoneType, torch, device, fx_pytree, pytree). */
+/* Names FX refuses to give a node (graph.py _illegal_names): Python keywords,
+ * everything in builtins.__dict__ (CPython 3.11 with site, as in a torch
+ * process), and FX's custom builtins (inf, nan, NoneType, torch, device,
+ * fx_pytree, pytree).
+ *
+ * "None" is deliberately absent: create_name refuses a candidate only when
+ * `_illegal_names.get(candidate, obj) is not obj`, and obj is None for nodes.
+ * _illegal_names["None"] starts as a keyword sentinel but is then overwritten
+ * by builtins.__dict__["None"], which is None itself, so FX does name a node
+ * "None". ("True"/"False" map to True/False and stay refused.)
+ *
+ * Python 3.13 added PythonFinalizationError and _IncompleteInputError to
+ * builtins; they are not listed (3.11 is the reference interpreter). */
 static const char *const reserved_names[] = {"ArithmeticError",
                                              "AssertionError",
                                              "AttributeError",
@@ -49,7 +61,6 @@ static const char *const reserved_names[] = {"ArithmeticError",
                                              "MemoryError",
                                              "ModuleNotFoundError",
                                              "NameError",
-                                             "None",
                                              "NoneType",
                                              "NotADirectoryError",
                                              "NotImplemented",
@@ -232,88 +243,154 @@ exdb_graph *exdb_graph_new(exdb_arena *a) {
     return g;
 }
 
+/* ---- naming: torch.fx.graph._Namespace.create_name */
+
 static int is_ident_char(unsigned char c) {
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 
-/* _Namespace.create_name (obj is always None for nodes here: FX passes the
- * node object, but a fresh node is never already named). */
+static int is_digit(char c) {
+    return c >= '0' && c <= '9';
+}
+
+/* FX's _name_regex, ^([a-zA-Z_][0-9a-zA-Z_]*?)(?:_(\d+))?$, as a test: the
+ * candidate is used as is (no sanitising) when it matches. */
+static int is_valid_name(const char *s) {
+    if (!*s || is_digit(*s))
+        return 0;
+    for (; *s; s++)
+        if (!is_ident_char((unsigned char)*s))
+            return 0;
+    return 1;
+}
+
+/* The groups of _name_regex on a valid name. The base is lazy but must keep
+ * at least one character, so the suffix is the part after the LAST '_' when
+ * that part is all digits and the '_' is not the first character
+ * ("add_1" -> add/1, "_1" -> _1/none, "a_1_2" -> a_1/2). Returns 1 and sets
+ * *base_len and *num when there is a suffix.
+ *
+ * Python's int() is unbounded; a suffix whose value needs more than 18
+ * digits (leading zeros do not count) is treated as no suffix here. The name
+ * itself is unaffected; only the _base_count entry differs from FX's. */
+static int split_suffix(const char *s, size_t len, size_t *base_len, uint64_t *num) {
+    const char *us = strrchr(s, '_');
+    if (!us || us == s || (size_t)(us - s) + 1 == len)
+        return 0;
+    const char *d = us + 1;
+    for (const char *p = d; *p; p++)
+        if (!is_digit(*p))
+            return 0;
+    while (*d == '0' && d[1])
+        d++;
+    if (strlen(d) > 18)
+        return 0;
+    uint64_t v = 0;
+    for (; *d; d++)
+        v = v * 10 + (uint64_t)(*d - '0');
+    *base_len = (size_t)(us - s);
+    *num = v;
+    return 1;
+}
+
+/* _Namespace.create_name(candidate, None), the newest upstream form
+ * (torch/fx/graph.py; also torch/csrc/fx/graph.cpp NamespaceBase_create_name):
+ *
+ *   match = _name_regex.match(candidate)
+ *   if match is None:
+ *       candidate = _illegal_char_regex.sub("_", candidate)   # [^0-9a-zA-Z_]+
+ *       if not candidate: candidate = "_unnamed"
+ *       if candidate[0].isdigit(): candidate = f"_{candidate}"
+ *       match = _name_regex.match(candidate)
+ *   base, num = match.group(1, 2)
+ *   if num is None or candidate in self._used_names:
+ *       num = self._base_count.get(base, 0)
+ *       if _illegal_names.get(candidate, obj) is not obj:
+ *           num += 1; candidate = f"{base}_{num}"
+ *   else:
+ *       num = int(num)          # the candidate keeps its text: "a_01" stays
+ *   while candidate in self._used_names:
+ *       num += 1; candidate = f"{base}_{num}"
+ *   self._used_names.add(candidate); self._base_count[base] = num
+ *
+ * The counter lookup uses `base`, as pytorch/pytorch#176515 (2026) does;
+ * graph.py up to late 2025 (and graph.cpp) looked up `candidate`, which only
+ * differs for a suffixed candidate that is already taken (e.g. "add_1" after
+ * add, add_1, add_5: add_6 here, add_2 in those versions) and made that
+ * case probe every existing name: quadratic when node_copy copies the same
+ * names into a graph over and over. With `base` every call costs O(1)
+ * probes in the usual patterns. */
 const char *exdb_graph_create_name(exdb_graph *g, const char *candidate) {
     size_t n = strlen(candidate);
+    /* The sanitised candidate: at most one '_' more, or "_unnamed". */
     char *buf = malloc(n + 32);
     if (!buf)
         return NULL;
-    /* illegal runs -> one '_' */
     size_t w = 0;
-    for (size_t i = 0; i < n;) {
-        if (is_ident_char((unsigned char)candidate[i])) {
-            buf[w++] = candidate[i++];
-        } else {
+    if (is_valid_name(candidate)) {
+        memcpy(buf, candidate, n + 1);
+        w = n;
+    } else {
+        if (n && is_digit(candidate[0]))
             buf[w++] = '_';
-            while (i < n && !is_ident_char((unsigned char)candidate[i]))
-                i++;
+        for (size_t i = 0; i < n;) {
+            if (is_ident_char((unsigned char)candidate[i])) {
+                buf[w++] = candidate[i++];
+            } else {
+                buf[w++] = '_'; /* a run of illegal characters -> one '_' */
+                while (i < n && !is_ident_char((unsigned char)candidate[i]))
+                    i++;
+            }
+        }
+        buf[w] = '\0';
+        if (w == 0) {
+            strcpy(buf, "_unnamed");
+            w = 8;
         }
     }
-    buf[w] = '\0';
-    if (w == 0) {
-        strcpy(buf, "_unnamed");
-        w = 8;
-    }
-    if (buf[0] >= '0' && buf[0] <= '9') {
-        memmove(buf + 1, buf, w + 1);
-        buf[0] = '_';
-        w++;
-    }
-    /* (.*)_(\d+)$ : greedy base, so the suffix is the last _digits run. */
+
     size_t base_len = w;
-    long long num = -1; /* -1: no suffix */
-    {
-        size_t j = w;
-        while (j > 0 && buf[j - 1] >= '0' && buf[j - 1] <= '9')
-            j--;
-        if (j < w && j > 0 && buf[j - 1] == '_' && w - j <= 18) {
-            base_len = j - 1;
-            num = strtoll(buf + j, NULL, 10);
-        }
-    }
-    char *base = exdb_arena_strndup(g->arena, buf, base_len);
-    if (!base) {
-        free(buf);
-        return NULL;
-    }
-    /* candidate = base if num is None else f"{base}_{num}" (drops zero padding) */
-    char *cand = malloc(base_len + 32);
+    uint64_t num = 0;
+    int has_num = split_suffix(buf, w, &base_len, &num);
+    const char *final = NULL;
+    size_t cand_size = w + 24; /* the candidate, or base + "_" + a counter */
+    char *cand = malloc(cand_size);
     if (!cand) {
         free(buf);
         return NULL;
     }
-    if (num < 0)
-        snprintf(cand, base_len + 32, "%s", base);
-    else
-        snprintf(cand, base_len + 32, "%s_%lld", base, num);
-    void **bc = exdb_strmap_find(&g->base_count, base);
-    long long cnt = num;
-    if (cnt <= 0) /* `if not num:` */
-        cnt = bc ? (long long)(uintptr_t)*bc : 0;
-    while (exdb_strmap_find(&g->names, cand) || is_reserved(cand)) {
-        cnt++;
-        snprintf(cand, base_len + 32, "%s_%lld", base, cnt);
+    memcpy(cand, buf, w + 1);
+
+    /* From here on buf holds only the base. */
+    buf[base_len] = '\0';
+    if (!has_num || exdb_strmap_find(&g->names, cand)) {
+        void **bc = exdb_strmap_find(&g->base_count, buf);
+        num = bc ? (uint64_t)(uintptr_t)*bc : 0;
+        if (is_reserved(cand)) /* reserved names never end in _<digits> */
+            snprintf(cand, cand_size, "%s_%llu", buf, (unsigned long long)++num);
     }
-    const char *final = exdb_arena_strdup(g->arena, cand);
+    while (exdb_strmap_find(&g->names, cand))
+        snprintf(cand, cand_size, "%s_%llu", buf, (unsigned long long)++num);
+
+    final = exdb_arena_strdup(g->arena, cand);
+    void **slot = final ? exdb_strmap_put(&g->names, final, NULL) : NULL;
+    void **bslot = exdb_strmap_find(&g->base_count, buf);
+    if (!bslot && slot) { /* a new base: the map keeps the key, so copy it */
+        const char *key = exdb_arena_strdup(g->arena, buf);
+        bslot = key ? exdb_strmap_put(&g->base_count, key, NULL) : NULL;
+    }
+    if (!slot || !bslot)
+        final = NULL;
+    else
+        *bslot = (void *)(uintptr_t)num;
     free(cand);
     free(buf);
-    if (!final)
-        return NULL;
-    void **slot = exdb_strmap_put(&g->names, final, NULL);
-    void **bslot = exdb_strmap_put(&g->base_count, base, NULL);
-    if (!slot || !bslot)
-        return NULL;
-    *bslot = (void *)(uintptr_t)(cnt < 0 ? 0 : cnt);
     return final;
 }
 
 /* ---- walks over argument trees */
 
+/* Calls fn on every NODE leaf of an argument tree, in order (duplicates too). */
 static void walk_arg(exdb_arg *a, void (*fn)(void *, exdb_arg *), void *ctx) {
     switch (a->kind) {
     case EXDB_ARG_NODE:
@@ -330,8 +407,17 @@ static void walk_arg(exdb_arg *a, void (*fn)(void *, exdb_arg *), void *ctx) {
     }
 }
 
+/* Walk stamps must be unique across every graph a node can reference
+ * (unflatten maps nodes between graphs), so the counter is global. */
+static uint32_t global_stamp;
+
+static uint32_t next_stamp(void) {
+    if (++global_stamp == 0) /* wrapped: 0 is the never-visited value */
+        ++global_stamp;
+    return global_stamp;
+}
+
 typedef struct {
-    exdb_graph *g;
     uint32_t stamp;
     exdb_node_visit_fn fn;
     void *ctx;
@@ -343,25 +429,35 @@ static void visit_unique(void *vctx, exdb_arg *a) {
     if (in->stamp == w->stamp)
         return;
     in->stamp = w->stamp;
-    w->fn(w->ctx, in);
+    if (w->fn)
+        w->fn(w->ctx, in);
 }
 
-/* Walk stamps must be unique across every graph a node can reference
- * (unflatten maps nodes between graphs), so the counter is global. */
-static uint32_t global_stamp;
+/* Visits each distinct node of one argument tree once, marking it with
+ * stamp; nodes already carrying stamp are skipped. */
+static void foreach_node_in(exdb_arg *a, uint32_t stamp, exdb_node_visit_fn fn, void *ctx) {
+    input_walk w = {stamp, fn, ctx};
+    walk_arg(a, visit_unique, &w);
+}
 
 void exdb_node_foreach_input(exdb_node *n, exdb_node_visit_fn fn, void *ctx) {
-    input_walk w = {n->graph, ++global_stamp, fn, ctx};
-    if (w.stamp == 0) /* wrapped: 0 is the never-visited value */
-        w.stamp = ++global_stamp;
-    walk_arg(&n->args, visit_unique, &w);
-    walk_arg(&n->kwargs, visit_unique, &w);
+    uint32_t s = next_stamp();
+    foreach_node_in(&n->args, s, fn, ctx);
+    foreach_node_in(&n->kwargs, s, fn, ctx);
 }
 
+/* ---- users: FX keeps Node.users as an insertion-ordered dict (one entry
+ * per user node, however many uses). Here it is a dense array in the same
+ * order, so printers can index it directly. */
+
+/* Appends user (the caller knows it is not there yet, as dict.setdefault
+ * would). The array doubles inside the arena; the old one is left behind. */
 static int add_user(exdb_node *in, exdb_node *user) {
     if (in->nusers == in->users_cap) {
-        uint32_t ncap = in->users_cap ? in->users_cap * 2 : 2;
-        exdb_node **nu = exdb_arena_alloc(in->graph->arena, ncap * sizeof *nu);
+        if (in->nusers > UINT32_MAX / 2)
+            return -1;
+        uint32_t ncap = in->nusers ? in->nusers * 2 : 2;
+        exdb_node **nu = exdb_arena_alloc(in->graph->arena, (size_t)ncap * sizeof *nu);
         if (!nu)
             return -1;
         if (in->nusers)
@@ -373,14 +469,34 @@ static int add_user(exdb_node *in, exdb_node *user) {
     return 0;
 }
 
+/* dict.pop(user) keeping the order of the others. FX's dict makes this O(1);
+ * here the search runs from both ends and the shorter side of the array is
+ * shifted (dropping the first entry just advances the pointer), so the
+ * common patterns - erasing users newest first (DCE) or oldest first
+ * (replace_all_uses_with) - cost O(1) per removal, and any removal costs at
+ * most half the array. */
 static void remove_user(exdb_node *in, exdb_node *user) {
-    for (uint32_t i = 0; i < in->nusers; i++) {
+    uint32_t n = in->nusers, pos = n;
+    for (uint32_t i = 0, j = n; i < j; i++) {
         if (in->users[i] == user) {
-            memmove(in->users + i, in->users + i + 1, (in->nusers - i - 1) * sizeof *in->users);
-            in->nusers--;
-            return;
+            pos = i;
+            break;
+        }
+        if (in->users[--j] == user) {
+            pos = j;
+            break;
         }
     }
+    if (pos == n)
+        return;
+    if (pos < n / 2) {
+        memmove(in->users + 1, in->users, pos * sizeof *in->users);
+        in->users++;
+        in->users_cap--;
+    } else {
+        memmove(in->users + pos, in->users + pos + 1, (n - pos - 1) * sizeof *in->users);
+    }
+    in->nusers--;
 }
 
 typedef struct {
@@ -399,11 +515,109 @@ static void remove_user_cb(void *vctx, exdb_node *in) {
     remove_user(in, c->user);
 }
 
+/* Node._update_args_kwargs, the one way FX changes a node's inputs: n leaves
+ * the users of every old input, then joins (at the end) the users of every
+ * input of the new args then kwargs. Even an input that stays moves n to
+ * the end of its users, exactly as in FX. NULL keeps that part as it is. */
+static int update_args_kwargs(exdb_node *n, const exdb_arg *args, const exdb_arg *kwargs) {
+    user_ctx uc = {n, 0};
+    exdb_node_foreach_input(n, remove_user_cb, &uc);
+    if (args)
+        n->args = *args;
+    if (kwargs)
+        n->kwargs = *kwargs;
+    exdb_node_foreach_input(n, add_user_cb, &uc);
+    return uc.failed ? -1 : 0;
+}
+
+/* ---- argument trees */
+
+int exdb_arg_seq(exdb_arena *a, exdb_arg_kind kind, uint32_t n, exdb_arg *out) {
+    memset(out, 0, sizeof *out);
+    out->kind = (uint8_t)kind;
+    out->n = n;
+    if (n) {
+        out->u.items = exdb_arena_calloc(a, n, sizeof *out->u.items);
+        if (!out->u.items)
+            return -1;
+        if (kind == EXDB_ARG_DICT) {
+            out->keys = exdb_arena_calloc(a, n, sizeof *out->keys);
+            if (!out->keys)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* What a node becomes in a copied tree: fills *out (0) or fails (-1). */
+typedef int (*node_to_arg_fn)(void *ctx, exdb_node *n, exdb_arg *out);
+
+/* map_arg: a deep copy of every list/tuple/dict of src into arena a (as FX's
+ * map_aggregate builds new containers), each node replaced through fn.
+ * Scalars and strings are shared: they are immutable. */
+static int map_arg(exdb_arena *a, const exdb_arg *src, exdb_arg *dst, node_to_arg_fn fn,
+                   void *ctx) {
+    switch (src->kind) {
+    case EXDB_ARG_NODE:
+        return fn(ctx, src->u.node, dst);
+    case EXDB_ARG_LIST:
+    case EXDB_ARG_TUPLE:
+    case EXDB_ARG_DICT:
+        if (exdb_arg_seq(a, (exdb_arg_kind)src->kind, src->n, dst) < 0)
+            return -1;
+        for (uint32_t i = 0; i < src->n; i++) {
+            if (src->kind == EXDB_ARG_DICT)
+                dst->keys[i] = src->keys[i];
+            if (map_arg(a, &src->u.items[i], &dst->u.items[i], fn, ctx) < 0)
+                return -1;
+        }
+        return 0;
+    default:
+        *dst = *src;
+        return 0;
+    }
+}
+
+typedef struct {
+    exdb_node_map_fn fn;
+    void *ctx;
+} copy_ctx;
+
+static int copy_node_cb(void *vctx, exdb_node *n, exdb_arg *out) {
+    copy_ctx *c = vctx;
+    exdb_node *m = c->fn ? c->fn(c->ctx, n) : n;
+    if (!m)
+        return -1;
+    *out = exdb_arg_node(m);
+    return 0;
+}
+
+int exdb_arg_copy(exdb_arena *a, const exdb_arg *src, exdb_arg *dst, exdb_node_map_fn fn,
+                  void *ctx) {
+    copy_ctx c = {fn, ctx};
+    return map_arg(a, src, dst, copy_node_cb, &c);
+}
+
 /* ---- node creation and list surgery */
 
+/* Graph._insert. FX inserts through a bound method: ref.prepend (inserting
+ * before ref, so successive nodes keep their order: a, b, ref) or ref.append
+ * (inserting right after ref every time, so successive nodes come out
+ * REVERSED: ref, b, a). A NULL ref stands for FX's root sentinel: before the
+ * root is the end of the graph (the default), after it is the start. A ref
+ * that was erased meanwhile (FX would splice next to the dead node's stale
+ * links) or belongs to another graph (FX asserts) falls back to the end. */
 static void link_node(exdb_graph *g, exdb_node *n) {
+    /* Everything becomes "prepend to before": NULL before = root.prepend. */
+    exdb_node *before = NULL;
     exdb_node *ref = g->insert_ref;
-    if (g->insert_mode == EXDB_INSERT_APPEND || !ref || ref->erased) {
+    if (ref && (ref->erased || ref->graph != g))
+        before = NULL;
+    else if (g->insert_mode == EXDB_INSERT_BEFORE)
+        before = ref;
+    else if (g->insert_mode == EXDB_INSERT_AFTER)
+        before = ref ? ref->next : g->head; /* x.append(n) is x.next.prepend(n) */
+    if (!before) {
         n->prev = g->tail;
         n->next = NULL;
         if (g->tail)
@@ -411,23 +625,14 @@ static void link_node(exdb_graph *g, exdb_node *n) {
         else
             g->head = n;
         g->tail = n;
-    } else if (g->insert_mode == EXDB_INSERT_BEFORE) {
-        n->next = ref;
-        n->prev = ref->prev;
-        if (ref->prev)
-            ref->prev->next = n;
+    } else {
+        n->next = before;
+        n->prev = before->prev;
+        if (before->prev)
+            before->prev->next = n;
         else
             g->head = n;
-        ref->prev = n;
-    } else { /* after: successive inserts stay in order, as FX's inserting_after */
-        n->prev = ref;
-        n->next = ref->next;
-        if (ref->next)
-            ref->next->prev = n;
-        else
-            g->tail = n;
-        ref->next = n;
-        g->insert_ref = n;
+        before->prev = n;
     }
     g->count++;
 }
@@ -445,47 +650,68 @@ static void unlink_node(exdb_graph *g, exdb_node *n) {
     g->count--;
 }
 
-/* Graph._target_to_str: the default name candidate for a node. */
+/* Graph._target_to_str: the default name candidate of a node.
+ *
+ *   if callable(target): op = target.__name__
+ *   else: op = target; if _is_magic(op): op = op[2:-2]
+ *   return _snake_case(op)   # re.sub(r"(?<=[a-z])([A-Z])", r"_\1", op).lower()
+ *
+ * A call_function target is a callable; its __name__ is:
+ *  - OpOverload: f"{schema.name.split('::')[1]}.{overloadname}" (torch/_ops.py,
+ *    "default" for the empty overload), so torch.ops.aten.add.Tensor gives
+ *    "add.Tensor" -> "add.tensor" -> create_name "add_tensor". FX itself
+ *    never strips the overload. The `add`, `add_1`,
+ *    `_native_batch_norm_legit_no_training` names of exported graphs come
+ *    from make_fx passing an explicit name, `name=graph._target_to_str(
+ *    func.overloadpacket.__name__)` (torch/fx/experimental/proxy_tensor.py
+ *    proxy_call), and the deserializer reuses the serialized names; a node
+ *    the deserializer must name itself (no name recorded, several outputs)
+ *    gets e.g. "_native_batch_norm_legit_no_training_default".
+ *  - OpOverloadPacket (torch.ops.aten.add): the op name, "add".
+ *  - HigherOrderOperator: its name (torch.ops.higher_order.cond -> "cond").
+ *  - a Python function: its bare name (operator.getitem -> "getitem").
+ * Only string targets lose __magic__ underscores; _is_magic("__") is true
+ * too, leaving "" (create_name turns it into "_unnamed"). */
 static const char *target_to_candidate(exdb_graph *g, exdb_op op, const char *target,
                                        exdb_target_kind tkind) {
     const char *t = target;
     size_t len = strlen(t);
-    char *buf;
     if (op == EXDB_OP_CALL_FUNCTION && tkind != EXDB_T_STR) {
-        /* callable: target.__name__. For an OpOverload that is
-         * "<op>.<overload>"; for a HOP its name; for a Python function the
-         * last dotted component. */
-        if (tkind == EXDB_T_OP && strncmp(t, "torch.ops.", 10) == 0) {
-            const char *p = strchr(t + 10, '.'); /* after namespace */
-            t = p ? p + 1 : t + 10;
+        if (tkind == EXDB_T_OP) {
+            if (strncmp(t, "torch.ops.", 10) == 0)
+                t += 10;
+            const char *ns_end = strchr(t, '.'); /* skip the namespace */
+            if (ns_end)
+                t = ns_end + 1;
         } else {
             const char *dot = strrchr(t, '.');
             if (dot)
                 t = dot + 1;
         }
         len = strlen(t);
-    } else if (len >= 4 && strncmp(t, "__", 2) == 0 && strcmp(t + len - 2, "__") == 0) {
+    } else if (len >= 2 && strncmp(t, "__", 2) == 0 && strcmp(t + len - 2, "__") == 0) {
         t += 2;
-        len -= 4;
+        len = len >= 4 ? len - 4 : 0;
     }
-    buf = exdb_arena_alloc(g->arena, 2 * len + 1);
+    char *buf = exdb_arena_alloc(g->arena, 2 * len + 1);
     if (!buf)
-        return target;
-    /* _snake_case: '_' before an upper-case letter that follows a lower-case one. */
+        return NULL;
     size_t w = 0;
-    int prev_lower = 0;
     for (size_t i = 0; i < len; i++) {
         char c = t[i];
         int up = c >= 'A' && c <= 'Z';
-        if (prev_lower && up)
+        if (up && i > 0 && t[i - 1] >= 'a' && t[i - 1] <= 'z')
             buf[w++] = '_';
         buf[w++] = up ? (char)(c - 'A' + 'a') : c;
-        prev_lower = c >= 'a' && c <= 'z';
     }
     buf[w] = '\0';
     return buf;
 }
 
+/* Graph.create_node: candidate = name or _target_to_str(target), made unique
+ * by create_name; the Node constructor records n as a user of its inputs
+ * (_update_args_kwargs) before self._insert(n) links it at the insertion
+ * point. */
 exdb_node *exdb_graph_create_node(exdb_graph *g, exdb_op op, const char *target,
                                   exdb_target_kind tkind, const exdb_arg *args,
                                   const exdb_arg *kwargs, const char *name) {
@@ -506,7 +732,8 @@ exdb_node *exdb_graph_create_node(exdb_graph *g, exdb_op op, const char *target,
         n->kwargs = *kwargs;
     else
         n->kwargs.kind = EXDB_ARG_DICT;
-    n->name = exdb_graph_create_name(g, name ? name : target_to_candidate(g, op, target, tkind));
+    const char *cand = name ? name : target_to_candidate(g, op, target, tkind);
+    n->name = cand ? exdb_graph_create_name(g, cand) : NULL;
     if (!n->name)
         return NULL;
     void **slot = exdb_strmap_find(&g->names, n->name);
@@ -519,11 +746,15 @@ exdb_node *exdb_graph_create_node(exdb_graph *g, exdb_op op, const char *target,
     return n;
 }
 
+/* Graph.inserting_before(n): n.prepend; inserting_before(None) is
+ * inserting_after(root), the start of the graph. */
 void exdb_graph_insert_before(exdb_graph *g, exdb_node *n) {
-    g->insert_mode = n ? EXDB_INSERT_BEFORE : EXDB_INSERT_APPEND;
+    g->insert_mode = n ? EXDB_INSERT_BEFORE : EXDB_INSERT_AFTER;
     g->insert_ref = n;
 }
 
+/* Graph.inserting_after(n): n.append; inserting_after(None) is
+ * inserting_before(root), the end of the graph. */
 void exdb_graph_insert_after(exdb_graph *g, exdb_node *n) {
     g->insert_mode = n ? EXDB_INSERT_AFTER : EXDB_INSERT_APPEND;
     g->insert_ref = n;
@@ -545,24 +776,39 @@ exdb_node *exdb_graph_output(const exdb_graph *g) {
     return NULL;
 }
 
+static int to_none_cb(void *ctx, exdb_node *n, exdb_arg *out) {
+    (void)ctx;
+    (void)n;
+    *out = exdb_arg_none();
+    return 0;
+}
+
+/* Graph.erase_node, checks in FX's order:
+ *   users left -> RuntimeError(f"Tried to erase Node {to_erase} but it still
+ *                 had {len(to_erase.users)} users in the graph: {to_erase.users}!")
+ *                 where users is a dict, so it prints as {add: None, mul: None};
+ *   other graph -> RuntimeError(f"Attempting to remove {to_erase} from wrong graph!");
+ *   already erased -> only a warning in FX: returns 0 here.
+ * Then the node leaves the list and FX nulls its inputs
+ * (`_update_args_kwargs(map_arg(args, lambda n: None), ...)`), which drops
+ * it from its inputs' users. Its name stays in _used_names. */
 int exdb_graph_erase_node(exdb_graph *g, exdb_node *n, exdb_error *err) {
-    if (n->graph != g || n->erased)
-        return exdb_errorf(err, "%s: node is not in this graph", n->name);
     if (n->nusers) {
-        char users[512];
-        size_t off = 0;
-        users[0] = '\0';
-        for (uint32_t i = 0; i < n->nusers && off < sizeof users - 64; i++)
-            off += (size_t)snprintf(users + off, sizeof users - off, "%s%s", i ? ", " : "",
-                                    n->users[i]->name);
-        /* FX: "Tried to erase Node {to_erase} but it still had {len(users)} users in the graph:
-         * {users}!" */
-        return exdb_errorf(err,
-                           "Tried to erase Node %s but it still had %u users in the graph: %s!",
-                           n->name, n->nusers, users);
+        exdb_buf users;
+        exdb_buf_init(&users);
+        exdb_buf_putc(&users, '{');
+        for (uint32_t i = 0; i < n->nusers; i++)
+            exdb_buf_printf(&users, "%s%s: None", i ? ", " : "", n->users[i]->name);
+        exdb_buf_putc(&users, '}');
+        exdb_errorf(err, "Tried to erase Node %s but it still had %u users in the graph: %s!",
+                    n->name, n->nusers, exdb_buf_str(&users));
+        exdb_buf_free(&users);
+        return -1;
     }
-    user_ctx uc = {n, 0};
-    exdb_node_foreach_input(n, remove_user_cb, &uc);
+    if (n->graph != g)
+        return exdb_errorf(err, "Attempting to remove %s from wrong graph!", n->name);
+    if (n->erased)
+        return 0;
     unlink_node(g, n);
     n->erased = 1;
     void **slot = exdb_strmap_find(&g->names, n->name);
@@ -570,6 +816,13 @@ int exdb_graph_erase_node(exdb_graph *g, exdb_node *n, exdb_error *err) {
         *slot = NULL; /* the name stays used, as in FX */
     if (g->insert_ref == n)
         exdb_graph_insert_append(g);
+    exdb_arg args, kwargs;
+    if (map_arg(g->arena, &n->args, &args, to_none_cb, NULL) == 0 &&
+        map_arg(g->arena, &n->kwargs, &kwargs, to_none_cb, NULL) == 0)
+        return update_args_kwargs(n, &args, &kwargs);
+    /* out of memory for the copies: still leave the inputs' users */
+    user_ctx uc = {n, 0};
+    exdb_node_foreach_input(n, remove_user_cb, &uc);
     return 0;
 }
 
@@ -578,42 +831,58 @@ typedef struct {
     int found;
 } replace_ctx;
 
-static void replace_cb(void *vctx, exdb_arg *a) {
-    replace_ctx *c = vctx;
-    if (a->u.node == c->old) {
-        a->u.node = c->repl;
-        c->found = 1;
-    }
-}
-
 static void find_cb(void *vctx, exdb_arg *a) {
     replace_ctx *c = vctx;
-    if (a->u.node == c->repl)
+    if (a->u.node == c->old)
         c->found = 1;
 }
 
+static void replace_in_place_cb(void *vctx, exdb_arg *a) {
+    replace_ctx *c = vctx;
+    if (a->u.node == c->old)
+        a->u.node = c->repl;
+}
+
+static int replace_cb(void *vctx, exdb_node *n, exdb_arg *out) {
+    replace_ctx *c = vctx;
+    *out = exdb_arg_node(n == c->old ? c->repl : n);
+    return 0;
+}
+
+/* Node.replace_input_with: new args/kwargs trees with old -> repl (FX's
+ * map_arg; the old trees may be shared, so they are not edited), then
+ * _update_args_kwargs, which FX calls even when old is absent: n then moves
+ * to the end of the users of each of its inputs. */
 void exdb_node_replace_input_with(exdb_node *n, exdb_node *old, exdb_node *repl) {
-    if (old == repl)
-        return;
     replace_ctx c = {old, repl, 0};
     walk_arg(&n->args, find_cb, &c);
     walk_arg(&n->kwargs, find_cb, &c);
-    int had_repl = c.found;
-    c.found = 0;
-    walk_arg(&n->args, replace_cb, &c);
-    walk_arg(&n->kwargs, replace_cb, &c);
-    if (!c.found)
+    if (!c.found || old == repl) {
+        update_args_kwargs(n, NULL, NULL);
         return;
-    remove_user(old, n);
-    if (!had_repl)
-        add_user(repl, n);
+    }
+    exdb_arena *a = n->graph->arena;
+    exdb_arg args, kwargs;
+    if (map_arg(a, &n->args, &args, replace_cb, &c) == 0 &&
+        map_arg(a, &n->kwargs, &kwargs, replace_cb, &c) == 0) {
+        update_args_kwargs(n, &args, &kwargs);
+        return;
+    }
+    /* out of memory for the copies: edit the trees where they are */
+    user_ctx uc = {n, 0};
+    exdb_node_foreach_input(n, remove_user_cb, &uc);
+    walk_arg(&n->args, replace_in_place_cb, &c);
+    walk_arg(&n->kwargs, replace_in_place_cb, &c);
+    exdb_node_foreach_input(n, add_user_cb, &uc);
 }
 
+/* Node.replace_all_uses_with (without delete_user_cb): for each user, in
+ * users order, user._replace_input_with(n, repl). Each user is removed from
+ * the front of n's users and appended to repl's, so repl's users end with
+ * n's former users in their order. */
 uint32_t exdb_node_replace_all_uses_with(exdb_node *n, exdb_node *repl) {
-    if (n == repl)
-        return 0;
     uint32_t count = n->nusers;
-    /* Snapshot: replace_input_with edits n->users. */
+    /* to_process = list(self.users): replacing edits n->users */
     exdb_node **users = malloc((count ? count : 1) * sizeof *users);
     if (!users)
         return 0;
@@ -624,73 +893,36 @@ uint32_t exdb_node_replace_all_uses_with(exdb_node *n, exdb_node *repl) {
     return count;
 }
 
+/* node.args = args / node.kwargs = kwargs: Node._update_args_kwargs. */
 int exdb_node_set_args(exdb_node *n, const exdb_arg *args, const exdb_arg *kwargs) {
-    user_ctx uc = {n, 0};
-    exdb_node_foreach_input(n, remove_user_cb, &uc);
-    if (args)
-        n->args = *args;
-    if (kwargs)
-        n->kwargs = *kwargs;
-    exdb_node_foreach_input(n, add_user_cb, &uc);
-    return uc.failed ? -1 : 0;
+    return update_args_kwargs(n, args, kwargs);
 }
 
-int exdb_arg_seq(exdb_arena *a, exdb_arg_kind kind, uint32_t n, exdb_arg *out) {
-    memset(out, 0, sizeof *out);
-    out->kind = (uint8_t)kind;
-    out->n = n;
-    if (n) {
-        out->u.items = exdb_arena_calloc(a, n, sizeof *out->u.items);
-        if (!out->u.items)
-            return -1;
-        if (kind == EXDB_ARG_DICT) {
-            out->keys = exdb_arena_calloc(a, n, sizeof *out->keys);
-            if (!out->keys)
-                return -1;
-        }
-    }
-    return 0;
-}
-
+/* Node.insert_arg: FX asserts 0 <= idx <= len(args) (-1 here otherwise),
+ * builds args[:idx] + (a,) + args[idx:], and adds n to the users of the
+ * nodes of a that were not inputs yet, at the end; the users of its other
+ * inputs keep their order (unlike a full args assignment). */
 int exdb_node_insert_arg(exdb_node *n, uint32_t idx, exdb_arg a) {
     if (idx > n->args.n)
-        idx = n->args.n;
+        return -1;
     exdb_arg nargs;
     if (exdb_arg_seq(n->graph->arena, EXDB_ARG_TUPLE, n->args.n + 1, &nargs) < 0)
         return -1;
     for (uint32_t i = 0, j = 0; i < nargs.n; i++)
         nargs.u.items[i] = i == idx ? a : n->args.u.items[j++];
-    return exdb_node_set_args(n, &nargs, NULL);
+    uint32_t s = next_stamp();
+    foreach_node_in(&n->args, s, NULL, NULL); /* mark the current inputs */
+    foreach_node_in(&n->kwargs, s, NULL, NULL);
+    n->args = nargs;
+    user_ctx uc = {n, 0};
+    foreach_node_in(&a, s, add_user_cb, &uc);
+    return uc.failed ? -1 : 0;
 }
 
-int exdb_arg_copy(exdb_arena *a, const exdb_arg *src, exdb_arg *dst, exdb_node_map_fn fn,
-                  void *ctx) {
-    *dst = *src;
-    switch (src->kind) {
-    case EXDB_ARG_NODE:
-        if (fn) {
-            dst->u.node = fn(ctx, src->u.node);
-            if (!dst->u.node)
-                return -1;
-        }
-        return 0;
-    case EXDB_ARG_LIST:
-    case EXDB_ARG_TUPLE:
-    case EXDB_ARG_DICT:
-        if (exdb_arg_seq(a, (exdb_arg_kind)src->kind, src->n, dst) < 0)
-            return -1;
-        for (uint32_t i = 0; i < src->n; i++) {
-            if (src->kind == EXDB_ARG_DICT)
-                dst->keys[i] = src->keys[i];
-            if (exdb_arg_copy(a, &src->u.items[i], &dst->u.items[i], fn, ctx) < 0)
-                return -1;
-        }
-        return 0;
-    default:
-        return 0;
-    }
-}
-
+/* Graph.node_copy: create_node(node.op, node.target, map_arg(args),
+ * map_arg(kwargs), node.name, node.type), then meta = copy.copy(node.meta):
+ * a new dict sharing the values, which for exdb's immutable meta is the
+ * same pointer. */
 exdb_node *exdb_graph_node_copy(exdb_graph *g, const exdb_node *n, exdb_node_map_fn fn, void *ctx) {
     exdb_arg args, kwargs;
     if (exdb_arg_copy(g->arena, &n->args, &args, fn, ctx) < 0 ||

@@ -155,11 +155,11 @@ typedef struct exdb_node {
     struct exdb_node *prev, *next;
     struct exdb_graph *graph;
     const char *name;
-    const char *target; /* as FX prints it (_pretty_print_target) */
-    exdb_arg args;      /* always a TUPLE */
-    exdb_arg kwargs;    /* always a DICT */
-    struct exdb_node **users;
-    uint32_t nusers, users_cap;
+    const char *target;         /* as FX prints it (_pretty_print_target) */
+    exdb_arg args;              /* always a TUPLE */
+    exdb_arg kwargs;            /* always a DICT */
+    struct exdb_node **users;   /* users[0..nusers), FX's Node.users order */
+    uint32_t nusers, users_cap; /* users_cap: slots from users on */
     const exdb_meta *meta;
     uint32_t id;    /* creation order within its graph; dense-map key */
     uint32_t stamp; /* scratch for walks (see graph.c) */
@@ -180,15 +180,16 @@ typedef struct exdb_graph {
     exdb_strmap names;      /* every name ever used -> live node or NULL */
     exdb_strmap base_count; /* _Namespace._base_count: base -> (uintptr_t)n */
     exdb_insert_mode insert_mode;
-    exdb_node *insert_ref;
-    uint32_t stamp; /* walk generation counter */
+    exdb_node *insert_ref; /* NULL: FX's root sentinel (see exdb_graph_insert_before) */
+    uint32_t stamp;        /* walk generation counter */
 } exdb_graph;
 
 exdb_graph *exdb_graph_new(exdb_arena *a);
 
 /* _Namespace.create_name: sanitises candidate (illegal characters to '_', a
  * leading digit gets '_' in front, Python keywords and builtins avoided) and
- * makes it unique with _N suffixes exactly as FX does. The name is reserved. */
+ * makes it unique with _N suffixes exactly as FX does (graph.c cites the
+ * rules). The name is reserved for good, even after its node is erased. */
 const char *exdb_graph_create_name(exdb_graph *g, const char *candidate);
 
 /* Graph.create_node. name may be NULL (FX derives it from the target, as
@@ -199,7 +200,12 @@ exdb_node *exdb_graph_create_node(exdb_graph *g, exdb_op op, const char *target,
                                   exdb_target_kind tkind, const exdb_arg *args,
                                   const exdb_arg *kwargs, const char *name);
 
-/* Insertion point, as Graph.inserting_before/inserting_after (NULL = append). */
+/* Insertion point, as Graph.inserting_before/inserting_after, which stays set
+ * until changed. Like FX: successive nodes inserted before n keep their order,
+ * successive nodes inserted after n come out reversed (each goes right after
+ * n); insert_before(NULL) is the start of the graph (FX's inserting_before(None),
+ * so reversed too) and insert_after(NULL) the end. insert_append restores the
+ * default (the end). */
 void exdb_graph_insert_before(exdb_graph *g, exdb_node *n);
 void exdb_graph_insert_after(exdb_graph *g, exdb_node *n);
 void exdb_graph_insert_append(exdb_graph *g);
@@ -208,21 +214,30 @@ exdb_node *exdb_graph_find(const exdb_graph *g, const char *name);
 /* The last output node, or NULL. */
 exdb_node *exdb_graph_output(const exdb_graph *g);
 
-/* Graph.erase_node: refuses (-1, message naming the users) while the node
- * still has users. */
+/* Graph.erase_node: refuses (-1, FX's message "Tried to erase Node x but it
+ * still had 2 users in the graph: {a: None, b: None}!") while the node still
+ * has users, and a node of another graph; erasing an erased node does nothing.
+ * The node's node arguments become None (as in FX) and its name stays used,
+ * though exdb_graph_find no longer finds it. */
 int exdb_graph_erase_node(exdb_graph *g, exdb_node *n, exdb_error *err);
 
-/* Node.replace_all_uses_with: every use of n becomes a use of repl. Returns
- * the number of user nodes changed. */
+/* Node.replace_all_uses_with: every use of n becomes a use of repl; n's
+ * users move to the end of repl's users, in their order (one that used both
+ * moves too). Returns the number of user nodes changed. */
 uint32_t exdb_node_replace_all_uses_with(exdb_node *n, exdb_node *repl);
 
-/* Node.replace_input_with: in n's args/kwargs, old becomes new. */
+/* Node.replace_input_with: in n's args/kwargs, old becomes new (new trees;
+ * the old ones are not edited). As in FX, n moves to the end of the users of
+ * each of its inputs. */
 void exdb_node_replace_input_with(exdb_node *n, exdb_node *old, exdb_node *repl);
 
-/* Node.insert_arg: inserts a at position idx of n's args tuple. */
+/* Node.insert_arg: inserts a at position idx of n's args tuple; -1 when
+ * idx > number of args (FX asserts). n joins the users of a's nodes that
+ * were not inputs yet; other users lists keep their order. */
 int exdb_node_insert_arg(exdb_node *n, uint32_t idx, exdb_arg a);
 
-/* Replaces n's args/kwargs (updating users), as assigning node.args does. */
+/* Replaces n's args/kwargs (NULL: keep), as assigning node.args does: n
+ * leaves its old inputs' users and is appended to its new inputs' users. */
 int exdb_node_set_args(exdb_node *n, const exdb_arg *args, const exdb_arg *kwargs);
 
 /* Maps a node of another graph to one of this graph (node_copy's arg_transform). */
