@@ -576,6 +576,23 @@ int exdb_container_read_program(exdb_container *c, const char *model, char **buf
     return 0;
 }
 
+int exdb_container_read_member(exdb_container *c, const char *rel, size_t max, char **buf,
+                               size_t *len, exdb_error *err) {
+    *buf = NULL;
+    if (c->kind == EXDB_CONT_JSON)
+        return 1;
+    const char *base;
+    zip_uint64_t idx;
+    if (find_member(c, rel, &base, &idx) < 0)
+        return 1;
+    size_t n;
+    if (read_member(c, idx, max, "a member", buf, &n, err) != 0)
+        return -1;
+    if (len)
+        *len = n;
+    return 0;
+}
+
 /* ---- saving ------------------------------------------------------------- */
 
 /* A libzip source that streams one member of the open archive, uncompressed,

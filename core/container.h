@@ -63,6 +63,13 @@ int exdb_container_read_program(exdb_container *c, const char *model, char **buf
  * (temporary file in the same directory, fsync, rename). If out_path exists
  * and force == 0, fails with "<out_path>: file exists (use --force to replace
  * it)". */
+/* Reads member rel (relative to the archive folder, e.g.
+ * "data/weights/model_weights_config.json") into a malloc'd NUL-terminated
+ * buffer, refusing members declared larger than max. Returns 0, 1 when the
+ * container has no such member (or is bare JSON), -1 on error. */
+int exdb_container_read_member(exdb_container *c, const char *rel, size_t max, char **buf,
+                               size_t *len, exdb_error *err);
+
 int exdb_container_save(exdb_container *c, const char *model, const char *json, size_t len,
                         const char *out_path, int force, exdb_error *err);
 

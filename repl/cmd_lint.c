@@ -4,6 +4,7 @@
 #include "command.h"
 #include "core/dce.h"
 #include "core/lint.h"
+#include "core/statefiles.h"
 #include "core/save.h"
 #include "session.h"
 
@@ -27,9 +28,20 @@ static int cmd_lint(session *s, int argc, char **argv) {
         else
             return cmd_fail(s, "Usage: lint [--json]");
     }
+    /* A pt2 archive names its state in its payload configs: check the
+     * signature's parameters and buffers against them. */
+    exdb_arena a;
+    exdb_arena_init(&a);
+    exdb_lint_state st;
+    exdb_error err = {0};
+    if (exdb_state_from_archive(s->prog->path, s->prog->model, &a, &st, &err) < 0) {
+        exdb_arena_destroy(&a);
+        return cmd_fail(s, "%s", err.msg);
+    }
     exdb_lint_report r;
     exdb_lint_report_init(&r);
-    uint32_t errors = exdb_lint_program(&r, s->prog, NULL);
+    uint32_t errors =
+        exdb_lint_program(&r, s->prog, st.have_state_dict || st.have_constants ? &st : NULL);
     if (json)
         exdb_lint_format_json(&s->buf, &r);
     else
@@ -37,6 +49,7 @@ static int cmd_lint(session *s, int argc, char **argv) {
     cmd_flush(s, 1);
     int oom = r.oom;
     exdb_lint_report_free(&r);
+    exdb_arena_destroy(&a);
     if (oom)
         return cmd_fail(s, "lint: out of memory; the findings are incomplete");
     if (errors)
