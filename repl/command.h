@@ -35,6 +35,11 @@ int cmd_pick(session *s, const char *what, const char *word, const char *const *
 /* "No node "x" in the graph. Did you mean "y"?" */
 int cmd_node_not_found(session *s, const char *name);
 
+/* cmd_unflatten.c: `info modules` and `print module FQN` (they unflatten
+ * the program first when it has not been run yet). */
+int cmd_unflatten_info_modules(session *s);
+int cmd_unflatten_print_module(session *s, const char *fqn);
+
 extern const command program_commands[];
 extern const size_t program_ncommands;
 

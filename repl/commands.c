@@ -9,6 +9,7 @@
 
 #include "core/print.h"
 #include "core/sha1.h"
+#include "core/unflatten.h"
 #include "command.h"
 #include "session.h"
 
@@ -108,6 +109,8 @@ static int cmd_load(session *s, int argc, char **argv) {
     exdb_program *p = exdb_program_load(argv[1], argc > 2 ? argv[2] : NULL, &err);
     if (!p)
         return cmd_fail(s, "%s", err.msg);
+    exdb_unflatten_free(s->run);
+    s->run = NULL;
     exdb_program_free(s->prog);
     s->prog = p;
     uint32_t user_in = 0;
@@ -122,7 +125,8 @@ static int cmd_load(session *s, int argc, char **argv) {
 }
 
 static int cmd_info(session *s, int argc, char **argv) {
-    static const char *const what[] = {"program", "signature", "module-call-graph", "facts", NULL};
+    static const char *const what[] = {"program", "signature", "module-call-graph", "facts",
+                                       "modules", NULL};
     int w = cmd_pick(s, "info", argv[1], what);
     if (w < 0)
         return -1;
@@ -140,6 +144,8 @@ static int cmd_info(session *s, int argc, char **argv) {
         exdb_print_facts(&s->buf, s->prog);
         exdb_print_name_digest(&s->buf, s->prog);
         break;
+    case 4:
+        return cmd_unflatten_info_modules(s);
     }
     (void)argc;
     cmd_flush(s, 1);
@@ -147,10 +153,15 @@ static int cmd_info(session *s, int argc, char **argv) {
 }
 
 static int cmd_print(session *s, int argc, char **argv) {
-    static const char *const what[] = {"graph", "tabular", "node", NULL};
+    static const char *const what[] = {"graph", "tabular", "node", "module", NULL};
     int w = cmd_pick(s, "print", argv[1], what);
     if (w < 0)
         return -1;
+    if (w == 3) {
+        if (argc != 3)
+            return cmd_fail(s, "Usage: print module FQN   (\"\" is the root)");
+        return cmd_unflatten_print_module(s, argv[2]);
+    }
     if (w == 2) {
         if (argc < 3)
             return cmd_fail(s, "Usage: print node NAME");
@@ -227,18 +238,20 @@ const command program_commands[] = {
      "serialized_exported_program.json) or bare program JSON. MODEL picks one program of a\n"
      "multi-model archive. Weights are never read.",
      cmd_load},
-    {"info", 1, 1, CMD_NEEDS_PROGRAM, "info program|signature|module-call-graph|facts",
+    {"info", 1, 1, CMD_NEEDS_PROGRAM, "info program|signature|module-call-graph|modules|facts",
      "Describe the loaded program.",
      "info program            file, format, versions, node and input/output counts\n"
      "info signature          the graph signature as ExportGraphSignature prints it\n"
      "info module-call-graph  module_call_graph entries with preserved signatures\n"
+     "info modules            the unflattened module tree: types, calls, graphs' sizes\n"
      "info facts              counts in the stable format of scripts/real_expect.py",
      cmd_info},
-    {"print", 1, -1, CMD_NEEDS_PROGRAM, "print graph|tabular|node NAME...",
+    {"print", 1, -1, CMD_NEEDS_PROGRAM, "print graph|tabular|node NAME...|module FQN",
      "Print the flat graph, or nodes.",
      "print graph        the graph exactly as str(torch.fx.Graph) prints it\n"
      "print tabular      as Graph.print_tabular() prints it\n"
-     "print node NAME    one node: op, target, args, users, value, module stack, stack trace",
+     "print node NAME    one node: op, target, args, users, value, module stack, stack trace\n"
+     "print module FQN   one unflattened module's graph, as str(graph) prints it (\"\" = root)",
      cmd_print},
     {"echo", 0, -1, 0, "echo TEXT", "Print TEXT.", NULL, cmd_echo},
     {"source", 1, 1, 0, "source FILE", "Run the commands in FILE.",
@@ -255,6 +268,8 @@ const size_t program_ncommands = sizeof program_commands / sizeof *program_comma
 
 extern const command lint_commands[];
 extern const size_t lint_ncommands;
+extern const command unflatten_commands[];
+extern const size_t unflatten_ncommands;
 
 /* Every command table, in the order `help` lists them. A subsystem's
  * commands live in its own repl/cmd_*.c file and are added here. */
@@ -264,6 +279,7 @@ static const struct {
 } tables[] = {
     {program_commands, &program_ncommands},
     {lint_commands, &lint_ncommands},
+    {unflatten_commands, &unflatten_ncommands},
 };
 
 #define NTABLES (sizeof tables / sizeof *tables)
@@ -447,6 +463,8 @@ void session_init(session *s) {
 }
 
 void session_free(session *s) {
+    exdb_unflatten_free(s->run);
+    s->run = NULL;
     exdb_program_free(s->prog);
     exdb_buf_free(&s->buf);
     s->prog = NULL;

@@ -9,8 +9,11 @@
 #include "core/program.h"
 #include "core/strbuf.h"
 
+struct exdb_unflatten;
+
 typedef struct session {
     exdb_program *prog;
+    struct exdb_unflatten *run; /* the unflatten run of prog, NULL until needed */
     FILE *out, *errout;
     int interactive;    /* reading from a terminal */
     int trace_commands; /* echo script commands ("set trace-commands on") */
