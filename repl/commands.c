@@ -194,8 +194,16 @@ static int cmd_source(session *s, int argc, char **argv) {
     return session_source(s, argv[1]);
 }
 
+/* set NAME VALUE: the session's own settings, then the render settings
+ * (viz/render.h), so `set layout sfdp` works like `set on-error continue`. */
 static int cmd_set(session *s, int argc, char **argv) {
-    static const char *const what[] = {"trace-commands", "on-error", NULL};
+    const char *what[16];
+    int n = 0;
+    what[n++] = "trace-commands";
+    what[n++] = "on-error";
+    for (int i = 0; exdb_viz_setting_names[i] && n < 15; i++)
+        what[n++] = exdb_viz_setting_names[i];
+    what[n] = NULL;
     int w = cmd_pick(s, "set", argv[1], what);
     if (w < 0)
         return -1;
@@ -207,12 +215,16 @@ static int cmd_set(session *s, int argc, char **argv) {
         if (x < 0)
             return -1;
         s->trace_commands = x == 0;
-    } else {
+    } else if (w == 1) {
         static const char *const v[] = {"stop", "continue", NULL};
         int x = cmd_pick(s, "set on-error", argv[2], v);
         if (x < 0)
             return -1;
         s->on_error_continue = x == 1;
+    } else {
+        exdb_error err = {0};
+        if (exdb_viz_set(&s->render, what[w], argv[2], &err) < 0)
+            return cmd_fail(s, "%s", err.msg);
     }
     return 0;
 }
@@ -222,6 +234,8 @@ static int cmd_show(session *s, int argc, char **argv) {
     (void)argv;
     fprintf(s->out, "trace-commands: %s\non-error: %s\n", s->trace_commands ? "on" : "off",
             s->on_error_continue ? "continue" : "stop");
+    exdb_viz_settings_show(&s->buf, &s->render);
+    cmd_flush(s, 1);
     return 0;
 }
 
@@ -258,14 +272,22 @@ const command program_commands[] = {
      "Lines starting with # are comments. A failing command stops the script unless\n"
      "\"set on-error continue\".",
      cmd_source},
-    {"set", 1, 2, 0, "set trace-commands on|off | set on-error stop|continue", "Change a setting.",
-     NULL, cmd_set},
+    {"set", 2, 2, 0, "set NAME VALUE", "Change a setting (see show).",
+     "set trace-commands on|off      echo script commands as they run\n"
+     "set on-error stop|continue     whether a failing command stops a script\n"
+     "set layout dot|sfdp|auto       the Graphviz engine for render (auto: by size)\n"
+     "set render-limit N             refuse image layout above N nodes (DOT is never refused)\n"
+     "set render-dup-fanout N        draw a value with more than N far uses once per use\n"
+     "set render-dup-span N          ... when a use is more than N nodes away",
+     cmd_set},
     {"show", 0, 1, 0, "show", "Show the settings.", NULL, cmd_show},
     {"help", 0, 1, 0, "help [COMMAND]", "List commands, or describe one.", NULL, cmd_help},
     {"quit", 0, 0, 0, "quit", "Leave exdb (also: Ctrl-D).", NULL, cmd_quit},
 };
 const size_t program_ncommands = sizeof program_commands / sizeof *program_commands;
 
+extern const command render_commands[];
+extern const size_t render_ncommands;
 extern const command lint_commands[];
 extern const size_t lint_ncommands;
 extern const command unflatten_commands[];
@@ -278,6 +300,7 @@ static const struct {
     const size_t *count;
 } tables[] = {
     {program_commands, &program_ncommands},
+    {render_commands, &render_ncommands},
     {lint_commands, &lint_ncommands},
     {unflatten_commands, &unflatten_ncommands},
 };
@@ -460,6 +483,7 @@ void session_init(session *s) {
     s->out = stdout;
     s->errout = stderr;
     exdb_buf_init(&s->buf);
+    exdb_viz_settings_default(&s->render);
 }
 
 void session_free(session *s) {

@@ -8,12 +8,14 @@
 
 #include "core/program.h"
 #include "core/strbuf.h"
+#include "viz/render.h"
 
 struct exdb_unflatten;
 
 typedef struct session {
     exdb_program *prog;
     struct exdb_unflatten *run; /* the unflatten run of prog, NULL until needed */
+    exdb_viz_settings render;   /* set layout|render-limit|render-dup-fanout|render-dup-span */
     FILE *out, *errout;
     int interactive;    /* reading from a terminal */
     int trace_commands; /* echo script commands ("set trace-commands on") */

@@ -1,0 +1,494 @@
+/* test_viz.c - rendering: DOT read back with agread (node, edge and
+ * cluster counts equal the program's), the direct DOT writer against
+ * cgraph's agwrite, duplicated hub nodes, SVG well-formed with one element
+ * per node id, the render limit, atomic writes that never hit the program,
+ * and the modules view of real programs. */
+#include <criterion/criterion.h>
+
+#include <dirent.h>
+#include <graphviz/cgraph.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/print.h"
+#include "core/program.h"
+#include "viz/render.h"
+#include "viz/view.h"
+
+#define EXAMPLE "tests/fixtures/example.json"
+#define REAL    "/work/shared/real_pt2/TheCBaH__pytorch.models.pt2__"
+
+static char tdir[256];
+
+static void setup(void) {
+    snprintf(tdir, sizeof tdir, "/tmp/exdb-viz-XXXXXX");
+    cr_assert_not_null(mkdtemp(tdir));
+}
+
+static void teardown(void) {
+    DIR *d = opendir(tdir);
+    struct dirent *de;
+    char p[768];
+    while (d && (de = readdir(d))) {
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+            snprintf(p, sizeof p, "%s/%s", tdir, de->d_name);
+            unlink(p);
+        }
+    }
+    if (d)
+        closedir(d);
+    rmdir(tdir);
+}
+
+TestSuite(viz, .init = setup, .fini = teardown);
+
+static const char *tpath(const char *name) {
+    static char bufs[8][512];
+    static int k;
+    char *b = bufs[k++ % 8];
+    snprintf(b, sizeof bufs[0], "%s/%s", tdir, name);
+    return b;
+}
+
+static exdb_program *load(const char *path) {
+    exdb_error err = {0};
+    exdb_program *p = exdb_program_load(path, NULL, &err);
+    cr_assert_not_null(p, "%s", err.msg);
+    return p;
+}
+
+static exdb_viz_settings settings(void) {
+    exdb_viz_settings s;
+    exdb_viz_settings_default(&s);
+    return s;
+}
+
+/* Subgraphs named cluster*, at any depth. */
+static int count_clusters(Agraph_t *g) {
+    int n = 0;
+    for (Agraph_t *s = agfstsubg(g); s; s = agnxtsubg(s))
+        n += (strncmp(agnameof(s), "cluster", 7) == 0) + count_clusters(s);
+    return n;
+}
+
+static Agraph_t *find_subg(Agraph_t *g, const char *name) {
+    for (Agraph_t *s = agfstsubg(g); s; s = agnxtsubg(s)) {
+        if (strcmp(agnameof(s), name) == 0)
+            return s;
+        Agraph_t *r = find_subg(s, name);
+        if (r)
+            return r;
+    }
+    return NULL;
+}
+
+static void count_input(void *ctx, exdb_node *u) {
+    (void)u;
+    (*(int *)ctx)++;
+}
+
+/* FX edges: one per distinct input of each node. */
+static int fx_edges(const exdb_graph *g) {
+    int n = 0;
+    for (exdb_node *x = g->head; x; x = x->next)
+        exdb_node_foreach_input(x, count_input, &n);
+    return n;
+}
+
+/* Distinct module calls: distinct chains of non-root stack keys. */
+static int fx_calls(const exdb_graph *g) {
+    exdb_arena a;
+    exdb_arena_init(&a);
+    exdb_strmap seen;
+    exdb_strmap_init(&seen, &a);
+    exdb_buf b;
+    exdb_buf_init(&b);
+    int n = 0;
+    for (const exdb_node *x = g->head; x; x = x->next) {
+        if (!x->meta)
+            continue;
+        exdb_buf_reset(&b);
+        for (uint32_t i = 0; i < x->meta->nstack; i++) {
+            const exdb_stack_entry *e = &x->meta->stack[i];
+            if (!e->path[0])
+                continue;
+            exdb_buf_printf(&b, "/%s", e->key);
+            if (!exdb_strmap_find(&seen, exdb_buf_str(&b))) {
+                *exdb_strmap_put(&seen, exdb_arena_strdup(&a, exdb_buf_str(&b)), NULL) = &seen;
+                n++;
+            }
+        }
+    }
+    exdb_buf_free(&b);
+    exdb_arena_destroy(&a);
+    return n;
+}
+
+static Agraph_t *dot_of(const exdb_program *p, exdb_viz_view view, exdb_viz_settings set,
+                        exdb_viz_stats *st) {
+    exdb_viz_source src = {.prog = p};
+    exdb_buf b;
+    exdb_buf_init(&b);
+    exdb_error err = {0};
+    cr_assert_eq(exdb_viz_dot(&src, &view, &set, &b, st, &err), 0, "%s", err.msg);
+    Agraph_t *g = agmemread(b.s);
+    cr_assert_not_null(g, "agread failed on:\n%.400s", b.s);
+    exdb_buf_free(&b);
+    return g;
+}
+
+Test(viz, flat_dot_counts_equal_the_graph) {
+    exdb_program *p = load(EXAMPLE);
+    exdb_viz_view view = {.kind = EXDB_VIEW_FLAT, .no_dup = 1};
+    exdb_viz_stats st;
+    Agraph_t *g = dot_of(p, view, settings(), &st);
+    cr_assert_eq(agnnodes(g), (int)p->graph->count);
+    cr_assert_eq(agnedges(g), fx_edges(p->graph));
+    cr_assert_eq(count_clusters(g), 0);
+    for (const exdb_node *n = p->graph->head; n; n = n->next)
+        cr_assert_not_null(agnode(g, (char *)n->name, 0), "node %s missing", n->name);
+    /* getitem edges carry the index; targets are shortened. */
+    Agnode_t *gi = agnode(g, "getitem", 0);
+    Agedge_t *e = agfstin(g, gi);
+    cr_assert_str_eq(agget(e, "label"), "[0]");
+    cr_assert(strstr(agget(agnode(g, "addmm", 0), "label"), "aten.addmm\\n") ||
+              strstr(agget(agnode(g, "addmm", 0), "label"), "aten.addmm\n"));
+    /* Placeholders coloured by kind, mutations red into the output. */
+    cr_assert_str_eq(agget(agnode(g, "x", 0), "fillcolor"), vz_input_fill(EXDB_IN_USER_INPUT));
+    cr_assert_str_eq(agget(agnode(g, "p_embed_weight", 0), "fillcolor"),
+                     vz_input_fill(EXDB_IN_PARAMETER));
+    cr_assert_str_eq(agget(agnode(g, "b_encoder_layers_0_attn_calls", 0), "fillcolor"),
+                     vz_input_fill(EXDB_IN_BUFFER));
+    Agedge_t *m = agedge(g, agnode(g, "add", 0), agnode(g, "output", 0), NULL, 0);
+    cr_assert_not_null(m);
+    cr_assert(strstr(agget(m, "label"), "buffer_mutation"));
+    cr_assert(strstr(agget(agnode(g, "addmm", 0), "tooltip"), "stack trace"));
+    agclose(g);
+    exdb_program_free(p);
+}
+
+Test(viz, by_module_has_one_cluster_per_call) {
+    exdb_program *p = load(EXAMPLE);
+    exdb_viz_view view = {.kind = EXDB_VIEW_FLAT, .by_module = 1, .no_dup = 1};
+    exdb_viz_stats st;
+    Agraph_t *g = dot_of(p, view, settings(), &st);
+    cr_assert_eq(agnnodes(g), (int)p->graph->count);
+    cr_assert_eq(agnedges(g), fx_edges(p->graph));
+    cr_assert_eq(count_clusters(g), fx_calls(p->graph));
+    cr_assert_eq((int)st.clusters, fx_calls(p->graph));
+    /* A repeated call is its own cluster: act and act@1. */
+    cr_assert_not_null(find_subg(g, "cluster_encoder.layers.0.act"));
+    cr_assert_not_null(find_subg(g, "cluster_encoder.layers.0.act@1"));
+    cr_assert(strstr(agget(agnode(g, "relu_1", 0), "label"), "relu_1"));
+    agclose(g);
+    exdb_program_free(p);
+}
+
+/* Both DOT writers (cgraph + agwrite, and the direct one for big graphs)
+ * must give the same graph. */
+static void both_writers(const exdb_program *p, exdb_viz_view view) {
+    exdb_viz_settings set = settings();
+    exdb_viz_source src = {.prog = p};
+    exdb_error err = {0};
+    vz_graph vg;
+    cr_assert_eq(vz_init(&vg), 0);
+    int rc = view.kind == EXDB_VIEW_FLAT ? vz_view_flat(&vg, &src, &view, &err)
+                                         : vz_view_modules(&vg, &src, &view, &err);
+    cr_assert_eq(rc, 0, "%s", err.msg);
+    cr_assert_eq(vz_duplicate(&vg, &set, view.no_dup, NULL, &err), 0);
+    char *t1 = NULL, *t2 = NULL;
+    size_t l1, l2;
+    FILE *f = open_memstream(&t1, &l1);
+    cr_assert_eq(vz_write_dot(&vg, f, NULL), 0);
+    fclose(f);
+    Agraph_t *cg = vz_emit(&vg, NULL, &err);
+    cr_assert_not_null(cg);
+    f = open_memstream(&t2, &l2);
+    cr_assert_eq(agwrite(cg, f), 0);
+    fclose(f);
+    agclose(cg);
+    Agraph_t *a = agmemread(t1), *b = agmemread(t2);
+    cr_assert_not_null(a, "direct DOT does not parse:\n%.600s", t1);
+    cr_assert_not_null(b);
+    cr_assert_eq(agnnodes(a), agnnodes(b));
+    cr_assert_eq(agnedges(a), agnedges(b));
+    cr_assert_eq(count_clusters(a), count_clusters(b));
+    cr_assert_eq(agnnodes(a), (int)vg.nnodes);
+    for (Agnode_t *n = agfstnode(a); n; n = agnxtnode(a, n)) {
+        Agnode_t *m = agnode(b, agnameof(n), 0);
+        cr_assert_not_null(m, "%s", agnameof(n));
+        cr_assert_str_eq(agget(n, "label"), agget(m, "label"));
+        cr_assert_str_eq(agget(n, "tooltip"), agget(m, "tooltip"));
+        cr_assert_str_eq(agget(n, "fillcolor"), agget(m, "fillcolor"));
+    }
+    agclose(a);
+    agclose(b);
+    free(t1);
+    free(t2);
+    vz_free(&vg);
+}
+
+Test(viz, direct_dot_writer_matches_agwrite) {
+    exdb_program *p = load(EXAMPLE);
+    both_writers(p, (exdb_viz_view){.kind = EXDB_VIEW_FLAT});
+    both_writers(p, (exdb_viz_view){.kind = EXDB_VIEW_FLAT, .by_module = 1});
+    both_writers(p, (exdb_viz_view){.kind = EXDB_VIEW_MODULES, .depth = 3});
+    exdb_program_free(p);
+}
+
+Test(viz, hubs_get_one_dashed_copy_per_far_use) {
+    exdb_program *p = load(EXAMPLE);
+    exdb_viz_settings set = settings();
+    set.dup_fanout = 1; /* every node with 2+ far uses */
+    set.dup_span = 2;
+    exdb_viz_view view = {.kind = EXDB_VIEW_FLAT};
+    exdb_viz_stats st;
+    Agraph_t *g = dot_of(p, view, set, &st);
+    cr_assert_gt(st.dup_nodes, 0);
+    cr_assert_eq(agnnodes(g), (int)(p->graph->count + st.dup_nodes));
+    cr_assert_eq(agnedges(g), fx_edges(p->graph)); /* uses are moved, not added */
+    int copies = 0;
+    for (Agnode_t *n = agfstnode(g); n; n = agnxtnode(g, n)) {
+        if (!strchr(agnameof(n), '~'))
+            continue;
+        copies++;
+        cr_assert(strstr(agget(n, "style"), "dashed"));
+        cr_assert_eq(agdegree(g, n, 1, 1), 1, "%s", agnameof(n));
+    }
+    cr_assert_eq(copies, (int)st.dup_nodes);
+    agclose(g);
+    /* The default settings leave the small example alone except real hubs. */
+    exdb_viz_view nodup = {.kind = EXDB_VIEW_FLAT, .no_dup = 1};
+    g = dot_of(p, nodup, set, &st);
+    cr_assert_eq(st.dup_nodes, 0);
+    agclose(g);
+    exdb_program_free(p);
+}
+
+/* Occurrences of id="NAME" in text. */
+static int count_id(const char *text, const char *name) {
+    char pat[512];
+    snprintf(pat, sizeof pat, "id=\"%s\"", name);
+    int n = 0;
+    for (const char *s = text; (s = strstr(s, pat)); s += strlen(pat))
+        n++;
+    return n;
+}
+
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = 0;
+    fclose(f);
+    return s;
+}
+
+static void xmllint_ok(const char *path) {
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "xmllint --noout '%s' 2>&1", path);
+    cr_assert_eq(system(cmd), 0, "xmllint rejects %s", path);
+}
+
+Test(viz, svg_is_well_formed_with_one_element_per_node) {
+    exdb_program *p = load(EXAMPLE);
+    exdb_viz_source src = {.prog = p};
+    exdb_viz_settings set = settings();
+    exdb_error err = {0};
+    exdb_viz_view views[] = {{.kind = EXDB_VIEW_FLAT}, {.kind = EXDB_VIEW_FLAT, .by_module = 1}};
+    for (int v = 0; v < 2; v++) {
+        const char *out = tpath(v ? "bym.svg" : "flat.svg");
+        exdb_viz_stats st;
+        cr_assert_eq(exdb_viz_render(&src, &views[v], &set, out, &st, &err), 0, "%s", err.msg);
+        cr_assert_str_eq(st.engine, "dot");
+        xmllint_ok(out);
+        char *svg = slurp(out);
+        for (const exdb_node *n = p->graph->head; n; n = n->next)
+            cr_assert_eq(count_id(svg, n->name), 1, "id %s", n->name);
+        free(svg);
+    }
+    exdb_program_free(p);
+}
+
+Test(viz, images_refused_above_the_limit_dot_never) {
+    exdb_program *p = load(EXAMPLE);
+    exdb_viz_source src = {.prog = p};
+    exdb_viz_settings set = settings();
+    cr_assert_eq(exdb_viz_set(&set, "render-limit", "10", NULL), 0);
+    exdb_error err = {0};
+    exdb_viz_view view = {.kind = EXDB_VIEW_FLAT};
+    cr_assert_eq(exdb_viz_render(&src, &view, &set, tpath("a.svg"), NULL, &err), -1);
+    cr_assert(strstr(err.msg, "render limit"), "%s", err.msg);
+    cr_assert(strstr(err.msg, "modules --depth"), "%s", err.msg);
+    cr_assert_eq(access(tpath("a.svg"), F_OK), -1);
+    exdb_error_clear(&err);
+    cr_assert_eq(exdb_viz_render(&src, &view, &set, tpath("a.dot"), NULL, &err), 0, "%s", err.msg);
+    view.force = 1;
+    cr_assert_eq(exdb_viz_set(&set, "layout", "sfdp", NULL), 0);
+    exdb_viz_stats st;
+    cr_assert_eq(exdb_viz_render(&src, &view, &set, tpath("a.png"), &st, &err), 0, "%s", err.msg);
+    cr_assert_str_eq(st.engine, "sfdp");
+    exdb_program_free(p);
+}
+
+Test(viz, never_overwrites_the_program_and_leaves_no_temp_files) {
+    /* The program under an image name: loading goes by content. */
+    char *text = slurp(EXAMPLE);
+    const char *copy = tpath("prog.svg");
+    FILE *f = fopen(copy, "wb");
+    fputs(text, f);
+    fclose(f);
+    exdb_program *p = load(copy);
+    exdb_viz_source src = {.prog = p};
+    exdb_viz_settings set = settings();
+    exdb_viz_view view = {.kind = EXDB_VIEW_FLAT};
+    exdb_error err = {0};
+    char same[600];
+    snprintf(same, sizeof same, "%s/./prog.svg", tdir);
+    cr_assert_eq(exdb_viz_render(&src, &view, &set, same, NULL, &err), -1);
+    cr_assert(strstr(err.msg, "refusing"), "%s", err.msg);
+    /* A symbolic link to the program is caught too. */
+    cr_assert_eq(symlink(copy, tpath("prog.dot")), 0);
+    exdb_error_clear(&err);
+    cr_assert_eq(exdb_viz_render(&src, &view, &set, tpath("prog.dot"), NULL, &err), -1);
+    cr_assert(strstr(err.msg, "refusing"), "%s", err.msg);
+    char *after = slurp(copy);
+    cr_assert_str_eq(after, text);
+    free(after);
+    unlink(tpath("prog.dot"));
+    exdb_error_clear(&err);
+    cr_assert_eq(exdb_viz_render(&src, &view, &set, tpath("x.txt"), NULL, &err), -1);
+    cr_assert(strstr(err.msg, "extension"), "%s", err.msg);
+    exdb_error_clear(&err);
+    cr_assert_eq(exdb_viz_render(&src, &view, &set, tpath("out.dot"), NULL, &err), 0, "%s",
+                 err.msg);
+    /* Only the program and the output are left: no temporary files. */
+    DIR *d = opendir(tdir);
+    struct dirent *de;
+    int files = 0;
+    while ((de = readdir(d)))
+        files += de->d_name[0] != '.';
+    closedir(d);
+    cr_assert_eq(files, 2);
+    struct stat sb;
+    cr_assert_eq(stat(tpath("out.dot"), &sb), 0);
+    cr_assert(sb.st_mode & S_IRGRP || (sb.st_mode & 0777) == (0666 & ~umask(022)));
+    free(text);
+    exdb_program_free(p);
+}
+
+Test(viz, modules_view_of_the_example) {
+    exdb_program *p = load(EXAMPLE);
+    exdb_viz_view view = {.kind = EXDB_VIEW_MODULES, .depth = 1};
+    exdb_viz_stats st;
+    Agraph_t *g = dot_of(p, view, settings(), &st);
+    /* embed, encoder, head, the user input x and the output. */
+    cr_assert_eq(agnnodes(g), 5);
+    cr_assert_not_null(agnode(g, "encoder", 0));
+    cr_assert(strstr(agget(agnode(g, "encoder", 0), "label"), "mutates 2 buffers"));
+    cr_assert_not_null(agedge(g, agnode(g, "embed", 0), agnode(g, "encoder", 0), NULL, 0));
+    agclose(g);
+    view.depth = 3;
+    g = dot_of(p, view, settings(), &st);
+    cr_assert_not_null(agnode(g, "encoder.layers.0", 0));
+    cr_assert_not_null(agnode(g, "encoder.norm", 0));
+    cr_assert_eq(count_clusters(g), 2); /* encoder, encoder.layers */
+    agclose(g);
+    exdb_program_free(p);
+}
+
+/* A parent with thousands of sibling clusters: grouped, so agwrite stays
+ * linear, and agread still sees every cluster. */
+Test(viz, many_sibling_clusters_are_grouped) {
+    vz_graph vg;
+    cr_assert_eq(vz_init(&vg), 0);
+    char name[64];
+    for (int i = 0; i < 3000; i++) {
+        snprintf(name, sizeof name, "cluster_layers.%d", i);
+        uint32_t c = vz_add_cluster(&vg, exdb_arena_strdup(&vg.arena, name), 0);
+        snprintf(name, sizeof name, "n%d", i);
+        vz_node n = {.name = exdb_arena_strdup(&vg.arena, name), .cluster = c, .order = i};
+        uint32_t k = vz_add_node(&vg, &n);
+        if (i) {
+            vz_edge e = {.from = k - 1, .to = k};
+            vz_add_edge(&vg, &e);
+        }
+    }
+    exdb_error err = {0};
+    exdb_viz_stats st;
+    Agraph_t *g = vz_emit(&vg, &st, &err);
+    cr_assert_not_null(g);
+    cr_assert_gt(st.groups, 0);
+    int direct = 0;
+    for (Agraph_t *s = agfstsubg(g); s; s = agnxtsubg(s))
+        direct++;
+    cr_assert_leq(direct, 32);
+    char *t = NULL;
+    size_t l;
+    FILE *f = open_memstream(&t, &l);
+    cr_assert_eq(agwrite(g, f), 0);
+    fclose(f);
+    agclose(g);
+    g = agmemread(t);
+    cr_assert_eq(count_clusters(g), 3000);
+    cr_assert_eq(agnnodes(g), 3000);
+    cr_assert_eq(agnedges(g), 2999);
+    agclose(g);
+    free(t);
+    vz_free(&vg);
+}
+
+Test(viz, real_programs_render) {
+    static const char *models[] = {"resnet18", "mobilenet_v3_small", "vit_b_16"};
+    for (size_t i = 0; i < sizeof models / sizeof *models; i++) {
+        char path[512];
+        snprintf(path, sizeof path, REAL "%s__model.json", models[i]);
+        if (access(path, R_OK) != 0)
+            continue;
+        exdb_program *p = load(path);
+        exdb_viz_source src = {.prog = p};
+        exdb_viz_settings set = settings();
+        exdb_error err = {0};
+        exdb_viz_view mv = {.kind = EXDB_VIEW_MODULES, .depth = 2};
+        const char *out = tpath("m.svg");
+        cr_assert_eq(exdb_viz_render(&src, &mv, &set, out, NULL, &err), 0, "%s: %s", models[i],
+                     err.msg);
+        xmllint_ok(out);
+        exdb_viz_view fv = {.kind = EXDB_VIEW_FLAT, .no_dup = 1};
+        exdb_viz_stats st;
+        Agraph_t *g = dot_of(p, fv, set, &st);
+        cr_assert_eq(agnnodes(g), (int)p->graph->count, "%s", models[i]);
+        cr_assert_eq(agnedges(g), fx_edges(p->graph), "%s", models[i]);
+        agclose(g);
+        fv.by_module = 1;
+        g = dot_of(p, fv, set, &st);
+        cr_assert_eq(count_clusters(g), fx_calls(p->graph), "%s", models[i]);
+        agclose(g);
+        exdb_program_free(p);
+    }
+}
+
+Test(viz, settings_and_names) {
+    exdb_viz_settings s = settings();
+    exdb_error err = {0};
+    cr_assert_eq(exdb_viz_set(&s, "layout", "dot", &err), 0);
+    cr_assert_eq(s.layout, EXDB_VIZ_LAYOUT_DOT);
+    cr_assert_eq(exdb_viz_set(&s, "layout", "neato", &err), -1);
+    cr_assert_eq(exdb_viz_set(&s, "render-limit", "-1", &err), -1);
+    cr_assert_eq(exdb_viz_set(&s, "nope", "1", &err), -1);
+    exdb_buf b;
+    exdb_buf_init(&b);
+    exdb_viz_settings_show(&b, &s);
+    cr_assert(strstr(b.s, "layout: dot\nrender-limit: 2000\n"));
+    exdb_buf_free(&b);
+    cr_assert_eq(exdb_viz_format_of("a/b.c/x.SVG"), EXDB_FMT_SVG);
+    cr_assert_eq(exdb_viz_format_of("a.b/x"), EXDB_FMT_NONE);
+    cr_assert_eq(exdb_viz_format_of("x.gv"), EXDB_FMT_DOT);
+}

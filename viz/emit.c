@@ -1,0 +1,272 @@
+/* emit.c - a view graph into cgraph.
+ *
+ * Two things here keep big export graphs drawable (measurements in
+ * docs/user-needs-and-peers.md §4.3, Graphviz 2.43):
+ *  - A node with many far-away uses (an attention mask, a buffer fed to every
+ *    layer, the output node of a model with a mutation per layer) makes dot's
+ *    position phase explode (>120 s for 20 long edges on a 1,000-node chain);
+ *    one dashed copy per far use draws in 0.25 s. So such nodes get copies.
+ *  - agwrite tests every node and edge of a graph against each of its direct
+ *    subgraphs, so a parent holding thousands of sibling clusters (a
+ *    ModuleList of 1,000 layers) makes DOT writing quadratic (108 s for 8,334
+ *    clusters). Siblings are therefore grouped under invisible (non-cluster)
+ *    subgraphs of at most GROUP_MAX each, which dot ignores for drawing. */
+#include <graphviz/cgraph.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "viz/view.h"
+
+#define GROUP_MAX 32
+
+/* Attribute symbols, declared once so every set is an agxset by symbol. */
+typedef struct syms {
+    Agsym_t *g_label, *g_tooltip, *g_fill, *g_style, *g_id, *g_rankdir;
+    Agsym_t *n_label, *n_tooltip, *n_fill, *n_style, *n_shape, *n_id;
+    Agsym_t *e_label, *e_color, *e_style, *e_tooltip, *e_fontcolor;
+} syms;
+
+static void set(void *obj, Agsym_t *sym, const char *v) {
+    if (v)
+        agxset(obj, sym, (char *)v);
+}
+
+/* Gives every node with more than set->dup_fanout uses one dashed copy per
+ * use that lies further than set->dup_span away in program order, and the
+ * same for many far-away inputs (the output node): the copy sits in the
+ * cluster of the other end, so each long edge becomes a short one. */
+static int duplicate_hubs(vz_graph *vg, const exdb_viz_settings *set, uint32_t *ndup) {
+    uint32_t n0 = vg->nnodes;
+    uint32_t *deg = calloc((size_t)n0 * 2 + 1, sizeof *deg);
+    if (!deg)
+        return -1;
+    uint32_t *outdeg = deg, *indeg = deg + n0;
+    for (uint32_t i = 0; i < vg->nedges; i++) {
+        outdeg[vg->edges[i].from]++;
+        indeg[vg->edges[i].to]++;
+    }
+    exdb_buf b;
+    exdb_buf_init(&b);
+    for (uint32_t i = 0; i < vg->nedges; i++) {
+        vz_edge *e = &vg->edges[i];
+        uint32_t f = e->from, t = e->to;
+        uint32_t of = vg->nodes[f].order, ot = vg->nodes[t].order;
+        uint32_t dist = of > ot ? of - ot : ot - of;
+        if (dist <= set->dup_span)
+            continue;
+        uint32_t hub, other;
+        if (vg->nodes[f].dup_ok && outdeg[f] > set->dup_fanout) {
+            hub = f;
+            other = t;
+        } else if (vg->nodes[t].dup_ok && indeg[t] > set->dup_fanout) {
+            hub = t;
+            other = f;
+        } else {
+            continue;
+        }
+        vz_node c = vg->nodes[hub];
+        exdb_buf_reset(&b);
+        exdb_buf_printf(&b, "%s~%u", c.name, ++vg->nodes[hub].ncopies);
+        c.name = vz_unique_name(vg, vz_str(vg, &b));
+        exdb_buf_reset(&b);
+        exdb_buf_printf(&b, "%s,dashed", c.style ? c.style : "rounded,filled");
+        c.style = vz_str(vg, &b);
+        c.cluster = vg->nodes[other].cluster;
+        c.order = vg->nodes[other].order;
+        c.dup_ok = 0;
+        uint32_t k = vz_add_node(vg, &c);
+        if (k == VZ_NONE) {
+            exdb_buf_free(&b);
+            free(deg);
+            return -1;
+        }
+        vg->nodes[k].copy_of = hub;
+        if (hub == f)
+            e->from = k;
+        else
+            e->to = k;
+        (*ndup)++;
+    }
+    exdb_buf_free(&b);
+    free(deg);
+    return vg->oom ? -1 : 0;
+}
+
+typedef struct emitter {
+    vz_graph *vg;
+    Agraph_t *g;
+    Agraph_t **sub; /* per cluster */
+    syms s;
+    uint32_t ngroups;
+} emitter;
+
+static void make_cluster(emitter *em, Agraph_t *parent, uint32_t c) {
+    const vz_cluster *vc = &em->vg->clusters[c];
+    Agraph_t *sg = agsubg(parent, (char *)vc->name, 1);
+    em->sub[c] = sg;
+    set(sg, em->s.g_label, vc->label);
+    set(sg, em->s.g_tooltip, vc->tooltip ? vc->tooltip : vc->label);
+    set(sg, em->s.g_fill, vc->fill);
+    set(sg, em->s.g_style, "rounded,filled");
+    set(sg, em->s.g_id, vc->name);
+}
+
+/* Creates the clusters kids[0..n) under parent, at most GROUP_MAX direct
+ * subgraphs per level: larger sets are split into invisible groups,
+ * recursively, so each level stays small and agwrite stays linear. */
+static void place_clusters(emitter *em, Agraph_t *parent, const uint32_t *kids, uint32_t n) {
+    if (n <= GROUP_MAX) {
+        for (uint32_t i = 0; i < n; i++)
+            make_cluster(em, parent, kids[i]);
+        return;
+    }
+    uint32_t per = (n + GROUP_MAX - 1) / GROUP_MAX;
+    for (uint32_t at = 0; at < n; at += per) {
+        char name[48];
+        snprintf(name, sizeof name, "group~%u", ++em->ngroups);
+        Agraph_t *grp = agsubg(parent, name, 1);
+        place_clusters(em, grp, kids + at, n - at < per ? n - at : per);
+    }
+}
+
+/* Creates every cluster, parents first (a cluster's parent has a smaller
+ * index), each parent's children placed together. */
+static int build_clusters(emitter *em) {
+    vz_graph *vg = em->vg;
+    uint32_t nc = vg->nclusters;
+    uint32_t *start = calloc((size_t)nc + 1, sizeof *start);
+    uint32_t *kids = malloc(((size_t)nc + 1) * sizeof *kids);
+    if (!start || !kids) {
+        free(start);
+        free(kids);
+        return -1;
+    }
+    for (uint32_t c = 1; c < nc; c++)
+        start[vg->clusters[c].parent + 1]++;
+    for (uint32_t c = 0; c < nc; c++)
+        start[c + 1] += start[c];
+    uint32_t *fill = calloc((size_t)nc + 1, sizeof *fill);
+    if (!fill) {
+        free(start);
+        free(kids);
+        return -1;
+    }
+    for (uint32_t c = 1; c < nc; c++) {
+        uint32_t p = vg->clusters[c].parent;
+        kids[start[p] + fill[p]++] = c;
+    }
+    em->sub[0] = em->g;
+    for (uint32_t p = 0; p < nc; p++)
+        place_clusters(em, em->sub[p], kids + start[p], start[p + 1] - start[p]);
+    free(fill);
+    free(start);
+    free(kids);
+    return 0;
+}
+
+static void declare(emitter *em) {
+    Agraph_t *g = em->g;
+    syms *s = &em->s;
+    agattr(g, AGRAPH, "fontname", "Helvetica");
+    agattr(g, AGRAPH, "fontsize", "11");
+    agattr(g, AGRAPH, "labeljust", "l");
+    s->g_rankdir = agattr(g, AGRAPH, "rankdir", "TB");
+    s->g_label = agattr(g, AGRAPH, "label", "");
+    s->g_tooltip = agattr(g, AGRAPH, "tooltip", "");
+    s->g_fill = agattr(g, AGRAPH, "fillcolor", "");
+    s->g_style = agattr(g, AGRAPH, "style", "");
+    s->g_id = agattr(g, AGRAPH, "id", "");
+    agattr(g, AGNODE, "fontname", "Helvetica");
+    agattr(g, AGNODE, "fontsize", "10");
+    agattr(g, AGNODE, "margin", "0.06,0.03");
+    s->n_shape = agattr(g, AGNODE, "shape", "box");
+    s->n_style = agattr(g, AGNODE, "style", "rounded,filled");
+    s->n_fill = agattr(g, AGNODE, "fillcolor", "white");
+    s->n_label = agattr(g, AGNODE, "label", "\\N");
+    s->n_tooltip = agattr(g, AGNODE, "tooltip", "");
+    s->n_id = agattr(g, AGNODE, "id", "");
+    agattr(g, AGEDGE, "fontname", "Helvetica");
+    agattr(g, AGEDGE, "fontsize", "9");
+    s->e_label = agattr(g, AGEDGE, "label", "");
+    s->e_color = agattr(g, AGEDGE, "color", "");
+    s->e_fontcolor = agattr(g, AGEDGE, "fontcolor", "");
+    s->e_style = agattr(g, AGEDGE, "style", "");
+    s->e_tooltip = agattr(g, AGEDGE, "tooltip", "");
+}
+
+int vz_duplicate(vz_graph *vg, const exdb_viz_settings *set_, int no_dup, exdb_viz_stats *st,
+                 exdb_error *err) {
+    uint32_t real = vg->nnodes, ndup = 0;
+    if (!no_dup && set_->dup_fanout && duplicate_hubs(vg, set_, &ndup) < 0)
+        return exdb_errorf(err, "render: out of memory");
+    if (st) {
+        st->real_nodes = real;
+        st->dup_nodes = ndup;
+    }
+    return 0;
+}
+
+Agraph_t *vz_emit(vz_graph *vg, exdb_viz_stats *st, exdb_error *err) {
+    emitter em = {.vg = vg};
+    em.g = agopen("exdb", Agdirected, NULL);
+    em.sub = calloc(vg->nclusters, sizeof *em.sub);
+    if (!em.g || !em.sub) {
+        if (em.g)
+            agclose(em.g);
+        free(em.sub);
+        exdb_errorf(err, "render: out of memory");
+        return NULL;
+    }
+    declare(&em);
+    set(em.g, em.s.g_label, vg->title);
+    set(em.g, em.s.g_rankdir, vg->rankdir);
+    if (build_clusters(&em) < 0) {
+        agclose(em.g);
+        free(em.sub);
+        exdb_errorf(err, "render: out of memory");
+        return NULL;
+    }
+    Agnode_t **an = malloc(((size_t)vg->nnodes + 1) * sizeof *an);
+    if (!an) {
+        agclose(em.g);
+        free(em.sub);
+        exdb_errorf(err, "render: out of memory");
+        return NULL;
+    }
+    exdb_buf lab, tip;
+    exdb_buf_init(&lab);
+    exdb_buf_init(&tip);
+    for (uint32_t i = 0; i < vg->nnodes; i++) {
+        const vz_node *v = &vg->nodes[i];
+        Agnode_t *n = agnode(em.sub[v->cluster], (char *)v->name, 1);
+        an[i] = n;
+        set(n, em.s.n_id, v->name);
+        vz_node_text(v, &lab, &tip);
+        set(n, em.s.n_label, lab.len ? exdb_buf_str(&lab) : NULL);
+        set(n, em.s.n_tooltip, tip.len ? exdb_buf_str(&tip) : NULL);
+        set(n, em.s.n_fill, v->fill);
+        set(n, em.s.n_shape, v->shape);
+        set(n, em.s.n_style, v->style);
+    }
+    for (uint32_t i = 0; i < vg->nedges; i++) {
+        const vz_edge *v = &vg->edges[i];
+        Agedge_t *e = agedge(em.g, an[v->from], an[v->to], NULL, 1);
+        set(e, em.s.e_label, v->label);
+        set(e, em.s.e_color, v->color);
+        set(e, em.s.e_fontcolor, v->color);
+        set(e, em.s.e_style, v->style);
+        set(e, em.s.e_tooltip, v->tooltip);
+    }
+    exdb_buf_free(&lab);
+    exdb_buf_free(&tip);
+    free(an);
+    free(em.sub);
+    if (st) {
+        st->nodes = (uint32_t)agnnodes(em.g);
+        st->edges = (uint32_t)agnedges(em.g);
+        st->clusters = vg->nclusters - 1;
+        st->groups = em.ngroups;
+    }
+    return em.g;
+}

@@ -1,0 +1,396 @@
+/* flat.c - the `flat` view: the exported graph node for node, optionally
+ * clustered by nn_module_stack (`--by-module`), plus the labels, tooltips
+ * and colours every program view shares. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/print.h"
+#include "viz/view.h"
+
+/* Placeholder fill colours by signature kind (ColorBrewer pastels). */
+const char *vz_input_fill(exdb_input_kind k) {
+    switch (k) {
+    case EXDB_IN_USER_INPUT:
+        return "#9ecae1";
+    case EXDB_IN_PARAMETER:
+        return "#fdd49e";
+    case EXDB_IN_BUFFER:
+        return "#c7e9c0";
+    case EXDB_IN_TENSOR_CONSTANT:
+        return "#dadaeb";
+    case EXDB_IN_CUSTOM_OBJ:
+        return "#e0e0e0";
+    case EXDB_IN_TOKEN:
+        return "#fcbba1";
+    case EXDB_IN_CONSTANT_INPUT:
+        return "#f0f0f0";
+    }
+    return "#f0f0f0";
+}
+
+#define MUTATION_COLOR "#cb181d"
+#define LINE_MAX_CHARS 64
+
+void exdb_viz_short_target(exdb_buf *b, const exdb_node *n) {
+    const char *t = n->target ? n->target : "";
+    if (n->tkind == EXDB_T_OP || n->tkind == EXDB_T_HOP) {
+        if (strncmp(t, "torch.ops.", 10) == 0)
+            t += 10;
+        const char *last = strrchr(t, '.');
+        const char *first = strchr(t, '.');
+        /* ns.op.overload -> ns.op; a HOP (higher_order.name) stays whole. */
+        if (n->tkind == EXDB_T_OP && last && first && last != first) {
+            exdb_buf_put(b, t, (size_t)(last - t));
+            return;
+        }
+    }
+    exdb_buf_puts(b, t);
+}
+
+const exdb_stack_entry *vz_leaf_entry(const exdb_node *n) {
+    if (!n->meta)
+        return NULL;
+    for (uint32_t i = n->meta->nstack; i-- > 0;)
+        if (n->meta->stack[i].path && n->meta->stack[i].path[0])
+            return &n->meta->stack[i];
+    return NULL;
+}
+
+static int is_getitem(const exdb_node *n) {
+    return n->op == EXDB_OP_CALL_FUNCTION && n->target &&
+           strcmp(n->target, "operator.getitem") == 0;
+}
+
+void vz_fx_label(exdb_buf *b, const exdb_node *n, const char *kind_line) {
+    vz_put_text(b, n->name, LINE_MAX_CHARS, 0);
+    if (kind_line) {
+        vz_put_nl(b);
+        vz_put_text(b, kind_line, LINE_MAX_CHARS, 0);
+    }
+    if ((n->op == EXDB_OP_CALL_FUNCTION && !is_getitem(n)) || n->op == EXDB_OP_CALL_METHOD ||
+        n->op == EXDB_OP_CALL_MODULE || n->op == EXDB_OP_GET_ATTR) {
+        exdb_buf t;
+        exdb_buf_init(&t);
+        if (n->op == EXDB_OP_CALL_FUNCTION)
+            exdb_viz_short_target(&t, n);
+        else
+            exdb_buf_printf(&t, "%s %s", exdb_op_name((exdb_op)n->op), n->target ? n->target : "");
+        vz_put_nl(b);
+        vz_put_text(b, exdb_buf_str(&t), LINE_MAX_CHARS, 0);
+        exdb_buf_free(&t);
+    }
+    if (n->meta && n->meta->val) {
+        exdb_buf t;
+        exdb_buf_init(&t);
+        exdb_format_val(&t, n->meta->val);
+        if (t.len) {
+            vz_put_nl(b);
+            vz_put_text(b, exdb_buf_str(&t), LINE_MAX_CHARS, 0);
+        }
+        exdb_buf_free(&t);
+    }
+}
+
+/* The first frame of a stack trace: its "File ..., line N, in f" line and
+ * the source line under it, each trimmed. */
+static void first_frame(exdb_buf *b, const char *st) {
+    for (int line = 0; line < 2 && *st; line++) {
+        while (*st == ' ' || *st == '\n')
+            st++;
+        const char *e = strchr(st, '\n');
+        size_t len = e ? (size_t)(e - st) : strlen(st);
+        exdb_buf_puts(b, "\n  ");
+        exdb_buf_put(b, st, len > 200 ? 200 : len);
+        st += len;
+    }
+}
+
+void vz_fx_tooltip(exdb_buf *b, const exdb_node *n) {
+    exdb_buf t;
+    exdb_buf_init(&t);
+    exdb_format_node(&t, n);
+    const exdb_stack_entry *leaf = vz_leaf_entry(n);
+    if (leaf)
+        exdb_buf_printf(&t, "\nmodule: %s (%s)", leaf->key ? leaf->key : leaf->path,
+                        leaf->type ? leaf->type : "?");
+    if (n->meta && n->meta->stack_trace && n->meta->stack_trace[0]) {
+        exdb_buf_puts(&t, "\nstack trace:");
+        first_frame(&t, n->meta->stack_trace);
+    }
+    vz_put_text(b, exdb_buf_str(&t), 1500, 0);
+    exdb_buf_free(&t);
+}
+
+void vz_node_text(const vz_node *n, exdb_buf *label, exdb_buf *tooltip) {
+    if (label) {
+        exdb_buf_reset(label);
+        if (n->label)
+            exdb_buf_puts(label, n->label);
+        else if (n->fx)
+            vz_fx_label(label, n->fx, n->kind_line);
+    }
+    if (tooltip) {
+        exdb_buf_reset(tooltip);
+        if (n->tooltip) {
+            exdb_buf_puts(tooltip, n->tooltip);
+        } else if (n->fx) {
+            vz_fx_tooltip(tooltip, n->fx);
+            if (n->kind_line) {
+                vz_put_nl(tooltip);
+                vz_put_text(tooltip, n->kind_line, 0, 0);
+                if (n->kind_tip) {
+                    exdb_buf_putc(tooltip, ' ');
+                    vz_put_text(tooltip, n->kind_tip, 0, 0);
+                }
+            }
+        }
+    }
+}
+
+/* ---- the view */
+
+typedef struct flat_ctx {
+    vz_graph *vg;
+    const exdb_program *prog;
+    uint32_t *vidx;    /* FX node id -> view node */
+    uint32_t *pos;     /* FX node id -> position in the graph */
+    exdb_strmap stack; /* raw nn_module_stack text -> cluster + 1 */
+    exdb_strmap calls; /* "parent\x1fkey" -> cluster + 1 */
+    exdb_strmap outs;  /* output value name -> edge label for its output specs */
+    exdb_buf tmp;
+    const exdb_node *cur; /* the user whose inputs are being linked */
+} flat_ctx;
+
+static const char *const depth_fill[] = {"#f7fbff", "#eaf2fa", "#dde9f5", "#d0e1f0", "#c4d8eb"};
+
+/* The cluster of one module call under parent, created on first sight.
+ * A call is its stack key (which carries @N for repeated calls). */
+static uint32_t call_cluster(flat_ctx *c, uint32_t parent, const exdb_stack_entry *e,
+                             uint32_t depth) {
+    exdb_buf_reset(&c->tmp);
+    exdb_buf_printf(&c->tmp, "%u\x1f%s", parent, e->key ? e->key : e->path);
+    void *v = exdb_strmap_get(&c->calls, exdb_buf_str(&c->tmp));
+    if (v)
+        return (uint32_t)((uintptr_t)v - 1);
+    vz_graph *vg = c->vg;
+    const char *key = vz_str(vg, &c->tmp);
+    exdb_buf_reset(&c->tmp);
+    exdb_buf_puts(&c->tmp, "cluster_");
+    exdb_buf_puts(&c->tmp, e->path);
+    if (e->call_idx)
+        exdb_buf_printf(&c->tmp, "@%d", e->call_idx);
+    uint32_t k = vz_add_cluster(vg, vz_str(vg, &c->tmp), parent);
+    if (k == VZ_NONE)
+        return 0;
+    const char *type = e->type ? e->type : "";
+    const char *dot = strrchr(type, '.');
+    exdb_buf_reset(&c->tmp);
+    vz_put_text(&c->tmp, e->path, 0, 0);
+    if (e->call_idx)
+        exdb_buf_printf(&c->tmp, "@%d", e->call_idx);
+    exdb_buf_puts(&c->tmp, "  ");
+    vz_put_text(&c->tmp, dot ? dot + 1 : type, 0, 0);
+    vg->clusters[k].label = vz_str(vg, &c->tmp);
+    exdb_buf_reset(&c->tmp);
+    vz_put_text(&c->tmp, e->key, 0, 0);
+    exdb_buf_puts(&c->tmp, ": ");
+    vz_put_text(&c->tmp, type, 0, 0);
+    vg->clusters[k].tooltip = vz_str(vg, &c->tmp);
+    vg->clusters[k].fill = depth_fill[depth % (sizeof depth_fill / sizeof *depth_fill)];
+    void **slot = exdb_strmap_put(&c->calls, key, NULL);
+    if (slot)
+        *slot = (void *)(uintptr_t)(k + 1);
+    return k;
+}
+
+/* The innermost cluster of n's module stack (0: the root graph). Nodes of
+ * one call share the raw stack text, so most lookups are one hash. */
+static uint32_t node_cluster(flat_ctx *c, const exdb_node *n) {
+    if (!n->meta || !n->meta->nstack || !n->meta->nn_module_stack)
+        return 0;
+    void **slot = exdb_strmap_put(&c->stack, n->meta->nn_module_stack, NULL);
+    if (slot && *slot)
+        return (uint32_t)((uintptr_t)*slot - 1);
+    uint32_t parent = 0, depth = 0;
+    for (uint32_t i = 0; i < n->meta->nstack; i++) {
+        const exdb_stack_entry *e = &n->meta->stack[i];
+        if (!e->path || !e->path[0])
+            continue; /* the root module: the whole graph */
+        parent = call_cluster(c, parent, e, depth++);
+    }
+    if (slot)
+        *slot = (void *)(uintptr_t)(parent + 1);
+    return parent;
+}
+
+static void link_input(void *ctx, exdb_node *u) {
+    flat_ctx *c = ctx;
+    const exdb_node *n = c->cur;
+    vz_edge e = {.from = c->vidx[u->id], .to = c->vidx[n->id]};
+    if (e.from == VZ_NONE || e.to == VZ_NONE)
+        return;
+    if (is_getitem(n) && n->args.n >= 2 && n->args.u.items[0].kind == EXDB_ARG_NODE &&
+        n->args.u.items[0].u.node == u && n->args.u.items[1].kind == EXDB_ARG_INT) {
+        exdb_buf_reset(&c->tmp);
+        exdb_buf_printf(&c->tmp, "[%lld]", (long long)n->args.u.items[1].u.i);
+        e.label = vz_str(c->vg, &c->tmp);
+    } else if (n->op == EXDB_OP_OUTPUT) {
+        const char *l = exdb_strmap_get(&c->outs, u->name);
+        if (l && l[0] == '!') { /* a mutation: red */
+            e.label = l + 1;
+            e.color = MUTATION_COLOR;
+        } else {
+            e.label = l;
+        }
+    }
+    vz_add_edge(c->vg, &e);
+}
+
+/* Labels for the output node's incoming edges: each value's output specs
+ * ("buffer_mutation encoder.layers.0.attn.calls"); a leading '!' marks a
+ * mutation. Plain user outputs get no label. */
+static void output_labels(flat_ctx *c, const exdb_node *out) {
+    const exdb_program *p = c->prog;
+    if (!out || out->args.n < 1)
+        return;
+    const exdb_arg *tup = &out->args.u.items[0];
+    if (tup->kind != EXDB_ARG_TUPLE && tup->kind != EXDB_ARG_LIST)
+        return;
+    for (uint32_t i = 0; i < tup->n && i < p->noutputs; i++) {
+        const exdb_arg *a = &tup->u.items[i];
+        if (a->kind != EXDB_ARG_NODE)
+            continue;
+        const exdb_output_spec *o = &p->outputs[i];
+        void **slot = exdb_strmap_put(&c->outs, a->u.node->name, NULL);
+        if (!slot)
+            return;
+        const char *prev = *slot;
+        int mut = o->kind != EXDB_OUT_USER_OUTPUT && o->kind != EXDB_OUT_LOSS_OUTPUT;
+        exdb_buf_reset(&c->tmp);
+        if (mut || (prev && prev[0] == '!'))
+            exdb_buf_putc(&c->tmp, '!');
+        if (prev && prev[0]) {
+            exdb_buf_puts(&c->tmp, prev + (prev[0] == '!'));
+            vz_put_nl(&c->tmp);
+        }
+        if (o->kind != EXDB_OUT_USER_OUTPUT) {
+            exdb_buf_puts(&c->tmp, exdb_output_kind_name(o->kind));
+            if (o->target) {
+                exdb_buf_putc(&c->tmp, ' ');
+                vz_put_text(&c->tmp, o->target, LINE_MAX_CHARS, 0);
+            }
+        }
+        *slot = (void *)vz_str(c->vg, &c->tmp);
+    }
+}
+
+int vz_view_flat(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
+                 exdb_error *err) {
+    const exdb_program *p = src->prog;
+    const exdb_graph *g = p->graph;
+    flat_ctx c = {.vg = vg, .prog = p};
+    c.vidx = malloc(((size_t)g->next_id + 1) * sizeof *c.vidx);
+    c.pos = malloc(((size_t)g->next_id + 1) * sizeof *c.pos);
+    if (!c.vidx || !c.pos) {
+        free(c.vidx);
+        free(c.pos);
+        return exdb_errorf(err, "render: out of memory");
+    }
+    exdb_strmap_init(&c.stack, &vg->arena);
+    exdb_strmap_init(&c.calls, &vg->arena);
+    exdb_strmap_init(&c.outs, &vg->arena);
+    exdb_buf_init(&c.tmp);
+
+    exdb_strmap inputs; /* placeholder name -> input spec + 1 */
+    exdb_strmap_init(&inputs, &vg->arena);
+    for (uint32_t i = 0; i < p->ninputs; i++) {
+        void **slot = p->inputs[i].name ? exdb_strmap_put(&inputs, p->inputs[i].name, NULL) : NULL;
+        if (slot)
+            *slot = (void *)(uintptr_t)(i + 1);
+    }
+    output_labels(&c, exdb_graph_output(g));
+
+    /* Clusters first: a parameter, buffer or constant placeholder has no
+     * module stack, so it is drawn in its users' cluster when they all
+     * share one, next to the module that owns it. */
+    uint32_t *cl = NULL;
+    if (view->by_module) {
+        cl = calloc((size_t)g->next_id + 1, sizeof *cl);
+        if (!cl) {
+            free(c.vidx);
+            free(c.pos);
+            exdb_buf_free(&c.tmp);
+            return exdb_errorf(err, "render: out of memory");
+        }
+        for (const exdb_node *n = g->head; n; n = n->next)
+            cl[n->id] = node_cluster(&c, n);
+        for (const exdb_node *n = g->head; n; n = n->next) {
+            uintptr_t s = (uintptr_t)exdb_strmap_get(&inputs, n->name);
+            if (n->op != EXDB_OP_PLACEHOLDER || !s || !n->nusers ||
+                p->inputs[s - 1].kind == EXDB_IN_USER_INPUT)
+                continue;
+            uint32_t k = cl[n->users[0]->id];
+            for (uint32_t i = 1; i < n->nusers && k; i++)
+                if (cl[n->users[i]->id] != k)
+                    k = 0;
+            cl[n->id] = k;
+        }
+    }
+
+    uint32_t at = 0;
+    for (const exdb_node *n = g->head; n; n = n->next, at++) {
+        c.pos[n->id] = at;
+        c.vidx[n->id] = VZ_NONE;
+        vz_node v = {.name = n->name, .order = at, .dup_ok = 1};
+        const char *kind_line = NULL, *kind_tip = NULL;
+        if (n->op == EXDB_OP_PLACEHOLDER) {
+            uintptr_t s = (uintptr_t)exdb_strmap_get(&inputs, n->name);
+            v.shape = "ellipse";
+            v.style = "filled";
+            if (s) {
+                const exdb_input_spec *is = &p->inputs[s - 1];
+                v.fill = vz_input_fill(is->kind);
+                /* The label says the kind; the state FQN goes to the tooltip. */
+                kind_line = exdb_input_kind_name(is->kind);
+                kind_tip = is->target;
+            }
+        } else if (n->op == EXDB_OP_OUTPUT) {
+            v.shape = "invhouse";
+            v.style = "filled";
+            v.fill = "#9ecae1";
+        } else if (is_getitem(n)) {
+            v.fill = "#f2f2f2";
+        } else if (n->op == EXDB_OP_GET_ATTR) {
+            v.fill = "#e0e0e0";
+        }
+        v.fx = n;
+        v.kind_line = kind_line;
+        v.kind_tip = kind_tip;
+        if (cl)
+            v.cluster = cl[n->id];
+        c.vidx[n->id] = vz_add_node(vg, &v);
+    }
+    for (const exdb_node *n = g->head; n; n = n->next) {
+        c.cur = n;
+        exdb_node_foreach_input((exdb_node *)n, link_input, &c);
+    }
+    exdb_buf lab;
+    exdb_buf_init(&lab);
+    exdb_buf_printf(&lab, "%s: flat graph%s, %u nodes", p->path ? p->path : "program",
+                    view->by_module ? " by module" : "", g->count);
+    exdb_buf reslab;
+    exdb_buf_init(&reslab);
+    vz_put_text(&reslab, exdb_buf_str(&lab), 0, 0);
+    vg->title = vz_str(vg, &reslab);
+    exdb_buf_free(&reslab);
+    exdb_buf_free(&lab);
+    exdb_buf_free(&c.tmp);
+    free(cl);
+    free(c.vidx);
+    free(c.pos);
+    if (vg->oom)
+        return exdb_errorf(err, "render: out of memory");
+    return 0;
+}

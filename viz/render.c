@@ -1,0 +1,382 @@
+/* render.c - settings, view dispatch, and writing: DOT through agwrite,
+ * images through gvLayout + gvRender, every file written atomically. */
+#include <errno.h>
+#include <graphviz/cgraph.h>
+#include <graphviz/gvc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "viz/view.h"
+
+/* dot's cost grows much faster than linearly (0.34 s at 1.2k nodes, 192 s
+ * at 11.7k, Graphviz 2.43 here; 30 s for the 3.6k-node modules view of the
+ * 100k synthetic program, where sfdp took 4.9 s). Above this many drawn
+ * nodes (copies included) `auto` picks sfdp. */
+#define AUTO_DOT_MAX 1500
+
+/* Above this many nodes DOT is written without cgraph (see dotwrite.c). */
+#define DIRECT_DOT_MIN 20000
+
+/* ---- settings */
+
+const char *const exdb_viz_setting_names[] = {"layout", "render-limit", "render-dup-fanout",
+                                              "render-dup-span", NULL};
+
+void exdb_viz_settings_default(exdb_viz_settings *s) {
+    s->layout = EXDB_VIZ_LAYOUT_AUTO;
+    s->render_limit = 2000;
+    s->dup_fanout = 8;
+    s->dup_span = 16;
+}
+
+const char *exdb_viz_layout_name(exdb_viz_layout l) {
+    return l == EXDB_VIZ_LAYOUT_DOT ? "dot" : l == EXDB_VIZ_LAYOUT_SFDP ? "sfdp" : "auto";
+}
+
+static int parse_u32(const char *v, uint32_t *out) {
+    char *end;
+    errno = 0;
+    unsigned long x = strtoul(v, &end, 10);
+    if (!*v || *end || errno || x > UINT32_MAX || v[0] == '-')
+        return -1;
+    *out = (uint32_t)x;
+    return 0;
+}
+
+int exdb_viz_set(exdb_viz_settings *s, const char *name, const char *value, exdb_error *err) {
+    if (strcmp(name, "layout") == 0) {
+        if (strcmp(value, "auto") == 0)
+            s->layout = EXDB_VIZ_LAYOUT_AUTO;
+        else if (strcmp(value, "dot") == 0)
+            s->layout = EXDB_VIZ_LAYOUT_DOT;
+        else if (strcmp(value, "sfdp") == 0)
+            s->layout = EXDB_VIZ_LAYOUT_SFDP;
+        else
+            return exdb_errorf(err, "layout \"%s\": expected dot, sfdp or auto", value);
+        return 0;
+    }
+    uint32_t *field = strcmp(name, "render-limit") == 0        ? &s->render_limit
+                      : strcmp(name, "render-dup-fanout") == 0 ? &s->dup_fanout
+                      : strcmp(name, "render-dup-span") == 0   ? &s->dup_span
+                                                               : NULL;
+    if (!field)
+        return exdb_errorf(err, "no render setting \"%s\"", name);
+    if (parse_u32(value, field) < 0)
+        return exdb_errorf(err, "%s \"%s\": expected a number >= 0", name, value);
+    return 0;
+}
+
+void exdb_viz_settings_show(exdb_buf *b, const exdb_viz_settings *s) {
+    exdb_buf_printf(b, "layout: %s\nrender-limit: %u\nrender-dup-fanout: %u\nrender-dup-span: %u\n",
+                    exdb_viz_layout_name(s->layout), s->render_limit, s->dup_fanout, s->dup_span);
+}
+
+exdb_viz_format exdb_viz_format_of(const char *path) {
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(slash ? slash : path, '.');
+    if (!dot)
+        return EXDB_FMT_NONE;
+    static const struct {
+        const char *ext;
+        exdb_viz_format f;
+    } exts[] = {{".dot", EXDB_FMT_DOT}, {".gv", EXDB_FMT_DOT},  {".svg", EXDB_FMT_SVG},
+                {".png", EXDB_FMT_PNG}, {".pdf", EXDB_FMT_PDF}, {".html", EXDB_FMT_HTML}};
+    for (size_t i = 0; i < sizeof exts / sizeof *exts; i++)
+        if (strcasecmp(dot, exts[i].ext) == 0)
+            return exts[i].f;
+    return EXDB_FMT_NONE;
+}
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- building */
+
+/* Fills vg with the view, high-fan-out nodes duplicated. vg must be
+ * vz_init'ed; the caller vz_free()s it. */
+static int build(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
+                 const exdb_viz_settings *set, int no_dup, exdb_viz_stats *st, exdb_error *err) {
+    if (!src || !src->prog)
+        return exdb_errorf(err, "render: no program loaded");
+    int rc;
+    switch (view->kind) {
+    case EXDB_VIEW_FLAT:
+        rc = vz_view_flat(vg, src, view, err);
+        break;
+    case EXDB_VIEW_MODULES:
+        rc = vz_view_modules(vg, src, view, err);
+        break;
+    default:
+        return exdb_errorf(err, "render: this view needs the unflatten engine (not available yet)");
+    }
+    if (rc < 0)
+        return -1;
+    return vz_duplicate(vg, set, view->no_dup || no_dup, st, err);
+}
+
+/* Writes vg as DOT to f: through cgraph and agwrite, or for big graphs
+ * straight from the view graph (dotwrite.c), which is ~4x faster there. */
+static int write_dot(vz_graph *vg, FILE *f, exdb_viz_stats *st, exdb_error *err) {
+    if (vg->nnodes > DIRECT_DOT_MIN)
+        return vz_write_dot(vg, f, st) < 0 ? exdb_errorf(err, "render: write failed") : 0;
+    Agraph_t *g = vz_emit(vg, st, err);
+    if (!g)
+        return -1;
+    int rc = agwrite(g, f) == 0 ? 0 : exdb_errorf(err, "render: write failed");
+    agclose(g);
+    return rc;
+}
+
+/* ---- writing */
+
+/* True when path names the same file as the loaded program (following
+ * symbolic links), so `render` never overwrites its input. */
+static int is_program_file(const exdb_viz_source *src, const char *path) {
+    struct stat a, b;
+    if (!src->prog->path || stat(path, &a) < 0 || stat(src->prog->path, &b) < 0)
+        return 0;
+    return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* A temporary file beside path (same directory, so rename is atomic), with
+ * the permissions a plain fopen would give. */
+static FILE *open_temp(const char *path, char **tmp_out, exdb_error *err) {
+    size_t n = strlen(path);
+    char *tmp = malloc(n + 16);
+    if (!tmp) {
+        exdb_errorf(err, "%s: out of memory", path);
+        return NULL;
+    }
+    const char *slash = strrchr(path, '/');
+    size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
+    snprintf(tmp, n + 16, "%.*s.%s.XXXXXX", (int)dir, path, path + dir);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        exdb_errorf(err, "%s: %s", path, strerror(errno));
+        free(tmp);
+        return NULL;
+    }
+    mode_t um = umask(0);
+    umask(um);
+    fchmod(fd, 0666 & ~um);
+    FILE *f = fdopen(fd, "wb");
+    if (!f) {
+        exdb_errorf(err, "%s: %s", path, strerror(errno));
+        close(fd);
+        unlink(tmp);
+        free(tmp);
+        return NULL;
+    }
+    *tmp_out = tmp;
+    return f;
+}
+
+/* Flushes, syncs and closes f, then renames tmp over path; on any failure
+ * (ok == 0 included) the temporary file is removed and path left alone. */
+static int finish_temp(FILE *f, char *tmp, const char *path, int ok, exdb_error *err) {
+    int e = 0;
+    if (fflush(f) != 0 || ferror(f))
+        e = errno ? errno : EIO;
+    if (!e && fsync(fileno(f)) != 0)
+        e = errno;
+    if (fclose(f) != 0 && !e)
+        e = errno ? errno : EIO;
+    if (ok && !e && rename(tmp, path) != 0)
+        e = errno;
+    if (!ok || e) {
+        unlink(tmp);
+        free(tmp);
+        if (e)
+            return exdb_errorf(err, "%s: %s", path, strerror(e));
+        return -1;
+    }
+    free(tmp);
+    return 0;
+}
+
+/* Graph attributes that keep a layout affordable for its engine and size. */
+static void tune_layout(Agraph_t *g, const char *engine, uint32_t nodes) {
+    if (strcmp(engine, "sfdp") == 0) {
+        agattr(g, AGRAPH, "overlap", "prism");
+        agattr(g, AGRAPH, "outputorder", "edgesfirst");
+        if (nodes > 2000)
+            agattr(g, AGRAPH, "splines", "false");
+        return;
+    }
+    /* No nslimit/nslimit1: small values bound dot's position phase, but
+     * dot 2.43 segfaulted with nslimit=0.2 on the 100k-node synthetic
+     * program's modules view (3.6k nodes), in-process and in the CLI. */
+    agattr(g, AGRAPH, "ranksep", "0.3");
+    agattr(g, AGRAPH, "nodesep", "0.2");
+}
+
+/* One Graphviz context for the whole process. Graphviz 2.43's pango
+ * plugin caches a font name pointer in a static variable across contexts;
+ * after gvFreeContext the next context's first label compares against
+ * freed memory (ASan: heap-use-after-free in textspan_size). Keeping one
+ * context avoids that and the plugin loading on every render. */
+static GVC_t *context(void) {
+    static GVC_t *gvc;
+    if (!gvc)
+        gvc = gvContext();
+    return gvc;
+}
+
+static const char *engine_for(const exdb_viz_settings *set, uint32_t nodes) {
+    if (set->layout == EXDB_VIZ_LAYOUT_DOT)
+        return "dot";
+    if (set->layout == EXDB_VIZ_LAYOUT_SFDP)
+        return "sfdp";
+    return nodes <= AUTO_DOT_MAX ? "dot" : "sfdp";
+}
+
+static const char *format_name(exdb_viz_format f) {
+    switch (f) {
+    case EXDB_FMT_SVG:
+        return "svg";
+    case EXDB_FMT_PNG:
+        return "png";
+    case EXDB_FMT_PDF:
+        return "pdf";
+    default:
+        return "dot";
+    }
+}
+
+static const char *view_hint(const exdb_viz_view *view) {
+    if (view->kind == EXDB_VIEW_MODULES)
+        return "try a smaller --depth";
+    return "try \"render modules --depth 1\" or --depth 2, write .dot instead";
+}
+
+int exdb_viz_render(const exdb_viz_source *src, const exdb_viz_view *view,
+                    const exdb_viz_settings *set, const char *path, exdb_viz_stats *stats,
+                    exdb_error *err) {
+    exdb_viz_stats st_local;
+    exdb_viz_stats *st = stats ? stats : &st_local;
+    memset(st, 0, sizeof *st);
+    exdb_viz_format fmt = exdb_viz_format_of(path);
+    if (fmt == EXDB_FMT_NONE)
+        return exdb_errorf(err, "%s: unknown extension: use .dot, .svg, .png or .pdf", path);
+    if (fmt == EXDB_FMT_HTML)
+        return exdb_errorf(err, "%s: the HTML viewer is not implemented yet: use .svg", path);
+    if (src && src->prog && is_program_file(src, path))
+        return exdb_errorf(err, "%s: is the loaded program; refusing to overwrite it", path);
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return exdb_errorf(err, "%s: is a directory", path);
+
+    double t0 = now();
+    vz_graph vg;
+    if (vz_init(&vg) < 0)
+        return exdb_errorf(err, "render: out of memory");
+    /* Copies of hub nodes are for dot; sfdp has no trouble with hubs and
+     * copies would only double its work. engine_for sees the node count
+     * before copies here, so a graph laid out by sfdp gets none. */
+    int sfdp = 0;
+    if (build(&vg, src, view, set, 0, st, err) < 0) {
+        vz_free(&vg);
+        return -1;
+    }
+    if (fmt != EXDB_FMT_DOT && strcmp(engine_for(set, st->real_nodes), "sfdp") == 0 &&
+        st->dup_nodes) {
+        vz_free(&vg);
+        if (vz_init(&vg) < 0 || build(&vg, src, view, set, 1, st, err) < 0) {
+            vz_free(&vg);
+            return -1;
+        }
+        sfdp = 1;
+    }
+    if (fmt != EXDB_FMT_DOT && st->real_nodes > set->render_limit && !view->force) {
+        exdb_errorf(err,
+                    "%s: the view has %u nodes, over the render limit of %u (layout could take "
+                    "minutes): %s, or add --force (or raise --limit)",
+                    path, st->real_nodes, set->render_limit, view_hint(view));
+        vz_free(&vg);
+        return -1;
+    }
+    Agraph_t *g = NULL;
+    if (fmt != EXDB_FMT_DOT && !(g = vz_emit(&vg, st, err))) {
+        vz_free(&vg);
+        return -1;
+    }
+    st->build_s = now() - t0;
+    char *tmp = NULL;
+    FILE *f = open_temp(path, &tmp, err);
+    if (!f) {
+        if (g)
+            agclose(g);
+        vz_free(&vg);
+        return -1;
+    }
+    int ok;
+    double t1 = now();
+    if (fmt == EXDB_FMT_DOT) {
+        ok = write_dot(&vg, f, st, err) == 0;
+        st->write_s = now() - t1;
+    } else {
+        const char *engine = sfdp ? "sfdp" : engine_for(set, st->nodes);
+        st->engine = engine;
+        tune_layout(g, engine, st->nodes);
+        GVC_t *gvc = context();
+        ok = gvc && gvLayout(gvc, g, engine) == 0;
+        st->layout_s = now() - t1;
+        double t2 = now();
+        if (ok)
+            ok = gvRender(gvc, g, format_name(fmt), f) == 0;
+        st->write_s = now() - t2;
+        if (gvc)
+            gvFreeLayout(gvc, g);
+        if (!ok)
+            exdb_errorf(err, "%s: Graphviz could not lay out or render the graph (%s)", path,
+                        engine);
+        agclose(g);
+    }
+    vz_free(&vg);
+    if (!ok && (!err || !err->set))
+        exdb_errorf(err, "%s: write failed", path);
+    return finish_temp(f, tmp, path, ok, err);
+}
+
+int exdb_viz_dot(const exdb_viz_source *src, const exdb_viz_view *view,
+                 const exdb_viz_settings *set, exdb_buf *b, exdb_viz_stats *stats,
+                 exdb_error *err) {
+    exdb_viz_stats st_local;
+    exdb_viz_stats *st = stats ? stats : &st_local;
+    memset(st, 0, sizeof *st);
+    vz_graph vg;
+    if (vz_init(&vg) < 0)
+        return exdb_errorf(err, "render: out of memory");
+    double t0 = now();
+    if (build(&vg, src, view, set, 0, st, err) < 0) {
+        vz_free(&vg);
+        return -1;
+    }
+    st->build_s = now() - t0;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    int rc = -1;
+    if (f) {
+        double t1 = now();
+        int w = write_dot(&vg, f, st, err);
+        if (fclose(f) == 0 && w == 0) {
+            exdb_buf_put(b, text, len);
+            rc = b->oom ? -1 : 0;
+        }
+        st->write_s = now() - t1;
+    }
+    free(text);
+    vz_free(&vg);
+    if (rc < 0)
+        exdb_errorf(err, "render: could not write DOT text");
+    return rc;
+}

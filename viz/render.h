@@ -1,0 +1,104 @@
+/* render.h - graph pictures through Graphviz: cgraph builds the graph,
+ * agwrite writes DOT, gvc lays it out and renders SVG/PNG/PDF.
+ *
+ * A view turns the program (and later the unflattener's state) into a small
+ * "view graph" (viz/view.h): nodes, edges and nested clusters with their
+ * labels. One emitter turns every view graph into cgraph, duplicating
+ * high-fan-out nodes and keeping DOT writing linear, so a new view only has
+ * to produce a view graph. The views that need the unflattener (module FQN,
+ * tree, frame) will take its result through exdb_viz_source.
+ *
+ * viz/ depends on core/ only; the REPL's `render` command calls it. */
+#ifndef EXDB_VIZ_RENDER_H
+#define EXDB_VIZ_RENDER_H
+
+#include <stdint.h>
+
+#include "core/error.h"
+#include "core/program.h"
+#include "core/strbuf.h"
+
+typedef enum {
+    EXDB_VIEW_FLAT,    /* the exported graph (with --by-module: module clusters) */
+    EXDB_VIEW_MODULES, /* module-level dataflow, modules collapsed to a depth */
+    /* Reserved for the unflatten-based views (not implemented yet). */
+    EXDB_VIEW_MODULE, /* one unflattened module's graph: view.fqn */
+    EXDB_VIEW_TREE,   /* the unflattened module hierarchy */
+    EXDB_VIEW_FRAME,  /* the outliner's state at the current event */
+} exdb_view_kind;
+
+typedef enum { EXDB_VIZ_LAYOUT_AUTO, EXDB_VIZ_LAYOUT_DOT, EXDB_VIZ_LAYOUT_SFDP } exdb_viz_layout;
+
+typedef enum {
+    EXDB_FMT_NONE = -1,
+    EXDB_FMT_DOT,
+    EXDB_FMT_SVG,
+    EXDB_FMT_PNG,
+    EXDB_FMT_PDF,
+    EXDB_FMT_HTML, /* the self-contained viewer (not implemented yet) */
+} exdb_viz_format;
+
+/* Session-wide settings (`set layout`, `set render-limit`, ...). */
+typedef struct exdb_viz_settings {
+    exdb_viz_layout layout;
+    uint32_t render_limit; /* image layout refused above this many nodes */
+    uint32_t dup_fanout;   /* duplicate nodes with more uses than this; 0 = never */
+    uint32_t dup_span;     /* ...but only the uses further away than this (node order) */
+} exdb_viz_settings;
+
+/* One render request. */
+typedef struct exdb_viz_view {
+    exdb_view_kind kind;
+    int by_module;   /* flat: nested clusters by nn_module_stack */
+    int depth;       /* modules: collapse below this many FQN levels (>= 1) */
+    int no_dup;      /* never duplicate high-fan-out nodes */
+    int force;       /* lay out even above the render limit */
+    const char *fqn; /* EXDB_VIEW_MODULE */
+} exdb_viz_view;
+
+/* What a render produced (counts are the cgraph graph's). */
+typedef struct exdb_viz_stats {
+    uint32_t nodes, edges, clusters; /* clusters: subgraphs named cluster* */
+    uint32_t real_nodes;             /* nodes that are not duplicated copies */
+    uint32_t dup_nodes;              /* dashed copies of high-fan-out nodes */
+    uint32_t groups;                 /* invisible grouping subgraphs (see emit.c) */
+    const char *engine;              /* layout engine used, NULL for DOT output */
+    double build_s, layout_s, write_s;
+} exdb_viz_stats;
+
+/* The state a view may draw from. Views of the flat program need only prog;
+ * the unflatten views will add the engine's result here. */
+typedef struct exdb_viz_source {
+    const exdb_program *prog;
+} exdb_viz_source;
+
+void exdb_viz_settings_default(exdb_viz_settings *s);
+/* Names of the settings exdb_viz_set understands, NULL-terminated:
+ * "layout", "render-limit", "render-dup-fanout", "render-dup-span". */
+extern const char *const exdb_viz_setting_names[];
+/* Sets one setting from text ("layout" "sfdp"). -1 with a message on error. */
+int exdb_viz_set(exdb_viz_settings *s, const char *name, const char *value, exdb_error *err);
+/* "layout: auto\nrender-limit: 2000\n..." for `show`. */
+void exdb_viz_settings_show(exdb_buf *b, const exdb_viz_settings *s);
+const char *exdb_viz_layout_name(exdb_viz_layout l);
+
+/* The format a file name asks for, by extension; EXDB_FMT_NONE if unknown. */
+exdb_viz_format exdb_viz_format_of(const char *path);
+
+/* Renders a view to path (format by extension). The file is written
+ * atomically (a temporary file in the same directory, then rename) and is
+ * never the loaded program file. Image formats are refused above the render
+ * limit unless view->force; DOT never is. stats may be NULL. */
+int exdb_viz_render(const exdb_viz_source *src, const exdb_viz_view *view,
+                    const exdb_viz_settings *set, const char *path, exdb_viz_stats *stats,
+                    exdb_error *err);
+
+/* The view as DOT text in b (for tests and `render ... -o -` later). */
+int exdb_viz_dot(const exdb_viz_source *src, const exdb_viz_view *view,
+                 const exdb_viz_settings *set, exdb_buf *b, exdb_viz_stats *stats, exdb_error *err);
+
+/* "aten.convolution" for "torch.ops.aten.convolution.default": the
+ * namespace and op of an OpOverload, the HOP name, else the target. */
+void exdb_viz_short_target(exdb_buf *b, const exdb_node *n);
+
+#endif

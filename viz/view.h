@@ -1,0 +1,120 @@
+/* view.h - the view graph: what every view (flat, modules, and later the
+ * unflatten views) produces and emit.c turns into cgraph. Keeping views out
+ * of cgraph lets one place decide how big graphs are drawn (duplicated
+ * high-fan-out nodes, grouped sibling clusters) and lets tests check a view
+ * without Graphviz. Internal to viz/. */
+#ifndef EXDB_VIZ_VIEW_H
+#define EXDB_VIZ_VIEW_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/arena.h"
+#include "core/strbuf.h"
+#include "core/strmap.h"
+#include "viz/render.h"
+
+#define VZ_NONE UINT32_MAX
+
+/* Text fields are DOT escString values: "\n" (backslash, n) separates lines
+ * and backslashes in user text are already doubled (vz_put_text). NULL
+ * means the attribute's default. */
+typedef struct vz_node {
+    const char *name; /* the cgraph node name, also the SVG id: the FX name */
+    const char *label, *tooltip;
+    const char *fill;  /* fillcolor; NULL: white */
+    const char *shape; /* NULL: box */
+    const char *style; /* NULL: "rounded,filled" */
+    uint32_t cluster;  /* index in clusters; 0 is the root graph */
+    uint32_t order;    /* position in the program, to tell near from far uses */
+    uint32_t copy_of;  /* VZ_NONE, or the node this is a dashed copy of */
+    uint32_t ncopies;  /* copies made of this node so far */
+    uint8_t dup_ok;    /* may be drawn once per far use when it has many */
+    /* When label/tooltip are NULL and fx is set, they are made from the FX
+     * node when written (vz_node_text): big views then store no text. */
+    const exdb_node *fx;
+    const char *kind_line; /* a second label line (placeholder kind), plain text */
+    const char *kind_tip;  /* one more tooltip line (the state FQN), plain text */
+} vz_node;
+
+typedef struct vz_edge {
+    uint32_t from, to;
+    const char *label, *color, *style, *tooltip;
+} vz_edge;
+
+typedef struct vz_cluster {
+    const char *name; /* "cluster_<fqn>"; the subgraph name and SVG id */
+    const char *label, *tooltip, *fill;
+    uint32_t parent; /* 0 = the root graph; always a smaller index */
+} vz_cluster;
+
+typedef struct vz_graph {
+    exdb_arena arena; /* every string of the view */
+    vz_node *nodes;
+    uint32_t nnodes, cap_nodes;
+    vz_edge *edges;
+    uint32_t nedges, cap_edges;
+    vz_cluster *clusters; /* clusters[0] is the root graph */
+    uint32_t nclusters, cap_clusters;
+    exdb_strmap names;   /* node and cluster name -> (uintptr_t)index + 1 */
+    const char *title;   /* the graph's label, or NULL */
+    const char *rankdir; /* NULL: top to bottom */
+    int oom;
+} vz_graph;
+
+int vz_init(vz_graph *vg);
+void vz_free(vz_graph *vg);
+
+/* Adds a node (fields copied from *n; name must be unique and arena-owned
+ * or static). Returns its index, VZ_NONE when out of memory or taken. */
+uint32_t vz_add_node(vz_graph *vg, const vz_node *n);
+uint32_t vz_add_edge(vz_graph *vg, const vz_edge *e);
+/* Adds a cluster under parent; name made unique with ~N. */
+uint32_t vz_add_cluster(vz_graph *vg, const char *name, uint32_t parent);
+/* The node called name, or VZ_NONE. */
+uint32_t vz_find(const vz_graph *vg, const char *name);
+/* A node name not yet taken: base, else base~2, base~3... */
+const char *vz_unique_name(vz_graph *vg, const char *base);
+
+/* Copies text into the arena (NULL when b is empty and empty_null). */
+const char *vz_str(vz_graph *vg, const exdb_buf *b);
+/* Appends user text for an escString: backslashes doubled, newlines as \n
+ * (or \l with left), at most max bytes (then "..."; 0 = no limit). */
+void vz_put_text(exdb_buf *b, const char *s, size_t max, int left);
+/* Appends a line break (\n) to a label under construction. */
+void vz_put_nl(exdb_buf *b);
+
+/* Gives high-fan-out nodes one dashed copy per far use (see emit.c)
+ * unless no_dup; records real and copied node counts in st. */
+int vz_duplicate(vz_graph *vg, const exdb_viz_settings *set, int no_dup, exdb_viz_stats *st,
+                 exdb_error *err);
+/* Turns a view graph into cgraph, grouping sibling clusters (emit.c).
+ * Returns NULL with a message on error; the caller agclose()s the result. */
+typedef struct Agraph_s Agraph_t;
+Agraph_t *vz_emit(vz_graph *vg, exdb_viz_stats *st, exdb_error *err);
+/* Writes the view graph as DOT text straight to f, in one linear pass, with
+ * the same nodes, edges, clusters and attributes as vz_emit + agwrite
+ * (dotwrite.c). Used for big graphs, where building cgraph and agwrite
+ * cost seconds. Returns -1 on a write error. */
+int vz_write_dot(const vz_graph *vg, FILE *f, exdb_viz_stats *st);
+
+/* Views. Each fills vg from the source; -1 with a message on error. */
+int vz_view_flat(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
+                 exdb_error *err);
+int vz_view_modules(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
+                    exdb_error *err);
+
+/* The label and tooltip of n (escString text), made from n->fx when the
+ * view did not store them. Each buffer may be NULL. */
+void vz_node_text(const vz_node *n, exdb_buf *label, exdb_buf *tooltip);
+
+/* Shared styling of program nodes (flat.c). */
+const char *vz_input_fill(exdb_input_kind k);
+/* Label for an FX node: name, short target, value; tooltip: the full node,
+ * module path and the first stack-trace frame. */
+void vz_fx_label(exdb_buf *b, const exdb_node *n, const char *kind_line);
+void vz_fx_tooltip(exdb_buf *b, const exdb_node *n);
+/* The deepest nn_module_stack entry with a non-empty path, or NULL. */
+const exdb_stack_entry *vz_leaf_entry(const exdb_node *n);
+
+#endif
