@@ -28,7 +28,7 @@ HDRS     := $(wildcard core/*.h viz/*.h repl/*.h tests/unit/*.h)
 rel = $(patsubst %.c,build/rel/%.o,$(1))
 san = $(patsubst %.c,build/san/%.o,$(1))
 
-.PHONY: all run test check bench bench-peer install clean deps deps-test format unit golden
+.PHONY: all run test check bench bench-peer install clean deps deps-test format unit golden readme-picture
 .DEFAULT_GOAL := all
 
 all: deps exdb core/libexdb.a
@@ -91,6 +91,12 @@ bench: deps exdb
 bench-peer: deps exdb
 	@BENCH_PEER=1 scripts/bench.sh
 
+# The README's picture: resnet18 (exported by torch 2.12) as module-level dataflow.
+REAL ?= ../shared/real_pt2
+readme-picture: exdb
+	./exdb -q $(REAL)/TheCBaH__pytorch.models.pt2__resnet18__model.json \
+	    -ex 'render modules --depth 2 -o docs/resnet18-modules.svg' -batch
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/exdb
 	install -m 755 exdb $(DESTDIR)$(PREFIX)/bin/exdb
@@ -102,3 +108,62 @@ format:
 
 clean:
 	rm -rf build exdb core/libexdb.a
+
+# ---- fuzzing (issue 7) ---------------------------------------------------------
+# libFuzzer harnesses in tests/fuzz (clang's libFuzzer, ASan+UBSan):
+#   make fuzz          build every harness into build/fuzz/
+#   make fuzz-smoke    run each for FUZZ_SMOKE_SECONDS (20); "fuzz-smoke: N passed, M failed"
+#   make fuzz-long     run each for FUZZ_SECONDS (600), FUZZ_JOBS (1) at a time
+# Seed corpora are built at run time by tests/fuzz/seeds.sh (from ../shared/real_pt2
+# and tests/) into build/fuzz/seeds/; what the fuzzers find goes to
+# build/fuzz/corpus/ and crash files to build/fuzz/artifacts/. The regression
+# replays (tests/run_fuzz_regressions.extra.sh) use build/san/fuzz-replay/, the
+# same harnesses linked without libFuzzer against the ASan+UBSan objects.
+FUZZ_CC            ?= clang
+FUZZ_SECONDS       ?= 600
+FUZZ_SMOKE_SECONDS ?= 20
+FUZZ_JOBS          ?= 1
+FUZZ_HARNESSES     := json load container treespec stack repl unflatten
+FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_LIB_SRC := $(CORE_SRC) $(VIZ_SRC) $(filter-out repl/main.c,$(REPL_SRC))
+FUZZ_BINS    := $(addprefix build/fuzz/fuzz_,$(FUZZ_HARNESSES))
+FUZZ_REPLAYS := $(addprefix build/san/fuzz-replay/fuzz_,$(FUZZ_HARNESSES))
+fuzzobj = $(patsubst %.c,build/fuzz/obj/%.o,$(1))
+
+.PHONY: fuzz fuzz-smoke fuzz-long fuzz-replay fuzz-seeds
+
+fuzz: $(FUZZ_BINS)
+
+build/fuzz/obj/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC-FUZZ $<")
+	$(Q)$(FUZZ_CC) $(CFLAGS_ALL) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -O1 -c $< -o $@
+
+build/fuzz/libexdb-fuzz.a: $(call fuzzobj,$(FUZZ_LIB_SRC))
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h build/fuzz/libexdb-fuzz.a
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(FUZZ_CC) $(CFLAGS_ALL) $(FUZZ_SAN) -fsanitize=fuzzer -O1 -o $@ $< \
+		build/fuzz/libexdb-fuzz.a $(LDLIBS_ALL)
+
+fuzz-replay: $(FUZZ_REPLAYS)
+
+build/san/fuzz-replay/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c tests/fuzz/fuzz_common.h \
+		$(call san,$(VIZ_SRC) $(filter-out repl/main.c,$(REPL_SRC))) build/san/libexdb.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(CFLAGS_ALL) $(SAN) -O1 -o $@ $< tests/fuzz/replay_main.c \
+		$(call san,$(VIZ_SRC) $(filter-out repl/main.c,$(REPL_SRC))) build/san/libexdb.a $(LDLIBS_ALL)
+
+fuzz-seeds:
+	@tests/fuzz/seeds.sh build/fuzz/seeds
+
+# FUZZ_RUN_SECONDS, then "NAME: ok|FAILED (how) after N executions"; the
+# summary line counts harnesses. Options: a hang is an input running 10 s,
+# rss above 4 GiB or one malloc above 1 GiB is an out-of-memory finding.
+FUZZ_OPTS = -timeout=10 -rss_limit_mb=4096 -malloc_limit_mb=1024 -print_final_stats=1
+fuzz-smoke: FUZZ_RUN_SECONDS = $(FUZZ_SMOKE_SECONDS)
+fuzz-long: FUZZ_RUN_SECONDS = $(FUZZ_SECONDS)
+fuzz-smoke fuzz-long: fuzz fuzz-seeds
+	@FUZZ_LABEL=$@ FUZZ_OPTS='$(FUZZ_OPTS)' tests/fuzz/run.sh $(FUZZ_RUN_SECONDS) $(FUZZ_JOBS) $(FUZZ_HARNESSES)
