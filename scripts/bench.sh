@@ -11,7 +11,7 @@ real=${REAL_PT2:-$(cd "$root/.." && pwd)/shared/real_pt2}
 sizes=${BENCH_SIZES:-1k 10k 100k 1M}
 out=build/bench
 mkdir -p "$out"
-make -s build/rel/bench_load >/dev/null
+make -s build/rel/bench_load build/rel/bench_ops >/dev/null
 
 n_of() { case $1 in *M) echo $((${1%M} * 1000000)) ;; *k) echo $((${1%k} * 1000)) ;; *) echo "$1" ;; esac; }
 
@@ -50,6 +50,32 @@ for s in $sizes; do
     us=$(awk -v t="$3" -v n="$2" 'BEGIN { printf "%.3f", t * 1e6 / n }')
     printf '  %-6s %8s us/node\n' "$s" "$us"
 done
+# What exdb does to a loaded program. Targets: unflatten < 0.5 s at 100k
+# nodes and per-node time within 1.5x of 1k's; reaching any event < 50 ms;
+# flat DOT of 100k nodes < 1 s; `modules --depth 2` SVG of 100k < 5 s.
+echo
+printf '%-36s %7s %8s %8s %9s %7s %9s %9s %8s %8s %8s\n' "operations (ms)" nodes lint dce unflatten events "back-mid" "fwd-end" "flat-dot" "mod2-dot" "mod2-svg"
+printf '%-36s %7s %8s %8s %9s %7s %9s %9s %8s %8s %8s\n' "target" "" "" "" "<500@100k" "" "<50" "<50" "<1000" "" "<5000"
+ops_row() {
+    r=$(build/rel/bench_ops "$1" ${2:+--svg "$2"} 2>/dev/null) || { printf '%-36s failed\n' "$(basename "$1")"; return; }
+    set -- "$(basename "$1" .json | sed 's/TheCBaH__pytorch.models.pt2__//; s/__model$//')" $r
+    printf '%-36s %7d %8.1f %8.1f %9.1f %7d %9.1f %9.1f %8.1f %8.1f %8s\n' "$1" "$2" \
+        "$(echo "$3 * 1000" | bc)" "$(echo "$4 * 1000" | bc)" "$(echo "$5 * 1000" | bc)" "$6" \
+        "$(echo "$7 * 1000" | bc)" "$(echo "$8 * 1000" | bc)" "$(echo "$9 * 1000" | bc)" \
+        "$(echo "${10} * 1000" | bc)" "$( [ -n "${11:-}" ] && echo "${11} * 1000" | bc | cut -d. -f1 || echo -)"
+}
+if [ -d "$real" ]; then
+    for f in "$real"/*__model.json; do ops_row "$f"; done
+fi
+for s in $sizes; do
+    case $s in
+    1M) echo "(synth_1M: operations not timed by default; BENCH_OPS_1M=1 to include)"
+        [ -n "$BENCH_OPS_1M" ] && ops_row "$out/synth_$s.json" ;;
+    100k) ops_row "$out/synth_$s.json" "$out/synth_$s.mod2.svg" ;;
+    *) ops_row "$out/synth_$s.json" ;;
+    esac
+done
+
 for extra in scripts/bench/*.sh; do
     [ -x "$extra" ] && "$extra" "$out" "$real"
 done

@@ -1,0 +1,98 @@
+/* bench_ops.c - times what exdb does to a loaded program, for
+ * scripts/bench.sh: lint, dce (dry run: the graph stays as loaded),
+ * unflatten to the end (every event recorded), going back to the middle
+ * and forward to the end again, and DOT emission of the flat view and of
+ * `modules --depth 2` (an SVG of the latter when asked).
+ *
+ *   bench_ops FILE [--svg OUT.svg]
+ *   -> "nodes lint_s dce_s unflatten_s events back_mid_s fwd_end_s dot_s mod2_dot_s [mod2_svg_s]" */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/dce.h"
+#include "core/lint.h"
+#include "core/program.h"
+#include "core/strbuf.h"
+#include "core/unflatten.h"
+#include "viz/render.h"
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: bench_ops FILE [--svg OUT.svg]\n");
+        return 2;
+    }
+    const char *svg = argc > 3 && strcmp(argv[2], "--svg") == 0 ? argv[3] : NULL;
+    exdb_error err = {0};
+    exdb_program *p = exdb_program_load(argv[1], NULL, &err);
+    if (!p) {
+        fprintf(stderr, "%s\n", err.msg);
+        return 1;
+    }
+    double t0 = now();
+    exdb_lint_report r;
+    exdb_lint_report_init(&r);
+    exdb_lint_program(&r, p, NULL);
+    exdb_lint_report_free(&r);
+    double lint_s = now() - t0;
+
+    exdb_dce_log log;
+    exdb_dce_log_init(&log);
+    exdb_dce_opts opts = {.dry_run = 1, .impure_random = 1};
+    t0 = now();
+    exdb_dce_run(p->graph, &opts, &log, &err);
+    double dce_s = now() - t0;
+    exdb_dce_log_free(&log);
+
+    double unf_s = -1, back_s = -1, fwd_s = -1;
+    unsigned events = 0;
+    t0 = now();
+    exdb_unflatten *u = exdb_unflatten_new(p, &err);
+    if (u && exdb_unflatten_run(u, &err) == 0) {
+        unf_s = now() - t0;
+        events = u->pos;
+        t0 = now();
+        if (exdb_unflatten_goto(u, events / 2, &err) == 0)
+            back_s = now() - t0;
+        t0 = now();
+        if (exdb_unflatten_goto(u, events, &err) == 0)
+            fwd_s = now() - t0;
+    } else {
+        fprintf(stderr, "unflatten: %s\n", err.msg);
+    }
+    exdb_unflatten_free(u);
+
+    exdb_viz_settings set;
+    exdb_viz_settings_default(&set);
+    exdb_viz_source src = {.prog = p};
+    exdb_viz_view flat = {.kind = EXDB_VIEW_FLAT};
+    exdb_viz_view mod2 = {.kind = EXDB_VIEW_MODULES, .depth = 2};
+    exdb_buf b;
+    exdb_buf_init(&b);
+    t0 = now();
+    int rc = exdb_viz_dot(&src, &flat, &set, &b, NULL, &err);
+    double dot_s = rc == 0 ? now() - t0 : -1;
+    exdb_buf_reset(&b);
+    t0 = now();
+    rc = exdb_viz_dot(&src, &mod2, &set, &b, NULL, &err);
+    double mod_s = rc == 0 ? now() - t0 : -1;
+    exdb_buf_free(&b);
+    printf("%u %.6f %.6f %.6f %u %.6f %.6f %.6f %.6f", p->graph->count, lint_s, dce_s, unf_s,
+           events, back_s, fwd_s, dot_s, mod_s);
+    if (svg) {
+        t0 = now();
+        rc = exdb_viz_render(&src, &mod2, &set, svg, NULL, &err);
+        printf(" %.6f", rc == 0 ? now() - t0 : -1.0);
+        if (rc)
+            fprintf(stderr, "render: %s\n", err.msg);
+    }
+    printf("\n");
+    exdb_program_free(p);
+    return 0;
+}
