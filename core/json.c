@@ -1,11 +1,17 @@
 /* json.c - see json.h. A recursive-descent parser with an explicit depth
  * limit; children of arrays and objects are gathered on a scratch stack and
  * copied into the arena contiguously when the container closes, so lookups
- * index an array and the DOM holds no per-value pointers. */
+ * index an array and the DOM holds no per-value pointers.
+ *
+ * Deliberately lenient where Python's json is (the last of repeated keys
+ * wins, lone surrogates are kept) and on bytes: invalid UTF-8 passes through
+ * unchanged (PyTorch writes ASCII only; tests/malformed/README.md). Errors
+ * say "line L, column C" (characters, as editors count) and what was found. */
 #include "json.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,21 +25,61 @@ typedef struct {
     int depth;
 } parser;
 
-/* Reports a syntax error at the current position as line:column. */
-static int fail(parser *ps, const char *what) {
+/* Describes what sits at the read position for "found ..." in messages:
+ * a word or number as text, a punctuation character quoted, any other byte
+ * in hex. */
+static int is_word_byte(unsigned char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '.' || c == '-' || c == '+';
+}
+
+static void describe_here(const parser *ps, char *out, size_t cap) {
+    const unsigned char *p = (const unsigned char *)ps->p;
+    const unsigned char *end = (const unsigned char *)ps->end;
+    size_t n = 0;
+    while (p + n < end && n < 24 && is_word_byte(p[n]))
+        n++;
+    if (n > 0)
+        snprintf(out, cap, "'%.*s%s'", (int)n, (const char *)p,
+                 p + n < end && is_word_byte(p[n]) ? "..." : "");
+    else if (*p >= 0x20 && *p < 0x7f)
+        snprintf(out, cap, "'%c'", *p);
+    else
+        snprintf(out, cap, "byte 0x%02X", *p);
+}
+
+/* Reports a syntax error at the current position as line:column (both
+ * 1-based; the column counts characters, not UTF-8 bytes, as editors do).
+ * With found != 0 the message says what sits there instead. */
+static int fail_at(parser *ps, const char *what, int found) {
     size_t line = 1, col = 1;
     for (const char *q = ps->start; q < ps->p && q < ps->end; q++) {
         if (*q == '\n') {
             line++;
             col = 1;
-        } else {
+        } else if (((unsigned char)*q & 0xC0) != 0x80) {
             col++;
         }
     }
     if (ps->p >= ps->end)
         return exdb_errorf(ps->err, "%s: line %zu, column %zu: %s (the input ends here)", ps->fname,
                            line, col, what);
+    if (found) {
+        char here[48];
+        describe_here(ps, here, sizeof here);
+        return exdb_errorf(ps->err, "%s: line %zu, column %zu: %s, found %s", ps->fname, line, col,
+                           what, here);
+    }
     return exdb_errorf(ps->err, "%s: line %zu, column %zu: %s", ps->fname, line, col, what);
+}
+
+static int fail(parser *ps, const char *what) {
+    return fail_at(ps, what, 0);
+}
+
+/* "expected X, found Y" at the read position. */
+static int fail_found(parser *ps, const char *what) {
+    return fail_at(ps, what, 1);
 }
 
 static void skip_ws(parser *ps) {
@@ -111,19 +157,29 @@ static int parse_string(parser *ps, const char **out, uint32_t *outlen) {
         while (r < ps->end && *r != '"' && *r != '\\' && (unsigned char)*r >= 0x20)
             *w++ = *r++;
         if (r >= ps->end) {
-            ps->p = r;
-            return fail(ps, "unterminated string");
+            ps->p = begin - 1;
+            return fail(ps, "unterminated string: no closing quote before the end of the input");
         }
         if (*r == '"')
             break;
         if ((unsigned char)*r < 0x20) {
+            /* JSON wants control characters escaped (Python's json.loads
+             * refuses them too). */
+            char what[96];
+            unsigned c = (unsigned char)*r;
+            const char *esc = c == '\n'   ? " (write it as \\n)"
+                              : c == '\t' ? " (write it as \\t)"
+                              : c == '\r' ? " (write it as \\r)"
+                                          : "";
+            snprintf(what, sizeof what, "unescaped control character U+%04X inside a string%s", c,
+                     esc);
             ps->p = r;
-            return fail(ps, "control character inside a string");
+            return fail(ps, what);
         }
         /* Backslash escape. */
         if (r + 1 >= ps->end) {
-            ps->p = r;
-            return fail(ps, "unterminated string");
+            ps->p = begin - 1;
+            return fail(ps, "unterminated string: no closing quote before the end of the input");
         }
         char c = r[1];
         r += 2;
@@ -156,7 +212,7 @@ static int parse_string(parser *ps, const char **out, uint32_t *outlen) {
             unsigned cp;
             if (read_hex4(ps, r, &cp) < 0) {
                 ps->p = r - 2;
-                return fail(ps, "bad \\u escape: expected four hex digits");
+                return fail(ps, "invalid \\u escape in a string: expected four hex digits");
             }
             r += 4;
             if (cp >= 0xD800 && cp <= 0xDBFF && ps->end - r >= 6 && r[0] == '\\' && r[1] == 'u') {
@@ -185,9 +241,16 @@ static int parse_string(parser *ps, const char **out, uint32_t *outlen) {
             }
             break;
         }
-        default:
+        default: {
+            char what[128];
+            if ((unsigned char)c >= 0x21 && (unsigned char)c < 0x7f)
+                snprintf(what, sizeof what, "invalid escape \"\\%c\" in a string", c);
+            else
+                snprintf(what, sizeof what, "invalid escape (backslash, byte 0x%02X) in a string",
+                         (unsigned char)c);
             ps->p = r - 2;
-            return fail(ps, "unknown escape in string");
+            return fail(ps, what);
+        }
         }
     }
     size_t n = (size_t)(w - begin);
@@ -224,18 +287,22 @@ static int parse_number(parser *ps, exdb_json *j) {
     } else {
         if (p >= ps->end || !(*p >= '0' && *p <= '9')) {
             ps->p = s;
-            return fail(ps, "expected a value");
+            return fail_found(ps, "expected a value");
         }
-        if (*p == '0')
+        if (*p == '0') {
             p++;
-        else
+            if (p < ps->end && *p >= '0' && *p <= '9') {
+                ps->p = p - 1;
+                return fail(ps, "a number must not start with 0 followed by digits");
+            }
+        } else
             while (p < ps->end && *p >= '0' && *p <= '9')
                 p++;
         if (p < ps->end && *p == '.') {
             p++;
             if (p >= ps->end || !(*p >= '0' && *p <= '9')) {
                 ps->p = p;
-                return fail(ps, "expected digits after the decimal point");
+                return fail_found(ps, "expected digits after the decimal point");
             }
             while (p < ps->end && *p >= '0' && *p <= '9')
                 p++;
@@ -246,7 +313,7 @@ static int parse_number(parser *ps, exdb_json *j) {
                 p++;
             if (p >= ps->end || !(*p >= '0' && *p <= '9')) {
                 ps->p = p;
-                return fail(ps, "expected digits in the exponent");
+                return fail_found(ps, "expected digits in the exponent");
             }
             while (p < ps->end && *p >= '0' && *p <= '9')
                 p++;
@@ -263,11 +330,8 @@ static int parse_number(parser *ps, exdb_json *j) {
     return 0;
 }
 
-static int parse_value(parser *ps, exdb_json *j);
-
 /* Moves the children gathered above `base` into the arena. */
-static int close_container(parser *ps, exdb_json *slot_ref, size_t slot_idx, size_t base) {
-    (void)slot_ref;
+static int close_container(parser *ps, size_t slot_idx, size_t base) {
     size_t n = ps->top - base;
     if (n > UINT32_MAX)
         return fail(ps, "container with more than 4 billion members");
@@ -309,12 +373,12 @@ static int parse_at(parser *ps, size_t idx) {
                 if (is_obj) {
                     skip_ws(ps);
                     if (ps->p >= ps->end || *ps->p != '"')
-                        return fail(ps, "expected a string key in object");
+                        return fail_found(ps, "expected a string key in object");
                     if (parse_string(ps, &key, &klen) < 0)
                         return -1;
                     skip_ws(ps);
                     if (ps->p >= ps->end || *ps->p != ':')
-                        return fail(ps, "expected ':' after object key");
+                        return fail_found(ps, "expected ':' after object key");
                     ps->p++;
                 }
                 if (!push(ps))
@@ -332,12 +396,12 @@ static int parse_at(parser *ps, size_t idx) {
                     ps->p++;
                     break;
                 }
-                return fail(ps, is_obj ? "expected ',' or '}' after object member"
-                                       : "expected ',' or ']' after array element");
+                return fail_found(ps, is_obj ? "expected ',' or '}' after an object member"
+                                             : "expected ',' or ']' after an array element");
             }
         }
         ps->depth--;
-        return close_container(ps, NULL, idx, base);
+        return close_container(ps, idx, base);
     }
     exdb_json *j = &ps->stk[idx];
     if (c == '"') {
@@ -359,11 +423,6 @@ static int parse_at(parser *ps, size_t idx) {
     return parse_number(ps, j);
 }
 
-static int parse_value(parser *ps, exdb_json *j) {
-    (void)j;
-    return parse_at(ps, ps->top - 1);
-}
-
 int exdb_json_parse(char *buf, size_t len, exdb_arena *a, const char *fname, exdb_json **out,
                     exdb_error *err) {
     parser ps = {.p = buf, .start = buf, .end = buf + len, .a = a, .fname = fname, .err = err};
@@ -373,11 +432,11 @@ int exdb_json_parse(char *buf, size_t len, exdb_arena *a, const char *fname, exd
         exdb_errorf(err, "%s: out of memory", fname);
         goto done;
     }
-    if (parse_value(&ps, NULL) < 0)
+    if (parse_at(&ps, 0) < 0)
         goto done;
     skip_ws(&ps);
     if (ps.p < ps.end) {
-        fail(&ps, "unexpected data after the JSON value");
+        fail_found(&ps, "expected the end of the input after the JSON value");
         goto done;
     }
     exdb_json *root = exdb_arena_alloc(a, sizeof *root);

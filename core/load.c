@@ -8,8 +8,17 @@
  * objects with every alternative, all but one null) through 8.20 (single-key
  * unions) are read; see pt2-format.md §12.
  *
+ * Naming follows the deserializer (serialize.py's deserialize_node and
+ * deserialize_outputs, restated in the functions below): create_node is given Node.name or the
+ * single output's name, and sync_fx_node then forces the printed name of every node that *is* a
+ * value (placeholders, single-output ops, sym ops, named getitems) to the serialized value name;
+ * the rest keep FX's create_name result.
+ *
  * Errors name the file and the JSON path of the offending value, e.g.
- *   model.json: $.graph_module.graph.nodes[12].inputs[0].arg: unknown argument kind "as_foo" */
+ *   model.json: $.graph_module.graph.nodes[12].inputs[0].arg: unknown Argument kind "as_foo"
+ * and besides the JSON shape, the checks PyTorch's loader and its
+ * ExportedProgram verifier make: values defined once and before use, specs
+ * pairing up with graph inputs/outputs by count and by name. */
 #include "program.h"
 
 #include <inttypes.h>
@@ -33,18 +42,65 @@ typedef struct jpath {
 #define PKEY(parent, k) ((jpath){(parent), (k), -1})
 #define PIDX(parent, i) ((jpath){(parent), NULL, (long)(i)})
 
+static int is_ident(const char *k) {
+    if (!((*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') || *k == '_'))
+        return 0;
+    for (; *k; k++)
+        if (!((*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') || (*k >= '0' && *k <= '9') ||
+              *k == '_'))
+            return 0;
+    return 1;
+}
+
+/* Quotes user text for a message: "text" with quotes, backslashes and
+ * control characters escaped, cut to about 80 characters, so a hostile name
+ * cannot break the one-line format or flood the terminal. Returns out. */
+static const char *qs(char *out, size_t cap, const char *s) {
+    size_t w = 0;
+    out[w++] = '"';
+    for (size_t i = 0; s[i]; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (i >= 80 || w + 8 >= cap) {
+            memcpy(out + w, "...", 3);
+            w += 3;
+            break;
+        }
+        if (c == '"' || c == '\\') {
+            out[w++] = '\\';
+            out[w++] = (char)c;
+        } else if (c < 0x20 || c == 0x7f) {
+            w += (size_t)snprintf(out + w, cap - w, "\\x%02x", c);
+        } else {
+            out[w++] = (char)c;
+        }
+    }
+    out[w++] = '"';
+    out[w] = '\0';
+    return out;
+}
+
+enum { QS = 128 }; /* buffer size for qs() */
+
+/* "$.graph_module.graph.nodes[3].inputs[0].arg": keys that are not
+ * identifiers are written ["like this"]. When the path is deeper than the
+ * step buffer, its outer part is elided as "$..." (the innermost steps are
+ * the informative ones). */
 static void path_fmt(const jpath *p, char *buf, size_t cap) {
     const jpath *steps[256];
     int n = 0;
-    for (const jpath *q = p; q && n < 256; q = q->up)
+    const jpath *q = p;
+    for (; q && n < 256; q = q->up)
         steps[n++] = q;
-    size_t off = (size_t)snprintf(buf, cap, "$");
+    size_t off = (size_t)snprintf(buf, cap, q ? "$..." : "$");
     for (int i = n - 1; i >= 0 && off < cap; i--) {
-        const jpath *s = steps[i];
-        if (s->key)
-            off += (size_t)snprintf(buf + off, cap - off, ".%s", s->key);
+        const jpath *st = steps[i];
+        char qk[QS];
+        if (st->key && is_ident(st->key))
+            off += (size_t)snprintf(buf + off, cap - off, ".%s", st->key);
+        else if (st->key)
+            off += (size_t)snprintf(buf + off, cap - off, "[%s]", qs(qk, sizeof qk, st->key));
         else
-            off += (size_t)snprintf(buf + off, cap - off, "[%ld]", s->idx);
+            off += (size_t)snprintf(buf + off, cap - off, "[%ld]", st->idx);
     }
 }
 
@@ -79,22 +135,35 @@ static int oom(loader *L) {
     return exdb_errorf(L->err, "%s: out of memory", L->fname);
 }
 
-/* ---- typed accessors */
+/* ---- typed accessors
+ *
+ * Each takes the value (NULL when the key is absent) and its path; a missing
+ * key is reported at the parent as `missing key "k"`, a wrong type as
+ * "expected X, found Y". */
 
 static const exdb_json *get_opt(const exdb_json *obj, const char *key) {
     const exdb_json *v = exdb_json_get(obj, key);
     return (v && v->type == EXDB_JNULL) ? NULL : v;
 }
 
+/* The message for a required value that is absent (v NULL) or of the wrong
+ * type: `PARENT: missing key "k"` when p is a key step, else `P: expected
+ * WHAT, found TYPE`. */
+static int type_fail(loader *L, const exdb_json *v, const jpath *p, const char *what) {
+    if (!v && p && p->key)
+        return lfail(L, p->up, "missing key \"%s\" (expected %s)", p->key, what);
+    return lfail(L, p, "expected %s, found %s", what, exdb_json_type_name(v));
+}
+
 static int need_obj(loader *L, const exdb_json *j, const jpath *p) {
     if (!exdb_json_is(j, EXDB_JOBJECT))
-        return lfail(L, p, "expected an object, found %s", exdb_json_type_name(j));
+        return type_fail(L, j, p, "an object");
     return 0;
 }
 
 static int need_arr(loader *L, const exdb_json *j, const jpath *p) {
     if (!exdb_json_is(j, EXDB_JARRAY))
-        return lfail(L, p, "expected an array, found %s", exdb_json_type_name(j));
+        return type_fail(L, j, p, "an array");
     return 0;
 }
 
@@ -103,27 +172,33 @@ static int get_str(loader *L, const exdb_json *obj, const char *key, const jpath
                    const char **out) {
     const exdb_json *v = exdb_json_get(obj, key);
     jpath kp = PKEY(p, key);
-    if (!v)
-        return lfail(L, p, "missing key \"%s\"", key);
-    if (v->type != EXDB_JSTRING)
-        return lfail(L, &kp, "expected a string, found %s", exdb_json_type_name(v));
+    *out = NULL;
+    if (!exdb_json_is(v, EXDB_JSTRING))
+        return type_fail(L, v, &kp, "a string");
     *out = v->u.str;
     return 0;
 }
 
+/* An integer: JSON number text without fraction or exponent that fits int64
+ * (what Python's json gives an int for). */
 static int as_int(loader *L, const exdb_json *v, const jpath *p, int64_t *out) {
     if (!v || v->type != EXDB_JNUMBER)
-        return lfail(L, p, "expected an integer, found %s", exdb_json_type_name(v));
-    if (exdb_json_int(v, out) < 0)
-        return lfail(L, p, "expected an integer that fits 64 bits, found %.*s",
-                     (int)(v->len > 40 ? 40 : v->len), v->u.str);
-    return 0;
+        return type_fail(L, v, p, "an integer");
+    if (exdb_json_int(v, out) == 0)
+        return 0;
+    int integral = 1;
+    for (uint32_t i = 0; i < v->len; i++)
+        if (!(v->u.str[i] == '-' || (v->u.str[i] >= '0' && v->u.str[i] <= '9')))
+            integral = 0;
+    return lfail(L, p, "expected %s, found %s%.*s",
+                 integral ? "an integer that fits in 64 bits" : "an integer",
+                 v->len > 40 ? "..." : "", (int)(v->len > 40 ? 40 : v->len),
+                 v->u.str + (v->len > 40 ? v->len - 40 : 0));
 }
 
 static int as_double(loader *L, const exdb_json *v, const jpath *p, double *out) {
     if (exdb_json_double(v, out) < 0)
-        return lfail(L, p, "expected a number (or \"Infinity\", \"-Infinity\", \"NaN\"), found %s",
-                     exdb_json_type_name(v));
+        return type_fail(L, v, p, "a number (or \"Infinity\", \"-Infinity\", \"NaN\")");
     return 0;
 }
 
@@ -133,25 +208,31 @@ static int as_bool(loader *L, const exdb_json *v, const jpath *p, int *out) {
     else if (v && v->type == EXDB_JFALSE)
         *out = 0;
     else
-        return lfail(L, p, "expected a boolean, found %s", exdb_json_type_name(v));
+        return type_fail(L, v, p, "a boolean");
     return 0;
 }
 
 /* Decodes a union: single-key objects (schema >= 5.1), or objects listing
  * every alternative with all but one null (schema <= 4), possibly with
- * "$type"/"$value" keys. *tag gets the variant name, *val its payload. */
+ * "$type"/"$value" keys. *tag gets the variant name, *val its payload.
+ * A key repeated in the object counts once (the last one wins, as in
+ * Python's json). */
 static int get_union(loader *L, const exdb_json *u, const jpath *p, const char *what,
                      const char **tag, const exdb_json **val) {
-    if (!exdb_json_is(u, EXDB_JOBJECT))
-        return lfail(L, p, "expected %s (an object with one key), found %s", what,
-                     exdb_json_type_name(u));
+    char q1[QS], q2[QS];
+    if (!exdb_json_is(u, EXDB_JOBJECT)) {
+        char w[96];
+        snprintf(w, sizeof w, "%s (an object with one key)", what);
+        return type_fail(L, u, p, w);
+    }
     const exdb_json *t = exdb_json_get(u, "$type");
     if (t && t->type == EXDB_JSTRING) {
         const exdb_json *v = exdb_json_get(u, "$value");
         *tag = t->u.str;
         *val = v ? v : exdb_json_get(u, t->u.str);
         if (!*val)
-            return lfail(L, p, "%s: \"$type\" is \"%s\" but there is no value", what, t->u.str);
+            return lfail(L, p, "%s: \"$type\" is %s but there is no \"$value\"", what,
+                         qs(q1, sizeof q1, t->u.str));
         return 0;
     }
     if (u->len == 1) {
@@ -162,15 +243,20 @@ static int get_union(loader *L, const exdb_json *u, const jpath *p, const char *
     /* Old encoding: the one non-null member. (as_none may be the chosen one
      * with an empty-list payload, so prefer any non-null value.) */
     const exdb_json *found = NULL;
+    uint32_t nset = 0;
     for (uint32_t i = 0; i < u->len; i++) {
         const exdb_json *k = &u->u.kids[i];
-        if (k->type == EXDB_JNULL || k->key[0] == '$')
+        if (k->type == EXDB_JNULL || k->key[0] == '$' || exdb_json_get(u, k->key) != k)
             continue;
-        if (found)
-            return lfail(
-                L, p, "%s: expected exactly one of its variants to be set, found \"%s\" and \"%s\"",
-                what, found->key, k->key);
+        if (found) {
+            if (L->legacy_unions)
+                return lfail(L, p, "%s: expected exactly one non-null variant, found %s and %s",
+                             what, qs(q1, sizeof q1, found->key), qs(q2, sizeof q2, k->key));
+            return lfail(L, p, "%s: expected an object with one key, found %s and %s", what,
+                         qs(q1, sizeof q1, found->key), qs(q2, sizeof q2, k->key));
+        }
         found = k;
+        nset++;
     }
     if (!found && exdb_json_get(u, "as_none")) {
         /* schema 2 writes None as "as_none": null beside the other nulls */
@@ -180,7 +266,7 @@ static int get_union(loader *L, const exdb_json *u, const jpath *p, const char *
     }
     if (!found)
         return lfail(L, p, "%s: expected an object with one key, found %s", what,
-                     u->len ? "every variant null" : "an empty object");
+                     u->len ? "only null members" : "an empty object");
     *tag = found->key;
     *val = found;
     return 0;
@@ -190,12 +276,16 @@ static int get_union(loader *L, const exdb_json *u, const jpath *p, const char *
 
 static int parse_sym(loader *L, const exdb_json *j, const jpath *p, int flavour, exdb_sym *out) {
     /* flavour: 0 int, 1 float, 2 bool */
+    static const char *const names[] = {"SymInt", "SymFloat", "SymBool"};
+    static const char *const what[] = {"a SymInt", "a SymFloat", "a SymBool"};
+    static const char *const lits[] = {"as_int", "as_float", "as_bool"};
+    char q[QS];
     memset(out, 0, sizeof *out);
     if (j && j->type == EXDB_JNUMBER && flavour == 0) /* schema 1: plain int */
         return as_int(L, j, p, &out->v.i);
     const char *tag;
     const exdb_json *v;
-    if (get_union(L, j, p, "a SymInt", &tag, &v) < 0)
+    if (get_union(L, j, p, what[flavour], &tag, &v) < 0)
         return -1;
     jpath vp = PKEY(p, tag);
     if (strcmp(tag, "as_expr") == 0) {
@@ -220,7 +310,10 @@ static int parse_sym(loader *L, const exdb_json *j, const jpath *p, int flavour,
                 return as_double(L, hv, &hvp, &out->v.f);
             if (strcmp(ht, "as_bool") == 0)
                 return as_bool(L, hv, &hvp, &out->v.b);
-            return lfail(L, &hp, "unknown SymExprHint kind \"%s\"", ht);
+            return lfail(
+                L, &hp,
+                "unknown SymExprHint kind %s (expected \"as_int\", \"as_float\" or \"as_bool\")",
+                qs(q, sizeof q, ht));
         }
         return 0;
     }
@@ -230,13 +323,11 @@ static int parse_sym(loader *L, const exdb_json *j, const jpath *p, int flavour,
         return as_double(L, v, &vp, &out->v.f);
     if (strcmp(tag, "as_bool") == 0 && flavour == 2)
         return as_bool(L, v, &vp, &out->v.b);
-    return lfail(L, p, "unknown %s kind \"%s\"",
-                 flavour == 0   ? "SymInt"
-                 : flavour == 1 ? "SymFloat"
-                                : "SymBool",
-                 tag);
+    return lfail(L, p, "unknown %s kind %s (expected \"as_expr\" or \"%s\")", names[flavour],
+                 qs(q, sizeof q, tag), lits[flavour]);
 }
 
+/* A list of SymInts (sizes, strides). */
 static int parse_sym_list(loader *L, const exdb_json *j, const jpath *p, exdb_sym **out,
                           uint32_t *n) {
     if (need_arr(L, j, p) < 0)
@@ -253,6 +344,8 @@ static int parse_sym_list(loader *L, const exdb_json *j, const jpath *p, exdb_sy
     return 0;
 }
 
+/* A TensorMeta (tensor_values entry) -> a tensor val. Schema 1 wraps it in
+ * {"meta": ...}; 5.x omits null fields (strides, device index, hint). */
 static int parse_tensor_meta(loader *L, const exdb_json *j, const jpath *p, exdb_val **out) {
     if (need_obj(L, j, p) < 0)
         return -1;
@@ -369,6 +462,11 @@ static int load_values(loader *L, gscope *sc, const jpath *gp) {
 
 /* ---- metadata */
 
+/* nn_module_stack "key,path,type;key,path,type..." (pt2-format.md §9.1), split
+ * as serialize.py's metadata_split does: entries at every ';', fields at
+ * commas outside ()/[] (the depth goes negative on a stray closer, as in
+ * Python, and then no later comma splits), exactly three fields. The call
+ * index is the number after the key's last '@' (what unflatten reads). */
 int exdb_parse_module_stack(exdb_arena *a, const char *text, exdb_stack_entry **out, uint32_t *n,
                             exdb_error *err) {
     *out = NULL;
@@ -386,41 +484,48 @@ int exdb_parse_module_stack(exdb_arena *a, const char *text, exdb_stack_entry **
         const char *end = strchr(s, ';');
         if (!end)
             end = s + strlen(s);
-        /* split on commas at bracket depth 0: exactly three fields */
+        int shown = (int)(end - s > 120 ? 120 : end - s);
+        const char *more = end - s > 120 ? "..." : "";
+        if (end == s)
+            return exdb_errorf(err, "entry %u is empty: expected \"key,path,type\"", k);
         const char *cut[2];
         int ncut = 0, depth = 0;
         for (const char *q = s; q < end; q++) {
             if (*q == '(' || *q == '[')
                 depth++;
-            else if ((*q == ')' || *q == ']') && depth > 0)
+            else if (*q == ')' || *q == ']')
                 depth--;
             else if (*q == ',' && depth == 0) {
                 if (ncut == 2)
-                    return exdb_errorf(
-                        err,
-                        "entry %u \"%.*s\": expected \"key,path,type\", found more than 3 fields",
-                        k, (int)(end - s > 200 ? 200 : end - s), s);
+                    return exdb_errorf(err,
+                                       "entry %u (\"%.*s%s\"): expected 3 fields \"key,path,type\" "
+                                       "(split at commas outside brackets), found more",
+                                       k, shown, s, more);
                 cut[ncut++] = q;
             }
         }
         if (ncut != 2)
             return exdb_errorf(err,
-                               "entry %u \"%.*s\": expected \"key,path,type\" (3 comma-separated "
-                               "fields), found %d",
-                               k, (int)(end - s > 200 ? 200 : end - s), s, ncut + 1);
+                               "entry %u (\"%.*s%s\"): expected 3 fields \"key,path,type\" (split "
+                               "at commas outside brackets), found %d",
+                               k, shown, s, more, ncut + 1);
         e[k].key = exdb_arena_strndup(a, s, (size_t)(cut[0] - s));
         e[k].path = exdb_arena_strndup(a, cut[0] + 1, (size_t)(cut[1] - cut[0] - 1));
         e[k].type = exdb_arena_strndup(a, cut[1] + 1, (size_t)(end - cut[1] - 1));
         if (!e[k].key || !e[k].path || !e[k].type)
             return exdb_errorf(err, "out of memory");
-        /* call index: int(text after the last '@') when the key has one */
         const char *at = strrchr(e[k].key, '@');
         e[k].call_idx = 0;
         if (at) {
-            char *endp;
-            long v = strtol(at + 1, &endp, 10);
-            if (at[1] == '\0' || *endp || v < 0 || v > 1000000000)
-                return exdb_errorf(err, "entry %u: key \"%s\": expected a call index after '@'", k,
+            long v = 0;
+            const char *d = at + 1;
+            for (; *d >= '0' && *d <= '9' && v <= 1000000000; d++)
+                v = v * 10 + (*d - '0');
+            if (d == at + 1 || *d || v > 1000000000)
+                return exdb_errorf(err,
+                                   "entry %u: key \"%.*s\": expected a call index (a number) "
+                                   "after its last '@'",
+                                   k, (int)(strlen(e[k].key) > 120 ? 120 : strlen(e[k].key)),
                                    e[k].key);
             e[k].call_idx = (int)v;
         }
@@ -431,6 +536,16 @@ int exdb_parse_module_stack(exdb_arena *a, const char *text, exdb_stack_entry **
     return 0;
 }
 
+static int is_known_meta_key(const char *k) {
+    return strcmp(k, "nn_module_stack") == 0 || strcmp(k, "stack_trace") == 0 ||
+           strcmp(k, "source_fn_stack") == 0 || strcmp(k, "source_fn") == 0 ||
+           strcmp(k, "torch_fn") == 0 || strcmp(k, "custom") == 0 || strcmp(k, "from_node") == 0;
+}
+
+/* Node.metadata (str -> str, pt2-format.md §9). The keys PyTorch reads must
+ * be strings; other keys are kept as extras when they are strings and
+ * skipped otherwise (PyTorch ignores them). An empty nn_module_stack is no
+ * stack, as in deserialize_metadata. */
 static int load_meta(loader *L, const exdb_json *m, const jpath *p, exdb_meta **out) {
     exdb_meta *meta = exdb_arena_calloc(L->a, 1, sizeof *meta);
     if (!meta)
@@ -444,9 +559,16 @@ static int load_meta(loader *L, const exdb_json *m, const jpath *p, exdb_meta **
     for (uint32_t i = 0; i < m->len; i++) {
         const exdb_json *e = &m->u.kids[i];
         jpath ep = PKEY(p, e->key);
+        const char *k = e->key;
+        if (!is_known_meta_key(k)) {
+            nextra += e->type == EXDB_JSTRING;
+            continue;
+        }
+        if (e->type == EXDB_JNULL)
+            continue;
         if (e->type != EXDB_JSTRING)
-            return lfail(L, &ep, "expected a string, found %s", exdb_json_type_name(e));
-        const char *k = e->key, *v = e->u.str;
+            return type_fail(L, e, &ep, "a string");
+        const char *v = e->u.str;
         if (strcmp(k, "nn_module_stack") == 0) {
             exdb_stack_entry *st;
             uint32_t n;
@@ -455,7 +577,7 @@ static int load_meta(loader *L, const exdb_json *m, const jpath *p, exdb_meta **
                 return lfail(L, &ep, "%s", e2.msg);
             meta->stack = st;
             meta->nstack = n;
-            meta->has_stack = n > 0; /* PyTorch drops an empty stack */
+            meta->has_stack = n > 0;
             meta->nn_module_stack = v;
         } else if (strcmp(k, "stack_trace") == 0) {
             meta->stack_trace = v;
@@ -465,10 +587,8 @@ static int load_meta(loader *L, const exdb_json *m, const jpath *p, exdb_meta **
             meta->torch_fn = v;
         } else if (strcmp(k, "custom") == 0) {
             meta->custom = v;
-        } else if (strcmp(k, "from_node") == 0) {
-            meta->from_node = v;
         } else {
-            nextra++;
+            meta->from_node = v;
         }
     }
     if (nextra) {
@@ -477,12 +597,10 @@ static int load_meta(loader *L, const exdb_json *m, const jpath *p, exdb_meta **
             return oom(L);
         uint32_t w = 0;
         for (uint32_t i = 0; i < m->len; i++) {
-            const char *k = m->u.kids[i].key;
-            if (strcmp(k, "nn_module_stack") && strcmp(k, "stack_trace") &&
-                strcmp(k, "source_fn_stack") && strcmp(k, "source_fn") && strcmp(k, "torch_fn") &&
-                strcmp(k, "custom") && strcmp(k, "from_node")) {
-                kv[w].key = k;
-                kv[w].value = m->u.kids[i].u.str;
+            const exdb_json *e = &m->u.kids[i];
+            if (!is_known_meta_key(e->key) && e->type == EXDB_JSTRING) {
+                kv[w].key = e->key;
+                kv[w].value = e->u.str;
                 w++;
             }
         }
@@ -496,10 +614,14 @@ static int load_meta(loader *L, const exdb_json *m, const jpath *p, exdb_meta **
 
 static int load_graph(loader *L, const exdb_json *jg, const jpath *gp, exdb_graph *g, int is_sub);
 
+/* A use of value `name`: it must be defined by an earlier node or a graph
+ * input of the same graph (PyTorch's serialized_name_to_node lookup). */
 static int lookup_value(loader *L, gscope *sc, const char *name, const jpath *p, exdb_arg *out) {
     exdb_node *n = exdb_strmap_get(&sc->values, name);
+    char q[QS];
     if (!n)
-        return lfail(L, p, "refers to \"%s\", which no earlier node or input defines", name);
+        return lfail(L, p, "refers to %s, which no graph input or earlier node defines",
+                     qs(q, sizeof q, name));
     *out = exdb_arg_node(n);
     return 0;
 }
@@ -515,14 +637,19 @@ static int tensor_ref(loader *L, gscope *sc, const exdb_json *j, const jpath *p,
 /* SymIntArgument / SymFloatArgument / SymBoolArgument -> node or literal */
 static int sym_ref(loader *L, gscope *sc, const exdb_json *j, const jpath *p, int flavour,
                    exdb_arg *out) {
+    static const char *const names[] = {"SymIntArgument", "SymFloatArgument", "SymBoolArgument"};
+    static const char *const what[] = {"a SymIntArgument", "a SymFloatArgument",
+                                       "a SymBoolArgument"};
+    static const char *const lits[] = {"as_int", "as_float", "as_bool"};
     const char *tag;
     const exdb_json *v;
-    if (get_union(L, j, p, "a symbolic argument", &tag, &v) < 0)
+    char q[QS];
+    if (get_union(L, j, p, what[flavour], &tag, &v) < 0)
         return -1;
     jpath vp = PKEY(p, tag);
     if (strcmp(tag, "as_name") == 0) {
         if (v->type != EXDB_JSTRING)
-            return lfail(L, &vp, "expected a string, found %s", exdb_json_type_name(v));
+            return type_fail(L, v, &vp, "a string");
         return lookup_value(L, sc, v->u.str, &vp, out);
     }
     memset(out, 0, sizeof *out);
@@ -542,11 +669,8 @@ static int sym_ref(loader *L, gscope *sc, const exdb_json *j, const jpath *p, in
         out->u.i = b;
         return 0;
     }
-    return lfail(L, p, "unknown %s kind \"%s\"",
-                 flavour == 0   ? "SymIntArgument"
-                 : flavour == 1 ? "SymFloatArgument"
-                                : "SymBoolArgument",
-                 tag);
+    return lfail(L, p, "unknown %s kind %s (expected \"as_name\" or \"%s\")", names[flavour],
+                 qs(q, sizeof q, tag), lits[flavour]);
 }
 
 static int opt_tensor_ref(loader *L, gscope *sc, const exdb_json *j, const jpath *p,
@@ -562,7 +686,10 @@ static int opt_tensor_ref(loader *L, gscope *sc, const exdb_json *j, const jpath
     }
     if (strcmp(tag, "as_tensor") == 0)
         return tensor_ref(L, sc, v, &vp, out);
-    return lfail(L, p, "unknown OptionalTensorArgument kind \"%s\"", tag);
+    char q[QS];
+    return lfail(L, p,
+                 "unknown OptionalTensorArgument kind %s (expected \"as_tensor\" or \"as_none\")",
+                 qs(q, sizeof q, tag));
 }
 
 typedef int (*elem_fn)(loader *, gscope *, const exdb_json *, const jpath *, exdb_arg *);
@@ -592,7 +719,7 @@ static int elem_bool(loader *L, gscope *sc, const exdb_json *j, const jpath *p, 
 static int elem_str(loader *L, gscope *sc, const exdb_json *j, const jpath *p, exdb_arg *o) {
     (void)sc;
     if (!exdb_json_is(j, EXDB_JSTRING))
-        return lfail(L, p, "expected a string, found %s", exdb_json_type_name(j));
+        return type_fail(L, j, p, "a string");
     *o = exdb_arg_str(j->u.str);
     return 0;
 }
@@ -605,7 +732,7 @@ static int elem_symfloat(loader *L, gscope *sc, const exdb_json *j, const jpath 
 static int elem_symbool(loader *L, gscope *sc, const exdb_json *j, const jpath *p, exdb_arg *o) {
     return sym_ref(L, sc, j, p, 2, o);
 }
-static int elem_list_int(loader *L, gscope *sc, const exdb_json *j, const jpath *p, exdb_arg *o);
+static int elem_tuple_int(loader *L, gscope *sc, const exdb_json *j, const jpath *p, exdb_arg *o);
 static int elem_list_float(loader *L, gscope *sc, const exdb_json *j, const jpath *p, exdb_arg *o);
 static int elem_list_tensor(loader *L, gscope *sc, const exdb_json *j, const jpath *p, exdb_arg *o);
 
@@ -623,8 +750,12 @@ static int list_of(loader *L, gscope *sc, const exdb_json *j, const jpath *p, el
     return 0;
 }
 
-static int elem_list_int(loader *L, gscope *sc, const exdb_json *j, const jpath *p, exdb_arg *o) {
-    return list_of(L, sc, j, p, elem_int, o);
+/* as_int_lists elements: PyTorch turns each into a tuple (Triton grids). */
+static int elem_tuple_int(loader *L, gscope *sc, const exdb_json *j, const jpath *p, exdb_arg *o) {
+    if (list_of(L, sc, j, p, elem_int, o) < 0)
+        return -1;
+    o->kind = EXDB_ARG_TUPLE;
+    return 0;
 }
 static int elem_list_float(loader *L, gscope *sc, const exdb_json *j, const jpath *p, exdb_arg *o) {
     return list_of(L, sc, j, p, elem_float, o);
@@ -641,6 +772,7 @@ static int enum_arg(loader *L, const exdb_json *v, const jpath *p, exdb_arg_kind
     return as_int(L, v, p, &out->u.i);
 }
 
+/* as_device -> "type" or "type:index", as str(torch.device) prints it. */
 static int device_arg(loader *L, const exdb_json *v, const jpath *p, exdb_arg *out) {
     const char *type;
     if (need_obj(L, v, p) < 0 || get_str(L, v, "type", p, &type) < 0)
@@ -734,10 +866,20 @@ static int load_arg(loader *L, gscope *sc, const exdb_json *j, const jpath *p, e
     } else if (strcmp(tag, "as_optional_tensor") == 0) {
         return opt_tensor_ref(L, sc, v, &vp, out);
     } else if (strcmp(tag, "as_custom_obj") == 0) {
+        /* a lifted object is a graph input; one that is not (old programs)
+         * lives in the constants payload, which exdb does not read: kept by
+         * name */
+        const char *name;
+        if (need_obj(L, v, &vp) < 0 || get_str(L, v, "name", &vp, &name) < 0)
+            return -1;
+        if (!exdb_strmap_get(&sc->values, name)) {
+            *out = exdb_arg_str(name);
+            return 0;
+        }
         return tensor_ref(L, sc, v, &vp, out);
     } else if (strcmp(tag, "as_operator") == 0) {
         if (v->type != EXDB_JSTRING)
-            return lfail(L, &vp, "expected a string, found %s", exdb_json_type_name(v));
+            return type_fail(L, v, &vp, "a string");
         exdb_target_kind k;
         out->kind = EXDB_ARG_OPERATOR;
         out->u.s = pretty_target(L, v->u.str, &k);
@@ -757,7 +899,7 @@ static int load_arg(loader *L, gscope *sc, const exdb_json *j, const jpath *p, e
     } else if (strcmp(tag, "as_nested_tensors") == 0) {
         return list_of(L, sc, v, &vp, elem_list_tensor, out);
     } else if (strcmp(tag, "as_int_lists") == 0) {
-        return list_of(L, sc, v, &vp, elem_list_int, out);
+        return list_of(L, sc, v, &vp, elem_tuple_int, out);
     } else if (strcmp(tag, "as_float_lists") == 0) {
         return list_of(L, sc, v, &vp, elem_list_float, out);
     } else if (strcmp(tag, "as_string_to_argument") == 0) {
@@ -775,54 +917,11 @@ static int load_arg(loader *L, gscope *sc, const exdb_json *j, const jpath *p, e
     } else if (strcmp(tag, "as_graph") == 0) {
         return load_subgraph_arg(L, sc, v, &vp, out);
     }
-    return lfail(L, p, "unknown argument kind \"%s\"", tag);
+    char q[QS];
+    return lfail(L, p, "unknown Argument kind %s", qs(q, sizeof q, tag));
 }
 
 /* ---- nodes */
-
-/* Targets whose result is a SymInt/SymBool/SymFloat and that PyTorch
- * deserializes with deserialize_sym_op_inputs (all inputs positional). */
-static int is_sym_op(const char *t) {
-    static const char *const ops[] = {"_operator.add",
-                                      "_operator.sub",
-                                      "_operator.mul",
-                                      "_operator.floordiv",
-                                      "_operator.truediv",
-                                      "_operator.mod",
-                                      "_operator.pow",
-                                      "_operator.neg",
-                                      "_operator.pos",
-                                      "_operator.eq",
-                                      "_operator.ne",
-                                      "_operator.le",
-                                      "_operator.ge",
-                                      "_operator.lt",
-                                      "_operator.gt",
-                                      "_operator.and_",
-                                      "_operator.or_",
-                                      "_operator.not_",
-                                      "_operator.abs",
-                                      "math.trunc",
-                                      "torch.sym_int",
-                                      "torch.sym_float",
-                                      "torch.sym_ite",
-                                      "torch.sym_max",
-                                      "torch.sym_min",
-                                      "torch.sym_not",
-                                      "torch.sym_sqrt",
-                                      "torch._sym_sqrt",
-                                      "torch.sym_sum",
-                                      "torch.ops.aten.sym_size.int",
-                                      "torch.ops.aten.sym_stride.int",
-                                      "torch.ops.aten.sym_numel.default",
-                                      "torch.ops.aten.sym_storage_offset.default",
-                                      "torch.ops.aten.item.default",
-                                      NULL};
-    for (int i = 0; ops[i]; i++)
-        if (strcmp(t, ops[i]) == 0)
-            return 1;
-    return 0;
-}
 
 static int is_python_keyword(const char *s) {
     static const char *const kw[] = {
@@ -836,14 +935,70 @@ static int is_python_keyword(const char *s) {
     return 0;
 }
 
-/* Records that serialized value `name` is produced by node n (sync_fx_node). */
+/* Graph._target_to_str(target) for a call_function target: its __name__
+ * ("relu.default" for an OpOverload, "cond" for a HOP, "add" for
+ * operator.add), snake-cased. Used for the "<name>_unused" rename. */
+static const char *target_str(loader *L, const exdb_node *n) {
+    const char *t = n->target;
+    if (n->tkind == EXDB_T_OP && strncmp(t, "torch.ops.", 10) == 0) {
+        const char *dot = strchr(t + 10, '.');
+        t = dot ? dot + 1 : t + 10;
+    } else if (n->tkind == EXDB_T_HOP) {
+        t += 23; /* "torch.ops.higher_order." */
+    } else {
+        const char *dot = strrchr(t, '.');
+        if (dot)
+            t = dot + 1;
+    }
+    size_t len = strlen(t);
+    char *out = exdb_arena_alloc(L->a, 2 * len + 1);
+    if (!out)
+        return NULL;
+    /* _snake_case: '_' before an upper-case letter that follows a lower-case one */
+    size_t w = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = t[i];
+        int up = c >= 'A' && c <= 'Z';
+        if (up && i > 0 && t[i - 1] >= 'a' && t[i - 1] <= 'z')
+            out[w++] = '_';
+        out[w++] = up ? (char)(c - 'A' + 'a') : c;
+    }
+    out[w] = '\0';
+    return out;
+}
+
+/* `fx_node.name = name`: the node prints as `name` while the graph's
+ * namespace keeps what create_name registered (PyTorch's sync_fx_node and
+ * placeholder code assign the attribute directly). exdb's name table also
+ * maps `name` to the node so lookups by printed name work. */
+static int force_name(loader *L, exdb_graph *g, exdb_node *n, const char *name) {
+    if (strcmp(n->name, name) == 0)
+        return 0;
+    void **slot = exdb_strmap_find(&g->names, n->name);
+    if (slot && *slot == n)
+        *slot = NULL; /* the registered name stays used */
+    slot = exdb_strmap_put(&g->names, name, NULL);
+    if (!slot)
+        return oom(L);
+    *slot = n;
+    n->name = name;
+    return 0;
+}
+
+/* Records that serialized value `name` is produced by node n (sync_fx_node,
+ * which refuses a name deserialized before) and gives n its val. */
 static int bind_value(loader *L, gscope *sc, const char *name, exdb_node *n, const jpath *p) {
     int created;
     void **slot = exdb_strmap_put(&sc->values, name, &created);
     if (!slot)
         return oom(L);
-    if (!created)
-        return lfail(L, p, "value \"%s\" is defined twice", name);
+    if (!created && *slot) {
+        const exdb_node *first = *slot;
+        char q1[QS], q2[QS];
+        return lfail(L, p, "value %s is defined twice (first by %s %s)", qs(q1, sizeof q1, name),
+                     first->op == EXDB_OP_PLACEHOLDER ? "graph input" : "node",
+                     qs(q2, sizeof q2, first->name));
+    }
     *slot = n;
     if (!n->meta || !n->meta->val) {
         exdb_val *v = exdb_strmap_get(&sc->metas, name);
@@ -862,6 +1017,15 @@ static int bind_value(loader *L, gscope *sc, const char *name, exdb_node *n, con
     return 0;
 }
 
+/* sync_fx_node(name, n): binds the value and forces the printed name. */
+static int sync_node(loader *L, gscope *sc, exdb_node *n, const char *name, const jpath *p) {
+    if (bind_value(L, sc, name, n, p) < 0)
+        return -1;
+    return force_name(L, sc->g, n, name);
+}
+
+/* operator.getitem(of, idx), sharing the producer's metadata; name NULL
+ * lets FX derive it ("getitem", "getitem_1", ...). */
 static exdb_node *new_getitem(loader *L, gscope *sc, exdb_node *of, uint32_t idx, const char *name,
                               const exdb_meta *meta) {
     exdb_arg args;
@@ -878,6 +1042,7 @@ static exdb_node *new_getitem(loader *L, gscope *sc, exdb_node *of, uint32_t idx
     return gi;
 }
 
+/* Sets meta["val"] on a copy of n's metadata (metadata may be shared). */
 static int set_val(loader *L, exdb_node *n, const exdb_val *v) {
     exdb_meta *m = exdb_arena_alloc(L->a, sizeof *m);
     if (!m)
@@ -891,9 +1056,36 @@ static int set_val(loader *L, exdb_node *n, const exdb_val *v) {
     return 0;
 }
 
-/* generate_getitems: one getitem per element, nested for list elements. */
+/* What the elements handed to gen_getitems are. */
+typedef enum {
+    ELEM_ARGUMENT, /* Argument unions (a node's outputs list) */
+    ELEM_TENSOR,   /* TensorArguments (the elements of as_tensors) */
+    ELEM_SYM,      /* SymIntArgument/SymFloatArgument unions (as_sym_ints/as_sym_floats) */
+} elem_kind;
+
+/* The name of a named symbolic value {"as_name": "s"} at p. */
+static int sym_value_name(loader *L, const exdb_json *v, const jpath *p, const char *what,
+                          const char **name) {
+    const char *st;
+    const exdb_json *sv;
+    char q[QS];
+    if (get_union(L, v, p, what, &st, &sv) < 0)
+        return -1;
+    jpath sp = PKEY(p, st);
+    if (strcmp(st, "as_name") != 0)
+        return lfail(L, p, "%s: expected a named value (\"as_name\"), found %s", what,
+                     qs(q, sizeof q, st));
+    if (sv->type != EXDB_JSTRING)
+        return type_fail(L, sv, &sp, "a string");
+    *name = sv->u.str;
+    return 0;
+}
+
+/* generate_getitems: one operator.getitem per element, named after the
+ * element's value; list elements get an auto-named getitem and nested ones.
+ * tuple_val receives the vals, as fx_node.meta["val"] = tuple(meta_val). */
 static int gen_getitems(loader *L, gscope *sc, exdb_node *of, const exdb_json *outs, const jpath *p,
-                        const exdb_meta *meta, int elems_are_tensor_args, exdb_val *tuple_val) {
+                        const exdb_meta *meta, elem_kind ek, exdb_val *tuple_val) {
     tuple_val->kind = EXDB_VAL_TUPLE;
     tuple_val->n = outs->len;
     tuple_val->u.items = exdb_arena_calloc(L->a, outs->len ? outs->len : 1, sizeof(exdb_val *));
@@ -902,116 +1094,110 @@ static int gen_getitems(loader *L, gscope *sc, exdb_node *of, const exdb_json *o
     for (uint32_t i = 0; i < outs->len; i++) {
         const exdb_json *o = &outs->u.kids[i];
         jpath ip = PIDX(p, i);
-        const char *tag = "as_tensor";
+        const char *tag = ek == ELEM_TENSOR ? "as_tensor" : "as_sym_int";
         const exdb_json *v = o;
-        if (!elems_are_tensor_args && get_union(L, o, &ip, "an output Argument", &tag, &v) < 0)
+        const jpath *vpp = &ip;
+        if (ek == ELEM_ARGUMENT && get_union(L, o, &ip, "a node output", &tag, &v) < 0)
             return -1;
         jpath vp = PKEY(&ip, tag);
+        if (ek == ELEM_ARGUMENT)
+            vpp = &vp;
         const char *name = NULL;
+        char q[QS];
         if (strcmp(tag, "as_tensor") == 0) {
-            if (need_obj(L, v, &vp) < 0 || get_str(L, v, "name", &vp, &name) < 0)
+            if (need_obj(L, v, vpp) < 0 || get_str(L, v, "name", vpp, &name) < 0)
                 return -1;
         } else if (strcmp(tag, "as_sym_int") == 0 || strcmp(tag, "as_sym_float") == 0) {
-            const char *st;
-            const exdb_json *sv;
-            if (get_union(L, v, &vp, "a symbolic output", &st, &sv) < 0)
+            if (sym_value_name(L, v, vpp, "a symbolic output", &name) < 0)
                 return -1;
-            if (strcmp(st, "as_name") != 0 || sv->type != EXDB_JSTRING)
-                return lfail(L, &vp, "expected an output name (\"as_name\"), found \"%s\"", st);
-            name = sv->u.str;
         }
         if (name) {
             exdb_node *gi = new_getitem(L, sc, of, i, name, meta);
             if (!gi)
                 return oom(L);
-            if (bind_value(L, sc, name, gi, &vp) < 0)
+            if (sync_node(L, sc, gi, name, vpp) < 0)
                 return -1;
             tuple_val->u.items[i] = gi->meta ? gi->meta->val : NULL;
         } else if (strcmp(tag, "as_none") == 0) {
             exdb_node *gi = new_getitem(L, sc, of, i, "as_none", meta);
-            if (!gi)
+            exdb_val *nv = exdb_arena_calloc(L->a, 1, sizeof *nv);
+            if (!gi || !nv || set_val(L, gi, nv) < 0)
                 return oom(L);
         } else if (strcmp(tag, "as_tensors") == 0 || strcmp(tag, "as_sym_ints") == 0 ||
                    strcmp(tag, "as_sym_floats") == 0) {
-            if (need_arr(L, v, &vp) < 0)
+            if (need_arr(L, v, vpp) < 0)
                 return -1;
             exdb_node *list = new_getitem(L, sc, of, i, NULL, meta);
-            if (!list)
-                return oom(L);
             exdb_val *lv = exdb_arena_calloc(L->a, 1, sizeof *lv);
-            if (!lv)
+            if (!list || !lv)
                 return oom(L);
-            /* elements of as_tensors are TensorArguments; of as_sym_ints, SymIntArguments */
-            if (strcmp(tag, "as_tensors") == 0) {
-                if (gen_getitems(L, sc, list, v, &vp, meta, 1, lv) < 0)
-                    return -1;
-            } else {
-                /* wrap each SymIntArgument as an Argument-like union */
-                if (gen_getitems(L, sc, list, v, &vp, meta, 0, lv) < 0)
-                    return -1;
-            }
+            if (gen_getitems(L, sc, list, v, vpp, meta,
+                             strcmp(tag, "as_tensors") == 0 ? ELEM_TENSOR : ELEM_SYM, lv) < 0)
+                return -1;
             if (set_val(L, list, lv) < 0)
                 return -1;
             tuple_val->u.items[i] = lv;
         } else {
-            return lfail(L, &ip, "unsupported node output kind \"%s\"", tag);
+            return lfail(L, &ip,
+                         "unsupported node output kind %s (expected \"as_tensor\", \"as_tensors\", "
+                         "\"as_sym_int\", \"as_sym_ints\", \"as_sym_float\", \"as_sym_floats\" or "
+                         "\"as_none\")",
+                         qs(q, sizeof q, tag));
         }
     }
     return 0;
 }
 
-/* deserialize_outputs: binds a node's outputs to names. */
+/* deserialize_outputs: binds a node's outputs to names. One tensor or
+ * symbolic output: the node is that value. One None: the node is renamed
+ * "<target>_unused". Anything else (several outputs, a tensor list, a HOP
+ * that returns a 1-tuple): getitem nodes, the node's val a tuple. */
 static int load_outputs(loader *L, gscope *sc, exdb_node *n, const exdb_json *outs, const jpath *p,
                         int is_hop, int hop_single) {
-    if (!outs || outs->len == 0)
+    if (outs->len == 0)
         return 0;
     const exdb_json *o0 = &outs->u.kids[0];
     jpath p0 = PIDX(p, 0);
     const char *tag;
     const exdb_json *v;
-    if (get_union(L, o0, &p0, "an output Argument", &tag, &v) < 0)
+    char q[QS];
+    if (get_union(L, o0, &p0, "a node output", &tag, &v) < 0)
         return -1;
     jpath vp = PKEY(&p0, tag);
-    if (outs->len == 1 && strcmp(tag, "as_tensor") == 0 && !(is_hop && !hop_single)) {
+    int is_none = strcmp(tag, "as_none") == 0;
+    /* a HOP whose one result is a 1-tuple: getitem(node, 0) named after it */
+    int hop_tuple = outs->len == 1 && is_hop && !hop_single && !is_none;
+    int one = outs->len == 1 && !hop_tuple;
+    if (one && strcmp(tag, "as_tensor") == 0) {
         const char *name;
         if (need_obj(L, v, &vp) < 0 || get_str(L, v, "name", &vp, &name) < 0)
             return -1;
-        return bind_value(L, sc, name, n, &vp);
+        return sync_node(L, sc, n, name, &vp);
     }
-    if (outs->len == 1 && (strcmp(tag, "as_sym_int") == 0 || strcmp(tag, "as_sym_bool") == 0 ||
-                           strcmp(tag, "as_sym_float") == 0)) {
-        const char *st;
-        const exdb_json *sv;
-        if (get_union(L, v, &vp, "a symbolic output", &st, &sv) < 0)
+    if (one && (strcmp(tag, "as_sym_int") == 0 || strcmp(tag, "as_sym_bool") == 0 ||
+                strcmp(tag, "as_sym_float") == 0)) {
+        const char *name;
+        if (sym_value_name(L, v, &vp, "a symbolic output", &name) < 0)
             return -1;
-        if (strcmp(st, "as_name") != 0 || sv->type != EXDB_JSTRING)
-            return lfail(L, &vp, "expected an output name (\"as_name\"), found \"%s\"", st);
-        return bind_value(L, sc, sv->u.str, n, &vp);
+        return sync_node(L, sc, n, name, &vp);
     }
-    if (outs->len == 1 && strcmp(tag, "as_none") == 0) {
-        /* fx_node._rename(f"{_target_to_str(target)}_unused") */
-        const char *base = n->target;
-        if (n->tkind == EXDB_T_OP && strncmp(base, "torch.ops.", 10) == 0) {
-            const char *q = strchr(base + 10, '.');
-            base = q ? q + 1 : base;
-            const char *dot = strchr(base, '.');
-            base = exdb_arena_strndup(L->a, base, dot ? (size_t)(dot - base) : strlen(base));
-        } else {
-            const char *dot = strrchr(base, '.');
-            if (dot)
-                base = dot + 1;
-        }
-        char *cand = exdb_arena_printf(L->a, "%s_unused", base);
+    if (one && is_none) {
+        /* fx_node._rename(f"{self.graph._target_to_str(fx_node.target)}_unused") */
+        const char *base = target_str(L, n);
+        char *cand = base ? exdb_arena_printf(L->a, "%s_unused", base) : NULL;
         if (!cand)
             return oom(L);
-        void **slot = exdb_strmap_find(&sc->g->names, n->name);
-        if (slot)
-            *slot = NULL;
-        n->name = exdb_graph_create_name(sc->g, cand);
-        if (!n->name)
-            return oom(L);
-        slot = exdb_strmap_find(&sc->g->names, n->name);
-        *slot = n;
+        if (strcmp(cand, n->name) != 0) {
+            const char *nm = exdb_graph_create_name(sc->g, cand);
+            if (!nm)
+                return oom(L);
+            void **slot = exdb_strmap_find(&sc->g->names, n->name);
+            if (slot && *slot == n)
+                *slot = NULL;
+            slot = exdb_strmap_find(&sc->g->names, nm);
+            *slot = n;
+            n->name = nm;
+        }
         exdb_val *nv = exdb_arena_calloc(L->a, 1, sizeof *nv);
         return nv ? set_val(L, n, nv) : oom(L);
     }
@@ -1019,44 +1205,71 @@ static int load_outputs(loader *L, gscope *sc, exdb_node *n, const exdb_json *ou
     if (!tv)
         return oom(L);
     int rc;
-    if (outs->len == 1) {
-        if (strcmp(tag, "as_tensors") != 0 || !exdb_json_is(v, EXDB_JARRAY))
-            return lfail(L, &p0, "unsupported single node output kind \"%s\"", tag);
-        rc = gen_getitems(L, sc, n, v, &vp, n->meta, 1, tv);
+    if (one) {
+        /* a single list: its elements are indexed straight off the node */
+        if (strcmp(tag, "as_tensors") != 0)
+            return lfail(L, &p0,
+                         "unsupported node output kind %s (expected \"as_tensor\", "
+                         "\"as_tensors\", \"as_sym_int\", \"as_sym_float\", \"as_sym_bool\" or "
+                         "\"as_none\")",
+                         qs(q, sizeof q, tag));
+        if (need_arr(L, v, &vp) < 0)
+            return -1;
+        rc = gen_getitems(L, sc, n, v, &vp, n->meta, ELEM_TENSOR, tv);
     } else {
-        rc = gen_getitems(L, sc, n, outs, p, n->meta, 0, tv);
+        rc = gen_getitems(L, sc, n, outs, p, n->meta, ELEM_ARGUMENT, tv);
     }
     if (rc < 0)
         return -1;
     if (set_val(L, n, tv) < 0)
         return -1;
-    /* serialized_name_to_node[fx_node.name] = fx_node */
+    /* serialized_name_to_node[fx_node.name] = fx_node (overwriting, as PyTorch does) */
     void **slot = exdb_strmap_put(&sc->values, n->name, NULL);
     if (!slot)
         return oom(L);
-    if (!*slot)
-        *slot = n;
+    *slot = n;
     return 0;
 }
 
-/* The first output's value name: what PyTorch names a single-result node. */
-static const char *single_output_name(const exdb_json *outs, int want_sym) {
-    if (!outs || outs->type != EXDB_JARRAY || outs->len != 1)
+/* The name of outputs[0].as_tensor when the node has exactly that one
+ * output (the schema-less stand-in for _is_single_tensor_return). */
+static const char *single_tensor_name(const exdb_json *outs) {
+    if (outs->len != 1)
         return NULL;
-    const exdb_json *o = &outs->u.kids[0];
-    if (o->type != EXDB_JOBJECT || o->len < 1)
-        return NULL;
-    const exdb_json *t = get_opt(o, want_sym ? "as_sym_int" : "as_tensor");
-    if (!t && want_sym)
-        t = get_opt(o, "as_sym_bool");
-    if (!t && want_sym)
-        t = get_opt(o, "as_sym_float");
-    if (!t)
-        return NULL;
-    const exdb_json *nm = get_opt(t, want_sym ? "as_name" : "name");
+    const exdb_json *t = get_opt(&outs->u.kids[0], "as_tensor");
+    const exdb_json *nm = get_opt(t, "name");
     return exdb_json_is(nm, EXDB_JSTRING) ? nm->u.str : NULL;
 }
 
+/* How input i of a call_function is passed. Sym ops: positionally. HOPs:
+ * positionally when the name is "" (deserialize_hoo_inputs). OpOverloads:
+ * by ArgumentKind (1 positional, 2 keyword unless the name is a Python
+ * keyword); with no kind (5.x) or kind 0 PyTorch consults the op schema,
+ * which exdb does not have, so such inputs count as positional. */
+static int input_is_positional(loader *L, const exdb_json *na, const jpath *nap, const char *aname,
+                               int sym, int is_hop, int *positional) {
+    if (sym) {
+        *positional = 1;
+    } else if (is_hop) {
+        *positional = aname[0] == '\0';
+    } else {
+        const exdb_json *kind = get_opt(na, "kind");
+        int64_t k = 1;
+        if (kind) {
+            jpath kp = PKEY(nap, "kind");
+            if (as_int(L, kind, &kp, &k) < 0)
+                return -1;
+        }
+        *positional = !(k == 2 && !is_python_keyword(aname));
+    }
+    return 0;
+}
+
+/* deserialize_node: one serialized node -> one call_function node (plus
+ * getitems). The name handed to create_node is Node.name when present, else
+ * the single output's name (sym ops; single-tensor ops; HOPs flagged
+ * is_hop_single_tensor_return), else none (FX derives it from the target);
+ * outputs are then synced, which may force the printed name. */
 static int load_node(loader *L, gscope *sc, const exdb_json *jn, const jpath *p, int32_t idx) {
     if (need_obj(L, jn, p) < 0)
         return -1;
@@ -1073,7 +1286,7 @@ static int load_node(loader *L, gscope *sc, const exdb_json *jn, const jpath *p,
     if (jname) {
         jpath np = PKEY(p, "name");
         if (jname->type != EXDB_JSTRING)
-            return lfail(L, &np, "expected a string, found %s", exdb_json_type_name(jname));
+            return type_fail(L, jname, &np, "a string or null");
         if (jname->u.str[0])
             given = jname->u.str;
     }
@@ -1085,48 +1298,52 @@ static int load_node(loader *L, gscope *sc, const exdb_json *jn, const jpath *p,
     const char *pt = pretty_target(L, target, &tk);
     if (!pt)
         return oom(L);
-    int sym = is_sym_op(target);
-    if (!sym && outs->len == 1 && tk != EXDB_T_HOP) {
-        const exdb_json *o = &outs->u.kids[0];
-        if (get_opt(o, "as_sym_int") || get_opt(o, "as_sym_bool") || get_opt(o, "as_sym_float"))
-            sym = 1;
-    }
+    /* serialize.py's _SYM_OPS are Python functions (operator.*, math.trunc,
+     * torch.sym_*), plus aten.item.default; exdb reads any Python-function
+     * target that way (PyTorch refuses the ones it does not know). */
+    int sym = tk == EXDB_T_PYFN || strcmp(target, "torch.ops.aten.item.default") == 0;
     int is_hop = tk == EXDB_T_HOP;
-    int hop_single = 0;
     const exdb_json *hs = get_opt(jn, "is_hop_single_tensor_return");
-    if (hs && hs->type == EXDB_JTRUE)
-        hop_single = 1;
+    int hop_single = hs && hs->type == EXDB_JTRUE;
+    const char *sym_name = NULL;
+    jpath sym_path = PIDX(&op, 0), sym_vpath = sym_path;
+    if (sym) {
+        /* the one output: {"as_sym_int"/"as_sym_float"/"as_sym_bool": {"as_name": ...}} */
+        const char *tag;
+        const exdb_json *v;
+        if (outs->len == 0)
+            return lfail(L, &op, "a symbolic op (%s) must have one output, found none", pt);
+        if (get_union(L, &outs->u.kids[0], &sym_path, "a node output", &tag, &v) < 0)
+            return -1;
+        sym_vpath = PKEY(&sym_path, tag);
+        if (strcmp(tag, "as_sym_int") && strcmp(tag, "as_sym_float") &&
+            strcmp(tag, "as_sym_bool")) {
+            char q[QS];
+            return lfail(L, &sym_path,
+                         "a symbolic op (%s) must output \"as_sym_int\", \"as_sym_float\" or "
+                         "\"as_sym_bool\", found %s",
+                         pt, qs(q, sizeof q, tag));
+        }
+        if (sym_value_name(L, v, &sym_vpath, "a symbolic output", &sym_name) < 0)
+            return -1;
+    }
 
-    /* args / kwargs */
+    /* args / kwargs, in serialized order */
+    uint8_t *pos = exdb_arena_alloc(L->a, ins->len ? ins->len : 1);
+    if (!pos)
+        return oom(L);
     uint32_t npos = 0, nkw = 0;
     for (uint32_t i = 0; i < ins->len; i++) {
         const exdb_json *na = &ins->u.kids[i];
         jpath nap = PIDX(&ip, i);
-        if (need_obj(L, na, &nap) < 0)
-            return -1;
-        const exdb_json *nm = exdb_json_get(na, "name");
-        if (!exdb_json_is(nm, EXDB_JSTRING)) {
-            jpath nmp = PKEY(&nap, "name");
-            return lfail(L, nm ? &nmp : &nap,
-                         nm ? "expected a string, found %s" : "missing key \"name\"%s",
-                         nm ? exdb_json_type_name(nm) : "");
-        }
+        const char *aname;
         int positional;
-        if (sym) {
-            positional = 1;
-        } else if (is_hop) {
-            positional = nm->u.str[0] == '\0';
-        } else {
-            const exdb_json *kind = get_opt(na, "kind");
-            int64_t k = 1;
-            if (kind) {
-                jpath kp = PKEY(&nap, "kind");
-                if (as_int(L, kind, &kp, &k) < 0)
-                    return -1;
-            }
-            /* KEYWORD -> kwargs unless the name is a Python keyword */
-            positional = !(k == 2 && !is_python_keyword(nm->u.str));
-        }
+        if (need_obj(L, na, &nap) < 0 || get_str(L, na, "name", &nap, &aname) < 0 ||
+            input_is_positional(L, na, &nap, aname, sym, is_hop, &positional) < 0)
+            return -1;
+        if (!exdb_json_get(na, "arg"))
+            return lfail(L, &nap, "missing key \"arg\" (expected an Argument)");
+        pos[i] = (uint8_t)positional;
         if (positional)
             npos++;
         else
@@ -1141,50 +1358,27 @@ static int load_node(loader *L, gscope *sc, const exdb_json *jn, const jpath *p,
         const exdb_json *na = &ins->u.kids[i];
         jpath nap = PIDX(&ip, i);
         jpath argp = PKEY(&nap, "arg");
-        const char *aname = exdb_json_get(na, "name")->u.str;
-        int positional;
-        if (sym) {
-            positional = 1;
-        } else if (is_hop) {
-            positional = aname[0] == '\0';
-        } else {
-            const exdb_json *kind = get_opt(na, "kind");
-            int64_t k = 1;
-            if (kind)
-                exdb_json_int(kind, &k);
-            positional = !(k == 2 && !is_python_keyword(aname));
-        }
-        const exdb_json *arg = exdb_json_get(na, "arg");
-        if (!arg)
-            return lfail(L, &nap, "missing key \"arg\"");
         exdb_arg *dst;
-        if (positional) {
+        if (pos[i]) {
             dst = &args.u.items[ap++];
         } else {
-            kwargs.keys[kp] = aname;
+            kwargs.keys[kp] = exdb_json_get(na, "name")->u.str;
             dst = &kwargs.u.items[kp++];
         }
-        if (load_arg(L, sc, arg, &argp, dst) < 0)
+        if (load_arg(L, sc, exdb_json_get(na, "arg"), &argp, dst) < 0)
             return -1;
     }
 
-    /* the node's name (see deserialize_node) */
-    const char *name = given;
-    if (!name) {
-        if (sym)
-            name = single_output_name(outs, 1);
-        else if (is_hop)
-            name = hop_single ? single_output_name(outs, 0) : NULL;
-        else
-            name = single_output_name(outs, 0);
-    }
+    const char *cand = given;
+    if (!cand)
+        cand = sym ? sym_name : (!is_hop || hop_single) ? single_tensor_name(outs) : NULL;
     exdb_node *n =
-        exdb_graph_create_node(sc->g, EXDB_OP_CALL_FUNCTION, pt, tk, &args, &kwargs, name);
+        exdb_graph_create_node(sc->g, EXDB_OP_CALL_FUNCTION, pt, tk, &args, &kwargs, cand);
     if (!n)
         return oom(L);
     n->src = idx;
     n->meta = meta;
-    /* HOP: get_attr subgraph arguments inherit the HOP's metadata */
+    /* HOP: get_attr subgraph arguments take the HOP's metadata */
     if (is_hop) {
         for (uint32_t i = 0; i < args.n + kwargs.n; i++) {
             exdb_arg *a = i < args.n ? &args.u.items[i] : &kwargs.u.items[i - args.n];
@@ -1198,10 +1392,14 @@ static int load_node(loader *L, gscope *sc, const exdb_json *jn, const jpath *p,
             }
         }
     }
+    if (sym) /* deserialize_sym_op_outputs */
+        return sync_node(L, sc, n, sym_name, &sym_vpath);
     return load_outputs(L, sc, n, outs, &op, is_hop, hop_single);
 }
 
-/* as_graph: a subgraph registered as a submodule plus a get_attr node. */
+/* as_graph: the subgraph (its own namespace and value names) registered
+ * under GraphArgument.name, and a get_attr node of that name in the parent,
+ * created before the node that uses it. */
 static int load_subgraph_arg(loader *L, gscope *sc, const exdb_json *v, const jpath *p,
                              exdb_arg *out) {
     const char *name;
@@ -1235,32 +1433,14 @@ static int load_subgraph_arg(loader *L, gscope *sc, const exdb_json *v, const jp
     return 0;
 }
 
-/* The constant name a graph input gets when it is not a tensor/obj/symint. */
+/* The placeholder target of constant graph input i:
+ * `self.signature.input_specs[i].arg.name or f"arg{i}"`. PyTorch consults
+ * the top-level signature even inside a subgraph, and so does exdb. */
 static const char *constant_input_name(loader *L, uint32_t i) {
     exdb_program *P = L->prog;
-    if (i < P->ninputs && P->inputs[i].kind == EXDB_IN_CONSTANT_INPUT && P->inputs[i].name)
+    if (i < P->ninputs && P->inputs[i].name && P->inputs[i].name[0])
         return P->inputs[i].name;
     return exdb_arena_printf(L->a, "arg%u", i);
-}
-
-/* Creates a placeholder whose name is forced to `name`, as the deserializer
- * does (`placeholder_node.name = name`, even when FX would refuse it). */
-static exdb_node *forced_placeholder(loader *L, gscope *sc, const char *name) {
-    exdb_node *ph =
-        exdb_graph_create_node(sc->g, EXDB_OP_PLACEHOLDER, name, EXDB_T_STR, NULL, NULL, NULL);
-    if (!ph)
-        return NULL;
-    if (strcmp(ph->name, name) != 0) {
-        void **slot = exdb_strmap_find(&sc->g->names, ph->name);
-        if (slot)
-            *slot = NULL;
-        ph->name = name;
-        slot = exdb_strmap_put(&sc->g->names, name, NULL);
-        if (!slot)
-            return NULL;
-        *slot = ph;
-    }
-    return ph;
 }
 
 /* Graph output value (deserialize_graph_output). */
@@ -1268,7 +1448,7 @@ static int load_output_value(loader *L, gscope *sc, const exdb_json *j, const jp
                              exdb_arg *out) {
     const char *tag;
     const exdb_json *v;
-    if (get_union(L, j, p, "an output Argument", &tag, &v) < 0)
+    if (get_union(L, j, p, "a graph output", &tag, &v) < 0)
         return -1;
     jpath vp = PKEY(p, tag);
     memset(out, 0, sizeof *out);
@@ -1288,11 +1468,14 @@ static int load_output_value(loader *L, gscope *sc, const exdb_json *j, const jp
         return elem_bool(L, sc, v, &vp, out);
     if (strcmp(tag, "as_none") == 0)
         return 0;
-    /* PyTorch falls back to deserialize_input for anything else */
+    /* PyTorch refuses anything else; exdb reads it as an argument */
     return load_arg(L, sc, j, p, out);
 }
 
-/* deserialize_graph: placeholders, nodes, output. */
+/* deserialize_graph: placeholders, nodes, output. Named inputs (tensors,
+ * custom objects, named SymInts) print exactly as named; constant inputs
+ * (ints, floats, bools, None, strings) get create_name's version of their
+ * signature name and are not values other nodes can refer to. */
 static int load_graph(loader *L, const exdb_json *jg, const jpath *gp, exdb_graph *g, int is_sub) {
     gscope sc = {.g = g, .jgraph = jg};
     exdb_strmap_init(&sc.values, L->a);
@@ -1309,51 +1492,48 @@ static int load_graph(loader *L, const exdb_json *jg, const jpath *gp, exdb_grap
         jpath ep = PIDX(&ip, i);
         const char *tag;
         const exdb_json *v;
-        if (get_union(L, &ins->u.kids[i], &ep, "an input Argument", &tag, &v) < 0)
+        char q[QS];
+        if (get_union(L, &ins->u.kids[i], &ep, "a graph input", &tag, &v) < 0)
             return -1;
         jpath vp = PKEY(&ep, tag);
         const char *name = NULL;
-        exdb_val *cval = NULL;
         if (strcmp(tag, "as_tensor") == 0 || strcmp(tag, "as_custom_obj") == 0 ||
             strcmp(tag, "as_token") == 0) {
             if (need_obj(L, v, &vp) < 0 || get_str(L, v, "name", &vp, &name) < 0)
                 return -1;
         } else if (strcmp(tag, "as_sym_int") == 0 || strcmp(tag, "as_sym_bool") == 0 ||
                    strcmp(tag, "as_sym_float") == 0) {
-            const char *st;
-            const exdb_json *sv;
-            if (get_union(L, v, &vp, "a symbolic input", &st, &sv) < 0)
+            if (sym_value_name(L, v, &vp, "a symbolic graph input", &name) < 0)
                 return -1;
-            if (strcmp(st, "as_name") != 0 || sv->type != EXDB_JSTRING)
-                return lfail(L, &vp, "a graph input must be named (\"as_name\"), found \"%s\"", st);
-            name = sv->u.str;
         } else if (strcmp(tag, "as_int") == 0 || strcmp(tag, "as_float") == 0 ||
                    strcmp(tag, "as_bool") == 0 || strcmp(tag, "as_none") == 0 ||
                    strcmp(tag, "as_string") == 0) {
-            name = is_sub ? exdb_arena_printf(L->a, "arg%u", i) : constant_input_name(L, i);
+            const char *target = constant_input_name(L, i);
             exdb_arg *ca = exdb_arena_alloc(L->a, sizeof *ca);
-            cval = exdb_arena_calloc(L->a, 1, sizeof *cval);
-            if (!name || !ca || !cval)
+            exdb_val *cval = exdb_arena_calloc(L->a, 1, sizeof *cval);
+            if (!target || !ca || !cval)
                 return oom(L);
             if (load_output_value(L, &sc, &ins->u.kids[i], &ep, ca) < 0)
                 return -1;
             cval->kind = EXDB_VAL_CONST;
             cval->u.arg = ca;
+            exdb_node *ph = exdb_graph_create_node(g, EXDB_OP_PLACEHOLDER, target, EXDB_T_STR, NULL,
+                                                   NULL, NULL);
+            if (!ph || set_val(L, ph, cval) < 0)
+                return oom(L);
+            continue;
         } else {
-            return lfail(L, &ep, "unsupported graph input kind \"%s\"", tag);
+            return lfail(L, &ep,
+                         "unsupported graph input kind %s (expected \"as_tensor\", "
+                         "\"as_custom_obj\", \"as_sym_int\" or a constant)",
+                         qs(q, sizeof q, tag));
         }
-        exdb_node *ph = forced_placeholder(L, &sc, name);
+        /* graph.placeholder(name), then placeholder_node.name = name */
+        exdb_node *ph =
+            exdb_graph_create_node(g, EXDB_OP_PLACEHOLDER, name, EXDB_T_STR, NULL, NULL, NULL);
         if (!ph)
             return oom(L);
-        if (exdb_strmap_get(&sc.values, name))
-            return lfail(L, &vp, "input \"%s\" is defined twice", name);
-        if (cval) {
-            void **slot = exdb_strmap_put(&sc.metas, name, NULL);
-            if (!slot)
-                return oom(L);
-            *slot = cval;
-        }
-        if (bind_value(L, &sc, name, ph, &vp) < 0)
+        if (sync_node(L, &sc, ph, name, &vp) < 0)
             return -1;
     }
     for (uint32_t i = 0; i < nodes->len; i++) {
@@ -1366,7 +1546,7 @@ static int load_graph(loader *L, const exdb_json *jg, const jpath *gp, exdb_grap
     const exdb_json *single = get_opt(jg, "is_single_tensor_return");
     if (single && single->type == EXDB_JTRUE) {
         if (outs->len != 1)
-            return lfail(L, &op, "is_single_tensor_return is true but there are %u outputs",
+            return lfail(L, &op, "is_single_tensor_return is true, so expected 1 output, found %u",
                          outs->len);
         jpath ep = PIDX(&op, 0);
         if (load_output_value(L, &sc, &outs->u.kids[0], &ep, &res) < 0)
@@ -1384,7 +1564,7 @@ static int load_graph(loader *L, const exdb_json *jg, const jpath *gp, exdb_grap
     if (exdb_arg_seq(L->a, EXDB_ARG_TUPLE, 1, &args) < 0)
         return oom(L);
     args.u.items[0] = res;
-    if (!exdb_graph_create_node(g, EXDB_OP_OUTPUT, "output", EXDB_T_STR, &args, NULL, "output"))
+    if (!exdb_graph_create_node(g, EXDB_OP_OUTPUT, "output", EXDB_T_STR, &args, NULL, NULL))
         return oom(L);
     return 0;
 }
@@ -1432,6 +1612,9 @@ static int arg_value_name(loader *L, const exdb_json *j, const jpath *p, const c
     return 0;
 }
 
+/* deserialize_signature: input_specs/output_specs (unions, pt2-format.md §7)
+ * into prog->inputs/outputs. Loaded before the graph, since constant graph
+ * inputs take their placeholder names from it. */
 static int load_signature(loader *L, const exdb_json *sig, const jpath *p) {
     exdb_program *P = L->prog;
     if (need_obj(L, sig, p) < 0)
@@ -1464,8 +1647,13 @@ static int load_signature(loader *L, const exdb_json *sig, const jpath *p) {
         for (int t = 0; t < 7; t++)
             if (strcmp(tag, in_keys[t]) == 0)
                 k = t;
-        if (k < 0)
-            return lfail(L, &ep, "unknown input spec kind \"%s\"", tag);
+        if (k < 0) {
+            char q[QS];
+            return lfail(L, &ep,
+                         "unknown input spec kind %s (expected user_input, parameter, buffer, "
+                         "tensor_constant, custom_obj, token or constant_input)",
+                         qs(q, sizeof q, tag));
+        }
         s->kind = (exdb_input_kind)k;
         if (need_obj(L, v, &vp) < 0)
             return -1;
@@ -1485,7 +1673,7 @@ static int load_signature(loader *L, const exdb_json *sig, const jpath *p) {
         const exdb_json *arg = exdb_json_get(v, "arg");
         jpath ap = PKEY(&vp, "arg");
         if (!arg)
-            return lfail(L, &vp, "missing key \"arg\"");
+            return lfail(L, &vp, "missing key \"arg\" (expected an Argument)");
         if (k == EXDB_IN_USER_INPUT) {
             if (arg_value_name(L, arg, &ap, &s->name, &s->value) < 0)
                 return -1;
@@ -1526,15 +1714,21 @@ static int load_signature(loader *L, const exdb_json *sig, const jpath *p) {
         for (int t = 0; t < 8; t++)
             if (strcmp(tag, out_keys[t]) == 0)
                 k = t;
-        if (k < 0)
-            return lfail(L, &ep, "unknown output spec kind \"%s\"", tag);
+        if (k < 0) {
+            char q[QS];
+            return lfail(L, &ep,
+                         "unknown output spec kind %s (expected user_output, loss_output, "
+                         "buffer_mutation, parameter_mutation, gradient_to_parameter, "
+                         "gradient_to_user_input, user_input_mutation or token)",
+                         qs(q, sizeof q, tag));
+        }
         s->kind = (exdb_output_kind)k;
         if (need_obj(L, v, &vp) < 0)
             return -1;
         const exdb_json *arg = exdb_json_get(v, "arg");
         jpath ap = PKEY(&vp, "arg");
         if (!arg)
-            return lfail(L, &vp, "missing key \"arg\"");
+            return lfail(L, &vp, "missing key \"arg\" (expected an Argument)");
         if (k == EXDB_OUT_USER_OUTPUT) {
             if (arg_value_name(L, arg, &ap, &s->name, &s->value) < 0)
                 return -1;
@@ -1551,6 +1745,52 @@ static int load_signature(loader *L, const exdb_json *sig, const jpath *p) {
                 : NULL;
         if (tkey && get_str(L, v, tkey, &vp, &s->target) < 0)
             return -1;
+    }
+    return 0;
+}
+
+/* The checks of ExportedProgram's verifier (_verify_exported_program_signature)
+ * that concern names: each named input spec names the placeholder at its
+ * position, each named output spec the value the graph returns there. */
+static int check_signature_names(loader *L, const jpath *sigp) {
+    exdb_program *P = L->prog;
+    char q1[QS], q2[QS];
+    jpath isp = PKEY(sigp, "input_specs"), osp = PKEY(sigp, "output_specs");
+    const exdb_node *ph = P->graph->head;
+    for (uint32_t i = 0; i < P->ninputs; i++, ph = ph ? ph->next : NULL) {
+        const exdb_input_spec *s = &P->inputs[i];
+        if (!ph || ph->op != EXDB_OP_PLACEHOLDER)
+            break;
+        if (!s->name || s->kind == EXDB_IN_CONSTANT_INPUT || s->kind == EXDB_IN_CUSTOM_OBJ ||
+            s->kind == EXDB_IN_TOKEN)
+            continue;
+        if (strcmp(s->name, ph->name) != 0) {
+            jpath ep = PIDX(&isp, i);
+            return lfail(L, &ep,
+                         "names %s, but graph input %u is %s (input specs and graph inputs pair "
+                         "up in order)",
+                         qs(q1, sizeof q1, s->name), i, qs(q2, sizeof q2, ph->name));
+        }
+    }
+    const exdb_node *out = exdb_graph_output(P->graph);
+    if (!out || out->args.n != 1)
+        return 0;
+    const exdb_arg *res = &out->args.u.items[0];
+    uint32_t nres = res->kind == EXDB_ARG_TUPLE ? res->n : 1;
+    for (uint32_t i = 0; i < P->noutputs && i < nres; i++) {
+        const exdb_output_spec *s = &P->outputs[i];
+        const exdb_arg *a = res->kind == EXDB_ARG_TUPLE ? &res->u.items[i] : res;
+        if (!s->name || s->kind == EXDB_OUT_TOKEN)
+            continue;
+        if (a->kind != EXDB_ARG_NODE || strcmp(s->name, a->u.node->name) != 0) {
+            jpath ep = PIDX(&osp, i);
+            return lfail(L, &ep,
+                         "names %s, but graph output %u is %s (output specs and graph outputs "
+                         "pair up in order)",
+                         qs(q1, sizeof q1, s->name), i,
+                         a->kind == EXDB_ARG_NODE ? qs(q2, sizeof q2, a->u.node->name)
+                                                  : "a constant");
+        }
     }
     return 0;
 }
@@ -1574,6 +1814,7 @@ static int load_str_list(loader *L, const exdb_json *j, const jpath *p, const ch
     return 0;
 }
 
+/* ModuleCallSignature.inputs/outputs: value names (NULL for constants). */
 static int load_sig_args(loader *L, const exdb_json *j, const jpath *p, const char ***out,
                          uint32_t *n) {
     if (!j) {
@@ -1596,6 +1837,8 @@ static int load_sig_args(loader *L, const exdb_json *j, const jpath *p, const ch
     return 0;
 }
 
+/* module_call_graph: one entry per module FQN, with the signature (and its
+ * TreeSpecs, parsed) of the root and of preserved modules. */
 static int load_call_graph(loader *L, const exdb_json *mcg, const jpath *p) {
     exdb_program *P = L->prog;
     if (need_arr(L, mcg, p) < 0)
@@ -1681,6 +1924,8 @@ static int load_kv_strings(loader *L, const exdb_json *j, const jpath *p, exdb_k
     return 0;
 }
 
+/* The top level: schema version (refused outside 2..8), metadata, range
+ * constraints, then the signature, the graph and the module call graph. */
 static int load_program(loader *L, const exdb_json *root) {
     exdb_program *P = L->prog;
     jpath rp = {NULL, NULL, -2}; /* "$" itself */
@@ -1709,11 +1954,16 @@ static int load_program(loader *L, const exdb_json *root) {
         return lfail(L, &svp, "expected {\"major\": int, \"minor\": int} or an int, found %s",
                      exdb_json_type_name(sv));
     }
-    if (major < 2 || major > 8)
+    if (major < 2 || major > 8) {
+        if (sv->type == EXDB_JNUMBER)
+            return lfail(L, &svp,
+                         "schema version %" PRId64 " is not supported (exdb reads 2 to 8.x)",
+                         major);
         return lfail(L, &svp,
                      "schema version %" PRId64 ".%" PRId64
                      " is not supported (exdb reads 2 to 8.x)",
                      major, minor);
+    }
     P->schema_major = (int)major;
     P->schema_minor = (int)minor;
     L->legacy_unions = major < 5;
@@ -1767,8 +2017,15 @@ static int load_program(loader *L, const exdb_json *root) {
                     }
                 } else if (exdb_json_double(b, &d) == 0 && isinf(d)) {
                     /* unbounded */
+                } else if (b->type == EXDB_JNUMBER) {
+                    return lfail(L, &bp,
+                                 "expected an integer that fits in 64 bits (or null or Infinity "
+                                 "for no bound), found %.*s%s",
+                                 (int)(b->len > 40 ? 40 : b->len), b->u.str,
+                                 b->len > 40 ? "..." : "");
                 } else {
-                    return lfail(L, &bp, "expected an integer, null or Infinity, found %s",
+                    return lfail(L, &bp,
+                                 "expected an integer (or null or Infinity for no bound), found %s",
                                  exdb_json_type_name(b));
                 }
             }
@@ -1777,20 +2034,20 @@ static int load_program(loader *L, const exdb_json *root) {
     const exdb_json *gm = exdb_json_get(root, "graph_module");
     jpath gmp = PKEY(top, "graph_module");
     if (!gm)
-        return lfail(L, top, "missing key \"graph_module\"");
+        return lfail(L, top, "missing key \"graph_module\" (expected an object)");
     if (need_obj(L, gm, &gmp) < 0)
         return -1;
     /* signature first: constant inputs take their names from it */
     const exdb_json *sig = exdb_json_get(gm, "signature");
     jpath sigp = PKEY(&gmp, "signature");
     if (!sig)
-        return lfail(L, &gmp, "missing key \"signature\"");
+        return lfail(L, &gmp, "missing key \"signature\" (expected an object)");
     if (load_signature(L, sig, &sigp) < 0)
         return -1;
     const exdb_json *jg = exdb_json_get(gm, "graph");
     jpath gp = PKEY(&gmp, "graph");
     if (!jg)
-        return lfail(L, &gmp, "missing key \"graph\"");
+        return lfail(L, &gmp, "missing key \"graph\" (expected an object)");
     if (need_obj(L, jg, &gp) < 0)
         return -1;
     P->graph = exdb_graph_new(L->a);
@@ -1798,22 +2055,26 @@ static int load_program(loader *L, const exdb_json *root) {
         return oom(L);
     const exdb_json *nodes = exdb_json_get(jg, "nodes");
     P->nserialized_nodes = exdb_json_is(nodes, EXDB_JARRAY) ? nodes->len : 0;
-    if (load_graph(L, jg, &gp, P->graph, 0) < 0)
-        return -1;
-    /* inputs and specs pair up one to one */
+    /* specs and graph inputs/outputs pair up one to one (checked before the
+     * graph is built: constant inputs take their names from the specs) */
     const exdb_json *gins = exdb_json_get(jg, "inputs");
     const exdb_json *gouts = exdb_json_get(jg, "outputs");
-    if (gins->len != P->ninputs) {
+    if (exdb_json_is(gins, EXDB_JARRAY) && gins->len != P->ninputs) {
         jpath isp = PKEY(&sigp, "input_specs");
-        return lfail(L, &isp, "%u input specs for %u graph inputs (they must pair up one to one)",
-                     P->ninputs, gins->len);
+        return lfail(L, &isp,
+                     "%u input spec%s for %u graph input%s (they pair up one to one, in order)",
+                     P->ninputs, P->ninputs == 1 ? "" : "s", gins->len, gins->len == 1 ? "" : "s");
     }
-    if (gouts->len != P->noutputs) {
+    if (exdb_json_is(gouts, EXDB_JARRAY) && gouts->len != P->noutputs) {
         jpath osp2 = PKEY(&sigp, "output_specs");
-        return lfail(L, &osp2,
-                     "%u output specs for %u graph outputs (they must pair up one to one)",
-                     P->noutputs, gouts->len);
+        return lfail(
+            L, &osp2, "%u output spec%s for %u graph output%s (they pair up one to one, in order)",
+            P->noutputs, P->noutputs == 1 ? "" : "s", gouts->len, gouts->len == 1 ? "" : "s");
     }
+    if (load_graph(L, jg, &gp, P->graph, 0) < 0)
+        return -1;
+    if (check_signature_names(L, &sigp) < 0)
+        return -1;
     const exdb_json *mcg = get_opt(gm, "module_call_graph");
     if (mcg) {
         jpath mp = PKEY(&gmp, "module_call_graph");

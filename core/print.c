@@ -92,6 +92,55 @@ static void py_complex(exdb_buf *b, double re, double im) {
     exdb_buf_printf(b, "(%s%s%sj)", r, (im >= 0 || isnan(im)) && i[0] != '-' ? "+" : "", i);
 }
 
+/* Python repr(str): single quotes unless the text has a ' and no ", with
+ * backslash escapes for the quote, backslash and control characters. */
+static void py_str_repr(exdb_buf *b, const char *s) {
+    int sq = strchr(s, '\'') != NULL, dq = strchr(s, '"') != NULL;
+    char q = (sq && !dq) ? '"' : '\'';
+    exdb_buf_putc(b, q);
+    for (const char *p = s; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == (unsigned char)q || c == '\\') {
+            exdb_buf_putc(b, '\\');
+            exdb_buf_putc(b, (char)c);
+        } else if (c == '\n') {
+            exdb_buf_puts(b, "\\n");
+        } else if (c == '\t') {
+            exdb_buf_puts(b, "\\t");
+        } else if (c == '\r') {
+            exdb_buf_puts(b, "\\r");
+        } else if (c < 0x20 || c == 0x7f) {
+            exdb_buf_printf(b, "\\x%02x", c);
+        } else {
+            exdb_buf_putc(b, (char)c);
+        }
+    }
+    exdb_buf_putc(b, q);
+}
+
+/* An operator passed as a value (as_operator), as Python shows it: str() of
+ * an OpOverload is "aten.add.Tensor" and its repr
+ * "<OpOverload(op='aten.add', overload='Tensor')>"; a HOP shows its name;
+ * operator.* and math.* functions are builtins ("<built-in function add>").
+ * Anything else (an unresolved target stays a string) is shown as written. */
+static void operator_str(exdb_buf *b, const char *s, int repr) {
+    if (strncmp(s, "torch.ops.higher_order.", 23) == 0) {
+        exdb_buf_puts(b, s + 23);
+    } else if (strncmp(s, "torch.ops.", 10) == 0) {
+        const char *o = s + 10, *last = strrchr(o, '.');
+        if (repr && last && last != strchr(o, '.'))
+            exdb_buf_printf(b, "<OpOverload(op='%.*s', overload='%s')>", (int)(last - o), o,
+                            last + 1);
+        else
+            exdb_buf_puts(b, o);
+    } else if (strncmp(s, "operator.", 9) == 0 || strncmp(s, "_operator.", 10) == 0 ||
+               strncmp(s, "math.", 5) == 0) {
+        exdb_buf_printf(b, "<built-in function %s>", strrchr(s, '.') + 1);
+    } else {
+        exdb_buf_puts(b, s);
+    }
+}
+
 /* str() of the scalar kinds, shared by _format_arg and repr. */
 static int scalar_str(exdb_buf *b, const exdb_arg *a, int repr) {
     char f[32];
@@ -110,25 +159,10 @@ static int scalar_str(exdb_buf *b, const exdb_arg *a, int repr) {
         exdb_buf_puts(b, a->u.i ? "True" : "False");
         return 1;
     case EXDB_ARG_STR:
-        if (repr) {
-            /* repr(str): single quotes unless the text has one and no double quote */
-            int sq = strchr(a->u.s, '\'') != NULL, dq = strchr(a->u.s, '"') != NULL;
-            char q = (sq && !dq) ? '"' : '\'';
-            exdb_buf_putc(b, q);
-            for (const char *p = a->u.s; *p; p++) {
-                if (*p == q || *p == '\\')
-                    exdb_buf_putc(b, '\\');
-                if (*p == '\n')
-                    exdb_buf_puts(b, "\\n");
-                else if (*p == '\t')
-                    exdb_buf_puts(b, "\\t");
-                else
-                    exdb_buf_putc(b, *p);
-            }
-            exdb_buf_putc(b, q);
-        } else {
+        if (repr)
+            py_str_repr(b, a->u.s);
+        else
             exdb_buf_puts(b, a->u.s);
-        }
         return 1;
     case EXDB_ARG_DTYPE:
         exdb_buf_puts(b, exdb_dtype_name((int)a->u.i));
@@ -154,19 +188,16 @@ static int scalar_str(exdb_buf *b, const exdb_arg *a, int repr) {
     case EXDB_ARG_COMPLEX:
         py_complex(b, a->u.c[0], a->u.c[1]);
         return 1;
-    case EXDB_ARG_OPERATOR: {
-        /* str(OpOverload) = "aten.add.Tensor" */
-        const char *s = a->u.s;
-        if (strncmp(s, "torch.ops.", 10) == 0)
-            s += 10;
-        exdb_buf_puts(b, s);
+    case EXDB_ARG_OPERATOR:
+        operator_str(b, a->u.s, repr);
         return 1;
-    }
     default:
         return 0;
     }
 }
 
+/* A list, tuple or dict: _format_arg's text (repr 0: strings bare, nodes as
+ * %name) or repr()'s (repr 1: strings quoted, nodes by name). */
 static void seq(exdb_buf *b, const exdb_arg *a, int repr) {
     int tuple = a->kind == EXDB_ARG_TUPLE, dict = a->kind == EXDB_ARG_DICT;
     exdb_buf_putc(b, dict ? '{' : tuple ? '(' : '[');
@@ -175,9 +206,10 @@ static void seq(exdb_buf *b, const exdb_arg *a, int repr) {
             exdb_buf_puts(b, ", ");
         if (dict) {
             if (repr)
-                exdb_buf_printf(b, "'%s': ", a->keys[i]);
+                py_str_repr(b, a->keys[i]);
             else
-                exdb_buf_printf(b, "%s: ", a->keys[i]);
+                exdb_buf_puts(b, a->keys[i]);
+            exdb_buf_puts(b, ": ");
         }
         if (repr)
             exdb_repr_arg(b, &a->u.items[i]);
@@ -213,6 +245,16 @@ void exdb_repr_arg(exdb_buf *b, const exdb_arg *a) {
     scalar_str(b, a, 1);
 }
 
+/* Python str(value) of an argument: scalars by str(), a node by its name,
+ * containers by repr() (what str() of a tuple or list does). */
+static void str_arg(exdb_buf *b, const exdb_arg *a) {
+    if (a->kind == EXDB_ARG_LIST || a->kind == EXDB_ARG_TUPLE || a->kind == EXDB_ARG_DICT ||
+        a->kind == EXDB_ARG_NODE)
+        exdb_repr_arg(b, a);
+    else
+        scalar_str(b, a, 0);
+}
+
 void exdb_format_node(exdb_buf *b, const exdb_node *n) {
     switch ((exdb_op)n->op) {
     case EXDB_OP_PLACEHOLDER:
@@ -220,7 +262,7 @@ void exdb_format_node(exdb_buf *b, const exdb_node *n) {
                         n->target);
         if (n->args.n) {
             exdb_buf_puts(b, "(default=");
-            exdb_repr_arg(b, &n->args.u.items[0]);
+            str_arg(b, &n->args.u.items[0]);
             exdb_buf_putc(b, ')');
         }
         return;
@@ -231,7 +273,7 @@ void exdb_format_node(exdb_buf *b, const exdb_node *n) {
     case EXDB_OP_OUTPUT:
         exdb_buf_puts(b, "return ");
         if (n->args.n)
-            exdb_repr_arg(b, &n->args.u.items[0]);
+            str_arg(b, &n->args.u.items[0]);
         return;
     default:
         exdb_buf_printf(b, "%%%s : [num_users=%u] = %s[target=%s](args = ", n->name, n->nusers,
@@ -253,21 +295,17 @@ void exdb_print_graph(exdb_buf *b, const exdb_graph *g) {
 
 /* ---- print_tabular: tabulate(rows, headers=[...]) in the "simple" format */
 
-/* str(target) as Python shows it in a table cell. */
+/* str(target) as tabulate shows it: OpOverload.__str__ ("aten.add.Tensor"),
+ * a HOP's name, "<built-in function getitem>" for operator.* and math.*;
+ * string targets as they are. */
 static void target_str(exdb_buf *b, const exdb_node *n) {
-    if (n->op == EXDB_OP_CALL_FUNCTION && n->tkind == EXDB_T_OP &&
-        strncmp(n->target, "torch.ops.", 10) == 0) {
-        exdb_buf_puts(b, n->target + 10); /* str(OpOverload) */
-    } else if (n->op == EXDB_OP_CALL_FUNCTION && n->tkind == EXDB_T_PYFN &&
-               strncmp(n->target, "operator.", 9) == 0) {
-        exdb_buf_printf(b, "<built-in function %s>", n->target + 9);
-    } else if (n->op == EXDB_OP_CALL_FUNCTION && n->tkind == EXDB_T_HOP) {
-        exdb_buf_puts(b, n->target + 23); /* str(HigherOrderOperator) = its name */
-    } else {
+    if (n->op == EXDB_OP_CALL_FUNCTION && n->tkind != EXDB_T_STR)
+        operator_str(b, n->target, 0);
+    else
         exdb_buf_puts(b, n->target);
-    }
 }
 
+/* Display width: code points (tabulate's len() without wcwidth). */
 static size_t utf8_width(const char *s) {
     size_t w = 0;
     for (; *s; s++)
@@ -275,6 +313,45 @@ static size_t utf8_width(const char *s) {
     return w;
 }
 
+static int is_py_space(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* A malloc'd copy of s with surrounding whitespace removed (tabulate
+ * strips cells: PRESERVE_WHITESPACE is False). */
+static char *strip_dup(const char *s) {
+    while (is_py_space(*s))
+        s++;
+    size_t n = strlen(s);
+    while (n && is_py_space(s[n - 1]))
+        n--;
+    char *r = malloc(n + 1);
+    if (r) {
+        memcpy(r, s, n);
+        r[n] = '\0';
+    }
+    return r;
+}
+
+/* Appends one table line: cells left-justified to their column widths,
+ * joined by two spaces, trailing blanks removed (tabulate rstrips rows). */
+static void table_line(exdb_buf *b, const char *const *cells, const size_t *width) {
+    size_t start = b->len;
+    for (int c = 0; c < 5; c++) {
+        const char *s = cells[c] ? cells[c] : "";
+        exdb_buf_puts(b, s);
+        if (c < 4)
+            for (size_t k = utf8_width(s); k < width[c] + 2; k++)
+                exdb_buf_putc(b, ' ');
+    }
+    while (b->s && b->len > start && b->s[b->len - 1] == ' ')
+        b->s[--b->len] = '\0';
+}
+
+/* Graph.print_tabular(): rows [op, name, target, args, kwargs], cells as
+ * str() (so repr() inside the args tuple and kwargs dict), every column
+ * left-aligned and at least as wide as its header plus 2, a dashed rule
+ * under the headers. No trailing newline. */
 void exdb_print_tabular(exdb_buf *b, const exdb_graph *g) {
     static const char *const headers[5] = {"opcode", "name", "target", "args", "kwargs"};
     size_t rows = g->count;
@@ -285,7 +362,7 @@ void exdb_print_tabular(exdb_buf *b, const exdb_graph *g) {
     }
     size_t width[5];
     for (int c = 0; c < 5; c++)
-        width[c] = strlen(headers[c]);
+        width[c] = strlen(headers[c]) + 2; /* tabulate's MIN_PADDING */
     size_t r = 0;
     exdb_buf cell;
     exdb_buf_init(&cell);
@@ -309,20 +386,17 @@ void exdb_print_tabular(exdb_buf *b, const exdb_graph *g) {
                 exdb_repr_arg(&cell, &n->kwargs);
                 break;
             }
-            cells[r * 5 + c] = strdup(exdb_buf_str(&cell));
-            size_t w = cells[r * 5 + c] ? utf8_width(cells[r * 5 + c]) : 0;
+            char *text = strip_dup(exdb_buf_str(&cell));
+            if (!text)
+                b->oom = 1;
+            cells[r * 5 + c] = text;
+            size_t w = text ? utf8_width(text) : 0;
             if (w > width[c])
                 width[c] = w;
         }
     }
     exdb_buf_free(&cell);
-    /* header, dashes, rows; columns left-aligned, two spaces apart */
-    for (int c = 0; c < 5; c++) {
-        exdb_buf_puts(b, headers[c]);
-        if (c < 4)
-            for (size_t k = strlen(headers[c]); k < width[c] + 2; k++)
-                exdb_buf_putc(b, ' ');
-    }
+    table_line(b, headers, width);
     exdb_buf_putc(b, '\n');
     for (int c = 0; c < 5; c++) {
         for (size_t k = 0; k < width[c]; k++)
@@ -332,13 +406,7 @@ void exdb_print_tabular(exdb_buf *b, const exdb_graph *g) {
     }
     for (size_t i = 0; i < r; i++) {
         exdb_buf_putc(b, '\n');
-        for (int c = 0; c < 5; c++) {
-            const char *s = cells[i * 5 + c] ? cells[i * 5 + c] : "";
-            exdb_buf_puts(b, s);
-            if (c < 4)
-                for (size_t k = utf8_width(s); k < width[c] + 2; k++)
-                    exdb_buf_putc(b, ' ');
-        }
+        table_line(b, (const char *const *)&cells[i * 5], width);
     }
     for (size_t i = 0; i < (rows + 1) * 5; i++)
         free(cells[i]);
@@ -410,25 +478,35 @@ void exdb_format_val(exdb_buf *b, const exdb_val *v) {
 
 /* ---- signature and summaries */
 
+/* ExportGraphSignature.__str__: "\n# inputs\n" + the input specs joined by
+ * "\n" + "\n\n# outputs\n" + the output specs + "\n". A spec line is
+ * "NAME: KIND[ target='T'][ persistent=B]"; a constant without a value name
+ * has an empty NAME, and constant_input specs are USER_INPUT (that is the
+ * kind the deserializer gives them). */
 void exdb_print_signature(exdb_buf *b, const exdb_program *p) {
-    exdb_buf_puts(b, "# inputs\n");
+    exdb_buf_puts(b, "\n# inputs\n");
     for (uint32_t i = 0; i < p->ninputs; i++) {
         const exdb_input_spec *s = &p->inputs[i];
-        exdb_buf_printf(b, "%s: %s", s->name ? s->name : "None", exdb_input_kind_upper(s->kind));
+        if (i)
+            exdb_buf_putc(b, '\n');
+        exdb_buf_printf(b, "%s: %s", s->name ? s->name : "",
+                        s->kind == EXDB_IN_CONSTANT_INPUT ? "USER_INPUT"
+                                                          : exdb_input_kind_upper(s->kind));
         if (s->target)
             exdb_buf_printf(b, " target='%s'", s->target);
         if (s->persistent >= 0)
             exdb_buf_printf(b, " persistent=%s", s->persistent ? "True" : "False");
-        exdb_buf_putc(b, '\n');
     }
-    exdb_buf_puts(b, "\n# outputs\n");
+    exdb_buf_puts(b, "\n\n# outputs\n");
     for (uint32_t i = 0; i < p->noutputs; i++) {
         const exdb_output_spec *s = &p->outputs[i];
-        exdb_buf_printf(b, "%s: %s", s->name ? s->name : "None", exdb_output_kind_upper(s->kind));
+        if (i)
+            exdb_buf_putc(b, '\n');
+        exdb_buf_printf(b, "%s: %s", s->name ? s->name : "", exdb_output_kind_upper(s->kind));
         if (s->target)
             exdb_buf_printf(b, " target='%s'", s->target);
-        exdb_buf_putc(b, '\n');
     }
+    exdb_buf_putc(b, '\n');
 }
 
 static const char *container_name(int kind) {

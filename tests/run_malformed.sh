@@ -1,0 +1,187 @@
+#!/bin/sh
+# run_malformed.sh EXDB_BINARY - the malformed-input corpus (tests/malformed).
+#
+# Every tests/malformed/NAME.expected is one case: the input is NAME.json (or
+# another NAME.* file) next to it, or a file this script generates into a
+# temporary directory (zip archives, a directory, 10,000-deep nesting: see
+# generate() below and tests/malformed/README.md). Each case runs as
+#     cd DIR && EXDB NAME.EXT -batch
+# with the bare file name, so messages do not depend on where the tree is.
+# A case passes when the exit status is 1 and stderr equals NAME.expected
+# byte for byte (so any sanitizer or leak report fails it). _valid.json, the
+# program every mutation starts from, must load cleanly (status 0, no stderr).
+#
+# Prints one line per failure and finally exactly
+#     malformed: N passed, M failed
+# and exits 1 if anything failed.
+set -u
+
+if [ $# -ne 1 ]; then
+    echo "usage: $0 EXDB_BINARY" >&2
+    exit 2
+fi
+case $1 in
+/*) exdb=$1 ;;
+*) exdb=$(pwd)/$1 ;;
+esac
+if [ ! -x "$exdb" ]; then
+    echo "malformed: $1 is not an executable" >&2
+    exit 2
+fi
+here=$(cd "$(dirname "$0")/malformed" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/exdb-malformed-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+gen=$tmp/gen
+out=$tmp/out
+mkdir "$gen" "$out"
+
+# Inputs that are binary, huge or not files are made here rather than
+# committed. Zips are built with Python's zipfile, stored and dated
+# 1980-01-01 so the bytes are the same on every run.
+generate() {
+    python3 - "$here" "$gen" <<'PY'
+import json, os, struct, sys, zipfile
+
+src, dst = sys.argv[1], sys.argv[2]
+valid = open(os.path.join(src, "_valid.json"), "rb").read()
+
+
+def zipit(name, members):
+    with zipfile.ZipFile(os.path.join(dst, name), "w", zipfile.ZIP_STORED) as z:
+        for path, data in members:
+            z.writestr(zipfile.ZipInfo(path, (1980, 1, 1, 0, 0, 0)), data)
+
+
+def pt2(folder, program, fmt=b"pt2", models=("model",)):
+    m = [(folder + "/archive_format", fmt), (folder + "/archive_version", b"0"),
+         (folder + "/byteorder", b"little"), (folder + "/.data/version", b"6\n")]
+    if program is not None:
+        m += [(folder + "/models/%s.json" % n, program) for n in models]
+    return m
+
+
+def write(name, data):
+    with open(os.path.join(dst, name), "wb") as f:
+        f.write(data)
+
+
+# 10,000 nested arrays inside the top-level object
+write("json_deep_nesting.json", b'{"schema_version": ' + b"[" * 10000 + b"]" * 10000 + b"}\n")
+# a TreeSpec 300 tuples deep (each level a valid node)
+p = json.loads(valid)
+spec = {"type": None, "context": None, "children_spec": []}
+for _ in range(300):
+    spec = {"type": "builtins.tuple", "context": "null", "children_spec": [spec]}
+p["graph_module"]["module_call_graph"][0]["signature"]["out_spec"] = json.dumps([1, spec])
+write("spec_deep_nesting.json", json.dumps(p).encode())
+os.mkdir(os.path.join(dst, "a_directory.json"))
+# not a zip: binary bytes behind a .pt2 name
+write("zip_garbage.pt2", bytes((i * 37 + 11) % 256 for i in range(512)))
+# a zip local-header signature followed by garbage
+write("zip_corrupt.pt2", b"PK\x03\x04" + bytes((i * 53 + 7) % 256 for i in range(300)))
+zipit("zip_no_program.pt2", pt2("zip_no_program", None))
+zipit("zip_wrong_format.pt2", pt2("zip_wrong_format", valid, fmt=b"pt3"))
+zipit("zip_two_models.pt2", pt2("zip_two_models", valid, models=("model", "other")))
+zipit("zip_torchscript.pt2", [("zip_torchscript/data.pkl", b"\x80\x02}q\x00."),
+                              ("zip_torchscript/constants.pkl", b"\x80\x02)."),
+                              ("zip_torchscript/version", b"3\n"),
+                              ("zip_torchscript/code/__torch__.py", b"")])
+zipit("zip_bad_program.pt2", pt2("zip_bad_program", valid.replace(b'"kind": 1}', b'"kind": "1"}', 1)))
+zipit("zip_legacy_bad_program.zip", [("serialized_exported_program.json", valid[:-40]),
+                                     ("version", b"8.20")])
+# a valid archive cut in half
+zipit("zip_truncated.pt2", pt2("zip_truncated", valid))
+path = os.path.join(dst, "zip_truncated.pt2")
+data = open(path, "rb").read()
+write("zip_truncated.pt2", data[: len(data) // 2])
+# the program member's declared size patched to 3.75 GiB in both headers
+zipit("zip_huge_member.pt2", pt2("zip_huge_member", valid))
+path = os.path.join(dst, "zip_huge_member.pt2")
+data = bytearray(open(path, "rb").read())
+name = b"zip_huge_member/models/model.json"
+huge = struct.pack("<I", 0xF0000000)
+loc = data.index(b"PK\x03\x04")  # first local header
+while True:
+    n = struct.unpack_from("<H", data, loc + 26)[0]
+    if data[loc + 30: loc + 30 + n] == name:
+        data[loc + 18: loc + 22] = huge  # compressed size
+        data[loc + 22: loc + 26] = huge  # uncompressed size
+        break
+    loc = data.index(b"PK\x03\x04", loc + 4)
+cen = data.index(b"PK\x01\x02")
+while True:
+    n = struct.unpack_from("<H", data, cen + 28)[0]
+    if data[cen + 46: cen + 46 + n] == name:
+        data[cen + 20: cen + 24] = huge
+        data[cen + 24: cen + 28] = huge
+        break
+    cen = data.index(b"PK\x01\x02", cen + 4)
+write("zip_huge_member.pt2", bytes(data))
+PY
+}
+
+if ! generate; then
+    echo "malformed: could not generate the binary cases (python3 needed)"
+    echo "malformed: 0 passed, 1 failed"
+    exit 1
+fi
+
+pass=0
+fail=0
+failed() {
+    echo "FAIL $1"
+    fail=$((fail + 1))
+}
+
+# The base program must load, or every mutation of it proves nothing.
+if (cd "$here" && "$exdb" _valid.json -batch </dev/null >"$out/stdout" 2>"$out/stderr"); then
+    if [ -s "$out/stderr" ]; then
+        failed "_valid.json: loads but prints on stderr: $(head -c 300 "$out/stderr" | head -n 1)"
+    else
+        pass=$((pass + 1))
+    fi
+else
+    failed "_valid.json: does not load: $(head -c 300 "$out/stderr" | head -n 1)"
+fi
+
+# Every committed input needs its .expected (else it would silently not run).
+for f in "$here"/*; do
+    b=${f##*/}
+    case $b in
+    _valid.json | README.md | *.expected) continue ;;
+    esac
+    [ -e "$here/${b%.*}.expected" ] || failed "$b: no ${b%.*}.expected beside it"
+done
+
+for exp in "$here"/*.expected; do
+    name=${exp##*/}
+    name=${name%.expected}
+    dir=
+    file=
+    for d in "$gen" "$here"; do
+        for cand in "$d/$name".*; do
+            case $cand in
+            *.expected | *"*") continue ;;
+            esac
+            dir=$d
+            file=${cand##*/}
+            break 2
+        done
+    done
+    if [ -z "$file" ]; then
+        failed "$name: no input file (tests/malformed/$name.* or a generated one)"
+        continue
+    fi
+    (cd "$dir" && exec timeout 120 "$exdb" "$file" -batch </dev/null >"$out/stdout" 2>"$out/stderr")
+    rc=$?
+    if [ "$rc" -ne 1 ]; then
+        failed "$name: exit status $rc, expected 1; stderr: $(head -c 300 "$out/stderr" | head -n 1)"
+    elif ! cmp -s "$exp" "$out/stderr"; then
+        failed "$name: stderr differs: got \"$(head -c 300 "$out/stderr" | head -n 1)\"$([ "$(wc -l <"$out/stderr")" -gt 1 ] && echo ' (and more lines)')"
+    else
+        pass=$((pass + 1))
+    fi
+done
+
+echo "malformed: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,269 @@
+/* test_json.c - the JSON reader (core/json.c): value kinds, escapes,
+ * PyTorch's non-standard number tokens, limits and error positions. */
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/json.h"
+
+static exdb_arena arena;
+static char *text; /* the buffer being parsed (modified in place) */
+
+static void setup(void) {
+    exdb_arena_init(&arena);
+    text = NULL;
+}
+
+static void teardown(void) {
+    exdb_arena_destroy(&arena);
+    free(text);
+}
+
+TestSuite(json, .init = setup, .fini = teardown);
+
+/* Parses s (copied: the reader writes into its buffer) as file "t.json". */
+static int parse(const char *s, exdb_json **out, exdb_error *err) {
+    free(text);
+    size_t n = strlen(s);
+    text = malloc(n + 1);
+    cr_assert_not_null(text);
+    memcpy(text, s, n + 1);
+    return exdb_json_parse(text, n, &arena, "t.json", out, err);
+}
+
+static exdb_json *ok(const char *s) {
+    exdb_json *j = NULL;
+    exdb_error err = {0};
+    int rc = parse(s, &j, &err);
+    cr_assert_eq(rc, 0, "parse of %s failed: %s", s, err.msg);
+    cr_assert_not_null(j);
+    return j;
+}
+
+/* The error message for s, which must not parse. */
+static const char *bad(const char *s) {
+    static exdb_error err;
+    exdb_json *j = NULL;
+    memset(&err, 0, sizeof err);
+    cr_assert_eq(parse(s, &j, &err), -1, "%s parsed", s);
+    cr_assert(err.set);
+    return err.msg;
+}
+
+Test(json, every_value_kind) {
+    exdb_json *j = ok(" {\"n\": null, \"t\": true, \"f\": false, \"i\": -12, \"x\": 1.5e3,"
+                      " \"s\": \"hi\", \"a\": [1, [], {}], \"o\": {\"k\": \"v\"}} ");
+    cr_assert_eq(j->type, EXDB_JOBJECT);
+    cr_assert_eq(j->len, 8);
+    cr_assert_eq(exdb_json_get(j, "n")->type, EXDB_JNULL);
+    cr_assert_eq(exdb_json_get(j, "t")->type, EXDB_JTRUE);
+    cr_assert_eq(exdb_json_get(j, "f")->type, EXDB_JFALSE);
+    int64_t i;
+    cr_assert_eq(exdb_json_int(exdb_json_get(j, "i"), &i), 0);
+    cr_assert_eq(i, -12);
+    double d;
+    cr_assert_eq(exdb_json_double(exdb_json_get(j, "x"), &d), 0);
+    cr_assert_float_eq(d, 1500.0, 1e-9);
+    cr_assert_eq(exdb_json_int(exdb_json_get(j, "x"), &i), -1, "1.5e3 is not an integer");
+    const exdb_json *s = exdb_json_get(j, "s");
+    cr_assert_eq(s->type, EXDB_JSTRING);
+    cr_assert_str_eq(s->u.str, "hi");
+    cr_assert_eq(s->len, 2);
+    const exdb_json *a = exdb_json_get(j, "a");
+    cr_assert_eq(a->type, EXDB_JARRAY);
+    cr_assert_eq(a->len, 3);
+    cr_assert_eq(a->u.kids[1].type, EXDB_JARRAY);
+    cr_assert_eq(a->u.kids[1].len, 0);
+    cr_assert_eq(a->u.kids[2].type, EXDB_JOBJECT);
+    cr_assert_eq(a->u.kids[2].len, 0);
+    cr_assert_str_eq(exdb_json_get(exdb_json_get(j, "o"), "k")->u.str, "v");
+    cr_assert_null(exdb_json_get(j, "missing"));
+    cr_assert_null(exdb_json_get(a, "n"), "lookup in an array");
+    /* members keep file order and their keys */
+    cr_assert_str_eq(j->u.kids[0].key, "n");
+    cr_assert_str_eq(j->u.kids[7].key, "o");
+}
+
+Test(json, top_level_scalars) {
+    cr_assert_eq(ok("3")->type, EXDB_JNUMBER);
+    cr_assert_eq(ok("\"x\"")->type, EXDB_JSTRING);
+    cr_assert_eq(ok("null")->type, EXDB_JNULL);
+}
+
+Test(json, type_names) {
+    exdb_json *j = ok("[null, true, 1, \"s\", [], {}]");
+    cr_assert_str_eq(exdb_json_type_name(&j->u.kids[0]), "null");
+    cr_assert_str_eq(exdb_json_type_name(&j->u.kids[1]), "a boolean");
+    cr_assert_str_eq(exdb_json_type_name(&j->u.kids[2]), "a number");
+    cr_assert_str_eq(exdb_json_type_name(&j->u.kids[3]), "a string");
+    cr_assert_str_eq(exdb_json_type_name(&j->u.kids[4]), "an array");
+    cr_assert_str_eq(exdb_json_type_name(&j->u.kids[5]), "an object");
+    cr_assert_str_eq(exdb_json_type_name(NULL), "nothing");
+}
+
+Test(json, simple_escapes) {
+    exdb_json *j = ok("\"q\\\" b\\\\ s\\/ \\b\\f\\n\\r\\t\"");
+    cr_assert_str_eq(j->u.str, "q\" b\\ s/ \b\f\n\r\t");
+    cr_assert_eq(j->len, strlen("q\" b\\ s/ \b\f\n\r\t"));
+}
+
+Test(json, unicode_escapes_become_utf8) {
+    /* A, e-acute (2 bytes), euro sign (3 bytes), U+1F600 via a surrogate pair (4 bytes) */
+    exdb_json *j = ok("\"\\u0041\\u00e9\\u20AC\\ud83d\\ude00\"");
+    cr_assert_str_eq(j->u.str, "A\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80");
+    cr_assert_eq(j->len, 10);
+}
+
+Test(json, lone_surrogates_are_kept) {
+    /* as Python's json keeps them: the 3-byte form of the code unit */
+    exdb_json *j = ok("[\"\\ud83d\", \"\\ude00x\", \"\\ud83d\\u0041\"]");
+    cr_assert_str_eq(j->u.kids[0].u.str, "\xED\xA0\xBD");
+    cr_assert_str_eq(j->u.kids[1].u.str, "\xED\xB8\x80x");
+    cr_assert_str_eq(j->u.kids[2].u.str, "\xED\xA0\xBD"
+                                         "A");
+}
+
+Test(json, nul_escape_keeps_length) {
+    exdb_json *j = ok("\"a\\u0000b\"");
+    cr_assert_eq(j->len, 3);
+    cr_assert_eq(memcmp(j->u.str, "a\0b", 3), 0);
+}
+
+Test(json, invalid_utf8_passes_through) {
+    /* decided: not an error (tests/malformed/README.md) */
+    exdb_json *j = ok("{\"k\xff\": \"\xc3\x28 \xe2\x82\"}");
+    cr_assert_str_eq(j->u.kids[0].key, "k\xff");
+    cr_assert_str_eq(j->u.kids[0].u.str, "\xc3\x28 \xe2\x82");
+}
+
+Test(json, infinity_and_nan_tokens) {
+    exdb_json *j = ok("[Infinity, -Infinity, NaN, \"Infinity\", \"-Infinity\", \"NaN\", 1e999,"
+                      " -1e999, \"1.5\"]");
+    double d;
+    for (int i = 0; i < 6; i += 3) {
+        cr_assert_eq(exdb_json_double(&j->u.kids[i], &d), 0);
+        cr_assert(isinf(d) && d > 0);
+        cr_assert_eq(exdb_json_double(&j->u.kids[i + 1], &d), 0);
+        cr_assert(isinf(d) && d < 0);
+        cr_assert_eq(exdb_json_double(&j->u.kids[i + 2], &d), 0);
+        cr_assert(isnan(d));
+    }
+    /* 1e999 overflows to infinity, as float("1e999") does in Python */
+    cr_assert_eq(exdb_json_double(&j->u.kids[6], &d), 0);
+    cr_assert(isinf(d) && d > 0);
+    cr_assert_eq(exdb_json_double(&j->u.kids[7], &d), 0);
+    cr_assert(isinf(d) && d < 0);
+    /* other strings are not numbers */
+    cr_assert_eq(exdb_json_double(&j->u.kids[8], &d), -1);
+    cr_assert_eq(exdb_json_double(NULL, &d), -1);
+    int64_t i;
+    cr_assert_eq(exdb_json_int(&j->u.kids[0], &i), -1, "Infinity is not an integer");
+}
+
+Test(json, integers_fit_int64) {
+    exdb_json *j = ok("[9223372036854775807, -9223372036854775808, 9223372036854775808,"
+                      " -9223372036854775809, 0, -0, 1.0, 1e2, 99999999999999999999999999]");
+    int64_t i;
+    cr_assert_eq(exdb_json_int(&j->u.kids[0], &i), 0);
+    cr_assert_eq(i, INT64_MAX);
+    cr_assert_eq(exdb_json_int(&j->u.kids[1], &i), 0);
+    cr_assert_eq(i, INT64_MIN);
+    cr_assert_eq(exdb_json_int(&j->u.kids[2], &i), -1);
+    cr_assert_eq(exdb_json_int(&j->u.kids[3], &i), -1);
+    cr_assert_eq(exdb_json_int(&j->u.kids[4], &i), 0);
+    cr_assert_eq(exdb_json_int(&j->u.kids[5], &i), 0);
+    cr_assert_eq(i, 0);
+    cr_assert_eq(exdb_json_int(&j->u.kids[6], &i), -1);
+    cr_assert_eq(exdb_json_int(&j->u.kids[7], &i), -1);
+    cr_assert_eq(exdb_json_int(&j->u.kids[8], &i), -1);
+}
+
+Test(json, number_text_is_kept) {
+    exdb_json *j = ok("[-0.25e-3, 12]");
+    cr_assert_eq(j->u.kids[0].len, 8);
+    cr_assert_eq(memcmp(j->u.kids[0].u.str, "-0.25e-3", 8), 0);
+}
+
+Test(json, duplicate_keys_last_wins) {
+    exdb_json *j = ok("{\"a\": 1, \"b\": 2, \"a\": 3}");
+    int64_t i;
+    cr_assert_eq(exdb_json_int(exdb_json_get(j, "a"), &i), 0);
+    cr_assert_eq(i, 3);
+    cr_assert_eq(j->len, 3, "both members stay in the DOM");
+}
+
+Test(json, depth_limit) {
+    char deep[2 * EXDB_JSON_MAX_DEPTH + 8];
+    int n = EXDB_JSON_MAX_DEPTH;
+    memset(deep, '[', (size_t)n);
+    memset(deep + n, ']', (size_t)n);
+    deep[2 * n] = '\0';
+    ok(deep); /* exactly 512 levels is fine */
+    memset(deep, '[', (size_t)n + 1);
+    memset(deep + n + 1, ']', (size_t)n + 1);
+    deep[2 * n + 2] = '\0';
+    cr_assert_str_eq(bad(deep), "t.json: line 1, column 513: nesting deeper than 512 levels");
+}
+
+Test(json, error_line_and_column) {
+    cr_assert_str_eq(bad("{\n  \"a\": tru\n}"),
+                     "t.json: line 2, column 8: expected a value, found 'tru'");
+    cr_assert_str_eq(bad("{\"a\": 1,\r\n \"b\" 2}"),
+                     "t.json: line 2, column 6: expected ':' after object key, found '2'");
+    /* columns count characters, not UTF-8 bytes */
+    cr_assert_str_eq(bad("[\"\xc3\xa9\xc3\xa9\", x]"),
+                     "t.json: line 1, column 8: expected a value, found 'x'");
+}
+
+Test(json, syntax_error_messages) {
+    cr_assert_str_eq(bad("{\"a\": 1"), "t.json: line 1, column 8: expected ',' or '}' after an "
+                                       "object member (the input ends here)");
+    cr_assert_str_eq(
+        bad("[1 2]"),
+        "t.json: line 1, column 4: expected ',' or ']' after an array element, found '2'");
+    cr_assert_str_eq(bad("[1,]"), "t.json: line 1, column 4: expected a value, found ']'");
+    cr_assert_str_eq(bad("{'a': 1}"),
+                     "t.json: line 1, column 2: expected a string key in object, found '''");
+    cr_assert_str_eq(bad("{} x"), "t.json: line 1, column 4: expected the end of the input after "
+                                  "the JSON value, found 'x'");
+    cr_assert_str_eq(bad(""), "t.json: line 1, column 1: expected a value (the input ends here)");
+    cr_assert_str_eq(bad("[01]"),
+                     "t.json: line 1, column 2: a number must not start with 0 followed by digits");
+    cr_assert_str_eq(
+        bad("[1.]"),
+        "t.json: line 1, column 4: expected digits after the decimal point, found ']'");
+    cr_assert_str_eq(bad("[1e+]"),
+                     "t.json: line 1, column 5: expected digits in the exponent, found ']'");
+    cr_assert_str_eq(bad("[-]"), "t.json: line 1, column 2: expected a value, found '-'");
+    cr_assert_str_eq(bad("[\x01]"), "t.json: line 1, column 2: expected a value, found byte 0x01");
+}
+
+Test(json, string_error_messages) {
+    cr_assert_str_eq(bad("[\"a\\x\"]"),
+                     "t.json: line 1, column 4: invalid escape \"\\x\" in a string");
+    cr_assert_str_eq(bad("[\"\\u12G4\"]"),
+                     "t.json: line 1, column 3: invalid \\u escape in a string: expected four hex "
+                     "digits");
+    cr_assert_str_eq(bad("[\"a\tb\"]"), "t.json: line 1, column 4: unescaped control character "
+                                        "U+0009 inside a string (write it as \\t)");
+    cr_assert_str_eq(
+        bad("[\"a\x1f\"]"),
+        "t.json: line 1, column 4: unescaped control character U+001F inside a string");
+    cr_assert_str_eq(bad("\n [\"abc"), "t.json: line 2, column 3: unterminated string: no closing "
+                                       "quote before the end of the input");
+    cr_assert_str_eq(bad("[\"abc\\"), "t.json: line 1, column 2: unterminated string: no closing "
+                                      "quote before the end of the input");
+}
+
+Test(json, nul_byte_in_buffer) {
+    /* a raw NUL inside a string is a control character, not an end */
+    char buf[] = "[\"a\0b\"]";
+    exdb_json *j;
+    exdb_error err = {0};
+    cr_assert_eq(exdb_json_parse(buf, sizeof buf - 1, &arena, "t.json", &j, &err), -1);
+    cr_assert_str_eq(err.msg, "t.json: line 1, column 4: unescaped control character U+0000 "
+                              "inside a string");
+}

@@ -1,0 +1,663 @@
+/* test_load.c - the program loader (core/load.c) on small programs held in
+ * strings: how the FX graph is rebuilt and named (multi-output ops and
+ * their getitems, sym ops, ops returning nothing, constant inputs, kwargs,
+ * higher-order ops with subgraphs), old schemas (2, 5.x, 8.14), and the
+ * printers (str(graph), print_tabular, the signature) on the result.
+ *
+ * Programs are written with ' for " (and ` for \" inside JSON strings) to
+ * keep them readable; q2json() converts them. */
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/graph.h"
+#include "core/print.h"
+#include "core/program.h"
+#include "core/strbuf.h"
+
+static exdb_program *prog;
+static exdb_buf out;
+
+static void setup(void) {
+    prog = NULL;
+    exdb_buf_init(&out);
+}
+
+static void teardown(void) {
+    exdb_program_free(prog);
+    exdb_buf_free(&out);
+}
+
+TestSuite(load, .init = setup, .fini = teardown);
+
+/* ' -> ", ` -> \" ; malloc'd (the loader adopts the buffer). */
+static char *q2json(const char *q) {
+    size_t n = strlen(q), w = 0;
+    char *s = malloc(2 * n + 1);
+    cr_assert_not_null(s);
+    for (size_t i = 0; i < n; i++) {
+        if (q[i] == '\'') {
+            s[w++] = '"';
+        } else if (q[i] == '`') {
+            s[w++] = '\\';
+            s[w++] = '"';
+        } else {
+            s[w++] = q[i];
+        }
+    }
+    s[w] = '\0';
+    return s;
+}
+
+static exdb_program *try_load(const char *q, exdb_error *err) {
+    char *s = q2json(q);
+    return exdb_program_from_json(s, strlen(s), "t.json", err);
+}
+
+static exdb_program *load(const char *q) {
+    exdb_error err = {0};
+    prog = try_load(q, &err);
+    cr_assert_not_null(prog, "load failed: %s", err.msg);
+    return prog;
+}
+
+static const char *load_error(const char *q) {
+    static exdb_error err;
+    memset(&err, 0, sizeof err);
+    exdb_program *p = try_load(q, &err);
+    cr_assert_null(p, "loaded");
+    return err.msg;
+}
+
+static const char *graph_text(const exdb_graph *g) {
+    exdb_buf_reset(&out);
+    exdb_print_graph(&out, g);
+    return exdb_buf_str(&out);
+}
+
+/* A schema-8.20 program around the given graph pieces. */
+#define PROG(inputs, nodes, outputs, in_specs, out_specs)                                          \
+    "{'schema_version': {'major': 8, 'minor': 20}, 'torch_version': '2.12.0',"                     \
+    " 'graph_module': {'graph': {'inputs': [" inputs "], 'outputs': [" outputs "],"                \
+    " 'nodes': [" nodes "], 'tensor_values': {}, 'sym_int_values': {},"                            \
+    " 'is_single_tensor_return': false},"                                                          \
+    " 'signature': {'input_specs': [" in_specs "], 'output_specs': [" out_specs "]},"              \
+    " 'module_call_graph': [{'fqn': '', 'signature': null}]}}"
+
+#define T(n)      "{'as_tensor': {'name': '" n "'}}"
+#define UIN(n)    "{'user_input': {'arg': " T(n) "}}"
+#define UOUT(n)   "{'user_output': {'arg': " T(n) "}}"
+#define ARG(n, a) "{'name': '" n "', 'arg': " a ", 'kind': 1}"
+#define KW(n, a)  "{'name': '" n "', 'arg': " a ", 'kind': 2}"
+
+/* The programs below are built from string pieces; clang-format would
+ * scatter them across the page, so the rest of the file is laid out by hand. */
+// clang-format off
+Test(load, multi_output_ops_and_getitems) {
+    load(PROG(T("x"),
+              /* a single list output: getitems straight off the node */
+              "{'target': 'torch.ops.aten.split_with_sizes.default',"
+              " 'inputs': [" ARG("self", T("x")) ", " ARG("split_sizes", "{'as_ints': [2, 2]}") "],"
+              " 'outputs': [{'as_tensors': [{'name': 'getitem'}, {'name': 'getitem_1'}]}],"
+              " 'metadata': {}, 'name': 'split_with_sizes'},"
+              /* several outputs, the unused ones named <node>_unused_<k> */
+              "{'target': 'torch.ops.aten._native_batch_norm_legit_no_training.default',"
+              " 'inputs': [" ARG("input", T("getitem")) ", " ARG("momentum", "{'as_float': 0.1}")
+              ", " ARG("eps", "{'as_float': 1e-05}") "],"
+              " 'outputs': [" T("getitem_2") ", " T("_native_batch_norm_legit_no_training_unused_1")
+              ", " T("_native_batch_norm_legit_no_training_unused_2") "],"
+              " 'metadata': {}, 'name': '_native_batch_norm_legit_no_training'},"
+              /* a tensor and a tensor list: the list gets an auto-named getitem */
+              "{'target': 'torch.ops.mylib.multi.default', 'inputs': [" ARG("x", T("getitem_2")) "],"
+              " 'outputs': [" T("v") ", {'as_tensors': [{'name': 'w0'}, {'name': 'w1'}]}],"
+              " 'metadata': {}, 'name': 'multi'},"
+              "{'target': 'torch.ops.aten.add.Tensor',"
+              " 'inputs': [" ARG("self", T("getitem_1")) ", " ARG("other", T("w1")) "],"
+              " 'outputs': [" T("add") "], 'metadata': {}, 'name': 'add'}",
+              T("add") ", " T("getitem_2"), UIN("x"), UOUT("add") ", " UOUT("getitem_2")));
+    cr_assert_str_eq(
+        graph_text(prog->graph),
+        "graph():\n"
+        "    %x : [num_users=1] = placeholder[target=x]\n"
+        "    %split_with_sizes : [num_users=2] = "
+        "call_function[target=torch.ops.aten.split_with_sizes.default](args = (%x, [2, 2]), "
+        "kwargs = {})\n"
+        "    %getitem : [num_users=1] = call_function[target=operator.getitem](args = "
+        "(%split_with_sizes, 0), kwargs = {})\n"
+        "    %getitem_1 : [num_users=1] = call_function[target=operator.getitem](args = "
+        "(%split_with_sizes, 1), kwargs = {})\n"
+        "    %_native_batch_norm_legit_no_training : [num_users=3] = "
+        "call_function[target=torch.ops.aten._native_batch_norm_legit_no_training.default](args = "
+        "(%getitem, 0.1, 1e-05), kwargs = {})\n"
+        "    %getitem_2 : [num_users=2] = call_function[target=operator.getitem](args = "
+        "(%_native_batch_norm_legit_no_training, 0), kwargs = {})\n"
+        "    %_native_batch_norm_legit_no_training_unused_1 : [num_users=0] = "
+        "call_function[target=operator.getitem](args = (%_native_batch_norm_legit_no_training, 1), "
+        "kwargs = {})\n"
+        "    %_native_batch_norm_legit_no_training_unused_2 : [num_users=0] = "
+        "call_function[target=operator.getitem](args = (%_native_batch_norm_legit_no_training, 2), "
+        "kwargs = {})\n"
+        "    %multi : [num_users=2] = call_function[target=torch.ops.mylib.multi.default](args = "
+        "(%getitem_2,), kwargs = {})\n"
+        "    %v : [num_users=0] = call_function[target=operator.getitem](args = (%multi, 0), kwargs "
+        "= {})\n"
+        "    %getitem_3 : [num_users=2] = call_function[target=operator.getitem](args = (%multi, 1), "
+        "kwargs = {})\n"
+        "    %w0 : [num_users=0] = call_function[target=operator.getitem](args = (%getitem_3, 0), "
+        "kwargs = {})\n"
+        "    %w1 : [num_users=1] = call_function[target=operator.getitem](args = (%getitem_3, 1), "
+        "kwargs = {})\n"
+        "    %add : [num_users=1] = call_function[target=torch.ops.aten.add.Tensor](args = "
+        "(%getitem_1, %w1), kwargs = {})\n"
+        "    return (add, getitem_2)");
+    exdb_node *multi = exdb_graph_find(prog->graph, "multi");
+    cr_assert_not_null(multi);
+    cr_assert_eq(multi->meta->val->kind, EXDB_VAL_TUPLE);
+    cr_assert_eq(multi->meta->val->n, 2);
+    cr_assert_eq(multi->src, 2, "index in the serialized nodes");
+    cr_assert_eq(exdb_graph_find(prog->graph, "w1")->src, 2, "getitems point at their producer");
+    cr_assert_eq(prog->nserialized_nodes, 4);
+}
+
+Test(load, symbolic_ops_are_named_after_their_output) {
+    /* no Node.name (8.14 style): the printed name is still the as_name */
+    load("{'schema_version': {'major': 8, 'minor': 14},"
+         " 'graph_module': {'graph': {'inputs': [" T("x") "], 'outputs': [" T("view") "],"
+         " 'nodes': ["
+         "{'target': 'torch.ops.aten.sym_size.int', 'inputs': [" ARG("self", T("x")) ", " ARG(
+             "dim", "{'as_int': 0}") "],"
+         " 'outputs': [{'as_sym_int': {'as_name': 's0_size'}}], 'metadata': {}},"
+         "{'target': '_operator.mul', 'inputs': [{'name': 'a', 'arg': {'as_sym_int': {'as_name': "
+         "'s0_size'}}}, {'name': 'b', 'arg': {'as_int': 2}}],"
+         " 'outputs': [{'as_sym_int': {'as_name': 'mul'}}], 'metadata': {}},"
+         "{'target': 'torch.ops.aten.view.default', 'inputs': [" ARG("self", T("x")) ", " ARG(
+             "size", "{'as_sym_ints': [{'as_name': 'mul'}, {'as_int': -1}]}") "],"
+         " 'outputs': [" T("view") "], 'metadata': {}}],"
+         " 'tensor_values': {'x': {'dtype': 7, 'sizes': [{'as_expr': {'expr_str': 's0', 'hint': "
+         "{'as_int': 4}}}], 'requires_grad': false, 'device': {'type': 'cpu', 'index': null}, "
+         "'strides': [{'as_int': 1}], 'storage_offset': {'as_int': 0}, 'layout': 7}},"
+         " 'sym_int_values': {'s0_size': {'as_expr': {'expr_str': 's0', 'hint': {'as_int': 4}}},"
+         " 'mul': {'as_expr': {'expr_str': '2*s0', 'hint': null}}}},"
+         " 'signature': {'input_specs': [" UIN("x") "], 'output_specs': [" UOUT("view") "]}}}");
+    cr_assert_str_eq(graph_text(prog->graph),
+                     "graph():\n"
+                     "    %x : [num_users=2] = placeholder[target=x]\n"
+                     "    %s0_size : [num_users=1] = "
+                     "call_function[target=torch.ops.aten.sym_size.int](args = (%x, 0), kwargs = "
+                     "{})\n"
+                     "    %mul : [num_users=1] = call_function[target=operator.mul](args = "
+                     "(%s0_size, 2), kwargs = {})\n"
+                     "    %view : [num_users=1] = call_function[target=torch.ops.aten.view.default]"
+                     "(args = (%x, [%mul, -1]), kwargs = {})\n"
+                     "    return (view,)");
+    const exdb_node *s = exdb_graph_find(prog->graph, "s0_size");
+    cr_assert_not_null(s);
+    cr_assert_eq(s->meta->val->kind, EXDB_VAL_SYMINT);
+    cr_assert_str_eq(s->meta->val->u.sym.expr, "s0");
+    cr_assert_eq(s->meta->val->u.sym.v.i, 4);
+    const exdb_node *m = exdb_graph_find(prog->graph, "mul");
+    cr_assert_eq(m->meta->val->u.sym.has_hint, 0);
+    cr_assert_eq(m->tkind, EXDB_T_PYFN);
+    /* the namespace registered what create_node was given (sym_size_int from
+     * the target), so a later candidate of that name is suffixed */
+    cr_assert_str_eq(exdb_graph_create_name(prog->graph, "sym_size_int"), "sym_size_int_1");
+}
+
+Test(load, ops_returning_nothing) {
+    load(PROG(T("x"),
+              "{'target': 'torch.ops.aten._assert_scalar.default',"
+              " 'inputs': [" ARG("self", "{'as_bool': true}") ", " ARG("assert_msg",
+                                                                         "{'as_string': 'boom'}") "],"
+              " 'outputs': [], 'metadata': {}},"
+              "{'target': 'torch.ops.aten._assert_scalar.default',"
+              " 'inputs': [" ARG("self", "{'as_bool': true}") "], 'outputs': [], 'metadata': {}},"
+              /* one None output: renamed <target __name__>_unused, even with a Node.name */
+              "{'target': 'torch.ops.mylib.logIt.default', 'inputs': [" ARG("x", T("x")) "],"
+              " 'outputs': [{'as_none': true}], 'metadata': {}, 'name': 'log_it'},"
+              /* a HOP with a None output and no single-return flag: same rule */
+              "{'target': 'torch.ops.higher_order.foo', 'inputs': [{'name': '', 'arg': " T("x") "}],"
+              " 'outputs': [{'as_none': true}], 'metadata': {}, 'is_hop_single_tensor_return': null},"
+              "{'target': 'torch.ops.aten.relu.default', 'inputs': [" ARG("self", T("x")) "],"
+              " 'outputs': [" T("relu") "], 'metadata': {}, 'name': 'relu'}",
+              T("relu"), UIN("x"), UOUT("relu")));
+    cr_assert_str_eq(
+        graph_text(prog->graph),
+        "graph():\n"
+        "    %x : [num_users=3] = placeholder[target=x]\n"
+        "    %_assert_scalar_default : [num_users=0] = "
+        "call_function[target=torch.ops.aten._assert_scalar.default](args = (True, boom), kwargs = "
+        "{})\n"
+        "    %_assert_scalar_default_1 : [num_users=0] = "
+        "call_function[target=torch.ops.aten._assert_scalar.default](args = (True,), kwargs = {})\n"
+        "    %log_it_default_unused : [num_users=0] = "
+        "call_function[target=torch.ops.mylib.logIt.default](args = (%x,), kwargs = {})\n"
+        "    %foo_unused : [num_users=0] = call_function[target=torch.ops.higher_order.foo](args = "
+        "(%x,), kwargs = {})\n"
+        "    %relu : [num_users=1] = call_function[target=torch.ops.aten.relu.default](args = (%x,), "
+        "kwargs = {})\n"
+        "    return (relu,)");
+    const exdb_node *u = exdb_graph_find(prog->graph, "log_it_default_unused");
+    cr_assert_not_null(u);
+    cr_assert_eq(u->meta->val->kind, EXDB_VAL_NONE);
+    /* print_tabular quotes strings (repr) and shows OpOverload.__str__ */
+    exdb_buf_reset(&out);
+    exdb_print_tabular(&out, prog->graph);
+    cr_assert_str_eq(
+        exdb_buf_str(&out),
+        "opcode         name                      target                       args            "
+        "kwargs\n"
+        "-------------  ------------------------  ---------------------------  --------------  "
+        "--------\n"
+        "placeholder    x                         x                            ()              "
+        "{}\n"
+        "call_function  _assert_scalar_default    aten._assert_scalar.default  (True, 'boom')  "
+        "{}\n"
+        "call_function  _assert_scalar_default_1  aten._assert_scalar.default  (True,)         "
+        "{}\n"
+        "call_function  log_it_default_unused     mylib.logIt.default          (x,)            "
+        "{}\n"
+        "call_function  foo_unused                foo                          (x,)            "
+        "{}\n"
+        "call_function  relu                      aten.relu.default            (x,)            "
+        "{}\n"
+        "output         output                    output                       ((relu,),)      "
+        "{}");
+}
+
+Test(load, constant_inputs_and_forced_names) {
+    load(PROG(T("sum") ", {'as_int': 3}, {'as_string': 'mean'}, {'as_none': true}",
+              "{'target': 'torch.ops.aten.relu.default', 'inputs': [" ARG("self", T("sum")) "],"
+              " 'outputs': [" T("relu") "], 'metadata': {}, 'name': 'relu'}",
+              T("relu") ", {'as_int': 1}",
+              UIN("sum") ", {'constant_input': {'name': 'n', 'value': {'as_int': 3}}},"
+                         " {'constant_input': {'name': 'myMode', 'value': {'as_string': 'mean'}}},"
+                         " {'constant_input': {'name': 'input', 'value': {'as_none': true}}}",
+              UOUT("relu") ", {'user_output': {'arg': {'as_int': 1}}}"));
+    /* named inputs print as named (even "sum"); constants get create_name's
+     * version of their spec name, their target the name itself */
+    cr_assert_str_eq(graph_text(prog->graph),
+                     "graph():\n"
+                     "    %sum : [num_users=1] = placeholder[target=sum]\n"
+                     "    %n : [num_users=0] = placeholder[target=n]\n"
+                     "    %my_mode : [num_users=0] = placeholder[target=myMode]\n"
+                     "    %input_1 : [num_users=0] = placeholder[target=input]\n"
+                     "    %relu : [num_users=1] = call_function[target=torch.ops.aten.relu.default]"
+                     "(args = (%sum,), kwargs = {})\n"
+                     "    return (relu, 1)");
+    const exdb_node *n = exdb_graph_find(prog->graph, "n");
+    cr_assert_eq(n->meta->val->kind, EXDB_VAL_CONST);
+    cr_assert_eq(n->meta->val->u.arg->kind, EXDB_ARG_INT);
+    cr_assert_eq(n->meta->val->u.arg->u.i, 3);
+    cr_assert_eq(prog->inputs[2].kind, EXDB_IN_CONSTANT_INPUT);
+    cr_assert_str_eq(prog->inputs[2].name, "myMode");
+    cr_assert_eq(prog->inputs[2].value.kind, EXDB_ARG_STR);
+    cr_assert_null(prog->outputs[1].name);
+    exdb_buf_reset(&out);
+    exdb_print_signature(&out, prog);
+    cr_assert_str_eq(exdb_buf_str(&out), "\n# inputs\n"
+                                         "sum: USER_INPUT\n"
+                                         "n: USER_INPUT\n"
+                                         "myMode: USER_INPUT\n"
+                                         "input: USER_INPUT\n"
+                                         "\n# outputs\n"
+                                         "relu: USER_OUTPUT\n"
+                                         ": USER_OUTPUT\n");
+}
+
+Test(load, synced_names_win_over_node_name) {
+    /* create_node gets Node.name, then sync_fx_node forces the value name */
+    load(PROG(T("input"),
+              "{'target': 'torch.ops.aten.relu.default', 'inputs': [" ARG("self", T("input")) "],"
+              " 'outputs': [" T("r") "], 'metadata': {}, 'name': 'relu'}",
+              T("r"), UIN("input"), UOUT("r")));
+    cr_assert_str_eq(graph_text(prog->graph),
+                     "graph():\n"
+                     "    %input : [num_users=1] = placeholder[target=input]\n"
+                     "    %r : [num_users=1] = call_function[target=torch.ops.aten.relu.default]"
+                     "(args = (%input,), kwargs = {})\n"
+                     "    return (r,)");
+    cr_assert_eq(exdb_graph_find(prog->graph, "r")->op, EXDB_OP_CALL_FUNCTION);
+    cr_assert_null(exdb_graph_find(prog->graph, "relu"), "the registered name is not the node's");
+    cr_assert_str_eq(exdb_graph_create_name(prog->graph, "relu"), "relu_1");
+}
+
+Test(load, kwargs_and_positional_args) {
+    load(PROG(T("x"),
+              "{'target': 'torch.ops.aten.sum.dim_IntList', 'inputs': [" ARG("self", T("x")) ", " ARG(
+                  "dim", "{'as_ints': [-1]}") ", " KW("keepdim", "{'as_bool': true}") "],"
+              " 'outputs': [" T("sum_1") "], 'metadata': {}, 'name': 'sum_1'},"
+              /* KEYWORD but a Python keyword: positional */
+              "{'target': 'torch.ops.aten.random_.from', 'inputs': [" ARG("self", T("sum_1")) ", " KW(
+                  "from", "{'as_int': 0}") ", " KW("to", "{'as_int': 10}") "],"
+              " 'outputs': [" T("random") "], 'metadata': {}, 'name': 'random'},"
+              /* no kind (5.x) or kind 0: positional */
+              "{'target': 'torch.ops.aten.mul.Tensor', 'inputs': [{'name': 'self', 'arg': " T(
+                  "random") "}, {'name': 'other', 'arg': {'as_float': 2.5}, 'kind': 0}],"
+              " 'outputs': [" T("mul") "], 'metadata': {}, 'name': 'mul'},"
+              /* HOP: named inputs are kwargs */
+              "{'target': 'torch.ops.higher_order.wrap', 'inputs': [{'name': '', 'arg': " T(
+                  "mul") ", 'kind': 1}, {'name': 'flag', 'arg': {'as_bool': false}, 'kind': 1}],"
+              " 'outputs': [" T("w") "], 'metadata': {}, 'is_hop_single_tensor_return': true}",
+              T("w"), UIN("x"), UOUT("w")));
+    cr_assert_str_eq(
+        graph_text(prog->graph),
+        "graph():\n"
+        "    %x : [num_users=1] = placeholder[target=x]\n"
+        "    %sum_1 : [num_users=1] = call_function[target=torch.ops.aten.sum.dim_IntList](args = "
+        "(%x, [-1]), kwargs = {keepdim: True})\n"
+        "    %random : [num_users=1] = call_function[target=torch.ops.aten.random_.from](args = "
+        "(%sum_1, 0), kwargs = {to: 10})\n"
+        "    %mul : [num_users=1] = call_function[target=torch.ops.aten.mul.Tensor](args = (%random, "
+        "2.5), kwargs = {})\n"
+        "    %w : [num_users=1] = call_function[target=torch.ops.higher_order.wrap](args = (%mul,), "
+        "kwargs = {flag: False})\n"
+        "    return (w,)");
+    exdb_buf_reset(&out);
+    exdb_repr_arg(&out, &exdb_graph_find(prog->graph, "sum_1")->kwargs);
+    cr_assert_str_eq(exdb_buf_str(&out), "{'keepdim': True}");
+}
+
+Test(load, argument_kinds_print_like_python) {
+    load(PROG(T("x"),
+              "{'target': 'torch.ops.mylib.foo.default', 'inputs': ["
+              ARG("a", T("x")) ", "
+              ARG("b", "{'as_int_lists': [[1, 2], [3]]}") ", "
+              ARG("c", "{'as_operator': 'torch.ops.aten.add.Tensor'}") ", "
+              ARG("d", "{'as_device': {'type': 'cuda', 'index': 0}}") ", "
+              ARG("e", "{'as_scalar_type': 7}") ", "
+              ARG("f", "{'as_layout': 7}") ", "
+              ARG("g", "{'as_memory_format': 1}") ", "
+              ARG("h", "{'as_float': 1e-05}") ", "
+              ARG("i", "{'as_complex': {'real': 1.0, 'imag': -2.0}}") ", "
+              ARG("j", "{'as_string_to_argument': {'k': {'as_int': 1}}}") ", "
+              ARG("k", "{'as_optional_tensors': [" T("x") ", {'as_none': true}]}") ", "
+              ARG("l", "{'as_strings': ['a', 'it`s']}") ", "
+              ARG("m", "{'as_operator': '_operator.add'}") ", "
+              /* a repeated key: the last one wins */
+              ARG("n", "{'as_int': 1, 'as_int': 2}") ", "
+              KW("alpha", "{'as_float': 'Infinity'}") "],"
+              " 'outputs': [" T("foo") "], 'metadata': {}, 'name': 'foo'}",
+              T("foo"), UIN("x"), UOUT("foo")));
+    const exdb_node *n = exdb_graph_find(prog->graph, "foo");
+    exdb_buf_reset(&out);
+    exdb_format_node(&out, n);
+    cr_assert_str_eq(exdb_buf_str(&out),
+                     "%foo : [num_users=1] = call_function[target=torch.ops.mylib.foo.default](args "
+                     "= (%x, [(1, 2), (3,)], aten.add.Tensor, cuda:0, torch.float32, torch.strided, "
+                     "torch.contiguous_format, 1e-05, (1-2j), {k: 1}, [%x, None], [a, it\"s], "
+                     "<built-in function add>, 2), kwargs = {alpha: inf})");
+    exdb_buf_reset(&out);
+    exdb_repr_arg(&out, &n->args);
+    cr_assert_str_eq(exdb_buf_str(&out),
+                     "(x, [(1, 2), (3,)], <OpOverload(op='aten.add', overload='Tensor')>, "
+                     "device(type='cuda', index=0), torch.float32, torch.strided, "
+                     "torch.contiguous_format, 1e-05, (1-2j), {'k': 1}, [x, None], ['a', "
+                     "'it\"s'], <built-in function add>, 2)");
+}
+
+Test(load, higher_order_op_with_subgraphs) {
+#define SUB(nm, op, out)                                                                           \
+    "{'as_graph': {'name': '" nm "', 'graph': {'inputs': [" T("x_1") "], 'outputs': [" T(out) "],"   \
+    " 'nodes': [{'target': 'torch.ops.aten." op ".default', 'inputs': [" ARG("self", T("x_1")) "],"  \
+    " 'outputs': [" T(out) "], 'metadata': {}, 'name': '" out "'}], 'tensor_values': {},"           \
+    " 'is_single_tensor_return': false}}}"
+    load(PROG(T("p") ", " T("x"),
+              "{'target': 'torch.ops.higher_order.cond', 'inputs': [{'name': '', 'arg': " T(
+                  "p") "}, {'name': '', 'arg': " SUB("true_graph_0", "relu", "relu") "},"
+                       " {'name': '', 'arg': " SUB("false_graph_0", "neg", "neg") "},"
+                       " {'name': '', 'arg': {'as_tensors': [{'name': 'x'}]}}],"
+              " 'outputs': [" T("getitem") "], 'is_hop_single_tensor_return': false,"
+              " 'metadata': {'nn_module_stack': 'L__self__,,m.M'}, 'name': 'cond'}",
+              T("getitem"), UIN("p") ", " UIN("x"), UOUT("getitem")));
+    cr_assert_str_eq(
+        graph_text(prog->graph),
+        "graph():\n"
+        "    %p : [num_users=1] = placeholder[target=p]\n"
+        "    %x : [num_users=1] = placeholder[target=x]\n"
+        "    %true_graph_0 : [num_users=1] = get_attr[target=true_graph_0]\n"
+        "    %false_graph_0 : [num_users=1] = get_attr[target=false_graph_0]\n"
+        "    %cond : [num_users=1] = call_function[target=torch.ops.higher_order.cond](args = (%p, "
+        "%true_graph_0, %false_graph_0, [%x]), kwargs = {})\n"
+        "    %getitem : [num_users=1] = call_function[target=operator.getitem](args = (%cond, 0), "
+        "kwargs = {})\n"
+        "    return (getitem,)");
+    cr_assert_eq(prog->nsubgraphs, 2);
+    cr_assert_str_eq(prog->subgraphs[0].name, "true_graph_0");
+    cr_assert_str_eq(prog->subgraphs[1].name, "false_graph_0");
+    const exdb_node *ga = exdb_graph_find(prog->graph, "true_graph_0");
+    cr_assert_eq(prog->subgraphs[0].owner, ga);
+    cr_assert_eq(ga->op, EXDB_OP_GET_ATTR);
+    cr_assert_eq(ga->meta->nstack, 1, "get_attr takes the HOP's metadata");
+    cr_assert_str_eq(graph_text(prog->subgraphs[0].graph),
+                     "graph():\n"
+                     "    %x_1 : [num_users=1] = placeholder[target=x_1]\n"
+                     "    %relu : [num_users=1] = call_function[target=torch.ops.aten.relu.default]"
+                     "(args = (%x_1,), kwargs = {})\n"
+                     "    return (relu,)");
+    cr_assert_str_eq(graph_text(prog->subgraphs[1].graph),
+                     "graph():\n"
+                     "    %x_1 : [num_users=1] = placeholder[target=x_1]\n"
+                     "    %neg : [num_users=1] = call_function[target=torch.ops.aten.neg.default]"
+                     "(args = (%x_1,), kwargs = {})\n"
+                     "    return (neg,)");
+    /* the getitem copies the producer's metadata */
+    cr_assert_eq(exdb_graph_find(prog->graph, "getitem")->meta->nstack, 1);
+#undef SUB
+}
+
+Test(load, symbolic_list_outputs) {
+    load(PROG(T("x"),
+              "{'target': 'torch.ops.mylib.shape.default', 'inputs': [" ARG("x", T("x")) "],"
+              " 'outputs': [{'as_sym_ints': [{'as_name': 'd0'}, {'as_name': 'd1'}]}, " T("t") ","
+              " {'as_none': true}], 'metadata': {}, 'name': 'shape'}",
+              T("t"), UIN("x"), UOUT("t")));
+    cr_assert_str_eq(
+        graph_text(prog->graph),
+        "graph():\n"
+        "    %x : [num_users=1] = placeholder[target=x]\n"
+        "    %shape : [num_users=3] = call_function[target=torch.ops.mylib.shape.default](args = "
+        "(%x,), kwargs = {})\n"
+        "    %getitem : [num_users=2] = call_function[target=operator.getitem](args = (%shape, 0), "
+        "kwargs = {})\n"
+        "    %d0 : [num_users=0] = call_function[target=operator.getitem](args = (%getitem, 0), "
+        "kwargs = {})\n"
+        "    %d1 : [num_users=0] = call_function[target=operator.getitem](args = (%getitem, 1), "
+        "kwargs = {})\n"
+        "    %t : [num_users=1] = call_function[target=operator.getitem](args = (%shape, 1), kwargs "
+        "= {})\n"
+        "    %as_none : [num_users=0] = call_function[target=operator.getitem](args = (%shape, 2), "
+        "kwargs = {})\n"
+        "    return (t,)");
+}
+
+Test(load, schema_2_unions_list_every_variant) {
+    load("{'schema_version': 2, 'dialect': 'ATEN', 'opset_version': {'aten': 10},"
+         " 'graph_module': {'graph': {"
+         "  'inputs': [{'as_none': null, 'as_tensor': {'name': 'x'}, 'as_int': null}],"
+         "  'outputs': [{'as_none': null, 'as_tensor': {'name': 'add'}, 'as_int': null}],"
+         "  'nodes': [{'target': 'torch.ops.aten.add.Tensor', 'inputs': ["
+         "    {'name': 'self', 'arg': {'as_none': null, 'as_tensor': {'name': 'x'}, 'as_tensors': "
+         "null, 'as_int': null}},"
+         "    {'name': 'other', 'arg': {'as_none': null, 'as_tensor': null, 'as_int': null, "
+         "'as_float': null}},"
+         "    {'name': 'alpha', 'arg': {'$type': 'as_int', '$value': 3}}],"
+         "   'outputs': [{'as_none': null, 'as_tensor': {'name': 'add'}, 'as_tensors': null}],"
+         "   'metadata': {'source_fn_stack': 'add,add'}}],"
+         "  'tensor_values': {}, 'sym_int_values': {}, 'sym_bool_values': {}},"
+         " 'signature': {'input_specs': [{'user_input': {'arg': {'as_none': null, 'as_tensor': "
+         "{'name': 'x'}}}, 'parameter': null, 'buffer': null}],"
+         " 'output_specs': [{'user_output': {'arg': {'as_none': null, 'as_tensor': {'name': "
+         "'add'}}}, 'loss_output': null}]}, 'module_call_graph': []}, 'range_constraints': {}}");
+    cr_assert_eq(prog->schema_major, 2);
+    cr_assert_eq(prog->schema_minor, 0);
+    cr_assert_str_eq(prog->dialect, "ATEN");
+    cr_assert_str_eq(graph_text(prog->graph),
+                     "graph():\n"
+                     "    %x : [num_users=1] = placeholder[target=x]\n"
+                     "    %add : [num_users=1] = call_function[target=torch.ops.aten.add.Tensor]"
+                     "(args = (%x, None, 3), kwargs = {})\n"
+                     "    return (add,)");
+    cr_assert_eq(prog->inputs[0].kind, EXDB_IN_USER_INPUT);
+    cr_assert_eq(prog->outputs[0].kind, EXDB_OUT_USER_OUTPUT);
+    cr_assert_str_eq(prog->outputs[0].name, "add");
+}
+
+Test(load, schema_5_file) {
+    load("{'schema_version': {'major': 5, 'minor': 3}, 'dialect': 'ATEN',"
+         " 'range_constraints': {'s0': {'min_val': 2, 'max_val': Infinity}},"
+         " 'graph_module': {'graph': {'inputs': [" T("x") "], 'outputs': [" T("sum_1") "],"
+         "  'nodes': [{'target': 'torch.ops.aten.sum.dim_IntList', 'inputs': ["
+         "   {'name': 'self', 'arg': " T("x") "}, {'name': 'dim', 'arg': {'as_ints': [1]}},"
+         "   {'name': 'keepdim', 'arg': {'as_bool': true}}, {'name': 'dtype', 'arg': {'as_none': "
+         "[]}}],"
+         "   'outputs': [" T("sum_1") "], 'metadata': {}}],"
+         "  'tensor_values': {'x': {'dtype': 7, 'sizes': [{'as_expr': {'expr_str': 's0'}}, {'as_int': "
+         "3}], 'requires_grad': false, 'device': {'type': 'cpu'}, 'strides': [{'as_int': 3}, "
+         "{'as_int': 1}], 'storage_offset': {'as_int': 0}, 'layout': 7}}},"
+         " 'signature': {'input_specs': [" UIN("x") "], 'output_specs': [" UOUT("sum_1") "]},"
+         " 'module_call_graph': []}}");
+    cr_assert_str_eq(graph_text(prog->graph),
+                     "graph():\n"
+                     "    %x : [num_users=1] = placeholder[target=x]\n"
+                     "    %sum_1 : [num_users=1] = "
+                     "call_function[target=torch.ops.aten.sum.dim_IntList](args = (%x, [1], True, "
+                     "None), kwargs = {})\n"
+                     "    return (sum_1,)");
+    cr_assert_eq(prog->nranges, 1);
+    cr_assert_eq(prog->ranges[0].has_min, 1);
+    cr_assert_eq(prog->ranges[0].min, 2);
+    cr_assert_eq(prog->ranges[0].has_max, 0, "Infinity: unbounded");
+    const exdb_val *v = exdb_graph_find(prog->graph, "x")->meta->val;
+    cr_assert_eq(v->kind, EXDB_VAL_TENSOR);
+    cr_assert_str_eq(v->u.t->sizes[0].expr, "s0");
+    cr_assert_eq(v->u.t->sizes[0].has_hint, 0);
+    cr_assert_eq(v->u.t->device_index, -1);
+}
+
+Test(load, schema_8_14_nodes_without_name) {
+    /* FX names the unnamed multi-output node from target.__name__ */
+    load("{'schema_version': {'major': 8, 'minor': 14}, 'graph_module': {'graph': {"
+         " 'inputs': [" T("x") "], 'outputs': [" T("getitem") ", " T("getitem_1") "],"
+         " 'nodes': [{'target': 'torch.ops.aten.split_with_sizes.default', 'inputs': [" ARG(
+             "self", T("x")) ", " ARG("split_sizes", "{'as_ints': [1, 1]}") "],"
+         " 'outputs': [{'as_tensors': [{'name': 'getitem'}, {'name': 'getitem_1'}]}], 'metadata': "
+         "{}, 'is_hop_single_tensor_return': null},"
+         " {'target': 'torch.ops.aten.split_with_sizes.default', 'inputs': [" ARG("self", T("x")) ", " ARG(
+             "split_sizes", "{'as_ints': [2]}") "],"
+         " 'outputs': [{'as_tensors': [{'name': 'getitem_2'}]}], 'metadata': {}}],"
+         " 'tensor_values': {}},"
+         " 'signature': {'input_specs': [" UIN("x") "], 'output_specs': [" UOUT("getitem") ", " UOUT(
+             "getitem_1") "]}}}");
+    cr_assert_str_eq(
+        graph_text(prog->graph),
+        "graph():\n"
+        "    %x : [num_users=2] = placeholder[target=x]\n"
+        "    %split_with_sizes_default : [num_users=2] = "
+        "call_function[target=torch.ops.aten.split_with_sizes.default](args = (%x, [1, 1]), kwargs "
+        "= {})\n"
+        "    %getitem : [num_users=1] = call_function[target=operator.getitem](args = "
+        "(%split_with_sizes_default, 0), kwargs = {})\n"
+        "    %getitem_1 : [num_users=1] = call_function[target=operator.getitem](args = "
+        "(%split_with_sizes_default, 1), kwargs = {})\n"
+        "    %split_with_sizes_default_1 : [num_users=1] = "
+        "call_function[target=torch.ops.aten.split_with_sizes.default](args = (%x, [2]), kwargs = "
+        "{})\n"
+        "    %getitem_2 : [num_users=0] = call_function[target=operator.getitem](args = "
+        "(%split_with_sizes_default_1, 0), kwargs = {})\n"
+        "    return (getitem, getitem_1)");
+}
+
+Test(load, module_stack_metadata) {
+    load(PROG(T("x"),
+              "{'target': 'torch.ops.aten.relu.default', 'inputs': [" ARG("self", T("x")) "],"
+              " 'outputs': [" T("relu") "], 'metadata': {'nn_module_stack': "
+              "'L__self__,,m.Net;L__self___layers_0,getattr(L[`self`].layers, `0`),torch.nn.ReLU',"
+              " 'stack_trace': 'File `m.py`, line 3', 'my_key': 'v',"
+              " 'my_num': 3, 'torch_fn': null}, 'name': 'relu'}",
+              T("relu"), UIN("x"), UOUT("relu")));
+    const exdb_meta *m = exdb_graph_find(prog->graph, "relu")->meta;
+    cr_assert_eq(m->has_stack, 1);
+    cr_assert_eq(m->nstack, 2);
+    cr_assert_str_eq(m->stack[1].path, "getattr(L[\"self\"].layers, \"0\")");
+    cr_assert_str_eq(m->stack_trace, "File \"m.py\", line 3");
+    cr_assert_eq(m->nextra, 1);
+    cr_assert_str_eq(m->extra[0].key, "my_key");
+    const exdb_meta *xm = exdb_graph_find(prog->graph, "x")->meta;
+    cr_assert(!xm || !xm->stack, "placeholders have no module stack");
+}
+
+Test(load, error_messages_name_file_and_path) {
+    cr_assert_str_eq(load_error("[]"), "t.json: $: expected an ExportedProgram object, found an "
+                                       "array");
+    cr_assert_str_eq(load_error("{'schema_version': {'major': 8, 'minor': 20}}"),
+                     "t.json: $: missing key \"graph_module\" (expected an object)");
+    cr_assert_str_eq(
+        load_error(PROG(T("x"),
+                        "{'target': 'torch.ops.aten.relu.default', 'inputs': [" ARG(
+                            "self", "{'as_tensor': {'name': 'y'}}") "], 'outputs': [" T(
+                            "relu") "], 'metadata': {}}",
+                        T("relu"), UIN("x"), UOUT("relu"))),
+        "t.json: $.graph_module.graph.nodes[0].inputs[0].arg.as_tensor: refers to \"y\", which no "
+        "graph input or earlier node defines");
+    /* odd keys are bracketed and quoted in paths */
+    cr_assert_str_eq(
+        load_error("{'schema_version': {'major': 8, 'minor': 20}, 'range_constraints': {'a.b': "
+                   "{'min_val': 'x'}}}"),
+        "t.json: $.range_constraints[\"a.b\"].min_val: expected an integer (or null or Infinity for "
+        "no bound), found a string");
+    /* names in messages are quoted and escaped, control characters included */
+    cr_assert_str_eq(
+        load_error(PROG(T("x\\ny"), "", T("x\\ny"), UIN("x\\ny") ", " UIN("z"), UOUT("x\\ny"))),
+        "t.json: $.graph_module.signature.input_specs: 2 input specs for 1 graph input (they pair "
+        "up one to one, in order)");
+    cr_assert_str_eq(load_error(PROG(T("a\\tb") ", " T("a\\tb"), "", T("a\\tb"),
+                                     UIN("a\\tb") ", " UIN("a\\tb"), UOUT("a\\tb"))),
+                     "t.json: $.graph_module.graph.inputs[1].as_tensor: value \"a\\x09b\" is "
+                     "defined twice (first by graph input \"a\\x09b\")");
+    cr_assert_str_eq(load_error(PROG(T("x"), "", T("x"), UIN("y"), UOUT("x"))),
+                     "t.json: $.graph_module.signature.input_specs[0]: names \"y\", but graph "
+                     "input 0 is \"x\" (input specs and graph inputs pair up in order)");
+}
+
+Test(load, float_infinity_and_overflow) {
+    load(PROG(T("x"),
+              "{'target': 'torch.ops.aten.mul.Scalar', 'inputs': [" ARG("self", T("x")) ", " ARG(
+                  "other", "{'as_float': 1e999}") "],"
+              " 'outputs': [" T("mul") "], 'metadata': {}, 'name': 'mul'},"
+              "{'target': 'torch.ops.aten.mul.Scalar', 'inputs': [" ARG("self", T("mul")) ", " ARG(
+                  "other", "{'as_float': '-Infinity'}") "],"
+              " 'outputs': [" T("mul_1") "], 'metadata': {}, 'name': 'mul_1'},"
+              "{'target': 'torch.ops.aten.mul.Scalar', 'inputs': [" ARG("self", T("mul_1")) ", " ARG(
+                  "other", "{'as_float': 'NaN'}") "],"
+              " 'outputs': [" T("mul_2") "], 'metadata': {}, 'name': 'mul_2'}",
+              T("mul_2"), UIN("x"), UOUT("mul_2")));
+    const exdb_node *m = exdb_graph_find(prog->graph, "mul");
+    cr_assert(isinf(m->args.u.items[1].u.f) && m->args.u.items[1].u.f > 0);
+    exdb_buf_reset(&out);
+    exdb_format_arg(&out, &exdb_graph_find(prog->graph, "mul_1")->args);
+    cr_assert_str_eq(exdb_buf_str(&out), "(%mul, -inf)");
+    exdb_buf_reset(&out);
+    exdb_format_arg(&out, &exdb_graph_find(prog->graph, "mul_2")->args);
+    cr_assert_str_eq(exdb_buf_str(&out), "(%mul_1, nan)");
+}
+
+Test(load, subgraph_constant_inputs_take_top_level_spec_names) {
+    /* PyTorch names a constant graph input after self.signature.input_specs[i]
+     * even inside a subgraph, where that is the top-level signature */
+    load(PROG(T("p") ", " T("x"),
+              "{'target': 'torch.ops.higher_order.foo', 'inputs': [{'name': '', 'arg': {'as_graph': "
+              "{'name': 'body', 'graph': {'inputs': [" T("a") ", {'as_int': 3}, {'as_int': 4}],"
+              " 'outputs': [" T("a") "], 'nodes': []}}}}, {'name': '', 'arg': " T("x") "}],"
+              " 'outputs': [" T("y") "], 'metadata': {}, 'is_hop_single_tensor_return': true}",
+              T("y"), UIN("p") ", " UIN("x"), UOUT("y")));
+    cr_assert_eq(prog->nsubgraphs, 1);
+    cr_assert_str_eq(graph_text(prog->subgraphs[0].graph),
+                     "graph():\n"
+                     "    %a : [num_users=1] = placeholder[target=a]\n"
+                     "    %x : [num_users=0] = placeholder[target=x]\n"
+                     "    %arg2 : [num_users=0] = placeholder[target=arg2]\n"
+                     "    return (a,)");
+}
+// clang-format on
