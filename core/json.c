@@ -456,27 +456,41 @@ done:
 const exdb_json *exdb_json_get(const exdb_json *obj, const char *key) {
     if (!obj || obj->type != EXDB_JOBJECT)
         return NULL;
-    for (uint32_t i = obj->len; i-- > 0;)
-        if (strcmp(obj->u.kids[i].key, key) == 0)
+    /* Objects are small (a handful of keys): compare the first byte before
+     * calling strcmp; the loader asks for fixed keys millions of times. */
+    for (uint32_t i = obj->len; i-- > 0;) {
+        const char *k = obj->u.kids[i].key;
+        if (k[0] == key[0] && strcmp(k, key) == 0)
             return &obj->u.kids[i];
+    }
     return NULL;
 }
 
+/* Integers are parsed by hand (no copy, no strtoll): the loader reads one
+ * per tensor dimension and stride, millions in a large program. */
 int exdb_json_int(const exdb_json *j, int64_t *out) {
     if (!j || j->type != EXDB_JNUMBER || j->len == 0 || j->len > 24)
         return -1;
-    char tmp[32];
-    memcpy(tmp, j->u.str, j->len);
-    tmp[j->len] = '\0';
-    for (uint32_t i = 0; i < j->len; i++)
-        if (!(tmp[i] == '-' || (tmp[i] >= '0' && tmp[i] <= '9')))
-            return -1;
-    errno = 0;
-    char *e;
-    long long v = strtoll(tmp, &e, 10);
-    if (errno || *e)
+    const char *s = j->u.str, *e = s + j->len;
+    int neg = 0;
+    if (*s == '-') {
+        neg = 1;
+        s++;
+    }
+    if (s == e)
         return -1;
-    *out = v;
+    uint64_t v = 0;
+    for (; s < e; s++) {
+        if (*s < '0' || *s > '9')
+            return -1;
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    if (neg ? v > (uint64_t)INT64_MAX + 1 : v > (uint64_t)INT64_MAX)
+        return -1;
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
     return 0;
 }
 

@@ -104,13 +104,25 @@ static void path_fmt(const jpath *p, char *buf, size_t cap) {
     }
 }
 
+typedef struct parsed_stack {
+    exdb_stack_entry *entries;
+    uint32_t n;
+} parsed_stack;
+
 typedef struct loader {
     exdb_program *prog;
     exdb_arena *a;
     const char *fname; /* what messages call the input */
     exdb_error *err;
     int legacy_unions; /* schema < 5: unions list every alternative */
+    /* Parsed nn_module_stack strings by their text: consecutive nodes of a
+     * module share one string, so each distinct stack is parsed once. */
+    exdb_strmap stacks;
+    const char *last_stack_text; /* the previous node's, checked first */
+    const parsed_stack *last_stack;
 } loader;
+
+
 
 /* A graph being rebuilt: its value-name scope (serialized_name_to_node). */
 typedef struct gscope {
@@ -572,9 +584,31 @@ static int load_meta(loader *L, const exdb_json *m, const jpath *p, exdb_meta **
         if (strcmp(k, "nn_module_stack") == 0) {
             exdb_stack_entry *st;
             uint32_t n;
-            exdb_error e2 = {0};
-            if (exdb_parse_module_stack(L->a, v, &st, &n, &e2) < 0)
-                return lfail(L, &ep, "%s", e2.msg);
+            int fresh;
+            if (L->last_stack && strcmp(v, L->last_stack_text) == 0) {
+                meta->stack = L->last_stack->entries;
+                meta->nstack = L->last_stack->n;
+                meta->has_stack = meta->nstack > 0;
+                meta->nn_module_stack = v;
+                continue;
+            }
+            void **slot = exdb_strmap_put(&L->stacks, v, &fresh);
+            if (!slot)
+                return oom(L);
+            if (fresh) {
+                exdb_error e2 = {0};
+                parsed_stack *ps = exdb_arena_alloc(L->a, sizeof *ps);
+                if (!ps)
+                    return oom(L);
+                /* a failed parse ends the load, so the half-made entry is never read */
+                if (exdb_parse_module_stack(L->a, v, &ps->entries, &ps->n, &e2) < 0)
+                    return lfail(L, &ep, "%s", e2.msg);
+                *slot = ps;
+            }
+            L->last_stack = *slot;
+            L->last_stack_text = v;
+            st = L->last_stack->entries;
+            n = L->last_stack->n;
             meta->stack = st;
             meta->nstack = n;
             meta->has_stack = n > 0;
@@ -2106,6 +2140,7 @@ exdb_program *exdb_program_from_json(char *buf, size_t len, const char *name, ex
     /* The DOM lives in its own arena, dropped once the IR is built. */
     exdb_arena dom;
     exdb_arena_init(&dom);
+    exdb_strmap_init(&L.stacks, &dom); /* the memo table goes with the DOM */
     exdb_json *root;
     int rc = -1;
     if (!P->path)
