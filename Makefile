@@ -28,7 +28,7 @@ HDRS     := $(wildcard core/*.h viz/*.h repl/*.h tests/unit/*.h)
 rel = $(patsubst %.c,build/rel/%.o,$(1))
 san = $(patsubst %.c,build/san/%.o,$(1))
 
-.PHONY: all run test check bench bench-peer install clean deps deps-test format unit golden readme-picture
+.PHONY: all run test check bench install clean deps deps-test format unit golden readme-picture
 .DEFAULT_GOAL := all
 
 all: deps exdb core/libexdb.a
@@ -90,10 +90,6 @@ check: test
 
 bench: deps exdb
 	@scripts/bench.sh
-
-# The bench with torch.fx beside exdb (installs Debian's python3-torch).
-bench-peer: deps exdb
-	@BENCH_PEER=1 scripts/bench.sh
 
 # The README's picture: resnet18 (exported by torch 2.12) as module-level dataflow.
 REAL ?= ../shared/real_pt2
