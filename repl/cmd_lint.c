@@ -1,4 +1,5 @@
 /* cmd_lint.c - lint, dce, undo and save. */
+#include <cjson/cJSON.h>
 #include <string.h>
 
 #include "command.h"
@@ -15,6 +16,18 @@ static const exdb_program *last_dce_prog;
 
 static void forget_stale_dce(session *s) {
     if (last_dce_prog && last_dce_prog != s->prog) {
+        exdb_dce_log_free(&last_dce);
+        last_dce_prog = NULL;
+    }
+}
+
+/* Called by commands.c before it frees a program (load, session_free).
+ * forget_stale_dce alone compares addresses, and a freed program's address
+ * can come back for a program loaded later: `dce`, two `load`s, `undo`
+ * would then replay the log into the freed graph (use after free). */
+void cmd_lint_forget_program(const exdb_program *p);
+void cmd_lint_forget_program(const exdb_program *p) {
+    if (p && last_dce_prog == p) {
         exdb_dce_log_free(&last_dce);
         last_dce_prog = NULL;
     }
@@ -46,6 +59,14 @@ static int cmd_lint(session *s, int argc, char **argv) {
         exdb_lint_format_json(&s->buf, &r);
     else
         exdb_lint_format(&s->buf, &r);
+    if (s->json) { /* set output json: the findings as data, not only as text */
+        exdb_buf j;
+        exdb_buf_init(&j);
+        exdb_lint_format_json(&j, &r);
+        cmd_json_add(s, "findings", cJSON_Parse(exdb_buf_str(&j)));
+        cmd_json_add(s, "errors", cJSON_CreateNumber(errors));
+        exdb_buf_free(&j);
+    }
     cmd_flush(s, 1);
     int oom = r.oom;
     exdb_lint_report_free(&r);

@@ -67,12 +67,16 @@ static int cmd_render(session *s, int argc, char **argv) {
             st.clusters);
     if (st.dup_nodes)
         fprintf(s->out, " (%u dashed copies of high-fan-out nodes)", st.dup_nodes);
-    fprintf(s->out, "; built in %.2f s", st.build_s);
-    if (st.engine)
-        fprintf(s->out, ", %s layout %.2f s, rendered in %.2f s", st.engine, st.layout_s,
-                st.write_s);
-    else
-        fprintf(s->out, ", written in %.2f s", st.write_s);
+    if (s->timing) {
+        fprintf(s->out, "; built in %.2f s", st.build_s);
+        if (st.engine)
+            fprintf(s->out, ", %s layout %.2f s, rendered in %.2f s", st.engine, st.layout_s,
+                    st.write_s);
+        else
+            fprintf(s->out, ", written in %.2f s", st.write_s);
+    } else if (st.engine) {
+        fprintf(s->out, "; %s layout", st.engine);
+    }
     fputs(".\n", s->out);
     return 0;
 }

@@ -1,15 +1,24 @@
-/* cmd_unflatten.c - the unflatten commands: run torch.export.unflatten on
- * the loaded program, look at the module tree and module graphs, and step
- * the engine one event at a time, forwards and backwards, as gdb steps a
- * program. (The full stepping REPL is a later issue; these drive the
- * engine API of core/unflatten.h.)
+/* cmd_unflatten.c - stepping torch.export.unflatten as gdb steps a program.
  *
- * `info modules` and `print module FQN` (in the program table) call
- * cmd_unflatten_info_modules and cmd_unflatten_print_module. */
+ * The engine (core/unflatten.h) applies one event at a time: COPY a flat
+ * node into the current frame, ENTER a module frame, EXIT it, then the
+ * later phases (IVAL, ATTRS, STATE, SINK, DEDUP, DISPATCH, REORDER, DONE).
+ * Every moving command here is one call of drive(): run events until the
+ * command's own condition, a breakpoint (cmd_break.c) or Ctrl-C stops it,
+ * printing the events in the vocabulary of PyTorch's own outliner trace
+ * (_ModuleFrame.print: "STEP", "copying", "Creating new stack frame for",
+ * "outlining"). Going backwards replays the run to an earlier event (the
+ * run is deterministic); the event log tells where to go.
+ *
+ * Event numbers: "[K]" is the K-th event; the state shown is the one right
+ * after it, so `goto K` comes back to it. Frame numbers are backtrace
+ * levels: #0 is the innermost frame. */
+#include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "command.h"
+#include "core/print.h"
 #include "core/unflatten.h"
 
 /* The session's run for the loaded program, created (at event 0) when
@@ -30,129 +39,576 @@ static exdb_unflatten *get_run(session *s, int fresh) {
     return s->run;
 }
 
-static void show_event(session *s, exdb_unflatten *u) {
-    if (u->pos == 0) {
-        exdb_buf_puts(&s->buf, "event 0: start (prepasses done)\n");
-        return;
-    }
-    exdb_buf_printf(&s->buf, "event %u: ", u->pos);
-    exdb_unflatten_describe(&s->buf, u, &u->log[u->pos - 1]);
-    exdb_buf_putc(&s->buf, '\n');
+struct exdb_unflatten *cmd_unflatten_run(session *s) {
+    return get_run(s, 0);
 }
 
-/* Prints where the run stopped; a failed step prints its error. */
-static int after_step(session *s, exdb_unflatten *u, int rc, exdb_error *err) {
-    if (rc < 0) {
-        show_event(s, u);
-        cmd_flush(s, 1);
-        return cmd_fail(s, "%s", err->msg);
+void cmd_unflatten_forget(session *s) {
+    exdb_unflatten_free(s->run);
+    s->run = NULL;
+    s->selected_frame = 0;
+    s->list_next = -1;
+}
+
+static const char *label(const char *fqn) {
+    return fqn && fqn[0] ? fqn : "<root>";
+}
+
+static const exdb_uframe *frame_at(const exdb_unflatten *u, int32_t index) {
+    return index >= 0 && (uint32_t)index < u->run->nframes ? u->run->frames[index] : NULL;
+}
+
+static const exdb_node *flat_at(const exdb_unflatten *u, int32_t index) {
+    return index >= 0 && (uint32_t)index < u->run->nnodes ? u->run->nodes[index] : NULL;
+}
+
+/* ---- one event, as a line and as JSON */
+
+/* "[K] STEP i in FRAME: copying %x : ..." for an event of the current run
+ * (the frames it names exist: frames are kept after they exit). */
+static void event_text(session *s, exdb_buf *b, const exdb_unflatten *u, uint32_t k,
+                       const exdb_uevent *ev) {
+    const exdb_uframe *f = frame_at(u, ev->frame);
+    const exdb_node *n = flat_at(u, ev->flat);
+    exdb_buf_printf(b, "%s[%u]%s ", cmd_color(s, C_DIM), k, cmd_color(s, C_RESET));
+    switch (ev->kind) {
+    case EXDB_EV_COPY:
+        exdb_buf_printf(b, "STEP %d in %s: %scopying%s ", ev->flat, label(f ? f->child_fqn : NULL),
+                        cmd_color(s, C_GREEN), cmd_color(s, C_RESET));
+        if (n)
+            exdb_format_node(b, n);
+        return;
+    case EXDB_EV_ENTER:
+        if (!f)
+            break;
+        exdb_buf_printf(b, "STEP %d in %s: %sCreating new stack frame for%s %s (%s, call %d of %s)",
+                        ev->flat, label(f->parent ? f->parent->child_fqn : NULL),
+                        cmd_color(s, C_CYAN), cmd_color(s, C_RESET), f->child_fqn,
+                        f->type ? f->type : "None", f->num_calls + 1, f->module_id);
+        return;
+    case EXDB_EV_EXIT:
+        if (!f)
+            break;
+        exdb_buf_printf(b, "STEP %d in %s: %soutlining%s %s (%u node%s copied", ev->flat,
+                        label(f->child_fqn), cmd_color(s, C_YELLOW), cmd_color(s, C_RESET),
+                        label(f->child_fqn), f->ncopied, f->ncopied == 1 ? "" : "s");
+        if (f->parent_call_module && f->parent)
+            exdb_buf_printf(b, "; called as %%%s in %s", f->parent_call_module->name,
+                            label(f->parent->child_fqn));
+        exdb_buf_putc(b, ')');
+        return;
+    default:
+        break;
     }
-    show_event(s, u);
-    if (rc == 0 && exdb_unflatten_done(u))
-        exdb_buf_puts(&s->buf, "unflatten complete\n");
-    cmd_flush(s, 1);
+    exdb_buf_puts(b, cmd_color(s, C_BLUE));
+    exdb_unflatten_describe(b, u, ev);
+    exdb_buf_puts(b, cmd_color(s, C_RESET));
+}
+
+static cJSON *event_json(session *s, const exdb_unflatten *u, uint32_t k, const exdb_uevent *ev) {
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddNumberToObject(o, "event", k);
+    cJSON_AddStringToObject(o, "kind", k ? exdb_uevent_kind_name(ev->kind) : "START");
+    const exdb_node *n = flat_at(u, ev->flat);
+    const exdb_uframe *f = frame_at(u, ev->frame);
+    if (n) {
+        cJSON_AddNumberToObject(o, "step", ev->flat);
+        cJSON_AddStringToObject(o, "node", n->name);
+    }
+    if (f) {
+        cJSON_AddNumberToObject(o, "frame", f->index);
+        cJSON_AddStringToObject(o, "fqn", f->child_fqn ? f->child_fqn : "");
+    }
+    cJSON_AddNumberToObject(o, "depth", ev->depth);
+    exdb_buf b;
+    exdb_buf_init(&b);
+    int saved = s->color_now;
+    s->color_now = 0;
+    if (k)
+        event_text(s, &b, u, k, ev);
+    else
+        exdb_buf_puts(&b, "[0] start: prepasses done, nothing outlined yet");
+    s->color_now = saved;
+    cJSON_AddStringToObject(o, "text", exdb_buf_str(&b));
+    exdb_buf_free(&b);
+    return o;
+}
+
+/* ---- driving the run */
+
+typedef enum {
+    STOP_EVENTS, /* stepi N: after N events */
+    STOP_COPIES, /* step N: after N COPY events */
+    STOP_NEXT,   /* next N: N COPYs in this frame or above; child frames run through */
+    STOP_FINISH, /* finish: when the frame at `depth` exits */
+    STOP_NEVER,  /* continue, run: only breakpoints, Ctrl-C, the end or an error */
+} stop_mode;
+
+typedef struct drive {
+    session *s;
+    stop_mode mode;
+    uint32_t count, depth;
+    int trace;        /* print every event passed (step, stepi) */
+    int bp;           /* the breakpoint that stopped the run */
+    int interrupted;  /* Ctrl-C */
+    uint32_t printed; /* the last event printed by the trace */
+    exdb_buf why;
+    cJSON *events; /* JSON mode: the traced events */
+} drive;
+
+/* Prints event k (the one just applied) with the reason it stopped, if any. */
+static void print_event(drive *d, const exdb_unflatten *u, const exdb_uevent *ev) {
+    session *s = d->s;
+    if (d->bp) {
+        const char *w = exdb_buf_str(&d->why);
+        int multi = d->why.len && w[d->why.len - 1] == '\n'; /* a watchpoint's report */
+        exdb_buf_printf(&s->buf, "%s%s%s%s", cmd_color(s, C_RED), w, cmd_color(s, C_RESET),
+                        multi ? "" : ", ");
+    }
+    event_text(s, &s->buf, u, u->pos, ev);
+    exdb_buf_putc(&s->buf, '\n');
+    d->printed = u->pos;
+    if (s->json && d->trace) {
+        if (!d->events)
+            d->events = cJSON_CreateArray();
+        cJSON_AddItemToArray(d->events, event_json(s, u, u->pos, ev));
+    }
+}
+
+/* The run_until predicate of every moving command. */
+static int drive_pred(void *ctx, const exdb_unflatten *u, const exdb_uevent *ev) {
+    drive *d = ctx;
+    int stop = 0;
+    if (exdb_interrupted) {
+        d->interrupted = 1;
+        stop = 1;
+    }
+    exdb_buf_reset(&d->why);
+    d->bp = cmd_break_check(d->s, u, ev, 1, &d->why);
+    if (d->bp)
+        stop = 1;
+    int counted = 0;
+    switch (d->mode) {
+    case STOP_EVENTS:
+        counted = 1;
+        break;
+    case STOP_COPIES:
+        counted = ev->kind == EXDB_EV_COPY;
+        break;
+    case STOP_NEXT:
+        counted = (ev->kind == EXDB_EV_COPY && ev->depth <= d->depth) || ev->depth < d->depth;
+        break;
+    case STOP_FINISH:
+        counted = ev->kind == EXDB_EV_EXIT && ev->depth < d->depth;
+        break;
+    case STOP_NEVER:
+        break;
+    }
+    if (counted && d->count && --d->count == 0)
+        stop = 1;
+    if (d->trace || stop)
+        print_event(d, u, ev);
+    return stop;
+}
+
+/* Where the run is, for commands that jump (goto, reverse-*, restart). */
+static void print_position(session *s, const exdb_unflatten *u) {
+    if (u->pos == 0)
+        exdb_buf_puts(&s->buf, "[0] start: prepasses done, nothing outlined yet\n");
+    else {
+        event_text(s, &s->buf, u, u->pos, &u->log[u->pos - 1]);
+        exdb_buf_putc(&s->buf, '\n');
+    }
+}
+
+static void json_position(session *s, const exdb_unflatten *u, const char *reason) {
+    if (!s->json)
+        return;
+    exdb_uevent start = {0};
+    start.flat = start.frame = start.item = -1;
+    cmd_json_add(s, "reason", cJSON_CreateString(reason));
+    cmd_json_add(s, "stop", event_json(s, u, u->pos, u->pos ? &u->log[u->pos - 1] : &start));
+    cmd_json_add(s, "done", cJSON_CreateBool(exdb_unflatten_done(u)));
+}
+
+/* Refuses to move forward from the end or from an error. */
+static int can_go_forward(session *s, const exdb_unflatten *u) {
+    if (u->failed)
+        return cmd_fail(s,
+                        "The run stopped at an error after event %u: %s  (\"reverse-stepi\" or "
+                        "\"restart\" to go back)",
+                        u->pos, u->err.msg);
+    if (exdb_unflatten_done(u))
+        return cmd_fail(s,
+                        "The unflatten run is complete (%u events).  \"restart\" goes back to "
+                        "event 0, \"reverse-step\" backwards.",
+                        u->pos);
     return 0;
 }
 
-static int parse_count(session *s, int argc, char **argv, uint32_t *n) {
+/* Runs the events of one command and says where it stopped. */
+static int drive_run(session *s, exdb_unflatten *u, stop_mode mode, uint32_t count, int trace,
+                     uint32_t depth) {
+    drive d = {.s = s, .mode = mode, .count = count, .trace = trace};
+    exdb_buf_init(&d.why);
+    d.depth = depth ? depth : exdb_unflatten_depth(u);
+    if (mode == STOP_NEXT && d.depth == 0)
+        d.depth = 1; /* before the root frame exists, next is step */
+    cmd_break_arm(s, u);
+    exdb_error err = {0};
+    int rc = exdb_unflatten_run_until(u, drive_pred, &d, &err);
+    s->selected_frame = 0;
+    s->list_next = -1;
+    const char *reason = d.interrupted ? "interrupt" : d.bp ? "breakpoint" : "step";
+    if (rc == 0) {
+        /* the end: show the last event unless the trace did */
+        if (u->pos && d.printed != u->pos)
+            print_position(s, u);
+        exdb_buf_printf(&s->buf, "unflatten complete: %u events, %u modules\n", u->pos,
+                        u->run->nmodules);
+        reason = "end";
+    } else if (rc < 0) {
+        if (u->pos && d.printed != u->pos)
+            print_position(s, u);
+        reason = "error";
+    }
+    if (d.interrupted)
+        exdb_buf_printf(&s->buf, "Interrupted after event %u.\n", u->pos);
+    cmd_flush(s, 1);
+    if (s->json) {
+        if (d.events)
+            cmd_json_add(s, "events", d.events);
+        if (d.bp)
+            cmd_json_add(s, "breakpoint", cJSON_CreateNumber(d.bp));
+        json_position(s, u, reason);
+    } else {
+        cJSON_Delete(d.events);
+    }
+    exdb_buf_free(&d.why);
+    if (rc < 0)
+        return cmd_fail(s, "%s", err.msg);
+    return 0;
+}
+
+static int optional_count(session *s, int argc, char **argv, uint32_t *n) {
     *n = 1;
     if (argc < 2)
         return 0;
-    char *end;
-    long v = strtol(argv[1], &end, 10);
-    if (*end || v < 0 || v > 100000000)
-        return cmd_fail(s, "Expected a count, found \"%s\".", argv[1]);
-    *n = (uint32_t)v;
+    if (cmd_parse_count(s, argv[1], n) < 0)
+        return -1;
+    if (*n == 0)
+        return cmd_fail(s, "Expected a count of at least 1, found \"%s\".", argv[1]);
     return 0;
+}
+
+/* step/stepi/next/finish/continue share one shape. */
+static int forward(session *s, int argc, char **argv, stop_mode mode, int trace) {
+    uint32_t n = 1;
+    if (mode != STOP_FINISH && mode != STOP_NEVER && optional_count(s, argc, argv, &n) < 0)
+        return -1;
+    exdb_unflatten *u = get_run(s, 0);
+    if (!u || can_go_forward(s, u) < 0)
+        return -1;
+    if (mode == STOP_FINISH) {
+        /* the selected frame: `up` then `finish` runs until the caller exits */
+        uint32_t depth = exdb_unflatten_depth(u);
+        if (s->selected_frame < depth)
+            depth -= s->selected_frame;
+        if (depth <= 1)
+            return cmd_fail(s, "\"finish\" not meaningful in the outermost frame.");
+        const exdb_uframe *f = exdb_unflatten_frame(u, depth - 1);
+        fprintf(s->out, "Run till exit from #%u  %s\n", s->selected_frame, label(f->child_fqn));
+        int rc = drive_run(s, u, mode, 1, 0, depth);
+        /* gdb prints the value returned; the outliner's is the call_module
+         * node the frame left in its parent */
+        if (rc == 0 && u->pos && u->log[u->pos - 1].kind == EXDB_EV_EXIT) {
+            const exdb_uframe *g = frame_at(u, u->log[u->pos - 1].frame);
+            if (g && g->parent_call_module) {
+                exdb_buf_printf(&s->buf, "In %s: ", label(g->parent ? g->parent->child_fqn : ""));
+                exdb_format_node(&s->buf, g->parent_call_module);
+                cmd_flush(s, 1);
+            }
+        }
+        return rc;
+    }
+    return drive_run(s, u, mode, n, trace, 0);
+}
+
+static int cmd_stepi(session *s, int argc, char **argv) {
+    return forward(s, argc, argv, STOP_EVENTS, 1);
+}
+
+static int cmd_step(session *s, int argc, char **argv) {
+    return forward(s, argc, argv, STOP_COPIES, 1);
+}
+
+static int cmd_next(session *s, int argc, char **argv) {
+    return forward(s, argc, argv, STOP_NEXT, 0);
+}
+
+static int cmd_finish(session *s, int argc, char **argv) {
+    return forward(s, argc, argv, STOP_FINISH, 0);
+}
+
+static int cmd_continue(session *s, int argc, char **argv) {
+    return forward(s, argc, argv, STOP_NEVER, 0);
+}
+
+static int cmd_run(session *s, int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    exdb_unflatten *u = get_run(s, 1);
+    if (!u)
+        return -1;
+    return drive_run(s, u, STOP_NEVER, 0, 0, 0);
+}
+
+/* Goes to event k and says where the run is. */
+static int jump(session *s, exdb_unflatten *u, uint32_t k, const char *reason) {
+    exdb_error err = {0};
+    int rc = exdb_unflatten_goto(u, k, &err);
+    s->selected_frame = 0;
+    s->list_next = -1;
+    print_position(s, u);
+    cmd_flush(s, 1);
+    json_position(s, u, reason);
+    return rc < 0 ? cmd_fail(s, "%s", err.msg) : 0;
+}
+
+static int cmd_restart(session *s, int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    exdb_unflatten *u = get_run(s, 1);
+    return u ? jump(s, u, 0, "start") : -1;
 }
 
 static int cmd_unflatten(session *s, int argc, char **argv) {
     int restart = argc > 1 && strcmp(argv[1], "restart") == 0;
     if (argc > 1 && !restart && strcmp(argv[1], "run") != 0)
         return cmd_fail(s, "Unknown argument \"%s\": expected run or restart.", argv[1]);
+    if (restart)
+        return cmd_restart(s, argc, argv);
     exdb_unflatten *u = get_run(s, 1);
     if (!u)
         return -1;
-    if (restart)
-        return after_step(s, u, 1, NULL);
     exdb_error err = {0};
-    int rc = exdb_unflatten_run(u, &err);
-    if (rc < 0)
-        return after_step(s, u, rc, &err);
+    if (exdb_unflatten_run(u, &err) < 0) {
+        print_position(s, u);
+        cmd_flush(s, 1);
+        return cmd_fail(s, "%s", err.msg);
+    }
     exdb_buf_printf(&s->buf, "unflatten complete: %u events, %u modules\n", u->pos,
                     u->run->nmodules);
     cmd_flush(s, 1);
+    json_position(s, u, "end");
     return 0;
-}
-
-static int cmd_stepi(session *s, int argc, char **argv) {
-    uint32_t n;
-    if (parse_count(s, argc, argv, &n) < 0)
-        return -1;
-    exdb_unflatten *u = get_run(s, 0);
-    if (!u)
-        return -1;
-    exdb_error err = {0};
-    int rc = 1;
-    for (uint32_t i = 0; i < n && rc == 1; i++)
-        rc = exdb_unflatten_step(u, NULL, &err);
-    return after_step(s, u, rc, &err);
-}
-
-static int cmd_step(session *s, int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    exdb_unflatten *u = get_run(s, 0);
-    if (!u)
-        return -1;
-    exdb_error err = {0};
-    return after_step(s, u, exdb_unflatten_step_copy(u, &err), &err);
-}
-
-static int cmd_next(session *s, int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    exdb_unflatten *u = get_run(s, 0);
-    if (!u)
-        return -1;
-    exdb_error err = {0};
-    return after_step(s, u, exdb_unflatten_next(u, &err), &err);
-}
-
-static int cmd_finish(session *s, int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    exdb_unflatten *u = get_run(s, 0);
-    if (!u)
-        return -1;
-    exdb_error err = {0};
-    return after_step(s, u, exdb_unflatten_finish(u, &err), &err);
-}
-
-static int cmd_reverse_stepi(session *s, int argc, char **argv) {
-    uint32_t n;
-    if (parse_count(s, argc, argv, &n) < 0)
-        return -1;
-    exdb_unflatten *u = get_run(s, 0);
-    if (!u)
-        return -1;
-    exdb_error err = {0};
-    int rc = exdb_unflatten_back(u, n, &err);
-    return after_step(s, u, rc < 0 ? -1 : 1, &err);
 }
 
 static int cmd_goto(session *s, int argc, char **argv) {
     (void)argc;
-    char *end;
-    long k = strtol(argv[1], &end, 10);
-    if (*end || k < 0)
-        return cmd_fail(s, "Expected an event number, found \"%s\".", argv[1]);
+    uint32_t k;
+    if (cmd_parse_count(s, argv[1], &k) < 0)
+        return -1;
+    exdb_unflatten *u = get_run(s, 0);
+    return u ? jump(s, u, k, "goto") : -1;
+}
+
+static int cmd_reverse_stepi(session *s, int argc, char **argv) {
+    uint32_t n;
+    if (optional_count(s, argc, argv, &n) < 0)
+        return -1;
     exdb_unflatten *u = get_run(s, 0);
     if (!u)
         return -1;
+    return jump(s, u, n > u->pos ? 0 : u->pos - n, "step");
+}
+
+/* reverse-step N: back to the N-th COPY before this point (event 0 when
+ * there are not that many). */
+static int cmd_reverse_step(session *s, int argc, char **argv) {
+    uint32_t n;
+    if (optional_count(s, argc, argv, &n) < 0)
+        return -1;
+    exdb_unflatten *u = get_run(s, 0);
+    if (!u)
+        return -1;
+    uint32_t k = u->pos;
+    for (uint32_t i = 0; i < n && k > 0; i++) {
+        k--;
+        while (k > 0 && u->log[k - 1].kind != EXDB_EV_COPY)
+            k--;
+    }
+    return jump(s, u, k, "step");
+}
+
+/* reverse-next undoes next: back to the previous COPY in this frame (or
+ * its ENTER), passing over the child frames that ran in between. */
+static int cmd_reverse_next(session *s, int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    exdb_unflatten *u = get_run(s, 0);
+    if (!u)
+        return -1;
+    uint32_t k = u->pos;
+    if (k == 0)
+        return jump(s, u, 0, "step");
+    uint32_t depth = u->log[k - 1].depth;
+    k--;
+    while (k > 0) {
+        const exdb_uevent *e = &u->log[k - 1];
+        if ((e->kind == EXDB_EV_COPY && e->depth <= depth) || e->depth < depth ||
+            (e->kind == EXDB_EV_ENTER && e->depth == depth))
+            break;
+        k--;
+    }
+    return jump(s, u, k, "step");
+}
+
+/* reverse-finish: back to just before the current frame was entered. */
+static int cmd_reverse_finish(session *s, int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    exdb_unflatten *u = get_run(s, 0);
+    if (!u)
+        return -1;
+    uint32_t depth = exdb_unflatten_depth(u);
+    if (depth <= 1)
+        return cmd_fail(s, "\"reverse-finish\" not meaningful in the outermost frame.");
+    uint32_t index = exdb_unflatten_frame(u, depth - 1)->index;
+    uint32_t k = u->pos;
+    while (k > 0 && !(u->log[k - 1].kind == EXDB_EV_ENTER && u->log[k - 1].frame == (int32_t)index))
+        k--;
+    return jump(s, u, k ? k - 1 : 0, "step");
+}
+
+/* reverse-continue: replays from the start with the breakpoints tested
+ * (nothing counted), and goes to the last event before this one that hits
+ * one; event 0 when none does. */
+static int cmd_reverse_continue(session *s, int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    exdb_unflatten *u = get_run(s, 0);
+    if (!u)
+        return -1;
+    uint32_t target = u->pos, last = 0;
+    int last_bp = 0;
     exdb_error err = {0};
-    int rc = exdb_unflatten_goto(u, (uint32_t)k, &err);
-    return after_step(s, u, rc < 0 ? -1 : 1, &err);
+    if (exdb_unflatten_goto(u, 0, &err) < 0)
+        return cmd_fail(s, "%s", err.msg);
+    cmd_break_arm(s, u);
+    exdb_buf why;
+    exdb_buf_init(&why);
+    char *last_why = NULL;
+    exdb_uevent ev;
+    while (u->pos + 1 < target && !exdb_interrupted) {
+        if (exdb_unflatten_step(u, &ev, &err) != 1)
+            break;
+        exdb_buf_reset(&why);
+        int bp = cmd_break_check(s, u, &ev, 0, &why);
+        if (bp) {
+            last = u->pos;
+            last_bp = bp;
+            free(last_why);
+            last_why = strdup(exdb_buf_str(&why));
+        }
+    }
+    exdb_buf_free(&why);
+    int interrupted = exdb_interrupted;
+    if (last_bp && last_why)
+        exdb_buf_printf(&s->buf, "%s%s%s%s", cmd_color(s, C_RED), last_why, cmd_color(s, C_RESET),
+                        last_why[0] && last_why[strlen(last_why) - 1] == '\n' ? "" : ", ");
+    else if (!interrupted)
+        exdb_buf_puts(&s->buf, "No breakpoint before this event: back at the start.\n");
+    free(last_why);
+    if (interrupted) {
+        exdb_buf_printf(&s->buf, "Interrupted; back at event %u.\n", target);
+        last = target;
+    }
+    if (last_bp)
+        cmd_json_add(s, "breakpoint", cJSON_CreateNumber(last_bp));
+    return jump(s, u, last, interrupted ? "interrupt" : last_bp ? "breakpoint" : "start");
+}
+
+/* ---- frames */
+
+/* The frame at backtrace level `level`, or NULL with an error printed. */
+static const exdb_uframe *frame_level(session *s, const exdb_unflatten *u, uint32_t level) {
+    uint32_t depth = exdb_unflatten_depth(u);
+    if (!depth) {
+        cmd_fail(s, "No frames: %s.",
+                 u->pos == 0 ? "outlining has not started (\"step\" starts it)"
+                             : "outlining has finished (\"reverse-step\" goes back into it)");
+        return NULL;
+    }
+    if (level >= depth) {
+        cmd_fail(s, "No frame at level %u (the stack has %u frame%s).", level, depth,
+                 depth == 1 ? "" : "s");
+        return NULL;
+    }
+    return exdb_unflatten_frame(u, depth - 1 - level);
+}
+
+/* The frame a command names ("info node-map 2") or the selected one. */
+static const exdb_uframe *frame_arg(session *s, const exdb_unflatten *u, int argc, char **argv) {
+    uint32_t level = s->selected_frame;
+    if (argc > 1) {
+        const char *w = argv[1][0] == '#' ? argv[1] + 1 : argv[1];
+        if (cmd_parse_count(s, w, &level) < 0)
+            return NULL;
+    }
+    return frame_level(s, u, level);
+}
+
+/* A frame's module type; the root frame's stack says None, so the
+ * program's root type (what UnflattenedModule is built from) stands in. */
+static const char *frame_type(const exdb_unflatten *u, const exdb_uframe *f) {
+    if (f->type)
+        return f->type;
+    return !f->parent && u->run->root_type ? u->run->root_type : "";
+}
+
+static int str_width(const char *t) {
+    return (int)strlen(t);
+}
+
+/* One backtrace line, padded to the widths of the whole stack. */
+static void bt_line(session *s, const exdb_unflatten *u, const exdb_uframe *f, uint32_t level,
+                    int wl, int wt) {
+    exdb_buf *b = &s->buf;
+    exdb_buf_printf(b, "%s#%-2u%s %s%-*s%s  %-*s", cmd_color(s, C_BOLD), level,
+                    cmd_color(s, C_RESET), cmd_color(s, C_CYAN), wl, label(f->child_fqn),
+                    cmd_color(s, C_RESET), wt, frame_type(u, f));
+    exdb_buf_printf(b, "  %u copied", f->ncopied);
+    if (f->parent) {
+        exdb_buf_printf(b, ", %u placeholder%s, call %d of %s", f->node_to_placeholder.n,
+                        f->node_to_placeholder.n == 1 ? "" : "s", f->num_calls + 1, f->module_id);
+        if (f->parent_call_module)
+            exdb_buf_printf(b, ", as %%%s in %s", f->parent_call_module->name,
+                            label(f->parent->child_fqn));
+    }
+    if (f->sig)
+        exdb_buf_puts(b, ", preserved signature");
+    exdb_buf_putc(b, '\n');
+}
+
+static cJSON *frame_json(const exdb_unflatten *u, const exdb_uframe *f, uint32_t level) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "level", level);
+    cJSON_AddNumberToObject(o, "index", f->index);
+    cJSON_AddStringToObject(o, "fqn", f->child_fqn ? f->child_fqn : "");
+    cJSON_AddStringToObject(o, "type", frame_type(u, f));
+    cJSON_AddNumberToObject(o, "copied", f->ncopied);
+    cJSON_AddNumberToObject(o, "placeholders", f->node_to_placeholder.n);
+    if (f->parent) {
+        cJSON_AddNumberToObject(o, "call", f->num_calls + 1);
+        cJSON_AddStringToObject(o, "module_id", f->module_id ? f->module_id : "");
+        if (f->parent_call_module)
+            cJSON_AddStringToObject(o, "parent_call", f->parent_call_module->name);
+    }
+    cJSON_AddBoolToObject(o, "preserved", f->sig != NULL);
+    return o;
 }
 
 static int cmd_backtrace(session *s, int argc, char **argv) {
@@ -161,31 +617,421 @@ static int cmd_backtrace(session *s, int argc, char **argv) {
     exdb_unflatten *u = get_run(s, 0);
     if (!u)
         return -1;
-    if (!exdb_unflatten_depth(u))
-        exdb_buf_puts(&s->buf, "No frames: outlining has not started or has finished.\n");
-    exdb_unflatten_backtrace(&s->buf, u);
+    uint32_t depth = exdb_unflatten_depth(u);
+    if (!depth) {
+        fprintf(s->out, "No frames: %s.\n",
+                u->pos == 0 ? "outlining has not started (\"step\" starts it)"
+                            : "outlining has finished");
+        cmd_json_add(s, "frames", cJSON_CreateArray());
+        return 0;
+    }
+    int wl = 0, wt = 0;
+    for (uint32_t i = 0; i < depth; i++) {
+        const exdb_uframe *f = exdb_unflatten_frame(u, i);
+        int l = str_width(label(f->child_fqn)), t = str_width(frame_type(u, f));
+        wl = l > wl ? l : wl;
+        wt = t > wt ? t : wt;
+    }
+    cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
+    for (uint32_t level = 0; level < depth; level++) {
+        const exdb_uframe *f = exdb_unflatten_frame(u, depth - 1 - level);
+        bt_line(s, u, f, level, wl, wt);
+        if (arr)
+            cJSON_AddItemToArray(arr, frame_json(u, f, level));
+    }
     cmd_flush(s, 1);
+    cmd_json_add(s, "frames", arr);
+    return 0;
+}
+
+/* frame [N], up [N], down [N]: select a frame and print its line. */
+static int select_frame(session *s, uint32_t level) {
+    exdb_unflatten *u = get_run(s, 0);
+    if (!u)
+        return -1;
+    const exdb_uframe *f = frame_level(s, u, level);
+    if (!f)
+        return -1;
+    s->selected_frame = level;
+    bt_line(s, u, f, level, 0, 0);
+    cmd_flush(s, 1);
+    cmd_json_add(s, "frame", frame_json(u, f, level));
     return 0;
 }
 
 static int cmd_frame(session *s, int argc, char **argv) {
+    uint32_t level = s->selected_frame;
+    if (argc > 1 && cmd_parse_count(s, argv[1][0] == '#' ? argv[1] + 1 : argv[1], &level) < 0)
+        return -1;
+    return select_frame(s, level);
+}
+
+static int cmd_up(session *s, int argc, char **argv) {
+    uint32_t n;
+    if (optional_count(s, argc, argv, &n) < 0)
+        return -1;
     exdb_unflatten *u = get_run(s, 0);
     if (!u)
         return -1;
-    uint32_t depth = exdb_unflatten_depth(u), level = 0;
-    if (argc > 1) {
-        char *end;
-        long v = strtol(argv[1], &end, 10);
-        if (*end || v < 0 || (uint32_t)v >= depth)
-            return cmd_fail(s, "No frame \"%s\" (the stack has %u frames).", argv[1], depth);
-        level = (uint32_t)v;
+    uint32_t depth = exdb_unflatten_depth(u);
+    if (depth && s->selected_frame + 1 >= depth)
+        return cmd_fail(s, "Initial frame selected; you cannot go up.");
+    uint32_t level = s->selected_frame + n;
+    return select_frame(s, depth && level >= depth ? depth - 1 : level);
+}
+
+static int cmd_down(session *s, int argc, char **argv) {
+    uint32_t n;
+    if (optional_count(s, argc, argv, &n) < 0)
+        return -1;
+    if (s->selected_frame == 0)
+        return cmd_fail(s, "Bottom (innermost) frame selected; you cannot go down.");
+    return select_frame(s, n > s->selected_frame ? 0 : s->selected_frame - n);
+}
+
+/* ---- inspection: info frame|node-map|placeholders|seen-nodes|seen-modules|ivals */
+
+static void print_stack(exdb_buf *b, const exdb_uframe *f) {
+    exdb_buf_puts(b, "[");
+    for (uint32_t i = 0; i < f->depth; i++)
+        exdb_buf_printf(b, "%s('%s', %s%s%s, %d)", i ? ", " : "", f->stack_fqn[i],
+                        f->stack_ty[i] ? "'" : "", f->stack_ty[i] ? f->stack_ty[i] : "None",
+                        f->stack_ty[i] ? "'" : "", f->stack_calls[i]);
+    exdb_buf_puts(b, "]");
+}
+
+static int info_frame(session *s, const exdb_unflatten *u, const exdb_uframe *f) {
+    uint32_t level = 0, depth = exdb_unflatten_depth(u);
+    for (uint32_t i = 0; i < depth; i++)
+        if (exdb_unflatten_frame(u, i) == f)
+            level = depth - 1 - i;
+    exdb_buf *b = &s->buf;
+    exdb_buf_printf(b, "Frame #%u (the %u%s frame created): %s\n", level, f->index + 1,
+                    f->index == 0   ? "st"
+                    : f->index == 1 ? "nd"
+                    : f->index == 2 ? "rd"
+                                    : "th",
+                    label(f->child_fqn));
+    exdb_buf_printf(b, "  module type:   %s\n", frame_type(u, f));
+    if (f->parent) {
+        exdb_buf_printf(b, "  module id:     %s (call %d)\n", f->module_id, f->num_calls + 1);
+        exdb_buf_printf(b, "  called as:     ");
+        if (f->parent_call_module)
+            exdb_format_node(b, f->parent_call_module);
+        exdb_buf_printf(b, "\n                 in %s (frame #%u)\n", label(f->parent->child_fqn),
+                        level + 1);
+        exdb_buf_printf(b, "  signature:     %s\n",
+                        f->sig ? "preserved (module_call_graph has one for this call)"
+                               : "none (inputs and outputs follow the nodes' uses)");
     }
-    if (!depth)
-        return cmd_fail(s, "No frames: outlining has not started or has finished.");
-    exdb_unflatten_print_frame(&s->buf, u, exdb_unflatten_frame(u, depth - 1 - level));
+    exdb_buf_puts(b, "  module_stack:  ");
+    print_stack(b, f);
+    exdb_buf_printf(b, "\n  graph:         %u nodes; %u flat nodes copied\n",
+                    f->graph ? f->graph->count : 0, f->ncopied);
+    exdb_buf_printf(b, "  node_map:      %u entries (\"info node-map %u\")\n", f->node_map.n,
+                    level);
+    exdb_buf_printf(b, "  placeholders:  %u (\"info placeholders %u\")\n", f->node_to_placeholder.n,
+                    level);
+    cmd_flush(s, 1);
+    cmd_json_add(s, "frame", frame_json(u, f, level));
+    return 0;
+}
+
+/* info node-map / info placeholders: flat node -> this frame's node. For a
+ * placeholder, the node that feeds it in the parent frame. */
+static int info_map(session *s, const exdb_uframe *f, int placeholders) {
+    const exdb_unodemap *m = placeholders ? &f->node_to_placeholder : &f->node_map;
+    exdb_buf *b = &s->buf;
+    exdb_buf_printf(b, "%s of %s (%u entr%s):\n", placeholders ? "node_to_placeholder" : "node_map",
+                    label(f->child_fqn), m->n, m->n == 1 ? "y" : "ies");
+    int w = 0;
+    for (uint32_t i = 0; i < m->n; i++) {
+        int l = str_width(m->keys[i]->name);
+        w = l > w ? l : w;
+    }
+    cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
+    for (uint32_t i = 0; i < m->n; i++) {
+        exdb_buf_printf(b, "  %%%-*s -> %%%s", w, m->keys[i]->name, m->vals[i]->name);
+        const exdb_node *feed = NULL;
+        if (placeholders && f->parent) {
+            feed = exdb_unodemap_get(&f->parent->node_map, m->keys[i]);
+            if (!feed)
+                feed = exdb_unodemap_get(&f->parent->node_to_placeholder, m->keys[i]);
+        }
+        if (feed)
+            exdb_buf_printf(b, "  (fed by %%%s in %s)", feed->name, label(f->parent->child_fqn));
+        else if (!placeholders && m->vals[i]->op != EXDB_OP_CALL_FUNCTION)
+            exdb_buf_printf(b, "  (%s)", exdb_op_name(m->vals[i]->op));
+        exdb_buf_putc(b, '\n');
+        if (arr) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "flat", m->keys[i]->name);
+            cJSON_AddStringToObject(o, "node", m->vals[i]->name);
+            cJSON_AddStringToObject(o, "op", exdb_op_name(m->vals[i]->op));
+            if (feed)
+                cJSON_AddStringToObject(o, "fed_by", feed->name);
+            cJSON_AddItemToArray(arr, o);
+        }
+    }
+    cmd_flush(s, 1);
+    cmd_json_add(s, placeholders ? "placeholders" : "node_map", arr);
+    return 0;
+}
+
+/* The frame each flat node was copied into, from the event log (-1: none). */
+static int32_t *copy_frames(const exdb_unflatten *u) {
+    int32_t *fr = malloc((u->run->nnodes + 1) * sizeof *fr);
+    if (!fr)
+        return NULL;
+    for (uint32_t i = 0; i <= u->run->nnodes; i++)
+        fr[i] = -1;
+    for (uint32_t k = 0; k < u->pos; k++) {
+        const exdb_uevent *e = &u->log[k];
+        if (e->kind == EXDB_EV_COPY && e->flat >= 0 && (uint32_t)e->flat < u->run->nnodes)
+            fr[e->flat] = e->frame;
+    }
+    return fr;
+}
+
+static int info_seen_nodes(session *s, const exdb_unflatten *u) {
+    const exdb_urun *r = u->run;
+    int32_t *fr = copy_frames(u);
+    if (!fr)
+        return cmd_fail(s, "out of memory");
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < r->nnodes; i++)
+        n += r->seen[r->nodes[i]->id] != 0;
+    exdb_buf_printf(&s->buf, "seen_nodes: %u of %u flat nodes copied\n", n, r->nnodes);
+    cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
+    for (uint32_t i = 0; i < r->nnodes; i++) {
+        if (!r->seen[r->nodes[i]->id])
+            continue;
+        const exdb_uframe *f = frame_at(u, fr[i]);
+        exdb_buf_printf(&s->buf, "  %%%s -> %s\n", r->nodes[i]->name,
+                        f ? label(f->child_fqn) : "?");
+        if (arr) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "node", r->nodes[i]->name);
+            cJSON_AddStringToObject(o, "fqn", f && f->child_fqn ? f->child_fqn : "");
+            cJSON_AddItemToArray(arr, o);
+        }
+    }
+    free(fr);
+    cmd_flush(s, 1);
+    cmd_json_add(s, "seen_nodes", arr);
+    return 0;
+}
+
+static int info_seen_modules(session *s, const exdb_unflatten *u) {
+    const exdb_urun *r = u->run;
+    exdb_buf *b = &s->buf;
+    exdb_buf_printf(b, "seen_modules: %u module id%s\n", r->nparts, r->nparts == 1 ? "" : "s");
+    cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
+    for (uint32_t p = 0; p < r->nparts; p++) {
+        const exdb_upartition *pt = &r->parts[p];
+        exdb_buf_printf(b, "  %s: %u call%s\n", pt->module_id, pt->n, pt->n == 1 ? "" : "s");
+        cJSON *calls = arr ? cJSON_CreateArray() : NULL;
+        for (uint32_t e = 0; e < pt->n; e++) {
+            const exdb_uentry *en = &pt->entries[e];
+            exdb_buf_printf(b, "    %s call_idx=%d in %s as %%%s (module #%u)\n", label(en->fqn),
+                            en->call_idx, label(en->parent_fqn), en->parent_call_module->name,
+                            en->module->id);
+            if (calls) {
+                cJSON *o = cJSON_CreateObject();
+                cJSON_AddStringToObject(o, "fqn", en->fqn);
+                cJSON_AddNumberToObject(o, "call_idx", en->call_idx);
+                cJSON_AddStringToObject(o, "parent_fqn", en->parent_fqn);
+                cJSON_AddStringToObject(o, "parent_call", en->parent_call_module->name);
+                cJSON_AddItemToArray(calls, o);
+            }
+        }
+        if (arr) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "module_id", pt->module_id);
+            cJSON_AddItemToObject(o, "calls", calls);
+            cJSON_AddItemToArray(arr, o);
+        }
+    }
+    cmd_flush(s, 1);
+    cmd_json_add(s, "seen_modules", arr);
+    return 0;
+}
+
+static int info_ivals(session *s, const exdb_unflatten *u) {
+    const exdb_urun *r = u->run;
+    exdb_buf *b = &s->buf;
+    exdb_buf_printf(b, "_IVals: %u module%s read intermediate values of mutated buffers\n",
+                    r->nivals, r->nivals == 1 ? "" : "s");
+    cJSON *obj = s->json ? cJSON_CreateObject() : NULL;
+    for (uint32_t i = 0; i < r->nivals; i++) {
+        const exdb_ustrset *set = r->ivals[i];
+        exdb_buf_printf(b, "  %s:", label(set->key));
+        cJSON *names = obj ? cJSON_CreateArray() : NULL;
+        for (uint32_t k = 0; k < set->n; k++) {
+            exdb_buf_printf(b, " %s", set->items[k]);
+            if (names)
+                cJSON_AddItemToArray(names, cJSON_CreateString(set->items[k]));
+        }
+        exdb_buf_putc(b, '\n');
+        if (obj)
+            cJSON_AddItemToObject(obj, set->key, names);
+    }
+    cmd_flush(s, 1);
+    cmd_json_add(s, "ivals", obj);
+    return 0;
+}
+
+int cmd_unflatten_info(session *s, const char *what, int argc, char **argv) {
+    exdb_unflatten *u = get_run(s, 0);
+    if (!u)
+        return -1;
+    int frame_cmd = strcmp(what, "frame") == 0, nm = strcmp(what, "node-map") == 0,
+        ph = strcmp(what, "placeholders") == 0;
+    if (!frame_cmd && !nm && !ph && argc > 1)
+        return cmd_fail(s, "info %s takes no argument", what);
+    if (frame_cmd || nm || ph) {
+        if (argc > 2)
+            return cmd_fail(s, "Usage: info %s [FRAME]", what);
+        const exdb_uframe *f = frame_arg(s, u, argc, argv);
+        if (!f)
+            return -1;
+        return frame_cmd ? info_frame(s, u, f) : info_map(s, f, ph);
+    }
+    if (strcmp(what, "seen-nodes") == 0)
+        return info_seen_nodes(s, u);
+    if (strcmp(what, "seen-modules") == 0)
+        return info_seen_modules(s, u);
+    return info_ivals(s, u);
+}
+
+int cmd_unflatten_print_frame(session *s, int argc, char **argv) {
+    exdb_unflatten *u = get_run(s, 0);
+    if (!u)
+        return -1;
+    if (argc > 2)
+        return cmd_fail(s, "Usage: print frame [N]");
+    const exdb_uframe *f = frame_arg(s, u, argc, argv);
+    if (!f)
+        return -1;
+    exdb_buf_printf(&s->buf, "# %s, so far (%u flat nodes copied)\n", label(f->child_fqn),
+                    f->ncopied);
+    exdb_print_graph(&s->buf, f->graph);
     cmd_flush(s, 1);
     return 0;
 }
+
+/* ---- list: the flat nodes around the cursor */
+
+/* The module a flat node runs in: its innermost nn_module_stack entry. */
+static void node_module(exdb_buf *b, const exdb_node *n) {
+    const exdb_meta *m = n->meta;
+    if (!m || !m->has_stack || !m->nstack) {
+        exdb_buf_puts(b, "-");
+        return;
+    }
+    const exdb_stack_entry *e = &m->stack[m->nstack - 1];
+    exdb_buf_puts(b, label(e->path));
+    if (e->call_idx)
+        exdb_buf_printf(b, "@%d", e->call_idx);
+}
+
+static const char *node_what(const exdb_node *n) {
+    if (n->op != EXDB_OP_CALL_FUNCTION)
+        return exdb_op_name(n->op);
+    return strncmp(n->target, "torch.ops.", 10) == 0 ? n->target + 10 : n->target;
+}
+
+/* Flat index of a node named by name or index, or -1 (error printed). */
+static long flat_index(session *s, const exdb_unflatten *u, const char *word) {
+    const exdb_urun *r = u->run;
+    char *end;
+    long v = strtol(word, &end, 10);
+    if (*word && !*end) {
+        if (v < 0 || (uint32_t)v >= r->nnodes)
+            return cmd_fail(s, "No flat node %s (there are %u).", word, r->nnodes);
+        return v;
+    }
+    const char *name = word[0] == '%' ? word + 1 : word;
+    for (uint32_t i = 0; i < r->nnodes; i++)
+        if (strcmp(r->nodes[i]->name, name) == 0)
+            return (long)i;
+    return cmd_node_not_found(s, name);
+}
+
+static int cmd_list(session *s, int argc, char **argv) {
+    exdb_unflatten *u = get_run(s, 0);
+    if (!u)
+        return -1;
+    const exdb_urun *r = u->run;
+    int outlining = r->phase <= EXDB_UPH_OUTER_OUTPUT;
+    long cursor = outlining ? (long)r->idx : -1, start;
+    long size = s->listsize > 0 ? s->listsize : 10;
+    if (argc > 1) {
+        long at = flat_index(s, u, argv[1]);
+        if (at < 0)
+            return -1;
+        start = at - (size - 1) / 2;
+    } else if (s->last_was_list && s->list_next >= 0) {
+        start = s->list_next;
+    } else {
+        start = (cursor >= 0 ? cursor : (long)r->nnodes) - (size - 1) / 2;
+    }
+    if (start + size > (long)r->nnodes)
+        start = (long)r->nnodes - size;
+    if (start < 0)
+        start = 0;
+    if (s->last_was_list && argc == 1 && s->list_next >= (long)r->nnodes)
+        return cmd_fail(s, "Line number %ld out of range; the flat graph has %u nodes.",
+                        s->list_next, r->nnodes);
+    long end = start + size < (long)r->nnodes ? start + size : (long)r->nnodes;
+    int32_t *fr = copy_frames(u);
+    if (!fr)
+        return cmd_fail(s, "out of memory");
+    int wn = 4, ww = 4;
+    exdb_buf mod;
+    exdb_buf_init(&mod);
+    for (long i = start; i < end; i++) {
+        int l = str_width(r->nodes[i]->name) + 1, t = str_width(node_what(r->nodes[i]));
+        wn = l > wn ? l : wn;
+        ww = t > ww ? t : ww;
+    }
+    cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
+    for (long i = start; i < end; i++) {
+        const exdb_node *n = r->nodes[i];
+        int done = r->seen[n->id] != 0;
+        const exdb_uframe *f = frame_at(u, fr[i]);
+        exdb_buf_reset(&mod);
+        node_module(&mod, n);
+        const char *mark = i == cursor ? "=>" : "  ";
+        exdb_buf_printf(&s->buf, "%s%s%s %5ld  %-6s  %%%-*s  %-*s  %s", cmd_color(s, C_GREEN), mark,
+                        cmd_color(s, C_RESET), i, done ? "copied" : "", wn - 1, n->name, ww,
+                        node_what(n), exdb_buf_str(&mod));
+        if (done && f && n->meta && n->meta->nstack &&
+            strcmp(label(f->child_fqn), exdb_buf_str(&mod)) != 0)
+            exdb_buf_printf(&s->buf, "  (into %s)", label(f->child_fqn));
+        exdb_buf_putc(&s->buf, '\n');
+        if (arr) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddNumberToObject(o, "index", (double)i);
+            cJSON_AddStringToObject(o, "node", n->name);
+            cJSON_AddStringToObject(o, "what", node_what(n));
+            cJSON_AddStringToObject(o, "module", exdb_buf_str(&mod));
+            cJSON_AddBoolToObject(o, "copied", done);
+            cJSON_AddBoolToObject(o, "cursor", i == cursor);
+            if (done && f)
+                cJSON_AddStringToObject(o, "frame", f->child_fqn ? f->child_fqn : "");
+            cJSON_AddItemToArray(arr, o);
+        }
+    }
+    exdb_buf_free(&mod);
+    free(fr);
+    s->list_next = end;
+    cmd_flush(s, 1);
+    cmd_json_add(s, "nodes", arr);
+    return 0;
+}
+
+/* ---- views of the finished module (info modules, print module) */
 
 /* The run to show: the one being stepped, or, when there is none yet, a
  * complete run (what torch.export.unflatten returns). */
@@ -224,30 +1070,87 @@ int cmd_unflatten_print_module(session *s, const char *fqn) {
     return 0;
 }
 
+#define P CMD_NEEDS_PROGRAM
+#define R (CMD_NEEDS_PROGRAM | CMD_REPEAT)
+
 const command unflatten_commands[] = {
-    {"unflatten", 0, 1, CMD_NEEDS_PROGRAM, "unflatten [run|restart]",
-     "Run torch.export.unflatten on the program (restart: back to event 0).",
+    {"run", 0, 0, P, "run",
+     "Unflatten from the start until a breakpoint, Ctrl-C, an error or the end.",
+     "Starts a fresh run of torch.export.unflatten (event 0) and continues it. See\n"
+     "\"help unflatten\" for the events, \"help break\" for where it stops.",
+     cmd_run},
+    {"restart", 0, 0, P, "restart", "Back to event 0: the prepasses done, nothing outlined.", NULL,
+     cmd_restart},
+    {"step", 0, 1, R, "step [N]", "Run to the N-th next flat node copied, entering module frames.",
+     "Prints each event passed, as PyTorch's _ModuleFrame trace words it:\n"
+     "  [K] STEP i in FRAME: copying %node : ...           (copy_node)\n"
+     "  [K] STEP i in FRAME: Creating new stack frame for FQN (TYPE, call N of MODULE_ID)\n"
+     "  [K] STEP i in FRAME: outlining FQN (N nodes copied; called as %node in PARENT)\n"
+     "[K] is the event number (\"goto K\" comes back), i the flat node index (upstream's\n"
+     "node_idx), FRAME the frame doing it. Stops early at a breakpoint.",
+     cmd_step},
+    {"stepi", 0, 1, R, "stepi [N]", "Apply N unflatten events (default 1), printing each.",
+     "Events: COPY, ENTER, EXIT (outlining), then the later phases IVAL, ATTRS, STATE,\n"
+     "SINK, DEDUP, DISPATCH, REORDER and DONE (see \"help unflatten\").",
+     cmd_stepi},
+    {"next", 0, 1, R, "next [N]",
+     "Run to the next node copied in this frame, over child module frames.", NULL, cmd_next},
+    {"finish", 0, 0, R, "finish",
+     "Run until the selected frame exits; print the call_module node left in its parent.", NULL,
+     cmd_finish},
+    {"continue", 0, 0, R, "continue",
+     "Run until a breakpoint, a watchpoint, Ctrl-C, an error or the end.", NULL, cmd_continue},
+    {"reverse-step", 0, 1, R, "reverse-step [N]", "Go back to the N-th flat node copied before.",
+     "The run is deterministic: going back replays it from the start to that event.",
+     cmd_reverse_step},
+    {"reverse-stepi", 0, 1, R, "reverse-stepi [N]", "Go back N unflatten events (default 1).", NULL,
+     cmd_reverse_stepi},
+    {"reverse-next", 0, 0, R, "reverse-next",
+     "Go back to the previous node copied in this frame, over child frames.", NULL,
+     cmd_reverse_next},
+    {"reverse-finish", 0, 0, R, "reverse-finish",
+     "Go back to just before the current frame was created.", NULL, cmd_reverse_finish},
+    {"reverse-continue", 0, 0, R, "reverse-continue",
+     "Go back to the last event before this one that hits a breakpoint.", NULL,
+     cmd_reverse_continue},
+    {"goto", 1, 1, P, "goto K", "Go to the state right after event K (0: the start).", NULL,
+     cmd_goto},
+    {"unflatten", 0, 1, P, "unflatten [run|restart]",
+     "Run torch.export.unflatten to the end, ignoring breakpoints (restart: event 0).",
      "Replays the newest upstream UnflattenedModule.__init__: the mutation and module-stack\n"
      "prepasses, the _ModuleFrame outliner, _IVals, _copy_graph_attrs, state assignment,\n"
      "_sink_params, _deduplicate_modules, _dispatch_modules, _reorder_submodules. Each\n"
-     "decision is one event (COPY, ENTER, EXIT, IVAL, ATTRS, STATE, SINK, DEDUP, DISPATCH,\n"
-     "REORDER, DONE) that stepi/step/next/finish/reverse-stepi/goto move through.",
+     "decision is one event:\n"
+     "  COPY      a flat node copied into the current frame (_ModuleFrame.copy_node)\n"
+     "  ENTER     a new _ModuleFrame for a module call (fqn, call index)\n"
+     "  EXIT      a frame finalized (finalize_outputs): outputs wired into the parent\n"
+     "  IVAL      one aten.copy_ re-inserted by _IVals.update\n"
+     "  ATTRS     one module's HOP graph attributes (_copy_graph_attrs)\n"
+     "  STATE     parameters, buffers and constants assigned (_assign_attr)\n"
+     "  SINK      one module's placeholders sunk into get_attr nodes (_sink_params)\n"
+     "  DEDUP     one call compared with earlier calls (_deduplicate_modules)\n"
+     "  DISPATCH  a multiply-called preserved fqn dispatched, or call indices elided\n"
+     "  REORDER   submodules re-registered in call-graph order\n"
+     "  DONE      the unflattened module is complete",
      cmd_unflatten},
-    {"stepi", 0, 1, CMD_NEEDS_PROGRAM, "stepi [N]", "Apply N unflatten events (default 1).", NULL,
-     cmd_stepi},
-    {"step", 0, 0, CMD_NEEDS_PROGRAM, "step", "Run to the next COPY of a flat node.", NULL,
-     cmd_step},
-    {"next", 0, 0, CMD_NEEDS_PROGRAM, "next",
-     "One event; when it enters a module frame, run until that frame exits.", NULL, cmd_next},
-    {"finish", 0, 0, CMD_NEEDS_PROGRAM, "finish", "Run until the current frame exits.", NULL,
-     cmd_finish},
-    {"reverse-stepi", 0, 1, CMD_NEEDS_PROGRAM, "reverse-stepi [N]",
-     "Go back N unflatten events (default 1).", NULL, cmd_reverse_stepi},
-    {"goto", 1, 1, CMD_NEEDS_PROGRAM, "goto K", "Go to the state right after event K.", NULL,
-     cmd_goto},
-    {"backtrace", 0, 0, CMD_NEEDS_PROGRAM, "backtrace",
-     "The outliner's frame stack, innermost first.", NULL, cmd_backtrace},
-    {"frame", 0, 1, CMD_NEEDS_PROGRAM, "frame [N]",
-     "node_map and node_to_placeholder of frame N of the backtrace (default 0).", NULL, cmd_frame},
+    {"backtrace", 0, 0, P, "backtrace", "The outliner's frame stack, innermost (#0) first.",
+     "#N  FQN[@call]  TYPE  K copied, P placeholders, call C of MODULE_ID, as %node in PARENT\n"
+     "FQN@N is the N-th extra call of a module (PyTorch's _call_name); MODULE_ID is the\n"
+     "nn_module_stack key the calls share (seen_modules); %node is the call_module node\n"
+     "the frame is building in its parent's graph.",
+     cmd_backtrace},
+    {"frame", 0, 1, P, "frame [N]", "Select frame N of the backtrace (default: show the selected).",
+     "info frame, info node-map, info placeholders and print frame use the selected frame.",
+     cmd_frame},
+    {"up", 0, 1, P, "up [N]", "Select the frame N levels up (towards the root).", NULL, cmd_up},
+    {"down", 0, 1, P, "down [N]", "Select the frame N levels down (towards #0).", NULL, cmd_down},
+    {"list", 0, 1, R, "list [NODE|INDEX]",
+     "The flat nodes around the cursor (or NODE): copied ones and the next (=>).",
+     "Columns: the cursor (=> the next node the outliner looks at), the flat index\n"
+     "(upstream's node_idx), copied or not, the node, its target, the module of its\n"
+     "nn_module_stack (fqn@N for a repeated call) and, when it differs, the frame it was\n"
+     "copied into. \"set listsize N\" sets the window; \"list\" again (or an empty line)\n"
+     "shows the next nodes.",
+     cmd_list},
 };
 const size_t unflatten_ncommands = sizeof unflatten_commands / sizeof *unflatten_commands;

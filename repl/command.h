@@ -6,11 +6,16 @@
 #define EXDB_COMMAND_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "session.h"
 
+struct exdb_unflatten;
+struct exdb_uevent;
+
 enum {
     CMD_NEEDS_PROGRAM = 1, /* refused with "No program loaded." otherwise */
+    CMD_REPEAT = 2,        /* an empty line at the prompt runs it again (stepping, list) */
 };
 
 typedef int (*command_fn)(session *s, int argc, char **argv);
@@ -27,18 +32,48 @@ struct command {
 
 /* Prints a one-line error to the session's error stream; returns -1. */
 int cmd_fail(session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Writes s->buf to the output (adding a final newline when asked) and empties it. */
+/* Writes s->buf to the output (adding a final newline when asked) and
+ * empties it. A listing longer than `set max-lines` is cut there with a
+ * "(N more lines ...)" line, unless the command was given --all. */
 void cmd_flush(session *s, int newline);
 /* Index of the choice that word is (a unique prefix of); prints an error
  * and returns a negative number otherwise. */
 int cmd_pick(session *s, const char *what, const char *word, const char *const *choices);
 /* "No node "x" in the graph. Did you mean "y"?" */
 int cmd_node_not_found(session *s, const char *name);
+/* A count argument: 0 with *n set, or -1 after printing an error. */
+int cmd_parse_count(session *s, const char *word, uint32_t *n);
+
+/* Terminal colours, "" when colour is off (not a terminal, NO_COLOR, JSON). */
+typedef enum { C_RESET, C_BOLD, C_DIM, C_RED, C_GREEN, C_YELLOW, C_BLUE, C_CYAN } cmd_color_t;
+const char *cmd_color(const session *s, cmd_color_t c);
+
+/* JSON mode: adds key = val to the running command's answer (takes val). */
+void cmd_json_add(session *s, const char *key, struct cJSON *val);
 
 /* cmd_unflatten.c: `info modules` and `print module FQN` (they unflatten
- * the program first when it has not been run yet). */
+ * the program first when it has not been run yet), and the frame
+ * inspection reached through `info` and `print frame`. */
 int cmd_unflatten_info_modules(session *s);
 int cmd_unflatten_print_module(session *s, const char *fqn);
+int cmd_unflatten_info(session *s, const char *what, int argc, char **argv);
+int cmd_unflatten_print_frame(session *s, int argc, char **argv);
+void cmd_unflatten_forget(session *s); /* the program is about to change */
+/* The session's run (created at event 0 when there is none), or NULL after
+ * an error was printed. */
+struct exdb_unflatten *cmd_unflatten_run(session *s);
+
+/* cmd_break.c: the breakpoint table of a session. */
+int cmd_break_info(session *s);
+void cmd_break_free(session *s);
+/* Before the run moves forward: remembers the mappings that exist, so a
+ * watchpoint only fires on new ones. */
+void cmd_break_arm(session *s, const struct exdb_unflatten *u);
+/* After an event: the number of the breakpoint or watchpoint it hits (its
+ * hit count bumped, the reason in why), or 0. count = 0 only tests (for
+ * reverse-continue's scan): nothing is bumped. */
+int cmd_break_check(session *s, const struct exdb_unflatten *u, const struct exdb_uevent *ev,
+                    int count, exdb_buf *why);
 
 extern const command program_commands[];
 extern const size_t program_ncommands;

@@ -2,10 +2,12 @@
  * its name, arity, flags and help, as in Redis's command table; `help`
  * prints from the table and completion reads it. A unique prefix of a name
  * is enough ("inf prog"), as in gdb. */
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/print.h"
 #include "core/sha1.h"
@@ -15,7 +17,10 @@
 
 #define MAX_ARGS 64
 
+volatile sig_atomic_t exdb_interrupted;
+
 int cmd_fail(session *s, const char *fmt, ...) {
+    fflush(s->out); /* what the command printed comes first */
     va_list ap;
     va_start(ap, fmt);
     vfprintf(s->errout, fmt, ap);
@@ -26,11 +31,58 @@ int cmd_fail(session *s, const char *fmt, ...) {
 }
 
 void cmd_flush(session *s, int newline) {
-    fputs(exdb_buf_str(&s->buf), s->out);
-    if (newline && s->buf.len && s->buf.s[s->buf.len - 1] != '\n')
+    const char *t = exdb_buf_str(&s->buf);
+    size_t len = s->buf.len;
+    if (s->max_lines > 0 && !s->show_all && !s->json) {
+        /* cut after max_lines lines, but never to hide a single line */
+        size_t lines = 0, cut = 0;
+        for (size_t i = 0; i < len; i++)
+            if (t[i] == '\n' || i + 1 == len) {
+                lines++;
+                if (lines == (size_t)s->max_lines)
+                    cut = i + 1;
+            }
+        if (lines > (size_t)s->max_lines + 1) {
+            fwrite(t, 1, cut, s->out);
+            fprintf(s->out,
+                    "(%zu more lines: add --all to see them, or \"set max-lines unlimited\")\n",
+                    lines - (size_t)s->max_lines);
+            fflush(s->out);
+            exdb_buf_reset(&s->buf);
+            return;
+        }
+    }
+    fputs(t, s->out);
+    if (newline && len && t[len - 1] != '\n')
         fputc('\n', s->out);
     fflush(s->out);
     exdb_buf_reset(&s->buf);
+}
+
+int cmd_parse_count(session *s, const char *word, uint32_t *n) {
+    char *end;
+    long v = strtol(word, &end, 10);
+    if (!*word || *end || v < 0 || v > 100000000)
+        return cmd_fail(s, "Expected a count, found \"%s\".", word);
+    *n = (uint32_t)v;
+    return 0;
+}
+
+const char *cmd_color(const session *s, cmd_color_t c) {
+    static const char *const codes[] = {"\033[0m",  "\033[1m",  "\033[2m",  "\033[31m",
+                                        "\033[32m", "\033[33m", "\033[34m", "\033[36m"};
+    return s->color_now ? codes[c] : "";
+}
+
+void cmd_json_add(session *s, const char *key, cJSON *val) {
+    if (!val)
+        return;
+    if (!s->json || (!s->data && !(s->data = cJSON_CreateObject()))) {
+        cJSON_Delete(val);
+        return;
+    }
+    cJSON_DeleteItemFromObjectCaseSensitive(s->data, key);
+    cJSON_AddItemToObject(s->data, key, val);
 }
 
 /* Picks the subcommand that `word` is a unique prefix of. */
@@ -104,13 +156,16 @@ int cmd_node_not_found(session *s, const char *name) {
 
 static int cmd_help(session *s, int argc, char **argv);
 
+/* cmd_lint.c: drops the dce undo log of a program about to be freed. */
+void cmd_lint_forget_program(const exdb_program *p);
+
 static int cmd_load(session *s, int argc, char **argv) {
     exdb_error err = {0};
     exdb_program *p = exdb_program_load(argv[1], argc > 2 ? argv[2] : NULL, &err);
     if (!p)
         return cmd_fail(s, "%s", err.msg);
-    exdb_unflatten_free(s->run);
-    s->run = NULL;
+    cmd_unflatten_forget(s);
+    cmd_lint_forget_program(s->prog);
     exdb_program_free(s->prog);
     s->prog = p;
     uint32_t user_in = 0;
@@ -121,15 +176,42 @@ static int cmd_load(session *s, int argc, char **argv) {
             "%u modules in the call graph.\n",
             p->path, p->schema_major, p->schema_minor, p->graph->count, p->nserialized_nodes,
             p->ninputs, user_in, p->noutputs, p->ncalls);
+    if (s->json) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "path", p->path);
+        cJSON_AddNumberToObject(o, "nodes", p->graph->count);
+        cJSON_AddNumberToObject(o, "inputs", p->ninputs);
+        cJSON_AddNumberToObject(o, "outputs", p->noutputs);
+        cJSON_AddNumberToObject(o, "modules", p->ncalls);
+        cmd_json_add(s, "program", o);
+    }
     return 0;
 }
 
+/* info WHAT: the program's facts here; the outliner's state (frames,
+ * maps, seen sets) in cmd_unflatten.c; breakpoints in cmd_break.c. */
 static int cmd_info(session *s, int argc, char **argv) {
-    static const char *const what[] = {"program", "signature", "module-call-graph", "facts",
-                                       "modules", NULL};
+    static const char *const what[] = {"program",
+                                       "signature",
+                                       "module-call-graph",
+                                       "facts",
+                                       "modules",
+                                       "breakpoints",
+                                       "frame",
+                                       "node-map",
+                                       "placeholders",
+                                       "seen-nodes",
+                                       "seen-modules",
+                                       "ivals",
+                                       "watchpoints",
+                                       NULL};
     int w = cmd_pick(s, "info", argv[1], what);
     if (w < 0)
         return -1;
+    if (w <= 4 && argc > 2)
+        return cmd_fail(s, "info %s takes no argument", what[w]);
+    if (!s->prog && w != 5 && w != 12)
+        return cmd_fail(s, "No program loaded.  Use \"load FILE\".");
     switch (w) {
     case 0:
         exdb_print_program_info(&s->buf, s->prog);
@@ -146,17 +228,23 @@ static int cmd_info(session *s, int argc, char **argv) {
         break;
     case 4:
         return cmd_unflatten_info_modules(s);
+    case 5:
+    case 12:
+        return cmd_break_info(s);
+    default:
+        return cmd_unflatten_info(s, what[w], argc - 1, argv + 1);
     }
-    (void)argc;
     cmd_flush(s, 1);
     return 0;
 }
 
 static int cmd_print(session *s, int argc, char **argv) {
-    static const char *const what[] = {"graph", "tabular", "node", "module", NULL};
+    static const char *const what[] = {"graph", "tabular", "node", "module", "frame", NULL};
     int w = cmd_pick(s, "print", argv[1], what);
     if (w < 0)
         return -1;
+    if (w == 4)
+        return cmd_unflatten_print_frame(s, argc - 1, argv + 1);
     if (w == 3) {
         if (argc != 3)
             return cmd_fail(s, "Usage: print module FQN   (\"\" is the root)");
@@ -194,14 +282,32 @@ static int cmd_source(session *s, int argc, char **argv) {
     return session_source(s, argv[1]);
 }
 
+/* "unlimited"/"0" or a number up to 1e9: 0 or -1 after an error. */
+static int parse_limit(session *s, const char *name, const char *v, int *out) {
+    if (strcmp(v, "unlimited") == 0) {
+        *out = 0;
+        return 0;
+    }
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (!*v || *end || n < 0 || n > 1000000000)
+        return cmd_fail(s, "set %s: expected a number or \"unlimited\", found \"%s\"", name, v);
+    *out = (int)n;
+    return 0;
+}
+
+/* The session's own settings, before the render settings of viz/. */
+static const char *const session_settings[] = {"trace-commands", "on-error",  "output", "color",
+                                               "listsize",       "max-lines", "timing", NULL};
+
 /* set NAME VALUE: the session's own settings, then the render settings
  * (viz/render.h), so `set layout sfdp` works like `set on-error continue`. */
 static int cmd_set(session *s, int argc, char **argv) {
-    const char *what[16];
+    const char *what[24];
     int n = 0;
-    what[n++] = "trace-commands";
-    what[n++] = "on-error";
-    for (int i = 0; exdb_viz_setting_names[i] && n < 15; i++)
+    for (int i = 0; session_settings[i]; i++)
+        what[n++] = session_settings[i];
+    for (int i = 0; exdb_viz_setting_names[i] && n < 23; i++)
         what[n++] = exdb_viz_setting_names[i];
     what[n] = NULL;
     int w = cmd_pick(s, "set", argv[1], what);
@@ -209,33 +315,111 @@ static int cmd_set(session *s, int argc, char **argv) {
         return -1;
     if (argc < 3)
         return cmd_fail(s, "Usage: set %s VALUE", what[w]);
-    if (w == 0) {
-        static const char *const v[] = {"on", "off", NULL};
-        int x = cmd_pick(s, "set trace-commands", argv[2], v);
-        if (x < 0)
+    static const char *const onoff[] = {"on", "off", NULL};
+    static const char *const onoffauto[] = {"on", "off", "auto", NULL};
+    static const char *const stopcont[] = {"stop", "continue", NULL};
+    static const char *const outputs[] = {"text", "json", NULL};
+    int x = 0;
+    switch (w) {
+    case 0:
+        if ((x = cmd_pick(s, "set trace-commands", argv[2], onoff)) < 0)
             return -1;
         s->trace_commands = x == 0;
-    } else if (w == 1) {
-        static const char *const v[] = {"stop", "continue", NULL};
-        int x = cmd_pick(s, "set on-error", argv[2], v);
-        if (x < 0)
+        break;
+    case 1:
+        if ((x = cmd_pick(s, "set on-error", argv[2], stopcont)) < 0)
             return -1;
         s->on_error_continue = x == 1;
-    } else {
+        break;
+    case 2:
+        if ((x = cmd_pick(s, "set output", argv[2], outputs)) < 0)
+            return -1;
+        s->json = x == 1;
+        break;
+    case 3:
+        if ((x = cmd_pick(s, "set color", argv[2], onoffauto)) < 0)
+            return -1;
+        s->color = x == 0 ? 1 : x == 1 ? 0 : -1;
+        break;
+    case 4:
+        if (parse_limit(s, "listsize", argv[2], &x) < 0)
+            return -1;
+        s->listsize = x ? x : 1000000000;
+        break;
+    case 5:
+        if (parse_limit(s, "max-lines", argv[2], &x) < 0)
+            return -1;
+        s->max_lines = x;
+        break;
+    case 6:
+        if ((x = cmd_pick(s, "set timing", argv[2], onoff)) < 0)
+            return -1;
+        s->timing = x == 0;
+        break;
+    default: {
         exdb_error err = {0};
         if (exdb_viz_set(&s->render, what[w], argv[2], &err) < 0)
             return cmd_fail(s, "%s", err.msg);
+    }
     }
     return 0;
 }
 
 static int cmd_show(session *s, int argc, char **argv) {
+    exdb_buf_printf(&s->buf, "trace-commands: %s\non-error: %s\noutput: %s\ncolor: %s\n",
+                    s->trace_commands ? "on" : "off", s->on_error_continue ? "continue" : "stop",
+                    s->json ? "json" : "text",
+                    s->color < 0 ? "auto"
+                    : s->color   ? "on"
+                                 : "off");
+    if (s->listsize >= 1000000000)
+        exdb_buf_puts(&s->buf, "listsize: unlimited\n");
+    else
+        exdb_buf_printf(&s->buf, "listsize: %d\n", s->listsize);
+    if (s->max_lines)
+        exdb_buf_printf(&s->buf, "max-lines: %d\n", s->max_lines);
+    else
+        exdb_buf_puts(&s->buf, "max-lines: unlimited\n");
+    exdb_buf_printf(&s->buf, "timing: %s\n", s->timing ? "on" : "off");
+    exdb_viz_settings_show(&s->buf, &s->render);
+    if (argc > 1) {
+        /* show NAME: only that setting's line */
+        const char *t = exdb_buf_str(&s->buf);
+        size_t nl = strlen(argv[1]);
+        for (const char *line = t; *line;) {
+            const char *end = strchr(line, '\n');
+            size_t len = end ? (size_t)(end - line) : strlen(line);
+            if (strncmp(line, argv[1], nl) == 0 && line[nl] == ':') {
+                fprintf(s->out, "%.*s\n", (int)len, line);
+                exdb_buf_reset(&s->buf);
+                return 0;
+            }
+            line += len + (end != NULL);
+        }
+        exdb_buf_reset(&s->buf);
+        return cmd_fail(s, "No setting \"%s\".  Try \"show\".", argv[1]);
+    }
+    cmd_flush(s, 1);
+    return 0;
+}
+
+/* cd DIR: where relative paths (load, source, save, render -o) go, as
+ * gdb's cd; scripts that write files use it. */
+static int cmd_cd(session *s, int argc, char **argv) {
+    const char *dir = argc > 1 ? argv[1] : getenv("HOME");
+    if (!dir || chdir(dir) < 0)
+        return cmd_fail(s, "%s: %s", dir ? dir : "cd", dir ? strerror(errno) : "HOME is not set");
+    return 0;
+}
+
+static int cmd_pwd(session *s, int argc, char **argv) {
     (void)argc;
     (void)argv;
-    fprintf(s->out, "trace-commands: %s\non-error: %s\n", s->trace_commands ? "on" : "off",
-            s->on_error_continue ? "continue" : "stop");
-    exdb_viz_settings_show(&s->buf, &s->render);
-    cmd_flush(s, 1);
+    char *d = getcwd(NULL, 0);
+    if (!d)
+        return cmd_fail(s, "pwd: %s", strerror(errno));
+    fprintf(s->out, "Working directory %s.\n", d);
+    free(d);
     return 0;
 }
 
@@ -252,20 +436,31 @@ const command program_commands[] = {
      "serialized_exported_program.json) or bare program JSON. MODEL picks one program of a\n"
      "multi-model archive. Weights are never read.",
      cmd_load},
-    {"info", 1, 1, CMD_NEEDS_PROGRAM, "info program|signature|module-call-graph|modules|facts",
-     "Describe the loaded program.",
+    {"info", 1, -1, 0,
+     "info program|signature|module-call-graph|modules|facts|breakpoints|frame|node-map|...",
+     "Describe the loaded program, the outliner's state, or the breakpoints.",
      "info program            file, format, versions, node and input/output counts\n"
      "info signature          the graph signature as ExportGraphSignature prints it\n"
      "info module-call-graph  module_call_graph entries with preserved signatures\n"
      "info modules            the unflattened module tree: types, calls, graphs' sizes\n"
-     "info facts              counts in the stable format of scripts/real_expect.py",
+     "info facts              counts in the stable format of scripts/real_expect.py\n"
+     "info breakpoints        breakpoints and watchpoints, with their hit counts\n"
+     "info frame [N]          the selected frame (or frame N): module, call, stack, signature\n"
+     "info node-map [N]       its node_map: flat node -> node of the frame's graph\n"
+     "info placeholders [N]   its node_to_placeholder: flat node -> placeholder\n"
+     "info seen-nodes         seen_nodes: the flat nodes copied so far, and into which frame\n"
+     "info seen-modules       seen_modules: every module id and its calls (fqn, call index)\n"
+     "info ivals              _IVals: mutated buffers' intermediate values, by module\n"
+     "Add --all to see a listing longer than \"set max-lines\".",
      cmd_info},
-    {"print", 1, -1, CMD_NEEDS_PROGRAM, "print graph|tabular|node NAME...|module FQN",
-     "Print the flat graph, or nodes.",
+    {"print", 1, -1, CMD_NEEDS_PROGRAM, "print graph|tabular|node NAME...|module FQN|frame [N]",
+     "Print the flat graph, nodes, a module's graph, or a frame's partial graph.",
      "print graph        the graph exactly as str(torch.fx.Graph) prints it\n"
      "print tabular      as Graph.print_tabular() prints it\n"
      "print node NAME    one node: op, target, args, users, value, module stack, stack trace\n"
-     "print module FQN   one unflattened module's graph, as str(graph) prints it (\"\" = root)",
+     "print module FQN   one unflattened module's graph, as str(graph) prints it (\"\" = root)\n"
+     "print frame [N]    the graph the outliner is building in frame N (default: selected)\n"
+     "Add --all to see a listing longer than \"set max-lines\".",
      cmd_print},
     {"echo", 0, -1, 0, "echo TEXT", "Print TEXT.", NULL, cmd_echo},
     {"source", 1, 1, 0, "source FILE", "Run the commands in FILE.",
@@ -273,14 +468,24 @@ const command program_commands[] = {
      "\"set on-error continue\".",
      cmd_source},
     {"set", 2, 2, 0, "set NAME VALUE", "Change a setting (see show).",
-     "set trace-commands on|off      echo script commands as they run\n"
+     "set trace-commands on|off      echo script commands as they run (+cmd)\n"
      "set on-error stop|continue     whether a failing command stops a script\n"
+     "set output text|json           json: every command answers one JSON object per line:\n"
+     "                               {\"command\", \"ok\", [data...], \"output\", [\"error\"]}\n"
+     "set color on|off|auto          auto: on a terminal, unless NO_COLOR is set\n"
+     "set listsize N|unlimited       lines `list` shows (default 10)\n"
+     "set max-lines N|unlimited      cut longer listings with \"(N more lines)\" (default:\n"
+     "                               100 at a terminal, unlimited otherwise; --all overrides)\n"
+     "set timing on|off              render says how long each stage took\n"
      "set layout dot|sfdp|auto       the Graphviz engine for render (auto: by size)\n"
      "set render-limit N             refuse image layout above N nodes (DOT is never refused)\n"
      "set render-dup-fanout N        draw a value with more than N far uses once per use\n"
      "set render-dup-span N          ... when a use is more than N nodes away",
      cmd_set},
-    {"show", 0, 1, 0, "show", "Show the settings.", NULL, cmd_show},
+    {"show", 0, 1, 0, "show [NAME]", "Show the settings, or one.", NULL, cmd_show},
+    {"cd", 0, 1, 0, "cd [DIR]", "Change the working directory (relative paths start there).", NULL,
+     cmd_cd},
+    {"pwd", 0, 0, 0, "pwd", "Print the working directory.", NULL, cmd_pwd},
     {"help", 0, 1, 0, "help [COMMAND]", "List commands, or describe one.", NULL, cmd_help},
     {"quit", 0, 0, 0, "quit", "Leave exdb (also: Ctrl-D).", NULL, cmd_quit},
 };
@@ -292,17 +497,21 @@ extern const command lint_commands[];
 extern const size_t lint_ncommands;
 extern const command unflatten_commands[];
 extern const size_t unflatten_ncommands;
+extern const command break_commands[];
+extern const size_t break_ncommands;
 
 /* Every command table, in the order `help` lists them. A subsystem's
  * commands live in its own repl/cmd_*.c file and are added here. */
 static const struct {
+    const char *title;
     const command *table;
     const size_t *count;
 } tables[] = {
-    {program_commands, &program_ncommands},
-    {render_commands, &render_ncommands},
-    {lint_commands, &lint_ncommands},
-    {unflatten_commands, &unflatten_ncommands},
+    {"Program and session", program_commands, &program_ncommands},
+    {"Running the outliner (torch.export.unflatten)", unflatten_commands, &unflatten_ncommands},
+    {"Breakpoints", break_commands, &break_ncommands},
+    {"Checks and changes", lint_commands, &lint_ncommands},
+    {"Pictures", render_commands, &render_ncommands},
 };
 
 #define NTABLES (sizeof tables / sizeof *tables)
@@ -317,10 +526,22 @@ static const command *command_at(int i) {
     return NULL;
 }
 
-/* gdb-style short names that win over prefix matching. */
+/* gdb's short names, which win over prefix matching. */
 static const struct {
     const char *alias, *name;
-} aliases[] = {{"p", "print"}, {"i", "info"}, {"q", "quit"}, {"exit", "quit"}, {"h", "help"}};
+} aliases[] = {
+    {"p", "print"},         {"i", "info"},
+    {"q", "quit"},          {"exit", "quit"},
+    {"h", "help"},          {"s", "step"},
+    {"si", "stepi"},        {"n", "next"},
+    {"c", "continue"},      {"r", "run"},
+    {"bt", "backtrace"},    {"where", "backtrace"},
+    {"f", "frame"},         {"l", "list"},
+    {"b", "break"},         {"d", "delete"},
+    {"rs", "reverse-step"}, {"rsi", "reverse-stepi"},
+    {"rn", "reverse-next"}, {"rc", "reverse-continue"},
+    {"fin", "finish"},
+};
 
 const command *command_lookup(const char *name, int *ambiguous) {
     *ambiguous = 0;
@@ -355,15 +576,30 @@ static int cmd_help(session *s, int argc, char **argv) {
             return cmd_fail(s, "%s command \"%s\".  Try \"help\".", amb ? "Ambiguous" : "Undefined",
                             argv[1]);
         fprintf(s->out, "Usage: %s\n%s\n", c->usage, c->summary);
+        int na = 0;
+        for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
+            if (strcmp(aliases[i].name, c->name) == 0)
+                fprintf(s->out, "%s%s", na++ ? ", " : "Aliases: ", aliases[i].alias);
+        if (na)
+            fputc('\n', s->out);
         if (c->help)
             fprintf(s->out, "\n%s\n", c->help);
         return 0;
     }
-    fputs("exdb: a debugger for torch.export programs. Commands:\n", s->out);
-    const command *c;
-    for (int i = 0; (c = command_at(i)); i++)
-        fprintf(s->out, "  %-48s %s\n", c->usage, c->summary);
-    fputs("A unique prefix of a command is enough. \"help COMMAND\" says more.\n", s->out);
+    fputs("exdb: a debugger for torch.export programs.\n", s->out);
+    for (size_t t = 0; t < NTABLES; t++) {
+        fprintf(s->out, "\n%s:\n", tables[t].title);
+        for (size_t i = 0; i < *tables[t].count; i++) {
+            const command *c = &tables[t].table[i];
+            if (strlen(c->usage) > 40)
+                fprintf(s->out, "  %s\n  %-40s  %s\n", c->usage, "", c->summary);
+            else
+                fprintf(s->out, "  %-40s  %s\n", c->usage, c->summary);
+        }
+    }
+    fputs("\nA unique prefix of a command is enough; s, n, c, bt, b, p, i... are gdb's short "
+          "names.\n\"help COMMAND\" says more.\n",
+          s->out);
     return 0;
 }
 
@@ -405,6 +641,116 @@ static int split_words(char *line, char **argv, int max) {
     return argc;
 }
 
+/* Runs a command line already stripped of its line end: split, look up,
+ * check arity and the program, strip a final --all, run. *cp is the
+ * command found (NULL when none). */
+static int exec_words(session *s, char *copy, const command **cp) {
+    char *argv[MAX_ARGS + 1];
+    int argc = split_words(copy, argv, MAX_ARGS);
+    *cp = NULL;
+    if (argc == -1)
+        return cmd_fail(s, "Too many words in the command (at most %d).", MAX_ARGS);
+    if (argc == -2)
+        return cmd_fail(s, "Unterminated quote in the command.");
+    if (argc == 0)
+        return 0;
+    argv[argc] = NULL;
+    int amb;
+    const command *c = command_lookup(argv[0], &amb);
+    if (!c)
+        return cmd_fail(s, "%s command: \"%s\".  Try \"help\".", amb ? "Ambiguous" : "Undefined",
+                        argv[0]);
+    *cp = c;
+    s->show_all = 0;
+    if (argc > 1 && strcmp(argv[argc - 1], "--all") == 0) {
+        s->show_all = 1;
+        argv[--argc] = NULL;
+    }
+    int nargs = argc - 1;
+    if (nargs < c->min_args || (c->max_args >= 0 && nargs > c->max_args))
+        return cmd_fail(s, "Usage: %s", c->usage);
+    if ((c->flags & CMD_NEEDS_PROGRAM) && !s->prog)
+        return cmd_fail(s, "No program loaded.  Use \"load FILE\".");
+    s->color_now = !s->json && (s->color == 1 || (s->color < 0 && isatty(fileno(s->out)) &&
+                                                  !(getenv("NO_COLOR") && *getenv("NO_COLOR"))));
+    int rc = c->fn(s, argc, argv);
+    s->show_all = 0;
+    s->color_now = 0;
+    return rc;
+}
+
+/* Text of a memstream, without its final newline, as a JSON string. */
+static cJSON *json_text(const char *t, size_t n) {
+    while (n && t[n - 1] == '\n')
+        n--;
+    char *c = malloc(n + 1);
+    if (!c)
+        return NULL;
+    memcpy(c, t, n);
+    c[n] = '\0';
+    cJSON *j = cJSON_CreateString(c);
+    free(c);
+    return j;
+}
+
+/* JSON mode: the command's text output and error are captured, and one
+ * object goes out instead: {"command", "ok", <the command's data>,
+ * "output", "error"}. A sourced script's commands nest: each answers its
+ * own line on the sink the outermost command wrote to. */
+static int exec_json(session *s, const char *line, char *copy, const command **cp) {
+    FILE *saved_out = s->out, *saved_err = s->errout;
+    FILE *sink = s->capture_depth ? s->json_sink : s->out;
+    cJSON *saved_data = s->data;
+    char *obuf = NULL, *ebuf = NULL;
+    size_t olen = 0, elen = 0;
+    FILE *o = open_memstream(&obuf, &olen);
+    FILE *e = open_memstream(&ebuf, &elen);
+    if (!o || !e) {
+        if (o)
+            fclose(o);
+        if (e)
+            fclose(e);
+        free(obuf);
+        free(ebuf);
+        return exec_words(s, copy, cp);
+    }
+    s->data = NULL;
+    s->json_sink = sink;
+    s->capture_depth++;
+    s->out = o;
+    s->errout = e;
+    int rc = exec_words(s, copy, cp);
+    fclose(o);
+    fclose(e);
+    s->out = saved_out;
+    s->errout = saved_err;
+    s->capture_depth--;
+    cJSON *obj = cJSON_CreateObject();
+    if (obj) {
+        cJSON_AddStringToObject(obj, "command", line);
+        cJSON_AddBoolToObject(obj, "ok", rc == 0);
+        while (s->data && s->data->child) {
+            cJSON *item = cJSON_DetachItemViaPointer(s->data, s->data->child);
+            cJSON_AddItemToObject(obj, item->string, item);
+        }
+        cJSON_AddItemToObject(obj, "output", json_text(obuf, olen));
+        if (rc < 0)
+            cJSON_AddItemToObject(obj, "error", json_text(ebuf, elen));
+        char *text = cJSON_PrintUnformatted(obj);
+        if (text) {
+            fprintf(sink, "%s\n", text);
+            fflush(sink);
+            cJSON_free(text);
+        }
+        cJSON_Delete(obj);
+    }
+    cJSON_Delete(s->data);
+    s->data = saved_data;
+    free(obuf);
+    free(ebuf);
+    return rc;
+}
+
 int session_exec(session *s, const char *line) {
     const char *p = line;
     while (*p == ' ' || *p == '\t')
@@ -412,36 +758,30 @@ int session_exec(session *s, const char *line) {
     if (!*p || *p == '#' || *p == '\n')
         return 0;
     char *copy = strdup(p);
-    if (!copy)
+    char *text = strdup(p);
+    if (!copy || !text) {
+        free(copy);
+        free(text);
         return cmd_fail(s, "out of memory");
-    size_t l = strlen(copy);
-    while (l && (copy[l - 1] == '\n' || copy[l - 1] == '\r'))
-        copy[--l] = '\0';
-    char *argv[MAX_ARGS + 1];
-    int argc = split_words(copy, argv, MAX_ARGS);
-    int rc;
-    if (argc == -1) {
-        rc = cmd_fail(s, "Too many words in the command (at most %d).", MAX_ARGS);
-    } else if (argc == -2) {
-        rc = cmd_fail(s, "Unterminated quote in the command.");
-    } else if (argc == 0) {
-        rc = 0;
-    } else {
-        argv[argc] = NULL;
-        int amb;
-        const command *c = command_lookup(argv[0], &amb);
-        int nargs = argc - 1;
-        if (!c)
-            rc = cmd_fail(s, "%s command: \"%s\".  Try \"help\".", amb ? "Ambiguous" : "Undefined",
-                          argv[0]);
-        else if (nargs < c->min_args || (c->max_args >= 0 && nargs > c->max_args))
-            rc = cmd_fail(s, "Usage: %s", c->usage);
-        else if ((c->flags & CMD_NEEDS_PROGRAM) && !s->prog)
-            rc = cmd_fail(s, "No program loaded.  Use \"load FILE\".");
-        else
-            rc = c->fn(s, argc, argv);
     }
+    size_t l = strlen(copy);
+    while (l && (copy[l - 1] == '\n' || copy[l - 1] == '\r')) {
+        l--;
+        copy[l] = text[l] = '\0';
+    }
+    const command *c;
+    int rc = s->json ? exec_json(s, text, copy, &c) : exec_words(s, copy, &c);
+    exdb_interrupted = 0;
+    /* an empty line at the prompt runs the last stepping command again
+     * (main.c); a repeated `list` goes on where it stopped */
+    if (c && (c->flags & CMD_REPEAT) && s->source_depth == 0 && rc == 0) {
+        free(s->repeat);
+        s->repeat = strdup(strcmp(c->name, "list") == 0 ? "list" : text);
+    }
+    if (c)
+        s->last_was_list = strcmp(c->name, "list") == 0 && rc == 0;
     free(copy);
+    free(text);
     return rc;
 }
 
@@ -457,7 +797,7 @@ int session_source(session *s, const char *path) {
     int rc = 0, lineno = 0;
     while (!s->quit_requested && getline(&line, &cap, f) != -1) {
         lineno++;
-        if (s->trace_commands) {
+        if (s->trace_commands && !s->json) {
             const char *t = line;
             while (*t == ' ' || *t == '\t')
                 t++;
@@ -482,14 +822,23 @@ void session_init(session *s) {
     memset(s, 0, sizeof *s);
     s->out = stdout;
     s->errout = stderr;
+    s->color = -1;
+    s->listsize = 10;
+    s->timing = 1;
+    s->list_next = -1;
     exdb_buf_init(&s->buf);
     exdb_viz_settings_default(&s->render);
 }
 
 void session_free(session *s) {
-    exdb_unflatten_free(s->run);
-    s->run = NULL;
+    cmd_unflatten_forget(s);
+    cmd_break_free(s);
+    cmd_lint_forget_program(s->prog);
     exdb_program_free(s->prog);
     exdb_buf_free(&s->buf);
     s->prog = NULL;
+    free(s->repeat);
+    s->repeat = NULL;
+    cJSON_Delete(s->data);
+    s->data = NULL;
 }

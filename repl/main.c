@@ -9,11 +9,21 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "command.h"
 #include "session.h"
 
 #define EXDB_VERSION "0.1.0"
 
 static session S;
+
+/* Under LeakSanitizer (make test), the suppressed leaks of libgvc and
+ * fontconfig (tests/lsan.supp) would end every transcript that renders
+ * with a "Suppressions used" table; a real leak is still reported. A
+ * no-op in builds without the sanitizer. */
+const char *__lsan_default_options(void);
+const char *__lsan_default_options(void) {
+    return "print_suppressions=0";
+}
 
 static void usage(FILE *f) {
     fputs(
@@ -24,6 +34,7 @@ static void usage(FILE *f) {
         "  -x SCRIPT   run the commands in SCRIPT\n"
         "  -batch      exit after the commands; status 1 at the first failing command\n"
         "  -q          no banner\n"
+        "  --json      every command answers one JSON object per line (set output json)\n"
         "  --help      this text;  --version  the version\n"
         "\n"
         "Without -batch, exdb opens a prompt when standard input is a terminal, and\n"
@@ -31,7 +42,42 @@ static void usage(FILE *f) {
         f);
 }
 
-/* ---- completion: command names first, then node names and files */
+/* ---- completion: commands, then what the command takes (subcommands,
+ * settings, node names, module fqns, op names, files) */
+
+static char **cands; /* what the word being completed may become */
+static size_t ncands, cands_cap;
+
+static void cand_add(const char *w) {
+    if (ncands == cands_cap) {
+        size_t ncap = cands_cap ? cands_cap * 2 : 64;
+        char **nc = realloc(cands, ncap * sizeof *nc);
+        if (!nc)
+            return;
+        cands = nc;
+        cands_cap = ncap;
+    }
+    cands[ncands++] = (char *)w;
+}
+
+static void cand_words(const char *const *w) {
+    for (; *w; w++)
+        cand_add(*w);
+}
+
+static char *cand_next(const char *text, int state) {
+    static size_t i, len;
+    if (!state) {
+        i = 0;
+        len = strlen(text);
+    }
+    while (i < ncands) {
+        const char *w = cands[i++];
+        if (strncmp(w, text, len) == 0)
+            return strdup(w);
+    }
+    return NULL;
+}
 
 static char *complete_command(const char *text, int state) {
     static int i;
@@ -47,43 +93,133 @@ static char *complete_command(const char *text, int state) {
     return NULL;
 }
 
-static char *complete_word(const char *text, int state) {
-    static const char *const words[] = {
-        "graph",          "tabular",  "node", "program", "signature", "module-call-graph", "facts",
-        "trace-commands", "on-error", "on",   "off",     "stop",      "continue",          NULL};
-    static int i;
-    static const exdb_node *n;
-    static size_t len;
-    if (!state) {
-        i = 0;
-        len = strlen(text);
-        n = S.prog ? S.prog->graph->head : NULL;
+static void cand_nodes(void) {
+    if (S.prog)
+        for (const exdb_node *n = S.prog->graph->head; n; n = n->next)
+            cand_add(n->name);
+}
+
+static void cand_modules(void) {
+    if (S.prog)
+        for (uint32_t i = 0; i < S.prog->ncalls; i++)
+            if (S.prog->calls[i].fqn[0])
+                cand_add(S.prog->calls[i].fqn);
+}
+
+/* Targets of call_function nodes without "torch.ops.", each once. */
+static void cand_ops(void) {
+    if (!S.prog)
+        return;
+    for (const exdb_node *n = S.prog->graph->head; n; n = n->next) {
+        if (n->op != EXDB_OP_CALL_FUNCTION)
+            continue;
+        const char *t = strncmp(n->target, "torch.ops.", 10) == 0 ? n->target + 10 : n->target;
+        int dup = 0;
+        for (size_t i = 0; i < ncands && !dup; i++)
+            dup = strcmp(cands[i], t) == 0;
+        if (!dup)
+            cand_add(t);
     }
-    while (words[i]) {
-        const char *w = words[i++];
-        if (strncmp(w, text, len) == 0)
-            return strdup(w);
-    }
-    while (n) {
-        const exdb_node *c = n;
-        n = n->next;
-        if (strncmp(c->name, text, len) == 0)
-            return strdup(c->name);
-    }
-    return NULL;
 }
 
 static char **complete(const char *text, int start, int end) {
     (void)end;
-    int first = 1;
-    for (int i = 0; i < start; i++)
-        if (rl_line_buffer[i] != ' ' && rl_line_buffer[i] != '\t')
-            first = 0;
-    if (first)
+    char line[1024];
+    size_t n = (size_t)start < sizeof line - 1 ? (size_t)start : sizeof line - 1;
+    memcpy(line, rl_line_buffer, n);
+    line[n] = '\0';
+    char *w[8];
+    int nw = 0;
+    for (char *t = strtok(line, " \t"); t && nw < 8; t = strtok(NULL, " \t"))
+        w[nw++] = t;
+    rl_attempted_completion_over = 1; /* no file names unless asked for below */
+    if (nw == 0)
         return rl_completion_matches(text, complete_command);
-    if (strncmp(rl_line_buffer, "load", 4) == 0 || strncmp(rl_line_buffer, "source", 6) == 0)
-        return NULL; /* libedit's file name completion */
-    return rl_completion_matches(text, complete_word);
+    int amb;
+    const command *c = command_lookup(w[0], &amb);
+    const char *cmd = c ? c->name : "";
+    ncands = 0;
+    static const char *const info_words[] = {"program",
+                                             "signature",
+                                             "module-call-graph",
+                                             "modules",
+                                             "facts",
+                                             "breakpoints",
+                                             "frame",
+                                             "node-map",
+                                             "placeholders",
+                                             "seen-nodes",
+                                             "seen-modules",
+                                             "ivals",
+                                             "watchpoints",
+                                             NULL};
+    static const char *const print_words[] = {"graph", "tabular", "node", "module", "frame", NULL};
+    static const char *const set_words[] = {
+        "trace-commands",    "on-error",        "output", "color",
+        "listsize",          "max-lines",       "layout", "render-limit",
+        "render-dup-fanout", "render-dup-span", NULL};
+    static const char *const break_words[] = {"module", "exit", "op", "event", NULL};
+    static const char *const events[] = {"sink",    "dedup", "dispatch", "ival",  "attrs", "state",
+                                         "reorder", "done",  "copy",     "enter", "exit",  NULL};
+    static const char *const render_words[] = {"flat",     "modules",  "-o",      "--by-module",
+                                               "--depth",  "--layout", "--limit", "--force",
+                                               "--no-dup", NULL};
+    if (!strcmp(cmd, "load") || !strcmp(cmd, "source") || !strcmp(cmd, "save") ||
+        (!strcmp(cmd, "render") && !strcmp(w[nw - 1], "-o"))) {
+        return rl_completion_matches(text, rl_filename_completion_function);
+    } else if (!strcmp(cmd, "info") && nw == 1) {
+        cand_words(info_words);
+    } else if (!strcmp(cmd, "print") && nw == 1) {
+        cand_words(print_words);
+    } else if (!strcmp(cmd, "print") && strncmp(w[1], "mod", 3) == 0) {
+        cand_modules();
+    } else if (!strcmp(cmd, "set") || !strcmp(cmd, "show")) {
+        if (nw == 1) {
+            cand_words(set_words);
+        } else if (!strcmp(w[1], "output")) {
+            static const char *const v[] = {"text", "json", NULL};
+            cand_words(v);
+        } else if (!strcmp(w[1], "layout")) {
+            static const char *const v[] = {"dot", "sfdp", "auto", NULL};
+            cand_words(v);
+        } else if (!strcmp(w[1], "on-error")) {
+            static const char *const v[] = {"stop", "continue", NULL};
+            cand_words(v);
+        } else {
+            static const char *const v[] = {"on", "off", "auto", "unlimited", NULL};
+            cand_words(v);
+        }
+    } else if (!strcmp(cmd, "break") || !strcmp(cmd, "tbreak")) {
+        if (nw == 1) {
+            cand_words(break_words);
+            cand_nodes();
+        } else if (!strcmp(w[1], "module") || !strcmp(w[1], "exit")) {
+            cand_modules();
+        } else if (!strcmp(w[1], "event")) {
+            cand_words(events);
+        } else if (!strcmp(w[1], "op")) {
+            cand_ops();
+        }
+    } else if (!strcmp(cmd, "watch")) {
+        if (nw == 1)
+            cand_add("node-map");
+        else
+            cand_nodes();
+    } else if (!strcmp(cmd, "help")) {
+        return rl_completion_matches(text, complete_command);
+    } else if (!strcmp(cmd, "render")) {
+        cand_words(render_words);
+    } else if (!strcmp(cmd, "unflatten")) {
+        static const char *const v[] = {"run", "restart", NULL};
+        cand_words(v);
+    } else if (!strcmp(cmd, "lint")) {
+        cand_add("--json");
+    } else if (!strcmp(cmd, "dce")) {
+        cand_add("--dry-run");
+    } else {
+        cand_nodes();
+    }
+    return rl_completion_matches(text, cand_next);
 }
 
 static char *history_path(void) {
@@ -97,6 +233,21 @@ static char *history_path(void) {
     return p;
 }
 
+static void on_sigint(int sig) {
+    (void)sig;
+    exdb_interrupted = 1;
+}
+
+/* Ctrl-C sets a flag that long stepping commands poll (session.h); it does
+ * not kill exdb. No SA_RESTART: a read at the prompt returns. */
+static void catch_sigint(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+}
+
 static int run_prompt(void) {
     char *hist = history_path();
     using_history();
@@ -107,16 +258,23 @@ static int run_prompt(void) {
     char *line;
     while (!S.quit_requested && (line = readline("(exdb) ")) != NULL) {
         const char *t = line;
-        while (*t == ' ')
+        while (*t == ' ' || *t == '\t')
             t++;
+        exdb_interrupted = 0; /* a Ctrl-C at the prompt does not stop the next command */
         if (*t) {
             add_history(line);
             /* Rewritten after every command so a killed session keeps it
              * (libedit's append_history duplicates entries). */
             if (hist)
                 write_history(hist);
+            session_exec(&S, line);
+        } else if (S.repeat) {
+            /* gdb: an empty line repeats the last stepping command */
+            char *again = strdup(S.repeat);
+            if (again)
+                session_exec(&S, again);
+            free(again);
         }
-        session_exec(&S, line);
         free(line);
     }
     if (!S.quit_requested)
@@ -145,7 +303,7 @@ static int run_stdin(void) {
 
 int main(int argc, char **argv) {
     const char *file = NULL, *model = NULL;
-    int batch = 0, quiet = 0;
+    int batch = 0, quiet = 0, json = 0;
     /* -ex and -x, in order */
     const char **cmds = calloc((size_t)argc + 1, sizeof *cmds);
     int *is_script = calloc((size_t)argc + 1, sizeof *is_script);
@@ -165,6 +323,8 @@ int main(int argc, char **argv) {
             batch = 1;
         } else if (!strcmp(a, "-q") || !strcmp(a, "-quiet") || !strcmp(a, "--quiet")) {
             quiet = 1;
+        } else if (!strcmp(a, "--json") || !strcmp(a, "-json")) {
+            json = 1;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
@@ -186,8 +346,14 @@ int main(int argc, char **argv) {
     session_init(&S);
     int interactive = !batch && isatty(0);
     S.interactive = interactive;
+    S.json = json;
+    /* gdb's batch mode has no pagination: long listings are cut only at a
+     * terminal ("set max-lines") */
+    if (interactive && isatty(1))
+        S.max_lines = 100;
+    catch_sigint();
     int rc = 0;
-    if (interactive && !quiet)
+    if (interactive && !quiet && !json)
         printf("exdb %s, a debugger for torch.export programs. Type \"help\".\n", EXDB_VERSION);
     if (file) {
         char *line = NULL;

@@ -4,6 +4,7 @@
 #ifndef EXDB_SESSION_H
 #define EXDB_SESSION_H
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "core/program.h"
@@ -11,6 +12,13 @@
 #include "viz/render.h"
 
 struct exdb_unflatten;
+struct exdb_bptable;
+struct cJSON;
+
+/* Set by the SIGINT handler of the prompt (main.c); long stepping commands
+ * (continue, run, next, finish, reverse-continue) poll it between events and
+ * stop there. Defined in commands.c so the library links without main.c. */
+extern volatile sig_atomic_t exdb_interrupted;
 
 typedef struct session {
     exdb_program *prog;
@@ -23,6 +31,25 @@ typedef struct session {
     int quit_requested;
     int source_depth;
     exdb_buf buf; /* scratch output */
+
+    /* output */
+    int json;           /* "set output json" / --json: one JSON object per command */
+    int color;          /* "set color": -1 auto (a terminal without NO_COLOR), 0 off, 1 on */
+    int color_now;      /* resolved for the command being run */
+    int max_lines;      /* listings longer than this are cut with "(N more lines)"; 0 = all */
+    int listsize;       /* lines `list` shows */
+    int show_all;       /* the running command was given --all: never cut */
+    int timing;         /* "set timing": render says how long it took (off in tests) */
+    struct cJSON *data; /* JSON mode: the running command's structured answer, or NULL */
+    FILE *json_sink;    /* JSON mode: where the answers go while commands' text is captured */
+    int capture_depth;  /* commands being captured (source nests them) */
+
+    /* stepping */
+    struct exdb_bptable *bps; /* breakpoints and watchpoints (cmd_break.c) */
+    unsigned selected_frame;  /* `frame N`, `up`, `down`: a backtrace level */
+    long list_next;           /* flat node index a repeated `list` continues from, -1 none */
+    int last_was_list;        /* the previous command was `list` */
+    char *repeat;             /* what an empty line at the prompt runs again, or NULL */
 } session;
 
 void session_init(session *s);

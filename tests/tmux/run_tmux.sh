@@ -1,0 +1,113 @@
+#!/bin/sh
+# run_tmux.sh EXDB - drives exdb's interactive prompt in tmux (send-keys,
+# capture-pane): the prompt, Tab completion of commands, subcommands and
+# node names, an empty line repeating the last stepping command, history
+# kept in $HOME/.exdb_history across sessions (HOME is a temporary
+# directory), and Ctrl-C interrupting a long `continue` back to the prompt.
+# Prints "tmux: N passed, M failed"; without tmux, "0 passed, 0 failed".
+exdb=${1:?usage: run_tmux.sh EXDB}
+case $exdb in /*) ;; *) exdb=$(pwd)/$exdb ;; esac
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root" || exit 1
+if ! command -v tmux >/dev/null 2>&1; then
+    echo "tmux is not installed: the interactive tests are skipped"
+    echo "tmux: 0 passed, 0 failed"
+    exit 0
+fi
+tmp=$(mktemp -d)
+pass=0 fail=0 nstart=0 sock=
+T() { tmux -L "$sock" "$@"; }
+cleanup() {
+    [ -n "$sock" ] && T kill-server 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# start ARGS...: a fresh exdb in a 200x50 window of a tmux server of its
+# own (leak checks off: a session killed at the end frees nothing).
+start() {
+    [ -n "$sock" ] && T kill-server 2>/dev/null
+    nstart=$((nstart + 1))
+    sock=exdb-test-$$-$nstart
+    T new-session -d -x 200 -y 50 \
+        "env HOME=$tmp TERM=xterm NO_COLOR=1 ASAN_OPTIONS=detect_leaks=0 $exdb $*; sleep 60"
+}
+screen() { T capture-pane -p -S -300 2>/dev/null; }
+# wait_for TEXT [SECONDS]: until the pane shows TEXT (fixed string).
+wait_for() {
+    n=$(( ${2:-10} * 10 ))
+    while [ "$n" -gt 0 ]; do
+        screen | grep -qF -- "$1" && return 0
+        sleep 0.1
+        n=$((n - 1))
+    done
+    return 1
+}
+ok() {
+    pass=$((pass + 1))
+    echo "ok   tmux: $1"
+}
+bad() {
+    fail=$((fail + 1))
+    echo "FAIL tmux: $1"
+    screen | tail -15 | sed 's/^/     | /'
+}
+check() { # check NAME TEXT [SECONDS]
+    if wait_for "$2" "$3"; then ok "$1"; else bad "$1 (expected \"$2\")"; fi
+}
+
+start tests/fixtures/example.json
+check "the prompt" "(exdb)" 15
+
+T send-keys "inf" Tab
+T send-keys "progr" Tab Enter
+check "Tab completes a command and a subcommand" "schema version:    8.20"
+
+T send-keys "print node p_head_b" Tab Enter
+check "Tab completes a node name" "%p_head_bias : [num_users=1] = placeholder"
+
+T send-keys "break module encoder.layers.1.no" Tab
+check "Tab completes a module fqn" "(exdb) break module encoder.layers.1.norm1"
+T send-keys C-u
+T send-keys "load tests/fixtures/unflatten/relu_tw" Tab
+check "Tab completes a file name after load" "(exdb) load tests/fixtures/unflatten/relu_twice.json"
+T send-keys C-u
+
+T send-keys "stepi" Enter
+wait_for "[1] STEP 0" >/dev/null
+T send-keys Enter
+check "an empty line repeats the last stepping command" "[2] STEP 1 in <root>"
+
+T send-keys "echo hist-marker-42" Enter
+wait_for "hist-marker-42" >/dev/null
+T send-keys "quit" Enter
+sleep 0.5
+if grep -q "hist-marker-42" "$tmp/.exdb_history" 2>/dev/null; then
+    ok "history is written to \$HOME/.exdb_history"
+else
+    bad "history is written to \$HOME/.exdb_history"
+fi
+
+start tests/fixtures/example.json
+wait_for "(exdb)" 15 >/dev/null
+T send-keys Up Up
+check "history comes back in a new session" "(exdb) echo hist-marker-42"
+T send-keys C-u "quit" Enter
+
+# Ctrl-C: a synthetic program big enough that `continue` runs for seconds.
+if command -v python3 >/dev/null 2>&1 &&
+    python3 scripts/gen_synth.py --nodes 60000 --out "$tmp/big.json" >/dev/null 2>&1; then
+    start "$tmp/big.json"
+    wait_for "(exdb)" 60 >/dev/null
+    T send-keys "continue" Enter
+    sleep 0.5
+    T send-keys C-c
+    check "Ctrl-C interrupts a long continue" "Interrupted after event" 30
+    T send-keys "backtrace" Enter
+    check "the session goes on after Ctrl-C" "#0  " 10
+else
+    echo "skip tmux: Ctrl-C during continue (python3 scripts/gen_synth.py did not run)"
+fi
+
+echo "tmux: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
