@@ -9,9 +9,15 @@
 
 #include "unflatten.h"
 
-/* _IVals._is_mutable: OpOverload._schema.is_mutable. exdb has no schemas,
- * so this reads the name: in-place ops (name ending in '_'), out= overloads,
- * and the few functional-looking ops whose schema writes an argument. */
+/* _IVals._is_mutable: isinstance(target, OpOverload) and
+ * target._schema.is_mutable, i.e. some argument is annotated (a!). The
+ * program file carries no schemas, so this reads the name by ATen's
+ * naming rules: in-place ops end in '_' (add_, copy_; not dunders), out=
+ * variants are overloads named out*, *_out (Scalar_out, no_stats_out),
+ * grad_input, or values/dim_max style (sort.values, max.dim_max), and a
+ * few functional-looking ops write their running statistics. Higher-order ops and Python functions
+ * are not OpOverloads. A custom op that mutates without following the naming rules is taken as
+ * functional. */
 static int is_mutable(const exdb_node *n) {
     if (n->tkind != EXDB_T_OP || strncmp(n->target, "torch.ops.", 10) != 0)
         return 0;
@@ -22,12 +28,22 @@ static int is_mutable(const exdb_node *n) {
     const char *dot = strrchr(name, '.');
     size_t len = dot ? (size_t)(dot - name) : strlen(name);
     const char *overload = dot ? dot + 1 : "default";
+    size_t lo = strlen(overload);
     if (len > 1 && name[len - 1] == '_' && !(len > 2 && name[0] == '_' && name[1] == '_'))
         return 1;
-    if (strncmp(overload, "out", 3) == 0)
+    if (strncmp(overload, "out", 3) == 0 || (lo > 4 && strcmp(overload + lo - 4, "_out") == 0))
         return 1;
-    static const char *const writers[] = {"_native_batch_norm_legit.default",
-                                          "_native_batch_norm_legit.no_stats_out"};
+    static const char *const out_overloads[] = {"grad_input",   "values",  "values_stable",
+                                                "dim_max",      "dim_min", "names_dim_max",
+                                                "names_dim_min"};
+    for (size_t i = 0; i < sizeof out_overloads / sizeof *out_overloads; i++)
+        if (strcmp(overload, out_overloads[i]) == 0)
+            return 1;
+    static const char *const writers[] = {
+        "_native_batch_norm_legit.default",        /* running_mean/var (a!)/(b!) */
+        "_batch_norm_with_update.default",         /* running_mean/var */
+        "_fused_moving_avg_obs_fq_helper.default", /* observer state */
+    };
     for (size_t i = 0; i < sizeof writers / sizeof *writers; i++)
         if (strcmp(name, writers[i]) == 0)
             return 1;

@@ -13,7 +13,15 @@ char *exdb_ustrdup(exdb_urun *r, const char *s) {
     return exdb_arena_strdup(&r->arena, s);
 }
 
-/* ---- ordered dicts */
+/* ---- ordered dicts
+ *
+ * Most dicts are tiny (a Linear's attrs: weight, bias; most _modules: a
+ * handful of children), and there is one per module object: 23k of them in
+ * the 141k-node synthetic program. A hash index would cost at least 384
+ * zeroed bytes each, so a dict is searched linearly until it holds more
+ * than UDICT_LINEAR slots and gets its exdb_strmap index only then. */
+
+#define UDICT_LINEAR 8
 
 static int udict_init(exdb_urun *r, exdb_udict *d) {
     memset(d, 0, sizeof *d);
@@ -21,25 +29,45 @@ static int udict_init(exdb_urun *r, exdb_udict *d) {
     return 0;
 }
 
+/* The slot of the live entry for key, or -1. */
+static long udict_slot(const exdb_udict *d, const char *key) {
+    if (d->index.cap) {
+        void **slot = exdb_strmap_find(&d->index, key);
+        return slot && *slot ? (long)((uintptr_t)*slot - 1) : -1;
+    }
+    for (uint32_t i = 0; i < d->n; i++)
+        if (d->vals[i] && strcmp(d->keys[i], key) == 0)
+            return (long)i;
+    return -1;
+}
+
 void *exdb_udict_get(const exdb_udict *d, const char *key) {
-    void **slot = exdb_strmap_find(&d->index, key);
-    if (!slot || !*slot)
-        return NULL;
-    return d->vals[(uintptr_t)*slot - 1];
+    long i = udict_slot(d, key);
+    return i < 0 ? NULL : d->vals[i];
+}
+
+/* Indexes the live slots once the dict outgrows linear search. */
+static int udict_build_index(exdb_udict *d) {
+    for (uint32_t i = 0; i < d->n; i++) {
+        if (!d->vals[i])
+            continue;
+        void **slot = exdb_strmap_put(&d->index, d->keys[i], NULL);
+        if (!slot)
+            return -1;
+        *slot = (void *)(uintptr_t)(i + 1);
+    }
+    return 0;
 }
 
 /* d[key] = val: in place when present, appended otherwise. */
 int exdb_udict_set(exdb_urun *r, exdb_udict *d, const char *key, void *val) {
-    int created;
-    void **slot = exdb_strmap_put(&d->index, key, &created);
-    if (!slot)
-        return -1;
-    if (*slot) {
-        d->vals[(uintptr_t)*slot - 1] = val;
+    long i = udict_slot(d, key);
+    if (i >= 0) {
+        d->vals[i] = val;
         return 0;
     }
     if (d->n == d->cap) {
-        uint32_t ncap = d->cap ? d->cap * 2 : 4;
+        uint32_t ncap = d->cap ? d->cap * 2 : 2;
         const char **nk = exdb_arena_alloc(&r->arena, ncap * sizeof *nk);
         void **nv = exdb_arena_alloc(&r->arena, ncap * sizeof *nv);
         if (!nk || !nv)
@@ -56,18 +84,25 @@ int exdb_udict_set(exdb_urun *r, exdb_udict *d, const char *key, void *val) {
     d->vals[d->n] = val;
     d->n++;
     d->live++;
-    *slot = (void *)(uintptr_t)d->n;
+    if (d->index.cap) {
+        void **slot = exdb_strmap_put(&d->index, key, NULL);
+        if (!slot)
+            return -1;
+        *slot = (void *)(uintptr_t)d->n;
+    } else if (d->n > UDICT_LINEAR && udict_build_index(d) < 0) {
+        return -1;
+    }
     return 0;
 }
 
 void *exdb_udict_pop(exdb_udict *d, const char *key) {
-    void **slot = exdb_strmap_find(&d->index, key);
-    if (!slot || !*slot)
+    long i = udict_slot(d, key);
+    if (i < 0)
         return NULL;
-    uint32_t i = (uint32_t)((uintptr_t)*slot - 1);
     void *v = d->vals[i];
     d->vals[i] = NULL;
-    *slot = NULL;
+    if (d->index.cap)
+        *exdb_strmap_find(&d->index, key) = NULL;
     d->live--;
     return v;
 }
@@ -125,25 +160,16 @@ static int setattr_value(exdb_urun *r, exdb_umodule *m, const char *name, exdb_u
     return exdb_udict_set(r, &m->attrs, name, a);
 }
 
-/* Splits "a.b.c" into arena atoms. */
-static const char **split_dots(exdb_urun *r, const char *path, uint32_t *n) {
-    uint32_t count = 1;
-    for (const char *p = path; *p; p++)
-        count += *p == '.';
-    const char **atoms = exdb_arena_alloc(&r->arena, count * sizeof *atoms);
-    if (!atoms)
-        return NULL;
-    const char *s = path;
-    for (uint32_t i = 0; i < count; i++) {
-        const char *e = strchr(s, '.');
-        size_t len = e ? (size_t)(e - s) : strlen(s);
-        atoms[i] = exdb_arena_strndup(&r->arena, s, len);
-        if (!atoms[i])
-            return NULL;
-        s = e ? e + 1 : s + len;
+/* The dotted-path atom at s as a NUL-terminated string: in buf when it
+ * fits, else copied into the arena. Lookups need no lasting copy; a key
+ * that is stored is copied with exdb_arena_strndup by the caller. */
+static const char *atom_at(exdb_urun *r, const char *s, size_t len, char *buf, size_t cap) {
+    if (len < cap) {
+        memcpy(buf, s, len);
+        buf[len] = '\0';
+        return buf;
     }
-    *n = count;
-    return atoms;
+    return exdb_arena_strndup(&r->arena, s, len);
 }
 
 exdb_umodule *exdb_umod_get_path(exdb_umodule *m, const char *path) {
@@ -171,31 +197,37 @@ exdb_umodule *exdb_umod_get_path(exdb_umodule *m, const char *path) {
 }
 
 /* _add_submodule(mod, target, module_to_add, create_module): missing
- * intermediates come from create_module, which reuses created_modules. */
+ * intermediates come from create_module, which reuses created_modules.
+ * The last atom is a suffix of target, which outlives the run, so only
+ * created intermediates need their names copied. */
 int exdb_umod_add_submodule(exdb_urun *r, exdb_umodule *m, const char *target, exdb_umodule *add,
                             const char *parent_fqn, const char *ty) {
-    uint32_t n;
-    const char **atoms = split_dots(r, target, &n);
-    if (!atoms)
-        return -1;
-    for (uint32_t i = 0; i + 1 < n; i++) {
+    const char *s = target;
+    char buf[512];
+    for (;;) {
+        size_t len = strcspn(s, ".");
+        if (!s[len])
+            break;
+        const char *atom = atom_at(r, s, len, buf, sizeof buf);
+        if (!atom)
+            return -1;
         int is_mod;
-        void *v = exdb_umod_getattr(m, atoms[i], &is_mod);
+        void *v = exdb_umod_getattr(m, atom, &is_mod);
         if (!v) {
             exdb_umodule *sub = NULL;
+            const char *key = exdb_arena_strndup(&r->arena, s, len);
+            if (!key)
+                return -1;
             if (parent_fqn) { /* create_module(".".join(prefix[: i + 1])) */
-                exdb_buf pb;
-                exdb_buf_init(&pb);
-                exdb_buf_puts(&pb, parent_fqn);
-                for (uint32_t k = 0; k <= i; k++) {
-                    if (pb.len)
-                        exdb_buf_putc(&pb, '.');
-                    exdb_buf_puts(&pb, atoms[k]);
-                }
-                const char *path = exdb_ustrdup(r, exdb_buf_str(&pb));
-                exdb_buf_free(&pb);
+                size_t lp = strlen(parent_fqn), lt = (size_t)(s + len - target);
+                char *path = exdb_arena_alloc(&r->arena, lp + lt + 2);
                 if (!path)
                     return -1;
+                memcpy(path, parent_fqn, lp);
+                if (lp)
+                    path[lp++] = '.';
+                memcpy(path + lp, target, lt);
+                path[lp + lt] = '\0';
                 sub = exdb_strmap_get(&r->created_modules, path);
                 if (!sub) {
                     sub = exdb_umod_new(r, EXDB_UMOD_INTERP, ty);
@@ -209,7 +241,7 @@ int exdb_umod_add_submodule(exdb_urun *r, exdb_umodule *m, const char *target, e
                 if (!sub)
                     return -1;
             }
-            if (setattr_module(r, m, atoms[i], sub) < 0)
+            if (setattr_module(r, m, key, sub) < 0)
                 return -1;
             v = sub;
             is_mod = 1;
@@ -217,25 +249,31 @@ int exdb_umod_add_submodule(exdb_urun *r, exdb_umodule *m, const char *target, e
         if (!is_mod)
             return 0; /* `return False`: not a module, nothing added */
         m = v;
+        s += len + 1;
     }
-    return exdb_udict_set(r, m->children, atoms[n - 1], add);
+    return exdb_udict_set(r, m->children, s, add);
 }
 
+/* nn.Module.set_submodule(target, module); target outlives the run. */
 int exdb_umod_set_submodule(exdb_urun *r, exdb_umodule *m, const char *target, exdb_umodule *add,
                             exdb_error *err) {
-    uint32_t n;
-    const char **atoms = split_dots(r, target, &n);
-    if (!atoms)
-        return exdb_errorf(err, "out of memory");
-    for (uint32_t i = 0; i + 1 < n; i++) {
+    const char *s = target;
+    char buf[512];
+    for (;;) {
+        size_t len = strcspn(s, ".");
+        if (!s[len])
+            break;
+        const char *atom = atom_at(r, s, len, buf, sizeof buf);
+        if (!atom)
+            return exdb_errorf(err, "out of memory");
         int is_mod;
-        void *v = exdb_umod_getattr(m, atoms[i], &is_mod);
+        void *v = exdb_umod_getattr(m, atom, &is_mod);
         if (!v || !is_mod)
-            return exdb_errorf(err, "set_submodule(%s): `%s` is not an nn.Module", target,
-                               atoms[i]);
+            return exdb_errorf(err, "set_submodule(%s): `%s` is not an nn.Module", target, atom);
         m = v;
+        s += len + 1;
     }
-    return setattr_module(r, m, atoms[n - 1], add) < 0 ? exdb_errorf(err, "out of memory") : 0;
+    return setattr_module(r, m, s, add) < 0 ? exdb_errorf(err, "out of memory") : 0;
 }
 
 const char *exdb_umod_add_spec(exdb_urun *r, exdb_umodule *m, const exdb_treespec *spec,
@@ -258,79 +296,119 @@ const char *exdb_umod_add_spec(exdb_urun *r, exdb_umodule *m, const exdb_treespe
     return setattr_value(r, m, nm, a) < 0 ? NULL : nm;
 }
 
+/* A list of module objects, inline while short (_assign_attr's to_modules). */
+typedef struct modlist {
+    exdb_umodule **v;
+    uint32_t n, cap;
+    exdb_umodule *inl[8];
+} modlist;
+
+static void modlist_init(modlist *l) {
+    l->v = l->inl;
+    l->n = 0;
+    l->cap = sizeof l->inl / sizeof *l->inl;
+}
+
+static void modlist_free(modlist *l) {
+    if (l->v != l->inl)
+        free(l->v);
+}
+
+/* Adds m unless present (to_modules is a set). */
+static int modlist_add(modlist *l, exdb_umodule *m) {
+    for (uint32_t i = 0; i < l->n; i++)
+        if (l->v[i] == m)
+            return 0;
+    if (l->n == l->cap) {
+        exdb_umodule **nv = malloc(2 * l->cap * sizeof *nv);
+        if (!nv)
+            return -1;
+        memcpy(nv, l->v, l->n * sizeof *nv);
+        modlist_free(l);
+        l->v = nv;
+        l->cap *= 2;
+    }
+    l->v[l->n++] = m;
+    return 0;
+}
+
+/* The modules at item and its call names item@1, item@2, ... in tm
+ * (_is_call_name), probed in order until one is missing. */
+static int add_call_variants(modlist *next, exdb_umodule *tm, const char *item, size_t len) {
+    char variant[600];
+    if (len + 12 > sizeof variant)
+        return 0;
+    memcpy(variant, item, len);
+    variant[len] = '\0';
+    exdb_umodule *sub = exdb_udict_get(tm->children, variant);
+    if (sub && modlist_add(next, sub) < 0)
+        return -1;
+    for (unsigned v = 1;; v++) {
+        char digits[12];
+        int nd = 0;
+        for (unsigned x = v; x; x /= 10)
+            digits[nd++] = (char)('0' + x % 10);
+        variant[len] = '@';
+        for (int k = 0; k < nd; k++)
+            variant[len + 1 + k] = digits[nd - 1 - k];
+        variant[len + 1 + nd] = '\0';
+        sub = exdb_udict_get(tm->children, variant);
+        if (!sub)
+            return 0;
+        if (modlist_add(next, sub) < 0)
+            return -1;
+    }
+}
+
 /* _assign_attr(from_obj, root, target, attr_kind, persistent): the value is
- * set on every call-name variant (foo, foo@1, ...) of each prefix atom. */
+ * set on every call-name variant (foo, foo@1, ...) of each prefix atom.
+ * Upstream scans all of a module's _modules per atom (quadratic under a
+ * ModuleList of thousands); the variants are probed by name instead. */
 int exdb_umod_assign_state(exdb_urun *r, exdb_umodule *root, const char *target,
                            exdb_uattr_kind kind, int persistent, const void *identity,
                            exdb_error *err) {
-    uint32_t n;
-    const char **atoms = split_dots(r, target, &n);
-    if (!atoms)
-        return exdb_errorf(err, "out of memory");
-    uint32_t cap = 8, cnt = 1;
-    exdb_umodule **cur = malloc(cap * sizeof *cur);
-    if (!cur)
-        return exdb_errorf(err, "out of memory");
-    cur[0] = root;
-    for (uint32_t i = 0; i + 1 < n; i++) {
-        const char *item = atoms[i];
-        uint32_t ncap = 8, ncnt = 0;
-        exdb_umodule **next = malloc(ncap * sizeof *next);
-        if (!next) {
-            free(cur);
-            return exdb_errorf(err, "out of memory");
+    modlist lists[2];
+    modlist_init(&lists[0]);
+    modlist_init(&lists[1]);
+    modlist *cur = &lists[0], *next = &lists[1];
+    cur->v[cur->n++] = root;
+    const char *s = target;
+    char buf[512];
+    int rc = 0;
+    for (;;) {
+        size_t len = strcspn(s, ".");
+        if (!s[len])
+            break;
+        const char *item = atom_at(r, s, len, buf, sizeof buf);
+        if (!item) {
+            rc = exdb_errorf(err, "out of memory");
+            goto done;
         }
-        for (uint32_t k = 0; k < cnt; k++) {
-            exdb_umodule *tm = cur[k];
+        next->n = 0;
+        for (uint32_t k = 0; k < cur->n; k++) {
+            exdb_umodule *tm = cur->v[k];
             int is_mod;
             if (!exdb_umod_getattr(tm, item, &is_mod)) {
                 exdb_umodule *plain = exdb_umod_new(r, EXDB_UMOD_PLAIN, NULL);
-                if (!plain || setattr_module(r, tm, item, plain) < 0) {
-                    free(cur);
-                    free(next);
-                    return exdb_errorf(err, "out of memory");
+                const char *key = exdb_arena_strndup(&r->arena, s, len);
+                if (!plain || !key || setattr_module(r, tm, key, plain) < 0) {
+                    rc = exdb_errorf(err, "out of memory");
+                    goto done;
                 }
             }
-            char variant[600];
-            for (int v = 0;; v++) {
-                if (v == 0)
-                    snprintf(variant, sizeof variant, "%s", item);
-                else
-                    snprintf(variant, sizeof variant, "%s@%d", item, v);
-                exdb_umodule *sub = exdb_udict_get(tm->children, variant);
-                if (!sub) {
-                    if (v == 0)
-                        continue;
-                    break;
-                }
-                int dup = 0;
-                for (uint32_t q = 0; q < ncnt; q++)
-                    dup |= next[q] == sub;
-                if (dup)
-                    continue;
-                if (ncnt == ncap) {
-                    ncap *= 2;
-                    exdb_umodule **g = realloc(next, ncap * sizeof *g);
-                    if (!g) {
-                        free(cur);
-                        free(next);
-                        return exdb_errorf(err, "out of memory");
-                    }
-                    next = g;
-                }
-                next[ncnt++] = sub;
+            if (add_call_variants(next, tm, item, len) < 0) {
+                rc = exdb_errorf(err, "out of memory");
+                goto done;
             }
         }
-        free(cur);
+        modlist *t = cur;
         cur = next;
-        cnt = ncnt;
-        cap = ncap;
+        next = t;
+        s += len + 1;
     }
-    (void)cap;
-    const char *field = atoms[n - 1];
-    int rc = 0;
-    for (uint32_t k = 0; k < cnt && rc == 0; k++) {
-        exdb_umodule *tm = cur[k];
+    const char *field = s; /* a suffix of target: outlives the run */
+    for (uint32_t k = 0; k < cur->n && rc == 0; k++) {
+        exdb_umodule *tm = cur->v[k];
         exdb_uattr *old = exdb_udict_get(&tm->attrs, field);
         exdb_uattr *a = exdb_arena_calloc(&r->arena, 1, sizeof *a);
         if (!a) {
@@ -353,7 +431,9 @@ int exdb_umod_assign_state(exdb_urun *r, exdb_umodule *root, const char *target,
         if (setattr_value(r, tm, field, a) < 0)
             rc = exdb_errorf(err, "out of memory");
     }
-    free(cur);
+done:
+    modlist_free(&lists[0]);
+    modlist_free(&lists[1]);
     return rc;
 }
 
@@ -361,18 +441,18 @@ int exdb_umod_assign_state(exdb_urun *r, exdb_umodule *root, const char *target,
 
 typedef struct order_ctx {
     exdb_urun *r;
-    exdb_strmap order; /* fqn -> (uintptr_t)(index + 1) */
-    const char **keys; /* insertion order */
+    exdb_strmap order; /* fqn_order: fqn -> (uintptr_t)(index + 1) */
+    const char **keys; /* its keys in insertion order */
     uint32_t nkeys, cap;
+    char *path; /* reorder's prefix + name, grown as needed */
+    size_t path_cap;
 } order_ctx;
 
-static int order_add(order_ctx *o, const char *fqn, int overwrite) {
-    int created;
-    void **slot = exdb_strmap_put(&o->order, fqn, &created);
+/* fqn_order[fqn] = index, keeping the first insertion's position. */
+static int order_set(order_ctx *o, const char *fqn, uint32_t index) {
+    void **slot = exdb_strmap_put(&o->order, fqn, NULL);
     if (!slot)
         return -1;
-    if (!created && *slot && !overwrite)
-        return 0;
     if (!*slot) {
         if (o->nkeys == o->cap) {
             uint32_t ncap = o->cap ? o->cap * 2 : 64;
@@ -386,13 +466,28 @@ static int order_add(order_ctx *o, const char *fqn, int overwrite) {
         }
         o->keys[o->nkeys++] = fqn;
     }
-    *slot = (void *)(uintptr_t)(o->nkeys); /* len(fqn_order) at insertion */
+    *slot = (void *)(uintptr_t)(index + 1);
     return 0;
 }
 
 static long order_get(const order_ctx *o, const char *fqn) {
     void *v = exdb_strmap_get(&o->order, fqn);
     return v ? (long)(uintptr_t)v - 1 : -1;
+}
+
+/* Makes room for n bytes of o->path. */
+static int path_reserve(order_ctx *o, size_t n) {
+    if (n <= o->path_cap)
+        return 0;
+    size_t ncap = o->path_cap ? o->path_cap : 256;
+    while (ncap < n)
+        ncap *= 2;
+    char *np = realloc(o->path, ncap);
+    if (!np)
+        return -1;
+    o->path = np;
+    o->path_cap = ncap;
+    return 0;
 }
 
 typedef struct child_rec {
@@ -409,53 +504,46 @@ static int child_cmp(const void *a, const void *b) {
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Recursion depth is the module tree's depth. */
-static int reorder(order_ctx *o, exdb_umodule *parent, const char *prefix) {
+/* _reorder_submodules(parent, fqn_order, prefix), prefix being
+ * o->path[0..plen). Each child sorts at fqn_order.get(fqn,
+ * fqn_order.get(base_fqn, len(fqn_order))) and is recursed into with the
+ * prefix base_fqn + "." (fqn.split("@")[0]). The lookups are made before
+ * the recursion, which never changes fqn_order; recursion depth is the
+ * module tree's depth. */
+static int reorder(order_ctx *o, exdb_umodule *parent, size_t plen) {
     exdb_udict *d = parent->children;
-    uint32_t n = 0;
-    child_rec *recs = malloc((d->n ? d->n : 1) * sizeof *recs);
-    if (!recs)
-        return -1;
-    /* snapshot: list(parent._modules.items()) */
     uint32_t total = d->n;
-    const char **keys = malloc((total ? total : 1) * sizeof *keys);
-    void **vals = malloc((total ? total : 1) * sizeof *vals);
-    if (!keys || !vals) {
-        free(recs);
-        free(keys);
-        free(vals);
-        return -1;
-    }
-    if (total) {
-        memcpy(keys, d->keys, total * sizeof *keys);
-        memcpy(vals, d->vals, total * sizeof *vals);
-    }
+    if (!total)
+        return 0;
+    /* snapshot: list(parent._modules.items()) */
+    child_rec *recs = malloc(total * sizeof *recs);
+    const char **keys = malloc(total * sizeof *keys);
+    void **vals = malloc(total * sizeof *vals);
+    uint32_t n = 0;
+    if (!recs || !keys || !vals)
+        goto fail;
+    memcpy(keys, d->keys, total * sizeof *keys);
+    memcpy(vals, d->vals, total * sizeof *vals);
     for (uint32_t i = 0; i < total; i++) {
         if (!vals[i])
             continue;
-        exdb_umodule *child = vals[i];
-        char *fqn = exdb_arena_printf(&o->r->arena, "%s%s", prefix, keys[i]);
-        if (!fqn)
+        size_t ln = strlen(keys[i]);
+        if (path_reserve(o, plen + ln + 2) < 0)
             goto fail;
-        char *base = exdb_ustrdup(o->r, fqn);
-        if (!base)
-            goto fail;
-        char *at = strchr(base, '@');
-        if (at)
-            *at = '\0';
-        char *cprefix = exdb_arena_printf(&o->r->arena, "%s.", base);
-        if (!cprefix || reorder(o, child, cprefix) < 0)
-            goto fail;
-        long k = order_get(o, fqn);
-        if (k < 0)
-            k = order_get(o, base);
+        memcpy(o->path + plen, keys[i], ln + 1); /* fqn = prefix + name */
+        long k = order_get(o, o->path);
+        size_t blen = plen + strcspn(keys[i], "@");
+        if (k < 0) {
+            o->path[blen] = '\0'; /* base_fqn */
+            k = order_get(o, o->path);
+        }
         if (k < 0)
             k = (long)o->nkeys;
-        recs[n].key = k;
-        recs[n].seq = n;
-        recs[n].name = keys[i];
-        recs[n].child = child;
+        recs[n] = (child_rec){k, n, keys[i], vals[i]};
         n++;
+        o->path[blen] = '.';
+        if (reorder(o, vals[i], blen + 1) < 0)
+            goto fail;
     }
     /* delattr each, then register_module in sorted order: rebuild in place
      * (the dict object may be shared between calls of one module) */
@@ -484,18 +572,6 @@ fail:
     return -1;
 }
 
-typedef struct nm_ctx {
-    order_ctx *o;
-    int failed;
-} nm_ctx;
-
-static void add_named(void *vctx, const char *fqn, exdb_umodule *m) {
-    (void)m;
-    nm_ctx *c = vctx;
-    if (order_add(c->o, exdb_ustrdup(c->o->r, fqn), 0) < 0)
-        c->failed = 1;
-}
-
 /* _get_submodule(parent, fqn) is None */
 static int missing_submodule(exdb_umodule *m, const char *fqn) {
     const char *s = fqn;
@@ -518,32 +594,90 @@ static int missing_submodule(exdb_umodule *m, const char *fqn) {
     }
 }
 
-/* fqn_order = module_call_graph order (minus redirected and "@" fqns), then
- * every remaining named_modules path; missing call-graph fqns get empty
- * modules; children are re-registered in that order. */
+/* named_modules(remove_duplicate=False) paths not in fqn_order yet get
+ * len(fqn_order). Pre-order with an explicit stack; each path is built
+ * once in the arena (it becomes a key of fqn_order). */
+static int order_named_modules(order_ctx *o) {
+    typedef struct nm {
+        exdb_umodule *m;
+        const char *fqn;
+        size_t len;
+        uint32_t next;
+    } nm;
+    uint32_t cap = 32, n = 0;
+    nm *st = malloc(cap * sizeof *st);
+    if (!st)
+        return -1;
+    st[n++] = (nm){o->r->root, "", 0, 0};
+    int rc = 0;
+    if (!exdb_strmap_get(&o->order, ""))
+        rc = order_set(o, "", o->nkeys);
+    while (n && rc == 0) {
+        nm *top = &st[n - 1];
+        exdb_udict *d = top->m->children;
+        while (top->next < d->n && !d->vals[top->next])
+            top->next++;
+        if (top->next >= d->n) {
+            n--;
+            continue;
+        }
+        const char *name = d->keys[top->next];
+        exdb_umodule *c = d->vals[top->next];
+        top->next++;
+        size_t ln = strlen(name), len = top->len ? top->len + 1 + ln : ln;
+        char *fqn = exdb_arena_alloc(&o->r->arena, len + 1);
+        if (!fqn) {
+            rc = -1;
+            break;
+        }
+        if (top->len) {
+            memcpy(fqn, top->fqn, top->len);
+            fqn[top->len] = '.';
+        }
+        memcpy(fqn + len - ln, name, ln + 1);
+        if (!exdb_strmap_get(&o->order, fqn))
+            rc = order_set(o, fqn, o->nkeys);
+        if (n == cap) {
+            cap *= 2;
+            nm *ns = realloc(st, cap * sizeof *ns);
+            if (!ns) {
+                rc = -1;
+                break;
+            }
+            st = ns;
+        }
+        st[n++] = (nm){c, fqn, len, 0};
+    }
+    free(st);
+    return rc;
+}
+
+/* UnflattenedModule.__init__'s fqn_order (module_call_graph order minus
+ * redirected and "@" fqns, then every remaining named_modules path), then
+ * _reorder_submodules: missing call-graph fqns get empty modules and
+ * children are re-registered in that order. */
 int exdb_ureorder_submodules(exdb_urun *r, exdb_error *err) {
     order_ctx o = {.r = r};
     exdb_strmap_init(&o.order, &r->arena);
     const exdb_program *p = r->prog;
-    for (uint32_t i = 0; i < p->ncalls; i++) {
-        const char *fqn = p->calls[i].fqn;
+    uint32_t i = 0; /* {fqn: i for i, fqn in enumerate(fqn_list)} */
+    for (uint32_t c = 0; c < p->ncalls; c++) {
+        const char *fqn = p->calls[c].fqn;
         if (exdb_strmap_get(&r->redirected, fqn) || strchr(fqn, '@'))
             continue;
-        if (order_add(&o, fqn, 1) < 0)
+        if (order_set(&o, fqn, i++) < 0)
             return exdb_errorf(err, "out of memory");
     }
-    nm_ctx c = {&o, 0};
-    exdb_unflatten_named_modules_run(r, add_named, &c);
-    if (c.failed)
+    if (order_named_modules(&o) < 0)
         return exdb_errorf(err, "out of memory");
-    for (uint32_t i = 1; i < o.nkeys; i++) {
-        if (missing_submodule(r->root, o.keys[i])) {
+    for (uint32_t k = 1; k < o.nkeys; k++) {
+        if (missing_submodule(r->root, o.keys[k])) {
             exdb_umodule *m = exdb_umod_new(r, EXDB_UMOD_PLAIN, NULL);
-            if (!m || exdb_umod_add_submodule(r, r->root, o.keys[i], m, NULL, NULL) < 0)
+            if (!m || exdb_umod_add_submodule(r, r->root, o.keys[k], m, NULL, NULL) < 0)
                 return exdb_errorf(err, "out of memory");
         }
     }
-    if (reorder(&o, r->root, "") < 0)
-        return exdb_errorf(err, "out of memory");
-    return 0;
+    int rc = path_reserve(&o, 256) < 0 ? -1 : reorder(&o, r->root, 0);
+    free(o.path);
+    return rc < 0 ? exdb_errorf(err, "out of memory") : 0;
 }

@@ -33,7 +33,7 @@ exdb_node *exdb_unodemap_get(const exdb_unodemap *m, const exdb_node *k) {
 }
 
 static int nodemap_grow(exdb_urun *r, exdb_unodemap *m) {
-    uint32_t ns = m->nslots ? m->nslots * 2 : 16;
+    uint32_t ns = m->nslots ? m->nslots * 2 : 8;
     uint32_t *slots = exdb_arena_calloc(&r->arena, ns, sizeof *slots);
     if (!slots)
         return -1;
@@ -65,7 +65,7 @@ int exdb_unodemap_put(exdb_urun *r, exdb_unodemap *m, exdb_node *k, exdb_node *v
     if ((m->n + 1) * 2 > m->nslots && nodemap_grow(r, m) < 0)
         return -1;
     if (m->n == m->cap) {
-        uint32_t ncap = m->cap ? m->cap * 2 : 8;
+        uint32_t ncap = m->cap ? m->cap * 2 : 4;
         exdb_node **nk = exdb_arena_alloc(&r->arena, ncap * sizeof *nk);
         exdb_node **nv = exdb_arena_alloc(&r->arena, ncap * sizeof *nv);
         if (!nk || !nv)
@@ -403,7 +403,7 @@ static exdb_upartition *partition(exdb_urun *r, const char *module_id) {
 
 static int add_entry(exdb_urun *r, exdb_upartition *p, exdb_uentry e) {
     if (p->n == p->cap) {
-        uint32_t ncap = p->cap ? p->cap * 2 : 4;
+        uint32_t ncap = p->cap ? p->cap * 2 : 1;
         exdb_uentry *ne = exdb_arena_alloc(&r->arena, ncap * sizeof *ne);
         if (!ne)
             return -1;

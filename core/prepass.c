@@ -34,15 +34,24 @@ static int copy_flat(exdb_urun *r, exdb_error *err) {
 }
 
 /* Replaces every use of old by repl except in repl itself (the
- * delete_user_cb of replace_all_uses_with). */
-static int replace_uses_except(exdb_node *old, exdb_node *repl) {
+ * delete_user_cb of replace_all_uses_with) and in the output node `out`.
+ *
+ * Upstream rewrites the output node too, once per mutation: with M
+ * mutations that copies the M-long output tuple M times (quadratic: 2,500
+ * buffer mutations in the 141k-node synthetic program cost a second). Its
+ * rewritten args are thrown away right after the loop (output_node.args is
+ * rebuilt from the snapshot taken before any replacement), and moving the
+ * output node to the end of its inputs' user lists leaves the other users'
+ * order alone; the final exdb_node_set_args puts the output node where FX
+ * has it. So skipping it changes nothing observable. */
+static int replace_uses_except(exdb_node *old, exdb_node *repl, const exdb_node *out) {
     uint32_t count = old->nusers;
     exdb_node **users = malloc((count ? count : 1) * sizeof *users);
     if (!users)
         return -1;
     memcpy(users, old->users, count * sizeof *users);
     for (uint32_t i = 0; i < count; i++)
-        if (users[i] != repl)
+        if (users[i] != repl && users[i] != out)
             exdb_node_replace_input_with(users[i], old, repl);
     free(users);
     return 0;
@@ -75,26 +84,45 @@ static int inplace_mutations(exdb_urun *r, exdb_error *err) {
     if (!items)
         return exdb_errorf(err, "out of memory");
     memcpy(items, old.u.items, old.n * sizeof *items);
+    /* mutation_name_to_input_name, built once (upstream's dict
+     * comprehensions; a search per mutation would be quadratic):
+     * buffer_fqn_to_input_name (last input wins), the buffer mutations,
+     * then the user-input mutations on top. */
+    exdb_strmap buffer_input, mut_input;
+    exdb_strmap_init(&buffer_input, &r->arena);
+    exdb_strmap_init(&mut_input, &r->arena);
+    for (uint32_t j = 0; j < p->ninputs; j++) {
+        const exdb_input_spec *in = &p->inputs[j];
+        if (in->kind != EXDB_IN_BUFFER || !in->target)
+            continue;
+        void **slot = exdb_strmap_put(&buffer_input, in->target, NULL);
+        if (!slot)
+            return exdb_errorf(err, "out of memory");
+        *slot = (void *)in->name;
+    }
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t i = 0; i < p->noutputs; i++) {
+            const exdb_output_spec *o = &p->outputs[i];
+            if (!o->name || !o->target)
+                continue;
+            const char *input_name = NULL;
+            if (pass == 0 && o->kind == EXDB_OUT_BUFFER_MUTATION)
+                input_name = exdb_strmap_get(&buffer_input, o->target);
+            else if (pass == 1 && o->kind == EXDB_OUT_USER_INPUT_MUTATION)
+                input_name = o->target;
+            else
+                continue;
+            void **slot = exdb_strmap_put(&mut_input, o->name, NULL);
+            if (!slot)
+                return exdb_errorf(err, "out of memory");
+            *slot = (void *)input_name;
+        }
     for (uint32_t k = 0; k < nmut; k++) {
         exdb_arg *m = &items[k];
         if (m->kind != EXDB_ARG_NODE)
             return exdb_errorf(err, "output %u: a mutation output must be a node", k);
         exdb_node *mut = m->u.node;
-        /* mutation_name_to_input_name[mutation.name] */
-        const char *input_name = NULL;
-        for (uint32_t i = 0; i < p->noutputs && !input_name; i++) {
-            const exdb_output_spec *o = &p->outputs[i];
-            if (!o->name || strcmp(o->name, mut->name) != 0)
-                continue;
-            if (o->kind == EXDB_OUT_USER_INPUT_MUTATION) {
-                input_name = o->target;
-            } else if (o->kind == EXDB_OUT_BUFFER_MUTATION) {
-                for (uint32_t j = 0; j < p->ninputs; j++)
-                    if (p->inputs[j].kind == EXDB_IN_BUFFER && p->inputs[j].target && o->target &&
-                        strcmp(p->inputs[j].target, o->target) == 0)
-                        input_name = p->inputs[j].name;
-            }
-        }
+        const char *input_name = exdb_strmap_get(&mut_input, mut->name);
         if (!input_name)
             return exdb_errorf(err, "%s: KeyError: mutation output not in the graph signature",
                                mut->name);
@@ -117,7 +145,7 @@ static int inplace_mutations(exdb_urun *r, exdb_error *err) {
         if (!cp)
             return exdb_errorf(err, "out of memory");
         cp->meta = mut->meta;
-        if (replace_uses_except(mut, cp) < 0)
+        if (replace_uses_except(mut, cp, out) < 0)
             return exdb_errorf(err, "out of memory");
     }
     /* output_node.args = ((user_outputs),) from the old return_args */
@@ -133,16 +161,11 @@ static int inplace_mutations(exdb_urun *r, exdb_error *err) {
     return 0;
 }
 
-/* _is_prefix(candidate, target): a plain string prefix, strictly shorter. */
-static int is_prefix(const char *c, const char *t) {
-    size_t lc = strlen(c), lt = strlen(t);
+/* _is_prefix(candidate, target) on fqn.split("@")[0] of both: a plain
+ * string prefix, strictly shorter. Lengths stand for the split, so no
+ * copies are made (this runs for every stack entry of every node). */
+static int is_prefix(const char *c, size_t lc, const char *t, size_t lt) {
     return lc < lt && strncmp(c, t, lc) == 0;
-}
-
-/* fqn.split("@")[0] compared as text: length of the part before '@'. */
-static const char *strip_call(exdb_urun *r, const char *fqn) {
-    const char *at = strchr(fqn, '@');
-    return at ? exdb_arena_strndup(&r->arena, fqn, (size_t)(at - fqn)) : fqn;
 }
 
 static int add_warning(exdb_urun *r, const char *w) {
@@ -168,16 +191,17 @@ static int fix_stacks(exdb_urun *r, exdb_error *err) {
         const exdb_meta *m = n->meta;
         if (!m || !m->has_stack || m->nstack == 0)
             continue;
-        const char *prev = strip_call(r, m->stack[0].path);
+        const char *prev = m->stack[0].path;
+        size_t lprev = strcspn(prev, "@");
         uint32_t valid = 1;
         for (uint32_t i = 1; i < m->nstack; i++) {
-            const char *cur = strip_call(r, m->stack[i].path);
-            if (!prev || !cur)
-                return exdb_errorf(err, "out of memory");
-            if (!is_prefix(prev, cur))
+            const char *cur = m->stack[i].path;
+            size_t lcur = strcspn(cur, "@");
+            if (!is_prefix(prev, lprev, cur, lcur))
                 break;
             valid++;
             prev = cur;
+            lprev = lcur;
         }
         if (valid < m->nstack) {
             exdb_meta *nm = exdb_arena_alloc(&r->arena, sizeof *nm);

@@ -17,23 +17,51 @@ typedef struct sframe {
     exdb_umodule *m;
     const char **scope;
     uint32_t nscope;
+    size_t name_len; /* ".".join(scope) */
+    const char *name;
     uint32_t next; /* next child slot */
 } sframe;
 
-static char *id_key(exdb_urun *r, const exdb_umodule *m) {
-    return exdb_arena_printf(&r->arena, "%u", m->id);
-}
+/* module_id_to_inputs_removed[id(module)]: the placeholder names sinking
+ * erased from one module's graph. `done` is `id(module) in ...`: set once
+ * the module was processed, even when nothing was removed. Most sets are
+ * tiny, so they are arrays searched linearly; a big one gets a hash index
+ * the first time a parent filters against it. */
+typedef struct sink_removed {
+    const char **names;
+    uint32_t n;
+    uint8_t done;
+    exdb_strmap *index;
+} sink_removed;
 
+/* The plan's state, shared by its work items through their `node` pointer
+ * (as dedup.c and dispatch.c hang theirs): one entry per module object. */
+typedef struct sink_plan {
+    sink_removed *removed; /* by module id */
+    uint32_t nmodules;
+} sink_plan;
+
+#define SINK_LINEAR 8
+
+/* _sink_params' traversal, flattened: post-order over _modules (duplicates
+ * included, modules with a graph memoised by object), one work item per
+ * module graph. The work items share one sink_plan. */
 int exdb_usink_plan(exdb_urun *r, exdb_error *err) {
+    sink_plan *plan = exdb_arena_calloc(&r->arena, 1, sizeof *plan);
+    if (!plan)
+        return exdb_errorf(err, "out of memory");
+    plan->nmodules = r->nmodules;
+    plan->removed =
+        exdb_arena_calloc(&r->arena, r->nmodules ? r->nmodules : 1, sizeof(sink_removed));
     uint32_t cap = 16, n = 0;
     sframe *st = malloc(cap * sizeof *st);
     uint8_t *done = calloc(r->nmodules ? r->nmodules : 1, 1);
-    if (!st || !done) {
+    if (!plan->removed || !st || !done) {
         free(st);
         free(done);
         return exdb_errorf(err, "out of memory");
     }
-    st[n++] = (sframe){r->root, NULL, 0, 0};
+    st[n++] = (sframe){r->root, NULL, 0, 0, "", 0};
     int rc = 0;
     while (n && rc == 0) {
         sframe *top = &st[n - 1];
@@ -48,13 +76,20 @@ int exdb_usink_plan(exdb_urun *r, exdb_error *err) {
             if (done[c->id])
                 continue;
             const char **scope = exdb_arena_alloc(&r->arena, (top->nscope + 1) * sizeof *scope);
-            if (!scope) {
+            size_t ln = strlen(name), len = top->nscope ? top->name_len + 1 + ln : ln;
+            char *full = exdb_arena_alloc(&r->arena, len + 1);
+            if (!scope || !full) {
                 rc = exdb_errorf(err, "out of memory");
                 break;
             }
             if (top->nscope)
                 memcpy(scope, top->scope, top->nscope * sizeof *scope);
             scope[top->nscope] = name;
+            if (top->nscope) {
+                memcpy(full, top->name, top->name_len);
+                full[top->name_len] = '.';
+            }
+            memcpy(full + len - ln, name, ln + 1);
             if (n == cap) {
                 cap *= 2;
                 sframe *ns = realloc(st, cap * sizeof *ns);
@@ -65,7 +100,7 @@ int exdb_usink_plan(exdb_urun *r, exdb_error *err) {
                 st = ns;
                 top = &st[n - 1];
             }
-            st[n++] = (sframe){c, scope, top->nscope + 1, 0};
+            st[n++] = (sframe){c, scope, top->nscope + 1, len, full, 0};
             continue;
         }
         /* post-visit */
@@ -75,13 +110,9 @@ int exdb_usink_plan(exdb_urun *r, exdb_error *err) {
             w.module = m;
             w.scope = top->scope;
             w.nscope = top->nscope;
-            exdb_buf b;
-            exdb_buf_init(&b);
-            for (uint32_t i = 0; i < top->nscope; i++)
-                exdb_buf_printf(&b, "%s%s", i ? "." : "", top->scope[i]);
-            w.name = exdb_ustrdup(r, exdb_buf_str(&b));
-            exdb_buf_free(&b);
-            if (!w.name || exdb_uwork_push(r, w) < 0)
+            w.name = top->name;
+            w.node = (exdb_node *)plan;
+            if (exdb_uwork_push(r, w) < 0)
                 rc = exdb_errorf(err, "out of memory");
             done[m->id] = 1;
         }
@@ -90,6 +121,60 @@ int exdb_usink_plan(exdb_urun *r, exdb_error *err) {
     free(st);
     free(done);
     return rc;
+}
+
+/* n.name in module_id_to_inputs_removed[id(submodule)] */
+static int removed_has(exdb_urun *r, sink_removed *s, const char *name) {
+    if (s->n <= SINK_LINEAR) {
+        for (uint32_t i = 0; i < s->n; i++)
+            if (strcmp(s->names[i], name) == 0)
+                return 1;
+        return 0;
+    }
+    if (!s->index) {
+        s->index = exdb_arena_calloc(&r->arena, 1, sizeof *s->index);
+        if (!s->index)
+            return -1;
+        exdb_strmap_init(s->index, &r->arena);
+        for (uint32_t i = 0; i < s->n; i++) {
+            void **slot = exdb_strmap_put(s->index, s->names[i], NULL);
+            if (!slot)
+                return -1;
+            *slot = (void *)1;
+        }
+    }
+    return exdb_strmap_get(s->index, name) != NULL;
+}
+
+/* node.args = tuple(filter(lambda n: n.name not in removed, node.args)):
+ * FX reassigns (and so re-registers the node as a user) even when nothing
+ * is filtered out; a new tuple is only built when something is. */
+static int filter_call_args(exdb_urun *r, exdb_node *n, sink_removed *s) {
+    uint8_t gone_inline[64], *gone = n->args.n <= 64 ? gone_inline : malloc(n->args.n);
+    if (!gone)
+        return -1;
+    uint32_t keep = 0;
+    for (uint32_t i = 0; i < n->args.n; i++) {
+        const exdb_arg *a = &n->args.u.items[i];
+        int g = a->kind == EXDB_ARG_NODE ? removed_has(r, s, a->u.node->name) : 0;
+        if (g < 0) {
+            keep = UINT32_MAX;
+            break;
+        }
+        gone[i] = (uint8_t)g;
+        keep += !g;
+    }
+    exdb_arg nargs = n->args;
+    int rc = keep == UINT32_MAX ? -1 : 0;
+    if (rc == 0 && keep != n->args.n) {
+        rc = exdb_arg_seq(&r->arena, EXDB_ARG_TUPLE, keep, &nargs);
+        for (uint32_t i = 0, k = 0; rc == 0 && i < n->args.n; i++)
+            if (!gone[i])
+                nargs.u.items[k++] = n->args.u.items[i];
+    }
+    if (gone != gone_inline)
+        free(gone);
+    return rc < 0 ? -1 : exdb_node_set_args(n, &nargs, NULL);
 }
 
 /* sn.split(".")[: len(scope)] == [x.split("@")[0] for x in scope] */
@@ -146,19 +231,25 @@ static int state_attr_ok(exdb_umodule *m, const char *path) {
     }
 }
 
+/* One module of _sink_params: drop the args its children's sinking removed
+ * from its call_module nodes, then turn each placeholder that is state in
+ * this scope into a get_attr after the last placeholder (or just erase it
+ * when unused). */
 int exdb_usink_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
     exdb_umodule *m = w->module;
+    sink_plan *plan = (sink_plan *)w->node;
     exdb_graph *g = m->graph;
     const char *mname = w->name[0] ? w->name : "<root>";
     /* inputs, the_last_input */
     uint32_t ninputs = 0;
     for (exdb_node *n = g->head; n; n = n->next)
         ninputs += n->op == EXDB_OP_PLACEHOLDER;
-    exdb_node **inputs = malloc((ninputs ? ninputs : 1) * sizeof *inputs);
+    exdb_node *inline_inputs[16];
+    exdb_node **inputs = ninputs <= 16 ? inline_inputs : malloc(ninputs * sizeof *inputs);
     if (!inputs)
         return exdb_errorf(err, "out of memory");
     uint32_t k = 0;
-    for (exdb_node *n = g->head; n; n = n->next)
+    for (exdb_node *n = g->head; n && k < ninputs; n = n->next)
         if (n->op == EXDB_OP_PLACEHOLDER)
             inputs[k++] = n;
     exdb_node *last = ninputs ? inputs[ninputs - 1] : NULL;
@@ -168,36 +259,12 @@ int exdb_usink_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
         if (n->op != EXDB_OP_CALL_MODULE)
             continue;
         exdb_umodule *sub = exdb_umod_get_path(m, n->target);
-        if (!sub)
+        if (!sub || sub->id >= plan->nmodules || !plan->removed[sub->id].done)
             continue;
-        char key[16];
-        snprintf(key, sizeof key, "%u", sub->id);
-        exdb_ustrset *removed = exdb_strmap_get(&r->removed_by_module, key);
-        if (!removed)
-            continue;
-        exdb_arg nargs;
-        if (exdb_arg_seq(&r->arena, EXDB_ARG_TUPLE, n->args.n, &nargs) < 0) {
+        if (filter_call_args(r, n, &plan->removed[sub->id]) < 0)
             rc = exdb_errorf(err, "out of memory");
-            break;
-        }
-        uint32_t keep = 0;
-        for (uint32_t i = 0; i < n->args.n; i++) {
-            const exdb_arg *a = &n->args.u.items[i];
-            if (a->kind == EXDB_ARG_NODE && exdb_ustrset_has(removed, a->u.node->name))
-                continue;
-            nargs.u.items[keep++] = *a;
-        }
-        if (keep != n->args.n) {
-            nargs.n = keep;
-            if (exdb_node_set_args(n, &nargs, NULL) < 0)
-                rc = exdb_errorf(err, "out of memory");
-        }
     }
-    exdb_ustrset *removed = exdb_arena_calloc(&r->arena, 1, sizeof *removed);
-    if (!removed && rc == 0)
-        rc = exdb_errorf(err, "out of memory");
-    if (removed)
-        exdb_strmap_init(&removed->index, &r->arena);
+    sink_removed *removed = &plan->removed[m->id];
     for (uint32_t i = 0; i < ninputs && rc == 0; i++) {
         exdb_node *ph = inputs[i];
         const char **targets = exdb_strmap_get(&r->inputs_to_state, ph->name);
@@ -235,16 +302,18 @@ int exdb_usink_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
             rc = -1;
             break;
         }
-        if (exdb_ustrset_add(r, removed, ph->name) < 0)
-            rc = exdb_errorf(err, "out of memory");
+        if (!removed->names) {
+            removed->names = exdb_arena_alloc(&r->arena, ninputs * sizeof *removed->names);
+            if (!removed->names) {
+                rc = exdb_errorf(err, "out of memory");
+                break;
+            }
+        }
+        removed->names[removed->n++] = ph->name; /* placeholder names are unique */
     }
-    free(inputs);
-    if (rc == 0) {
-        char *key = id_key(r, m);
-        void **slot = key ? exdb_strmap_put(&r->removed_by_module, key, NULL) : NULL;
-        if (!slot)
-            return exdb_errorf(err, "out of memory");
-        *slot = removed;
-    }
+    if (inputs != inline_inputs)
+        free(inputs);
+    if (rc == 0)
+        removed->done = 1;
     return rc;
 }

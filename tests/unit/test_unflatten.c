@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/container.h"
 #include "core/print.h"
 #include "core/unflatten.h"
 
@@ -172,8 +173,8 @@ static void check_run(ufx *f, const char *what) {
         snprintf(parent, sizeof parent, "%.*s", dot ? (int)(dot - fqn) : 0, fqn);
         exdb_umodule *pm = exdb_unflatten_module(f->u, parent);
         cr_assert_not_null(pm);
-        void **slot = exdb_strmap_find(&pm->children->index, dot ? dot + 1 : fqn);
-        cr_assert(slot && *slot, "%s: %s not registered in its parent", what, fqn);
+        cr_assert_not_null(exdb_udict_get(pm->children, dot ? dot + 1 : fqn),
+                           "%s: %s not registered in its parent", what, fqn);
         (void)last;
     }
     /* every flat node lands in the module its (fixed) nn_module_stack names */
@@ -529,6 +530,305 @@ Test(unflatten, submodule_ordering) {
     close_run(&f);
 }
 
+/* ---- more feature groups: exact graphs where upstream prints them */
+
+/* the attribute name of m, or NULL */
+static const exdb_uattr *attr_of(ufx *f, const char *fqn, const char *name) {
+    exdb_umodule *m = exdb_unflatten_module(f->u, fqn);
+    cr_assert_not_null(m, "no module '%s'", fqn);
+    return exdb_udict_get(&m->attrs, name);
+}
+
+static int count_op(const exdb_graph *g, exdb_op op) {
+    int n = 0;
+    for (const exdb_node *x = g->head; x; x = x->next)
+        n += x->op == op;
+    return n;
+}
+
+/* test_nn_module_stack: the leaf-most module's graph, as upstream prints it */
+Test(unflatten, nn_module_stack) {
+    ufx f;
+    open_run(&f, FIX "nn_module_stack.json", 1);
+    check_run(&f, "nn_module_stack");
+    expect_named_modules(&f, "[][bar][bar.leaf][bar.leaf.linear]");
+    expect_module(&f, "bar.leaf.linear",
+                  "graph():\n"
+                  "    %x : [num_users=1] = placeholder[target=x]\n"
+                  "    %weight : [num_users=1] = get_attr[target=weight]\n"
+                  "    %bias : [num_users=1] = get_attr[target=bias]\n"
+                  "    %permute : [num_users=1] = call_function[target=torch.ops.aten.permute."
+                  "default](args = (%weight, [1, 0]), kwargs = {})\n"
+                  "    %addmm : [num_users=1] = call_function[target=torch.ops.aten.addmm.default]"
+                  "(args = (%bias, %x, %permute), kwargs = {})\n"
+                  "    return addmm");
+    /* hasattr(ufm, "bar.buffer"); the root reads it outside bar's call */
+    const exdb_uattr *buf = attr_of(&f, "bar", "buffer");
+    cr_assert_not_null(buf);
+    cr_expect_eq(buf->kind, EXDB_UATTR_BUFFER);
+    cr_expect_eq(count_target(exdb_unflatten_module(f.u, "")->graph, "bar.buffer"), 1);
+    close_run(&f);
+}
+
+/* test_nn_module_stack_shared_submodule: both leaf-most graphs as upstream
+ * prints them; bar_different.leaf's second call (same graph) is redirected */
+Test(unflatten, nn_module_stack_shared_submodule) {
+    ufx f;
+    open_run(&f, FIX "nn_module_stack_shared.json", 1);
+    check_run(&f, "nn_module_stack_shared");
+    expect_module(&f, "bar.leaf.linear",
+                  "graph():\n"
+                  "    %x : [num_users=1] = placeholder[target=x]\n"
+                  "    %weight : [num_users=1] = get_attr[target=weight]\n"
+                  "    %bias : [num_users=1] = get_attr[target=bias]\n"
+                  "    %linear : [num_users=1] = call_function[target=torch.ops.aten.linear."
+                  "default](args = (%x, %weight, %bias), kwargs = {})\n"
+                  "    return linear");
+    expect_module(&f, "bar_different.leaf.linear",
+                  "graph():\n"
+                  "    %add_2 : [num_users=1] = placeholder[target=add_2]\n"
+                  "    %weight : [num_users=1] = get_attr[target=weight]\n"
+                  "    %bias : [num_users=1] = get_attr[target=bias]\n"
+                  "    %linear_1 : [num_users=1] = call_function[target=torch.ops.aten.linear."
+                  "default](args = (%add_2, %weight, %bias), kwargs = {})\n"
+                  "    return linear_1");
+    cr_expect_str_eq(exdb_strmap_get(&f.u->run->redirected, "bar_different.leaf@1"),
+                     "bar_different.leaf");
+    cr_expect_null(exdb_unflatten_module(f.u, "bar_different.leaf@1"));
+    cr_expect_eq(count_target(exdb_unflatten_module(f.u, "bar_different")->graph, "leaf"), 2);
+    cr_expect_not_null(attr_of(&f, "bar", "buffer"));
+    close_run(&f);
+}
+
+/* test_cond_unflatten: the branch graphs are get_attr'd in m1's frame, so
+ * _copy_graph_attrs puts them on m1 (HOP get_attr subgraphs) */
+Test(unflatten, cond_graph_attrs) {
+    ufx f;
+    open_run(&f, FIX "cond.json", 1);
+    check_run(&f, "cond");
+    exdb_umodule *m1 = exdb_unflatten_module(f.u, "m1");
+    cr_assert_not_null(m1);
+    cr_expect_eq(count_target(m1->graph, "true_graph_0"), 1);
+    cr_expect_eq(count_target(m1->graph, "false_graph_0"), 1);
+    cr_expect_eq(count_target(m1->graph, "torch.ops.higher_order.cond"), 1);
+    static const char *const branches[] = {"m1.true_graph_0", "m1.false_graph_0"};
+    static const char *const ops[] = {"torch.ops.aten.add.Tensor", "torch.ops.aten.sub.Tensor"};
+    for (int i = 0; i < 2; i++) {
+        exdb_umodule *g = exdb_unflatten_module(f.u, branches[i]);
+        cr_assert_not_null(g, "%s", branches[i]);
+        cr_expect_eq(g->kind, EXDB_UMOD_GRAPH);
+        cr_expect_eq(count_op(g->graph, EXDB_OP_PLACEHOLDER), 2);
+        cr_expect_eq(count_target(g->graph, ops[i]), 1);
+    }
+    /* the root only calls m1; nothing of the HOP is left there */
+    exdb_umodule *root = exdb_unflatten_module(f.u, "");
+    cr_expect_eq(count_op(root->graph, EXDB_OP_GET_ATTR), 0);
+    cr_expect_eq(count_target(root->graph, "m1"), 1);
+    close_run(&f);
+}
+
+/* test_set_grad_unflatten: wrap_with_set_grad_enabled's region (submod_1)
+ * lands on m1 */
+Test(unflatten, set_grad_graph_attrs) {
+    ufx f;
+    open_run(&f, FIX "set_grad.json", 1);
+    check_run(&f, "set_grad");
+    exdb_umodule *sub = exdb_unflatten_module(f.u, "m1.submod_1");
+    cr_assert_not_null(sub);
+    cr_expect_eq(sub->kind, EXDB_UMOD_GRAPH);
+    cr_expect_eq(count_target(sub->graph, "torch.ops.aten.add.Tensor"), 1);
+    exdb_umodule *m1 = exdb_unflatten_module(f.u, "m1");
+    cr_expect_eq(count_target(m1->graph, "torch.ops.higher_order.wrap_with_set_grad_enabled"), 1);
+    cr_expect_eq(count_target(m1->graph, "submod_1"), 1);
+    close_run(&f);
+}
+
+/* test_unflatten_constant_tensor: the lifted constant sinks into submod */
+Test(unflatten, constant_tensor) {
+    ufx f;
+    open_run(&f, FIX "constant_tensor.json", 1);
+    check_run(&f, "constant_tensor");
+    const exdb_uattr *c = attr_of(&f, "submod", "lifted_tensor_0");
+    cr_assert_not_null(c);
+    cr_expect_eq(c->kind, EXDB_UATTR_CONST);
+    cr_expect_eq(count_target(exdb_unflatten_module(f.u, "submod")->graph, "lifted_tensor_0"), 1);
+    cr_expect_eq(count_op(exdb_unflatten_module(f.u, "")->graph, EXDB_OP_GET_ATTR), 0);
+    close_run(&f);
+}
+
+/* test_unflatten_constant_obj: a TorchBind object sinks like a tensor */
+Test(unflatten, constant_obj) {
+    ufx f;
+    open_run(&f, FIX "constant_obj.json", 1);
+    check_run(&f, "constant_obj");
+    const exdb_uattr *c = attr_of(&f, "submod", "attr");
+    cr_assert_not_null(c);
+    cr_expect_eq(c->kind, EXDB_UATTR_CONST);
+    exdb_umodule *sub = exdb_unflatten_module(f.u, "submod");
+    cr_expect_eq(count_target(sub->graph, "attr"), 1);
+    cr_expect_eq(count_target(sub->graph, "torch.ops.higher_order.call_torchbind"), 1);
+    close_run(&f);
+}
+
+/* test_unflatten_asserts: the runtime asserts on the unbacked x.item() stay
+ * in the module that made them; y.size(0) is computed once, in the root,
+ * and passed in (m1, m3 are not preserved) */
+Test(unflatten, asserts_unbacked_symints) {
+    ufx f;
+    open_run(&f, FIX "asserts.json", 1);
+    check_run(&f, "asserts");
+    static const char *const mods[] = {"m1", "m3"};
+    for (int i = 0; i < 2; i++) {
+        exdb_graph *g = exdb_unflatten_module(f.u, mods[i])->graph;
+        cr_expect_eq(count_target(g, "torch.ops.aten._assert_scalar.default"), 2, "%s", mods[i]);
+        cr_expect_eq(count_target(g, "torch.ops.aten.sym_constrain_range_for_size.default"), 1);
+        cr_expect_eq(count_target(g, "torch.ops.aten.item.default"), 1);
+        cr_expect_eq(count_target(g, "torch.ops.aten.sym_size.int"), 0);
+        cr_expect_not_null(exdb_graph_find(g, "sym_size_int_1"));
+        cr_expect_eq(exdb_graph_find(g, "sym_size_int_1")->op, EXDB_OP_PLACEHOLDER);
+    }
+    exdb_graph *root = exdb_unflatten_module(f.u, "")->graph;
+    cr_expect_eq(count_target(root, "torch.ops.aten.sym_size.int"), 1);
+    cr_expect_eq(count_target(root, "torch.ops.aten._assert_scalar.default"), 0);
+    close_run(&f);
+}
+
+/* test_unflatten_param_list_dict: containers without a graph; the root's
+ * get_attrs address param_list.0, param_dict.key_0... and each lands right
+ * after the last placeholder (inserting_after: the last one sunk first) */
+Test(unflatten, param_list_dict) {
+    ufx f;
+    open_run(&f, FIX "param_list_dict.json", 1);
+    check_run(&f, "param_list_dict");
+    expect_named_modules(&f, "[][param_list][param_dict]");
+    cr_expect_eq(exdb_unflatten_module(f.u, "param_list")->kind, EXDB_UMOD_PLAIN);
+    cr_expect_not_null(attr_of(&f, "param_list", "1"));
+    cr_expect_not_null(attr_of(&f, "param_dict", "key_0"));
+    static const char *const order[] = {"x", "param_dict.key_1", "param_dict.key_0", "param_list.1",
+                                        "param_list.0"};
+    const exdb_node *n = exdb_unflatten_module(f.u, "")->graph->head;
+    for (int i = 0; i < 5; i++, n = n->next) {
+        cr_assert_not_null(n);
+        cr_expect_str_eq(n->target, order[i]);
+    }
+    close_run(&f);
+}
+
+/* test_unflatten_placeholder_update_child2parent_swap: the user-input
+ * mutation (dropout_ on x) stays in the preserved child as a copy_ back
+ * into x; the root reads x itself (copy_ is mutable: no ival recorded) */
+Test(unflatten, input_mutation_preserved_child) {
+    ufx f;
+    open_run(&f, FIX "placeholder_update.json", 1);
+    check_run(&f, "placeholder_update");
+    exdb_graph *child = exdb_unflatten_module(f.u, "child")->graph;
+    exdb_node *cp = exdb_graph_find(child, "copy__default");
+    cr_assert_not_null(cp);
+    cr_expect_str_eq(cp->args.u.items[0].u.node->name, "x");
+    cr_expect_str_eq(cp->args.u.items[1].u.node->name, "dropout");
+    exdb_graph *root = exdb_unflatten_module(f.u, "")->graph;
+    cr_expect_eq(count_target(root, "torch.ops.aten.copy_.default"), 0);
+    exdb_node *mul = exdb_graph_find(root, "mul");
+    cr_assert_not_null(mul);
+    cr_expect_eq(mul->args.u.items[0].u.node, exdb_graph_find(root, "x"));
+    cr_expect_eq(f.u->run->nivals, 0);
+    close_run(&f);
+}
+
+/* test_unflatten_none: a None argument and a None output of a preserved
+ * call (ConstantArgument): _constant_1 in the child, None in the trees */
+Test(unflatten, preserved_constant_arguments) {
+    ufx f;
+    open_run(&f, FIX "preserve_none.json", 1);
+    check_run(&f, "preserve_none");
+    exdb_graph *m2 = exdb_unflatten_module(f.u, "m2")->graph;
+    cr_expect_not_null(exdb_graph_find(m2, "_constant_1"));
+    char *t = module_text(&f, "m2");
+    cr_expect(strstr(t, "tree_unflatten](args = ((%add_1, None), %_spec_1)") != NULL, "%s", t);
+    free(t);
+    t = module_text(&f, "");
+    cr_expect(strstr(t, "tree_unflatten](args = ([%add, None], %_spec_0)") != NULL, "%s", t);
+    cr_expect(strstr(t, "return (getitem_4, None)") != NULL, "%s", t);
+    free(t);
+    close_run(&f);
+}
+
+/* test_simple_alias: m.bias is the root's bias. Strict export keeps one
+ * placeholder (target "bias"); the archive's weights config says m.bias
+ * shares its tensor, so m sinks it as its own bias and both attributes are
+ * one object (id(unep.m.bias) == id(unep.bias)). */
+Test(unflatten, simple_alias) {
+    static const char *const files[] = {FIX "simple_alias.pt2", FIX "simple_alias_unused.pt2"};
+    for (int i = 0; i < 2; i++) {
+        ufx f;
+        open_run(&f, files[i], 1);
+        check_run(&f, files[i]);
+        const exdb_uattr *rb = attr_of(&f, "", "bias"), *mb = attr_of(&f, "m", "bias");
+        cr_assert(rb && mb, "%s", files[i]);
+        cr_expect_eq(rb->kind, EXDB_UATTR_PARAM);
+        cr_expect_eq(mb->identity, rb->identity, "%s: m.bias is not bias", files[i]);
+        cr_expect_neq(attr_of(&f, "m", "weight")->identity, rb->identity);
+        exdb_graph *m = exdb_unflatten_module(f.u, "m")->graph;
+        cr_expect_eq(count_target(m, "bias"), 1);
+        cr_expect_eq(count_op(m, EXDB_OP_PLACEHOLDER), 1);
+        /* (b): the root's own bias is unused */
+        cr_expect_eq(count_target(exdb_unflatten_module(f.u, "")->graph, "bias"), i ? 0 : 1);
+        close_run(&f);
+    }
+}
+
+/* test_unused_aliases: alpha, beta, gamma are one Parameter; all three come
+ * back as attributes of that one object */
+Test(unflatten, unused_aliases) {
+    ufx f;
+    open_run(&f, FIX "unused_aliases.pt2", 1);
+    check_run(&f, "unused_aliases");
+    const exdb_uattr *a = attr_of(&f, "", "alpha"), *b = attr_of(&f, "", "beta"),
+                     *g = attr_of(&f, "", "gamma");
+    cr_assert(a && b && g);
+    cr_expect(a->kind == EXDB_UATTR_PARAM && b->kind == EXDB_UATTR_PARAM &&
+              g->kind == EXDB_UATTR_PARAM);
+    cr_expect(a->identity == b->identity && b->identity == g->identity);
+    close_run(&f);
+}
+
+/* test_constant_aliasing: foo and m2.foo are one constant with one input;
+ * m2 sinks its use as its own foo */
+Test(unflatten, constant_aliasing) {
+    ufx f;
+    open_run(&f, FIX "constant_aliasing.pt2", 1);
+    check_run(&f, "constant_aliasing");
+    const exdb_uattr *a = attr_of(&f, "", "foo"), *b = attr_of(&f, "m2", "foo");
+    cr_assert(a && b);
+    cr_expect_eq(a->kind, EXDB_UATTR_CONST);
+    cr_expect_eq(a->identity, b->identity);
+    cr_expect_eq(count_target(exdb_unflatten_module(f.u, "m2")->graph, "foo"), 1);
+    const char **targets = exdb_strmap_get(&f.u->run->inputs_to_state, "c_foo");
+    cr_assert_not_null(targets);
+    cr_expect_str_eq(targets[0], "foo");
+    cr_expect_str_eq(targets[1], "m2.foo");
+    cr_expect_null(targets[2]);
+    close_run(&f);
+}
+
+/* Without an archive the signature is all there is: the bare program of
+ * simple_alias leaves m's use of the root's bias as a placeholder, the way
+ * upstream would without the state dict. */
+Test(unflatten, alias_needs_the_archive) {
+    ufx f;
+    memset(&f, 0, sizeof f);
+    exdb_program *p = exdb_program_load(FIX "simple_alias.pt2", NULL, &f.err);
+    cr_assert_not_null(p, "%s", f.err.msg);
+    p->container_kind = EXDB_CONT_JSON; /* as if loaded from the bare JSON */
+    f.p = p;
+    f.u = exdb_unflatten_new(p, &f.err);
+    cr_assert_not_null(f.u);
+    cr_assert_eq(exdb_unflatten_run(f.u, &f.err), 0, "%s", f.err.msg);
+    cr_expect_null(attr_of(&f, "m", "bias"));
+    cr_expect_not_null(exdb_graph_find(exdb_unflatten_module(f.u, "m")->graph, "p_bias"));
+    close_run(&f);
+}
+
 Test(unflatten, error_no_nn_module_stack) {
     ufx f;
     open_run(&f, FIX "error_no_stack.json", 0);
@@ -616,6 +916,10 @@ Test(unflatten, reverse_stepping_fixtures) {
     reverse_check(FIX "nested.json", 1);
     reverse_check(FIX "ivals_child2parent_preserved.json", 2);
     reverse_check(FIX "dispatch.json", 3);
+    reverse_check(FIX "cond.json", 4);
+    reverse_check(FIX "nn_module_stack_shared.json", 5);
+    reverse_check(FIX "constant_aliasing.pt2", 6);
+    reverse_check(FIX "preserve_none.json", 7);
 }
 
 /* ---- every real program */
