@@ -6,6 +6,7 @@
 #include "core/dce.h"
 #include "core/lint.h"
 #include "core/statefiles.h"
+#include "core/unflatten.h"
 #include "core/save.h"
 #include "session.h"
 
@@ -31,6 +32,13 @@ void cmd_lint_forget_program(const exdb_program *p) {
         exdb_dce_log_free(&last_dce);
         last_dce_prog = NULL;
     }
+}
+
+/* dce and undo edit the flat graph an unflatten run was built from: the
+ * run (and going back in it, which replays from the graph) is stale. */
+static void forget_unflatten_run(session *s) {
+    exdb_unflatten_free(s->run);
+    s->run = NULL;
 }
 
 static int cmd_lint(session *s, int argc, char **argv) {
@@ -110,6 +118,7 @@ static int cmd_dce(session *s, int argc, char **argv) {
     exdb_dce_log_free(&last_dce);
     last_dce = log;
     last_dce_prog = s->prog;
+    forget_unflatten_run(s);
     return 0;
 }
 
@@ -125,6 +134,7 @@ static int cmd_undo(session *s, int argc, char **argv) {
         return cmd_fail(s, "%s", err.msg);
     exdb_dce_log_free(&last_dce);
     last_dce_prog = NULL;
+    forget_unflatten_run(s);
     fprintf(s->out, "Restored %u node%s removed by the last dce.\n", n, n == 1 ? "" : "s");
     return 0;
 }
