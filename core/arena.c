@@ -8,10 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 struct exdb_arena_block {
     exdb_arena_block *prev;
     size_t size, off;
+    size_t faulted; /* bytes from data[0] already prefaulted (see prefault) */
     _Alignas(16) unsigned char data[];
 };
 
@@ -32,6 +35,40 @@ void exdb_arena_destroy(exdb_arena *a) {
     memset(a, 0, sizeof *a);
 }
 
+#define PREFAULT_STEP ((size_t)2 << 20)
+
+/* Large blocks are fresh mmap'd memory: touching them one page at a time
+ * costs a page fault per 4 KiB, which dominated loading and unflattening
+ * big programs. Ask the kernel to populate the next 2 MiB in one call as
+ * the allocation offset reaches it, so the unused tail of a block is never
+ * touched (and never counted in RSS). Kernels without MADV_POPULATE_WRITE
+ * (before 5.14) refuse it, and we fall back to ordinary faults. */
+static void prefault(exdb_arena_block *b, size_t upto) {
+#ifdef MADV_POPULATE_WRITE
+    static int unsupported;
+    if (unsupported || b->size < PREFAULT_STEP || upto <= b->faulted)
+        return;
+    static size_t page;
+    if (!page) {
+        long ps = sysconf(_SC_PAGESIZE);
+        page = ps > 0 ? (size_t)ps : 4096;
+    }
+    size_t end = b->faulted + PREFAULT_STEP;
+    while (end < upto)
+        end += PREFAULT_STEP;
+    if (end > b->size)
+        end = b->size;
+    uintptr_t lo = ((uintptr_t)b->data + b->faulted + page - 1) & ~(uintptr_t)(page - 1);
+    uintptr_t hi = ((uintptr_t)b->data + end) & ~(uintptr_t)(page - 1);
+    if (hi > lo && madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) != 0)
+        unsupported = 1;
+    b->faulted = end;
+#else
+    (void)b;
+    (void)upto;
+#endif
+}
+
 void *exdb_arena_alloc(exdb_arena *a, size_t n) {
     if (n == 0)
         n = 1;
@@ -50,6 +87,7 @@ void *exdb_arena_alloc(exdb_arena *a, size_t n) {
             return NULL;
         nb->size = want;
         nb->off = 0;
+        nb->faulted = 0;
         if (b && want == n && b->size - b->off > want / 4) {
             /* A big one-off request: keep filling the current block. */
             nb->prev = b->prev;
@@ -63,6 +101,8 @@ void *exdb_arena_alloc(exdb_arena *a, size_t n) {
     }
     void *p = b->data + b->off;
     b->off += n;
+    if (b->off > b->faulted)
+        prefault(b, b->off);
     a->used += n;
     return p;
 }
