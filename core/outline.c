@@ -904,6 +904,17 @@ int exdb_uoutline_step(exdb_urun *r, exdb_uevent *ev, exdb_error *err) {
                                "(module '%s')",
                                node->name, frame_name(f));
         int c = cmp_stack(f, m);
+        if (c == 0 && f->depth == 1) {
+            /* Not even the root frame is a prefix of this node's stack: the
+             * stack does not start at the root module. Upstream would leave
+             * the root frame here and lose the rest of the graph; exdb stops
+             * with a message (found by fuzzing: the root frame used to be
+             * popped, then read below the stack). */
+            return exdb_errorf(err,
+                               "RuntimeError: nn_module_stack of node %s does not start at the "
+                               "root module (first entry \"%s\")",
+                               node->name, m->stack[0].key);
+        }
         if (c == 0) {
             if (exit_frame(r, err) < 0)
                 return -1;
