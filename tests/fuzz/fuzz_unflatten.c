@@ -2,11 +2,7 @@
  * files) on any program the loader accepts: run to the end, print the
  * module tree and every module's graph, then travel back and forth through
  * the event log (goto, back, step) and dump the state. An extra harness
- * beyond the loader's: unflatten is what a user runs next on a file.
- *
- * With EXDB_FUZZ_SKIP_KNOWN set in the environment, programs that would
- * only hit a known, not yet fixed bug (tests/fuzz/regressions/KNOWN) are
- * skipped, so a long run can look past it. Replays never skip. */
+ * beyond the loader's: unflatten is what a user runs next on a file. */
 #include "core/program.h"
 #include "core/strbuf.h"
 #include "core/unflatten.h"
@@ -31,26 +27,6 @@ static void print_one(void *ctx, const char *fqn, exdb_umodule *m) {
     exdb_buf_reset(v->b);
 }
 
-/* KNOWN unflatten/stack_not_rooted.json: a node whose nn_module_stack does
- * not start at the root (path "", no call index) makes core/outline.c pop
- * the root frame. */
-static int hits_known_bug(const exdb_program *p) {
-    static int skip = -1;
-    if (skip < 0)
-        skip = getenv("EXDB_FUZZ_SKIP_KNOWN") != NULL;
-    if (!skip)
-        return 0;
-    for (const exdb_node *n = p->graph->head; n; n = n->next) {
-        const exdb_meta *m = n->meta;
-        if (m && m->has_stack && m->nstack &&
-            !(m->nstack == 1 && strcmp(m->stack[0].key,
-                                       "_empty_nn_module_stack_from_metadata_hook") == 0) &&
-            (m->stack[0].path[0] != '\0' || m->stack[0].call_idx != 0))
-            return 1;
-    }
-    return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char *buf = fuzz_dup(data, size);
     if (!buf)
@@ -59,10 +35,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     exdb_program *p = exdb_program_from_json(buf, size, "fuzz.json", &err);
     if (!p)
         return 0;
-    if (hits_known_bug(p)) {
-        exdb_program_free(p);
-        return 0;
-    }
     memset(&err, 0, sizeof err);
     exdb_unflatten *u = exdb_unflatten_new(p, &err);
     if (!u) {
