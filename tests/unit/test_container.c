@@ -15,42 +15,16 @@
 
 #include "core/container.h"
 
+#include "testutil.h"
+
 #define PROG  "{\"schema_version\": {\"major\": 8, \"minor\": 20}}"
 #define PROG2 "{\"graph_module\": {}, \"schema_version\": {\"major\": 8, \"minor\": 14}}"
 
-static char tdir[256];
-
 static void setup(void) {
-    snprintf(tdir, sizeof tdir, "/tmp/exdb-container-XXXXXX");
-    cr_assert_not_null(mkdtemp(tdir));
+    test_tmpdir_make("container");
 }
 
-/* Every test writes plain files straight into tdir. */
-static void teardown(void) {
-    DIR *d = opendir(tdir);
-    struct dirent *de;
-    char p[768];
-    while (d && (de = readdir(d))) {
-        if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
-            snprintf(p, sizeof p, "%s/%s", tdir, de->d_name);
-            unlink(p);
-        }
-    }
-    if (d)
-        closedir(d);
-    rmdir(tdir);
-}
-
-TestSuite(container, .init = setup, .fini = teardown);
-
-/* A path inside the test directory (static rotating buffers). */
-static const char *tpath(const char *name) {
-    static char bufs[8][512];
-    static int k;
-    char *b = bufs[k++ % 8];
-    snprintf(b, sizeof bufs[0], "%s/%s", tdir, name);
-    return b;
-}
+TestSuite(container, .init = setup, .fini = test_tmpdir_remove);
 
 typedef struct entry {
     const char *name;
@@ -193,7 +167,7 @@ static const entry pt2_entries[] = {
 #define NPT2 (sizeof pt2_entries / sizeof pt2_entries[0])
 
 Test(container, pt2_with_folder) {
-    const char *p = tpath("model.pt2");
+    const char *p = test_tpath("model.pt2");
     make_zip(p, pt2_entries, NPT2);
     exdb_container *c = open_ok(p);
     cr_assert_eq(exdb_container_kind_of(c), EXDB_CONT_PT2);
@@ -212,7 +186,7 @@ Test(container, pt2_with_folder) {
 
 Test(container, pt2_at_root_with_trailing_whitespace) {
     const entry e[] = {{"archive_format", "pt2\r\n", 0, 0}, {"models/net.json", PROG, 0, 1}};
-    const char *p = tpath("root.pt2");
+    const char *p = test_tpath("root.pt2");
     make_zip(p, e, 2);
     exdb_container *c = open_ok(p);
     cr_assert_eq(exdb_container_kind_of(c), EXDB_CONT_PT2);
@@ -229,7 +203,7 @@ Test(container, pt2_two_models) {
         {"archive/models/encoder.json", PROG, 0, 0},
         {"archive/models/decoder.json", PROG2, 0, 0},
     };
-    const char *p = tpath("two.pt2");
+    const char *p = test_tpath("two.pt2");
     make_zip(p, e, 3);
     exdb_container *c = open_ok(p);
     cr_assert_eq(exdb_container_model_count(c), 2);
@@ -253,7 +227,7 @@ Test(container, pt2_hostile_member_names) {
         {"pkg/models/sub/deep.json", "x", 0, 0}, {"other/models/foreign.json", "x", 0, 0},
         {"pkg/models/model.json", PROG, 0, 0},
     };
-    const char *p = tpath("names.pt2");
+    const char *p = test_tpath("names.pt2");
     make_zip(p, e, sizeof e / sizeof e[0]);
     exdb_container *c = open_ok(p);
     cr_assert_eq(exdb_container_model_count(c), 1);
@@ -269,7 +243,7 @@ Test(container, legacy_zip) {
         {"serialized_constants.pt", "", 0, 0},
         {"version", "8.6\n", 0, 0},
     };
-    const char *p = tpath("legacy.pt2");
+    const char *p = test_tpath("legacy.pt2");
     make_zip(p, e, 4);
     exdb_container *c = open_ok(p);
     cr_assert_eq(exdb_container_kind_of(c), EXDB_CONT_LEGACY_ZIP);
@@ -282,7 +256,7 @@ Test(container, legacy_zip) {
 }
 
 Test(container, bare_json) {
-    const char *p = tpath("prog.json");
+    const char *p = test_tpath("prog.json");
     write_file(p, " \n\t" PROG "\n", strlen(PROG) + 4);
     exdb_container *c = open_ok(p);
     cr_assert_eq(exdb_container_kind_of(c), EXDB_CONT_JSON);
@@ -295,7 +269,7 @@ Test(container, bare_json) {
 }
 
 Test(container, not_a_program) {
-    const char *p = tpath("text.txt");
+    const char *p = test_tpath("text.txt");
     write_file(p, "  hello {", 9);
     expect_open_error(
         p, "%s: not a torch.export program: expected a .pt2/zip archive or JSON starting with '{'");
@@ -308,19 +282,19 @@ Test(container, not_a_program) {
 }
 
 Test(container, empty_file) {
-    const char *p = tpath("empty.pt2");
+    const char *p = test_tpath("empty.pt2");
     write_file(p, "", 0);
     expect_open_error(p, "%s: empty file: expected a .pt2/zip archive or JSON starting with '{'");
 }
 
 Test(container, missing_file_and_directory) {
-    expect_open_error(tpath("nope.pt2"), "%s: No such file or directory");
-    expect_open_error(tdir, "%s: is a directory, expected a .pt2/zip archive or a JSON file");
+    expect_open_error(test_tpath("nope.pt2"), "%s: No such file or directory");
+    expect_open_error(test_tdir, "%s: is a directory, expected a .pt2/zip archive or a JSON file");
 }
 
 Test(container, wrong_archive_format) {
     const entry e[] = {{"m/archive_format", "pt3\x01", 0, 0}, {"m/models/model.json", PROG, 0, 0}};
-    const char *p = tpath("fmt.pt2");
+    const char *p = test_tpath("fmt.pt2");
     make_zip(p, e, 2);
     expect_open_error(p, "%s: archive_format: expected \"pt2\", found \"pt3?\"");
 }
@@ -329,7 +303,7 @@ Test(container, oversized_archive_format) {
     static char big[1000];
     memset(big, 'x', sizeof big);
     const entry e[] = {{"m/archive_format", big, sizeof big, 0}};
-    const char *p = tpath("bigfmt.pt2");
+    const char *p = test_tpath("bigfmt.pt2");
     make_zip(p, e, 1);
     expect_open_error(
         p,
@@ -338,7 +312,7 @@ Test(container, oversized_archive_format) {
 
 Test(container, pt2_without_models) {
     const entry e[] = {{"m/archive_format", "pt2", 0, 0}, {"m/models/readme.txt", "x", 0, 0}};
-    const char *p = tpath("nomodel.pt2");
+    const char *p = test_tpath("nomodel.pt2");
     make_zip(p, e, 2);
     expect_open_error(p, "%s: no program in archive (expected models/<name>.json)");
 }
@@ -349,7 +323,7 @@ Test(container, torchscript_zip) {
         {"archive/constants.pkl", "\x80\x02).", 0, 0},
         {"archive/version", "3\n", 0, 0},
     };
-    const char *p = tpath("script.pt");
+    const char *p = test_tpath("script.pt");
     make_zip(p, e, 3);
     expect_open_error(
         p,
@@ -358,19 +332,19 @@ Test(container, torchscript_zip) {
 
 Test(container, zip_without_program) {
     const entry e[] = {{"readme.txt", "hello", 0, 0}};
-    const char *p = tpath("other.zip");
+    const char *p = test_tpath("other.zip");
     make_zip(p, e, 1);
     expect_open_error(p, "%s: zip archive holds no torch.export program (expected archive_format "
                          "or serialized_exported_program.json)");
     /* The 22-byte empty archive. */
-    const char *q = tpath("empty.zip");
+    const char *q = test_tpath("empty.zip");
     write_file(q, "PK\x05\x06\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 22);
     expect_open_error(q, "%s: zip archive holds no torch.export program (expected archive_format "
                          "or serialized_exported_program.json)");
 }
 
 Test(container, truncated_zip) {
-    const char *p = tpath("trunc.pt2");
+    const char *p = test_tpath("trunc.pt2");
     size_t len;
     make_zip(p, pt2_entries, NPT2);
     unsigned char *d = slurp(p, &len);
@@ -383,7 +357,7 @@ Test(container, truncated_zip) {
 
 Test(container, huge_declared_size) {
     const entry e[] = {{"m/archive_format", "pt2", 0, 0}, {"m/models/model.json", PROG, 0, 1}};
-    const char *p = tpath("huge.pt2");
+    const char *p = test_tpath("huge.pt2");
     make_zip(p, e, 2);
     patch_uncompressed_size(p, "m/models/model.json", 0xF0000000u);
     exdb_container *c = open_ok(p);
@@ -398,7 +372,7 @@ Test(container, deflated_member) {
     for (size_t i = 0; i < sizeof big - 1; i++)
         big[i] = i == 0 ? '{' : "abc \n"[i % 5];
     const entry e[] = {{"m/archive_format", "pt2", 0, 1}, {"m/models/model.json", big, 0, 1}};
-    const char *p = tpath("deflate.pt2");
+    const char *p = test_tpath("deflate.pt2");
     make_zip(p, e, 2);
     exdb_container *c = open_ok(p);
     expect_program(c, NULL, big, "models/model.json");
@@ -408,7 +382,7 @@ Test(container, deflated_member) {
 /* A deflated member whose real data is longer or shorter than declared. */
 Test(container, deflated_member_wrong_size) {
     const entry e[] = {{"m/archive_format", "pt2", 0, 0}, {"m/models/model.json", PROG, 0, 1}};
-    const char *p = tpath("liar.pt2");
+    const char *p = test_tpath("liar.pt2");
     make_zip(p, e, 2);
     patch_uncompressed_size(p, "m/models/model.json", (uint32_t)strlen(PROG) - 5);
     exdb_container *c = open_ok(p);
@@ -427,7 +401,7 @@ Test(container, deflated_member_wrong_size) {
 }
 
 Test(container, json_file_over_limit) {
-    const char *p = tpath("big.json");
+    const char *p = test_tpath("big.json");
     int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     cr_assert(fd >= 0);
     cr_assert_eq(write(fd, "{", 1), 1);
@@ -441,7 +415,7 @@ Test(container, json_file_over_limit) {
 
 static size_t count_dir_entries(void) {
     size_t n = 0;
-    DIR *d = opendir(tdir);
+    DIR *d = opendir(test_tdir);
     struct dirent *de;
     cr_assert_not_null(d);
     while ((de = readdir(d)))
@@ -486,7 +460,7 @@ static void check_alignment(const char *path, size_t members) {
 }
 
 Test(container, save_pt2_round_trip) {
-    const char *in = tpath("in.pt2"), *out = tpath("out.pt2");
+    const char *in = test_tpath("in.pt2"), *out = test_tpath("out.pt2");
     exdb_error err = {0};
     make_zip(in, pt2_entries, NPT2);
     exdb_container *c = open_ok(in);
@@ -539,7 +513,7 @@ Test(container, save_pt2_round_trip) {
 
     /* an unknown model is refused before anything is written */
     snprintf(want, sizeof want, "%s: no model named \"x\" (models: model)", in);
-    cr_assert_eq(exdb_container_save(c, "x", PROG, strlen(PROG), tpath("x.pt2"), 0, &err), -1);
+    cr_assert_eq(exdb_container_save(c, "x", PROG, strlen(PROG), test_tpath("x.pt2"), 0, &err), -1);
     cr_assert_str_eq(err.msg, want);
     cr_assert_eq(count_dir_entries(), 2);
     exdb_container_close(c);
@@ -548,7 +522,7 @@ Test(container, save_pt2_round_trip) {
 /* Saving over the file the container was opened from works: the open
  * archive keeps reading the old inode. */
 Test(container, save_in_place) {
-    const char *p = tpath("self.pt2");
+    const char *p = test_tpath("self.pt2");
     exdb_error err = {0};
     make_zip(p, pt2_entries, NPT2);
     exdb_container *c = open_ok(p);
@@ -566,7 +540,7 @@ Test(container, save_two_models_keeps_the_other) {
         {"archive/models/encoder.json", PROG, 0, 0},
         {"archive/models/decoder.json", PROG, 0, 1},
     };
-    const char *in = tpath("two.pt2"), *out = tpath("two-out.pt2");
+    const char *in = test_tpath("two.pt2"), *out = test_tpath("two-out.pt2");
     exdb_error err = {0};
     make_zip(in, e, 3);
     exdb_container *c = open_ok(in);
@@ -586,7 +560,7 @@ Test(container, save_legacy_zip) {
         {"serialized_state_dict.pt", "\x01\x02\x00\x03", 4, 0},
         {"version", "8.6", 0, 0},
     };
-    const char *in = tpath("legacy.zip"), *out = tpath("legacy-out.zip");
+    const char *in = test_tpath("legacy.zip"), *out = test_tpath("legacy-out.zip");
     exdb_error err = {0};
     make_zip(in, e, 3);
     exdb_container *c = open_ok(in);
@@ -609,7 +583,7 @@ Test(container, save_legacy_zip) {
 }
 
 Test(container, save_bare_json) {
-    const char *in = tpath("a.json"), *out = tpath("b.json");
+    const char *in = test_tpath("a.json"), *out = test_tpath("b.json");
     exdb_error err = {0};
     write_file(in, PROG, strlen(PROG));
     exdb_container *c = open_ok(in);
@@ -636,11 +610,11 @@ Test(container, save_bare_json) {
 }
 
 Test(container, save_into_missing_directory) {
-    const char *in = tpath("a.json");
+    const char *in = test_tpath("a.json");
     char out[600], want[EXDB_ERROR_MAX];
     exdb_error err = {0};
     write_file(in, PROG, strlen(PROG));
-    snprintf(out, sizeof out, "%s/no/such/dir/b.json", tdir);
+    snprintf(out, sizeof out, "%s/no/such/dir/b.json", test_tdir);
     snprintf(want, sizeof want,
              "%s: cannot create a temporary file beside it: No such file or directory", out);
     exdb_container *c = open_ok(in);
@@ -657,7 +631,7 @@ Test(container, save_with_corrupt_member) {
         {"m/models/model.json", PROG, 0, 0},
         {"m/data/weights/weight_0", "0123456789abcdef", 0, 1},
     };
-    const char *in = tpath("bad.pt2"), *out = tpath("bad-out.pt2");
+    const char *in = test_tpath("bad.pt2"), *out = test_tpath("bad-out.pt2");
     char want[EXDB_ERROR_MAX];
     exdb_error err = {0};
     make_zip(in, e, 3);

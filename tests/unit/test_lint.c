@@ -12,7 +12,9 @@
 #include "core/json.h"
 #include "core/lint.h"
 
-#define REAL_DIR "/work/shared/real_pt2"
+#include "testutil.h"
+
+#define REAL_DIR test_real_dir()
 
 static exdb_arg tuple(exdb_arena *a, int n, ...) {
     exdb_arg t;

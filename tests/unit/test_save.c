@@ -16,38 +16,15 @@
 #include "core/print.h"
 #include "core/save.h"
 
-#define REAL_DIR "/work/shared/real_pt2"
+#include "testutil.h"
 
-static char tdir[64];
+#define REAL_DIR test_real_dir()
 
 static void setup(void) {
-    snprintf(tdir, sizeof tdir, "/tmp/exdb-save-XXXXXX");
-    cr_assert_not_null(mkdtemp(tdir));
+    test_tmpdir_make("save");
 }
 
-static void teardown(void) {
-    DIR *d = opendir(tdir);
-    struct dirent *de;
-    char p[512];
-    while (d && (de = readdir(d)))
-        if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
-            snprintf(p, sizeof p, "%s/%s", tdir, de->d_name);
-            unlink(p);
-        }
-    if (d)
-        closedir(d);
-    rmdir(tdir);
-}
-
-TestSuite(save, .init = setup, .fini = teardown);
-
-static const char *tpath(const char *name) {
-    static char b[4][512];
-    static int k;
-    char *s = b[k++ % 4];
-    snprintf(s, sizeof b[0], "%s/%s", tdir, name);
-    return s;
-}
+TestSuite(save, .init = setup, .fini = test_tmpdir_remove);
 
 static exdb_program *load(const char *path) {
     exdb_error err = {0};
@@ -126,7 +103,7 @@ Test(save, json_equal_ignores_key_order) {
 Test(save, refuses_to_overwrite_without_force) {
     exdb_program *p = load("tests/fixtures/dce/dead_pure.json");
     exdb_error err = {0};
-    const char *out = tpath("out.json");
+    const char *out = test_tpath("out.json");
     cr_assert_eq(exdb_program_save(p, out, 0, NULL, &err), 0, "%s", err.msg);
     cr_assert_eq(exdb_program_save(p, out, 0, NULL, &err), -1);
     char want[600];
@@ -147,7 +124,7 @@ Test(save, after_dce_drops_nodes_and_values) {
     exdb_error err = {0};
     cr_assert_eq(exdb_dce_run(p->graph, NULL, &log, &err), 4);
     exdb_save_stats st;
-    const char *out = tpath("dce.json");
+    const char *out = test_tpath("dce.json");
     cr_assert_eq(exdb_program_save(p, out, 0, &st, &err), 0, "%s", err.msg);
     cr_assert_eq(st.nodes_dropped, 1, "var_mean's node");
     cr_assert_eq(st.values_dropped, 2, "var_mean_1 and var_mean_2");
@@ -169,9 +146,9 @@ Test(save, after_dce_drops_nodes_and_values) {
     /* dead_pure: the three dead nodes go, the printed graphs agree */
     exdb_program *d = load("tests/fixtures/dce/dead_pure.json");
     cr_assert_eq(exdb_dce_run(d->graph, NULL, &log, &err), 3);
-    cr_assert_eq(exdb_program_save(d, tpath("pure.json"), 0, &st, &err), 0, "%s", err.msg);
+    cr_assert_eq(exdb_program_save(d, test_tpath("pure.json"), 0, &st, &err), 0, "%s", err.msg);
     cr_assert_eq(st.nodes_dropped, 3);
-    exdb_program *e = load(tpath("pure.json"));
+    exdb_program *e = load(test_tpath("pure.json"));
     exdb_buf b1, b2;
     exdb_buf_init(&b1);
     exdb_buf_init(&b2);
@@ -204,7 +181,7 @@ Test(save, real_programs_round_trip) {
         snprintf(path, sizeof path, "%s/%s", REAL_DIR, de->d_name);
         exdb_program *p = load(path);
         exdb_error err = {0};
-        const char *out = tpath("rt.json");
+        const char *out = test_tpath("rt.json");
         cr_assert_eq(exdb_program_save(p, out, 1, NULL, &err), 0, "%s", err.msg);
         cr_assert(same_json(path, out), "%s", path);
         size_t l1, l2;

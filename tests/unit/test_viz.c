@@ -18,40 +18,15 @@
 #include "viz/render.h"
 #include "viz/view.h"
 
-#define EXAMPLE "tests/fixtures/example.json"
-#define REAL    "/work/shared/real_pt2/TheCBaH__pytorch.models.pt2__"
+#include "testutil.h"
 
-static char tdir[256];
+#define EXAMPLE "tests/fixtures/example.json"
 
 static void setup(void) {
-    snprintf(tdir, sizeof tdir, "/tmp/exdb-viz-XXXXXX");
-    cr_assert_not_null(mkdtemp(tdir));
+    test_tmpdir_make("viz");
 }
 
-static void teardown(void) {
-    DIR *d = opendir(tdir);
-    struct dirent *de;
-    char p[768];
-    while (d && (de = readdir(d))) {
-        if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
-            snprintf(p, sizeof p, "%s/%s", tdir, de->d_name);
-            unlink(p);
-        }
-    }
-    if (d)
-        closedir(d);
-    rmdir(tdir);
-}
-
-TestSuite(viz, .init = setup, .fini = teardown);
-
-static const char *tpath(const char *name) {
-    static char bufs[8][512];
-    static int k;
-    char *b = bufs[k++ % 8];
-    snprintf(b, sizeof bufs[0], "%s/%s", tdir, name);
-    return b;
-}
+TestSuite(viz, .init = setup, .fini = test_tmpdir_remove);
 
 static exdb_program *load(const char *path) {
     exdb_error err = {0};
@@ -304,7 +279,7 @@ Test(viz, svg_is_well_formed_with_one_element_per_node) {
     exdb_error err = {0};
     exdb_viz_view views[] = {{.kind = EXDB_VIEW_FLAT}, {.kind = EXDB_VIEW_FLAT, .by_module = 1}};
     for (int v = 0; v < 2; v++) {
-        const char *out = tpath(v ? "bym.svg" : "flat.svg");
+        const char *out = test_tpath(v ? "bym.svg" : "flat.svg");
         exdb_viz_stats st;
         cr_assert_eq(exdb_viz_render(&src, &views[v], &set, out, &st, &err), 0, "%s", err.msg);
         cr_assert_str_eq(st.engine, "dot");
@@ -324,16 +299,18 @@ Test(viz, images_refused_above_the_limit_dot_never) {
     cr_assert_eq(exdb_viz_set(&set, "render-limit", "10", NULL), 0);
     exdb_error err = {0};
     exdb_viz_view view = {.kind = EXDB_VIEW_FLAT};
-    cr_assert_eq(exdb_viz_render(&src, &view, &set, tpath("a.svg"), NULL, &err), -1);
+    cr_assert_eq(exdb_viz_render(&src, &view, &set, test_tpath("a.svg"), NULL, &err), -1);
     cr_assert(strstr(err.msg, "render limit"), "%s", err.msg);
     cr_assert(strstr(err.msg, "modules --depth"), "%s", err.msg);
-    cr_assert_eq(access(tpath("a.svg"), F_OK), -1);
+    cr_assert_eq(access(test_tpath("a.svg"), F_OK), -1);
     exdb_error_clear(&err);
-    cr_assert_eq(exdb_viz_render(&src, &view, &set, tpath("a.dot"), NULL, &err), 0, "%s", err.msg);
+    cr_assert_eq(exdb_viz_render(&src, &view, &set, test_tpath("a.dot"), NULL, &err), 0, "%s",
+                 err.msg);
     view.force = 1;
     cr_assert_eq(exdb_viz_set(&set, "layout", "sfdp", NULL), 0);
     exdb_viz_stats st;
-    cr_assert_eq(exdb_viz_render(&src, &view, &set, tpath("a.png"), &st, &err), 0, "%s", err.msg);
+    cr_assert_eq(exdb_viz_render(&src, &view, &set, test_tpath("a.png"), &st, &err), 0, "%s",
+                 err.msg);
     cr_assert_str_eq(st.engine, "sfdp");
     exdb_program_free(p);
 }
@@ -341,7 +318,7 @@ Test(viz, images_refused_above_the_limit_dot_never) {
 Test(viz, never_overwrites_the_program_and_leaves_no_temp_files) {
     /* The program under an image name: loading goes by content. */
     char *text = slurp(EXAMPLE);
-    const char *copy = tpath("prog.svg");
+    const char *copy = test_tpath("prog.svg");
     FILE *f = fopen(copy, "wb");
     fputs(text, f);
     fclose(f);
@@ -351,26 +328,26 @@ Test(viz, never_overwrites_the_program_and_leaves_no_temp_files) {
     exdb_viz_view view = {.kind = EXDB_VIEW_FLAT};
     exdb_error err = {0};
     char same[600];
-    snprintf(same, sizeof same, "%s/./prog.svg", tdir);
+    snprintf(same, sizeof same, "%s/./prog.svg", test_tdir);
     cr_assert_eq(exdb_viz_render(&src, &view, &set, same, NULL, &err), -1);
     cr_assert(strstr(err.msg, "refusing"), "%s", err.msg);
     /* A symbolic link to the program is caught too. */
-    cr_assert_eq(symlink(copy, tpath("prog.dot")), 0);
+    cr_assert_eq(symlink(copy, test_tpath("prog.dot")), 0);
     exdb_error_clear(&err);
-    cr_assert_eq(exdb_viz_render(&src, &view, &set, tpath("prog.dot"), NULL, &err), -1);
+    cr_assert_eq(exdb_viz_render(&src, &view, &set, test_tpath("prog.dot"), NULL, &err), -1);
     cr_assert(strstr(err.msg, "refusing"), "%s", err.msg);
     char *after = slurp(copy);
     cr_assert_str_eq(after, text);
     free(after);
-    unlink(tpath("prog.dot"));
+    unlink(test_tpath("prog.dot"));
     exdb_error_clear(&err);
-    cr_assert_eq(exdb_viz_render(&src, &view, &set, tpath("x.txt"), NULL, &err), -1);
+    cr_assert_eq(exdb_viz_render(&src, &view, &set, test_tpath("x.txt"), NULL, &err), -1);
     cr_assert(strstr(err.msg, "extension"), "%s", err.msg);
     exdb_error_clear(&err);
-    cr_assert_eq(exdb_viz_render(&src, &view, &set, tpath("out.dot"), NULL, &err), 0, "%s",
+    cr_assert_eq(exdb_viz_render(&src, &view, &set, test_tpath("out.dot"), NULL, &err), 0, "%s",
                  err.msg);
     /* Only the program and the output are left: no temporary files. */
-    DIR *d = opendir(tdir);
+    DIR *d = opendir(test_tdir);
     struct dirent *de;
     int files = 0;
     while ((de = readdir(d)))
@@ -378,7 +355,7 @@ Test(viz, never_overwrites_the_program_and_leaves_no_temp_files) {
     closedir(d);
     cr_assert_eq(files, 2);
     struct stat sb;
-    cr_assert_eq(stat(tpath("out.dot"), &sb), 0);
+    cr_assert_eq(stat(test_tpath("out.dot"), &sb), 0);
     cr_assert(sb.st_mode & S_IRGRP || (sb.st_mode & 0777) == (0666 & ~umask(022)));
     free(text);
     exdb_program_free(p);
@@ -449,7 +426,8 @@ Test(viz, real_programs_render) {
     static const char *models[] = {"resnet18", "mobilenet_v3_small", "vit_b_16"};
     for (size_t i = 0; i < sizeof models / sizeof *models; i++) {
         char path[512];
-        snprintf(path, sizeof path, REAL "%s__model.json", models[i]);
+        snprintf(path, sizeof path, "%s/TheCBaH__pytorch.models.pt2__%s__model.json",
+                 test_real_dir(), models[i]);
         if (access(path, R_OK) != 0)
             continue;
         exdb_program *p = load(path);
@@ -457,7 +435,7 @@ Test(viz, real_programs_render) {
         exdb_viz_settings set = settings();
         exdb_error err = {0};
         exdb_viz_view mv = {.kind = EXDB_VIEW_MODULES, .depth = 2};
-        const char *out = tpath("m.svg");
+        const char *out = test_tpath("m.svg");
         cr_assert_eq(exdb_viz_render(&src, &mv, &set, out, NULL, &err), 0, "%s: %s", models[i],
                      err.msg);
         xmllint_ok(out);
