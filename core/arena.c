@@ -2,6 +2,7 @@
  * million-node program costs a few dozen mallocs, and huge single requests
  * get a block of their own. */
 #include "arena.h"
+#include "prefault.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -35,27 +36,35 @@ void exdb_arena_destroy(exdb_arena *a) {
     memset(a, 0, sizeof *a);
 }
 
-#define PREFAULT_STEP ((size_t)2 << 20)
+#define PREFAULT_STEP     ((size_t)2 << 20)
+#define PREFAULT_MIN_STEP ((size_t)64 << 10)
 
-/* Large blocks are fresh mmap'd memory: touching them one page at a time
+/* Fresh blocks are untouched memory: touching them one page at a time
  * costs a page fault per 4 KiB, which dominated loading and unflattening
- * big programs. Ask the kernel to populate the next 2 MiB in one call as
- * the allocation offset reaches it, so the unused tail of a block is never
- * touched (and never counted in RSS). Kernels without MADV_POPULATE_WRITE
- * (before 5.14) refuse it, and we fall back to ordinary faults. */
+ * (on virtual machines a fault is dear). Ask the kernel to populate the
+ * next step in one call as the allocation offset reaches it. The step is an
+ * eighth of the block, between 64 KiB and 2 MiB, so the untouched tail of
+ * a half-used block is not populated (nor counted in RSS): small programs
+ * load twice as fast as with ordinary faults for at most 1/8 more RSS per
+ * block. Kernels without MADV_POPULATE_WRITE (before 5.14) refuse it, and
+ * we fall back to ordinary faults. */
 static void prefault(exdb_arena_block *b, size_t upto) {
 #ifdef MADV_POPULATE_WRITE
     static int unsupported;
-    if (unsupported || b->size < PREFAULT_STEP || upto <= b->faulted)
+    if (unsupported || upto <= b->faulted)
         return;
     static size_t page;
     if (!page) {
         long ps = sysconf(_SC_PAGESIZE);
         page = ps > 0 ? (size_t)ps : 4096;
     }
-    size_t end = b->faulted + PREFAULT_STEP;
+    size_t step = b->size / 8;
+    step = step < PREFAULT_MIN_STEP ? PREFAULT_MIN_STEP
+           : step > PREFAULT_STEP   ? PREFAULT_STEP
+                                    : step;
+    size_t end = b->faulted + step;
     while (end < upto)
-        end += PREFAULT_STEP;
+        end += step;
     if (end > b->size)
         end = b->size;
     uintptr_t lo = ((uintptr_t)b->data + b->faulted + page - 1) & ~(uintptr_t)(page - 1);
@@ -85,6 +94,7 @@ void *exdb_arena_alloc(exdb_arena *a, size_t n) {
         exdb_arena_block *nb = malloc(sizeof *nb + want);
         if (!nb)
             return NULL;
+        exdb_mem_hugepage(nb->data, want);
         nb->size = want;
         nb->off = 0;
         nb->faulted = 0;

@@ -6,6 +6,7 @@
  * checked before allocating, member data must be exactly as long as
  * declared, and member names are only ever compared, never used as paths. */
 #include "container.h"
+#include "prefault.h"
 
 #include "arena.h"
 
@@ -23,7 +24,7 @@
 #define PT2_ALIGN        64     /* PyTorch's kFieldAlignment */
 #define FB_EXTRA_ID      0x4246 /* the bytes 'F','B' read as a little-endian u16 */
 #define LOCAL_HEADER_LEN 30
-#define ZIP64_LOCAL_LEN  20 /* id, length, uncompressed and compressed size */
+#define ZIP64_LOCAL_LEN  20                /* id, length, uncompressed and compressed size */
 #define READ_STEP        ((size_t)1 << 20) /* first buffer for a member; doubles */
 
 typedef struct cont_model {
@@ -138,7 +139,7 @@ static int read_member(exdb_container *c, zip_uint64_t idx, size_t max, const ch
      * hold none of it (fuzz_container; tests/fuzz/regressions/container/
      * declared_size_1750mb.pt2). Memory now follows the bytes the file
      * really yields, at most twice over. */
-    size_t size = (size_t)st.size, got = 0;
+    size_t size = (size_t)st.size, got = 0, populated = 0;
     size_t cap = size < READ_STEP ? size : READ_STEP;
     char *p = malloc(cap + 1);
     if (!p)
@@ -159,6 +160,12 @@ static int read_member(exdb_container *c, zip_uint64_t idx, size_t max, const ch
             }
             p = np;
             cap = ncap;
+        }
+        if (cap > populated) {
+            /* fresh room: populate it in bulk rather than fault per page */
+            exdb_mem_hugepage(p, cap + 1);
+            exdb_mem_populate(p + got, cap - got);
+            populated = cap;
         }
         zip_int64_t n = zip_fread(zf, p + got, cap - got);
         if (n < 0) {
@@ -549,6 +556,9 @@ static int read_json_file(exdb_container *c, char **buf, size_t *len, exdb_error
         close(fd);
         return exdb_errorf(err, "%s: out of memory reading %zu bytes", c->path, size);
     }
+    /* read() into fresh pages faults once per page; populate them first. */
+    exdb_mem_hugepage(p, size + 1);
+    exdb_mem_populate(p, size + 1);
     while (got < size) {
         ssize_t n = read(fd, p + got, size - got);
         if (n < 0 && errno == EINTR)

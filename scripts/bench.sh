@@ -23,14 +23,16 @@ for s in $sizes; do
     fi
 done
 
+# RSS/MB: what loading added to the process's resident memory (peak RSS
+# minus the RSS before the first load), per byte of program JSON.
 printf '\n%-44s %10s %8s %9s %8s %9s %7s\n' "load (container + JSON + IR)" "MB" "nodes" "ms" "MB/s" "peakMB" "RSS/MB"
 printf '%-44s %10s %8s %9s %8s %9s %7s\n' "target" "" "" "" ">=300" "" "<=3.0"
 row() {
     r=$(build/rel/bench_load "$1" "${2:-3}") || { printf '%-44s failed\n' "$(basename "$1")"; return; }
     set -- "$(basename "$1" .json)" $r
-    awk -v n="$1" -v b="$2" -v nodes="$3" -v t="$4" -v kb="$5" 'BEGIN {
+    awk -v n="$1" -v b="$2" -v nodes="$3" -v t="$4" -v kb="$5" -v base="$6" 'BEGIN {
         mb = b / 1e6; printf "%-44s %10.1f %8d %9.1f %8.0f %9.1f %7.2f\n",
-        substr(n, 1, 44), mb, nodes, t * 1000, mb / t, kb / 1024, (kb * 1024) / b }'
+        substr(n, 1, 44), mb, nodes, t * 1000, mb / t, kb / 1024, ((kb - base) * 1024) / b }'
 }
 if [ -d "$real" ]; then
     for f in "$real"/*__model.json; do row "$f"; done

@@ -2,10 +2,15 @@
  * IR build) and reports peak RSS, for scripts/bench.sh. One program per
  * process so peak RSS belongs to that program alone.
  *
- *   bench_load FILE [REPEAT]   ->  "bytes nodes best_seconds peak_rss_kb" */
+ *   bench_load FILE [REPEAT]   ->  "bytes nodes best_seconds peak_rss_kb base_rss_kb"
+ *
+ * base_rss_kb is the process's RSS before the first load (the C library,
+ * libzip, the binary): bench.sh reports what the program adds on top of it,
+ * which is what grows with the program. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <string.h>
 #include <time.h>
 
 #include "core/program.h"
@@ -16,12 +21,27 @@ static double now(void) {
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* VmRSS of this process in KiB, or 0 when /proc is not there. */
+static long rss_kb(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kb = 0;
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "VmRSS:", 6) == 0)
+            kb = strtol(line + 6, NULL, 10);
+    fclose(f);
+    return kb;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: bench_load FILE [REPEAT]\n");
         return 2;
     }
     int repeat = argc > 2 ? atoi(argv[2]) : 3;
+    long base = rss_kb();
     double best = 1e30;
     size_t bytes = 0;
     unsigned nodes = 0;
@@ -42,6 +62,6 @@ int main(int argc, char **argv) {
     }
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    printf("%zu %u %.6f %ld\n", bytes, nodes, best, ru.ru_maxrss);
+    printf("%zu %u %.6f %ld %ld\n", bytes, nodes, best, ru.ru_maxrss, base);
     return 0;
 }

@@ -267,3 +267,54 @@ Test(json, nul_byte_in_buffer) {
     cr_assert_str_eq(err.msg, "t.json: line 1, column 4: unescaped control character U+0000 "
                               "inside a string");
 }
+
+/* The string scanner jumps 16 and 8 bytes at a time to the first quote,
+ * backslash or control byte (core/json.c parse_string). Put an escape, a
+ * run of escapes and a raw control byte at every offset across those
+ * strides, after plain and after already-shifted text, and check the
+ * unescaped result byte for byte against a one-byte-at-a-time reference. */
+Test(json, escapes_at_every_offset_of_the_fast_scan) {
+    static const char *escs[] = {"\\\"", "\\\\", "\\n", "\\u00e9", "\\/\\t"};
+    static const char *outs[] = {"\"", "\\", "\n", "\xc3\xa9", "/\t"};
+    for (int lead = 0; lead < 2; lead++) { /* 1: an escape first, so bytes shift */
+        for (size_t e = 0; e < sizeof escs / sizeof *escs; e++) {
+            for (int off = 0; off < 40; off++) {
+                char src[160], want[160];
+                size_t s = 0, w = 0;
+                src[s++] = '"';
+                if (lead) {
+                    memcpy(src + s, "\\\"", 2), s += 2;
+                    want[w++] = '"';
+                }
+                for (int i = 0; i < off; i++)
+                    src[s++] = want[w++] = (char)('a' + i % 26);
+                memcpy(src + s, escs[e], strlen(escs[e])), s += strlen(escs[e]);
+                memcpy(want + w, outs[e], strlen(outs[e])), w += strlen(outs[e]);
+                for (int i = 0; i < 37 - off; i++)
+                    src[s++] = want[w++] = (char)('A' + i % 26);
+                src[s++] = '"';
+                src[s] = '\0';
+                exdb_json *j = ok(src);
+                cr_assert_eq(j->type, EXDB_JSTRING);
+                cr_assert_eq(j->len, w, "lead %d esc %zu off %d: length %u, want %zu", lead, e, off,
+                             j->len, w);
+                cr_assert(memcmp(j->u.str, want, w) == 0 && j->u.str[w] == '\0',
+                          "lead %d esc %zu off %d: got \"%s\"", lead, e, off, j->u.str);
+            }
+        }
+    }
+    /* A raw control byte is refused wherever the stride finds it. */
+    for (int off = 0; off < 40; off++) {
+        char src[64];
+        memset(src, 'x', sizeof src);
+        src[0] = '"';
+        src[1 + off] = '\t';
+        src[50] = '"';
+        src[51] = '\0';
+        cr_assert(strstr(bad(src), "unescaped control character U+0009"), "off %d", off);
+    }
+    /* UTF-8 bytes (>= 0x80) are plain text, not control bytes. */
+    exdb_json *j =
+        ok("\"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\"");
+    cr_assert_eq(j->len, 18);
+}
