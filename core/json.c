@@ -157,6 +157,7 @@ static inline unsigned first_flagged(uint64_t m) {
 static int parse_string(parser *ps, const char **out, uint32_t *outlen) {
     char *r = ps->p + 1, *w = r;
     char *begin = r;
+    unsigned k;
     for (;;) {
         /* Fast path: eight bytes at a time. The lowest flagged byte of
          * special8 is exact (false positives only sit above a true one), so
@@ -181,14 +182,8 @@ static int parse_string(parser *ps, const char **out, uint32_t *outlen) {
                 w += 16;
                 continue;
             }
-            unsigned k = (unsigned)__builtin_ctz(m);
-            if (w != r) {
-                for (unsigned i = 0; i < k; i++)
-                    w[i] = r[i];
-            }
-            r += k;
-            w += k;
-            goto special;
+            k = (unsigned)__builtin_ctz(m);
+            goto found;
         }
 #endif
         while (ps->end - r >= 8) {
@@ -202,17 +197,19 @@ static int parse_string(parser *ps, const char **out, uint32_t *outlen) {
                 w += 8;
                 continue;
             }
-            unsigned k = first_flagged(m);
-            if (w != r) {
-                for (unsigned i = 0; i < k; i++)
-                    w[i] = r[i];
-            }
-            r += k;
-            w += k;
-            goto special;
+            k = first_flagged(m);
+            goto found;
         }
         while (r < ps->end && *r != '"' && *r != '\\' && (unsigned char)*r >= 0x20)
             *w++ = *r++;
+        goto special;
+    found: /* k plain bytes, then the special byte */
+        if (w != r) {
+            for (unsigned i = 0; i < k; i++)
+                w[i] = r[i];
+        }
+        r += k;
+        w += k;
     special:
         if (r >= ps->end) {
             ps->p = begin - 1;
