@@ -74,6 +74,10 @@ build/rel/bench_load: scripts/bench/bench_load.c core/libexdb.a
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
+build/rel/bench_goto: scripts/bench/bench_goto.c core/libexdb.a
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+
 build/rel/bench_ops: scripts/bench/bench_ops.c $(call rel,$(VIZ_SRC)) core/libexdb.a
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)

@@ -139,6 +139,31 @@ char *exdb_arena_strdup(exdb_arena *a, const char *s) {
     return exdb_arena_strndup(a, s, strlen(s));
 }
 
+int exdb_arena_block_of(const exdb_arena *a, const void *p, const void **lo, const void **hi) {
+    for (const exdb_arena_block *b = a->head; b; b = b->prev) {
+        const unsigned char *d = b->data;
+        uintptr_t x = (uintptr_t)p, l = (uintptr_t)d;
+        if (x >= l && x - l < b->size) {
+            *lo = d;
+            *hi = d + b->size;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void exdb_arena_top(const exdb_arena *a, const void **top, const void **end) {
+    const exdb_arena_block *b = a->head;
+    *top = b ? b->data + b->off : NULL;
+    *end = b ? b->data + b->size : NULL;
+}
+
+void exdb_arena_each_used(const exdb_arena *a, void (*fn)(void *ctx, const void *p, size_t n),
+                          void *ctx) {
+    for (const exdb_arena_block *b = a->head; b; b = b->prev)
+        fn(ctx, b->data, b->off);
+}
+
 char *exdb_arena_printf(exdb_arena *a, const char *fmt, ...) {
     va_list ap, ap2;
     va_start(ap, fmt);

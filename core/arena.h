@@ -7,11 +7,13 @@
 #include <stddef.h>
 
 typedef struct exdb_arena_block exdb_arena_block;
+struct exdb_journal;
 
 typedef struct exdb_arena {
-    exdb_arena_block *head; /* current block; older blocks chained behind */
-    size_t used;            /* bytes handed out, for `info memory` and bench */
-    size_t reserved;        /* bytes obtained from malloc */
+    exdb_arena_block *head;       /* current block; older blocks chained behind */
+    size_t used;                  /* bytes handed out, for `info memory` and bench */
+    size_t reserved;              /* bytes obtained from malloc */
+    struct exdb_journal *journal; /* undo records for stores (see journal.h), or NULL */
 } exdb_arena;
 
 void exdb_arena_init(exdb_arena *a);
@@ -23,6 +25,25 @@ void *exdb_arena_calloc(exdb_arena *a, size_t count, size_t size);
 /* Copies n bytes of s and appends a NUL. */
 char *exdb_arena_strndup(exdb_arena *a, const char *s, size_t n);
 char *exdb_arena_strdup(exdb_arena *a, const char *s);
+/* The block holding p: 1 and its bounds, or 0 when p is not arena memory. */
+int exdb_arena_block_of(const exdb_arena *a, const void *p, const void **lo, const void **hi);
+/* The next byte exdb_arena_alloc hands out and the end of its block
+ * (memory in between is not in use yet). */
+void exdb_arena_top(const exdb_arena *a, const void **top, const void **end);
+/* Calls fn with the bytes handed out from each block (tests compare them). */
+void exdb_arena_each_used(const exdb_arena *a, void (*fn)(void *ctx, const void *p, size_t n),
+                          void *ctx);
 char *exdb_arena_printf(exdb_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Records the bytes at p..p+n before a store into memory that may predate
+ * the current unflatten event, so the store can be undone (journal.h). A
+ * no-op for arenas without a journal (programs, lint, dce). */
+void exdb_journal_save(struct exdb_journal *j, const void *p, size_t n);
+static inline void exdb_arena_will_write(exdb_arena *a, const void *p, size_t n) {
+    if (a->journal)
+        exdb_journal_save(a->journal, p, n);
+}
+/* EXDB_WILL_WRITE(a, lvalue) before `lvalue = ...` */
+#define EXDB_WILL_WRITE(a, lv) exdb_arena_will_write((a), &(lv), sizeof(lv))
 
 #endif

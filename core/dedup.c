@@ -201,6 +201,7 @@ int exdb_udedup_apply(exdb_urun *r, const exdb_uwork *w, int *decision, exdb_err
                                    "RuntimeError: Child module '%s' is not a descendant of "
                                    "parent module '%s'.",
                                    seen_child ? seen_child : "?", entry->parent_fqn);
+            EXDB_WILL_WRITE(&r->arena, entry->parent_call_module->target);
             entry->parent_call_module->target = seen_target;
             void **slot = exdb_strmap_put(&r->redirected, child_fqn, NULL);
             if (!slot)

@@ -115,8 +115,10 @@ static void elide_graph(elide_ctx *c, const char *prefix, exdb_graph *g) {
         const char *fqn =
             at ? exdb_arena_strndup(&c->r->arena, n->target, (size_t)(at - n->target)) : n->target;
         const char *path = prefix[0] ? exdb_arena_printf(&c->r->arena, "%s.%s", prefix, fqn) : fqn;
-        if (fqn && path && exdb_strmap_get(&c->dp->index, path))
+        if (fqn && path && exdb_strmap_get(&c->dp->index, path)) {
+            EXDB_WILL_WRITE(&c->r->arena, n->target);
             n->target = fqn;
+        }
     }
 }
 

@@ -379,10 +379,12 @@ const char *exdb_graph_create_name(exdb_graph *g, const char *candidate) {
         const char *key = exdb_arena_strdup(g->arena, buf);
         bslot = key ? exdb_strmap_put(&g->base_count, key, NULL) : NULL;
     }
-    if (!slot || !bslot)
+    if (!slot || !bslot) {
         final = NULL;
-    else
+    } else {
+        EXDB_WILL_WRITE(g->arena, *bslot);
         *bslot = (void *)(uintptr_t)num;
+    }
     free(cand);
     free(buf);
     return final;
@@ -428,6 +430,7 @@ static void visit_unique(void *vctx, exdb_arg *a) {
     exdb_node *in = a->u.node;
     if (in->stamp == w->stamp)
         return;
+    EXDB_WILL_WRITE(in->graph->arena, in->stamp);
     in->stamp = w->stamp;
     if (w->fn)
         w->fn(w->ctx, in);
@@ -453,7 +456,11 @@ void exdb_node_foreach_input(exdb_node *n, exdb_node_visit_fn fn, void *ctx) {
 /* Appends user (the caller knows it is not there yet, as dict.setdefault
  * would). The array doubles inside the arena; the old one is left behind. */
 static int add_user(exdb_node *in, exdb_node *user) {
+    exdb_arena *a = in->graph->arena;
+    EXDB_WILL_WRITE(a, in->nusers);
     if (in->nusers == in->users_cap) {
+        EXDB_WILL_WRITE(a, in->users);
+        EXDB_WILL_WRITE(a, in->users_cap);
         if (in->nusers > UINT32_MAX / 2)
             return -1;
         uint32_t ncap = in->nusers ? in->nusers * 2 : 2;
@@ -465,6 +472,7 @@ static int add_user(exdb_node *in, exdb_node *user) {
         in->users = nu;
         in->users_cap = ncap;
     }
+    EXDB_WILL_WRITE(a, in->users[in->nusers]);
     in->users[in->nusers++] = user;
     return 0;
 }
@@ -489,11 +497,16 @@ static void remove_user(exdb_node *in, exdb_node *user) {
     }
     if (pos == n)
         return;
+    exdb_arena *a = in->graph->arena;
+    exdb_arena_will_write(a, &in->users,
+                          sizeof in->users + sizeof in->nusers + sizeof in->users_cap);
     if (pos < n / 2) {
+        exdb_arena_will_write(a, in->users + 1, pos * sizeof *in->users);
         memmove(in->users + 1, in->users, pos * sizeof *in->users);
         in->users++;
         in->users_cap--;
     } else {
+        exdb_arena_will_write(a, in->users + pos, (n - pos - 1) * sizeof *in->users);
         memmove(in->users + pos, in->users + pos + 1, (n - pos - 1) * sizeof *in->users);
     }
     in->nusers--;
@@ -522,10 +535,14 @@ static void remove_user_cb(void *vctx, exdb_node *in) {
 static int update_args_kwargs(exdb_node *n, const exdb_arg *args, const exdb_arg *kwargs) {
     user_ctx uc = {n, 0};
     exdb_node_foreach_input(n, remove_user_cb, &uc);
-    if (args)
+    if (args) {
+        EXDB_WILL_WRITE(n->graph->arena, n->args);
         n->args = *args;
-    if (kwargs)
+    }
+    if (kwargs) {
+        EXDB_WILL_WRITE(n->graph->arena, n->kwargs);
         n->kwargs = *kwargs;
+    }
     exdb_node_foreach_input(n, add_user_cb, &uc);
     return uc.failed ? -1 : 0;
 }
@@ -617,35 +634,53 @@ static void link_node(exdb_graph *g, exdb_node *n) {
         before = ref;
     else if (g->insert_mode == EXDB_INSERT_AFTER)
         before = ref ? ref->next : g->head; /* x.append(n) is x.next.prepend(n) */
+    exdb_arena *a = g->arena;               /* n itself is new: only its neighbours are recorded */
+    EXDB_WILL_WRITE(a, g->count);
     if (!before) {
+        EXDB_WILL_WRITE(a, g->tail);
+        if (!g->tail)
+            EXDB_WILL_WRITE(a, g->head);
         n->prev = g->tail;
         n->next = NULL;
-        if (g->tail)
+        if (g->tail) {
+            EXDB_WILL_WRITE(a, g->tail->next);
             g->tail->next = n;
-        else
+        } else
             g->head = n;
         g->tail = n;
     } else {
         n->next = before;
         n->prev = before->prev;
-        if (before->prev)
+        if (before->prev) {
+            EXDB_WILL_WRITE(a, before->prev->next);
             before->prev->next = n;
-        else
+        } else {
+            EXDB_WILL_WRITE(a, g->head);
             g->head = n;
+        }
+        EXDB_WILL_WRITE(a, before->prev);
         before->prev = n;
     }
     g->count++;
 }
 
 static void unlink_node(exdb_graph *g, exdb_node *n) {
-    if (n->prev)
+    exdb_arena *a = g->arena;
+    exdb_arena_will_write(a, &g->head, sizeof g->head + sizeof g->tail + sizeof g->count);
+    EXDB_WILL_WRITE(a, n->prev);
+    EXDB_WILL_WRITE(a, n->next);
+    if (n->prev) {
+        EXDB_WILL_WRITE(a, n->prev->next);
         n->prev->next = n->next;
-    else
+    } else {
         g->head = n->next;
-    if (n->next)
+    }
+    if (n->next) {
+        EXDB_WILL_WRITE(a, n->next->prev);
         n->next->prev = n->prev;
-    else
+    } else {
         g->tail = n->prev;
+    }
     n->prev = n->next = NULL;
     g->count--;
 }
@@ -723,6 +758,7 @@ exdb_node *exdb_graph_create_node(exdb_graph *g, exdb_op op, const char *target,
     n->tkind = (uint8_t)tkind;
     n->target = target;
     n->src = -1;
+    EXDB_WILL_WRITE(g->arena, g->next_id);
     n->id = g->next_id++;
     if (args)
         n->args = *args;
@@ -737,6 +773,7 @@ exdb_node *exdb_graph_create_node(exdb_graph *g, exdb_op op, const char *target,
     if (!n->name)
         return NULL;
     void **slot = exdb_strmap_find(&g->names, n->name);
+    EXDB_WILL_WRITE(g->arena, *slot);
     *slot = n;
     user_ctx uc = {n, 0};
     exdb_node_foreach_input(n, add_user_cb, &uc);
@@ -749,6 +786,8 @@ exdb_node *exdb_graph_create_node(exdb_graph *g, exdb_op op, const char *target,
 /* Graph.inserting_before(n): n.prepend; inserting_before(None) is
  * inserting_after(root), the start of the graph. */
 void exdb_graph_insert_before(exdb_graph *g, exdb_node *n) {
+    EXDB_WILL_WRITE(g->arena, g->insert_mode);
+    EXDB_WILL_WRITE(g->arena, g->insert_ref);
     g->insert_mode = n ? EXDB_INSERT_BEFORE : EXDB_INSERT_AFTER;
     g->insert_ref = n;
 }
@@ -756,11 +795,15 @@ void exdb_graph_insert_before(exdb_graph *g, exdb_node *n) {
 /* Graph.inserting_after(n): n.append; inserting_after(None) is
  * inserting_before(root), the end of the graph. */
 void exdb_graph_insert_after(exdb_graph *g, exdb_node *n) {
+    EXDB_WILL_WRITE(g->arena, g->insert_mode);
+    EXDB_WILL_WRITE(g->arena, g->insert_ref);
     g->insert_mode = n ? EXDB_INSERT_AFTER : EXDB_INSERT_APPEND;
     g->insert_ref = n;
 }
 
 void exdb_graph_insert_append(exdb_graph *g) {
+    EXDB_WILL_WRITE(g->arena, g->insert_mode);
+    EXDB_WILL_WRITE(g->arena, g->insert_ref);
     g->insert_mode = EXDB_INSERT_APPEND;
     g->insert_ref = NULL;
 }
@@ -810,10 +853,13 @@ int exdb_graph_erase_node(exdb_graph *g, exdb_node *n, exdb_error *err) {
     if (n->erased)
         return 0;
     unlink_node(g, n);
+    EXDB_WILL_WRITE(g->arena, n->erased);
     n->erased = 1;
     void **slot = exdb_strmap_find(&g->names, n->name);
-    if (slot && *slot == n)
+    if (slot && *slot == n) {
+        EXDB_WILL_WRITE(g->arena, *slot);
         *slot = NULL; /* the name stays used, as in FX */
+    }
     if (g->insert_ref == n)
         exdb_graph_insert_append(g);
     exdb_arg args, kwargs;
@@ -839,8 +885,10 @@ static void find_cb(void *vctx, exdb_arg *a) {
 
 static void replace_in_place_cb(void *vctx, exdb_arg *a) {
     replace_ctx *c = vctx;
-    if (a->u.node == c->old)
+    if (a->u.node == c->old) {
+        EXDB_WILL_WRITE(c->old->graph->arena, a->u.node);
         a->u.node = c->repl;
+    }
 }
 
 static int replace_cb(void *vctx, exdb_node *n, exdb_arg *out) {
@@ -913,6 +961,7 @@ int exdb_node_insert_arg(exdb_node *n, uint32_t idx, exdb_arg a) {
     uint32_t s = next_stamp();
     foreach_node_in(&n->args, s, NULL, NULL); /* mark the current inputs */
     foreach_node_in(&n->kwargs, s, NULL, NULL);
+    EXDB_WILL_WRITE(n->graph->arena, n->args);
     n->args = nargs;
     user_ctx uc = {n, 0};
     foreach_node_in(&a, s, add_user_cb, &uc);

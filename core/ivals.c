@@ -123,6 +123,7 @@ int exdb_uivals_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
     exdb_graph_insert_after(g, n);
     exdb_node *c = exdb_graph_create_node(g, EXDB_OP_CALL_FUNCTION, "torch.ops.aten.copy_.default",
                                           EXDB_T_OP, &args, NULL, NULL);
+    exdb_graph_insert_append(g); /* logs the insertion point, then: */
     g->insert_mode = mode;
     g->insert_ref = ref;
     if (!c)

@@ -3,6 +3,7 @@
  * attribute semantics the upstream code relies on (_modules dicts shared
  * between the calls of one module, setattr/getattr, _add_submodule,
  * set_submodule, _assign_attr, _add_spec) plus _reorder_submodules. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,10 +63,13 @@ static int udict_build_index(exdb_udict *d) {
 /* d[key] = val: in place when present, appended otherwise. */
 int exdb_udict_set(exdb_urun *r, exdb_udict *d, const char *key, void *val) {
     long i = udict_slot(d, key);
+    exdb_arena *a = &r->arena;
     if (i >= 0) {
+        EXDB_WILL_WRITE(a, d->vals[i]);
         d->vals[i] = val;
         return 0;
     }
+    exdb_arena_will_write(a, d, offsetof(exdb_udict, index));
     if (d->n == d->cap) {
         uint32_t ncap = d->cap ? d->cap * 2 : 2;
         const char **nk = exdb_arena_alloc(&r->arena, ncap * sizeof *nk);
@@ -80,6 +84,8 @@ int exdb_udict_set(exdb_urun *r, exdb_udict *d, const char *key, void *val) {
         d->vals = nv;
         d->cap = ncap;
     }
+    EXDB_WILL_WRITE(a, d->keys[d->n]);
+    EXDB_WILL_WRITE(a, d->vals[d->n]);
     d->keys[d->n] = key;
     d->vals[d->n] = val;
     d->n++;
@@ -99,10 +105,16 @@ void *exdb_udict_pop(exdb_udict *d, const char *key) {
     long i = udict_slot(d, key);
     if (i < 0)
         return NULL;
+    exdb_arena *a = d->index.a;
     void *v = d->vals[i];
+    EXDB_WILL_WRITE(a, d->vals[i]);
     d->vals[i] = NULL;
-    if (d->index.cap)
-        *exdb_strmap_find(&d->index, key) = NULL;
+    if (d->index.cap) {
+        void **slot = exdb_strmap_find(&d->index, key);
+        EXDB_WILL_WRITE(a, *slot);
+        *slot = NULL;
+    }
+    EXDB_WILL_WRITE(a, d->live);
     d->live--;
     return v;
 }
@@ -135,6 +147,7 @@ exdb_umodule *exdb_umod_new(exdb_urun *r, exdb_umod_kind kind, const char *type)
         r->modules_cap = ncap;
     }
     m->id = r->nmodules;
+    EXDB_WILL_WRITE(&r->arena, r->modules[r->nmodules]);
     r->modules[r->nmodules++] = m;
     return m;
 }
@@ -560,6 +573,7 @@ static int reorder(order_ctx *o, exdb_umodule *parent, size_t plen) {
     for (uint32_t i = 0; i < d->n; i++)
         if (d->vals[i] && exdb_udict_set(o->r, &nd, d->keys[i], d->vals[i]) < 0)
             goto fail;
+    EXDB_WILL_WRITE(&o->r->arena, *d);
     *d = nd;
     free(recs);
     free(keys);

@@ -57,14 +57,23 @@ int exdb_unodemap_put(exdb_urun *r, exdb_unodemap *m, exdb_node *k, exdb_node *v
             if (!s)
                 break;
             if (m->keys[s - 1] == k) {
+                EXDB_WILL_WRITE(&r->arena, m->vals[s - 1]);
                 m->vals[s - 1] = v;
                 return 0;
             }
         }
     }
-    if ((m->n + 1) * 2 > m->nslots && nodemap_grow(r, m) < 0)
-        return -1;
+    EXDB_WILL_WRITE(&r->arena, m->n);
+    if ((m->n + 1) * 2 > m->nslots) {
+        EXDB_WILL_WRITE(&r->arena, m->slots);
+        EXDB_WILL_WRITE(&r->arena, m->nslots);
+        if (nodemap_grow(r, m) < 0)
+            return -1;
+    }
     if (m->n == m->cap) {
+        EXDB_WILL_WRITE(&r->arena, m->keys);
+        EXDB_WILL_WRITE(&r->arena, m->vals);
+        EXDB_WILL_WRITE(&r->arena, m->cap);
         uint32_t ncap = m->cap ? m->cap * 2 : 4;
         exdb_node **nk = exdb_arena_alloc(&r->arena, ncap * sizeof *nk);
         exdb_node **nv = exdb_arena_alloc(&r->arena, ncap * sizeof *nv);
@@ -78,12 +87,15 @@ int exdb_unodemap_put(exdb_urun *r, exdb_unodemap *m, exdb_node *k, exdb_node *v
         m->vals = nv;
         m->cap = ncap;
     }
+    EXDB_WILL_WRITE(&r->arena, m->keys[m->n]);
+    EXDB_WILL_WRITE(&r->arena, m->vals[m->n]);
     m->keys[m->n] = k;
     m->vals[m->n] = v;
     uint32_t mask = m->nslots - 1;
     uint32_t h = hash_id(k->id) & mask;
     while (m->slots[h])
         h = (h + 1) & mask;
+    EXDB_WILL_WRITE(&r->arena, m->slots[h]);
     m->slots[h] = ++m->n;
     return 0;
 }
@@ -94,7 +106,11 @@ int exdb_uadd_user(exdb_node *in, exdb_node *user) {
     for (uint32_t i = in->nusers; i > 0; i--)
         if (in->users[i - 1] == user)
             return 0;
+    exdb_arena *a = in->graph->arena;
+    EXDB_WILL_WRITE(a, in->nusers);
     if (in->nusers == in->users_cap) {
+        EXDB_WILL_WRITE(a, in->users);
+        EXDB_WILL_WRITE(a, in->users_cap);
         uint32_t ncap = in->users_cap ? in->users_cap * 2 : 2;
         exdb_node **nu = exdb_arena_alloc(in->graph->arena, ncap * sizeof *nu);
         if (!nu)
@@ -104,6 +120,7 @@ int exdb_uadd_user(exdb_node *in, exdb_node *user) {
         in->users = nu;
         in->users_cap = ncap;
     }
+    EXDB_WILL_WRITE(a, in->users[in->nusers]);
     in->users[in->nusers++] = user;
     return 0;
 }
@@ -115,6 +132,9 @@ int exdb_uprepend_arg(exdb_urun *r, exdb_uframe *f, exdb_node *input) {
     exdb_arg *args = &call->args;
     int ours =
         f->pc_buf && args->u.items == f->pc_buf + f->pc_front && args->n == f->pc_cap - f->pc_front;
+    exdb_arena_will_write(&r->arena, &f->pc_buf,
+                          sizeof f->pc_buf + sizeof f->pc_cap + sizeof f->pc_front);
+    EXDB_WILL_WRITE(&r->arena, *args);
     if (!ours || f->pc_front == 0) {
         uint32_t n = args->n;
         uint32_t cap = 2 * n + 4;
@@ -128,6 +148,7 @@ int exdb_uprepend_arg(exdb_urun *r, exdb_uframe *f, exdb_node *input) {
         f->pc_front = cap - n;
     }
     f->pc_front--;
+    EXDB_WILL_WRITE(&r->arena, f->pc_buf[f->pc_front]);
     f->pc_buf[f->pc_front] = exdb_arg_node(input);
     args->kind = EXDB_ARG_TUPLE;
     args->u.items = f->pc_buf + f->pc_front;
@@ -165,6 +186,8 @@ static ipoint ip_save(const exdb_graph *g) {
 }
 
 static void ip_restore(exdb_graph *g, ipoint p) {
+    EXDB_WILL_WRITE(g->arena, g->insert_mode);
+    EXDB_WILL_WRITE(g->arena, g->insert_ref);
     g->insert_mode = p.mode;
     g->insert_ref = p.ref;
 }
@@ -343,7 +366,9 @@ static int copy_node(exdb_urun *r, exdb_uframe *f, exdb_node *node, exdb_error *
         return err && err->set ? -1 : exdb_errorf(err, "out of memory");
     if (exdb_unodemap_put(r, &f->node_map, node, n) < 0)
         return exdb_errorf(err, "out of memory");
+    EXDB_WILL_WRITE(&r->arena, r->seen[node->id]);
     r->seen[node->id] = 1;
+    EXDB_WILL_WRITE(&r->arena, f->ncopied);
     f->ncopied++;
     return 0;
 }
@@ -372,6 +397,8 @@ static int push_frame(exdb_urun *r, exdb_uframe *f) {
         r->stack_cap = ncap;
     }
     f->index = r->nframes;
+    EXDB_WILL_WRITE(&r->arena, r->frames[r->nframes]);
+    EXDB_WILL_WRITE(&r->arena, r->stack[r->depth]);
     r->frames[r->nframes++] = f;
     r->stack[r->depth++] = f;
     return 0;
@@ -395,6 +422,7 @@ static exdb_upartition *partition(exdb_urun *r, const char *module_id) {
         r->parts_cap = ncap;
     }
     exdb_upartition *p = &r->parts[r->nparts++];
+    exdb_arena_will_write(&r->arena, p, sizeof *p);
     memset(p, 0, sizeof *p);
     p->module_id = module_id;
     *slot = (void *)(uintptr_t)r->nparts;
@@ -402,6 +430,7 @@ static exdb_upartition *partition(exdb_urun *r, const char *module_id) {
 }
 
 static int add_entry(exdb_urun *r, exdb_upartition *p, exdb_uentry e) {
+    exdb_arena_will_write(&r->arena, p, sizeof *p);
     if (p->n == p->cap) {
         uint32_t ncap = p->cap ? p->cap * 2 : 1;
         exdb_uentry *ne = exdb_arena_alloc(&r->arena, ncap * sizeof *ne);
@@ -412,6 +441,7 @@ static int add_entry(exdb_urun *r, exdb_upartition *p, exdb_uentry e) {
         p->entries = ne;
         p->cap = ncap;
     }
+    exdb_arena_will_write(&r->arena, &p->entries[p->n], sizeof e);
     p->entries[p->n++] = e;
     return 0;
 }
@@ -638,8 +668,10 @@ static int enter_frame(exdb_urun *r, exdb_uframe *parent, const exdb_stack_entry
     exdb_upartition *p = partition(r, f->module_id);
     if (!p)
         return exdb_errorf(err, "out of memory");
-    if (p->n)
+    if (p->n) {
+        EXDB_WILL_WRITE(A, f->module->children);
         f->module->children = p->entries[0].module->children;
+    }
     exdb_uentry ent = {
         parent->fqn, parent->module, f->parent_call_module, f->fqn, f->num_calls + 1, f->module, 0};
     if (push_frame(r, f) < 0)
@@ -692,6 +724,7 @@ static int uplift_custom(exdb_urun *r, exdb_uframe *f) {
     if (!pm)
         return -1;
     pm->custom = common;
+    EXDB_WILL_WRITE(&r->arena, f->parent_call_module->meta);
     f->parent_call_module->meta = pm;
     for (uint32_t i = 0; i < f->node_map.n; i++) {
         exdb_node *n = f->node_map.vals[i];
@@ -699,6 +732,7 @@ static int uplift_custom(exdb_urun *r, exdb_uframe *f) {
         if (!m)
             return -1;
         m->custom = NULL;
+        EXDB_WILL_WRITE(&r->arena, n->meta);
         n->meta = m;
     }
     return 0;
@@ -708,8 +742,10 @@ static int uplift_custom(exdb_urun *r, exdb_uframe *f) {
 static int finalize_outputs(exdb_urun *r, exdb_uframe *f, exdb_error *err) {
     exdb_arena *A = &r->arena;
     void **cm = exdb_strmap_find(&r->created_modules, f->fqn);
-    if (cm)
+    if (cm) {
+        EXDB_WILL_WRITE(A, *cm);
         *cm = NULL; /* created_modules.pop(fqn) */
+    }
     exdb_uframe *P = f->parent;
     const exdb_call_signature *sig = f->sig;
     exdb_node **orig = NULL, **gout = NULL;
@@ -788,6 +824,7 @@ static int finalize_outputs(exdb_urun *r, exdb_uframe *f, exdb_error *err) {
     if (!pm)
         return exdb_errorf(err, "out of memory");
     pm->val = out_val(r, gout, sig ? 1 : norig, single);
+    EXDB_WILL_WRITE(A, parent_out->meta);
     parent_out->meta = pm;
     if (uplift_custom(r, f) < 0)
         return exdb_errorf(err, "out of memory");
@@ -815,6 +852,7 @@ static int exit_frame(exdb_urun *r, exdb_error *err) {
     exdb_uframe *f = r->stack[r->depth - 1];
     if (finalize_outputs(r, f, err) < 0)
         return -1;
+    EXDB_WILL_WRITE(&r->arena, f->finalized);
     f->finalized = 1;
     r->depth--;
     return 0;

@@ -132,6 +132,7 @@ static int removed_has(exdb_urun *r, sink_removed *s, const char *name) {
         return 0;
     }
     if (!s->index) {
+        EXDB_WILL_WRITE(&r->arena, s->index);
         s->index = exdb_arena_calloc(&r->arena, 1, sizeof *s->index);
         if (!s->index)
             return -1;
@@ -289,6 +290,7 @@ int exdb_usink_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
             exdb_graph_insert_after(g, last);
             exdb_node *ga =
                 exdb_graph_create_node(g, EXDB_OP_GET_ATTR, rest, EXDB_T_STR, NULL, NULL, NULL);
+            exdb_graph_insert_after(g, NULL); /* logs the insertion point, then: */
             g->insert_mode = mode;
             g->insert_ref = ref;
             if (!ga) {
@@ -302,6 +304,7 @@ int exdb_usink_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
             rc = -1;
             break;
         }
+        exdb_arena_will_write(&r->arena, removed, sizeof *removed);
         if (!removed->names) {
             removed->names = exdb_arena_alloc(&r->arena, ninputs * sizeof *removed->names);
             if (!removed->names) {
@@ -313,7 +316,9 @@ int exdb_usink_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
     }
     if (inputs != inline_inputs)
         free(inputs);
-    if (rc == 0)
+    if (rc == 0) {
+        EXDB_WILL_WRITE(&r->arena, removed->done);
         removed->done = 1;
+    }
     return rc;
 }

@@ -44,6 +44,8 @@ static int grow(exdb_strmap *m) {
             j = (j + 1) & (ncap - 1);
         ns[j] = *s;
     }
+    EXDB_WILL_WRITE(m->a, m->slots);
+    EXDB_WILL_WRITE(m->a, m->cap);
     m->slots = ns;
     m->cap = ncap;
     return 0;
@@ -56,6 +58,8 @@ void **exdb_strmap_put(exdb_strmap *m, const char *key, int *created) {
     for (uint32_t i = h & mask;; i = (i + 1) & mask) {
         exdb_strmap_slot *s = &m->slots[i];
         if (!s->key) {
+            exdb_arena_will_write(m->a, s, sizeof *s);
+            EXDB_WILL_WRITE(m->a, m->count);
             s->key = key;
             s->hash = h;
             s->val = NULL;
@@ -67,6 +71,8 @@ void **exdb_strmap_put(exdb_strmap *m, const char *key, int *created) {
         if (s->hash == h && strcmp(s->key, key) == 0) {
             if (created)
                 *created = 0;
+            /* callers store through the slot */
+            EXDB_WILL_WRITE(m->a, s->val);
             return &s->val;
         }
     }

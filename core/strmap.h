@@ -25,7 +25,9 @@ void exdb_strmap_init(exdb_strmap *m, exdb_arena *a);
 /* The value slot for key, or NULL when absent. */
 void **exdb_strmap_find(const exdb_strmap *m, const char *key);
 /* The value slot for key, created (holding NULL) when absent; NULL only when
- * memory is exhausted. *created (if given) tells which happened. */
+ * memory is exhausted. *created (if given) tells which happened. The slot
+ * is recorded in the arena's journal, so callers may store through it;
+ * a caller storing through exdb_strmap_find's slot records it itself. */
 void **exdb_strmap_put(exdb_strmap *m, const char *key, int *created);
 static inline void *exdb_strmap_get(const exdb_strmap *m, const char *key) {
     void **v = exdb_strmap_find(m, key);

@@ -2,6 +2,7 @@
  * the phase driver (UnflattenedModule.__init__ order), the event log,
  * forward/backward stepping, and the printers (info modules, print module,
  * backtrace, full dumps). */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,8 @@ int exdb_ustrset_add(exdb_urun *r, exdb_ustrset *s, const char *item) {
         return -1;
     if (*slot)
         return 0;
+    exdb_arena *a = &r->arena;
+    exdb_arena_will_write(a, &s->items, sizeof s->items + sizeof s->n + sizeof s->cap);
     if (s->n == s->cap) {
         uint32_t ncap = s->cap ? s->cap * 2 : 4;
         const char **ni = exdb_arena_alloc(&r->arena, ncap * sizeof *ni);
@@ -32,6 +35,7 @@ int exdb_ustrset_add(exdb_urun *r, exdb_ustrset *s, const char *item) {
         s->items = ni;
         s->cap = ncap;
     }
+    EXDB_WILL_WRITE(a, s->items[s->n]);
     s->items[s->n++] = item;
     *slot = (void *)1;
     return 0;
@@ -57,9 +61,13 @@ exdb_ustrset *exdb_ustrset_get(exdb_urun *r, exdb_ustrset ***arr, uint32_t *n, u
             return NULL;
         if (*n)
             memcpy(na, *arr, *n * sizeof *na);
+        EXDB_WILL_WRITE(&r->arena, *arr);
+        EXDB_WILL_WRITE(&r->arena, *cap);
         *arr = na;
         *cap = ncap;
     }
+    EXDB_WILL_WRITE(&r->arena, (*arr)[*n]);
+    EXDB_WILL_WRITE(&r->arena, *n);
     (*arr)[(*n)++] = s;
     *slot = s;
     return s;
@@ -76,6 +84,7 @@ int exdb_uwork_push(exdb_urun *r, exdb_uwork w) {
         r->work = nw;
         r->work_cap = ncap;
     }
+    EXDB_WILL_WRITE(&r->arena, r->work[r->nwork]);
     r->work[r->nwork++] = w;
     return 0;
 }
@@ -298,22 +307,38 @@ exdb_unflatten *exdb_unflatten_new(const exdb_program *p, exdb_error *err) {
         free(u);
         return NULL;
     }
+    /* The run struct (all but its arena's bookkeeping) is compared at each
+     * event's end; the arena is recorded store by store. */
+    exdb_urun *r = u->run;
+    size_t off = offsetof(exdb_urun, prog);
+    if (exdb_journal_init(&u->journal, &r->arena, (char *)r + off, sizeof *r - off) < 0) {
+        exdb_errorf(err, "out of memory");
+        run_free(r);
+        free(u);
+        return NULL;
+    }
+    u->recording = 1;
     return u;
+}
+
+int exdb_unflatten_set_recording(exdb_unflatten *u, int on) {
+    if (u->pos || u->nlog || u->failed)
+        return -1;
+    u->recording = on != 0;
+    u->run->arena.journal = on ? &u->journal : NULL;
+    return 0;
 }
 
 void exdb_unflatten_free(exdb_unflatten *u) {
     if (!u)
         return;
+    exdb_journal_free(&u->journal);
     run_free(u->run);
     free(u->log);
     free(u);
 }
 
 static int log_event(exdb_unflatten *u, const exdb_uevent *ev) {
-    if (u->pos < u->nlog) { /* replaying: the log already holds it */
-        u->pos++;
-        return 0;
-    }
     if (u->nlog == u->log_cap) {
         uint32_t ncap = u->log_cap ? u->log_cap * 2 : 256;
         exdb_uevent *nl = realloc(u->log, ncap * sizeof *nl);
@@ -327,15 +352,9 @@ static int log_event(exdb_unflatten *u, const exdb_uevent *ev) {
     return 0;
 }
 
-int exdb_unflatten_step(exdb_unflatten *u, exdb_uevent *ev, exdb_error *err) {
-    if (u->failed) {
-        if (err && !err->set)
-            exdb_errorf(err, "%s", u->err.msg);
-        return -1;
-    }
-    exdb_uevent e;
-    exdb_error_clear(&u->err);
-    int rc = run_step(u->run, &e, &u->err);
+/* A step of a run that is not recorded (exdb_unflatten_set_recording). */
+static int step_unrecorded(exdb_unflatten *u, exdb_uevent *e, exdb_uevent *ev, exdb_error *err) {
+    int rc = run_step(u->run, e, &u->err);
     if (rc < 0) {
         if (!u->err.set)
             exdb_errorf(&u->err, "unflatten: failed");
@@ -346,11 +365,67 @@ int exdb_unflatten_step(exdb_unflatten *u, exdb_uevent *ev, exdb_error *err) {
     }
     if (rc == 0)
         return 0;
-    u->run->last = e;
-    if (log_event(u, &e) < 0) {
+    u->run->last = *e;
+    if (u->pos < u->nlog) {
+        u->pos++;
+    } else if (log_event(u, e) < 0) {
         exdb_errorf(err, "out of memory");
         return -1;
     }
+    if (ev)
+        *ev = *e;
+    return 1;
+}
+
+int exdb_unflatten_step(exdb_unflatten *u, exdb_uevent *ev, exdb_error *err) {
+    if (u->failed) {
+        if (err && !err->set)
+            exdb_errorf(err, "%s", u->err.msg);
+        return -1;
+    }
+    if (u->pos < u->nlog && u->recording) { /* recorded: redo it */
+        exdb_journal_goto(&u->journal, u->pos + 1);
+        if (ev)
+            *ev = u->log[u->pos];
+        u->pos++;
+        return 1;
+    }
+    exdb_uevent e;
+    exdb_error_clear(&u->err);
+    exdb_journal *j = u->recording ? &u->journal : NULL;
+    if (!j) /* not recording: the old way */
+        return step_unrecorded(u, &e, ev, err);
+    exdb_journal_begin(j);
+    int rc = run_step(u->run, &e, &u->err);
+    if (rc > 0) {
+        u->run->last = e;
+        if (log_event(u, &e) < 0) {
+            exdb_journal_fail(j);
+            rc = -1;
+            exdb_errorf(&u->err, "out of memory");
+        } else if (exdb_journal_commit(j) < 0) {
+            u->pos--;
+            u->nlog--;
+            rc = -1;
+            exdb_errorf(&u->err, "out of memory recording the event for reverse stepping");
+        }
+    } else if (rc == 0) {
+        /* the end: nothing changed, nothing to record */
+        exdb_journal_fail(j);
+        exdb_journal_goto(j, u->pos);
+    } else {
+        exdb_journal_fail(j); /* the state stays as the failure left it */
+    }
+    if (rc < 0) {
+        if (!u->err.set)
+            exdb_errorf(&u->err, "unflatten: failed");
+        u->failed = 1;
+        if (err)
+            exdb_errorf(err, "%s", u->err.msg);
+        return -1;
+    }
+    if (rc == 0)
+        return 0;
     if (ev)
         *ev = e;
     return 1;
@@ -412,7 +487,7 @@ int exdb_unflatten_finish(exdb_unflatten *u, exdb_error *err) {
 }
 
 int exdb_unflatten_goto(exdb_unflatten *u, uint32_t k, exdb_error *err) {
-    if (k < u->pos || u->failed) {
+    if (!u->recording && (k < u->pos || u->failed)) { /* rebuild and replay */
         exdb_urun *fresh = run_new(u->prog, err);
         if (!fresh)
             return -1;
@@ -421,7 +496,16 @@ int exdb_unflatten_goto(exdb_unflatten *u, uint32_t k, exdb_error *err) {
         u->pos = 0;
         u->failed = 0;
         exdb_error_clear(&u->err);
-        /* TODO(unflatten): checkpoints, so going back does not replay from 0 */
+    }
+    if (u->recording && u->failed) { /* undo what the failed event did */
+        exdb_journal_goto(&u->journal, u->pos);
+        u->failed = 0;
+        exdb_error_clear(&u->err);
+    }
+    uint32_t recorded = k < u->nlog ? k : u->nlog;
+    if (u->recording && recorded != u->pos) {
+        exdb_journal_goto(&u->journal, recorded);
+        u->pos = recorded;
     }
     while (u->pos < k) {
         int rc = exdb_unflatten_step(u, NULL, err);

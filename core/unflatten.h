@@ -20,9 +20,11 @@
  *   DONE   the unflattened module is complete
  *
  * The outliner keeps an explicit stack of frames (no C recursion over
- * modules). Every event is logged; going back to event k rebuilds the run
- * from the start in a fresh arena and replays k events (the run is
- * deterministic). One arena per run holds everything the run makes.
+ * modules). Every event is logged, and so is every store an event makes
+ * into memory that existed before it (journal.h): going back to event k
+ * undoes the later events' stores, going forward again over recorded
+ * events redoes them, in time proportional to the stores in between. One
+ * arena per run holds everything the run makes; it is never rebuilt.
  *
  * Where PyTorch raises, the step fails with PyTorch's condition in the
  * error, naming the node and the module; the run then stays at that event. */
@@ -35,6 +37,7 @@
 #include "arena.h"
 #include "error.h"
 #include "graph.h"
+#include "journal.h"
 #include "program.h"
 #include "strbuf.h"
 #include "strmap.h"
@@ -250,15 +253,22 @@ typedef struct exdb_unflatten {
     exdb_urun *run;
     exdb_uevent *log; /* every event ever reached (survives going back) */
     uint32_t nlog, log_cap;
-    uint32_t pos;   /* events applied in the current run */
-    int failed;     /* the current run stopped at an error */
-    exdb_error err; /* that error */
+    uint32_t pos;         /* events applied in the current run */
+    int failed;           /* the current run stopped at an error */
+    exdb_error err;       /* that error */
+    exdb_journal journal; /* undo/redo records of every logged event */
+    int recording;        /* journal in use (exdb_unflatten_set_recording) */
 } exdb_unflatten;
 
 /* Creates a run at event 0 (the prepasses done). NULL with err on failure
  * (not a torch.export program unflatten accepts, or out of memory). */
 exdb_unflatten *exdb_unflatten_new(const exdb_program *p, exdb_error *err);
 void exdb_unflatten_free(exdb_unflatten *u);
+
+/* Recording for reverse stepping is on by default; turning it off (only at
+ * event 0, for measurements) makes going back rebuild the run from the start
+ * and replay. 0, or -1 when not at event 0. */
+int exdb_unflatten_set_recording(exdb_unflatten *u, int on);
 
 /* Applies one event. Returns 1 when an event happened (*ev filled when not
  * NULL), 0 when the run is complete, -1 on an error (u->err, also err). */
@@ -276,8 +286,9 @@ int exdb_unflatten_finish(exdb_unflatten *u, exdb_error *err);
 typedef int (*exdb_unflatten_pred)(void *ctx, const exdb_unflatten *u, const exdb_uevent *ev);
 int exdb_unflatten_run_until(exdb_unflatten *u, exdb_unflatten_pred pred, void *ctx,
                              exdb_error *err);
-/* Goes to the state right after k events (0 = the start). Backwards
- * rebuilds and replays. 0 or -1 (k past the end: stops at the end, -1). */
+/* Goes to the state right after k events (0 = the start): undoes or redoes
+ * recorded events, runs the ones not recorded yet. 0 or -1 (k past the end:
+ * stops at the end, -1). */
 int exdb_unflatten_goto(exdb_unflatten *u, uint32_t k, exdb_error *err);
 int exdb_unflatten_back(exdb_unflatten *u, uint32_t n, exdb_error *err);
 int exdb_unflatten_done(const exdb_unflatten *u);

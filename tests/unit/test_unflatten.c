@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 
 #include <dirent.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -912,6 +913,183 @@ static void reverse_check(const char *path, uint32_t seed) {
     close_run(&f);
 }
 
+/* ---- random goto sequences: every state reached by undo or redo is the
+ * state the plain forward run had at that event, byte for byte (the whole
+ * arena as far as it was used then, and the run struct) and as a dump. */
+
+typedef struct snap_block {
+    const unsigned char *base;
+    size_t n;
+    unsigned char *copy;
+} snap_block;
+
+typedef struct snap {
+    uint32_t k;
+    char *dump;
+    snap_block blocks[64];
+    uint32_t nblocks;
+    unsigned char *obj;
+    size_t obj_n;
+} snap;
+
+static void snap_block_cb(void *ctx, const void *p, size_t n) {
+    snap *s = ctx;
+    cr_assert_lt(s->nblocks, 64);
+    snap_block *b = &s->blocks[s->nblocks++];
+    b->base = p;
+    b->n = n;
+    b->copy = malloc(n ? n : 1);
+    memcpy(b->copy, p, n);
+}
+
+static void snap_take(ufx *f, snap *s) {
+    memset(s, 0, sizeof *s);
+    s->k = f->u->pos;
+    s->dump = dump(f);
+    exdb_urun *r = f->u->run;
+    size_t off = offsetof(exdb_urun, prog);
+    s->obj_n = sizeof *r - off;
+    s->obj = malloc(s->obj_n);
+    memcpy(s->obj, (char *)r + off, s->obj_n);
+    exdb_arena_each_used(&r->arena, snap_block_cb, s);
+}
+
+static void snap_check(ufx *f, const snap *s, const char *path, const char *how) {
+    cr_assert_eq(f->u->pos, s->k);
+    exdb_urun *r = f->u->run;
+    size_t off = offsetof(exdb_urun, prog);
+    cr_assert(memcmp(s->obj, (char *)r + off, s->obj_n) == 0, "%s: run struct at %u differs %s",
+              path, s->k, how);
+    for (uint32_t i = 0; i < s->nblocks; i++) {
+        const snap_block *b = &s->blocks[i];
+        if (memcmp(b->copy, b->base, b->n) == 0)
+            continue;
+        for (size_t o = 0; o < b->n; o++)
+            cr_assert(b->copy[o] == b->base[o],
+                      "%s: arena byte %zu of block %u at event %u differs %s (an unrecorded "
+                      "store?)",
+                      path, o, i, s->k, how);
+    }
+    char *d = dump(f);
+    cr_assert_str_eq(d, s->dump, "%s: dump at %u differs %s", path, s->k, how);
+    free(d);
+}
+
+static void snap_free(snap *s) {
+    free(s->dump);
+    free(s->obj);
+    for (uint32_t i = 0; i < s->nblocks; i++)
+        free(s->blocks[i].copy);
+}
+
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Snapshots at every event when the run has at most `all` events, else at
+ * nsnap random ones, taken on the first (plain) forward run; then ngoto
+ * random jumps between them, both ways, each checked. */
+static void goto_check(const char *path, uint32_t seed, uint32_t all, uint32_t nsnap,
+                       uint32_t ngoto) {
+    ufx f;
+    open_run(&f, path, 1);
+    uint32_t total = f.u->pos;
+    close_run(&f);
+    open_run(&f, path, 0);
+    srand(seed);
+    uint32_t n = total + 1 <= all ? total + 1 : nsnap;
+    uint32_t *ks = malloc(n * sizeof *ks);
+    for (uint32_t i = 0; i < n; i++)
+        ks[i] = n == total + 1 ? i : (uint32_t)rand() % (total + 1);
+    ks[0] = 0;
+    if (n > 1)
+        ks[n - 1] = total;
+    qsort(ks, n, sizeof *ks, cmp_u32);
+    snap *snaps = calloc(n, sizeof *snaps);
+    exdb_error e = {0};
+    for (uint32_t i = 0; i < n; i++) {
+        cr_assert_eq(exdb_unflatten_goto(f.u, ks[i], &e), 0, "%s", e.msg);
+        snap_take(&f, &snaps[i]);
+    }
+    cr_assert_eq(exdb_unflatten_run(f.u, &e), 0, "%s", e.msg);
+    char how[64];
+    for (uint32_t t = 0; t < ngoto; t++) {
+        uint32_t i = (uint32_t)rand() % n;
+        snprintf(how, sizeof how, "(jump %u from %u)", t, f.u->pos);
+        cr_assert_eq(exdb_unflatten_goto(f.u, snaps[i].k, &e), 0, "%s", e.msg);
+        snap_check(&f, &snaps[i], path, how);
+        if (t % 3 == 2 && snaps[i].k < total) { /* single steps forward too */
+            exdb_uevent ev;
+            cr_assert_eq(exdb_unflatten_step(f.u, &ev, &e), 1, "%s", e.msg);
+            cr_assert_eq(ev.kind, f.u->log[snaps[i].k].kind);
+        }
+    }
+    for (uint32_t i = 0; i < n; i++)
+        snap_free(&snaps[i]);
+    free(snaps);
+    free(ks);
+    close_run(&f);
+
+    /* back, then on past the recorded events: the rest runs for real */
+    open_run(&f, path, 0);
+    cr_assert_eq(exdb_unflatten_goto(f.u, total / 2, &e), 0, "%s", e.msg);
+    cr_assert_eq(exdb_unflatten_goto(f.u, total / 4, &e), 0, "%s", e.msg);
+    cr_assert_eq(exdb_unflatten_run(f.u, &e), 0, "%s", e.msg);
+    cr_assert_eq(f.u->pos, total);
+    char *a = dump(&f);
+    close_run(&f);
+    open_run(&f, path, 1);
+    char *b = dump(&f);
+    cr_assert_str_eq(a, b, "%s: the run finished after going back differs", path);
+    free(a);
+    free(b);
+    close_run(&f);
+}
+
+static const char *const goto_fixtures[] = {
+    "nested.json",       "ivals_child2parent_preserved.json", "dispatch.json",
+    "cond.json",         "nn_module_stack_shared.json",       "constant_aliasing.pt2",
+    "preserve_none.json"};
+
+Test(unflatten, goto_sequences_fixtures) {
+    for (size_t i = 0; i < sizeof goto_fixtures / sizeof *goto_fixtures; i++) {
+        char path[512];
+        snprintf(path, sizeof path, FIX "%s", goto_fixtures[i]);
+        goto_check(path, (uint32_t)i + 11, 400, 0, 60);
+    }
+}
+
+/* every fixture of the directory, every event snapshotted */
+Test(unflatten, goto_sequences_all_fixtures, .timeout = 300) {
+    DIR *d = opendir(FIX);
+    cr_assert_not_null(d);
+    struct dirent *de;
+    uint32_t seed = 100;
+    int n = 0;
+    while ((de = readdir(d))) {
+        size_t l = strlen(de->d_name);
+        if (l < 6 || strstr(de->d_name, "error") ||
+            (strcmp(de->d_name + l - 5, ".json") && strcmp(de->d_name + l - 4, ".pt2")))
+            continue;
+        char path[1024];
+        snprintf(path, sizeof path, FIX "%s", de->d_name);
+        /* fixtures unflatten refuses are the error tests' business */
+        exdb_error e = {0};
+        exdb_program *p = exdb_program_load(path, NULL, &e);
+        exdb_unflatten *u = p ? exdb_unflatten_new(p, &e) : NULL;
+        int ok = u && exdb_unflatten_run(u, &e) == 0;
+        exdb_unflatten_free(u);
+        exdb_program_free(p);
+        if (!ok)
+            continue;
+        goto_check(path, seed++, 400, 0, 40);
+        n++;
+    }
+    closedir(d);
+    cr_expect_geq(n, 20);
+}
+
 Test(unflatten, reverse_stepping_fixtures) {
     reverse_check(FIX "nested.json", 1);
     reverse_check(FIX "ivals_child2parent_preserved.json", 2);
@@ -955,7 +1133,8 @@ Test(unflatten, real_programs, .timeout = 600) {
             cr_expect_eq(count_target(blk->graph, "relu"), 2);
         }
         close_run(&f);
-        reverse_check(path, seed++);
+        reverse_check(path, seed);
+        goto_check(path, seed++, 0, 12, 30);
         n++;
     }
     closedir(d);
