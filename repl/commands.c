@@ -734,8 +734,12 @@ static int exec_json(session *s, const char *line, char *copy, const command **c
             cJSON_AddItemToObject(obj, item->string, item);
         }
         cJSON_AddItemToObject(obj, "output", json_text(obuf, olen));
-        if (rc < 0)
-            cJSON_AddItemToObject(obj, "error", json_text(ebuf, elen));
+        if (rc < 0) {
+            cJSON *err = json_text(ebuf, elen);
+            free(s->last_error);
+            s->last_error = err && cJSON_IsString(err) ? strdup(err->valuestring) : NULL;
+            cJSON_AddItemToObject(obj, "error", err);
+        }
         char *text = cJSON_PrintUnformatted(obj);
         if (text) {
             fprintf(sink, "%s\n", text);
@@ -785,6 +789,49 @@ int session_exec(session *s, const char *line) {
     return rc;
 }
 
+void session_json_stopped(session *s, const char *script, int line, const char *cmdline,
+                          int remaining) {
+    if (!s->json)
+        return;
+    FILE *sink = s->capture_depth ? s->json_sink : s->out;
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return;
+    cJSON_AddStringToObject(o, "stopped", "on-error");
+    cJSON_AddStringToObject(o, "script", script);
+    cJSON_AddNumberToObject(o, "line", line);
+    size_t n = strlen(cmdline);
+    while (n && (cmdline[n - 1] == '\n' || cmdline[n - 1] == '\r'))
+        n--;
+    cJSON_AddItemToObject(o, "command", json_text(cmdline, n));
+    cJSON_AddStringToObject(o, "error", s->last_error ? s->last_error : "");
+    if (remaining >= 0)
+        cJSON_AddNumberToObject(o, "remaining", remaining);
+    char *text = cJSON_PrintUnformatted(o);
+    if (text) {
+        fprintf(sink, "%s\n", text);
+        fflush(sink);
+        cJSON_free(text);
+    }
+    cJSON_Delete(o);
+}
+
+/* Commands left in a script after a stop: lines that are not blank or
+ * comments (what session_exec would have run). */
+static int count_commands(FILE *f) {
+    char *line = NULL;
+    size_t cap = 0;
+    int n = 0;
+    while (getline(&line, &cap, f) != -1) {
+        const char *t = line;
+        while (*t == ' ' || *t == '\t')
+            t++;
+        n += *t && *t != '\n' && *t != '\r' && *t != '#';
+    }
+    free(line);
+    return n;
+}
+
 int session_source(session *s, const char *path) {
     if (s->source_depth >= 16)
         return cmd_fail(s, "%s: scripts nested deeper than 16 levels", path);
@@ -807,7 +854,12 @@ int session_source(session *s, const char *path) {
         if (session_exec(s, line) < 0) {
             rc = -1;
             if (!s->on_error_continue) {
-                fprintf(s->errout, "%s:%d: the script stops here.\n", path, lineno);
+                if (s->json)
+                    session_json_stopped(s, path, lineno, line, count_commands(f));
+                /* in JSON mode, the text only when a `source` command
+                 * captures it as its error */
+                if (!s->json || s->capture_depth)
+                    fprintf(s->errout, "%s:%d: the script stops here.\n", path, lineno);
                 break;
             }
         }
@@ -839,6 +891,8 @@ void session_free(session *s) {
     s->prog = NULL;
     free(s->repeat);
     s->repeat = NULL;
+    free(s->last_error);
+    s->last_error = NULL;
     cJSON_Delete(s->data);
     s->data = NULL;
 }

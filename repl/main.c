@@ -287,14 +287,17 @@ static int run_prompt(void) {
 static int run_stdin(void) {
     char *line = NULL;
     size_t cap = 0;
-    int rc = 0;
+    int rc = 0, lineno = 0;
     while (!S.quit_requested && getline(&line, &cap, stdin) != -1) {
         if (S.trace_commands && line[0] != '\n' && line[0] != '#')
             fprintf(S.out, "+%s", line);
+        lineno++;
         if (session_exec(&S, line) < 0) {
             rc = 1;
-            if (!S.on_error_continue)
+            if (!S.on_error_continue) {
+                session_json_stopped(&S, "<stdin>", lineno, line, -1);
                 break;
+            }
         }
     }
     free(line);
@@ -387,8 +390,13 @@ int main(int argc, char **argv) {
         int r = is_script[i] ? session_source(&S, cmds[i]) : session_exec(&S, cmds[i]);
         if (r < 0) {
             rc = 1;
-            if (!S.on_error_continue)
+            if (!S.on_error_continue) {
+                /* a -x script has said where it stopped; the -ex list says it
+                 * here (line: which -ex/-x option, counted from 1) */
+                if (!is_script[i])
+                    session_json_stopped(&S, "-ex", i + 1, cmds[i], ncmds - i - 1);
                 break;
+            }
         }
     }
     if (!batch && !S.quit_requested && (rc == 0 || interactive)) {

@@ -50,6 +50,7 @@ typedef struct session {
     long list_next;           /* flat node index a repeated `list` continues from, -1 none */
     int last_was_list;        /* the previous command was `list` */
     char *repeat;             /* what an empty line at the prompt runs again, or NULL */
+    char *last_error;         /* the last failing command's message (JSON mode), or NULL */
 } session;
 
 void session_init(session *s);
@@ -60,6 +61,13 @@ int session_exec(session *s, const char *line);
 /* Runs every line of a script file; stops at the first failure unless
  * on-error is continue. */
 int session_source(session *s, const char *path);
+
+/* JSON mode: one object saying that a script (or the -ex list, or the
+ * commands on stdin) stops at its first failing command, so a tool sees why
+ * the rest did not run: {"stopped": "on-error", "script", "line", "command",
+ * "error", ["remaining"]}. remaining < 0: unknown (stdin). */
+void session_json_stopped(session *s, const char *script, int line, const char *cmdline,
+                          int remaining);
 
 /* Command table access for help and completion. */
 typedef struct command command;
