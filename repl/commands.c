@@ -191,26 +191,20 @@ static int cmd_load(session *s, int argc, char **argv) {
 /* info WHAT: the program's facts here; the outliner's state (frames,
  * maps, seen sets) in cmd_unflatten.c; breakpoints in cmd_break.c. */
 static int cmd_info(session *s, int argc, char **argv) {
-    static const char *const what[] = {"program",
-                                       "signature",
-                                       "module-call-graph",
-                                       "facts",
-                                       "modules",
-                                       "breakpoints",
-                                       "frame",
-                                       "node-map",
-                                       "placeholders",
-                                       "seen-nodes",
-                                       "seen-modules",
-                                       "ivals",
-                                       "watchpoints",
+    static const char *const what[] = {"program",     "signature",    "module-call-graph",
+                                       "facts",       "modules",      "breakpoints",
+                                       "frame",       "node-map",     "placeholders",
+                                       "seen-nodes",  "seen-modules", "ivals",
+                                       "watchpoints", "display",      "events",
                                        NULL};
     int w = cmd_pick(s, "info", argv[1], what);
     if (w < 0)
         return -1;
+    if (w == 13)
+        return argc > 2 ? cmd_fail(s, "info display takes no argument") : cmd_display_info(s);
     if (w <= 4 && argc > 2)
         return cmd_fail(s, "info %s takes no argument", what[w]);
-    if (!s->prog && w != 5 && w != 12)
+    if (!s->prog && w != 5 && w != 12 && w != 13)
         return cmd_fail(s, "No program loaded.  Use \"load FILE\".");
     switch (w) {
     case 0:
@@ -451,6 +445,9 @@ const command program_commands[] = {
      "info seen-nodes         seen_nodes: the flat nodes copied so far, and into which frame\n"
      "info seen-modules       seen_modules: every module id and its calls (fqn, call index)\n"
      "info ivals              _IVals: mutated buffers' intermediate values, by module\n"
+     "info events [A-B] [KIND] the event log up to the cursor (a range, a kind, or \"later\":\n"
+     "                        the decisions after outlining: IVAL ... DONE)\n"
+     "info display            the auto-display expressions\n"
      "Add --all to see a listing longer than \"set max-lines\".",
      cmd_info},
     {"print", 1, -1, CMD_NEEDS_PROGRAM, "print graph|tabular|node NAME...|module FQN|frame [N]",
@@ -499,6 +496,8 @@ extern const command unflatten_commands[];
 extern const size_t unflatten_ncommands;
 extern const command break_commands[];
 extern const size_t break_ncommands;
+extern const command display_commands[];
+extern const size_t display_ncommands;
 
 /* Every command table, in the order `help` lists them. A subsystem's
  * commands live in its own repl/cmd_*.c file and are added here. */
@@ -510,6 +509,7 @@ static const struct {
     {"Program and session", program_commands, &program_ncommands},
     {"Running the outliner (torch.export.unflatten)", unflatten_commands, &unflatten_ncommands},
     {"Breakpoints", break_commands, &break_ncommands},
+    {"Auto-display", display_commands, &display_ncommands},
     {"Checks and changes", lint_commands, &lint_ncommands},
     {"Pictures", render_commands, &render_ncommands},
 };
@@ -657,6 +657,15 @@ static int exec_words(session *s, char *copy, const command **cp) {
     argv[argc] = NULL;
     int amb;
     const command *c = command_lookup(argv[0], &amb);
+    char *slash = strchr(argv[0], '/');
+    if (!c && slash && slash != argv[0]) {
+        /* gdb's display/FMT: the command sees the whole word */
+        *slash = '\0';
+        c = command_lookup(argv[0], &amb);
+        *slash = '/';
+        if (c && strcmp(c->name, "display") != 0)
+            c = NULL;
+    }
     if (!c)
         return cmd_fail(s, "%s command: \"%s\".  Try \"help\".", amb ? "Ambiguous" : "Undefined",
                         argv[0]);
@@ -673,9 +682,67 @@ static int exec_words(session *s, char *copy, const command **cp) {
         return cmd_fail(s, "No program loaded.  Use \"load FILE\".");
     s->color_now = !s->json && (s->color == 1 || (s->color < 0 && isatty(fileno(s->out)) &&
                                                   !(getenv("NO_COLOR") && *getenv("NO_COLOR"))));
+    long before = s->run ? (long)s->run->pos : -1;
     int rc = c->fn(s, argc, argv);
     s->show_all = 0;
     s->color_now = 0;
+    /* gdb shows the auto-displays whenever the program stops: here after a
+     * moving command that moved the run (or succeeded) */
+    if ((c->flags & CMD_STOPS) && s->displays && s->run && (rc == 0 || before != (long)s->run->pos))
+        cmd_display_show(s, 0);
+    return rc;
+}
+
+int session_capture(session *s, const char *line, char **out, cJSON **data) {
+    FILE *saved_out = s->out, *saved_err = s->errout;
+    cJSON *saved_data = s->data;
+    int saved_json = s->json, saved_all = s->show_all;
+    char *obuf = NULL, *ebuf = NULL;
+    size_t olen = 0, elen = 0;
+    FILE *o = open_memstream(&obuf, &olen);
+    FILE *e = open_memstream(&ebuf, &elen);
+    char *copy = strdup(line);
+    *out = NULL;
+    if (data)
+        *data = NULL;
+    if (!o || !e || !copy) {
+        if (o)
+            fclose(o);
+        if (e)
+            fclose(e);
+        free(obuf);
+        free(ebuf);
+        free(copy);
+        return cmd_fail(s, "out of memory");
+    }
+    s->out = o;
+    s->errout = e;
+    s->data = NULL;
+    s->json = data != NULL;
+    const command *c;
+    int rc = exec_words(s, copy, &c);
+    fclose(o);
+    fclose(e);
+    s->out = saved_out;
+    s->errout = saved_err;
+    s->json = saved_json;
+    s->show_all = saved_all;
+    if (data)
+        *data = s->data;
+    else
+        cJSON_Delete(s->data);
+    s->data = saved_data;
+    /* the text, or the error without its line end */
+    if (rc < 0) {
+        free(obuf);
+        while (elen && ebuf[elen - 1] == '\n')
+            ebuf[--elen] = '\0';
+        *out = ebuf;
+    } else {
+        free(ebuf);
+        *out = obuf;
+    }
+    free(copy);
     return rc;
 }
 
@@ -778,7 +845,8 @@ int session_exec(session *s, const char *line) {
     exdb_interrupted = 0;
     /* an empty line at the prompt runs the last stepping command again
      * (main.c); a repeated `list` goes on where it stopped */
-    if (c && (c->flags & CMD_REPEAT) && s->source_depth == 0 && rc == 0) {
+    if (c && ((c->flags & CMD_REPEAT) || ((c->flags & CMD_REPEAT_BARE) && !strpbrk(text, " \t"))) &&
+        s->source_depth == 0 && rc == 0) {
         free(s->repeat);
         s->repeat = strdup(strcmp(c->name, "list") == 0 ? "list" : text);
     }
@@ -885,6 +953,7 @@ void session_init(session *s) {
 void session_free(session *s) {
     cmd_unflatten_forget(s);
     cmd_break_free(s);
+    cmd_display_free(s);
     cmd_lint_forget_program(s->prog);
     exdb_program_free(s->prog);
     exdb_buf_free(&s->buf);

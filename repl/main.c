@@ -139,19 +139,11 @@ static char **complete(const char *text, int start, int end) {
     const command *c = command_lookup(w[0], &amb);
     const char *cmd = c ? c->name : "";
     ncands = 0;
-    static const char *const info_words[] = {"program",
-                                             "signature",
-                                             "module-call-graph",
-                                             "modules",
-                                             "facts",
-                                             "breakpoints",
-                                             "frame",
-                                             "node-map",
-                                             "placeholders",
-                                             "seen-nodes",
-                                             "seen-modules",
-                                             "ivals",
-                                             "watchpoints",
+    static const char *const info_words[] = {"program",     "signature",    "module-call-graph",
+                                             "modules",     "facts",        "breakpoints",
+                                             "frame",       "node-map",     "placeholders",
+                                             "seen-nodes",  "seen-modules", "ivals",
+                                             "watchpoints", "display",      "events",
                                              NULL};
     static const char *const print_words[] = {"graph", "tabular", "node", "module", "frame", NULL};
     static const char *const set_words[] = {
@@ -200,6 +192,33 @@ static char **complete(const char *text, int start, int end) {
         } else if (!strcmp(w[1], "op")) {
             cand_ops();
         }
+    } else if (!strcmp(cmd, "until") || !strcmp(cmd, "advance")) {
+        /* LOCATION: a node, or a break location (an event number is typed) */
+        if (nw == 1) {
+            cand_words(break_words);
+            cand_nodes();
+        } else if (!strcmp(w[1], "module") || !strcmp(w[1], "exit")) {
+            cand_modules();
+        } else if (!strcmp(w[1], "event")) {
+            cand_words(events);
+        } else if (!strcmp(w[1], "op")) {
+            cand_ops();
+        }
+    } else if (!strcmp(cmd, "display") || !strncmp(w[0], "display/", 8)) {
+        /* EXPR: what print and info show, then node names or module fqns */
+        static const char *const display_words[] = {
+            "node-map", "placeholders", "frame", "node",    "module",  "seen-nodes", "seen-modules",
+            "ivals",    "events",       "graph", "tabular", "program", "signature",  "backtrace",
+            "list",     "info",         "print", "/json",   NULL};
+        int first = nw > 1 && !strcmp(w[1], "/json") ? 2 : 1;
+        if (nw == first)
+            cand_words(display_words);
+        else if (!strcmp(w[first], "module"))
+            cand_modules();
+        else if (!strcmp(w[first], "node"))
+            cand_nodes();
+    } else if (!strcmp(cmd, "delete") && nw == 1) {
+        cand_add("display");
     } else if (!strcmp(cmd, "watch")) {
         if (nw == 1)
             cand_add("node-map");
