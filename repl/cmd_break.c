@@ -577,6 +577,8 @@ static int cmd_delete(session *s, int argc, char **argv) {
 }
 
 static int set_enabled(session *s, int argc, char **argv, int on) {
+    if (argc > 1 && strcmp(argv[1], "display") == 0) /* gdb's enable/disable display N */
+        return cmd_display_enable(s, argc - 2, argv + 2, on);
     if (argc == 1) {
         for (uint32_t i = 0; s->bps && i < s->bps->n; i++)
             s->bps->v[i].enabled = on;
@@ -686,10 +688,10 @@ const command break_commands[] = {
      cmd_watch},
     {"delete", 0, -1, 0, "delete [N...]|display [N...]",
      "Delete breakpoints N... (all without N), or auto-displays.", NULL, cmd_delete},
-    {"disable", 0, -1, 0, "disable [N...]", "Disable breakpoints N... (all without N).", NULL,
-     cmd_disable},
-    {"enable", 0, -1, 0, "enable [N...]", "Enable breakpoints N... (all without N).", NULL,
-     cmd_enable},
+    {"disable", 0, -1, 0, "disable [N...]|display [N...]",
+     "Disable breakpoints N... (all without N), or auto-displays.", NULL, cmd_disable},
+    {"enable", 0, -1, 0, "enable [N...]|display [N...]",
+     "Enable breakpoints N... (all without N), or auto-displays.", NULL, cmd_enable},
     {"condition", 1, 4, 0, "condition N [VAR OP VALUE]",
      "Stop at breakpoint N only when the condition holds (none: always).",
      "See \"help break\" for the variables.", cmd_condition},

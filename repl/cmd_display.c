@@ -252,6 +252,25 @@ int cmd_display_delete(session *s, int argc, char **argv) {
     return 0;
 }
 
+int cmd_display_enable(session *s, int argc, char **argv, int on) {
+    exdb_displays *t = s->displays;
+    for (uint32_t k = 0; argc == 0 && t && k < t->n; k++)
+        t->v[k].enabled = on;
+    for (int i = 0; i < argc; i++) {
+        char *end;
+        long n = strtol(argv[i], &end, 10);
+        if (!*argv[i] || *end)
+            return cmd_fail(s, "Expected a display number, found \"%s\".", argv[i]);
+        uint32_t k = 0;
+        while (t && k < t->n && t->v[k].num != n)
+            k++;
+        if (!t || k == t->n)
+            return cmd_fail(s, "No display number %ld.", n);
+        t->v[k].enabled = on;
+    }
+    return 0;
+}
+
 static int cmd_undisplay(session *s, int argc, char **argv) {
     return cmd_display_delete(s, argc - 1, argv + 1);
 }
@@ -294,7 +313,8 @@ int cmd_display_info(session *s) {
     "Shown as \"N: EXPR = VALUE\" after every command that moves the run (step, next,\n"           \
     "finish, continue, until, advance, goto, reverse-*...). display/json EXPR shows the\n"         \
     "command's JSON answer on one line. \"display\" alone shows them all now; \"info\n"            \
-    "display\" lists them; \"undisplay N\" (or \"delete display N\") removes one.\n"               \
+    "display\" lists them; \"undisplay N\" (or \"delete display N\") removes one;\n"               \
+    "\"disable display N\" and \"enable display N\" keep it without showing it.\n"                 \
     "In JSON mode they are the stopping command's \"displays\" array."
 
 const command display_commands[] = {

@@ -89,6 +89,7 @@ int cmd_break_check(session *s, const struct exdb_unflatten *u, const struct exd
 void cmd_display_show(session *s, int explicit_call);
 int cmd_display_info(session *s);
 int cmd_display_delete(session *s, int argc, char **argv); /* argv: numbers only */
+int cmd_display_enable(session *s, int argc, char **argv, int on);
 void cmd_display_free(session *s);
 
 extern const command program_commands[];

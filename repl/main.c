@@ -217,7 +217,8 @@ static char **complete(const char *text, int start, int end) {
             cand_modules();
         else if (!strcmp(w[first], "node"))
             cand_nodes();
-    } else if (!strcmp(cmd, "delete") && nw == 1) {
+    } else if ((!strcmp(cmd, "delete") || !strcmp(cmd, "enable") || !strcmp(cmd, "disable")) &&
+               nw == 1) {
         cand_add("display");
     } else if (!strcmp(cmd, "watch")) {
         if (nw == 1)

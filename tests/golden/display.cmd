@@ -12,6 +12,10 @@ step
 undisplay 2 4
 advance module encoder.layers.0.attn.q
 next
+disable display 1
+info display
+display
+enable display 1
 display
 delete display 1 3
 info display
