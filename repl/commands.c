@@ -30,6 +30,47 @@ int cmd_fail(session *s, const char *fmt, ...) {
     return -1;
 }
 
+/* Writes n bytes of a listing; with `set width N`, a line wider than N
+ * columns (colour codes take none, a UTF-8 character one) is cut to N-1
+ * and ends with "…". */
+static void put_listing(session *s, const char *t, size_t n) {
+    if (s->width <= 0 || s->show_all || s->json) {
+        fwrite(t, 1, n, s->out);
+        return;
+    }
+    size_t i = 0;
+    while (i < n) {
+        const char *nl = memchr(t + i, '\n', n - i);
+        size_t end = nl ? (size_t)(nl - t) : n, cols = 0, j = i, cut = (size_t)-1;
+        while (j < end) {
+            if (t[j] == '\033') { /* an escape sequence: up to its final letter */
+                while (j < end && !((t[j] >= 'a' && t[j] <= 'z') || (t[j] >= 'A' && t[j] <= 'Z')))
+                    j++;
+                j++;
+                continue;
+            }
+            if (((unsigned char)t[j] & 0xC0) != 0x80) {
+                cols++;
+                if (cols == (size_t)s->width && cut == (size_t)-1)
+                    cut = j; /* the N-th column: "…" goes there if the line is wider */
+                if (cols > (size_t)s->width)
+                    break;
+            }
+            j++;
+        }
+        if (cols > (size_t)s->width) {
+            fwrite(t + i, 1, cut - i, s->out);
+            fputs(cmd_color(s, C_RESET), s->out);
+            fputs("\xe2\x80\xa6", s->out);
+        } else {
+            fwrite(t + i, 1, end - i, s->out);
+        }
+        if (nl)
+            fputc('\n', s->out);
+        i = end + (nl != NULL);
+    }
+}
+
 void cmd_flush(session *s, int newline) {
     const char *t = exdb_buf_str(&s->buf);
     size_t len = s->buf.len;
@@ -43,7 +84,7 @@ void cmd_flush(session *s, int newline) {
                     cut = i + 1;
             }
         if (lines > (size_t)s->max_lines + 1) {
-            fwrite(t, 1, cut, s->out);
+            put_listing(s, t, cut);
             fprintf(s->out,
                     "(%zu more lines: add --all to see them, or \"set max-lines unlimited\")\n",
                     lines - (size_t)s->max_lines);
@@ -52,7 +93,7 @@ void cmd_flush(session *s, int newline) {
             return;
         }
     }
-    fputs(t, s->out);
+    put_listing(s, t, len);
     if (newline && len && t[len - 1] != '\n')
         fputc('\n', s->out);
     fflush(s->out);
@@ -291,8 +332,9 @@ static int parse_limit(session *s, const char *name, const char *v, int *out) {
 }
 
 /* The session's own settings, before the render settings of viz/. */
-static const char *const session_settings[] = {"trace-commands", "on-error",  "output", "color",
-                                               "listsize",       "max-lines", "timing", NULL};
+static const char *const session_settings[] = {"trace-commands", "on-error", "output",
+                                               "color",          "listsize", "max-lines",
+                                               "timing",         "width",    NULL};
 
 /* set NAME VALUE: the session's own settings, then the render settings
  * (viz/render.h), so `set layout sfdp` works like `set on-error continue`. */
@@ -350,6 +392,13 @@ static int cmd_set(session *s, int argc, char **argv) {
             return -1;
         s->timing = x == 0;
         break;
+    case 7:
+        if (parse_limit(s, "width", argv[2], &x) < 0)
+            return -1;
+        if (x && x < 8)
+            return cmd_fail(s, "set width: at least 8 columns, or \"unlimited\".");
+        s->width = x;
+        break;
     default: {
         exdb_error err = {0};
         if (exdb_viz_set(&s->render, what[w], argv[2], &err) < 0)
@@ -375,6 +424,10 @@ static int cmd_show(session *s, int argc, char **argv) {
     else
         exdb_buf_puts(&s->buf, "max-lines: unlimited\n");
     exdb_buf_printf(&s->buf, "timing: %s\n", s->timing ? "on" : "off");
+    if (s->width)
+        exdb_buf_printf(&s->buf, "width: %d\n", s->width);
+    else
+        exdb_buf_puts(&s->buf, "width: unlimited\n");
     exdb_viz_settings_show(&s->buf, &s->render);
     if (argc > 1) {
         /* show NAME: only that setting's line */
@@ -474,6 +527,8 @@ const command program_commands[] = {
      "set max-lines N|unlimited      cut longer listings with \"(N more lines)\" (default:\n"
      "                               100 at a terminal, unlimited otherwise; --all overrides)\n"
      "set timing on|off              render says how long each stage took\n"
+     "set width N|unlimited          cut listing lines wider than N columns with \"…\"\n"
+     "                               (default unlimited; --all shows them whole)\n"
      "set layout dot|sfdp|auto       the Graphviz engine for render (auto: by size)\n"
      "set render-limit N             refuse image layout above N nodes (DOT is never refused)\n"
      "set render-dup-fanout N        draw a value with more than N far uses once per use\n"

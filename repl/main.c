@@ -147,9 +147,9 @@ static char **complete(const char *text, int start, int end) {
                                              NULL};
     static const char *const print_words[] = {"graph", "tabular", "node", "module", "frame", NULL};
     static const char *const set_words[] = {
-        "trace-commands",    "on-error",        "output", "color",
-        "listsize",          "max-lines",       "layout", "render-limit",
-        "render-dup-fanout", "render-dup-span", NULL};
+        "trace-commands", "on-error",          "output",          "color",
+        "listsize",       "max-lines",         "width",           "layout",
+        "render-limit",   "render-dup-fanout", "render-dup-span", NULL};
     static const char *const break_words[] = {"module", "exit", "op", "event", NULL};
     static const char *const events[] = {"sink",    "dedup", "dispatch", "ival",  "attrs", "state",
                                          "reorder", "done",  "copy",     "enter", "exit",  NULL};

@@ -37,6 +37,7 @@ typedef struct session {
     int color;          /* "set color": -1 auto (a terminal without NO_COLOR), 0 off, 1 on */
     int color_now;      /* resolved for the command being run */
     int max_lines;      /* listings longer than this are cut with "(N more lines)"; 0 = all */
+    int width;          /* "set width": listing lines cut at this many columns; 0 = never */
     int listsize;       /* lines `list` shows */
     int show_all;       /* the running command was given --all: never cut */
     int timing;         /* "set timing": render says how long it took (off in tests) */
