@@ -595,7 +595,7 @@ static const struct {
     {"b", "break"},         {"d", "delete"},
     {"rs", "reverse-step"}, {"rsi", "reverse-stepi"},
     {"rn", "reverse-next"}, {"rc", "reverse-continue"},
-    {"fin", "finish"},
+    {"fin", "finish"},      {"u", "until"},
 };
 
 const command *command_lookup(const char *name, int *ambiguous) {

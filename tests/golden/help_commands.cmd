@@ -51,3 +51,4 @@ help n
 help c
 help bt
 help rc
+help u
