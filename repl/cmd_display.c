@@ -139,11 +139,10 @@ static void show_one(session *s, const display *d, cJSON *arr) {
     free(text);
 }
 
-void cmd_display_show(session *s, int explicit_call) {
+void cmd_display_show(session *s) {
     exdb_displays *t = s->displays;
     if (!t || !s->prog)
         return;
-    (void)explicit_call;
     cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
     for (uint32_t i = 0; i < t->n; i++)
         if (t->v[i].enabled)
@@ -170,7 +169,7 @@ static int cmd_display(session *s, int argc, char **argv) {
     if (argc <= first) {
         if (fmt)
             return cmd_fail(s, "Usage: display[/json] EXPR");
-        cmd_display_show(s, 1);
+        cmd_display_show(s);
         return 0;
     }
     /* the expression: the words again, quoted where they need it */

@@ -86,7 +86,7 @@ int cmd_break_check(session *s, const struct exdb_unflatten *u, const struct exd
 /* cmd_display.c: auto-display expressions (display, undisplay, info display). */
 /* Shows every enabled display (after a stop, or `display` alone). In JSON
  * mode they go into the running command's answer as "displays". */
-void cmd_display_show(session *s, int explicit_call);
+void cmd_display_show(session *s);
 int cmd_display_info(session *s);
 int cmd_display_delete(session *s, int argc, char **argv); /* argv: numbers only */
 int cmd_display_enable(session *s, int argc, char **argv, int on);

@@ -744,7 +744,7 @@ static int exec_words(session *s, char *copy, const command **cp) {
     /* gdb shows the auto-displays whenever the program stops: here after a
      * moving command that moved the run (or succeeded) */
     if ((c->flags & CMD_STOPS) && s->displays && s->run && (rc == 0 || before != (long)s->run->pos))
-        cmd_display_show(s, 0);
+        cmd_display_show(s);
     return rc;
 }
 
