@@ -82,6 +82,11 @@ build/rel/bench_ops: scripts/bench/bench_ops.c $(call rel,$(VIZ_SRC)) core/libex
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
+# The REPL without main.c: session_exec as the prompt runs it.
+build/rel/bench_repl: scripts/bench/bench_repl.c $(call rel,$(filter-out repl/main.c,$(REPL_SRC)) $(VIZ_SRC)) core/libexdb.a
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+
 run: all
 	./exdb tests/fixtures/example.json
 

@@ -253,6 +253,8 @@ static int run_step(exdb_urun *r, exdb_uevent *ev, exdb_error *err) {
             r->phase_started = 1;
         }
         if (r->work_pos >= r->nwork) {
+            r->done_work[r->phase] = r->work; /* the arena keeps it: describe its events */
+            r->done_nwork[r->phase] = r->nwork;
             r->phase++;
             r->phase_started = 0;
             continue;
@@ -573,12 +575,33 @@ void exdb_unflatten_describe(exdb_buf *b, const exdb_unflatten *u, const exdb_ue
     default:
         break;
     }
-    if (ev->item >= 0 && (uint32_t)ev->item < r->nwork && r->work[ev->item].name &&
-        ev->kind != EXDB_EV_DEDUP && ev->kind != EXDB_EV_DISPATCH)
-        exdb_buf_printf(b, " %s", fqn_or_root(r->work[ev->item].name));
-    if (ev->kind == EXDB_EV_DISPATCH && ev->item >= 0 && (uint32_t)ev->item < r->nwork)
-        exdb_buf_printf(
-            b, " %s", r->work[ev->item].name[0] ? r->work[ev->item].name : "(call indices elided)");
+    const exdb_uwork *w = exdb_unflatten_event_work(u, ev);
+    if (w && w->name && ev->kind != EXDB_EV_DEDUP && ev->kind != EXDB_EV_DISPATCH)
+        exdb_buf_printf(b, " %s", fqn_or_root(w->name));
+    if (w && ev->kind == EXDB_EV_DISPATCH)
+        exdb_buf_printf(b, " %s", w->name && w->name[0] ? w->name : "(call indices elided)");
+}
+
+const exdb_uwork *exdb_unflatten_event_work(const exdb_unflatten *u, const exdb_uevent *ev) {
+    const exdb_urun *r = u->run;
+    int ph = ev->kind == EXDB_EV_IVAL       ? EXDB_UPH_IVALS
+             : ev->kind == EXDB_EV_ATTRS    ? EXDB_UPH_GRAPH_ATTRS
+             : ev->kind == EXDB_EV_SINK     ? EXDB_UPH_SINK
+             : ev->kind == EXDB_EV_DEDUP    ? EXDB_UPH_DEDUP
+             : ev->kind == EXDB_EV_DISPATCH ? EXDB_UPH_DISPATCH
+                                            : -1;
+    if (ph < 0 || ev->item < 0)
+        return NULL;
+    const exdb_uwork *list = NULL;
+    uint32_t n = 0;
+    if (ph == r->phase && r->phase_started) {
+        list = r->work;
+        n = r->nwork;
+    } else if (ph < r->phase) {
+        list = r->done_work[ph];
+        n = r->done_nwork[ph];
+    }
+    return list && (uint32_t)ev->item < n ? &list[ev->item] : NULL;
 }
 
 void exdb_unflatten_backtrace(exdb_buf *b, const exdb_unflatten *u) {

@@ -244,6 +244,8 @@ typedef struct exdb_urun {
     uint8_t phase_started;
     exdb_strmap removed_by_module; /* SINK: "id" -> ustrset of removed inputs */
     exdb_uevent last;
+    exdb_uwork *done_work[EXDB_UPH_DONE + 1]; /* finished phases' work lists (their events) */
+    uint32_t done_nwork[EXDB_UPH_DONE + 1];
 } exdb_urun;
 
 /* ---- the run handle the REPL drives */
@@ -301,6 +303,10 @@ const exdb_uframe *exdb_unflatten_frame(const exdb_unflatten *u, uint32_t level)
 /* The module at FQN (call names like "n@1" allowed; "" = root), or NULL. */
 exdb_umodule *exdb_unflatten_module(const exdb_unflatten *u, const char *fqn);
 const char *exdb_uevent_kind_name(int kind);
+/* The work item a later-phase event (IVAL, ATTRS, SINK, DEDUP, DISPATCH)
+ * at or before the cursor was about (its name: a module fqn, a scope), or
+ * NULL: the work lists of finished phases are kept for describing them. */
+const exdb_uwork *exdb_unflatten_event_work(const exdb_unflatten *u, const exdb_uevent *ev);
 /* "COPY %add into layer1.0 (frame 3)" */
 void exdb_unflatten_describe(exdb_buf *b, const exdb_unflatten *u, const exdb_uevent *ev);
 /* The frame stack as a gdb backtrace: "#0 layer1.0.relu@1 (call 2, module L__self__...) 3 nodes" */

@@ -28,6 +28,8 @@ typedef struct bp {
     char *arg; /* node name, fqn or op glob; event kind name */
     int event_kind;
     int enabled, temporary;
+    int momentary;      /* until/advance's location: no number, gone after the command */
+    uint32_t max_depth; /* momentary: only in frames this deep or shallower (0: any) */
     uint32_t hits;
     char *cond; /* its text, NULL when none */
     cond_var var;
@@ -268,7 +270,7 @@ int cmd_break_check(session *s, const exdb_unflatten *u, const exdb_uevent *ev, 
         ev->frame >= 0 && (uint32_t)ev->frame < r->nframes ? r->frames[ev->frame] : NULL;
     const exdb_node *n =
         ev->flat >= 0 && (uint32_t)ev->flat < r->nnodes ? r->nodes[ev->flat] : NULL;
-    int first = 0;
+    int first = 0, momentary = 0;
     exdb_buf details;
     exdb_buf_init(&details);
     for (uint32_t i = 0; i < t->n; i++) {
@@ -301,6 +303,14 @@ int cmd_break_check(session *s, const exdb_unflatten *u, const exdb_uevent *ev, 
         }
         if (!match || !b->enabled || !cond_holds(b, u, ev))
             continue;
+        if (b->momentary) {
+            /* until LOCATION: where the event happens, the frame copying a
+             * node or creating a child frame, must not be deeper */
+            uint32_t home = ev->depth - (ev->kind == EXDB_EV_ENTER && ev->depth);
+            if (!b->max_depth || home <= b->max_depth)
+                momentary = 1;
+            continue;
+        }
         if (!first)
             first = b->num;
         else
@@ -332,7 +342,7 @@ int cmd_break_check(session *s, const exdb_unflatten *u, const exdb_uevent *ev, 
         exdb_buf_puts(why, exdb_buf_str(&details));
     }
     exdb_buf_free(&details);
-    return first;
+    return first ? first : momentary ? -1 : 0;
 }
 
 /* ---- commands */
@@ -398,8 +408,10 @@ static int op_exists(session *s, const char *pattern) {
     return 0;
 }
 
-/* break/tbreak/watch: the words after the command, up to "if". */
-static int add_bp(session *s, int temporary, int watch, int argc, char **argv) {
+/* break/tbreak/watch: the words after the command, up to "if". A
+ * momentary breakpoint (until/advance) is silent and unnumbered. */
+static int add_bp_ex(session *s, int temporary, int watch, int momentary, uint32_t max_depth,
+                     int argc, char **argv) {
     int nwords = argc - 1, ifat = -1;
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "if") == 0) {
@@ -410,6 +422,8 @@ static int add_bp(session *s, int temporary, int watch, int argc, char **argv) {
     bp b = {0};
     b.enabled = 1;
     b.temporary = temporary;
+    b.momentary = momentary;
+    b.max_depth = max_depth;
     const char *arg = NULL;
     if (watch) {
         if (nwords != 2 || strcmp(argv[1], "node-map") != 0)
@@ -427,8 +441,12 @@ static int add_bp(session *s, int temporary, int watch, int argc, char **argv) {
         b.kind = k == 0 ? BP_ENTER : k == 1 ? BP_EXIT : k == 2 ? BP_OP : BP_EVENT;
         arg = argv[2];
     } else {
-        return cmd_fail(s, "Usage: break NODE | module FQN | exit FQN | op GLOB | event KIND "
-                           "[if COND]");
+        return cmd_fail(s,
+                        momentary ? "Usage: %s NODE | module FQN | exit FQN | op GLOB | event "
+                                    "KIND | EVENT-NUMBER"
+                                  : "Usage: break NODE | module FQN | exit FQN | op GLOB | "
+                                    "event KIND [if COND]",
+                        argv[0]);
     }
     if ((b.kind == BP_NODE || b.kind == BP_WATCH) && arg[0] == '%')
         arg++;
@@ -474,9 +492,11 @@ static int add_bp(session *s, int temporary, int watch, int argc, char **argv) {
         t->v = nv;
         t->cap = ncap;
     }
-    b.num = ++t->next_num;
+    b.num = momentary ? 0 : ++t->next_num;
     t->v[t->n++] = b;
     t->armed = NULL; /* a new watchpoint arms at the next move */
+    if (momentary)
+        return 0;
     exdb_buf_printf(&s->buf, "%s %d: ",
                     watch       ? "Watchpoint"
                     : temporary ? "Temporary breakpoint"
@@ -488,6 +508,27 @@ static int add_bp(session *s, int temporary, int watch, int argc, char **argv) {
     cmd_flush(s, 1);
     cmd_json_add(s, "number", cJSON_CreateNumber(b.num));
     return 0;
+}
+
+static int add_bp(session *s, int temporary, int watch, int argc, char **argv) {
+    return add_bp_ex(s, temporary, watch, 0, 0, argc, argv);
+}
+
+int cmd_break_momentary(session *s, uint32_t max_depth, int argc, char **argv) {
+    return add_bp_ex(s, 0, 0, 1, max_depth, argc, argv);
+}
+
+void cmd_break_clear_momentary(session *s) {
+    exdb_bptable *t = s->bps;
+    for (uint32_t i = 0; t && i < t->n;) {
+        if (t->v[i].momentary) {
+            bp_clear(&t->v[i]);
+            memmove(&t->v[i], &t->v[i + 1], (t->n - i - 1) * sizeof *t->v);
+            t->n--;
+        } else {
+            i++;
+        }
+    }
 }
 
 static int cmd_break(session *s, int argc, char **argv) {
@@ -517,6 +558,8 @@ static bp *find_bp(session *s, const char *word) {
 
 static int cmd_delete(session *s, int argc, char **argv) {
     exdb_bptable *t = s->bps;
+    if (argc > 1 && strcmp(argv[1], "display") == 0) /* gdb's delete display N */
+        return cmd_display_delete(s, argc - 2, argv + 2);
     if (argc == 1) {
         cmd_break_free(s);
         return 0;
@@ -534,6 +577,8 @@ static int cmd_delete(session *s, int argc, char **argv) {
 }
 
 static int set_enabled(session *s, int argc, char **argv, int on) {
+    if (argc > 1 && strcmp(argv[1], "display") == 0) /* gdb's enable/disable display N */
+        return cmd_display_enable(s, argc - 2, argv + 2, on);
     if (argc == 1) {
         for (uint32_t i = 0; s->bps && i < s->bps->n; i++)
             s->bps->v[i].enabled = on;
@@ -573,7 +618,10 @@ static int cmd_condition(session *s, int argc, char **argv) {
 int cmd_break_info(session *s) {
     exdb_bptable *t = s->bps;
     cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
-    if (!t || !t->n) {
+    uint32_t shown = 0;
+    for (uint32_t i = 0; t && i < t->n; i++)
+        shown += !t->v[i].momentary;
+    if (!shown) {
         fputs("No breakpoints or watchpoints.\n", s->out);
         cmd_json_add(s, "breakpoints", arr);
         return 0;
@@ -583,6 +631,8 @@ int cmd_break_info(session *s) {
     exdb_buf_init(&w);
     for (uint32_t i = 0; i < t->n; i++) {
         const bp *b = &t->v[i];
+        if (b->momentary)
+            continue;
         exdb_buf_reset(&w);
         describe(&w, b);
         if (b->cond)
@@ -636,12 +686,12 @@ const command break_commands[] = {
      "frame makes a placeholder for it, where an exiting frame hands its output back to\n"
      "the parent. Conditions as for break (\"help break\").",
      cmd_watch},
-    {"delete", 0, -1, 0, "delete [N...]", "Delete breakpoints N... (all without N).", NULL,
-     cmd_delete},
-    {"disable", 0, -1, 0, "disable [N...]", "Disable breakpoints N... (all without N).", NULL,
-     cmd_disable},
-    {"enable", 0, -1, 0, "enable [N...]", "Enable breakpoints N... (all without N).", NULL,
-     cmd_enable},
+    {"delete", 0, -1, 0, "delete [N...]|display [N...]",
+     "Delete breakpoints N... (all without N), or auto-displays.", NULL, cmd_delete},
+    {"disable", 0, -1, 0, "disable [N...]|display [N...]",
+     "Disable breakpoints N... (all without N), or auto-displays.", NULL, cmd_disable},
+    {"enable", 0, -1, 0, "enable [N...]|display [N...]",
+     "Enable breakpoints N... (all without N), or auto-displays.", NULL, cmd_enable},
     {"condition", 1, 4, 0, "condition N [VAR OP VALUE]",
      "Stop at breakpoint N only when the condition holds (none: always).",
      "See \"help break\" for the variables.", cmd_condition},

@@ -16,6 +16,7 @@
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "command.h"
 #include "core/print.h"
@@ -64,6 +65,16 @@ static const exdb_node *flat_at(const exdb_unflatten *u, int32_t index) {
 
 /* ---- one event, as a line and as JSON */
 
+/* The call a DEDUP work item compares with the earlier calls of its
+ * module (a seen_modules entry), or NULL. */
+static const exdb_uentry *dedup_call(const exdb_unflatten *u, const exdb_uwork *w) {
+    const exdb_urun *r = u->run;
+    if (!w || w->a < 0 || (uint32_t)w->a >= r->nparts || w->b < 0 ||
+        (uint32_t)w->b >= r->parts[w->a].n)
+        return NULL;
+    return &r->parts[w->a].entries[w->b];
+}
+
 /* "[K] STEP i in FRAME: copying %x : ..." for an event of the current run
  * (the frames it names exist: frames are kept after they exit). */
 static void event_text(session *s, exdb_buf *b, const exdb_unflatten *u, uint32_t k,
@@ -102,6 +113,10 @@ static void event_text(session *s, exdb_buf *b, const exdb_unflatten *u, uint32_
     }
     exdb_buf_puts(b, cmd_color(s, C_BLUE));
     exdb_unflatten_describe(b, u, ev);
+    const exdb_uentry *call =
+        ev->kind == EXDB_EV_DEDUP ? dedup_call(u, exdb_unflatten_event_work(u, ev)) : NULL;
+    if (call)
+        exdb_buf_printf(b, " (%s call_idx=%d)", label(call->fqn), call->call_idx);
     exdb_buf_puts(b, cmd_color(s, C_RESET));
 }
 
@@ -122,6 +137,15 @@ static cJSON *event_json(session *s, const exdb_unflatten *u, uint32_t k, const 
         cJSON_AddStringToObject(o, "fqn", f->child_fqn ? f->child_fqn : "");
     }
     cJSON_AddNumberToObject(o, "depth", ev->depth);
+    /* a later-phase decision: what it was about (a module fqn, a scope) */
+    const exdb_uwork *w = k ? exdb_unflatten_event_work(u, ev) : NULL;
+    const exdb_uentry *call = ev->kind == EXDB_EV_DEDUP ? dedup_call(u, w) : NULL;
+    if (call) {
+        cJSON_AddStringToObject(o, "subject", call->fqn);
+        cJSON_AddNumberToObject(o, "call_idx", call->call_idx);
+    } else if (w && w->name) {
+        cJSON_AddStringToObject(o, "subject", w->name);
+    }
     exdb_buf b;
     exdb_buf_init(&b);
     int saved = s->color_now;
@@ -150,10 +174,14 @@ typedef struct drive {
     session *s;
     stop_mode mode;
     uint32_t count, depth;
-    int trace;        /* print every event passed (step, stepi) */
-    int bp;           /* the breakpoint that stopped the run */
-    int interrupted;  /* Ctrl-C */
-    uint32_t printed; /* the last event printed by the trace */
+    int trace;           /* print every event passed (step, stepi) */
+    int bp;              /* the breakpoint that stopped the run */
+    int interrupted;     /* Ctrl-C */
+    uint32_t exit_depth; /* until/advance: stop when the frame this deep exits */
+    uint32_t target;     /* until/advance K: stop after event K */
+    int located;         /* until/advance: the location was reached */
+    int exited;          /* until/advance: the frame exited first */
+    uint32_t printed;    /* the last event printed by the trace */
     exdb_buf why;
     cJSON *events; /* JSON mode: the traced events */
 } drive;
@@ -189,6 +217,14 @@ static int drive_pred(void *ctx, const exdb_unflatten *u, const exdb_uevent *ev)
     d->bp = cmd_break_check(d->s, u, ev, 1, &d->why);
     if (d->bp)
         stop = 1;
+    if (d->bp < 0 || (d->target && u->pos >= d->target)) {
+        d->located = 1; /* until/advance's own location: no "Breakpoint N" */
+        d->bp = d->bp < 0 ? 0 : d->bp;
+        stop = 1;
+    } else if (d->exit_depth && ev->kind == EXDB_EV_EXIT && ev->depth < d->exit_depth) {
+        d->exited = 1;
+        stop = 1;
+    }
     int counted = 0;
     switch (d->mode) {
     case STOP_EVENTS:
@@ -248,20 +284,25 @@ static int can_go_forward(session *s, const exdb_unflatten *u) {
     return 0;
 }
 
-/* Runs the events of one command and says where it stopped. */
-static int drive_run(session *s, exdb_unflatten *u, stop_mode mode, uint32_t count, int trace,
-                     uint32_t depth) {
-    drive d = {.s = s, .mode = mode, .count = count, .trace = trace};
+/* Runs the events of one command and says where it stopped; d holds the
+ * command's stop conditions. */
+static int drive_go(session *s, exdb_unflatten *u, drive *dp, uint32_t depth) {
+    drive d = *dp;
+    d.s = s;
     exdb_buf_init(&d.why);
     d.depth = depth ? depth : exdb_unflatten_depth(u);
-    if (mode == STOP_NEXT && d.depth == 0)
+    if (d.mode == STOP_NEXT && d.depth == 0)
         d.depth = 1; /* before the root frame exists, next is step */
     cmd_break_arm(s, u);
     exdb_error err = {0};
     int rc = exdb_unflatten_run_until(u, drive_pred, &d, &err);
     s->selected_frame = 0;
     s->list_next = -1;
-    const char *reason = d.interrupted ? "interrupt" : d.bp ? "breakpoint" : "step";
+    const char *reason = d.interrupted ? "interrupt"
+                         : d.bp        ? "breakpoint"
+                         : d.located   ? "location"
+                         : d.exited    ? "frame-exit"
+                                       : "step";
     if (rc == 0) {
         /* the end: show the last event unless the trace did */
         if (u->pos && d.printed != u->pos)
@@ -287,9 +328,17 @@ static int drive_run(session *s, exdb_unflatten *u, stop_mode mode, uint32_t cou
         cJSON_Delete(d.events);
     }
     exdb_buf_free(&d.why);
+    dp->located = d.located;
+    dp->exited = d.exited;
     if (rc < 0)
         return cmd_fail(s, "%s", err.msg);
     return 0;
+}
+
+static int drive_run(session *s, exdb_unflatten *u, stop_mode mode, uint32_t count, int trace,
+                     uint32_t depth) {
+    drive d = {.mode = mode, .count = count, .trace = trace};
+    return drive_go(s, u, &d, depth);
 }
 
 static int optional_count(session *s, int argc, char **argv, uint32_t *n) {
@@ -363,6 +412,65 @@ static int cmd_run(session *s, int argc, char **argv) {
     if (!u)
         return -1;
     return drive_run(s, u, STOP_NEVER, 0, 0, 0);
+}
+
+/* until [LOCATION] / advance LOCATION, as gdb's: run until LOCATION is
+ * reached or the selected frame exits. LOCATION is an event number, a flat
+ * node (stop after it is copied), or a break location (module FQN, exit
+ * FQN, op GLOB, event KIND). until stops at LOCATION only in the selected
+ * frame or an outer one (gdb: not in deeper calls); advance anywhere. */
+static int until_cmd(session *s, int argc, char **argv, int advance) {
+    exdb_unflatten *u = get_run(s, 0);
+    if (!u || can_go_forward(s, u) < 0)
+        return -1;
+    uint32_t depth = exdb_unflatten_depth(u);
+    if (s->selected_frame < depth)
+        depth -= s->selected_frame;
+    drive d = {.mode = STOP_NEVER, .exit_depth = depth};
+    char *end;
+    long k = strtol(argv[1], &end, 10);
+    if (argc == 2 && *argv[1] && !*end) {
+        if (k <= (long)u->pos)
+            return cmd_fail(s,
+                            "Event %ld is not ahead (the run is after event %u); \"goto %ld\" "
+                            "goes back there.",
+                            k, u->pos, k);
+        d.target = (uint32_t)k;
+    } else {
+        const char *w = argv[1][0] == '%' ? argv[1] + 1 : argv[1];
+        if (argc == 2) {
+            const exdb_urun *r = u->run;
+            const exdb_node *n = exdb_graph_find(r->flat, w);
+            if (n && r->seen[n->id]) {
+                uint32_t at = 0;
+                for (uint32_t i = 0; i < u->pos && !at; i++)
+                    if (u->log[i].kind == EXDB_EV_COPY && flat_at(u, u->log[i].flat) == n)
+                        at = i + 1;
+                return cmd_fail(s,
+                                "%%%s is already copied (event %u); \"goto %u\" goes back there.",
+                                w, at, at);
+            }
+        }
+        if (cmd_break_momentary(s, advance ? 0 : depth, argc, argv) < 0)
+            return -1;
+    }
+    int rc = drive_go(s, u, &d, depth);
+    cmd_break_clear_momentary(s);
+    if (rc == 0 && d.exited && !d.located) {
+        exdb_buf_printf(&s->buf, "(the frame exited before %s was reached)\n", argv[argc - 1]);
+        cmd_flush(s, 1);
+    }
+    return rc;
+}
+
+static int cmd_until(session *s, int argc, char **argv) {
+    if (argc == 1) /* no loops in the outliner: until is next */
+        return forward(s, argc, argv, STOP_NEXT, 0);
+    return until_cmd(s, argc, argv, 0);
+}
+
+static int cmd_advance(session *s, int argc, char **argv) {
+    return until_cmd(s, argc, argv, 1);
 }
 
 /* Goes to event k and says where the run is. */
@@ -881,12 +989,16 @@ static int info_ivals(session *s, const exdb_unflatten *u) {
     return 0;
 }
 
+static int info_events(session *s, exdb_unflatten *u, int argc, char **argv);
+
 int cmd_unflatten_info(session *s, const char *what, int argc, char **argv) {
     exdb_unflatten *u = get_run(s, 0);
     if (!u)
         return -1;
     int frame_cmd = strcmp(what, "frame") == 0, nm = strcmp(what, "node-map") == 0,
         ph = strcmp(what, "placeholders") == 0;
+    if (strcmp(what, "events") == 0)
+        return info_events(s, u, argc, argv);
     if (!frame_cmd && !nm && !ph && argc > 1)
         return cmd_fail(s, "info %s takes no argument", what);
     if (frame_cmd || nm || ph) {
@@ -958,12 +1070,235 @@ static long flat_index(session *s, const exdb_unflatten *u, const char *word) {
     return cmd_node_not_found(s, name);
 }
 
+/* ---- the later phases' decisions (list after outlining, info events) */
+
+static int later_kind(int kind) {
+    return kind != EXDB_EV_COPY && kind != EXDB_EV_ENTER && kind != EXDB_EV_EXIT;
+}
+
+/* The event kind a later phase's work items become, or -1. */
+static int phase_event(int phase) {
+    switch (phase) {
+    case EXDB_UPH_IVALS:
+        return EXDB_EV_IVAL;
+    case EXDB_UPH_GRAPH_ATTRS:
+        return EXDB_EV_ATTRS;
+    case EXDB_UPH_SINK:
+        return EXDB_EV_SINK;
+    case EXDB_UPH_DEDUP:
+        return EXDB_EV_DEDUP;
+    case EXDB_UPH_DISPATCH:
+        return EXDB_EV_DISPATCH;
+    default:
+        return -1;
+    }
+}
+
+/* The phases still ahead, in PyTorch's order, as "SINK, DEDUP, ...". */
+static void phases_ahead(exdb_buf *b, const exdb_urun *r) {
+    static const struct {
+        int phase;
+        const char *name;
+    } order[] = {{EXDB_UPH_IVALS, "IVAL"},      {EXDB_UPH_GRAPH_ATTRS, "ATTRS"},
+                 {EXDB_UPH_STATE, "STATE"},     {EXDB_UPH_SINK, "SINK"},
+                 {EXDB_UPH_DEDUP, "DEDUP"},     {EXDB_UPH_DISPATCH, "DISPATCH"},
+                 {EXDB_UPH_REORDER, "REORDER"}, {EXDB_UPH_FINAL, "DONE"}};
+    int n = 0;
+    for (size_t i = 0; i < sizeof order / sizeof *order; i++)
+        if (order[i].phase > r->phase ||
+            (order[i].phase == r->phase && !r->phase_started && phase_event(r->phase) >= 0) ||
+            (order[i].phase == r->phase && phase_event(r->phase) < 0))
+            exdb_buf_printf(b, "%s%s", n++ ? ", " : "", order[i].name);
+}
+
+/* list after outlining: the decisions of the later phases around the
+ * cursor. Done ones are events ([K] ...); the cursor (=>) is the next
+ * decision: the current phase's next work item, or the next phase. */
+static int list_decisions(session *s, exdb_unflatten *u) {
+    const exdb_urun *r = u->run;
+    uint32_t first = u->pos; /* the first later-phase event */
+    while (first > 0 && later_kind(u->log[first - 1].kind))
+        first--;
+    uint32_t ndone = u->pos - first;
+    uint32_t npend = r->phase_started && phase_event(r->phase) >= 0 && r->work_pos < r->nwork
+                         ? r->nwork - r->work_pos
+                         : 0;
+    exdb_buf ahead;
+    exdb_buf_init(&ahead);
+    if (exdb_unflatten_done(u))
+        exdb_buf_puts(&ahead, "(unflatten complete)");
+    else
+        phases_ahead(&ahead, r);
+    /* pending lines line up with the events' text after "[K] " */
+    int pad = snprintf(NULL, 0, "[%u] ", u->pos + 1);
+    uint32_t nlines = ndone + npend + (ahead.len > 0);
+    long size = s->listsize > 0 ? s->listsize : 10;
+    long cursor = ndone, start;
+    if (s->last_was_list && s->list_decisions && s->list_next >= 0) {
+        start = s->list_next;
+        if (start >= (long)nlines) {
+            exdb_buf_free(&ahead);
+            return cmd_fail(s, "Line number %ld out of range; there are %u decisions.", start,
+                            nlines);
+        }
+    } else {
+        start = cursor - (size - 1) / 2;
+        if (start + size > (long)nlines)
+            start = (long)nlines - size;
+        if (start < 0)
+            start = 0;
+    }
+    long end = start + size < (long)nlines ? start + size : (long)nlines;
+    if (!(s->last_was_list && s->list_decisions)) /* a repeated list goes on without it */
+        exdb_buf_printf(&s->buf,
+                        "# later phases: outlining ended at event %u (\"list NODE\" lists flat "
+                        "nodes)\n",
+                        first);
+    cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
+    for (long i = start; i < end; i++) {
+        const char *mark = i == cursor ? "=>" : "  ";
+        exdb_buf_printf(&s->buf, "%s%s%s ", cmd_color(s, C_GREEN), mark, cmd_color(s, C_RESET));
+        cJSON *o = arr ? cJSON_CreateObject() : NULL;
+        if (i < (long)ndone) {
+            uint32_t k = first + (uint32_t)i + 1;
+            event_text(s, &s->buf, u, k, &u->log[k - 1]);
+            if (o) {
+                cJSON_Delete(o);
+                o = event_json(s, u, k, &u->log[k - 1]);
+                cJSON_AddBoolToObject(o, "done", 1);
+            }
+        } else if (i < (long)(ndone + npend)) {
+            const exdb_uwork *w = &r->work[r->work_pos + (uint32_t)(i - (long)ndone)];
+            int ek = phase_event(r->phase);
+            const char *kind = exdb_uevent_kind_name(ek);
+            const exdb_uentry *call = ek == EXDB_EV_DEDUP ? dedup_call(u, w) : NULL;
+            const char *name = call ? call->fqn : w->name ? w->name : "";
+            if (ek == EXDB_EV_DISPATCH && !name[0])
+                name = "(call indices elided)";
+            exdb_buf_printf(&s->buf, "%*s%s%s %s", pad, "", cmd_color(s, C_DIM), kind, label(name));
+            if (call)
+                exdb_buf_printf(&s->buf, " call_idx=%d", call->call_idx);
+            exdb_buf_puts(&s->buf, cmd_color(s, C_RESET));
+            if (o) {
+                cJSON_AddStringToObject(o, "kind", kind);
+                cJSON_AddStringToObject(o, "subject", name);
+                if (call)
+                    cJSON_AddNumberToObject(o, "call_idx", call->call_idx);
+                cJSON_AddBoolToObject(o, "done", 0);
+            }
+        } else {
+            exdb_buf_printf(&s->buf, "%*s%s%s%s%s", pad, "", cmd_color(s, C_DIM),
+                            exdb_unflatten_done(u) ? "" : "then: ", exdb_buf_str(&ahead),
+                            cmd_color(s, C_RESET));
+            if (o) {
+                cJSON_AddStringToObject(o, "kind", exdb_unflatten_done(u) ? "END" : "PHASES");
+                cJSON_AddStringToObject(o, "subject", exdb_buf_str(&ahead));
+                cJSON_AddBoolToObject(o, "done", 0);
+            }
+        }
+        if (o) {
+            cJSON_AddBoolToObject(o, "cursor", i == cursor);
+            cJSON_AddItemToArray(arr, o);
+        }
+        exdb_buf_putc(&s->buf, '\n');
+    }
+    if (nlines == 0)
+        exdb_buf_puts(&s->buf, "(no decisions)\n");
+    exdb_buf_free(&ahead);
+    s->list_next = end;
+    s->list_decisions = 1;
+    cmd_flush(s, 1);
+    cmd_json_add(s, "decisions", arr);
+    return 0;
+}
+
+/* Reads "A-B", "A-", "-B" or "A" into [*a, *b]; 0, or -1 (not a range). */
+static int parse_range(const char *w, uint32_t *a, uint32_t *b) {
+    char *end;
+    const char *dash = strchr(w, '-');
+    if (!*w || (!dash && (*w < '0' || *w > '9')))
+        return -1;
+    if (!dash) {
+        long v = strtol(w, &end, 10);
+        if (*end || v < 0)
+            return -1;
+        *a = *b = (uint32_t)v;
+        return 0;
+    }
+    *a = 1;
+    *b = UINT32_MAX;
+    if (dash != w) {
+        long v = strtol(w, &end, 10);
+        if (end != dash || v < 0)
+            return -1;
+        *a = (uint32_t)v;
+    }
+    if (dash[1]) {
+        long v = strtol(dash + 1, &end, 10);
+        if (*end || v < 0)
+            return -1;
+        *b = (uint32_t)v;
+    }
+    return 0;
+}
+
+/* info events [A-B] [KIND|later]: the event log up to the cursor. */
+static int info_events(session *s, exdb_unflatten *u, int argc, char **argv) {
+    uint32_t a = 1, b = UINT32_MAX;
+    int kind = -1, later = 0;
+    for (int i = 1; i < argc; i++) {
+        if (parse_range(argv[i], &a, &b) == 0)
+            continue;
+        if (strcasecmp(argv[i], "later") == 0) {
+            later = 1;
+            continue;
+        }
+        kind = -1;
+        for (int k = 0; k <= EXDB_EV_DONE; k++)
+            if (strcasecmp(argv[i], exdb_uevent_kind_name(k)) == 0)
+                kind = k;
+        if (kind < 0)
+            return cmd_fail(s,
+                            "info events: expected a range (A-B, A-, -B, K), \"later\" or an event "
+                            "kind (copy, enter, exit, ival, attrs, state, sink, dedup, dispatch, "
+                            "reorder, done), found \"%s\".",
+                            argv[i]);
+    }
+    if (a == 0)
+        a = 1;
+    uint32_t last = b < u->pos ? b : u->pos, n = 0;
+    cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
+    for (uint32_t k = a; k <= last; k++) {
+        const exdb_uevent *e = &u->log[k - 1];
+        if ((kind >= 0 && e->kind != kind) || (later && !later_kind(e->kind)))
+            continue;
+        event_text(s, &s->buf, u, k, e);
+        exdb_buf_putc(&s->buf, '\n');
+        if (arr)
+            cJSON_AddItemToArray(arr, event_json(s, u, k, e));
+        n++;
+    }
+    if (!n)
+        exdb_buf_printf(&s->buf, "No events%s up to the cursor (event %u).\n",
+                        kind >= 0 || later || a > 1 || b < UINT32_MAX ? " match" : "", u->pos);
+    if (u->nlog > u->pos && b > u->pos)
+        exdb_buf_printf(&s->buf,
+                        "(events %u-%u were reached before going back: \"goto %u\" replays them)\n",
+                        u->pos + 1, u->nlog, u->nlog);
+    cmd_flush(s, 1);
+    cmd_json_add(s, "events", arr);
+    return 0;
+}
+
 static int cmd_list(session *s, int argc, char **argv) {
     exdb_unflatten *u = get_run(s, 0);
     if (!u)
         return -1;
     const exdb_urun *r = u->run;
     int outlining = r->phase <= EXDB_UPH_OUTER_OUTPUT;
+    if (!outlining && argc == 1)
+        return list_decisions(s, u);
+    s->list_decisions = 0;
     long cursor = outlining ? (long)r->idx : -1, start;
     long size = s->listsize > 0 ? s->listsize : 10;
     if (argc > 1) {
@@ -971,7 +1306,7 @@ static int cmd_list(session *s, int argc, char **argv) {
         if (at < 0)
             return -1;
         start = at - (size - 1) / 2;
-    } else if (s->last_was_list && s->list_next >= 0) {
+    } else if (s->last_was_list && s->list_next >= 0 && !s->list_decisions) {
         start = s->list_next;
     } else {
         start = (cursor >= 0 ? cursor : (long)r->nnodes) - (size - 1) / 2;
@@ -1070,8 +1405,9 @@ int cmd_unflatten_print_module(session *s, const char *fqn) {
     return 0;
 }
 
-#define P CMD_NEEDS_PROGRAM
-#define R (CMD_NEEDS_PROGRAM | CMD_REPEAT)
+#define P (CMD_NEEDS_PROGRAM | CMD_STOPS)
+#define R (CMD_NEEDS_PROGRAM | CMD_REPEAT | CMD_STOPS)
+#define I CMD_NEEDS_PROGRAM /* inspects: does not move the run */
 
 const command unflatten_commands[] = {
     {"run", 0, 0, P, "run",
@@ -1115,6 +1451,20 @@ const command unflatten_commands[] = {
      cmd_reverse_continue},
     {"goto", 1, 1, P, "goto K", "Go to the state right after event K (0: the start).", NULL,
      cmd_goto},
+    {"until", 0, 2, P | CMD_REPEAT_BARE, "until [LOCATION]",
+     "Run until LOCATION in this frame, or until the selected frame exits.",
+     "Without LOCATION, as next (the outliner has no loops to skip). LOCATION is:\n"
+     "  K             the state after event K (ahead of the cursor)\n"
+     "  NODE          after the flat node NODE is copied into this frame or an outer one\n"
+     "  module FQN    when a frame for FQN is created here (exit FQN, op GLOB, event KIND:\n"
+     "                as \"help break\")\n"
+     "Breakpoints still stop it. \"advance\" also stops in deeper frames.",
+     cmd_until},
+    {"advance", 1, 2, P, "advance LOCATION",
+     "Run until LOCATION (anywhere), or until the selected frame exits.",
+     "LOCATION as for until (K, NODE, module FQN, exit FQN, op GLOB, event KIND), but\n"
+     "reached in any frame, deeper ones too. Breakpoints still stop it.",
+     cmd_advance},
     {"unflatten", 0, 1, P, "unflatten [run|restart]",
      "Run torch.export.unflatten to the end, ignoring breakpoints (restart: event 0).",
      "Replays the newest upstream UnflattenedModule.__init__: the mutation and module-stack\n"
@@ -1133,18 +1483,18 @@ const command unflatten_commands[] = {
      "  REORDER   submodules re-registered in call-graph order\n"
      "  DONE      the unflattened module is complete",
      cmd_unflatten},
-    {"backtrace", 0, 0, P, "backtrace", "The outliner's frame stack, innermost (#0) first.",
+    {"backtrace", 0, 0, I, "backtrace", "The outliner's frame stack, innermost (#0) first.",
      "#N  FQN[@call]  TYPE  K copied, P placeholders, call C of MODULE_ID, as %node in PARENT\n"
      "FQN@N is the N-th extra call of a module (PyTorch's _call_name); MODULE_ID is the\n"
      "nn_module_stack key the calls share (seen_modules); %node is the call_module node\n"
      "the frame is building in its parent's graph.",
      cmd_backtrace},
-    {"frame", 0, 1, P, "frame [N]", "Select frame N of the backtrace (default: show the selected).",
+    {"frame", 0, 1, I, "frame [N]", "Select frame N of the backtrace (default: show the selected).",
      "info frame, info node-map, info placeholders and print frame use the selected frame.",
      cmd_frame},
-    {"up", 0, 1, P, "up [N]", "Select the frame N levels up (towards the root).", NULL, cmd_up},
-    {"down", 0, 1, P, "down [N]", "Select the frame N levels down (towards #0).", NULL, cmd_down},
-    {"list", 0, 1, R, "list [NODE|INDEX]",
+    {"up", 0, 1, I, "up [N]", "Select the frame N levels up (towards the root).", NULL, cmd_up},
+    {"down", 0, 1, I, "down [N]", "Select the frame N levels down (towards #0).", NULL, cmd_down},
+    {"list", 0, 1, I | CMD_REPEAT, "list [NODE|INDEX]",
      "The flat nodes around the cursor (or NODE): copied ones and the next (=>).",
      "Columns: the cursor (=> the next node the outliner looks at), the flat index\n"
      "(upstream's node_idx), copied or not, the node, its target, the module of its\n"

@@ -16,6 +16,8 @@ struct exdb_uevent;
 enum {
     CMD_NEEDS_PROGRAM = 1, /* refused with "No program loaded." otherwise */
     CMD_REPEAT = 2,        /* an empty line at the prompt runs it again (stepping, list) */
+    CMD_STOPS = 4,         /* moves the run: the auto-displays are shown after it */
+    CMD_REPEAT_BARE = 8,   /* repeated by an empty line only when given no argument */
 };
 
 typedef int (*command_fn)(session *s, int argc, char **argv);
@@ -69,11 +71,26 @@ void cmd_break_free(session *s);
 /* Before the run moves forward: remembers the mappings that exist, so a
  * watchpoint only fires on new ones. */
 void cmd_break_arm(session *s, const struct exdb_unflatten *u);
+/* until/advance LOCATION: a silent breakpoint from the words of a break
+ * location (NODE, module FQN, exit FQN, op GLOB, event KIND); max_depth > 0
+ * limits it to frames no deeper than that. cmd_break_check returns -1 when
+ * only it is hit. Cleared by cmd_break_clear_momentary. */
+int cmd_break_momentary(session *s, uint32_t max_depth, int argc, char **argv);
+void cmd_break_clear_momentary(session *s);
 /* After an event: the number of the breakpoint or watchpoint it hits (its
- * hit count bumped, the reason in why), or 0. count = 0 only tests (for
- * reverse-continue's scan): nothing is bumped. */
+ * hit count bumped, the reason in why), -1 for only a momentary one, or 0. count = 0 only tests
+ * (for reverse-continue's scan): nothing is bumped. */
 int cmd_break_check(session *s, const struct exdb_unflatten *u, const struct exdb_uevent *ev,
                     int count, exdb_buf *why);
+
+/* cmd_display.c: auto-display expressions (display, undisplay, info display). */
+/* Shows every enabled display (after a stop, or `display` alone). In JSON
+ * mode they go into the running command's answer as "displays". */
+void cmd_display_show(session *s);
+int cmd_display_info(session *s);
+int cmd_display_delete(session *s, int argc, char **argv); /* argv: numbers only */
+int cmd_display_enable(session *s, int argc, char **argv, int on);
+void cmd_display_free(session *s);
 
 extern const command program_commands[];
 extern const size_t program_ncommands;

@@ -30,6 +30,47 @@ int cmd_fail(session *s, const char *fmt, ...) {
     return -1;
 }
 
+/* Writes n bytes of a listing; with `set width N`, a line wider than N
+ * columns (colour codes take none, a UTF-8 character one) is cut to N-1
+ * and ends with "…". */
+static void put_listing(session *s, const char *t, size_t n) {
+    if (s->width <= 0 || s->show_all || s->json) {
+        fwrite(t, 1, n, s->out);
+        return;
+    }
+    size_t i = 0;
+    while (i < n) {
+        const char *nl = memchr(t + i, '\n', n - i);
+        size_t end = nl ? (size_t)(nl - t) : n, cols = 0, j = i, cut = (size_t)-1;
+        while (j < end) {
+            if (t[j] == '\033') { /* an escape sequence: up to its final letter */
+                while (j < end && !((t[j] >= 'a' && t[j] <= 'z') || (t[j] >= 'A' && t[j] <= 'Z')))
+                    j++;
+                j++;
+                continue;
+            }
+            if (((unsigned char)t[j] & 0xC0) != 0x80) {
+                cols++;
+                if (cols == (size_t)s->width && cut == (size_t)-1)
+                    cut = j; /* the N-th column: "…" goes there if the line is wider */
+                if (cols > (size_t)s->width)
+                    break;
+            }
+            j++;
+        }
+        if (cols > (size_t)s->width) {
+            fwrite(t + i, 1, cut - i, s->out);
+            fputs(cmd_color(s, C_RESET), s->out);
+            fputs("\xe2\x80\xa6", s->out);
+        } else {
+            fwrite(t + i, 1, end - i, s->out);
+        }
+        if (nl)
+            fputc('\n', s->out);
+        i = end + (nl != NULL);
+    }
+}
+
 void cmd_flush(session *s, int newline) {
     const char *t = exdb_buf_str(&s->buf);
     size_t len = s->buf.len;
@@ -43,7 +84,7 @@ void cmd_flush(session *s, int newline) {
                     cut = i + 1;
             }
         if (lines > (size_t)s->max_lines + 1) {
-            fwrite(t, 1, cut, s->out);
+            put_listing(s, t, cut);
             fprintf(s->out,
                     "(%zu more lines: add --all to see them, or \"set max-lines unlimited\")\n",
                     lines - (size_t)s->max_lines);
@@ -52,7 +93,7 @@ void cmd_flush(session *s, int newline) {
             return;
         }
     }
-    fputs(t, s->out);
+    put_listing(s, t, len);
     if (newline && len && t[len - 1] != '\n')
         fputc('\n', s->out);
     fflush(s->out);
@@ -191,26 +232,20 @@ static int cmd_load(session *s, int argc, char **argv) {
 /* info WHAT: the program's facts here; the outliner's state (frames,
  * maps, seen sets) in cmd_unflatten.c; breakpoints in cmd_break.c. */
 static int cmd_info(session *s, int argc, char **argv) {
-    static const char *const what[] = {"program",
-                                       "signature",
-                                       "module-call-graph",
-                                       "facts",
-                                       "modules",
-                                       "breakpoints",
-                                       "frame",
-                                       "node-map",
-                                       "placeholders",
-                                       "seen-nodes",
-                                       "seen-modules",
-                                       "ivals",
-                                       "watchpoints",
+    static const char *const what[] = {"program",     "signature",    "module-call-graph",
+                                       "facts",       "modules",      "breakpoints",
+                                       "frame",       "node-map",     "placeholders",
+                                       "seen-nodes",  "seen-modules", "ivals",
+                                       "watchpoints", "display",      "events",
                                        NULL};
     int w = cmd_pick(s, "info", argv[1], what);
     if (w < 0)
         return -1;
+    if (w == 13)
+        return argc > 2 ? cmd_fail(s, "info display takes no argument") : cmd_display_info(s);
     if (w <= 4 && argc > 2)
         return cmd_fail(s, "info %s takes no argument", what[w]);
-    if (!s->prog && w != 5 && w != 12)
+    if (!s->prog && w != 5 && w != 12 && w != 13)
         return cmd_fail(s, "No program loaded.  Use \"load FILE\".");
     switch (w) {
     case 0:
@@ -297,8 +332,9 @@ static int parse_limit(session *s, const char *name, const char *v, int *out) {
 }
 
 /* The session's own settings, before the render settings of viz/. */
-static const char *const session_settings[] = {"trace-commands", "on-error",  "output", "color",
-                                               "listsize",       "max-lines", "timing", NULL};
+static const char *const session_settings[] = {"trace-commands", "on-error", "output",
+                                               "color",          "listsize", "max-lines",
+                                               "timing",         "width",    NULL};
 
 /* set NAME VALUE: the session's own settings, then the render settings
  * (viz/render.h), so `set layout sfdp` works like `set on-error continue`. */
@@ -356,6 +392,13 @@ static int cmd_set(session *s, int argc, char **argv) {
             return -1;
         s->timing = x == 0;
         break;
+    case 7:
+        if (parse_limit(s, "width", argv[2], &x) < 0)
+            return -1;
+        if (x && x < 8)
+            return cmd_fail(s, "set width: at least 8 columns, or \"unlimited\".");
+        s->width = x;
+        break;
     default: {
         exdb_error err = {0};
         if (exdb_viz_set(&s->render, what[w], argv[2], &err) < 0)
@@ -381,6 +424,10 @@ static int cmd_show(session *s, int argc, char **argv) {
     else
         exdb_buf_puts(&s->buf, "max-lines: unlimited\n");
     exdb_buf_printf(&s->buf, "timing: %s\n", s->timing ? "on" : "off");
+    if (s->width)
+        exdb_buf_printf(&s->buf, "width: %d\n", s->width);
+    else
+        exdb_buf_puts(&s->buf, "width: unlimited\n");
     exdb_viz_settings_show(&s->buf, &s->render);
     if (argc > 1) {
         /* show NAME: only that setting's line */
@@ -451,6 +498,9 @@ const command program_commands[] = {
      "info seen-nodes         seen_nodes: the flat nodes copied so far, and into which frame\n"
      "info seen-modules       seen_modules: every module id and its calls (fqn, call index)\n"
      "info ivals              _IVals: mutated buffers' intermediate values, by module\n"
+     "info events [A-B] [KIND] the event log up to the cursor (a range, a kind, or \"later\":\n"
+     "                        the decisions after outlining: IVAL ... DONE)\n"
+     "info display            the auto-display expressions\n"
      "Add --all to see a listing longer than \"set max-lines\".",
      cmd_info},
     {"print", 1, -1, CMD_NEEDS_PROGRAM, "print graph|tabular|node NAME...|module FQN|frame [N]",
@@ -477,6 +527,8 @@ const command program_commands[] = {
      "set max-lines N|unlimited      cut longer listings with \"(N more lines)\" (default:\n"
      "                               100 at a terminal, unlimited otherwise; --all overrides)\n"
      "set timing on|off              render says how long each stage took\n"
+     "set width N|unlimited          cut listing lines wider than N columns with \"…\"\n"
+     "                               (default unlimited; --all shows them whole)\n"
      "set layout dot|sfdp|auto       the Graphviz engine for render (auto: by size)\n"
      "set render-limit N             refuse image layout above N nodes (DOT is never refused)\n"
      "set render-dup-fanout N        draw a value with more than N far uses once per use\n"
@@ -499,6 +551,8 @@ extern const command unflatten_commands[];
 extern const size_t unflatten_ncommands;
 extern const command break_commands[];
 extern const size_t break_ncommands;
+extern const command display_commands[];
+extern const size_t display_ncommands;
 
 /* Every command table, in the order `help` lists them. A subsystem's
  * commands live in its own repl/cmd_*.c file and are added here. */
@@ -510,6 +564,7 @@ static const struct {
     {"Program and session", program_commands, &program_ncommands},
     {"Running the outliner (torch.export.unflatten)", unflatten_commands, &unflatten_ncommands},
     {"Breakpoints", break_commands, &break_ncommands},
+    {"Auto-display", display_commands, &display_ncommands},
     {"Checks and changes", lint_commands, &lint_ncommands},
     {"Pictures", render_commands, &render_ncommands},
 };
@@ -540,7 +595,7 @@ static const struct {
     {"b", "break"},         {"d", "delete"},
     {"rs", "reverse-step"}, {"rsi", "reverse-stepi"},
     {"rn", "reverse-next"}, {"rc", "reverse-continue"},
-    {"fin", "finish"},
+    {"fin", "finish"},      {"u", "until"},
 };
 
 const command *command_lookup(const char *name, int *ambiguous) {
@@ -657,6 +712,15 @@ static int exec_words(session *s, char *copy, const command **cp) {
     argv[argc] = NULL;
     int amb;
     const command *c = command_lookup(argv[0], &amb);
+    char *slash = strchr(argv[0], '/');
+    if (!c && slash && slash != argv[0]) {
+        /* gdb's display/FMT: the command sees the whole word */
+        *slash = '\0';
+        c = command_lookup(argv[0], &amb);
+        *slash = '/';
+        if (c && strcmp(c->name, "display") != 0)
+            c = NULL;
+    }
     if (!c)
         return cmd_fail(s, "%s command: \"%s\".  Try \"help\".", amb ? "Ambiguous" : "Undefined",
                         argv[0]);
@@ -673,9 +737,67 @@ static int exec_words(session *s, char *copy, const command **cp) {
         return cmd_fail(s, "No program loaded.  Use \"load FILE\".");
     s->color_now = !s->json && (s->color == 1 || (s->color < 0 && isatty(fileno(s->out)) &&
                                                   !(getenv("NO_COLOR") && *getenv("NO_COLOR"))));
+    long before = s->run ? (long)s->run->pos : -1;
     int rc = c->fn(s, argc, argv);
     s->show_all = 0;
     s->color_now = 0;
+    /* gdb shows the auto-displays whenever the program stops: here after a
+     * moving command that moved the run (or succeeded) */
+    if ((c->flags & CMD_STOPS) && s->displays && s->run && (rc == 0 || before != (long)s->run->pos))
+        cmd_display_show(s);
+    return rc;
+}
+
+int session_capture(session *s, const char *line, char **out, cJSON **data) {
+    FILE *saved_out = s->out, *saved_err = s->errout;
+    cJSON *saved_data = s->data;
+    int saved_json = s->json, saved_all = s->show_all;
+    char *obuf = NULL, *ebuf = NULL;
+    size_t olen = 0, elen = 0;
+    FILE *o = open_memstream(&obuf, &olen);
+    FILE *e = open_memstream(&ebuf, &elen);
+    char *copy = strdup(line);
+    *out = NULL;
+    if (data)
+        *data = NULL;
+    if (!o || !e || !copy) {
+        if (o)
+            fclose(o);
+        if (e)
+            fclose(e);
+        free(obuf);
+        free(ebuf);
+        free(copy);
+        return cmd_fail(s, "out of memory");
+    }
+    s->out = o;
+    s->errout = e;
+    s->data = NULL;
+    s->json = data != NULL;
+    const command *c;
+    int rc = exec_words(s, copy, &c);
+    fclose(o);
+    fclose(e);
+    s->out = saved_out;
+    s->errout = saved_err;
+    s->json = saved_json;
+    s->show_all = saved_all;
+    if (data)
+        *data = s->data;
+    else
+        cJSON_Delete(s->data);
+    s->data = saved_data;
+    /* the text, or the error without its line end */
+    if (rc < 0) {
+        free(obuf);
+        while (elen && ebuf[elen - 1] == '\n')
+            ebuf[--elen] = '\0';
+        *out = ebuf;
+    } else {
+        free(ebuf);
+        *out = obuf;
+    }
+    free(copy);
     return rc;
 }
 
@@ -734,8 +856,12 @@ static int exec_json(session *s, const char *line, char *copy, const command **c
             cJSON_AddItemToObject(obj, item->string, item);
         }
         cJSON_AddItemToObject(obj, "output", json_text(obuf, olen));
-        if (rc < 0)
-            cJSON_AddItemToObject(obj, "error", json_text(ebuf, elen));
+        if (rc < 0) {
+            cJSON *err = json_text(ebuf, elen);
+            free(s->last_error);
+            s->last_error = err && cJSON_IsString(err) ? strdup(err->valuestring) : NULL;
+            cJSON_AddItemToObject(obj, "error", err);
+        }
         char *text = cJSON_PrintUnformatted(obj);
         if (text) {
             fprintf(sink, "%s\n", text);
@@ -774,7 +900,8 @@ int session_exec(session *s, const char *line) {
     exdb_interrupted = 0;
     /* an empty line at the prompt runs the last stepping command again
      * (main.c); a repeated `list` goes on where it stopped */
-    if (c && (c->flags & CMD_REPEAT) && s->source_depth == 0 && rc == 0) {
+    if (c && ((c->flags & CMD_REPEAT) || ((c->flags & CMD_REPEAT_BARE) && !strpbrk(text, " \t"))) &&
+        s->source_depth == 0 && rc == 0) {
         free(s->repeat);
         s->repeat = strdup(strcmp(c->name, "list") == 0 ? "list" : text);
     }
@@ -783,6 +910,49 @@ int session_exec(session *s, const char *line) {
     free(copy);
     free(text);
     return rc;
+}
+
+void session_json_stopped(session *s, const char *script, int line, const char *cmdline,
+                          int remaining) {
+    if (!s->json)
+        return;
+    FILE *sink = s->capture_depth ? s->json_sink : s->out;
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return;
+    cJSON_AddStringToObject(o, "stopped", "on-error");
+    cJSON_AddStringToObject(o, "script", script);
+    cJSON_AddNumberToObject(o, "line", line);
+    size_t n = strlen(cmdline);
+    while (n && (cmdline[n - 1] == '\n' || cmdline[n - 1] == '\r'))
+        n--;
+    cJSON_AddItemToObject(o, "command", json_text(cmdline, n));
+    cJSON_AddStringToObject(o, "error", s->last_error ? s->last_error : "");
+    if (remaining >= 0)
+        cJSON_AddNumberToObject(o, "remaining", remaining);
+    char *text = cJSON_PrintUnformatted(o);
+    if (text) {
+        fprintf(sink, "%s\n", text);
+        fflush(sink);
+        cJSON_free(text);
+    }
+    cJSON_Delete(o);
+}
+
+/* Commands left in a script after a stop: lines that are not blank or
+ * comments (what session_exec would have run). */
+static int count_commands(FILE *f) {
+    char *line = NULL;
+    size_t cap = 0;
+    int n = 0;
+    while (getline(&line, &cap, f) != -1) {
+        const char *t = line;
+        while (*t == ' ' || *t == '\t')
+            t++;
+        n += *t && *t != '\n' && *t != '\r' && *t != '#';
+    }
+    free(line);
+    return n;
 }
 
 int session_source(session *s, const char *path) {
@@ -807,7 +977,12 @@ int session_source(session *s, const char *path) {
         if (session_exec(s, line) < 0) {
             rc = -1;
             if (!s->on_error_continue) {
-                fprintf(s->errout, "%s:%d: the script stops here.\n", path, lineno);
+                if (s->json)
+                    session_json_stopped(s, path, lineno, line, count_commands(f));
+                /* in JSON mode, the text only when a `source` command
+                 * captures it as its error */
+                if (!s->json || s->capture_depth)
+                    fprintf(s->errout, "%s:%d: the script stops here.\n", path, lineno);
                 break;
             }
         }
@@ -833,12 +1008,15 @@ void session_init(session *s) {
 void session_free(session *s) {
     cmd_unflatten_forget(s);
     cmd_break_free(s);
+    cmd_display_free(s);
     cmd_lint_forget_program(s->prog);
     exdb_program_free(s->prog);
     exdb_buf_free(&s->buf);
     s->prog = NULL;
     free(s->repeat);
     s->repeat = NULL;
+    free(s->last_error);
+    s->last_error = NULL;
     cJSON_Delete(s->data);
     s->data = NULL;
 }

@@ -139,25 +139,17 @@ static char **complete(const char *text, int start, int end) {
     const command *c = command_lookup(w[0], &amb);
     const char *cmd = c ? c->name : "";
     ncands = 0;
-    static const char *const info_words[] = {"program",
-                                             "signature",
-                                             "module-call-graph",
-                                             "modules",
-                                             "facts",
-                                             "breakpoints",
-                                             "frame",
-                                             "node-map",
-                                             "placeholders",
-                                             "seen-nodes",
-                                             "seen-modules",
-                                             "ivals",
-                                             "watchpoints",
+    static const char *const info_words[] = {"program",     "signature",    "module-call-graph",
+                                             "modules",     "facts",        "breakpoints",
+                                             "frame",       "node-map",     "placeholders",
+                                             "seen-nodes",  "seen-modules", "ivals",
+                                             "watchpoints", "display",      "events",
                                              NULL};
     static const char *const print_words[] = {"graph", "tabular", "node", "module", "frame", NULL};
     static const char *const set_words[] = {
-        "trace-commands",    "on-error",        "output", "color",
-        "listsize",          "max-lines",       "layout", "render-limit",
-        "render-dup-fanout", "render-dup-span", NULL};
+        "trace-commands", "on-error",          "output",          "color",
+        "listsize",       "max-lines",         "width",           "layout",
+        "render-limit",   "render-dup-fanout", "render-dup-span", NULL};
     static const char *const break_words[] = {"module", "exit", "op", "event", NULL};
     static const char *const events[] = {"sink",    "dedup", "dispatch", "ival",  "attrs", "state",
                                          "reorder", "done",  "copy",     "enter", "exit",  NULL};
@@ -200,6 +192,34 @@ static char **complete(const char *text, int start, int end) {
         } else if (!strcmp(w[1], "op")) {
             cand_ops();
         }
+    } else if (!strcmp(cmd, "until") || !strcmp(cmd, "advance")) {
+        /* LOCATION: a node, or a break location (an event number is typed) */
+        if (nw == 1) {
+            cand_words(break_words);
+            cand_nodes();
+        } else if (!strcmp(w[1], "module") || !strcmp(w[1], "exit")) {
+            cand_modules();
+        } else if (!strcmp(w[1], "event")) {
+            cand_words(events);
+        } else if (!strcmp(w[1], "op")) {
+            cand_ops();
+        }
+    } else if (!strcmp(cmd, "display") || !strncmp(w[0], "display/", 8)) {
+        /* EXPR: what print and info show, then node names or module fqns */
+        static const char *const display_words[] = {
+            "node-map", "placeholders", "frame", "node",    "module",  "seen-nodes", "seen-modules",
+            "ivals",    "events",       "graph", "tabular", "program", "signature",  "backtrace",
+            "list",     "info",         "print", "/json",   NULL};
+        int first = nw > 1 && !strcmp(w[1], "/json") ? 2 : 1;
+        if (nw == first)
+            cand_words(display_words);
+        else if (!strcmp(w[first], "module"))
+            cand_modules();
+        else if (!strcmp(w[first], "node"))
+            cand_nodes();
+    } else if ((!strcmp(cmd, "delete") || !strcmp(cmd, "enable") || !strcmp(cmd, "disable")) &&
+               nw == 1) {
+        cand_add("display");
     } else if (!strcmp(cmd, "watch")) {
         if (nw == 1)
             cand_add("node-map");
@@ -287,14 +307,17 @@ static int run_prompt(void) {
 static int run_stdin(void) {
     char *line = NULL;
     size_t cap = 0;
-    int rc = 0;
+    int rc = 0, lineno = 0;
     while (!S.quit_requested && getline(&line, &cap, stdin) != -1) {
         if (S.trace_commands && line[0] != '\n' && line[0] != '#')
             fprintf(S.out, "+%s", line);
+        lineno++;
         if (session_exec(&S, line) < 0) {
             rc = 1;
-            if (!S.on_error_continue)
+            if (!S.on_error_continue) {
+                session_json_stopped(&S, "<stdin>", lineno, line, -1);
                 break;
+            }
         }
     }
     free(line);
@@ -387,8 +410,13 @@ int main(int argc, char **argv) {
         int r = is_script[i] ? session_source(&S, cmds[i]) : session_exec(&S, cmds[i]);
         if (r < 0) {
             rc = 1;
-            if (!S.on_error_continue)
+            if (!S.on_error_continue) {
+                /* a -x script has said where it stopped; the -ex list says it
+                 * here (line: which -ex/-x option, counted from 1) */
+                if (!is_script[i])
+                    session_json_stopped(&S, "-ex", i + 1, cmds[i], ncmds - i - 1);
                 break;
+            }
         }
     }
     if (!batch && !S.quit_requested && (rc == 0 || interactive)) {

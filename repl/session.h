@@ -37,6 +37,7 @@ typedef struct session {
     int color;          /* "set color": -1 auto (a terminal without NO_COLOR), 0 off, 1 on */
     int color_now;      /* resolved for the command being run */
     int max_lines;      /* listings longer than this are cut with "(N more lines)"; 0 = all */
+    int width;          /* "set width": listing lines cut at this many columns; 0 = never */
     int listsize;       /* lines `list` shows */
     int show_all;       /* the running command was given --all: never cut */
     int timing;         /* "set timing": render says how long it took (off in tests) */
@@ -45,11 +46,14 @@ typedef struct session {
     int capture_depth;  /* commands being captured (source nests them) */
 
     /* stepping */
-    struct exdb_bptable *bps; /* breakpoints and watchpoints (cmd_break.c) */
-    unsigned selected_frame;  /* `frame N`, `up`, `down`: a backtrace level */
-    long list_next;           /* flat node index a repeated `list` continues from, -1 none */
-    int last_was_list;        /* the previous command was `list` */
-    char *repeat;             /* what an empty line at the prompt runs again, or NULL */
+    struct exdb_bptable *bps;       /* breakpoints and watchpoints (cmd_break.c) */
+    unsigned selected_frame;        /* `frame N`, `up`, `down`: a backtrace level */
+    long list_next;                 /* flat node index a repeated `list` continues from, -1 none */
+    int last_was_list;              /* the previous command was `list` */
+    int list_decisions;             /* ... and it listed later-phase decisions, not flat nodes */
+    char *repeat;                   /* what an empty line at the prompt runs again, or NULL */
+    char *last_error;               /* the last failing command's message (JSON mode), or NULL */
+    struct exdb_displays *displays; /* `display` expressions (cmd_display.c) */
 } session;
 
 void session_init(session *s);
@@ -60,6 +64,19 @@ int session_exec(session *s, const char *line);
 /* Runs every line of a script file; stops at the first failure unless
  * on-error is continue. */
 int session_source(session *s, const char *path);
+
+/* JSON mode: one object saying that a script (or the -ex list, or the
+ * commands on stdin) stops at its first failing command, so a tool sees why
+ * the rest did not run: {"stopped": "on-error", "script", "line", "command",
+ * "error", ["remaining"]}. remaining < 0: unknown (stdin). */
+void session_json_stopped(session *s, const char *script, int line, const char *cmdline,
+                          int remaining);
+
+/* Runs one command line with its output captured (not echoed, not
+ * remembered for repeating): *out gets the text, or the error message when
+ * it fails (free both). With data != NULL the command runs in JSON mode and
+ * *data gets its structured answer (or NULL). Returns 0 or -1. */
+int session_capture(session *s, const char *line, char **out, struct cJSON **data);
 
 /* Command table access for help and completion. */
 typedef struct command command;

@@ -11,7 +11,7 @@ real=${REAL_PT2:-$(cd "$root/.." && pwd)/shared/real_pt2}
 sizes=${BENCH_SIZES:-1k 10k 100k 1M}
 out=build/bench
 mkdir -p "$out"
-make -s build/rel/bench_load build/rel/bench_ops >/dev/null
+make -s build/rel/bench_load build/rel/bench_ops build/rel/bench_repl >/dev/null
 
 n_of() { case $1 in *M) echo $((${1%M} * 1000000)) ;; *k) echo $((${1%k} * 1000)) ;; *) echo "$1" ;; esac; }
 
@@ -76,6 +76,26 @@ for s in $sizes; do
     100k) ops_row "$out/synth_$s.json" "$out/synth_$s.mod2.svg" ;;
     *) ops_row "$out/synth_$s.json" ;;
     esac
+done
+
+# Interactive latency (issue 5): each command a user types at a program
+# stopped halfway through outlining, through session_exec as at the prompt
+# (median of 5). Target: < 50 ms each at 100k nodes.
+echo
+printf '%-22s %7s %7s %6s %6s %6s %6s %6s %8s %7s %6s %7s %8s %8s %8s\n' "interactive (ms)" nodes events stop \
+    step next finish bt node-map p-frame list p-node rev-step goto-bk goto-fwd
+printf '%-22s %7s %7s %6s %6s %6s %6s %6s %8s %7s %6s %7s %8s %8s %8s\n' "target" "" "" "" \
+    "<50" "<50" "<50" "<50" "<50" "<50" "<50" "<50" "<50" "<50" "<50"
+repl_row() {
+    r=$(build/rel/bench_repl "$1" 5 2>/dev/null) || { printf '%-22s failed\n' "$(basename "$1" .json)"; return; }
+    echo "$(basename "$1" .json) $r" | awk '{
+        printf "%-22s %7d %7d %6d", $1, $2, $3, $4
+        w[5]=6; w[6]=6; w[7]=6; w[8]=6; w[9]=8; w[10]=7; w[11]=6; w[12]=7; w[13]=8; w[14]=8; w[15]=8
+        for (i = 5; i <= 15; i++) printf " %*.*f", w[i], ($i * 1000 < 10 ? 3 : 1), $i * 1000
+        printf "\n" }'
+}
+for s in $sizes; do
+    case $s in 1M) ;; *) repl_row "$out/synth_$s.json" ;; esac
 done
 
 for extra in scripts/bench/*.sh; do

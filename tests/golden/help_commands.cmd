@@ -24,6 +24,8 @@ help reverse-next
 help reverse-finish
 help reverse-continue
 help goto
+help until
+help advance
 help unflatten
 help backtrace
 help frame
@@ -37,6 +39,8 @@ help delete
 help disable
 help enable
 help condition
+help display
+help undisplay
 help lint
 help dce
 help undo
@@ -47,3 +51,4 @@ help n
 help c
 help bt
 help rc
+help u

@@ -3,7 +3,8 @@
 # capture-pane): the prompt, Tab completion of commands, subcommands and
 # node names, an empty line repeating the last stepping command, history
 # kept in $HOME/.exdb_history across sessions (HOME is a temporary
-# directory), and Ctrl-C interrupting a long `continue` back to the prompt.
+# directory), until/advance/display completion and displays after a stop,
+# and Ctrl-C interrupting a long `continue` back to the prompt.
 # Prints "tmux: N passed, M failed"; without tmux, "0 passed, 0 failed".
 exdb=${1:?usage: run_tmux.sh EXDB}
 case $exdb in /*) ;; *) exdb=$(pwd)/$exdb ;; esac
@@ -77,6 +78,22 @@ T send-keys "stepi" Enter
 wait_for "[1] STEP 0" >/dev/null
 T send-keys Enter
 check "an empty line repeats the last stepping command" "[2] STEP 1 in <root>"
+
+# until, advance, display (issue 5): completion, the displays after a stop
+T send-keys "undis" Tab
+check "Tab completes undisplay" "(exdb) undisplay"
+T send-keys C-u "advance mod" Tab
+check "Tab completes advance's location word" "(exdb) advance module"
+T send-keys C-u "display node-m" Tab
+check "Tab completes a display expression" "(exdb) display node-map"
+T send-keys C-u "display backtrace" Enter
+wait_for "1: backtrace =" >/dev/null
+T send-keys "until" Enter
+wait_for "[3] STEP 2 in <root>" >/dev/null
+T send-keys Enter
+check "an empty line repeats until, the displays follow" "[4] STEP 3 in <root>"
+check "the displays are shown after each stop" "#0  <root>  demo.TinyModel  4 copied"
+T send-keys "undisplay" Enter
 
 T send-keys "echo hist-marker-42" Enter
 wait_for "hist-marker-42" >/dev/null
