@@ -74,6 +74,7 @@ static void add(exdb_lint_report *r, exdb_severity sev, const char *check, const
     f->check = check;
     f->node = node ? exdb_arena_strdup(&r->arena, node) : NULL;
     f->module = module ? exdb_arena_strdup(&r->arena, module) : NULL;
+    f->graph = NULL;
     f->what = what;
     f->fix = fix ? fix : "";
     r->count[sev]++;
@@ -206,6 +207,45 @@ uint32_t exdb_lint_graph(exdb_lint_report *r, const exdb_graph *g, const exdb_li
     free(seen);
     exdb_arena_destroy(&tmp);
     return r->count[EXDB_SEV_ERROR] - errors0;
+}
+
+uint32_t exdb_lint_graph_in(exdb_lint_report *r, const exdb_graph *g, const exdb_lint_owner *owner,
+                            const char *module_fqn, const char *subgraph) {
+    uint32_t first = r->n;
+    uint32_t errors = exdb_lint_graph(r, g, owner, module_fqn);
+    if (subgraph && r->n > first) {
+        const char *label = exdb_arena_strdup(&r->arena, subgraph);
+        if (!label)
+            r->oom = 1;
+        for (uint32_t i = first; i < r->n; i++)
+            r->items[i].graph = label;
+    }
+    return errors;
+}
+
+const char *exdb_lint_subgraph_path(exdb_lint_report *r, const exdb_program *p, uint32_t i) {
+    /* walk up through the subgraphs holding each owner node (bounded by
+     * nsubgraphs, so a malformed cycle cannot loop) */
+    const char *path = p->subgraphs[i].name;
+    const exdb_graph *in = p->subgraphs[i].owner ? p->subgraphs[i].owner->graph : p->graph;
+    for (uint32_t hops = 0; in != p->graph && hops < p->nsubgraphs; hops++) {
+        uint32_t k = 0;
+        while (k < p->nsubgraphs && p->subgraphs[k].graph != in)
+            k++;
+        if (k == p->nsubgraphs)
+            break;
+        path = rfmt(r, "%s.%s", p->subgraphs[k].name, path);
+        if (!path)
+            return NULL;
+        in = p->subgraphs[k].owner ? p->subgraphs[k].owner->graph : p->graph;
+    }
+    return path;
+}
+
+uint32_t exdb_lint_unflatten_failed(exdb_lint_report *r, const char *msg) {
+    add(r, EXDB_SEV_ERROR, "unflatten.failed", NULL, NULL, rfmt(r, "unflatten fails: %s", msg),
+        "see the unflatten.* findings above; \"run\" stops at the failing event");
+    return 1;
 }
 
 /* ---- 2. signature */
@@ -809,6 +849,11 @@ uint32_t exdb_lint_program(exdb_lint_report *r, const exdb_program *p,
                            const exdb_lint_state *state) {
     uint32_t errors0 = r->count[EXDB_SEV_ERROR];
     exdb_lint_graph(r, p->graph, NULL, NULL);
+    for (uint32_t i = 0; i < p->nsubgraphs; i++) {
+        const char *path = exdb_lint_subgraph_path(r, p, i);
+        exdb_lint_graph_in(r, p->subgraphs[i].graph, NULL, NULL,
+                           path ? path : p->subgraphs[i].name);
+    }
     exdb_lint_signature(r, p, state);
     exdb_lint_unflatten(r, p);
     return r->count[EXDB_SEV_ERROR] - errors0;
@@ -820,12 +865,22 @@ void exdb_lint_format(exdb_buf *b, const exdb_lint_report *r) {
     for (uint32_t i = 0; i < r->n; i++) {
         const exdb_finding *f = &r->items[i];
         exdb_buf_printf(b, "%s: ", exdb_severity_name(f->sev));
-        if (f->node && f->module)
-            exdb_buf_printf(b, "node %s (module %s): ", f->node, mod_label(f->module));
-        else if (f->node)
-            exdb_buf_printf(b, "node %s: ", f->node);
-        else if (f->module)
-            exdb_buf_printf(b, "module %s: ", mod_label(f->module));
+        /* where: "node N (module M, subgraph G): ", any part may be absent */
+        const char *sep = f->node ? " (" : "";
+        if (f->node)
+            exdb_buf_printf(b, "node %s", f->node);
+        if (f->module) {
+            exdb_buf_printf(b, "%smodule %s", sep, mod_label(f->module));
+            sep = ", ";
+        }
+        if (f->graph) {
+            exdb_buf_printf(b, "%ssubgraph %s", sep, f->graph);
+            sep = ", ";
+        }
+        if (f->node && (f->module || f->graph))
+            exdb_buf_putc(b, ')');
+        if (f->node || f->module || f->graph)
+            exdb_buf_puts(b, ": ");
         exdb_buf_printf(b, "%s -- fix: %s [%s]\n", f->what, f->fix, f->check);
     }
     exdb_buf_printf(b, "%u error%s, %u warning%s, %u note%s.%s\n", r->count[0],
@@ -852,6 +907,8 @@ void exdb_lint_format_json(exdb_buf *b, const exdb_lint_report *r) {
         json_str_or_null(b, f->node);
         exdb_buf_puts(b, ", \"module\": ");
         json_str_or_null(b, f->module);
+        exdb_buf_puts(b, ", \"graph\": ");
+        json_str_or_null(b, f->graph);
         exdb_buf_puts(b, ", \"message\": ");
         exdb_buf_json_str(b, f->what);
         exdb_buf_puts(b, ", \"fix\": ");
