@@ -156,21 +156,67 @@ static void check_target(exdb_lint_report *r, const exdb_node *n, const exdb_lin
     free(qual);
 }
 
+/* The duplicate-name check's set of names seen so far, made only once some
+ * node is not its name's entry in the graph's side table: until then the
+ * names seen are distinct (the table maps each name to one node), which
+ * spares hashing every name a second time on well-formed graphs. */
+typedef struct name_set {
+    exdb_arena arena;
+    exdb_strmap names;
+    int active;
+} name_set;
+
+static int name_set_start(name_set *ns, const exdb_graph *g, const exdb_node *upto) {
+    exdb_arena_init(&ns->arena);
+    exdb_strmap_init(&ns->names, &ns->arena);
+    ns->active = 1;
+    for (const exdb_node *m = g->head; m && m != upto; m = m->next)
+        if (!exdb_strmap_put(&ns->names, m->name, NULL))
+            return -1;
+    return 0;
+}
+
 uint32_t exdb_lint_graph(exdb_lint_report *r, const exdb_graph *g, const exdb_lint_owner *owner,
                          const char *module_fqn) {
     uint32_t errors0 = r->count[EXDB_SEV_ERROR];
     uint32_t nseen = g->next_id;
     uint8_t *seen = calloc(nseen ? nseen : 1, 1);
-    exdb_arena tmp;
-    exdb_arena_init(&tmp);
-    exdb_strmap names;
-    exdb_strmap_init(&names, &tmp);
+    name_set ns = {0};
     if (!seen) {
         r->oom = 1;
-        exdb_arena_destroy(&tmp);
         return 0;
     }
-    for (const exdb_node *n = g->head; n; n = n->next) {
+    /* The side-table lookups miss the cache on big graphs: a node LOOKAHEAD
+     * places ahead has its name hashed and its table slot prefetched, and
+     * the name of the node twice as far ahead is prefetched for that. */
+    enum { LOOKAHEAD = 8 };
+    uint32_t hashes[LOOKAHEAD];
+    const exdb_node *ahead = g->head, *far = g->head;
+    for (uint32_t k = 0; far && k < LOOKAHEAD; k++) {
+        __builtin_prefetch(far->name);
+        far = far->next;
+    }
+    for (uint32_t k = 0; ahead && k < LOOKAHEAD; k++, ahead = ahead->next) {
+        hashes[k] = exdb_strmap_hash(ahead->name);
+        exdb_strmap_prefetch(&g->names, hashes[k]);
+        if (far) {
+            __builtin_prefetch(far->name);
+            far = far->next;
+        }
+    }
+    uint32_t k = 0;
+    for (const exdb_node *n = g->head; n; n = n->next, k = (k + 1) % LOOKAHEAD) {
+        uint32_t h = hashes[k];
+        if (ahead) {
+            hashes[k] = exdb_strmap_hash(ahead->name);
+            exdb_strmap_prefetch(&g->names, hashes[k]);
+            __builtin_prefetch(ahead->args.u.items);
+            ahead = ahead->next;
+        }
+        if (far) {
+            __builtin_prefetch(far->name);
+            far = far->next;
+        }
         if (n->op > EXDB_OP_OUTPUT)
             add(r, EXDB_SEV_ERROR, "fx.unknown-opcode", n->name, module_fqn,
                 rfmt(r, "Node %s had unknown opcode %d!", n->name, n->op),
@@ -178,11 +224,13 @@ uint32_t exdb_lint_graph(exdb_lint_report *r, const exdb_graph *g, const exdb_li
                      "recreate %s with one of placeholder, get_attr, call_function, "
                      "call_method, call_module, output",
                      n->name));
+        void **entry = exdb_strmap_find_hashed(&g->names, n->name, h);
+        int in_table = entry && *entry == n;
         if (n->graph != g)
             add(r, EXDB_SEV_ERROR, "fx.foreign-node", n->name, module_fqn,
                 rfmt(r, "Node '%s' does not belong to this Graph!", n->name),
                 rfmt(r, "copy %s into this graph with node_copy instead of linking it", n->name));
-        else if (exdb_graph_find(g, n->name) != n)
+        else if (!in_table)
             add(r, EXDB_SEV_ERROR, "fx.side-table", n->name, module_fqn,
                 rfmt(r, "Node '%s' is not added to the side table", n->name),
                 rfmt(r, "create nodes through the graph so their names are registered"));
@@ -190,14 +238,18 @@ uint32_t exdb_lint_graph(exdb_lint_report *r, const exdb_graph *g, const exdb_li
         exdb_node_foreach_input((exdb_node *)n, check_arg, &ac);
         if (n->graph == g && n->id < nseen)
             seen[n->id] = 1;
-        int created = 0;
-        void **slot = exdb_strmap_put(&names, n->name, &created);
-        if (!slot)
+        if (!ns.active && !in_table && name_set_start(&ns, g, n) < 0)
             r->oom = 1;
-        else if (!created)
-            add(r, EXDB_SEV_ERROR, "fx.duplicate-name", n->name, module_fqn,
-                rfmt(r, "Node redefined name %s!", n->name),
-                rfmt(r, "rename one of the nodes called %s", n->name));
+        if (ns.active) {
+            int created = 0;
+            void **slot = exdb_strmap_put(&ns.names, n->name, &created);
+            if (!slot)
+                r->oom = 1;
+            else if (!created)
+                add(r, EXDB_SEV_ERROR, "fx.duplicate-name", n->name, module_fqn,
+                    rfmt(r, "Node redefined name %s!", n->name),
+                    rfmt(r, "rename one of the nodes called %s", n->name));
+        }
     }
     /* pass 2: only with an owning module, as in FX */
     if (owner && owner->kind)
@@ -205,7 +257,8 @@ uint32_t exdb_lint_graph(exdb_lint_report *r, const exdb_graph *g, const exdb_li
             if (n->op == EXDB_OP_GET_ATTR || n->op == EXDB_OP_CALL_MODULE)
                 check_target(r, n, owner, module_fqn);
     free(seen);
-    exdb_arena_destroy(&tmp);
+    if (ns.active)
+        exdb_arena_destroy(&ns.arena);
     return r->count[EXDB_SEV_ERROR] - errors0;
 }
 
