@@ -135,7 +135,8 @@ static exdb_unflatten *tree_to_edit(session *s) {
         if (!u)
             return NULL;
         if (exdb_unflatten_run(u, &err) < 0)
-            return cmd_fail(s, "%s", err.msg), NULL;
+            return cmd_fail(s, "dce: unflatten fails, so there are no module graphs: %s", err.msg),
+                   NULL;
     }
     return s->run;
 }
