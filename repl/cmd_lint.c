@@ -97,8 +97,8 @@ static void forget_unflatten_run(session *s) {
 /* The module tree `lint module/all` reads: the session's run when it is
  * complete (with any module dce edits); otherwise a complete run built
  * beside it (*temp, freed by the caller), so lint never moves the stepping
- * position, as gdb's commands that only look do not. NULL after printing an
- * error when unflatten itself fails (err says why). */
+ * position, as gdb's commands that only look do not. NULL when unflatten
+ * itself fails (err says why; nothing is printed). */
 static exdb_unflatten *tree_to_read(session *s, exdb_unflatten **temp, exdb_error *err) {
     *temp = NULL;
     if (s->run && !s->run->failed && exdb_unflatten_done(s->run))

@@ -88,8 +88,10 @@ for f in $files; do
         lin = "";
         if (name ~ /^synth_/ && bl != "" && bn > 0)
             lin = sprintf("%.1f/%.1f", (el / n) / (bl / bn), (ed / n) / (bd / bn))
-        printf "%-28s %7d %7s | %8.3f %8s %7s | %8.3f %8s %7s | %6d %6s %s\n",
-            substr(name, 1, 28), n, fn, eu, fu, r1, du, fdu, r2, rm, frm, lin }'
+        line = sprintf("%-28s %7d %7s | %8.3f %8s %7s | %8.3f %8s %7s | %6d %6s %s",
+            substr(name, 1, 28), n, fn, eu, fu, r1, du, fdu, r2, rm, frm, lin)
+        sub(/ +$/, "", line)
+        print line }'
 done
 echo
 echo "(lin: exdb's per-node lint/dce time over the synthetic 10k program's; fx rm: nodes"
