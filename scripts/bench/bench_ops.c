@@ -66,7 +66,7 @@ static int peer(exdb_program *p, int reps) {
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: bench_ops FILE [--svg OUT.svg]\n");
+        fprintf(stderr, "usage: bench_ops FILE [--svg OUT.svg | --peer [REPS]]\n");
         return 2;
     }
     const char *svg = argc > 3 && strcmp(argv[2], "--svg") == 0 ? argv[3] : NULL;
