@@ -3,6 +3,7 @@
 #   make run     install what is missing, build, open the REPL on the bundled example
 #   make test    install what is missing, build with ASan+UBSan, run every test
 #   make bench   the speed and memory table
+#   make bench-peer  lint and dce against torch.fx (installs python3-torch)
 #   make all | install PREFIX=/usr/local | clean | deps | format
 
 CC      ?= cc
@@ -28,7 +29,7 @@ HDRS     := $(wildcard core/*.h viz/*.h repl/*.h tests/unit/*.h)
 rel = $(patsubst %.c,build/rel/%.o,$(1))
 san = $(patsubst %.c,build/san/%.o,$(1))
 
-.PHONY: all run test check bench install clean deps deps-test format unit golden readme-picture
+.PHONY: all run test check bench bench-peer install clean deps deps-test format unit golden readme-picture
 .DEFAULT_GOAL := all
 
 all: deps exdb core/libexdb.a
@@ -99,6 +100,13 @@ check: test
 
 bench: deps exdb
 	@scripts/bench.sh
+
+# lint and dce beside torch.fx's Graph.lint()/eliminate_dead_code() on the same
+# graphs. Installs Debian's python3-torch (only this target needs it); without it
+# the table has exdb's column only.
+bench-peer: deps exdb
+	@scripts/deps.sh peer || echo "bench-peer: python3-torch could not be installed" >&2
+	@scripts/bench_peer.sh
 
 # The README's picture: resnet18 (exported by torch 2.12) as module-level dataflow.
 REAL ?= ../shared/real_pt2

@@ -188,6 +188,8 @@ const char *exdb_node_impure_reason(const exdb_node *n, int impure_random) {
     }
     if (n->tkind == EXDB_T_OP)
         return op_reason(t, impure_random);
+    if (strcmp(t, "operator.getitem") == 0) /* the commonest dead node: skip the lists */
+        return NULL;
     if (in_set(t, side_effectful))
         return "side-effectful function";
     if (in_set(t, random_functions))
@@ -209,11 +211,8 @@ void exdb_dce_log_init(exdb_dce_log *log) {
 }
 
 static void log_clear(exdb_dce_log *log) {
-    for (uint32_t i = 0; i < log->n; i++) {
-        free(log->items[i].inputs);
-        free(log->items[i].user_pos);
-    }
     log->n = 0;
+    log->nin = 0;
     log->applied = 0;
     log->graph = NULL;
 }
@@ -221,6 +220,7 @@ static void log_clear(exdb_dce_log *log) {
 void exdb_dce_log_free(exdb_dce_log *log) {
     log_clear(log);
     free(log->items);
+    free(log->in);
     memset(log, 0, sizeof *log);
 }
 
@@ -240,6 +240,7 @@ static exdb_dce_entry *log_push(exdb_dce_log *log, exdb_node *n) {
 }
 
 typedef struct input_rec {
+    exdb_dce_log *log;
     exdb_dce_entry *e;
     exdb_node *self;
     uint32_t *left; /* dry run: users left per node id */
@@ -250,22 +251,24 @@ typedef struct input_rec {
 /* Records where n sits among in's users, so undo can put it back there. */
 static void record_input(void *vctx, exdb_node *in) {
     input_rec *c = vctx;
-    exdb_dce_entry *e = c->e;
-    exdb_node **ni = realloc(e->inputs, (e->ninputs + 1) * sizeof *ni);
-    uint32_t *np = ni ? realloc(e->user_pos, (e->ninputs + 1) * sizeof *np) : NULL;
-    if (ni)
-        e->inputs = ni;
-    if (!ni || !np) {
-        c->oom = 1;
-        return;
+    exdb_dce_log *log = c->log;
+    if (log->nin == log->in_cap) {
+        uint32_t nc = log->in_cap ? log->in_cap * 2 : 64;
+        exdb_dce_input *ni = realloc(log->in, nc * sizeof *ni);
+        if (!ni) {
+            c->oom = 1;
+            return;
+        }
+        log->in = ni;
+        log->in_cap = nc;
     }
-    e->user_pos = np;
-    uint32_t pos = 0;
-    while (pos < in->nusers && in->users[pos] != c->self)
-        pos++;
-    e->inputs[e->ninputs] = in;
-    e->user_pos[e->ninputs] = pos;
-    e->ninputs++;
+    /* erasing newest users first (a reverse pass), n is usually last */
+    uint32_t pos = in->nusers;
+    while (pos > 0 && in->users[pos - 1] != c->self)
+        pos--;
+    pos = pos ? pos - 1 : in->nusers;
+    log->in[log->nin++] = (exdb_dce_input){in, pos};
+    c->e->ninputs++;
 }
 
 /* Dry run: what erasing a node would do to its inputs' user counts. */
@@ -315,7 +318,8 @@ int exdb_dce_run(exdb_graph *g, const exdb_dce_opts *opts, exdb_dce_log *log, ex
             rc = exdb_errorf(err, "dce: out of memory");
             break;
         }
-        input_rec c = {e, n, left, nids, 0};
+        e->first_input = log->nin;
+        input_rec c = {log, e, n, left, nids, 0};
         if (o->dry_run) {
             exdb_node_foreach_input(n, drop_use, &c);
             continue;
@@ -327,15 +331,13 @@ int exdb_dce_run(exdb_graph *g, const exdb_dce_opts *opts, exdb_dce_log *log, ex
         if (c.oom) {
             rc = exdb_errorf(err, "dce: out of memory");
             log->n--;
-            free(e->inputs);
-            free(e->user_pos);
+            log->nin = e->first_input;
             break;
         }
         if (exdb_graph_erase_node(g, n, err) < 0) {
             rc = -1;
             log->n--;
-            free(e->inputs);
-            free(e->user_pos);
+            log->nin = e->first_input;
             break;
         }
     }
@@ -396,7 +398,8 @@ int exdb_dce_undo(exdb_dce_log *log, exdb_error *err) {
         if (slot)
             *slot = n;
         for (uint32_t k = 0; k < e->ninputs; k++)
-            if (insert_user(e->inputs[k], n, e->user_pos[k]) < 0)
+            if (insert_user(log->in[e->first_input + k].node, n,
+                            log->in[e->first_input + k].user_pos) < 0)
                 return exdb_errorf(err, "undo: out of memory");
     }
     log_clear(log);

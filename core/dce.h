@@ -55,16 +55,22 @@ typedef struct exdb_dce_entry {
     exdb_node *prev;       /* the live node before it when it was erased (NULL: head) */
     exdb_arg args, kwargs; /* as before erase_node (which sets node inputs to None) */
     /* for each distinct input (in foreach_input order), its position in that
-     * input's users array */
-    exdb_node **inputs;
-    uint32_t *user_pos;
-    uint32_t ninputs;
+     * input's users array: log->in[first_input .. first_input + ninputs) */
+    uint32_t first_input, ninputs;
 } exdb_dce_entry;
+
+/* One input of a removed node and where the node sat among its users. */
+typedef struct exdb_dce_input {
+    exdb_node *node;
+    uint32_t user_pos;
+} exdb_dce_input;
 
 typedef struct exdb_dce_log {
     exdb_graph *graph;
     exdb_dce_entry *items;
     uint32_t n, cap;
+    exdb_dce_input *in; /* the entries' inputs, one pool (no malloc per removal) */
+    uint32_t nin, in_cap;
     uint32_t graph_count, graph_next_id; /* the graph as dce left it */
     int applied;                         /* 0 for a dry run */
 } exdb_dce_log;

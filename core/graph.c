@@ -747,10 +747,31 @@ static const char *target_to_candidate(exdb_graph *g, exdb_op op, const char *ta
  * by create_name; the Node constructor records n as a user of its inputs
  * (_update_args_kwargs) before self._insert(n) links it at the insertion
  * point. */
+/* A zeroed node from the graph's current slab. Nodes live in slabs of their
+ * own (4, 8, ... up to 1024 nodes) rather than between the argument trees,
+ * metadata and names the loader allocates for them: walking a big graph in
+ * order then reads memory in order, which the hardware prefetches (on a
+ * 141k-node graph, interleaved nodes made a bare walk ~20x slower per node
+ * than on a 14k one). Tiny graphs (a module's) waste at most half a slab. */
+static exdb_node *node_alloc(exdb_graph *g) {
+    if (!g->slab_left) {
+        uint32_t n = g->slab_size ? g->slab_size * 2 : 4;
+        if (n > 1024)
+            n = 1024;
+        g->slab = exdb_arena_calloc(g->arena, n, sizeof *g->slab);
+        if (!g->slab)
+            return NULL;
+        g->slab_size = n;
+        g->slab_left = n;
+    }
+    g->slab_left--;
+    return g->slab++;
+}
+
 exdb_node *exdb_graph_create_node(exdb_graph *g, exdb_op op, const char *target,
                                   exdb_target_kind tkind, const exdb_arg *args,
                                   const exdb_arg *kwargs, const char *name) {
-    exdb_node *n = exdb_arena_calloc(g->arena, 1, sizeof *n);
+    exdb_node *n = node_alloc(g);
     if (!n)
         return NULL;
     n->graph = g;

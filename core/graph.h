@@ -182,6 +182,8 @@ typedef struct exdb_graph {
     exdb_insert_mode insert_mode;
     exdb_node *insert_ref; /* NULL: FX's root sentinel (see exdb_graph_insert_before) */
     uint32_t stamp;        /* walk generation counter */
+    exdb_node *slab;       /* nodes are carved from slabs (see exdb_graph_create_node) */
+    uint32_t slab_left, slab_size;
 } exdb_graph;
 
 exdb_graph *exdb_graph_new(exdb_arena *a);

@@ -74,6 +74,7 @@ static void add(exdb_lint_report *r, exdb_severity sev, const char *check, const
     f->check = check;
     f->node = node ? exdb_arena_strdup(&r->arena, node) : NULL;
     f->module = module ? exdb_arena_strdup(&r->arena, module) : NULL;
+    f->graph = NULL;
     f->what = what;
     f->fix = fix ? fix : "";
     r->count[sev]++;
@@ -155,21 +156,67 @@ static void check_target(exdb_lint_report *r, const exdb_node *n, const exdb_lin
     free(qual);
 }
 
+/* The duplicate-name check's set of names seen so far, made only once some
+ * node is not its name's entry in the graph's side table: until then the
+ * names seen are distinct (the table maps each name to one node), which
+ * spares hashing every name a second time on well-formed graphs. */
+typedef struct name_set {
+    exdb_arena arena;
+    exdb_strmap names;
+    int active;
+} name_set;
+
+static int name_set_start(name_set *ns, const exdb_graph *g, const exdb_node *upto) {
+    exdb_arena_init(&ns->arena);
+    exdb_strmap_init(&ns->names, &ns->arena);
+    ns->active = 1;
+    for (const exdb_node *m = g->head; m && m != upto; m = m->next)
+        if (!exdb_strmap_put(&ns->names, m->name, NULL))
+            return -1;
+    return 0;
+}
+
 uint32_t exdb_lint_graph(exdb_lint_report *r, const exdb_graph *g, const exdb_lint_owner *owner,
                          const char *module_fqn) {
     uint32_t errors0 = r->count[EXDB_SEV_ERROR];
     uint32_t nseen = g->next_id;
     uint8_t *seen = calloc(nseen ? nseen : 1, 1);
-    exdb_arena tmp;
-    exdb_arena_init(&tmp);
-    exdb_strmap names;
-    exdb_strmap_init(&names, &tmp);
+    name_set ns = {0};
     if (!seen) {
         r->oom = 1;
-        exdb_arena_destroy(&tmp);
         return 0;
     }
-    for (const exdb_node *n = g->head; n; n = n->next) {
+    /* The side-table lookups miss the cache on big graphs: a node LOOKAHEAD
+     * places ahead has its name hashed and its table slot prefetched, and
+     * the name of the node twice as far ahead is prefetched for that. */
+    enum { LOOKAHEAD = 8 };
+    uint32_t hashes[LOOKAHEAD];
+    const exdb_node *ahead = g->head, *far = g->head;
+    for (uint32_t k = 0; far && k < LOOKAHEAD; k++) {
+        __builtin_prefetch(far->name);
+        far = far->next;
+    }
+    for (uint32_t k = 0; ahead && k < LOOKAHEAD; k++, ahead = ahead->next) {
+        hashes[k] = exdb_strmap_hash(ahead->name);
+        exdb_strmap_prefetch(&g->names, hashes[k]);
+        if (far) {
+            __builtin_prefetch(far->name);
+            far = far->next;
+        }
+    }
+    uint32_t k = 0;
+    for (const exdb_node *n = g->head; n; n = n->next, k = (k + 1) % LOOKAHEAD) {
+        uint32_t h = hashes[k];
+        if (ahead) {
+            hashes[k] = exdb_strmap_hash(ahead->name);
+            exdb_strmap_prefetch(&g->names, hashes[k]);
+            __builtin_prefetch(ahead->args.u.items);
+            ahead = ahead->next;
+        }
+        if (far) {
+            __builtin_prefetch(far->name);
+            far = far->next;
+        }
         if (n->op > EXDB_OP_OUTPUT)
             add(r, EXDB_SEV_ERROR, "fx.unknown-opcode", n->name, module_fqn,
                 rfmt(r, "Node %s had unknown opcode %d!", n->name, n->op),
@@ -177,11 +224,13 @@ uint32_t exdb_lint_graph(exdb_lint_report *r, const exdb_graph *g, const exdb_li
                      "recreate %s with one of placeholder, get_attr, call_function, "
                      "call_method, call_module, output",
                      n->name));
+        void **entry = exdb_strmap_find_hashed(&g->names, n->name, h);
+        int in_table = entry && *entry == n;
         if (n->graph != g)
             add(r, EXDB_SEV_ERROR, "fx.foreign-node", n->name, module_fqn,
                 rfmt(r, "Node '%s' does not belong to this Graph!", n->name),
                 rfmt(r, "copy %s into this graph with node_copy instead of linking it", n->name));
-        else if (exdb_graph_find(g, n->name) != n)
+        else if (!in_table)
             add(r, EXDB_SEV_ERROR, "fx.side-table", n->name, module_fqn,
                 rfmt(r, "Node '%s' is not added to the side table", n->name),
                 rfmt(r, "create nodes through the graph so their names are registered"));
@@ -189,14 +238,18 @@ uint32_t exdb_lint_graph(exdb_lint_report *r, const exdb_graph *g, const exdb_li
         exdb_node_foreach_input((exdb_node *)n, check_arg, &ac);
         if (n->graph == g && n->id < nseen)
             seen[n->id] = 1;
-        int created = 0;
-        void **slot = exdb_strmap_put(&names, n->name, &created);
-        if (!slot)
+        if (!ns.active && !in_table && name_set_start(&ns, g, n) < 0)
             r->oom = 1;
-        else if (!created)
-            add(r, EXDB_SEV_ERROR, "fx.duplicate-name", n->name, module_fqn,
-                rfmt(r, "Node redefined name %s!", n->name),
-                rfmt(r, "rename one of the nodes called %s", n->name));
+        if (ns.active) {
+            int created = 0;
+            void **slot = exdb_strmap_put(&ns.names, n->name, &created);
+            if (!slot)
+                r->oom = 1;
+            else if (!created)
+                add(r, EXDB_SEV_ERROR, "fx.duplicate-name", n->name, module_fqn,
+                    rfmt(r, "Node redefined name %s!", n->name),
+                    rfmt(r, "rename one of the nodes called %s", n->name));
+        }
     }
     /* pass 2: only with an owning module, as in FX */
     if (owner && owner->kind)
@@ -204,8 +257,48 @@ uint32_t exdb_lint_graph(exdb_lint_report *r, const exdb_graph *g, const exdb_li
             if (n->op == EXDB_OP_GET_ATTR || n->op == EXDB_OP_CALL_MODULE)
                 check_target(r, n, owner, module_fqn);
     free(seen);
-    exdb_arena_destroy(&tmp);
+    if (ns.active)
+        exdb_arena_destroy(&ns.arena);
     return r->count[EXDB_SEV_ERROR] - errors0;
+}
+
+uint32_t exdb_lint_graph_in(exdb_lint_report *r, const exdb_graph *g, const exdb_lint_owner *owner,
+                            const char *module_fqn, const char *subgraph) {
+    uint32_t first = r->n;
+    uint32_t errors = exdb_lint_graph(r, g, owner, module_fqn);
+    if (subgraph && r->n > first) {
+        const char *label = exdb_arena_strdup(&r->arena, subgraph);
+        if (!label)
+            r->oom = 1;
+        for (uint32_t i = first; i < r->n; i++)
+            r->items[i].graph = label;
+    }
+    return errors;
+}
+
+const char *exdb_lint_subgraph_path(exdb_lint_report *r, const exdb_program *p, uint32_t i) {
+    /* walk up through the subgraphs holding each owner node (bounded by
+     * nsubgraphs, so a malformed cycle cannot loop) */
+    const char *path = p->subgraphs[i].name;
+    const exdb_graph *in = p->subgraphs[i].owner ? p->subgraphs[i].owner->graph : p->graph;
+    for (uint32_t hops = 0; in != p->graph && hops < p->nsubgraphs; hops++) {
+        uint32_t k = 0;
+        while (k < p->nsubgraphs && p->subgraphs[k].graph != in)
+            k++;
+        if (k == p->nsubgraphs)
+            break;
+        path = rfmt(r, "%s.%s", p->subgraphs[k].name, path);
+        if (!path)
+            return NULL;
+        in = p->subgraphs[k].owner ? p->subgraphs[k].owner->graph : p->graph;
+    }
+    return path;
+}
+
+uint32_t exdb_lint_unflatten_failed(exdb_lint_report *r, const char *msg) {
+    add(r, EXDB_SEV_ERROR, "unflatten.failed", NULL, NULL, rfmt(r, "unflatten fails: %s", msg),
+        "see the unflatten.* findings above; \"run\" stops at the failing event");
+    return 1;
 }
 
 /* ---- 2. signature */
@@ -809,6 +902,11 @@ uint32_t exdb_lint_program(exdb_lint_report *r, const exdb_program *p,
                            const exdb_lint_state *state) {
     uint32_t errors0 = r->count[EXDB_SEV_ERROR];
     exdb_lint_graph(r, p->graph, NULL, NULL);
+    for (uint32_t i = 0; i < p->nsubgraphs; i++) {
+        const char *path = exdb_lint_subgraph_path(r, p, i);
+        exdb_lint_graph_in(r, p->subgraphs[i].graph, NULL, NULL,
+                           path ? path : p->subgraphs[i].name);
+    }
     exdb_lint_signature(r, p, state);
     exdb_lint_unflatten(r, p);
     return r->count[EXDB_SEV_ERROR] - errors0;
@@ -820,12 +918,22 @@ void exdb_lint_format(exdb_buf *b, const exdb_lint_report *r) {
     for (uint32_t i = 0; i < r->n; i++) {
         const exdb_finding *f = &r->items[i];
         exdb_buf_printf(b, "%s: ", exdb_severity_name(f->sev));
-        if (f->node && f->module)
-            exdb_buf_printf(b, "node %s (module %s): ", f->node, mod_label(f->module));
-        else if (f->node)
-            exdb_buf_printf(b, "node %s: ", f->node);
-        else if (f->module)
-            exdb_buf_printf(b, "module %s: ", mod_label(f->module));
+        /* where: "node N (module M, subgraph G): ", any part may be absent */
+        const char *sep = f->node ? " (" : "";
+        if (f->node)
+            exdb_buf_printf(b, "node %s", f->node);
+        if (f->module) {
+            exdb_buf_printf(b, "%smodule %s", sep, mod_label(f->module));
+            sep = ", ";
+        }
+        if (f->graph) {
+            exdb_buf_printf(b, "%ssubgraph %s", sep, f->graph);
+            sep = ", ";
+        }
+        if (f->node && (f->module || f->graph))
+            exdb_buf_putc(b, ')');
+        if (f->node || f->module || f->graph)
+            exdb_buf_puts(b, ": ");
         exdb_buf_printf(b, "%s -- fix: %s [%s]\n", f->what, f->fix, f->check);
     }
     exdb_buf_printf(b, "%u error%s, %u warning%s, %u note%s.%s\n", r->count[0],
@@ -852,6 +960,8 @@ void exdb_lint_format_json(exdb_buf *b, const exdb_lint_report *r) {
         json_str_or_null(b, f->node);
         exdb_buf_puts(b, ", \"module\": ");
         json_str_or_null(b, f->module);
+        exdb_buf_puts(b, ", \"graph\": ");
+        json_str_or_null(b, f->graph);
         exdb_buf_puts(b, ", \"message\": ");
         exdb_buf_json_str(b, f->what);
         exdb_buf_puts(b, ", \"fix\": ");

@@ -32,6 +32,8 @@ typedef struct exdb_finding {
     const char *check;  /* stable id, e.g. "fx.use-before-def", "sig.input-name" */
     const char *node;   /* the node concerned, or NULL */
     const char *module; /* module FQN ("" = root), or NULL when not about a module */
+    const char *graph;  /* the higher-order op subgraph the node is in (its attribute
+                           path, e.g. "true_graph_0"), NULL for the graph itself */
     const char *what;   /* what is wrong (upstream's message where there is one) */
     const char *fix;    /* what to do about it */
 } exdb_finding;
@@ -62,6 +64,16 @@ typedef struct exdb_lint_owner {
 uint32_t exdb_lint_graph(exdb_lint_report *r, const exdb_graph *g, const exdb_lint_owner *owner,
                          const char *module_fqn);
 
+/* Graph.lint() of a higher-order op's subgraph (or any graph) whose findings
+ * name it: subgraph is its attribute path ("true_graph_0", "body_graph_0.
+ * true_graph_0" for one nested in another), NULL for none. */
+uint32_t exdb_lint_graph_in(exdb_lint_report *r, const exdb_graph *g, const exdb_lint_owner *owner,
+                            const char *module_fqn, const char *subgraph);
+
+/* The attribute path of program subgraph i: its name, prefixed by the path
+ * of the subgraph its get_attr node sits in when nested. In r's arena. */
+const char *exdb_lint_subgraph_path(exdb_lint_report *r, const exdb_program *p, uint32_t i);
+
 /* The state the program's weights/constants files provide, when known:
  * parameters and persistent buffers (the "state dict"), and constants
  * (tensor constants, non-persistent buffers, custom objects). A NULL list
@@ -81,7 +93,13 @@ uint32_t exdb_lint_signature(exdb_lint_report *r, const exdb_program *p,
 /* unflatten pre-flight on the flat graph. */
 uint32_t exdb_lint_unflatten(exdb_lint_report *r, const exdb_program *p);
 
-/* All three on the flat graph. Returns the number of errors found. */
+/* `lint all` when unflatten itself fails, so there are no module graphs:
+ * one error finding (check "unflatten.failed") carrying unflatten's message.
+ * Returns 1. */
+uint32_t exdb_lint_unflatten_failed(exdb_lint_report *r, const char *msg);
+
+/* All three on the flat graph, and Graph.lint() on every higher-order op
+ * subgraph. Returns the number of errors found. */
 uint32_t exdb_lint_program(exdb_lint_report *r, const exdb_program *p,
                            const exdb_lint_state *state);
 
@@ -89,12 +107,14 @@ const char *exdb_severity_name(exdb_severity s); /* "error", "warning", "note" *
 
 /* One line per finding:
  *   error: node d (module <root>): Argument 'c' of Node 'd' was used ... -- fix: ...
- * [fx.use-before-def] then a summary line "N errors, N warnings, N notes." */
+ * [fx.use-before-def] then a summary line "N errors, N warnings, N notes."
+ * A finding in a subgraph says so: "node x (module m1, subgraph true_graph_0)". */
 void exdb_lint_format(exdb_buf *b, const exdb_lint_report *r);
 
 /* One JSON array, one object per finding, in report order:
  *   [{"severity": "error", "check": "...", "node": "d" | null,
- *     "module": "" | null, "message": "...", "fix": "..."}, ...]
+ *     "module": "" | null, "graph": "true_graph_0" | null,
+ *     "message": "...", "fix": "..."}, ...]
  * ("[]" when clean), followed by a newline. */
 void exdb_lint_format_json(exdb_buf *b, const exdb_lint_report *r);
 

@@ -15,15 +15,23 @@ void exdb_strmap_init(exdb_strmap *m, exdb_arena *a) {
     m->a = a;
 }
 
+uint32_t exdb_strmap_hash(const char *key) {
+    return hash_str(key);
+}
+
 void **exdb_strmap_find(const exdb_strmap *m, const char *key) {
+    return m->cap ? exdb_strmap_find_hashed(m, key, hash_str(key)) : NULL;
+}
+
+void **exdb_strmap_find_hashed(const exdb_strmap *m, const char *key, uint32_t h) {
     if (!m->cap)
         return NULL;
-    uint32_t h = hash_str(key), mask = m->cap - 1;
+    uint32_t mask = m->cap - 1;
     for (uint32_t i = h & mask;; i = (i + 1) & mask) {
         exdb_strmap_slot *s = &m->slots[i];
         if (!s->key)
             return NULL;
-        if (s->hash == h && strcmp(s->key, key) == 0)
+        if (s->hash == h && (s->key == key || strcmp(s->key, key) == 0))
             return &s->val;
     }
 }
@@ -68,7 +76,7 @@ void **exdb_strmap_put(exdb_strmap *m, const char *key, int *created) {
                 *created = 1;
             return &s->val;
         }
-        if (s->hash == h && strcmp(s->key, key) == 0) {
+        if (s->hash == h && (s->key == key || strcmp(s->key, key) == 0)) {
             if (created)
                 *created = 0;
             /* callers store through the slot */

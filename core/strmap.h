@@ -29,6 +29,16 @@ void **exdb_strmap_find(const exdb_strmap *m, const char *key);
  * is recorded in the arena's journal, so callers may store through it;
  * a caller storing through exdb_strmap_find's slot records it itself. */
 void **exdb_strmap_put(exdb_strmap *m, const char *key, int *created);
+/* For callers that look many keys up in a row (lint walks every node name):
+ * the map's hash of a key, a prefetch of the slot a hash starts probing at,
+ * and find with the hash already computed. Hashing a key a few lookups ahead
+ * and prefetching its slot hides the cache misses of a big table. */
+uint32_t exdb_strmap_hash(const char *key);
+static inline void exdb_strmap_prefetch(const exdb_strmap *m, uint32_t h) {
+    if (m->cap)
+        __builtin_prefetch(&m->slots[h & (m->cap - 1)]);
+}
+void **exdb_strmap_find_hashed(const exdb_strmap *m, const char *key, uint32_t h);
 static inline void *exdb_strmap_get(const exdb_strmap *m, const char *key) {
     void **v = exdb_strmap_find(m, key);
     return v ? *v : NULL;

@@ -152,7 +152,9 @@ static exdb_urun *run_new(const exdb_program *p, exdb_error *err) {
         exdb_errorf(err, "out of memory");
         return NULL;
     }
+    static uint64_t serials; /* exdb steps runs on one thread */
     exdb_arena_init(&r->arena);
+    r->serial = ++serials;
     r->prog = p;
     exdb_strmap *maps[] = {
         &r->sigs,        &r->part_index, &r->seen_attrs_index, &r->created_modules,

@@ -203,6 +203,7 @@ typedef struct exdb_uwork {
 /* The whole state of one run: what is rebuilt when stepping backwards. */
 typedef struct exdb_urun {
     exdb_arena arena;
+    uint64_t serial; /* unique in the process: tells a rebuilt run from the one it replaced */
     const exdb_program *prog;
     exdb_graph *flat;  /* deepcopy of the program graph, after the prepasses */
     exdb_node **nodes; /* tuple(flat.nodes) */

@@ -1,25 +1,58 @@
-/* cmd_lint.c - lint, dce, undo and save. */
+/* cmd_lint.c - lint, dce, undo and save, on the flat graph and on the
+ * graphs of the unflattened module tree (lint module/all, dce module/all). */
 #include <cjson/cJSON.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "command.h"
 #include "core/dce.h"
 #include "core/lint.h"
+#include "core/modgraphs.h"
 #include "core/statefiles.h"
 #include "core/unflatten.h"
 #include "core/save.h"
 #include "session.h"
 
-/* The last dce, for undo. The session has no slot for it, so it lives here,
- * tied to the program it ran on (a new `load` makes it stale: forgotten). */
-static exdb_dce_log last_dce;
-static const exdb_program *last_dce_prog;
+/* The last dce, for undo: of the flat graph (one log), or of module graphs
+ * (one log per graph of the module tree it edited). The session has no slot
+ * for it, so it lives here, tied to the program it ran on, and for module
+ * graphs to the unflatten run whose arena holds them (by serial: a run that
+ * was rebuilt has a new one, and the old graphs are gone). */
+static struct {
+    const exdb_program *prog; /* NULL: nothing to undo */
+    uint64_t serial;          /* module dce: the run it edited; 0 for the flat graph */
+    exdb_dce_log *logs;
+    uint32_t nlogs;
+    uint32_t removed;
+} last;
+
+static void free_logs(exdb_dce_log *logs, uint32_t n);
+
+static void last_free(void) {
+    free_logs(last.logs, last.nlogs);
+    memset(&last, 0, sizeof last);
+}
+
+/* Keeps logs[0..n) for undo (takes them). */
+static void last_set(session *s, uint64_t serial, exdb_dce_log *logs, uint32_t n,
+                     uint32_t removed) {
+    last_free();
+    last.prog = s->prog;
+    last.serial = serial;
+    last.logs = logs;
+    last.nlogs = n;
+    last.removed = removed;
+}
+
+static void free_logs(exdb_dce_log *logs, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++)
+        exdb_dce_log_free(&logs[i]);
+    free(logs);
+}
 
 static void forget_stale_dce(session *s) {
-    if (last_dce_prog && last_dce_prog != s->prog) {
-        exdb_dce_log_free(&last_dce);
-        last_dce_prog = NULL;
-    }
+    if (last.prog && last.prog != s->prog)
+        last_free();
 }
 
 /* Called by commands.c before it frees a program (load, session_free).
@@ -28,29 +61,108 @@ static void forget_stale_dce(session *s) {
  * would then replay the log into the freed graph (use after free). */
 void cmd_lint_forget_program(const exdb_program *p);
 void cmd_lint_forget_program(const exdb_program *p) {
-    if (p && last_dce_prog == p) {
-        exdb_dce_log_free(&last_dce);
-        last_dce_prog = NULL;
-    }
+    if (p && last.prog == p)
+        last_free();
+}
+
+/* Whether the module graphs a module dce edited are still the session's:
+ * stepping back, goto, restart, run, a flat dce or undo rebuild or drop the
+ * run (it is replayed from the flat graph), which discards the edits. */
+static int module_edits_live(const session *s) {
+    return s->run && s->run->run && s->run->run->serial == last.serial;
+}
+
+/* Called by commands.c after every command: when the run a module dce
+ * edited is gone, says so once and drops the undo log (its nodes lived in
+ * the run's arena). */
+void cmd_lint_after_command(session *s);
+void cmd_lint_after_command(session *s) {
+    if (!last.prog || !last.serial || module_edits_live(s))
+        return;
+    fprintf(s->out,
+            "note: the unflatten run was rebuilt from the flat graph: the %u node%s module dce "
+            "removed %s back, and there is nothing left to undo.\n",
+            last.removed, last.removed == 1 ? "" : "s", last.removed == 1 ? "is" : "are");
+    last_free();
 }
 
 /* dce and undo edit the flat graph an unflatten run was built from: the
  * run (and going back in it, which replays from the graph) is stale. */
 static void forget_unflatten_run(session *s) {
-    exdb_unflatten_free(s->run);
-    s->run = NULL;
+    cmd_unflatten_forget(s);
 }
 
-static int cmd_lint(session *s, int argc, char **argv) {
-    int json = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0)
-            json = 1;
-        else
-            return cmd_fail(s, "Usage: lint [--json]");
+/* ---- the finished module tree */
+
+/* The module tree `lint module/all` reads: the session's run when it is
+ * complete (with any module dce edits); otherwise a complete run built
+ * beside it (*temp, freed by the caller), so lint never moves the stepping
+ * position, as gdb's commands that only look do not. NULL when unflatten
+ * itself fails (err says why; nothing is printed). */
+static exdb_unflatten *tree_to_read(session *s, exdb_unflatten **temp, exdb_error *err) {
+    *temp = NULL;
+    if (s->run && !s->run->failed && exdb_unflatten_done(s->run))
+        return s->run;
+    exdb_unflatten *u = exdb_unflatten_new(s->prog, err);
+    if (u && exdb_unflatten_run(u, err) < 0) {
+        exdb_unflatten_free(u);
+        u = NULL;
     }
-    /* A pt2 archive names its state in its payload configs: check the
-     * signature's parameters and buffers against them. */
+    return *temp = u;
+}
+
+/* The module tree `dce module/all` edits: the session's run, which `print
+ * module` and `info modules` show, complete. With no run yet it is created
+ * and run to the end (as `print module` does); a run stopped part way is
+ * left alone (editing a finished tree would mean moving the position). */
+static exdb_unflatten *tree_to_edit(session *s) {
+    if (s->run && s->run->failed)
+        return cmd_fail(s,
+                        "dce: the unflatten run stopped at an error after event %u: %s  (module "
+                        "dce edits the finished module tree)",
+                        s->run->pos, s->run->err.msg),
+               NULL;
+    if (s->run && !exdb_unflatten_done(s->run))
+        return cmd_fail(s,
+                        "dce: the unflatten run is at event %u, not finished; module dce edits the "
+                        "finished module tree, which \"print module\" then shows: \"continue\" to "
+                        "the end first (\"lint module\" needs no finished run).",
+                        s->run->pos),
+               NULL;
+    if (!s->run) {
+        exdb_unflatten *u = cmd_unflatten_run(s);
+        exdb_error err = {0};
+        if (!u)
+            return NULL;
+        if (exdb_unflatten_run(u, &err) < 0)
+            return cmd_fail(s, "dce: unflatten fails, so there are no module graphs: %s", err.msg),
+                   NULL;
+    }
+    return s->run;
+}
+
+/* ---- lint */
+
+static void lint_output(session *s, exdb_lint_report *r, int json, uint32_t errors) {
+    if (json)
+        exdb_lint_format_json(&s->buf, r);
+    else
+        exdb_lint_format(&s->buf, r);
+    if (s->json) { /* set output json: the findings as data, not only as text */
+        exdb_buf j;
+        exdb_buf_init(&j);
+        exdb_lint_format_json(&j, r);
+        cmd_json_add(s, "findings", cJSON_Parse(exdb_buf_str(&j)));
+        cmd_json_add(s, "errors", cJSON_CreateNumber(errors));
+        exdb_buf_free(&j);
+    }
+    cmd_flush(s, 1);
+}
+
+/* The flat checks: Graph.lint on the graph and its subgraphs, the verifier's
+ * signature checks (against a pt2 archive's weights/constants configs, which
+ * name the state), unflatten pre-flight. -1 after printing an error. */
+static int lint_flat(session *s, exdb_lint_report *r, uint32_t *errors) {
     exdb_arena a;
     exdb_arena_init(&a);
     exdb_lint_state st;
@@ -59,26 +171,64 @@ static int cmd_lint(session *s, int argc, char **argv) {
         exdb_arena_destroy(&a);
         return cmd_fail(s, "%s", err.msg);
     }
+    *errors += exdb_lint_program(r, s->prog, st.have_state_dict || st.have_constants ? &st : NULL);
+    exdb_arena_destroy(&a);
+    return 0;
+}
+
+/* Graph.lint with its owning module on the graphs of module fqn (NULL:
+ * every module). -1 after printing an error; for every module, an unflatten
+ * that fails is a finding instead (lint all still reports the rest). */
+static int lint_modules(session *s, exdb_lint_report *r, const char *fqn, uint32_t *errors) {
+    exdb_unflatten *temp;
+    exdb_error err = {0};
+    exdb_unflatten *u = tree_to_read(s, &temp, &err);
+    if (!u) {
+        if (fqn)
+            return cmd_fail(s, "lint module: unflatten fails, so there are no modules: %s",
+                            err.msg);
+        *errors += exdb_lint_unflatten_failed(r, err.msg);
+        return 0;
+    }
+    exdb_modgraphs gs;
+    exdb_modgraphs_init(&gs);
+    int rc = exdb_modgraphs_collect(&gs, u, fqn, &err);
+    for (uint32_t i = 0; rc == 0 && i < gs.n; i++)
+        *errors += exdb_modgraph_lint(r, u, &gs.items[i]);
+    exdb_modgraphs_free(&gs);
+    exdb_unflatten_free(temp);
+    if (rc < 0)
+        return cmd_fail(s, "%s", err.msg);
+    return 0;
+}
+
+static int cmd_lint(session *s, int argc, char **argv) {
+    int json = 0, what = 0; /* 0 flat, 1 module, 2 all */
+    const char *fqn = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            json = 1;
+        else if (!what && strcmp(argv[i], "module") == 0 && i + 1 < argc)
+            what = 1, fqn = argv[++i];
+        else if (!what && strcmp(argv[i], "all") == 0)
+            what = 2;
+        else
+            return cmd_fail(s, "Usage: lint [module FQN|all] [--json]");
+    }
     exdb_lint_report r;
     exdb_lint_report_init(&r);
-    uint32_t errors =
-        exdb_lint_program(&r, s->prog, st.have_state_dict || st.have_constants ? &st : NULL);
-    if (json)
-        exdb_lint_format_json(&s->buf, &r);
-    else
-        exdb_lint_format(&s->buf, &r);
-    if (s->json) { /* set output json: the findings as data, not only as text */
-        exdb_buf j;
-        exdb_buf_init(&j);
-        exdb_lint_format_json(&j, &r);
-        cmd_json_add(s, "findings", cJSON_Parse(exdb_buf_str(&j)));
-        cmd_json_add(s, "errors", cJSON_CreateNumber(errors));
-        exdb_buf_free(&j);
-    }
-    cmd_flush(s, 1);
+    uint32_t errors = 0;
+    int rc = 0;
+    if (what != 1)
+        rc = lint_flat(s, &r, &errors);
+    if (rc == 0 && what)
+        rc = lint_modules(s, &r, fqn, &errors);
+    if (rc == 0)
+        lint_output(s, &r, json, errors);
     int oom = r.oom;
     exdb_lint_report_free(&r);
-    exdb_arena_destroy(&a);
+    if (rc < 0)
+        return -1;
     if (oom)
         return cmd_fail(s, "lint: out of memory; the findings are incomplete");
     if (errors)
@@ -86,19 +236,30 @@ static int cmd_lint(session *s, int argc, char **argv) {
     return 0;
 }
 
-static int cmd_dce(session *s, int argc, char **argv) {
-    exdb_dce_opts o = {0, 1, NULL, NULL};
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--dry-run") == 0 || strcmp(argv[i], "-n") == 0)
-            o.dry_run = 1;
-        else
-            return cmd_fail(s, "Usage: dce [--dry-run]");
+/* ---- dce */
+
+static void json_removed(session *s, cJSON *arr, const char *module, const char *graph,
+                         const exdb_dce_log *log) {
+    for (uint32_t i = 0; arr && i < log->n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+            return;
+        if (module)
+            cJSON_AddStringToObject(o, "module", module);
+        if (graph)
+            cJSON_AddStringToObject(o, "graph", graph);
+        cJSON_AddStringToObject(o, "node", log->items[i].node->name);
+        cJSON_AddStringToObject(o, "target", log->items[i].node->target);
+        cJSON_AddItemToArray(arr, o);
     }
-    forget_stale_dce(s);
+    (void)s;
+}
+
+static int dce_flat(session *s, const exdb_dce_opts *o) {
     exdb_dce_log log;
     exdb_dce_log_init(&log);
     exdb_error err = {0};
-    int n = exdb_dce_run(s->prog->graph, &o, &log, &err);
+    int n = exdb_dce_run(s->prog->graph, o, &log, &err);
     if (n < 0) {
         exdb_dce_log_free(&log);
         return cmd_fail(s, "%s", err.msg);
@@ -106,35 +267,149 @@ static int cmd_dce(session *s, int argc, char **argv) {
     if (n == 0)
         exdb_buf_printf(&s->buf, "Nothing to remove: every node has users or is impure.\n");
     else
-        exdb_buf_printf(&s->buf, "%s %d node%s%s:\n", o.dry_run ? "Would remove" : "Removed", n,
-                        n == 1 ? "" : "s", o.dry_run ? "" : " (\"undo\" puts them back)");
+        exdb_buf_printf(&s->buf, "%s %d node%s%s:\n", o->dry_run ? "Would remove" : "Removed", n,
+                        n == 1 ? "" : "s", o->dry_run ? "" : " (\"undo\" puts them back)");
     for (uint32_t i = 0; i < log.n; i++)
         exdb_buf_printf(&s->buf, "  %s = %s\n", log.items[i].node->name, log.items[i].node->target);
     cmd_flush(s, 0);
-    if (o.dry_run || n == 0) {
+    if (s->json) {
+        cJSON *arr = cJSON_CreateArray();
+        json_removed(s, arr, NULL, NULL, &log);
+        cmd_json_add(s, "removed", arr);
+    }
+    if (o->dry_run || n == 0) {
         exdb_dce_log_free(&log);
         return 0;
     }
-    exdb_dce_log_free(&last_dce);
-    last_dce = log;
-    last_dce_prog = s->prog;
+    exdb_dce_log *keep = malloc(sizeof *keep);
+    if (!keep) { /* the graph is edited, but cannot be restored */
+        exdb_dce_log_free(&log);
+        last_free();
+        forget_unflatten_run(s);
+        return cmd_fail(s, "dce: out of memory: \"undo\" cannot restore this one");
+    }
+    *keep = log;
+    if (last.serial && module_edits_live(s))
+        fprintf(s->out, "note: the module dce edits go with the unflatten run, which is rebuilt "
+                        "from the edited graph.\n");
+    last_set(s, 0, keep, 1, (uint32_t)n);
     forget_unflatten_run(s);
     return 0;
+}
+
+/* eliminate_dead_code on the graphs of module fqn (NULL: every module) of
+ * the finished module tree, in place. */
+static int dce_modules(session *s, const char *fqn, const exdb_dce_opts *o) {
+    exdb_unflatten *u = tree_to_edit(s);
+    if (!u)
+        return -1;
+    exdb_modgraphs gs;
+    exdb_modgraphs_init(&gs);
+    exdb_error err = {0};
+    if (exdb_modgraphs_collect(&gs, u, fqn, &err) < 0) {
+        exdb_modgraphs_free(&gs);
+        return cmd_fail(s, "%s", err.msg);
+    }
+    exdb_dce_log *logs = calloc(gs.n ? gs.n : 1, sizeof *logs);
+    if (!logs) {
+        exdb_modgraphs_free(&gs);
+        return cmd_fail(s, "out of memory");
+    }
+    int n = exdb_modgraphs_dce(&gs, u, o, logs, &err);
+    uint32_t ngraphs = 0;
+    for (uint32_t i = 0; i < gs.n; i++)
+        ngraphs += logs[i].n > 0;
+    if (n == 0)
+        exdb_buf_printf(&s->buf, "Nothing to remove: every node has users or is impure.\n");
+    else if (n > 0)
+        exdb_buf_printf(&s->buf, "%s %d node%s from %u graph%s%s:\n",
+                        o->dry_run ? "Would remove" : "Removed", n, n == 1 ? "" : "s", ngraphs,
+                        ngraphs == 1 ? "" : "s", o->dry_run ? "" : " (\"undo\" puts them back)");
+    cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
+    for (uint32_t i = 0; n > 0 && i < gs.n; i++) {
+        const exdb_modgraph *g = &gs.items[i];
+        if (!logs[i].n)
+            continue;
+        exdb_buf_printf(&s->buf, "module %s%s%s:\n", g->module[0] ? g->module : "<root>",
+                        g->subgraph ? ", subgraph " : "", g->subgraph ? g->subgraph : "");
+        for (uint32_t k = 0; k < logs[i].n; k++) {
+            const exdb_node *d = logs[i].items[k].node;
+            exdb_buf_printf(&s->buf, "  %s = %s%s\n", d->name, d->target,
+                            d->op == EXDB_OP_CALL_MODULE
+                                ? "  (a submodule call: its module keeps its graph, but this "
+                                  "call no longer runs)"
+                                : "");
+        }
+        json_removed(s, arr, g->module, g->subgraph, &logs[i]);
+    }
+    cmd_flush(s, 0);
+    if (arr)
+        cmd_json_add(s, "removed", arr);
+    uint32_t nlogs = gs.n;
+    exdb_modgraphs_free(&gs);
+    if (n < 0) { /* refused before any change (lint), or out of memory part way */
+        int edited = 0;
+        for (uint32_t i = 0; i < nlogs; i++)
+            edited |= logs[i].applied && logs[i].n > 0;
+        if (edited) { /* keep what was done undoable */
+            uint32_t removed = 0;
+            for (uint32_t i = 0; i < nlogs; i++)
+                removed += logs[i].applied ? logs[i].n : 0;
+            last_set(s, u->run->serial, logs, nlogs, removed);
+        } else
+            free_logs(logs, nlogs);
+        return cmd_fail(s, "%s", err.msg);
+    }
+    if (o->dry_run || n == 0) {
+        free_logs(logs, nlogs);
+        return 0;
+    }
+    last_set(s, u->run->serial, logs, nlogs, (uint32_t)n);
+    return 0;
+}
+static int cmd_dce(session *s, int argc, char **argv) {
+    exdb_dce_opts o = {0, 1, NULL, NULL};
+    int what = 0; /* 0 flat, 1 module, 2 all */
+    const char *fqn = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--dry-run") == 0 || strcmp(argv[i], "-n") == 0)
+            o.dry_run = 1;
+        else if (!what && strcmp(argv[i], "module") == 0 && i + 1 < argc)
+            what = 1, fqn = argv[++i];
+        else if (!what && strcmp(argv[i], "all") == 0)
+            what = 2;
+        else
+            return cmd_fail(s, "Usage: dce [module FQN|all] [--dry-run]");
+    }
+    forget_stale_dce(s);
+    return what ? dce_modules(s, fqn, &o) : dce_flat(s, &o);
 }
 
 static int cmd_undo(session *s, int argc, char **argv) {
     (void)argc;
     (void)argv;
     forget_stale_dce(s);
-    if (!last_dce_prog)
+    if (!last.prog)
         return cmd_fail(s, "Nothing to undo.");
-    uint32_t n = last_dce.n;
+    if (last.serial && !module_edits_live(s)) { /* after-command note not shown yet */
+        last_free();
+        return cmd_fail(s, "Nothing to undo: the unflatten run module dce edited was rebuilt.");
+    }
+    /* newest graph first, each log newest removal first */
     exdb_error err = {0};
-    if (exdb_dce_undo(&last_dce, &err) < 0)
-        return cmd_fail(s, "%s", err.msg);
-    exdb_dce_log_free(&last_dce);
-    last_dce_prog = NULL;
-    forget_unflatten_run(s);
+    for (uint32_t i = last.nlogs; i-- > 0;) {
+        if (!last.logs[i].applied || !last.logs[i].n)
+            continue;
+        if (exdb_dce_undo(&last.logs[i], &err) < 0) {
+            last_free();
+            return cmd_fail(s, "%s", err.msg);
+        }
+    }
+    uint32_t n = last.removed;
+    int module = last.serial != 0;
+    last_free();
+    if (!module) /* the run was built from the graph as dce left it */
+        forget_unflatten_run(s);
     fprintf(s->out, "Restored %u node%s removed by the last dce.\n", n, n == 1 ? "" : "s");
     return 0;
 }
@@ -166,28 +441,50 @@ static int cmd_save(session *s, int argc, char **argv) {
 }
 
 const command lint_commands[] = {
-    {"lint", 0, 1, CMD_NEEDS_PROGRAM, "lint [--json]",
+    {"lint", 0, 3, CMD_NEEDS_PROGRAM, "lint [module FQN|all] [--json]",
      "Check the graph, the signature, and what unflatten would trip on.",
      "One line per finding: severity, node, module, what is wrong -- fix: what to do [check].\n"
-     "  fx.*         torch.fx Graph.lint(): opcodes, ownership, topological order, names\n"
+     "  fx.*         torch.fx Graph.lint(): opcodes, ownership, topological order, names;\n"
+     "               on module graphs also get_attr/call_module targets against the module\n"
      "  sig.*        torch/_export/verifier.py: input/output specs, mutation targets, the\n"
      "               root call signature's in_spec/out_spec against the user inputs/outputs\n"
      "  unflatten.*  nodes without nn_module_stack, stacks unflatten truncates, modules\n"
      "               entered twice, repeated calls (name@N), preserved signatures, state used\n"
      "               outside its owner module\n"
+     "lint                the flat graph (and its higher-order ops' subgraphs), the signature,\n"
+     "                    the unflatten pre-flight\n"
+     "lint module FQN     Graph.lint() of that unflattened module's graph (\"\" = the root; a\n"
+     "                    dispatcher: each call's graph) and of its higher-order ops' subgraphs,\n"
+     "                    with torch.fx's target checks against the module's attributes\n"
+     "lint all            lint, then every module graph\n"
+     "Module graphs are those of the finished unflatten: the session's run when it is\n"
+     "complete (with any \"dce module\" edits), else a complete run built aside, so lint\n"
+     "never moves the stepping position. A finding in a subgraph names it (\"subgraph G\").\n"
      "--json prints one JSON array with one object per finding: {\"severity\", \"check\",\n"
-     "\"node\", \"module\", \"message\", \"fix\"} (node/module null when not applicable).\n"
+     "\"node\", \"module\", \"graph\", \"message\", \"fix\"} (null when not applicable).\n"
      "Fails (exit status 1 in batch mode) when there is a finding of severity error.",
      cmd_lint},
-    {"dce", 0, 1, CMD_NEEDS_PROGRAM, "dce [--dry-run]",
+    {"dce", 0, 3, CMD_NEEDS_PROGRAM, "dce [module FQN|all] [--dry-run]",
      "Remove nodes without users that have no side effects (Graph.eliminate_dead_code).",
      "One reverse pass, as torch.fx does: a dead chain goes at once. Kept: placeholders,\n"
      "output, side-effectful functions (asserts, sym_constrain_range, profiler ranges,\n"
      "setitem...), in-place (op_) and out= overloads, random ops. Operators are recognised\n"
-     "by name (see core/dce.h). --dry-run only lists. \"undo\" restores the graph.",
+     "by name (see core/dce.h). --dry-run only lists. \"undo\" restores the graph.\n"
+     "dce                 the flat graph; the unflatten run, built from it, is dropped\n"
+     "dce module FQN      that module's graph in the finished module tree, then the subgraphs\n"
+     "                    its get_attr nodes still name (as FX recurses into GraphModule\n"
+     "                    children); a dead call_module goes too (InterpreterModule has no\n"
+     "                    _is_impure)\n"
+     "dce all             every module graph of the finished module tree (not the flat graph:\n"
+     "                    run \"dce\" first for that, which rebuilds the tree from it)\n"
+     "Module dce edits the session's finished unflatten run, which \"print module\" and\n"
+     "\"lint module\" then show; with no run yet one is run to the end first; a run stopped\n"
+     "part way is refused (\"continue\" first). Going back (reverse-*, goto, restart, run) or\n"
+     "a flat dce/undo rebuilds the run from the flat graph, which discards the module edits\n"
+     "(a note says so); \"save\" writes the flat program, never module edits.",
      cmd_dce},
-    {"undo", 0, 0, CMD_NEEDS_PROGRAM, "undo", "Put back what the last dce removed.", NULL,
-     cmd_undo},
+    {"undo", 0, 0, CMD_NEEDS_PROGRAM, "undo",
+     "Put back what the last dce (flat, module or all) removed.", NULL, cmd_undo},
     {"save", 1, 2, CMD_NEEDS_PROGRAM, "save [--force] FILE",
      "Write the current program (e.g. after dce) in the format it was loaded from.",
      "Bare JSON stays bare JSON; a .pt2 or legacy zip is copied member for member with the\n"

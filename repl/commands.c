@@ -197,8 +197,10 @@ int cmd_node_not_found(session *s, const char *name) {
 
 static int cmd_help(session *s, int argc, char **argv);
 
-/* cmd_lint.c: drops the dce undo log of a program about to be freed. */
+/* cmd_lint.c: drops the dce undo log of a program about to be freed; after
+ * each command, notes module dce edits that a rebuilt unflatten run discarded. */
 void cmd_lint_forget_program(const exdb_program *p);
+void cmd_lint_after_command(session *s);
 
 static int cmd_load(session *s, int argc, char **argv) {
     exdb_error err = {0};
@@ -739,6 +741,7 @@ static int exec_words(session *s, char *copy, const command **cp) {
                                                   !(getenv("NO_COLOR") && *getenv("NO_COLOR"))));
     long before = s->run ? (long)s->run->pos : -1;
     int rc = c->fn(s, argc, argv);
+    cmd_lint_after_command(s);
     s->show_all = 0;
     s->color_now = 0;
     /* gdb shows the auto-displays whenever the program stops: here after a

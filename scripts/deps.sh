@@ -1,7 +1,9 @@
 #!/bin/sh
 # deps.sh - install the Debian packages exdb needs, only those missing.
 # As root it runs apt-get; otherwise it prints the apt-get line and fails.
-# Usage: scripts/deps.sh [test]   ("test" adds what `make test` needs too)
+# Usage: scripts/deps.sh [test|peer]   ("test" adds what `make test` needs too;
+# "peer" adds Debian's python3-torch, whose torch.fx `make bench-peer` times
+# against exdb: only that target installs it)
 set -e
 need=""
 have_pc() { pkg-config --exists "$1" 2>/dev/null; }
@@ -20,6 +22,12 @@ if [ "$1" = "test" ]; then
     have_cmd python3 || need="$need python3"
     have_cmd xmllint || need="$need libxml2-utils"
     have_cmd tmux || need="$need tmux"
+fi
+if [ "$1" = "peer" ]; then
+    # Debian's interpreter, which python3-torch installs into (a python3
+    # earlier in PATH, e.g. pyenv's, does not see it)
+    [ -x /usr/bin/python3 ] || need="$need python3"
+    /usr/bin/python3 -c 'import torch.fx' >/dev/null 2>&1 || need="$need python3-torch"
 fi
 [ -z "$need" ] && exit 0
 if [ "$(id -u)" = 0 ]; then

@@ -5,8 +5,16 @@
  * `modules --depth 2` (an SVG of the latter when asked).
  *
  *   bench_ops FILE [--svg OUT.svg]
- *   -> "nodes lint_s dce_s unflatten_s events back_mid_s fwd_end_s dot_s mod2_dot_s [mod2_svg_s]" */
+ *   -> "nodes lint_s dce_s unflatten_s events back_mid_s fwd_end_s dot_s mod2_dot_s [mod2_svg_s]"
+ *
+ *   bench_ops FILE --peer [REPS]
+ *   -> "nodes lint_s dce_s removed": what torch.fx's Graph.lint() and
+ *   Graph.eliminate_dead_code() do, for scripts/bench_peer.sh: Graph.lint of
+ *   the flat graph alone (exdb_lint_graph, no signature or unflatten checks),
+ *   and a dce that really removes (it lints first, as FX's does), undone
+ *   between runs; each the best of REPS (default 5). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -23,9 +31,42 @@ static double now(void) {
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* --peer: the FX-equivalent work only, best of reps. */
+static int peer(exdb_program *p, int reps) {
+    double lint_s = -1, dce_s = -1;
+    int removed = 0;
+    exdb_error err = {0};
+    for (int i = 0; i < reps; i++) {
+        exdb_lint_report r;
+        exdb_lint_report_init(&r);
+        double t0 = now();
+        exdb_lint_graph(&r, p->graph, NULL, NULL);
+        double dt = now() - t0;
+        exdb_lint_report_free(&r);
+        lint_s = lint_s < 0 || dt < lint_s ? dt : lint_s;
+    }
+    for (int i = 0; i < reps; i++) {
+        exdb_dce_log log;
+        exdb_dce_log_init(&log);
+        exdb_dce_opts opts = {.dry_run = 0, .impure_random = 1};
+        double t0 = now();
+        removed = exdb_dce_run(p->graph, &opts, &log, &err);
+        double dt = now() - t0;
+        if (removed < 0 || exdb_dce_undo(&log, &err) < 0) {
+            fprintf(stderr, "dce: %s\n", err.msg);
+            exdb_dce_log_free(&log);
+            return 1;
+        }
+        exdb_dce_log_free(&log);
+        dce_s = dce_s < 0 || dt < dce_s ? dt : dce_s;
+    }
+    printf("%u %.6f %.6f %d\n", p->graph->count, lint_s, dce_s, removed);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: bench_ops FILE [--svg OUT.svg]\n");
+        fprintf(stderr, "usage: bench_ops FILE [--svg OUT.svg | --peer [REPS]]\n");
         return 2;
     }
     const char *svg = argc > 3 && strcmp(argv[2], "--svg") == 0 ? argv[3] : NULL;
@@ -34,6 +75,11 @@ int main(int argc, char **argv) {
     if (!p) {
         fprintf(stderr, "%s\n", err.msg);
         return 1;
+    }
+    if (argc > 2 && strcmp(argv[2], "--peer") == 0) {
+        int rc = peer(p, argc > 3 ? atoi(argv[3]) : 5);
+        exdb_program_free(p);
+        return rc;
     }
     double t0 = now();
     exdb_lint_report r;

@@ -1,0 +1,245 @@
+/* modgraphs.c - Graph.lint() and Graph.eliminate_dead_code() on the graphs
+ * of an unflattened module tree (torch/fx/graph.py with an owning module).
+ * See modgraphs.h. */
+#include "modgraphs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void exdb_modgraphs_init(exdb_modgraphs *gs) {
+    memset(gs, 0, sizeof *gs);
+    exdb_arena_init(&gs->arena);
+}
+
+void exdb_modgraphs_free(exdb_modgraphs *gs) {
+    free(gs->items);
+    exdb_arena_destroy(&gs->arena);
+    memset(gs, 0, sizeof *gs);
+}
+
+static int push(exdb_modgraphs *gs, exdb_modgraph g) {
+    for (uint32_t i = 0; i < gs->n; i++) /* each graph once (modules shared by paths) */
+        if (gs->items[i].graph == g.graph)
+            return 0;
+    if (gs->n == gs->cap) {
+        uint32_t nc = gs->cap ? gs->cap * 2 : 16;
+        exdb_modgraph *ni = realloc(gs->items, nc * sizeof *ni);
+        if (!ni)
+            return -1;
+        gs->items = ni;
+        gs->cap = nc;
+    }
+    gs->items[gs->n++] = g;
+    return 0;
+}
+
+/* The program subgraph a GraphModule child named `name` was copied from:
+ * the last of that name, as _copy_graph_attrs picks it. */
+static const exdb_graph *program_subgraph(const exdb_program *p, const char *name) {
+    const exdb_graph *g = NULL;
+    for (uint32_t i = 0; i < p->nsubgraphs; i++)
+        if (strcmp(p->subgraphs[i].name, name) == 0)
+            g = p->subgraphs[i].graph;
+    return g;
+}
+
+/* The graphs of module m at fqn: its own (each call's, for a dispatcher),
+ * then its GraphModule children (subgraphs of its higher-order ops). */
+static int collect_module(exdb_modgraphs *gs, const exdb_unflatten *u, const char *fqn,
+                          exdb_umodule *m) {
+    uint32_t first = gs->n;
+    int32_t own = -1;
+    if (m->kind == EXDB_UMOD_DISPATCH) {
+        for (uint32_t i = 0; i < m->ncall_modules; i++) {
+            exdb_umodule *c = m->call_modules[i];
+            if (!c->graph)
+                continue;
+            const char *name = i ? exdb_arena_printf(&gs->arena, "%s@%u", fqn, i)
+                                 : exdb_arena_strdup(&gs->arena, fqn);
+            if (!name || push(gs, (exdb_modgraph){name, NULL, c, NULL, c->graph, -1}) < 0)
+                return -1;
+        }
+    } else if (m->graph) {
+        const char *name = exdb_arena_strdup(&gs->arena, fqn);
+        if (!name || push(gs, (exdb_modgraph){name, NULL, m, NULL, m->graph, -1}) < 0)
+            return -1;
+    }
+    if (gs->n > first)
+        own = (int32_t)first;
+    const exdb_udict *d = m->children;
+    for (uint32_t i = 0; d && i < d->n; i++) {
+        exdb_umodule *c = d->vals[i];
+        if (!c || c->kind != EXDB_UMOD_GRAPH || !c->graph)
+            continue;
+        const char *name = exdb_arena_strdup(&gs->arena, fqn);
+        const char *sub = exdb_arena_strdup(&gs->arena, d->keys[i]);
+        if (!name || !sub)
+            return -1;
+        exdb_modgraph e = {name, sub, c, program_subgraph(u->prog, d->keys[i]), c->graph, own};
+        if (push(gs, e) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+typedef struct collect_ctx {
+    exdb_modgraphs *gs;
+    const exdb_unflatten *u;
+    int oom;
+} collect_ctx;
+
+/* named_modules visitor: GraphModule children are collected with their
+ * parent module, so they are skipped here. */
+static void visit(void *vctx, const char *fqn, exdb_umodule *m) {
+    collect_ctx *c = vctx;
+    if (c->oom || m->kind == EXDB_UMOD_GRAPH)
+        return;
+    if (collect_module(c->gs, c->u, fqn, m) < 0)
+        c->oom = 1;
+}
+
+int exdb_modgraphs_collect(exdb_modgraphs *gs, const exdb_unflatten *u, const char *fqn,
+                           exdb_error *err) {
+    if (!fqn) {
+        collect_ctx c = {gs, u, 0};
+        exdb_unflatten_named_modules(u, visit, &c);
+        return c.oom ? exdb_errorf(err, "out of memory") : 0;
+    }
+    exdb_umodule *m = exdb_unflatten_module(u, fqn);
+    if (!m)
+        return exdb_errorf(err, "No module \"%s\" in the unflattened module.", fqn);
+    if (m->kind == EXDB_UMOD_GRAPH) { /* "m1.true_graph_0": one subgraph */
+        const char *dot = strrchr(fqn, '.');
+        const char *parent = dot ? exdb_arena_strndup(&gs->arena, fqn, (size_t)(dot - fqn)) : "";
+        const char *sub = exdb_arena_strdup(&gs->arena, dot ? dot + 1 : fqn);
+        if (!parent || !sub)
+            return exdb_errorf(err, "out of memory");
+        exdb_modgraph e = {parent, sub, m, program_subgraph(u->prog, sub), m->graph, -1};
+        return push(gs, e) < 0 ? exdb_errorf(err, "out of memory") : 0;
+    }
+    if (collect_module(gs, u, fqn, m) < 0)
+        return exdb_errorf(err, "out of memory");
+    if (gs->n == 0)
+        return exdb_errorf(err, "Module \"%s\" is a plain torch.nn.Module: it has no graph.", fqn);
+    return 0;
+}
+
+/* ---- lint */
+
+typedef struct owner_ctx {
+    exdb_umodule *m;
+    const exdb_program *p;
+    const exdb_graph *src;
+} owner_ctx;
+
+/* A GraphModule's nested subgraphs: exdb copies a subgraph's nodes but not
+ * the GraphModule children PyTorch's deserializer gave it; they are the
+ * program subgraphs whose get_attr sits in the source graph. */
+static int nested_subgraph(const owner_ctx *o, const char *name) {
+    for (uint32_t i = 0; o->src && i < o->p->nsubgraphs; i++)
+        if (o->p->subgraphs[i].owner && o->p->subgraphs[i].owner->graph == o->src &&
+            strcmp(o->p->subgraphs[i].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* getattr(owning_module, "a.b.c") one atom at a time, as Graph.lint's pass
+ * 2 does: parameters, buffers, constants and specs are attributes; modules
+ * (InterpreterModules, dispatchers, GraphModules) are nn.Modules. */
+static exdb_attr_kind owner_kind(void *vctx, const char *qual) {
+    const owner_ctx *o = vctx;
+    exdb_umodule *m = o->m;
+    char atom[512];
+    const char *s = qual;
+    for (int first = 1;; first = 0) {
+        const char *e = strchr(s, '.');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        if (len >= sizeof atom)
+            return EXDB_ATTR_MISSING;
+        memcpy(atom, s, len);
+        atom[len] = '\0';
+        int is_mod = 0;
+        void *v = m ? exdb_umod_getattr(m, atom, &is_mod) : NULL;
+        exdb_attr_kind k;
+        if (!v) {
+            if (!(first && nested_subgraph(o, atom)))
+                return EXDB_ATTR_MISSING;
+            k = EXDB_ATTR_MODULE;
+            m = NULL; /* nothing is known below a nested GraphModule */
+        } else if (is_mod) {
+            k = EXDB_ATTR_MODULE;
+            m = v;
+        } else {
+            const exdb_uattr *a = v;
+            k = a->kind == EXDB_UATTR_GRAPH ? EXDB_ATTR_MODULE : EXDB_ATTR_OTHER;
+            m = NULL; /* a tensor, a spec: no attributes of interest below */
+        }
+        if (!e)
+            return k;
+        s = e + 1;
+    }
+}
+
+uint32_t exdb_modgraph_lint(exdb_lint_report *r, const exdb_unflatten *u, const exdb_modgraph *g) {
+    owner_ctx oc = {g->owner, u->prog, g->src};
+    exdb_lint_owner owner = {owner_kind, &oc};
+    return exdb_lint_graph_in(r, g->graph, &owner, g->module, g->subgraph);
+}
+
+/* ---- dce */
+
+static int in_log(const exdb_dce_log *log, const exdb_node *n) {
+    for (uint32_t i = 0; i < log->n; i++)
+        if (log->items[i].node == n)
+            return 1;
+    return 0;
+}
+
+/* Whether the parent graph still names subgraph `name` in a live get_attr
+ * (for a dry run: one the dry run would not remove). */
+static int still_used(const exdb_graph *parent, const exdb_dce_log *plog, const char *name,
+                      int dry_run) {
+    for (const exdb_node *n = parent->head; n; n = n->next)
+        if (n->op == EXDB_OP_GET_ATTR && strcmp(n->target, name) == 0 &&
+            !(dry_run && in_log(plog, n)))
+            return 1;
+    return 0;
+}
+
+int exdb_modgraphs_dce(const exdb_modgraphs *gs, const exdb_unflatten *u, const exdb_dce_opts *o,
+                       exdb_dce_log *logs, exdb_error *err) {
+    /* FX lints each graph (with its owning module) before touching it; lint
+     * them all first so a refusal leaves the whole tree as it was */
+    exdb_lint_report r;
+    exdb_lint_report_init(&r);
+    for (uint32_t i = 0; i < gs->n && !r.count[EXDB_SEV_ERROR]; i++)
+        exdb_modgraph_lint(&r, u, &gs->items[i]);
+    if (r.oom) {
+        exdb_lint_report_free(&r);
+        return exdb_errorf(err, "out of memory");
+    }
+    for (uint32_t i = 0; i < r.n; i++)
+        if (r.items[i].sev == EXDB_SEV_ERROR) {
+            const exdb_finding *f = &r.items[i];
+            exdb_errorf(err, "dce: the graph of module %s%s%s does not lint: %s",
+                        f->module && f->module[0] ? f->module : "<root>",
+                        f->graph ? ", subgraph " : "", f->graph ? f->graph : "", f->what);
+            exdb_lint_report_free(&r);
+            return -1;
+        }
+    exdb_lint_report_free(&r);
+    exdb_dce_opts opts = *o;
+    opts.module_impure = NULL; /* InterpreterModule defines no _is_impure */
+    int total = 0;
+    for (uint32_t i = 0; i < gs->n; i++) {
+        const exdb_modgraph *g = &gs->items[i];
+        if (g->parent >= 0 &&
+            !still_used(gs->items[g->parent].graph, &logs[g->parent], g->subgraph, o->dry_run))
+            continue;
+        int n = exdb_dce_run(g->graph, &opts, &logs[i], err);
+        if (n < 0)
+            return -1;
+        total += n;
+    }
+    return total;
+}

@@ -1,0 +1,68 @@
+/* modgraphs.h - the graphs of an unflattened module tree, and torch.fx's
+ * Graph.lint() and Graph.eliminate_dead_code() run on them the way FX runs
+ * them when a graph has an owning module.
+ *
+ * After torch.export.unflatten every InterpreterModule (and the
+ * UnflattenedModule root) owns a torch.fx.Graph whose owning_module is that
+ * module; higher-order ops' subgraphs are torch.fx.GraphModule children
+ * (_copy_graph_attrs). With an owning module, Graph.lint() adds its second
+ * pass (get_attr/call_module targets must resolve on the module, call_module
+ * ones to submodules) and eliminate_dead_code() recurses into the
+ * GraphModule children its get_attr nodes name. */
+#ifndef EXDB_MODGRAPHS_H
+#define EXDB_MODGRAPHS_H
+
+#include <stdint.h>
+
+#include "dce.h"
+#include "error.h"
+#include "lint.h"
+#include "unflatten.h"
+
+/* One graph of the module tree. */
+typedef struct exdb_modgraph {
+    const char *module;    /* fqn of the module it belongs to ("" = root; the calls of an
+                              InterpreterModuleDispatcher: "n", "n@1", ...) */
+    const char *subgraph;  /* NULL for the module's own graph; a higher-order op's
+                              subgraph: its attribute name under module */
+    exdb_umodule *owner;   /* owning_module: where get_attr/call_module targets resolve */
+    const exdb_graph *src; /* subgraphs: the program subgraph it was copied from, whose
+                              own nested subgraphs are the GraphModule's children */
+    exdb_graph *graph;
+    int32_t parent; /* subgraphs: index of the entry whose graph uses it, else -1 */
+} exdb_modgraph;
+
+typedef struct exdb_modgraphs {
+    exdb_arena arena; /* the fqn strings */
+    exdb_modgraph *items;
+    uint32_t n, cap;
+} exdb_modgraphs;
+
+void exdb_modgraphs_init(exdb_modgraphs *gs);
+void exdb_modgraphs_free(exdb_modgraphs *gs);
+
+/* Collects the graphs of module FQN (its graph, or each call's graph for a
+ * dispatcher, then its higher-order op subgraphs), or with fqn NULL of every
+ * module in named_modules order (each graph once, even when a deduplicated
+ * module sits at several paths). FQN may name a subgraph module itself
+ * ("m1.true_graph_0"). -1 with PyTorch-worded err when there is no such
+ * module, or it is a plain torch.nn.Module without a graph. */
+int exdb_modgraphs_collect(exdb_modgraphs *gs, const exdb_unflatten *u, const char *fqn,
+                           exdb_error *err);
+
+/* Graph.lint() of one entry with its owning module: findings name the
+ * module and the subgraph. Returns the number of errors added. */
+uint32_t exdb_modgraph_lint(exdb_lint_report *r, const exdb_unflatten *u, const exdb_modgraph *g);
+
+/* eliminate_dead_code on every entry, in order, as FX with an owning module:
+ * each graph is linted first (pass 2 included) and the whole run refuses
+ * (-1, the first lint message in err, nothing changed) when one does not
+ * lint; a subgraph is visited only while its parent graph still has a
+ * get_attr naming it (FX recurses into named children only). call_module is
+ * pure (InterpreterModule has no _is_impure), so a dead submodule call goes.
+ * logs[i] (initialised by the caller) records entry i's removals. Returns
+ * the number of nodes removed (would be, for a dry run). */
+int exdb_modgraphs_dce(const exdb_modgraphs *gs, const exdb_unflatten *u, const exdb_dce_opts *o,
+                       exdb_dce_log *logs, exdb_error *err);
+
+#endif
