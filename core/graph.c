@@ -754,6 +754,12 @@ static const char *target_to_candidate(exdb_graph *g, exdb_op op, const char *ta
  * 141k-node graph, interleaved nodes made a bare walk ~20x slower per node
  * than on a 14k one). Tiny graphs (a module's) waste at most half a slab. */
 static exdb_node *node_alloc(exdb_graph *g) {
+    /* Under an unflatten run's journal (journal.h) a node carved from a slab
+     * an earlier event allocated would be a store into older memory that
+     * reverse stepping cannot take back: such graphs (module graphs, small)
+     * get each node fresh from the arena. */
+    if (g->arena->journal)
+        return exdb_arena_calloc(g->arena, 1, sizeof(exdb_node));
     if (!g->slab_left) {
         uint32_t n = g->slab_size ? g->slab_size * 2 : 4;
         if (n > 1024)

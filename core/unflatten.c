@@ -299,6 +299,17 @@ static int run_step(exdb_urun *r, exdb_uevent *ev, exdb_error *err) {
 
 /* ---- the handle */
 
+/* The run struct (all but its arena's bookkeeping) is compared at each
+ * event's end; the arena is recorded store by store. */
+static int attach_journal(exdb_unflatten *u, exdb_error *err) {
+    exdb_urun *r = u->run;
+    size_t off = offsetof(exdb_urun, prog);
+    memset(&u->journal, 0, sizeof u->journal);
+    if (exdb_journal_init(&u->journal, &r->arena, (char *)r + off, sizeof *r - off) < 0)
+        return exdb_errorf(err, "out of memory");
+    return 0;
+}
+
 exdb_unflatten *exdb_unflatten_new(const exdb_program *p, exdb_error *err) {
     exdb_unflatten *u = calloc(1, sizeof *u);
     if (!u) {
@@ -311,18 +322,38 @@ exdb_unflatten *exdb_unflatten_new(const exdb_program *p, exdb_error *err) {
         free(u);
         return NULL;
     }
-    /* The run struct (all but its arena's bookkeeping) is compared at each
-     * event's end; the arena is recorded store by store. */
-    exdb_urun *r = u->run;
-    size_t off = offsetof(exdb_urun, prog);
-    if (exdb_journal_init(&u->journal, &r->arena, (char *)r + off, sizeof *r - off) < 0) {
-        exdb_errorf(err, "out of memory");
-        run_free(r);
+    if (attach_journal(u, err) < 0) {
+        run_free(u->run);
         free(u);
         return NULL;
     }
     u->recording = 1;
     return u;
+}
+
+void exdb_unflatten_mark_edited(exdb_unflatten *u) {
+    u->edited = 1;
+}
+
+/* A fresh run from the flat graph at event 0, with an empty journal and
+ * log: what goto does once the run was edited outside its events, since the
+ * journal's records no longer describe the memory they would be swapped
+ * into. The log is replayed (and so rebuilt) as goto steps forward. */
+static int rebuild(exdb_unflatten *u, exdb_error *err) {
+    exdb_urun *fresh = run_new(u->prog, err);
+    if (!fresh)
+        return -1;
+    exdb_journal_free(&u->journal);
+    run_free(u->run);
+    u->run = fresh;
+    u->pos = u->nlog = 0;
+    u->failed = u->edited = 0;
+    exdb_error_clear(&u->err);
+    if (attach_journal(u, err) < 0) {
+        u->recording = 0; /* the old rebuild-and-replay way still works */
+        exdb_error_clear(err);
+    }
+    return 0;
 }
 
 int exdb_unflatten_set_recording(exdb_unflatten *u, int on) {
@@ -491,6 +522,8 @@ int exdb_unflatten_finish(exdb_unflatten *u, exdb_error *err) {
 }
 
 int exdb_unflatten_goto(exdb_unflatten *u, uint32_t k, exdb_error *err) {
+    if (u->edited && k != u->pos && rebuild(u, err) < 0)
+        return -1;
     if (!u->recording && (k < u->pos || u->failed)) { /* rebuild and replay */
         exdb_urun *fresh = run_new(u->prog, err);
         if (!fresh)

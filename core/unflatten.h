@@ -261,6 +261,7 @@ typedef struct exdb_unflatten {
     exdb_error err;       /* that error */
     exdb_journal journal; /* undo/redo records of every logged event */
     int recording;        /* journal in use (exdb_unflatten_set_recording) */
+    int edited;           /* edited outside its events (exdb_unflatten_mark_edited) */
 } exdb_unflatten;
 
 /* Creates a run at event 0 (the prepasses done). NULL with err on failure
@@ -272,6 +273,12 @@ void exdb_unflatten_free(exdb_unflatten *u);
  * event 0, for measurements) makes going back rebuild the run from the start
  * and replay. 0, or -1 when not at event 0. */
 int exdb_unflatten_set_recording(exdb_unflatten *u, int on);
+
+/* The finished run's module graphs were edited outside its events (dce
+ * module): the journal no longer matches its memory, so the next goto that
+ * moves rebuilds the run from the flat graph and replays, which drops the
+ * edits (a new serial tells the REPL so). */
+void exdb_unflatten_mark_edited(exdb_unflatten *u);
 
 /* Applies one event. Returns 1 when an event happened (*ev filled when not
  * NULL), 0 when the run is complete, -1 on an error (u->err, also err). */

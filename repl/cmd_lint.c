@@ -319,6 +319,8 @@ static int dce_modules(session *s, const char *fqn, const exdb_dce_opts *o) {
     uint32_t ngraphs = 0;
     for (uint32_t i = 0; i < gs.n; i++)
         ngraphs += logs[i].n > 0;
+    if (ngraphs && !o->dry_run)
+        exdb_unflatten_mark_edited(u); /* stepping now rebuilds the run (no journal of this) */
     if (n == 0)
         exdb_buf_printf(&s->buf, "Nothing to remove: every node has users or is impure.\n");
     else if (n > 0)
