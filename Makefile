@@ -28,7 +28,8 @@ HDRS     := $(wildcard core/*.h viz/*.h repl/*.h tests/unit/*.h)
 rel = $(patsubst %.c,build/rel/%.o,$(1))
 san = $(patsubst %.c,build/san/%.o,$(1))
 
-.PHONY: all run test check bench install clean deps deps-test format unit golden readme-picture
+.PHONY: all run test check bench install clean deps deps-test format unit golden readme-picture \
+	valgrind-session
 .DEFAULT_GOAL := all
 
 all: deps exdb core/libexdb.a
@@ -87,6 +88,13 @@ test: deps-test
 	@tests/run.sh build/san
 
 check: test
+
+# The long-session test (tests/long_session.py; make test runs it 1,000 cycles
+# under ASan+UBSan+LSan) with the release build under valgrind's memcheck:
+# VALGRIND_CYCLES (200) cycles; valgrind's summaries, non-zero on any error.
+VALGRIND_CYCLES ?= 200
+valgrind-session: deps exdb
+	@scripts/valgrind-session.sh $(VALGRIND_CYCLES)
 
 bench: deps exdb
 	@scripts/bench.sh
