@@ -123,7 +123,8 @@ typedef struct loader {
     /* Module fqns seen (with their parents), for EXDB_MAX_MODULES; keys are
      * copies in the DOM's arena. */
     exdb_strmap modules;
-    uint64_t nnodes; /* graph inputs and nodes so far, for EXDB_MAX_NODES */
+    size_t module_bytes; /* their text, for EXDB_MAX_MODULE_BYTES */
+    uint64_t nnodes;     /* graph inputs and nodes so far, for EXDB_MAX_NODES */
 } loader;
 
 /* A graph being rebuilt: its value-name scope (serialized_name_to_node). */
@@ -161,8 +162,8 @@ static int check_name(loader *L, const char *s, const jpath *p, const char *what
 }
 
 /* Counts module fqn (and its parents "a", "a.b" of "a.b.c", which unflatten
- * creates too) against EXDB_MAX_MODULES. A parent already counted means its
- * own parents are, so each fqn costs its length once. */
+ * creates too) against EXDB_MAX_MODULES and EXDB_MAX_MODULE_BYTES. A parent already counted means
+ * its own parents are, so each fqn costs its length once. */
 static int count_module(loader *L, const char *fqn, size_t len, const jpath *p) {
     while (len) {
         char *key = exdb_arena_strndup(L->modules.a, fqn, len);
@@ -176,6 +177,12 @@ static int count_module(loader *L, const char *fqn, size_t len, const jpath *p) 
                          "more than %d distinct modules (module fqns and their parents in "
                          "nn_module_stack and module_call_graph), the limit",
                          EXDB_MAX_MODULES);
+        L->module_bytes += len + 1;
+        if (L->module_bytes > EXDB_MAX_MODULE_BYTES)
+            return lfail(L, p,
+                         "module fqns and their parents (in nn_module_stack and "
+                         "module_call_graph) take more than the limit of %zu MiB",
+                         EXDB_MAX_MODULE_BYTES >> 20);
         while (len && fqn[len - 1] != '.')
             len--;
         if (len)

@@ -159,6 +159,10 @@ enum {
      * and module_call_graph */
     EXDB_MAX_MODULES = 1000000,
 };
+/* The text of those fqns together: a 4 KB path of 64 components names 64
+ * modules of up to 4 KB each, so fqns could otherwise cost 64 times the
+ * file (the 1M-node synthetic program needs 5 MB). */
+#define EXDB_MAX_MODULE_BYTES ((size_t)64 << 20)
 
 /* ---- pieces shared with tests and other loaders */
 

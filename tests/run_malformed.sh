@@ -110,6 +110,12 @@ write("limit_nodes.json", (s[:k] + "{}," * 4000001 + s[k:]).encode())
 k = s.index('"module_call_graph": [') + len('"module_call_graph": [')
 write("limit_modules.json",
       (s[:k] + "".join('{"fqn": "m%d"},' % i for i in range(1000001)) + s[k:]).encode())
+# 300 module_call_graph fqns of 4 KB and 64 components: 64 MiB of module
+# fqns with their parents, from 1.2 MB
+s = json.dumps(json.loads(valid))
+fqns = ["y%03d%s.%s" % (i, "p" * 3800, ".".join("c%d" % j for j in range(62))) for i in range(300)]
+write("limit_module_bytes.json",
+      (s[:k] + "".join('{"fqn": "%s"},' % f for f in fqns) + s[k:]).encode())
 os.mkdir(os.path.join(dst, "a_directory.json"))
 # not a zip: binary bytes behind a .pt2 name
 write("zip_garbage.pt2", bytes((i * 37 + 11) % 256 for i in range(512)))
