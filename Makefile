@@ -29,7 +29,8 @@ HDRS     := $(wildcard core/*.h viz/*.h repl/*.h tests/unit/*.h)
 rel = $(patsubst %.c,build/rel/%.o,$(1))
 san = $(patsubst %.c,build/san/%.o,$(1))
 
-.PHONY: all run test check bench bench-peer install clean deps deps-test format unit golden readme-picture
+.PHONY: all run test check bench bench-peer install clean deps deps-test format unit golden \
+	readme-picture valgrind-session
 .DEFAULT_GOAL := all
 
 all: deps exdb core/libexdb.a
@@ -98,6 +99,13 @@ test: deps-test
 
 check: test
 
+# The long-session test (tests/long_session.py; make test runs it 1,000 cycles
+# under ASan+UBSan+LSan) with the release build under valgrind's memcheck:
+# VALGRIND_CYCLES (200) cycles; valgrind's summaries, non-zero on any error.
+VALGRIND_CYCLES ?= 200
+valgrind-session: deps exdb
+	@scripts/valgrind-session.sh $(VALGRIND_CYCLES)
+
 bench: deps exdb
 	@scripts/bench.sh
 
@@ -130,13 +138,18 @@ clean:
 # libFuzzer harnesses in tests/fuzz (clang's libFuzzer, ASan+UBSan):
 #   make fuzz          build every harness into build/fuzz/
 #   make fuzz-smoke    run each for FUZZ_SMOKE_SECONDS (20); "fuzz-smoke: N passed, M failed"
+#                      (make test runs each for 3 s: tests/run_fuzz_smoke.extra.sh)
 #   make fuzz-long     run each for FUZZ_SECONDS (600), FUZZ_JOBS (1) at a time
 # Seed corpora are built at run time by tests/fuzz/seeds.sh (from ../shared/real_pt2
 # and tests/) into build/fuzz/seeds/; what the fuzzers find goes to
 # build/fuzz/corpus/ and crash files to build/fuzz/artifacts/. The regression
 # replays (tests/run_fuzz_regressions.extra.sh) use build/san/fuzz-replay/, the
 # same harnesses linked without libFuzzer against the ASan+UBSan objects.
-FUZZ_CC            ?= clang
+# clang, or Debian 12's clang-14 (scripts/deps.sh test installs clang-14 and
+# libclang-rt-14-dev, which holds libFuzzer).
+ifeq ($(origin FUZZ_CC),undefined)
+FUZZ_CC := $(or $(shell command -v clang 2>/dev/null),$(shell command -v clang-14 2>/dev/null),clang)
+endif
 FUZZ_SECONDS       ?= 600
 FUZZ_SMOKE_SECONDS ?= 20
 FUZZ_JOBS          ?= 1

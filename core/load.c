@@ -120,9 +120,12 @@ typedef struct loader {
     exdb_strmap stacks;
     const char *last_stack_text; /* the previous node's, checked first */
     const parsed_stack *last_stack;
+    /* Module fqns seen (with their parents), for EXDB_MAX_MODULES; keys are
+     * copies in the DOM's arena. */
+    exdb_strmap modules;
+    size_t module_bytes; /* their text, for EXDB_MAX_MODULE_BYTES */
+    uint64_t nnodes;     /* graph inputs and nodes so far, for EXDB_MAX_NODES */
 } loader;
-
-
 
 /* A graph being rebuilt: its value-name scope (serialized_name_to_node). */
 typedef struct gscope {
@@ -145,6 +148,47 @@ __attribute__((format(printf, 3, 4))) static int lfail(loader *L, const jpath *p
 
 static int oom(loader *L) {
     return exdb_errorf(L->err, "%s: out of memory", L->fname);
+}
+
+/* A name (value, node, target, fqn) within EXDB_MAX_NAME_BYTES; `what` says
+ * which in the message. Bounded scan: a huge name costs no more than the
+ * limit. */
+static int check_name(loader *L, const char *s, const jpath *p, const char *what) {
+    size_t n = strnlen(s, (size_t)EXDB_MAX_NAME_BYTES + 1);
+    if (n <= EXDB_MAX_NAME_BYTES)
+        return 0;
+    return lfail(L, p, "%s longer than the limit of %d bytes for names (%zu bytes)", what,
+                 EXDB_MAX_NAME_BYTES, strlen(s));
+}
+
+/* Counts module fqn (and its parents "a", "a.b" of "a.b.c", which unflatten
+ * creates too) against EXDB_MAX_MODULES and EXDB_MAX_MODULE_BYTES. A parent already counted means
+ * its own parents are, so each fqn costs its length once. */
+static int count_module(loader *L, const char *fqn, size_t len, const jpath *p) {
+    while (len) {
+        char *key = exdb_arena_strndup(L->modules.a, fqn, len);
+        int fresh;
+        if (!key || !exdb_strmap_put(&L->modules, key, &fresh))
+            return oom(L);
+        if (!fresh)
+            return 0;
+        if (L->modules.count > EXDB_MAX_MODULES)
+            return lfail(L, p,
+                         "more than %d distinct modules (module fqns and their parents in "
+                         "nn_module_stack and module_call_graph), the limit",
+                         EXDB_MAX_MODULES);
+        L->module_bytes += len + 1;
+        if (L->module_bytes > EXDB_MAX_MODULE_BYTES)
+            return lfail(L, p,
+                         "module fqns and their parents (in nn_module_stack and "
+                         "module_call_graph) take more than the limit of %zu MiB",
+                         EXDB_MAX_MODULE_BYTES >> 20);
+        while (len && fqn[len - 1] != '.')
+            len--;
+        if (len)
+            len--; /* drop the dot */
+    }
+    return 0;
 }
 
 /* ---- typed accessors
@@ -488,6 +532,11 @@ int exdb_parse_module_stack(exdb_arena *a, const char *text, exdb_stack_entry **
     uint32_t count = 1;
     for (const char *q = text; *q; q++)
         count += *q == ';';
+    if (count > EXDB_MAX_MODULE_DEPTH)
+        return exdb_errorf(err,
+                           "%u entries: modules nested deeper than the limit of %d levels "
+                           "(expected at most %d entries)",
+                           count, EXDB_MAX_MODULE_DEPTH, EXDB_MAX_MODULE_DEPTH);
     exdb_stack_entry *e = exdb_arena_calloc(a, count, sizeof *e);
     if (!e)
         return exdb_errorf(err, "out of memory");
@@ -521,6 +570,23 @@ int exdb_parse_module_stack(exdb_arena *a, const char *text, exdb_stack_entry **
                                "entry %u (\"%.*s%s\"): expected 3 fields \"key,path,type\" (split "
                                "at commas outside brackets), found %d",
                                k, shown, s, more, ncut + 1);
+        const char *fstart[3] = {s, cut[0] + 1, cut[1] + 1};
+        const char *fend[3] = {cut[0], cut[1], end};
+        static const char *const fname[3] = {"key", "path", "type"};
+        for (int f = 0; f < 3; f++)
+            if (fend[f] - fstart[f] > EXDB_MAX_NAME_BYTES)
+                return exdb_errorf(err,
+                                   "entry %u: %s longer than the limit of %d bytes for names "
+                                   "(%zu bytes)",
+                                   k, fname[f], EXDB_MAX_NAME_BYTES, (size_t)(fend[f] - fstart[f]));
+        uint32_t levels = cut[1] > cut[0] + 1;
+        for (const char *q = cut[0] + 1; q < cut[1]; q++)
+            levels += *q == '.';
+        if (levels > EXDB_MAX_MODULE_DEPTH)
+            return exdb_errorf(err,
+                               "entry %u: path of %u components: modules nested deeper than the "
+                               "limit of %d levels",
+                               k, levels, EXDB_MAX_MODULE_DEPTH);
         e[k].key = exdb_arena_strndup(a, s, (size_t)(cut[0] - s));
         e[k].path = exdb_arena_strndup(a, cut[0] + 1, (size_t)(cut[1] - cut[0] - 1));
         e[k].type = exdb_arena_strndup(a, cut[1] + 1, (size_t)(end - cut[1] - 1));
@@ -603,6 +669,9 @@ static int load_meta(loader *L, const exdb_json *m, const jpath *p, exdb_meta **
                 /* a failed parse ends the load, so the half-made entry is never read */
                 if (exdb_parse_module_stack(L->a, v, &ps->entries, &ps->n, &e2) < 0)
                     return lfail(L, &ep, "%s", e2.msg);
+                for (uint32_t j = 0; j < ps->n; j++)
+                    if (count_module(L, ps->entries[j].path, strlen(ps->entries[j].path), &ep) < 0)
+                        return -1;
                 *slot = ps;
             }
             L->last_stack = *slot;
@@ -1023,6 +1092,8 @@ static int force_name(loader *L, exdb_graph *g, exdb_node *n, const char *name) 
  * which refuses a name deserialized before) and gives n its val. */
 static int bind_value(loader *L, gscope *sc, const char *name, exdb_node *n, const jpath *p) {
     int created;
+    if (check_name(L, name, p, "value name") < 0)
+        return -1;
     void **slot = exdb_strmap_put(&sc->values, name, &created);
     if (!slot)
         return oom(L);
@@ -1308,7 +1379,8 @@ static int load_node(loader *L, gscope *sc, const exdb_json *jn, const jpath *p,
     if (need_obj(L, jn, p) < 0)
         return -1;
     const char *target;
-    if (get_str(L, jn, "target", p, &target) < 0)
+    jpath tp = PKEY(p, "target");
+    if (get_str(L, jn, "target", p, &target) < 0 || check_name(L, target, &tp, "target") < 0)
         return -1;
     jpath ip = PKEY(p, "inputs"), op = PKEY(p, "outputs"), mp = PKEY(p, "metadata");
     const exdb_json *ins = exdb_json_get(jn, "inputs");
@@ -1321,6 +1393,8 @@ static int load_node(loader *L, gscope *sc, const exdb_json *jn, const jpath *p,
         jpath np = PKEY(p, "name");
         if (jname->type != EXDB_JSTRING)
             return type_fail(L, jname, &np, "a string or null");
+        if (check_name(L, jname->u.str, &np, "node name") < 0)
+            return -1;
         if (jname->u.str[0])
             given = jname->u.str;
     }
@@ -1522,6 +1596,12 @@ static int load_graph(loader *L, const exdb_json *jg, const jpath *gp, exdb_grap
     jpath ip = PKEY(gp, "inputs"), np = PKEY(gp, "nodes"), op = PKEY(gp, "outputs");
     if (need_arr(L, ins, &ip) < 0 || need_arr(L, nodes, &np) < 0 || need_arr(L, outs, &op) < 0)
         return -1;
+    L->nnodes += (uint64_t)ins->len + nodes->len;
+    if (L->nnodes > EXDB_MAX_NODES)
+        return lfail(L, &np,
+                     "%u nodes and %u graph inputs (%llu in all graphs so far) exceed the limit "
+                     "of %d nodes",
+                     nodes->len, ins->len, (unsigned long long)L->nnodes, EXDB_MAX_NODES);
     for (uint32_t i = 0; i < ins->len; i++) {
         jpath ep = PIDX(&ip, i);
         const char *tag;
@@ -1886,6 +1966,19 @@ static int load_call_graph(loader *L, const exdb_json *mcg, const jpath *p) {
         jpath ep = PIDX(p, i);
         if (need_obj(L, e, &ep) < 0 || get_str(L, e, "fqn", &ep, &P->calls[i].fqn) < 0)
             return -1;
+        jpath fqp = PKEY(&ep, "fqn");
+        const char *fqn = P->calls[i].fqn;
+        if (check_name(L, fqn, &fqp, "module fqn") < 0)
+            return -1;
+        uint32_t levels = fqn[0] != 0;
+        for (const char *q = fqn; *q; q++)
+            levels += *q == '.';
+        if (levels > EXDB_MAX_MODULE_DEPTH)
+            return lfail(L, &fqp,
+                         "%u components: modules nested deeper than the limit of %d levels", levels,
+                         EXDB_MAX_MODULE_DEPTH);
+        if (count_module(L, fqn, strlen(fqn), &fqp) < 0)
+            return -1;
         const exdb_json *sig = get_opt(e, "signature");
         if (!sig)
             continue;
@@ -2141,6 +2234,7 @@ exdb_program *exdb_program_from_json(char *buf, size_t len, const char *name, ex
     exdb_arena dom;
     exdb_arena_init(&dom);
     exdb_strmap_init(&L.stacks, &dom); /* the memo table goes with the DOM */
+    exdb_strmap_init(&L.modules, &dom);
     exdb_json *root;
     int rc = -1;
     if (!P->path)

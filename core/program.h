@@ -141,9 +141,34 @@ const char *exdb_output_kind_name(exdb_output_kind k); /* "user_output", ... */
 const char *exdb_input_kind_upper(exdb_input_kind k);
 const char *exdb_output_kind_upper(exdb_output_kind k);
 
+/* ---- limits (README "Limits"): a program beyond one is refused with a
+ * one-line error naming the file, the JSON path and the limit, before it can
+ * exhaust memory or the C stack. Real programs are far below them: resnet152
+ * has 1,600 nodes, names under 100 bytes, 6 levels of modules. */
+enum {
+    /* graph inputs plus serialized nodes, over the graph and its subgraphs
+     * (a 1M-node program is 1.9 GB of JSON) */
+    EXDB_MAX_NODES = 4000000,
+    /* a value or node name, an op target, a module fqn, an nn_module_stack
+     * key or type */
+    EXDB_MAX_NAME_BYTES = 4096,
+    /* nn_module_stack entries, and the components of a module fqn: unflatten
+     * builds one module per level (and each fqn repeats its parents') */
+    EXDB_MAX_MODULE_DEPTH = 64,
+    /* distinct module fqns, their parents included, in the nn_module_stacks
+     * and module_call_graph */
+    EXDB_MAX_MODULES = 1000000,
+};
+/* The text of those fqns together: a 4 KB path of 64 components names 64
+ * modules of up to 4 KB each, so fqns could otherwise cost 64 times the
+ * file (the 1M-node synthetic program needs 5 MB). */
+#define EXDB_MAX_MODULE_BYTES ((size_t)64 << 20)
+
 /* ---- pieces shared with tests and other loaders */
 
-/* Parses an nn_module_stack string (pt2-format.md §9.1) into entries. */
+/* Parses an nn_module_stack string (pt2-format.md §9.1) into entries; more
+ * than EXDB_MAX_MODULE_DEPTH entries or path components, or a field longer
+ * than EXDB_MAX_NAME_BYTES, is an error. */
 int exdb_parse_module_stack(exdb_arena *a, const char *text, exdb_stack_entry **out, uint32_t *n,
                             exdb_error *err);
 

@@ -312,7 +312,12 @@ static int run_stdin(void) {
         if (S.trace_commands && line[0] != '\n' && line[0] != '#')
             fprintf(S.out, "+%s", line);
         lineno++;
-        if (session_exec(&S, line) < 0) {
+        int r = session_exec(&S, line);
+        /* the program on the other end of the pipe may wait for this
+         * answer before it sends the next command ("echo" and the trace
+         * line write to the stream without flushing it) */
+        fflush(S.out);
+        if (r < 0) {
             rc = 1;
             if (!S.on_error_continue) {
                 session_json_stopped(&S, "<stdin>", lineno, line, -1);

@@ -8,6 +8,23 @@ set -e
 need=""
 have_pc() { pkg-config --exists "$1" 2>/dev/null; }
 have_cmd() { command -v "$1" >/dev/null 2>&1; }
+# A clang that links libFuzzer (-fsanitize=fuzzer): the fuzz harnesses that
+# `make test` runs for a few seconds each (tests/fuzz). Debian 12 splits it
+# into clang-14 (the compiler) and libclang-rt-14-dev (the fuzzer, ASan and
+# UBSan runtimes).
+have_libfuzzer() {
+    t=$(mktemp -d) || return 1
+    printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return d && !n; }\n' >"$t/f.c"
+    ok=1
+    for c in clang clang-14; do
+        if have_cmd "$c" && "$c" -fsanitize=fuzzer,address "$t/f.c" -o "$t/f" >/dev/null 2>&1; then
+            ok=0
+            break
+        fi
+    done
+    rm -rf "$t"
+    return $ok
+}
 have_pc libcjson || need="$need libcjson-dev"
 have_pc libcgraph && have_pc libgvc || need="$need libgraphviz-dev"
 have_pc libzip || need="$need libzip-dev"
@@ -22,6 +39,7 @@ if [ "$1" = "test" ]; then
     have_cmd python3 || need="$need python3"
     have_cmd xmllint || need="$need libxml2-utils"
     have_cmd tmux || need="$need tmux"
+    have_libfuzzer || need="$need clang-14 libclang-rt-14-dev"
 fi
 if [ "$1" = "peer" ]; then
     # Debian's interpreter, which python3-torch installs into (a python3

@@ -61,6 +61,8 @@ def pt2(folder, program, fmt=b"pt2", models=("model",)):
 
 
 def write(name, data):
+    if "." not in name:
+        name += ".json"
     with open(os.path.join(dst, name), "wb") as f:
         f.write(data)
 
@@ -74,6 +76,46 @@ for _ in range(300):
     spec = {"type": "builtins.tuple", "context": "null", "children_spec": [spec]}
 p["graph_module"]["module_call_graph"][0]["signature"]["out_spec"] = json.dumps([1, spec])
 write("spec_deep_nesting.json", json.dumps(p).encode())
+# ---- the limits of README "Limits" (core/program.h), one step past each
+def mutate(name, fn):
+    q = json.loads(valid)
+    fn(q)
+    write(name, json.dumps(q).encode())
+
+
+def graph(q):
+    return q["graph_module"]["graph"]
+
+
+def stack(q, text):
+    graph(q)["nodes"][0]["metadata"]["nn_module_stack"] = text
+
+
+LONG = "a" * 4097  # EXDB_MAX_NAME_BYTES + 1
+DEEP = ".".join("m%d" % i for i in range(65))  # EXDB_MAX_MODULE_DEPTH + 1 levels
+mutate("limit_name_value", lambda q: graph(q)["inputs"][1]["as_tensor"].update(name=LONG))
+mutate("limit_name_target", lambda q: graph(q)["nodes"][0].update(target="torch.ops.aten." + LONG))
+mutate("limit_name_node", lambda q: graph(q)["nodes"][1].update(name=LONG))
+mutate("limit_name_fqn", lambda q: q["graph_module"]["module_call_graph"][1].update(fqn=LONG))
+mutate("limit_stack_type", lambda q: stack(q, "L__self__,,m.Net;L__self__fc,fc," + LONG))
+mutate("limit_stack_depth",
+       lambda q: stack(q, ";".join(["L__self__,,m.Net"] + ["k%d,%s,T" % (i, DEEP[:DEEP.index(".m%d" % (i + 1))] if i < 64 else DEEP) for i in range(64)])))
+mutate("limit_stack_path_depth", lambda q: stack(q, "L__self__,,m.Net;L__self__fc,%s,T" % DEEP))
+mutate("limit_fqn_depth", lambda q: q["graph_module"]["module_call_graph"][1].update(fqn=DEEP))
+# 4,000,001 empty nodes (12 MB): refused by count before any is read
+s = json.dumps(json.loads(valid))
+k = s.index('"nodes": [') + len('"nodes": [')
+write("limit_nodes.json", (s[:k] + "{}," * 4000001 + s[k:]).encode())
+# 1,000,001 module_call_graph entries (19 MB)
+k = s.index('"module_call_graph": [') + len('"module_call_graph": [')
+write("limit_modules.json",
+      (s[:k] + "".join('{"fqn": "m%d"},' % i for i in range(1000001)) + s[k:]).encode())
+# 300 module_call_graph fqns of 4 KB and 64 components: 64 MiB of module
+# fqns with their parents, from 1.2 MB
+s = json.dumps(json.loads(valid))
+fqns = ["y%03d%s.%s" % (i, "p" * 3800, ".".join("c%d" % j for j in range(62))) for i in range(300)]
+write("limit_module_bytes.json",
+      (s[:k] + "".join('{"fqn": "%s"},' % f for f in fqns) + s[k:]).encode())
 os.mkdir(os.path.join(dst, "a_directory.json"))
 # not a zip: binary bytes behind a .pt2 name
 write("zip_garbage.pt2", bytes((i * 37 + 11) % 256 for i in range(512)))

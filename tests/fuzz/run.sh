@@ -5,7 +5,10 @@
 # tests/fuzz/seeds.sh built in build/fuzz/seeds/HARNESS. Called by
 # `make fuzz-smoke` / `make fuzz-long` with FUZZ_OPTS set (timeouts and
 # memory limits). Logs: build/fuzz/logs/HARNESS.log; crash, hang, leak and
-# out-of-memory inputs: build/fuzz/artifacts/HARNESS/. Prints one line per
+# out-of-memory inputs: build/fuzz/artifacts/HARNESS/. FUZZ_CORPUS=DIR puts
+# the growing corpora in DIR/HARNESS instead (make test's smoke run uses a
+# scratch directory, so its start-up time does not grow with every run).
+# Prints one line per
 # harness with libFuzzer's execution count, then
 #     fuzz-smoke: N passed, M failed     (fuzz-long: ... for long runs)
 # and exits 1 when a harness found something.
@@ -18,6 +21,7 @@ cd "$root" || exit 2
 label=${FUZZ_LABEL:-$([ "$secs" -le 60 ] && echo fuzz-smoke || echo fuzz-long)}
 opts=${FUZZ_OPTS:--timeout=10 -rss_limit_mb=4096 -malloc_limit_mb=1024 -print_final_stats=1}
 b=build/fuzz
+corpus=${FUZZ_CORPUS:-$b/corpus}
 mkdir -p "$b/logs"
 
 # Inputs larger than this are cut: whole real programs are slow to mutate.
@@ -31,12 +35,12 @@ max_len() {
 
 run_one() {
     h=$1
-    mkdir -p "$b/corpus/$h" "$b/artifacts/$h"
+    mkdir -p "$corpus/$h" "$b/artifacts/$h"
     dict=""
     [ -f "$b/seeds/$h.dict" ] && dict="-dict=$b/seeds/$h.dict"
     # shellcheck disable=SC2086
     nice -n 10 "$b/fuzz_$h" -max_total_time="$secs" -max_len="$(max_len "$h")" $opts $dict \
-        -artifact_prefix="$b/artifacts/$h/" "$b/corpus/$h" "$b/seeds/$h" >"$b/logs/$h.log" 2>&1
+        -artifact_prefix="$b/artifacts/$h/" "$corpus/$h" "$b/seeds/$h" >"$b/logs/$h.log" 2>&1
     echo $? >"$b/logs/$h.rc"
 }
 

@@ -217,8 +217,22 @@ Test(container, pt2_two_models) {
     exdb_container_close(c);
 }
 
+/* Entries in directory d other than "." and "..". */
+static int dir_entries(const char *d) {
+    DIR *dir = opendir(d);
+    struct dirent *de;
+    int n = 0;
+    cr_assert_not_null(dir);
+    while ((de = readdir(dir)))
+        n += strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+    closedir(dir);
+    return n;
+}
+
 /* Names with "..", absolute paths, members outside the folder, empty model
- * names and duplicates are never listed as models. */
+ * names and duplicates are never listed as models; and nothing is extracted:
+ * run from the scratch directory, opening and reading the archive leaves the
+ * archive alone there and creates none of the paths the names point to. */
 Test(container, pt2_hostile_member_names) {
     const entry e[] = {
         {"pkg/archive_format", "pt2", 0, 0},     {"pkg/models/../evil.json", "x", 0, 0},
@@ -229,11 +243,18 @@ Test(container, pt2_hostile_member_names) {
     };
     const char *p = test_tpath("names.pt2");
     make_zip(p, e, sizeof e / sizeof e[0]);
-    exdb_container *c = open_ok(p);
+    char here[4096];
+    cr_assert_not_null(getcwd(here, sizeof here));
+    cr_assert_eq(chdir(test_tdir), 0);
+    exdb_container *c = open_ok("names.pt2");
     cr_assert_eq(exdb_container_model_count(c), 1);
     cr_assert_str_eq(exdb_container_model_name(c, 0), "model");
     expect_program(c, NULL, PROG, "models/model.json");
     exdb_container_close(c);
+    cr_assert_eq(dir_entries("."), 1, "only the archive is in the directory");
+    cr_assert_neq(access("../pkg", F_OK), 0);
+    cr_assert_neq(access("/pkg", F_OK), 0);
+    cr_assert_eq(chdir(here), 0);
 }
 
 Test(container, legacy_zip) {

@@ -3,6 +3,7 @@
  * (exdb_parse_treespec, exdb_treespec_str). */
 #include <criterion/criterion.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,6 +98,39 @@ Test(meta, empty_text_is_no_stack) {
     cr_assert_eq(exdb_parse_module_stack(&arena, "", &e, &n, &err), 0);
     cr_assert_eq(n, 0);
     cr_assert_null(e);
+}
+
+/* EXDB_MAX_MODULE_DEPTH entries, and path components, are the most a stack
+ * may have; a field may be EXDB_MAX_NAME_BYTES long. */
+Test(meta, limits) {
+    size_t cap = 70 * 8 * 70 + (size_t)EXDB_MAX_NAME_BYTES + 64;
+    char *t = malloc(cap), *path = malloc(cap);
+    cr_assert(t && path);
+    /* 64 entries, the last path 64 components deep */
+    size_t w = 0, pw = 0;
+    path[0] = 0;
+    for (int i = 0; i < EXDB_MAX_MODULE_DEPTH; i++) {
+        pw += (size_t)sprintf(path + pw, "%sm%d", i ? "." : "", i);
+        w += (size_t)sprintf(t + w, "%sk%d,%s,T", i ? ";" : "", i, path);
+    }
+    stack(t, EXDB_MAX_MODULE_DEPTH);
+    sprintf(t + w, ";k,%s.deeper,T", path);
+    cr_assert_str_eq(stack_error(t),
+                     "65 entries: modules nested deeper than the limit of 64 levels "
+                     "(expected at most 64 entries)");
+    sprintf(t, "k,%s.deeper,T", path);
+    cr_assert_str_eq(stack_error(t), "entry 0: path of 65 components: modules nested deeper than "
+                                     "the limit of 64 levels");
+    /* a type of exactly the limit, then one byte more */
+    memcpy(t, "k,p,", 4);
+    memset(t + 4, 'x', EXDB_MAX_NAME_BYTES);
+    t[4 + EXDB_MAX_NAME_BYTES] = 0;
+    stack(t, 1);
+    strcat(t, "x");
+    cr_assert_str_eq(stack_error(t),
+                     "entry 0: type longer than the limit of 4096 bytes for names (4097 bytes)");
+    free(t);
+    free(path);
 }
 
 Test(meta, empty_fields_are_allowed) {
