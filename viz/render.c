@@ -114,8 +114,17 @@ static int build(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
     case EXDB_VIEW_MODULES:
         rc = vz_view_modules(vg, src, view, err);
         break;
+    case EXDB_VIEW_MODULE:
+        rc = vz_view_module(vg, src, view, err);
+        break;
+    case EXDB_VIEW_TREE:
+        rc = vz_view_tree(vg, src, view, err);
+        break;
+    case EXDB_VIEW_FRAME:
+        rc = vz_view_frame(vg, src, view, err);
+        break;
     default:
-        return exdb_errorf(err, "render: this view needs the unflatten engine (not available yet)");
+        return exdb_errorf(err, "render: unknown view");
     }
     if (rc < 0)
         return -1;
@@ -254,7 +263,24 @@ static const char *format_name(exdb_viz_format f) {
 static const char *view_hint(const exdb_viz_view *view) {
     if (view->kind == EXDB_VIEW_MODULES)
         return "try a smaller --depth";
+    if (view->kind == EXDB_VIEW_MODULE)
+        return "try one of its children (\"render tree\" shows them), write .dot instead";
+    if (view->kind == EXDB_VIEW_TREE)
+        return "write .dot instead, or try --layout sfdp";
     return "try \"render modules --depth 1\" or --depth 2, write .dot instead";
+}
+
+/* The HTML page's title: "exdb: module layer1.0 - resnet18.json". */
+static const char *page_title(const exdb_viz_source *src, const exdb_viz_view *view) {
+    static char buf[512];
+    static const char *const names[] = {"flat", "modules", "module", "tree", "frame"};
+    const char *path = src->prog && src->prog->path ? src->prog->path : "program";
+    const char *slash = strrchr(path, '/');
+    snprintf(buf, sizeof buf, "exdb: %s%s%s - %s", names[view->kind],
+             view->kind == EXDB_VIEW_MODULE ? " " : "",
+             view->kind == EXDB_VIEW_MODULE && view->fqn ? view->fqn : "",
+             slash ? slash + 1 : path);
+    return buf;
 }
 
 int exdb_viz_render(const exdb_viz_source *src, const exdb_viz_view *view,
@@ -265,9 +291,7 @@ int exdb_viz_render(const exdb_viz_source *src, const exdb_viz_view *view,
     memset(st, 0, sizeof *st);
     exdb_viz_format fmt = exdb_viz_format_of(path);
     if (fmt == EXDB_FMT_NONE)
-        return exdb_errorf(err, "%s: unknown extension: use .dot, .svg, .png or .pdf", path);
-    if (fmt == EXDB_FMT_HTML)
-        return exdb_errorf(err, "%s: the HTML viewer is not implemented yet: use .svg", path);
+        return exdb_errorf(err, "%s: unknown extension: use .dot, .svg, .png, .pdf or .html", path);
     if (src && src->prog && is_program_file(src, path))
         return exdb_errorf(err, "%s: is the loaded program; refusing to overwrite it", path);
     struct stat sb;
@@ -330,8 +354,16 @@ int exdb_viz_render(const exdb_viz_source *src, const exdb_viz_view *view,
         ok = gvc && gvLayout(gvc, g, engine) == 0;
         st->layout_s = now() - t1;
         double t2 = now();
-        if (ok)
+        if (ok && fmt == EXDB_FMT_HTML) {
+            char *svg = NULL;
+            unsigned int len = 0;
+            ok = gvRenderData(gvc, g, "svg", &svg, &len) == 0 && svg &&
+                 vz_write_html(f, svg, len, page_title(src, view)) == 0;
+            if (svg)
+                gvFreeRenderData(svg);
+        } else if (ok) {
             ok = gvRender(gvc, g, format_name(fmt), f) == 0;
+        }
         st->write_s = now() - t2;
         if (gvc)
             gvFreeLayout(gvc, g);
