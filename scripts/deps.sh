@@ -20,6 +20,8 @@ if [ "$1" = "test" ]; then
     have_cmd python3 || need="$need python3"
     have_cmd xmllint || need="$need libxml2-utils"
     have_cmd tmux || need="$need tmux"
+    # the HTML viewer's test (tests/viz/html_chromium.sh) drives headless Chromium
+    have_cmd chromium || need="$need chromium chromium-driver"
 fi
 [ -z "$need" ] && exit 0
 if [ "$(id -u)" = 0 ]; then

@@ -2,7 +2,12 @@
 # render_all.sh [EXDB] - renders every real program in ../shared/real_pt2:
 # the modules view (depth 1 and 2) of all, the flat view (plain and
 # --by-module) of those under the render limit, each SVG checked with
-# xmllint. Prints "viz: N passed, M failed"; exits non-zero on a failure.
+# xmllint; and the views of the unflattener: tree, module (the root and
+# the deepest module), frame (after 150 events), each as DOT whose node,
+# edge and cluster counts (Graphviz's gc, which reads it with agread)
+# equal the ones exdb reported, and as SVG that is well-formed with one
+# element per node id. Prints "viz: N passed, M failed"; exits non-zero
+# on a failure.
 exdb=${1:-./exdb}
 real=${REAL_PT2:-$(cd "$(dirname "$0")/../../.." && pwd)/shared/real_pt2}
 if [ ! -d "$real" ]; then
@@ -22,6 +27,76 @@ check() { # NAME FILE: the SVG exists and is well-formed
         echo "FAIL: $1"
     fi
 }
+
+# check_dot NAME FILE LOG: agread's counts (gc) equal "Wrote FILE: N nodes,
+# E edges, C clusters" in LOG.
+check_dot() {
+    want=$(grep -F "Wrote $2:" "$3" | sed -E 's/.*: ([0-9]+) nodes, ([0-9]+) edges, ([0-9]+) clusters.*/\1 \2 \3/')
+    got="$(gc -n "$2" 2>/dev/null | awk '{print $1}') $(gc -e "$2" 2>/dev/null | awk '{print $1}') $(gc -C "$2" 2>/dev/null | awk '{print $1}')"
+    if [ -n "$want" ] && [ "$want" = "$got" ]; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL: $1: exdb said \"$want\", agread counts \"$got\""
+    fi
+}
+
+# check_svg_nodes NAME FILE LOG: well-formed, one <g class="node"> per node
+# exdb reported, no id twice.
+check_svg_nodes() {
+    want=$(grep -F "Wrote $2:" "$3" | sed -E 's/.*: ([0-9]+) nodes.*/\1/')
+    got=$(xmllint --xpath "count(//*[local-name()='g'][@class='node'])" "$2" 2>/dev/null)
+    dups=$(xmllint --xpath "//*[local-name()='g'][@class='node']/@id" "$2" 2>/dev/null |
+        tr ' ' '\n' | grep . | sort | uniq -d | head -3)
+    if [ -n "$want" ] && [ "$want" = "$got" ] && [ -z "$dups" ]; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL: $1: $got node elements for $want nodes${dups:+, ids twice: $dups}"
+    fi
+}
+
+for f in "$real"/*__model.json; do
+    [ -f "$f" ] || continue
+    m=$(basename "$f" __model.json | sed 's/.*__//')
+    log="$out/$m.u.log"
+    # the views of the unflattener
+    if ! "$exdb" -batch -q \
+        -ex "render tree -o $out/$m.tree.dot" \
+        -ex "render tree -o $out/$m.tree.svg" \
+        -ex "render module \"\" -o $out/$m.root.dot" \
+        -ex "render module \"\" -o $out/$m.root.svg" \
+        "$f" >"$log" 2>&1; then
+        echo "FAIL: $m tree/module"
+        cat "$log"
+        fail=$((fail + 1))
+        continue
+    fi
+    check_dot "$m tree" "$out/$m.tree.dot" "$log"
+    check_svg_nodes "$m tree" "$out/$m.tree.svg" "$log"
+    check_dot "$m module <root>" "$out/$m.root.dot" "$log"
+    check_svg_nodes "$m module <root>" "$out/$m.root.svg" "$log"
+    # the deepest module path in the tree (node ids are the FQNs)
+    deep=$(grep -o 'id="[^"<#~]*"' "$out/$m.tree.dot" | sed 's/id="//; s/"$//' |
+        awk -F. '{ print NF, $0 }' | sort -n -s -k1,1 | tail -1 | cut -d' ' -f2)
+    log2="$out/$m.u2.log"
+    if ! "$exdb" -batch -q \
+        -ex "render module $deep -o $out/$m.deep.dot" \
+        -ex "render module $deep -o $out/$m.deep.svg" \
+        -ex "step 150" \
+        -ex "render frame -o $out/$m.frame.dot" \
+        -ex "render frame -o $out/$m.frame.svg" \
+        "$f" >"$log2" 2>&1; then
+        echo "FAIL: $m module $deep / frame"
+        tail -5 "$log2"
+        fail=$((fail + 1))
+        continue
+    fi
+    check_dot "$m module $deep" "$out/$m.deep.dot" "$log2"
+    check_svg_nodes "$m module $deep" "$out/$m.deep.svg" "$log2"
+    check_dot "$m frame" "$out/$m.frame.dot" "$log2"
+    check_svg_nodes "$m frame" "$out/$m.frame.svg" "$log2"
+done
 
 for f in "$real"/*__model.json; do
     [ -f "$f" ] || continue
