@@ -1,5 +1,6 @@
 /* render.c - settings, view dispatch, and writing: DOT through agwrite,
  * images through gvLayout + gvRender, every file written atomically. */
+#define _GNU_SOURCE /* fopencookie */
 #include <errno.h>
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
@@ -214,7 +215,11 @@ static int finish_temp(FILE *f, char *tmp, const char *path, int ok, exdb_error 
 /* Graph attributes that keep a layout affordable for its engine and size. */
 static void tune_layout(Agraph_t *g, const char *engine, uint32_t nodes) {
     if (strcmp(engine, "sfdp") == 0) {
-        agattr(g, AGRAPH, "overlap", "prism");
+        /* prism gives the tidier picture, but its overlap removal took
+         * 13.3 s of the 100k synthetic program's modules view (1,794
+         * nodes) where scaling the layout took 2.8 s (sfdp CLI, same
+         * loaded machine); "true" (no removal) took 192 s in splines. */
+        agattr(g, AGRAPH, "overlap", nodes > 1000 ? "scale" : "prism");
         agattr(g, AGRAPH, "outputorder", "edgesfirst");
         if (nodes > 2000)
             agattr(g, AGRAPH, "splines", "false");
@@ -378,6 +383,13 @@ int exdb_viz_render(const exdb_viz_source *src, const exdb_viz_view *view,
     return finish_temp(f, tmp, path, ok, err);
 }
 
+/* fopencookie's write: appends to the exdb_buf. */
+static ssize_t buf_write(void *cookie, const char *data, size_t n) {
+    exdb_buf *b = cookie;
+    exdb_buf_put(b, data, n);
+    return b->oom ? -1 : (ssize_t)n;
+}
+
 int exdb_viz_dot(const exdb_viz_source *src, const exdb_viz_view *view,
                  const exdb_viz_settings *set, exdb_buf *b, exdb_viz_stats *stats,
                  exdb_error *err) {
@@ -393,20 +405,22 @@ int exdb_viz_dot(const exdb_viz_source *src, const exdb_viz_view *view,
         return -1;
     }
     st->build_s = now() - t0;
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
+    /* Straight into b through a cookie stream: open_memstream grows its
+     * buffer by malloc + copy + memset and then needs one more copy into
+     * b; b grows by realloc, which glibc does with mremap for big blocks.
+     * For the 68 MB flat DOT of the 100k synthetic program this cut the
+     * writing from ~1.2 s to ~0.5 s. */
+    cookie_io_functions_t io = {.write = buf_write};
+    FILE *f = fopencookie(b, "w", io);
     int rc = -1;
     if (f) {
+        setvbuf(f, NULL, _IOFBF, 1 << 16);
         double t1 = now();
         int w = write_dot(&vg, f, st, err);
-        if (fclose(f) == 0 && w == 0) {
-            exdb_buf_put(b, text, len);
+        if (fclose(f) == 0 && w == 0)
             rc = b->oom ? -1 : 0;
-        }
         st->write_s = now() - t1;
     }
-    free(text);
     vz_free(&vg);
     if (rc < 0)
         exdb_errorf(err, "render: could not write DOT text");
