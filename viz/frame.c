@@ -213,6 +213,11 @@ int vz_view_frame(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view 
             exdb_buf_free(&c.t);
             return exdb_errorf(err, "render: out of memory");
         }
+        /* node_map values may have been erased from the graph since (the
+         * later phases sink placeholders): only nodes still listed in g
+         * are drawn, the rest stay VZ_NONE. */
+        for (uint32_t i = 0; i <= g->next_id; i++)
+            gvidx[i] = VZ_NONE;
         for (uint32_t i = lo; i < hi; i++) {
             exdb_node *k = r->nodes[i];
             const exdb_node *m = exdb_unodemap_get(&sel->node_map, k);
@@ -233,7 +238,6 @@ int vz_view_frame(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view 
         idx = 0;
         uint32_t skipped = 0, gprev = VZ_NONE;
         for (const exdb_node *n = g->head; n; n = n->next, idx++) {
-            gvidx[n->id] = VZ_NONE;
             if (!pick[n->id]) {
                 skipped++;
                 continue;
@@ -265,6 +269,8 @@ int vz_view_frame(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view 
             exdb_node *k = r->nodes[i];
             const exdb_node *m = exdb_unodemap_get(&sel->node_map, k);
             const exdb_node *p = exdb_unodemap_get(&sel->node_to_placeholder, k);
+            if (fvidx[k->id] == VZ_NONE)
+                continue;
             if (m && m->graph == g && gvidx[m->id] != VZ_NONE) {
                 vz_edge e = {.from = fvidx[k->id],
                              .to = gvidx[m->id],

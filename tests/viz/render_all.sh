@@ -1,5 +1,7 @@
 #!/bin/sh
-# render_all.sh [EXDB] - renders every real program in ../shared/real_pt2:
+# render_all.sh [EXDB] - renders the unflattener's views of every unflatten
+# fixture (no crash at any point of the run), then every real program in
+# ../shared/real_pt2:
 # the modules view (depth 1 and 2) of all, the flat view (plain and
 # --by-module) of those under the render limit, each SVG checked with
 # xmllint; and the views of the unflattener: tree, module (the root and
@@ -10,14 +12,40 @@
 # on a failure.
 exdb=${1:-./exdb}
 real=${REAL_PT2:-$(cd "$(dirname "$0")/../../.." && pwd)/shared/real_pt2}
-if [ ! -d "$real" ]; then
-    echo "viz: $real not found: the real-program renders are skipped"
-    echo "viz: 0 passed, 0 failed"
-    exit 0
-fi
 out=$(mktemp -d /tmp/exdb-render-all.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 pass=0 fail=0
+
+# The unflattener's views of every unflatten fixture: at the start, after
+# 3 steps and at the end (where node_map values may have been erased by
+# the later phases). Each run must end cleanly (a program that does not
+# unflatten must say so) with no sanitizer report.
+fixtures=$(cd "$(dirname "$0")/../fixtures" && pwd)
+for f in "$fixtures"/unflatten/*.json "$fixtures"/unflatten/*.pt2 "$fixtures"/example.json; do
+    [ -f "$f" ] || continue
+    log="$out/fixture.log"
+    "$exdb" -batch -q "$f" -ex "set on-error continue" \
+        -ex "render tree -o $out/fx.tree.dot" -ex "render module \"\" -o $out/fx.root.svg" \
+        -ex "render frame -o $out/fx.f0.dot" -ex "step 3" -ex "render frame -o $out/fx.f3.svg" \
+        -ex "run" -ex "render frame -o $out/fx.fend.svg" \
+        -ex "render frame --window 1 -o $out/fx.fend.html" >"$log" 2>&1
+    rc=$?
+    if grep -q "Sanitizer\|runtime error" "$log" ||
+        { [ $rc -ne 0 ] && ! grep -q "does not unflatten" "$log"; }; then
+        fail=$((fail + 1))
+        echo "FAIL: fixture $(basename "$f")"
+        tail -5 "$log"
+    else
+        pass=$((pass + 1))
+    fi
+done
+
+if [ ! -d "$real" ]; then
+    echo "viz: $real not found: the real-program renders are skipped"
+    echo "viz: $pass passed, $fail failed"
+    [ "$fail" -eq 0 ]
+    exit
+fi
 
 check() { # NAME FILE: the SVG exists and is well-formed
     if [ -s "$2" ] && xmllint --noout "$2" 2>/dev/null; then
