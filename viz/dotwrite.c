@@ -67,6 +67,16 @@ static void write_nodes(writer *w, uint32_t c) {
         attr(f, &first, "style", n->style);
         end_attrs(f, first);
     }
+    for (uint32_t i = w->node_start[c]; i < w->node_start[c + 1]; i++) {
+        const vz_node *n = &w->vg->nodes[w->nodes[i]];
+        if (!n->rank_with)
+            continue;
+        fprintf(f, "subgraph \"rank~%u\" {\nrank=same;\n", w->nodes[i]);
+        q(f, n->name);
+        fputs(";\n", f);
+        q(f, w->vg->nodes[n->rank_with - 1].name);
+        fputs(";\n}\n", f);
+    }
 }
 
 /* One cluster block with its nodes and, recursively, its sub-clusters.

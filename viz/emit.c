@@ -75,6 +75,7 @@ static int duplicate_hubs(vz_graph *vg, const exdb_viz_settings *set, uint32_t *
         c.cluster = vg->nodes[other].cluster;
         c.order = vg->nodes[other].order;
         c.dup_ok = 0;
+        c.rank_with = 0;
         uint32_t k = vz_add_node(vg, &c);
         if (k == VZ_NONE) {
             exdb_buf_free(&b);
@@ -253,6 +254,17 @@ Agraph_t *vz_emit(vz_graph *vg, exdb_viz_stats *st, exdb_error *err) {
         set(n, em.s.n_fill, v->fill);
         set(n, em.s.n_shape, v->shape);
         set(n, em.s.n_style, v->style);
+    }
+    for (uint32_t i = 0; i < vg->nnodes; i++) {
+        const vz_node *v = &vg->nodes[i];
+        if (!v->rank_with)
+            continue;
+        char name[32];
+        snprintf(name, sizeof name, "rank~%u", i);
+        Agraph_t *sg = agsubg(em.sub[v->cluster], name, 1);
+        agsafeset(sg, "rank", "same", "");
+        agsubnode(sg, an[i], 1);
+        agsubnode(sg, an[v->rank_with - 1], 1);
     }
     for (uint32_t i = 0; i < vg->nedges; i++) {
         const vz_edge *v = &vg->edges[i];

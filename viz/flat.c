@@ -31,6 +31,9 @@ const char *vz_input_fill(exdb_input_kind k) {
 }
 
 #define MUTATION_COLOR "#cb181d"
+/* flag in flat --by-module's node -> cluster array: unused state moved to
+ * its owner's cluster */
+#define UNUSED_STATE   0x80000000u
 #define LINE_MAX_CHARS 64
 
 void exdb_viz_short_target(exdb_buf *b, const exdb_node *n) {
@@ -158,6 +161,7 @@ typedef struct flat_ctx {
     uint32_t *pos;     /* FX node id -> position in the graph */
     exdb_strmap stack; /* raw nn_module_stack text -> cluster + 1 */
     exdb_strmap calls; /* "parent\x1fkey" -> cluster + 1 */
+    exdb_strmap paths; /* module path -> cluster + 1 of its first call */
     exdb_strmap outs;  /* output value name -> edge label for its output specs */
     exdb_buf tmp;
     const exdb_node *cur; /* the user whose inputs are being linked */
@@ -203,6 +207,9 @@ static uint32_t call_cluster(flat_ctx *c, uint32_t parent, const exdb_stack_entr
     vg->clusters[k].fill = depth_fill[depth % (sizeof depth_fill / sizeof *depth_fill)];
     void **slot = exdb_strmap_put(&c->calls, key, NULL);
     if (slot)
+        *slot = (void *)(uintptr_t)(k + 1);
+    slot = exdb_strmap_put(&c->paths, e->path, NULL);
+    if (slot && !*slot)
         *slot = (void *)(uintptr_t)(k + 1);
     return k;
 }
@@ -324,6 +331,7 @@ int vz_view_flat(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
     }
     exdb_strmap_init(&c.stack, &vg->arena);
     exdb_strmap_init(&c.calls, &vg->arena);
+    exdb_strmap_init(&c.paths, &vg->arena);
     exdb_strmap_init(&c.outs, &vg->arena);
     exdb_buf_init(&c.tmp);
 
@@ -361,8 +369,40 @@ int vz_view_flat(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
                     k = 0;
             cl[n->id] = k;
         }
+        /* State nobody uses (a BatchNorm's num_batches_tracked) goes to
+         * the cluster of the module that owns it, beside one of its nodes
+         * (rank=same, below): in the root they made one row across the
+         * whole picture (20 in resnet18, most of its 9,463 pt width). */
+        for (const exdb_node *n = g->head; n; n = n->next) {
+            uintptr_t s = (uintptr_t)exdb_strmap_get(&inputs, n->name);
+            if (n->op != EXDB_OP_PLACEHOLDER || !s || n->nusers ||
+                p->inputs[s - 1].kind == EXDB_IN_USER_INPUT || !p->inputs[s - 1].target)
+                continue;
+            const char *t = p->inputs[s - 1].target, *dot = strrchr(t, '.');
+            if (!dot)
+                continue;
+            exdb_buf_reset(&c.tmp);
+            exdb_buf_put(&c.tmp, t, (size_t)(dot - t));
+            uintptr_t k = (uintptr_t)exdb_strmap_get(&c.paths, exdb_buf_str(&c.tmp));
+            if (k)
+                cl[n->id] = (uint32_t)(k - 1) | UNUSED_STATE;
+        }
     }
 
+    /* cluster -> its first non-placeholder node (unused state goes beside it) */
+    uint32_t *anchor = NULL;
+    if (cl) {
+        anchor = malloc(((size_t)vg->nclusters + 1) * sizeof *anchor);
+        if (!anchor) {
+            free(cl);
+            free(c.vidx);
+            free(c.pos);
+            exdb_buf_free(&c.tmp);
+            return exdb_errorf(err, "render: out of memory");
+        }
+        for (uint32_t k = 0; k <= vg->nclusters; k++)
+            anchor[k] = VZ_NONE;
+    }
     uint32_t at = 0;
     for (const exdb_node *n = g->head; n; n = n->next, at++) {
         c.pos[n->id] = at;
@@ -393,8 +433,19 @@ int vz_view_flat(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
         v.kind_line = kind_line;
         v.kind_tip = kind_tip;
         if (cl)
-            v.cluster = cl[n->id];
+            v.cluster = cl[n->id] & ~UNUSED_STATE;
         c.vidx[n->id] = vz_add_node(vg, &v);
+        if (cl && n->op != EXDB_OP_PLACEHOLDER && c.vidx[n->id] != VZ_NONE &&
+            anchor[v.cluster] == VZ_NONE)
+            anchor[v.cluster] = c.vidx[n->id];
+    }
+    /* unused state beside the first node of its owner's cluster */
+    for (const exdb_node *n = cl ? g->head : NULL; n; n = n->next) {
+        if (!(cl[n->id] & UNUSED_STATE) || c.vidx[n->id] == VZ_NONE)
+            continue;
+        uint32_t a = anchor[cl[n->id] & ~UNUSED_STATE];
+        if (a != VZ_NONE)
+            vg->nodes[c.vidx[n->id]].rank_with = a + 1;
     }
     for (const exdb_node *n = g->head; n; n = n->next) {
         c.cur = n;
@@ -415,6 +466,7 @@ int vz_view_flat(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
     exdb_buf_free(&lab);
     exdb_buf_free(&c.tmp);
     free(cl);
+    free(anchor);
     free(c.vidx);
     free(c.pos);
     if (vg->oom)

@@ -276,12 +276,12 @@ static const char *view_hint(const exdb_viz_view *view) {
 }
 
 /* The HTML page's title: "exdb: module layer1.0 - resnet18.json". */
-static const char *page_title(const exdb_viz_source *src, const exdb_viz_view *view) {
-    static char buf[512];
+static const char *page_title(const exdb_viz_source *src, const exdb_viz_view *view, char *buf,
+                              size_t size) {
     static const char *const names[] = {"flat", "modules", "module", "tree", "frame"};
     const char *path = src->prog && src->prog->path ? src->prog->path : "program";
     const char *slash = strrchr(path, '/');
-    snprintf(buf, sizeof buf, "exdb: %s%s%s - %s", names[view->kind],
+    snprintf(buf, size, "exdb: %s%s%s - %s", names[view->kind],
              view->kind == EXDB_VIEW_MODULE ? " " : "",
              view->kind == EXDB_VIEW_MODULE && view->fqn ? view->fqn : "",
              slash ? slash + 1 : path);
@@ -360,10 +360,10 @@ int exdb_viz_render(const exdb_viz_source *src, const exdb_viz_view *view,
         st->layout_s = now() - t1;
         double t2 = now();
         if (ok && fmt == EXDB_FMT_HTML) {
-            char *svg = NULL;
+            char *svg = NULL, title[512];
             unsigned int len = 0;
             ok = gvRenderData(gvc, g, "svg", &svg, &len) == 0 && svg &&
-                 vz_write_html(f, svg, len, page_title(src, view)) == 0;
+                 vz_write_html(f, svg, len, page_title(src, view, title, sizeof title)) == 0;
             if (svg)
                 gvFreeRenderData(svg);
         } else if (ok) {

@@ -35,6 +35,8 @@ typedef struct vz_node {
     const exdb_node *fx;
     const char *kind_line; /* a second label line (placeholder kind), plain text */
     const char *kind_tip;  /* one more tooltip line (the state FQN), plain text */
+    uint32_t rank_with;    /* index + 1 of a node of the same cluster to share a rank with
+                            * (drawn as a rank=same subgraph), 0 = none */
 } vz_node;
 
 typedef struct vz_edge {

@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <graphviz/cgraph.h>
+#include <graphviz/gvc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -619,5 +620,49 @@ Test(viz, html_page_is_self_contained) {
     for (const exdb_node *n = p->graph->head; n; n = n->next)
         cr_assert_eq(count_id(page, n->name), 1, "id %s", n->name);
     free(page);
+    exdb_program_free(p);
+}
+
+/* flat --by-module of resnet18: no staircase. Parameters of a block's
+ * first op used to put the block on the last rank of the block before
+ * (dot then laid sibling blocks out diagonally), and the unused
+ * num_batches_tracked buffers made one row across the top. Checked on the
+ * layout: blocks of a stage are stacked (their x ranges overlap), and the
+ * picture is taller than wide. Both DOT writers agree. */
+Test(viz, by_module_stacks_sibling_clusters) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/TheCBaH__pytorch.models.pt2__resnet18__model.json",
+             test_real_dir());
+    if (access(path, R_OK) != 0)
+        return;
+    exdb_program *p = load(path);
+    exdb_viz_view view = {.kind = EXDB_VIEW_FLAT, .by_module = 1};
+    both_writers(p, view);
+    exdb_viz_source src = {.prog = p};
+    exdb_viz_settings set = settings();
+    exdb_error err = {0};
+    vz_graph vg;
+    cr_assert_eq(vz_init(&vg), 0);
+    cr_assert_eq(vz_view_flat(&vg, &src, &view, &err), 0, "%s", err.msg);
+    cr_assert_eq(vz_duplicate(&vg, &set, 0, NULL, &err), 0);
+    /* the unused buffer sits in its BatchNorm's cluster */
+    uint32_t b = vz_find(&vg, "b_bn1_num_batches_tracked");
+    cr_assert_neq(b, VZ_NONE);
+    cr_assert_str_eq(vg.clusters[vg.nodes[b].cluster].name, "cluster_bn1");
+    cr_assert_neq(vg.nodes[b].rank_with, 0);
+    Agraph_t *g = vz_emit(&vg, NULL, &err);
+    cr_assert_not_null(g);
+    GVC_t *gvc = gvContext();
+    cr_assert_eq(gvLayout(gvc, g, "dot"), 0);
+    Agraph_t *s0 = find_subg(g, "cluster_layer1.0"), *s1 = find_subg(g, "cluster_layer1.1");
+    cr_assert(s0 && s1);
+    boxf b0 = GD_bb(s0), b1 = GD_bb(s1), all = GD_bb(g);
+    cr_assert(b0.LL.x < b1.UR.x && b1.LL.x < b0.UR.x, "layer1.0 x %.0f-%.0f, layer1.1 x %.0f-%.0f",
+              b0.LL.x, b0.UR.x, b1.LL.x, b1.UR.x);
+    cr_assert_gt(all.UR.y - all.LL.y, all.UR.x - all.LL.x, "%.0f x %.0f pt", all.UR.x - all.LL.x,
+                 all.UR.y - all.LL.y);
+    gvFreeLayout(gvc, g);
+    agclose(g);
+    vz_free(&vg);
     exdb_program_free(p);
 }
