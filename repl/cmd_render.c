@@ -6,8 +6,28 @@
 #include <string.h>
 
 #include "command.h"
+#include "core/unflatten.h"
 #include "session.h"
 #include "viz/render.h"
+
+/* A complete unflatten run for `render module` and `render tree`: the
+ * session's own when it is at DONE, else a fresh one run to the end in
+ * *fresh (freed by the caller), so the user's stepping position is left
+ * where it is. NULL (error printed) when unflatten fails. */
+static const exdb_unflatten *finished_run(session *s, exdb_unflatten **fresh) {
+    *fresh = NULL;
+    if (s->run && !s->run->failed && exdb_unflatten_done(s->run))
+        return s->run;
+    exdb_error err = {0};
+    exdb_unflatten *u = exdb_unflatten_new(s->prog, &err);
+    if (!u || exdb_unflatten_run(u, &err) < 0) {
+        exdb_unflatten_free(u);
+        cmd_fail(s, "render: the program does not unflatten: %s", err.msg);
+        return NULL;
+    }
+    *fresh = u;
+    return u;
+}
 
 static int cmd_render(session *s, int argc, char **argv) {
     static const char *const views[] = {"flat", "modules", "module", "tree", "frame", NULL};
@@ -50,6 +70,13 @@ static int cmd_render(session *s, int argc, char **argv) {
             view.force = 1;
         } else if (strcmp(a, "--no-dup") == 0) {
             view.no_dup = 1;
+        } else if (strcmp(a, "--window") == 0 && v == 4) {
+            char *end;
+            long w = val ? strtol(val, &end, 10) : 0;
+            if (!val || *end || w < 1 || w > 100000)
+                return cmd_fail(s, "render: --window needs a number >= 1");
+            view.window = (int)w;
+            i++;
         } else if (v == 2 && !view.fqn && a[0] != '-') {
             view.fqn = a;
         } else {
@@ -58,10 +85,24 @@ static int cmd_render(session *s, int argc, char **argv) {
         }
     }
     if (!out)
-        return cmd_fail(s, "render: say where to write: -o FILE.{dot,svg,png,pdf}");
+        return cmd_fail(s, "render: say where to write: -o FILE.{dot,svg,png,pdf,html}");
+    if (v == 2 && !view.fqn)
+        return cmd_fail(s, "render: module needs a module path (\"\" for the root): render "
+                           "module FQN -o FILE");
     exdb_viz_source src = {.prog = s->prog};
+    exdb_unflatten *fresh = NULL;
+    if (v == 2 || v == 3) {
+        if (!(src.done = finished_run(s, &fresh)))
+            return -1;
+    } else if (v == 4) {
+        if (!(src.cur = cmd_unflatten_run(s)))
+            return -1;
+        src.frame_level = s->selected_frame;
+    }
     exdb_viz_stats st;
-    if (exdb_viz_render(&src, &view, &set, out, &st, &err) < 0)
+    int rc = exdb_viz_render(&src, &view, &set, out, &st, &err);
+    exdb_unflatten_free(fresh);
+    if (rc < 0)
         return cmd_fail(s, "%s", err.msg);
     fprintf(s->out, "Wrote %s: %u nodes, %u edges, %u clusters", out, st.nodes, st.edges,
             st.clusters);
@@ -82,14 +123,28 @@ static int cmd_render(session *s, int argc, char **argv) {
 }
 
 const command render_commands[] = {
-    {"render", 1, -1, CMD_NEEDS_PROGRAM, "render flat|modules [OPTIONS] -o FILE.{dot,svg,png,pdf}",
-     "Draw the program with Graphviz.",
+    {"render", 1, -1, CMD_NEEDS_PROGRAM,
+     "render flat|modules|module FQN|tree|frame [OPTIONS] -o FILE.{dot,svg,png,pdf,html}",
+     "Draw the program or the unflattener with Graphviz.",
      "render flat [--by-module]       the exported graph; --by-module nests the nodes in\n"
      "                                one cluster per module call (fqn@N for repeated calls)\n"
      "render modules [--depth N]      module-level dataflow: modules cut at N FQN levels\n"
      "                                (default 2) as nodes, values crossing them as edges\n"
+     "render module FQN               one unflattened module's graph (\"\" is the root):\n"
+     "                                placeholders, get_attr of its state, call_module\n"
+     "                                nodes naming the child they call\n"
+     "render tree                     the unflattened module hierarchy: types, call counts,\n"
+     "                                dispatchers, shared (deduplicated) modules in red\n"
+     "render frame [--window N]       the outliner now: the frame stack (selected frame\n"
+     "                                highlighted), N flat nodes either side of the cursor\n"
+     "                                (default 12) done/pending, the frame's graph and its\n"
+     "                                node_map edges\n"
+     "module and tree use a complete unflatten run; when the session's run is not at\n"
+     "the end a separate one is made, and the stepping position does not move.\n"
      "Options:\n"
-     "  -o FILE            the format follows the extension: .dot .svg .png .pdf\n"
+     "  -o FILE            the format follows the extension: .dot .svg .png .pdf .html\n"
+     "                     (.html: one self-contained page with the SVG, pan and zoom,\n"
+     "                     search by node name, click a node for its details)\n"
      "  --layout dot|sfdp|auto   layout engine (auto: dot up to 1,500 nodes, else sfdp)\n"
      "  --limit N          refuse image layout above N nodes (default 2000); .dot never\n"
      "  --force            lay out even above the limit\n"
@@ -98,8 +153,7 @@ const command render_commands[] = {
      "Placeholders are coloured by kind: user input blue, parameter orange, buffer green,\n"
      "constant purple, token red; mutations are red edges into the output. Node ids in\n"
      "SVG are the FX node names; tooltips show the full node. Files are written\n"
-     "atomically and never over the loaded program. Views of the unflattened program\n"
-     "(module FQN, tree, frame) come with the unflatten engine.",
+     "atomically and never over the loaded program.",
      cmd_render},
 };
 const size_t render_ncommands = sizeof render_commands / sizeof *render_commands;

@@ -40,6 +40,8 @@ if [ "$1" = "test" ]; then
     have_cmd xmllint || need="$need libxml2-utils"
     have_cmd tmux || need="$need tmux"
     have_libfuzzer || need="$need clang-14 libclang-rt-14-dev"
+    # the HTML viewer's test (tests/viz/html_chromium.sh) drives headless Chromium
+    have_cmd chromium || need="$need chromium"
 fi
 if [ "$1" = "peer" ]; then
     # Debian's interpreter, which python3-torch installs into (a python3

@@ -67,6 +67,16 @@ static void write_nodes(writer *w, uint32_t c) {
         attr(f, &first, "style", n->style);
         end_attrs(f, first);
     }
+    for (uint32_t i = w->node_start[c]; i < w->node_start[c + 1]; i++) {
+        const vz_node *n = &w->vg->nodes[w->nodes[i]];
+        if (!n->rank_with)
+            continue;
+        fprintf(f, "subgraph \"rank~%u\" {\nrank=same;\n", w->nodes[i]);
+        q(f, n->name);
+        fputs(";\n", f);
+        q(f, w->vg->nodes[n->rank_with - 1].name);
+        fputs(";\n}\n", f);
+    }
 }
 
 /* One cluster block with its nodes and, recursively, its sub-clusters.
@@ -140,7 +150,7 @@ int vz_write_dot(const vz_graph *vg, FILE *f, exdb_viz_stats *st) {
           "node [fontname=Helvetica, fontsize=10, margin=\"0.06,0.03\", shape=box, "
           "style=\"rounded,filled\", fillcolor=white, label=\"\\N\", tooltip=\"\", id=\"\"];\n"
           "edge [fontname=Helvetica, fontsize=9, label=\"\", color=\"\", fontcolor=\"\", "
-          "style=\"\", tooltip=\"\"];\n",
+          "style=\"\", tooltip=\"\", minlen=1];\n",
           f);
     for (uint32_t i = w.kid_start[0]; i < w.kid_start[1]; i++)
         write_cluster(&w, w.kids[i]);
@@ -156,15 +166,18 @@ int vz_write_dot(const vz_graph *vg, FILE *f, exdb_viz_stats *st) {
         attr(f, &first, "fontcolor", e->color);
         attr(f, &first, "style", e->style);
         attr(f, &first, "tooltip", e->tooltip);
+        attr(f, &first, "minlen", e->minlen);
         end_attrs(f, first);
     }
     /* Root values last: an attribute set on a graph becomes the default of
      * subgraphs created after it, and the title is not theirs. */
-    if (vg->title || vg->rankdir) {
+    if (vg->title || vg->rankdir || vg->ordering || vg->newrank) {
         fputs("graph", f);
         int first = 1;
         attr(f, &first, "label", vg->title);
         attr(f, &first, "rankdir", vg->rankdir);
+        attr(f, &first, "ordering", vg->ordering);
+        attr(f, &first, "newrank", vg->newrank ? "true" : NULL);
         end_attrs(f, first);
     }
     fputs("}\n", f);

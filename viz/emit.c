@@ -24,7 +24,7 @@
 typedef struct syms {
     Agsym_t *g_label, *g_tooltip, *g_fill, *g_style, *g_id, *g_rankdir;
     Agsym_t *n_label, *n_tooltip, *n_fill, *n_style, *n_shape, *n_id;
-    Agsym_t *e_label, *e_color, *e_style, *e_tooltip, *e_fontcolor;
+    Agsym_t *e_label, *e_color, *e_style, *e_tooltip, *e_fontcolor, *e_minlen;
 } syms;
 
 static void set(void *obj, Agsym_t *sym, const char *v) {
@@ -75,6 +75,7 @@ static int duplicate_hubs(vz_graph *vg, const exdb_viz_settings *set, uint32_t *
         c.cluster = vg->nodes[other].cluster;
         c.order = vg->nodes[other].order;
         c.dup_ok = 0;
+        c.rank_with = 0;
         uint32_t k = vz_add_node(vg, &c);
         if (k == VZ_NONE) {
             exdb_buf_free(&b);
@@ -193,6 +194,7 @@ static void declare(emitter *em) {
     s->e_fontcolor = agattr(g, AGEDGE, "fontcolor", "");
     s->e_style = agattr(g, AGEDGE, "style", "");
     s->e_tooltip = agattr(g, AGEDGE, "tooltip", "");
+    s->e_minlen = agattr(g, AGEDGE, "minlen", "1");
 }
 
 int vz_duplicate(vz_graph *vg, const exdb_viz_settings *set_, int no_dup, exdb_viz_stats *st,
@@ -221,6 +223,10 @@ Agraph_t *vz_emit(vz_graph *vg, exdb_viz_stats *st, exdb_error *err) {
     declare(&em);
     set(em.g, em.s.g_label, vg->title);
     set(em.g, em.s.g_rankdir, vg->rankdir);
+    if (vg->ordering)
+        agattr(em.g, AGRAPH, "ordering", (char *)vg->ordering);
+    if (vg->newrank)
+        agattr(em.g, AGRAPH, "newrank", "true");
     if (build_clusters(&em) < 0) {
         agclose(em.g);
         free(em.sub);
@@ -249,6 +255,17 @@ Agraph_t *vz_emit(vz_graph *vg, exdb_viz_stats *st, exdb_error *err) {
         set(n, em.s.n_shape, v->shape);
         set(n, em.s.n_style, v->style);
     }
+    for (uint32_t i = 0; i < vg->nnodes; i++) {
+        const vz_node *v = &vg->nodes[i];
+        if (!v->rank_with)
+            continue;
+        char name[32];
+        snprintf(name, sizeof name, "rank~%u", i);
+        Agraph_t *sg = agsubg(em.sub[v->cluster], name, 1);
+        agsafeset(sg, "rank", "same", "");
+        agsubnode(sg, an[i], 1);
+        agsubnode(sg, an[v->rank_with - 1], 1);
+    }
     for (uint32_t i = 0; i < vg->nedges; i++) {
         const vz_edge *v = &vg->edges[i];
         Agedge_t *e = agedge(em.g, an[v->from], an[v->to], NULL, 1);
@@ -257,6 +274,7 @@ Agraph_t *vz_emit(vz_graph *vg, exdb_viz_stats *st, exdb_error *err) {
         set(e, em.s.e_fontcolor, v->color);
         set(e, em.s.e_style, v->style);
         set(e, em.s.e_tooltip, v->tooltip);
+        set(e, em.s.e_minlen, v->minlen);
     }
     exdb_buf_free(&lab);
     exdb_buf_free(&tip);

@@ -6,7 +6,7 @@
  * labels. One emitter turns every view graph into cgraph, duplicating
  * high-fan-out nodes and keeping DOT writing linear, so a new view only has
  * to produce a view graph. The views that need the unflattener (module FQN,
- * tree, frame) will take its result through exdb_viz_source.
+ * tree, frame) take its runs through exdb_viz_source.
  *
  * viz/ depends on core/ only; the REPL's `render` command calls it. */
 #ifndef EXDB_VIZ_RENDER_H
@@ -21,7 +21,7 @@
 typedef enum {
     EXDB_VIEW_FLAT,    /* the exported graph (with --by-module: module clusters) */
     EXDB_VIEW_MODULES, /* module-level dataflow, modules collapsed to a depth */
-    /* Reserved for the unflatten-based views (not implemented yet). */
+    /* Views of the unflattener (exdb_viz_source.done / .cur). */
     EXDB_VIEW_MODULE, /* one unflattened module's graph: view.fqn */
     EXDB_VIEW_TREE,   /* the unflattened module hierarchy */
     EXDB_VIEW_FRAME,  /* the outliner's state at the current event */
@@ -35,7 +35,7 @@ typedef enum {
     EXDB_FMT_SVG,
     EXDB_FMT_PNG,
     EXDB_FMT_PDF,
-    EXDB_FMT_HTML, /* the self-contained viewer (not implemented yet) */
+    EXDB_FMT_HTML, /* the self-contained viewer: the SVG, pan/zoom, search, details */
 } exdb_viz_format;
 
 /* Session-wide settings (`set layout`, `set render-limit`, ...). */
@@ -54,6 +54,7 @@ typedef struct exdb_viz_view {
     int no_dup;      /* never duplicate high-fan-out nodes */
     int force;       /* lay out even above the render limit */
     const char *fqn; /* EXDB_VIEW_MODULE */
+    int window;      /* frame: flat nodes drawn either side of the cursor (0: 12) */
 } exdb_viz_view;
 
 /* What a render produced (counts are the cgraph graph's). */
@@ -66,10 +67,16 @@ typedef struct exdb_viz_stats {
     double build_s, layout_s, write_s;
 } exdb_viz_stats;
 
+struct exdb_unflatten;
+
 /* The state a view may draw from. Views of the flat program need only prog;
- * the unflatten views will add the engine's result here. */
+ * `module` and `tree` need a complete unflatten run of it (done), `frame`
+ * the session's run at its current event (cur) and the selected frame. */
 typedef struct exdb_viz_source {
     const exdb_program *prog;
+    const struct exdb_unflatten *done; /* at DONE; module, tree */
+    const struct exdb_unflatten *cur;  /* any event; frame */
+    uint32_t frame_level;              /* frame: backtrace level, 0 = innermost */
 } exdb_viz_source;
 
 void exdb_viz_settings_default(exdb_viz_settings *s);

@@ -35,11 +35,14 @@ typedef struct vz_node {
     const exdb_node *fx;
     const char *kind_line; /* a second label line (placeholder kind), plain text */
     const char *kind_tip;  /* one more tooltip line (the state FQN), plain text */
+    uint32_t rank_with;    /* index + 1 of a node of the same cluster to share a rank with
+                            * (drawn as a rank=same subgraph), 0 = none */
 } vz_node;
 
 typedef struct vz_edge {
     uint32_t from, to;
     const char *label, *color, *style, *tooltip;
+    const char *minlen; /* dot's minlen ("0": both ends may share a rank), or NULL */
 } vz_edge;
 
 typedef struct vz_cluster {
@@ -56,9 +59,11 @@ typedef struct vz_graph {
     uint32_t nedges, cap_edges;
     vz_cluster *clusters; /* clusters[0] is the root graph */
     uint32_t nclusters, cap_clusters;
-    exdb_strmap names;   /* node and cluster name -> (uintptr_t)index + 1 */
-    const char *title;   /* the graph's label, or NULL */
-    const char *rankdir; /* NULL: top to bottom */
+    exdb_strmap names;    /* node and cluster name -> (uintptr_t)index + 1 */
+    const char *title;    /* the graph's label, or NULL */
+    const char *rankdir;  /* NULL: top to bottom */
+    const char *ordering; /* dot's ordering ("out": children in the order added), or NULL */
+    int newrank;          /* dot: rank globally, not cluster by cluster (see flat.c) */
     int oom;
 } vz_graph;
 
@@ -103,10 +108,29 @@ int vz_view_flat(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
                  exdb_error *err);
 int vz_view_modules(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
                     exdb_error *err);
+int vz_view_module(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
+                   exdb_error *err);
+int vz_view_tree(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
+                 exdb_error *err);
+int vz_view_frame(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
+                  exdb_error *err);
+
+/* Links every input of each node of g already drawn (vidx: FX node id ->
+ * view node, VZ_NONE = not drawn) to its user; getitem edges get their
+ * index as label (flat.c). */
+void vz_link_graph(vz_graph *vg, const exdb_graph *g, const uint32_t *vidx);
+/* Fill of an FX node by op: output, getitem, get_attr; NULL for others. */
+const char *vz_op_fill(const exdb_node *n);
+/* The graph's label from plain text. */
+void vz_set_title(vz_graph *vg, const char *plain);
 
 /* The label and tooltip of n (escString text), made from n->fx when the
  * view did not store them. Each buffer may be NULL. */
 void vz_node_text(const vz_node *n, exdb_buf *label, exdb_buf *tooltip);
+
+/* Writes the HTML viewer page around an SVG document (html.c); title is
+ * plain text. -1 when svg has no <svg> element or on a write error. */
+int vz_write_html(FILE *f, const char *svg, size_t len, const char *title);
 
 /* Shared styling of program nodes (flat.c). */
 const char *vz_input_fill(exdb_input_kind k);

@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <graphviz/cgraph.h>
+#include <graphviz/gvc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 
 #include "core/print.h"
 #include "core/program.h"
+#include "core/unflatten.h"
 #include "viz/render.h"
 #include "viz/view.h"
 
@@ -469,4 +471,198 @@ Test(viz, settings_and_names) {
     cr_assert_eq(exdb_viz_format_of("a/b.c/x.SVG"), EXDB_FMT_SVG);
     cr_assert_eq(exdb_viz_format_of("a.b/x"), EXDB_FMT_NONE);
     cr_assert_eq(exdb_viz_format_of("x.gv"), EXDB_FMT_DOT);
+}
+
+/* ---- the views of the unflattener */
+
+static exdb_unflatten *finished(const exdb_program *p) {
+    exdb_error err = {0};
+    exdb_unflatten *u = exdb_unflatten_new(p, &err);
+    cr_assert_not_null(u, "%s", err.msg);
+    cr_assert_eq(exdb_unflatten_run(u, &err), 0, "%s", err.msg);
+    return u;
+}
+
+static Agraph_t *dot_of_src(const exdb_viz_source *src, exdb_viz_view view, exdb_viz_stats *st) {
+    exdb_viz_settings set = settings();
+    exdb_buf b;
+    exdb_buf_init(&b);
+    exdb_error err = {0};
+    cr_assert_eq(exdb_viz_dot(src, &view, &set, &b, st, &err), 0, "%s", err.msg);
+    Agraph_t *g = agmemread(b.s);
+    cr_assert_not_null(g, "agread failed on:\n%.400s", b.s);
+    exdb_buf_free(&b);
+    return g;
+}
+
+Test(viz, module_view_is_the_module_graph_with_children_named) {
+    exdb_program *p = load(EXAMPLE);
+    exdb_unflatten *u = finished(p);
+    exdb_viz_source src = {.prog = p, .done = u};
+    exdb_viz_view view = {.kind = EXDB_VIEW_MODULE, .fqn = "encoder.layers.0", .no_dup = 1};
+    exdb_viz_stats st;
+    Agraph_t *g = dot_of_src(&src, view, &st);
+    exdb_umodule *m = exdb_unflatten_module(u, "encoder.layers.0");
+    cr_assert_eq(agnnodes(g), (int)m->graph->count);
+    cr_assert_eq(agnedges(g), fx_edges(m->graph));
+    int calls = 0;
+    for (const exdb_node *n = m->graph->head; n; n = n->next) {
+        Agnode_t *an = agnode(g, (char *)n->name, 0);
+        cr_assert_not_null(an, "node %s missing", n->name);
+        if (n->op == EXDB_OP_CALL_MODULE) {
+            /* the child's full path is in the label and the tooltip */
+            char want[256];
+            snprintf(want, sizeof want, "encoder.layers.0.%s", n->target);
+            cr_assert(strstr(agget(an, "label"), want), "%s", agget(an, "label"));
+            cr_assert(strstr(agget(an, "tooltip"), want));
+            calls++;
+        }
+    }
+    cr_assert_gt(calls, 2);
+    agclose(g);
+    /* a missing module is an error naming it */
+    exdb_viz_settings set = settings();
+    exdb_buf b;
+    exdb_buf_init(&b);
+    exdb_error err = {0};
+    view.fqn = "encoder.nosuch";
+    cr_assert_eq(exdb_viz_dot(&src, &view, &set, &b, NULL, &err), -1);
+    cr_assert(strstr(err.msg, "\"encoder.nosuch\""), "%s", err.msg);
+    exdb_buf_free(&b);
+    exdb_unflatten_free(u);
+    exdb_program_free(p);
+}
+
+static void count_path(void *ctx, const char *fqn, exdb_umodule *m) {
+    (void)fqn;
+    (void)m;
+    (*(int *)ctx)++;
+}
+
+Test(viz, tree_has_one_node_per_module_path_and_marks_dedup_and_dispatch) {
+    exdb_program *p = load(EXAMPLE);
+    exdb_unflatten *u = finished(p);
+    exdb_viz_source src = {.prog = p, .done = u};
+    exdb_viz_stats st;
+    Agraph_t *g = dot_of_src(&src, (exdb_viz_view){.kind = EXDB_VIEW_TREE}, &st);
+    int paths = 0;
+    exdb_unflatten_named_modules(u, count_path, &paths);
+    cr_assert_eq(agnnodes(g), paths);
+    cr_assert_eq(agnedges(g), paths - 1);
+    cr_assert_not_null(agnode(g, "encoder.layers.0.attn", 0));
+    /* act is called twice: the second call was deduplicated into it */
+    const char *act = agget(agnode(g, "encoder.layers.0.act", 0), "label");
+    cr_assert(strstr(act, "calls=2") && strstr(act, "1 deduplicated call"), "%s", act);
+    agclose(g);
+    exdb_unflatten_free(u);
+    exdb_program_free(p);
+
+    p = load("tests/fixtures/unflatten/dispatch.json");
+    u = finished(p);
+    src = (exdb_viz_source){.prog = p, .done = u};
+    g = dot_of_src(&src, (exdb_viz_view){.kind = EXDB_VIEW_TREE}, &st);
+    const char *n = agget(agnode(g, "n", 0), "label");
+    cr_assert(strstr(n, "Dispatcher calls=3"), "%s", n);
+    for (int i = 0; i < 3; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "n#%d", i);
+        Agnode_t *c = agnode(g, name, 0);
+        cr_assert_not_null(c, "%s", name);
+        cr_assert_not_null(agedge(g, agnode(g, "n", 0), c, NULL, 0));
+    }
+    agclose(g);
+    exdb_unflatten_free(u);
+    exdb_program_free(p);
+}
+
+/* The frame view stays bounded: the window, two notes and the frame's
+ * picked nodes, whatever the program size; the cursor is marked. */
+Test(viz, frame_view_is_bounded_and_marks_the_cursor) {
+    exdb_program *p = load(EXAMPLE);
+    exdb_error err = {0};
+    exdb_unflatten *u = exdb_unflatten_new(p, &err);
+    cr_assert_not_null(u, "%s", err.msg);
+    for (int i = 0; i < 60; i++)
+        cr_assert_eq(exdb_unflatten_step(u, NULL, &err), 1, "%s", err.msg);
+    exdb_viz_source src = {.prog = p, .cur = u};
+    exdb_viz_stats st;
+    Agraph_t *g = dot_of_src(&src, (exdb_viz_view){.kind = EXDB_VIEW_FRAME, .window = 3}, &st);
+    const exdb_urun *r = u->run;
+    cr_assert_lt(r->idx, r->nnodes);
+    cr_assert_eq(r->phase, EXDB_UPH_BODY);
+    Agnode_t *cur = agnode(g, (char *)r->nodes[r->idx]->name, 0);
+    cr_assert_not_null(cur);
+    cr_assert(strstr(agget(cur, "label"), "cursor"));
+    /* window 7 + 2 notes + stack + frame graph (<= 2*3 tail + 7 mapped + 1 note) */
+    cr_assert_leq(agnnodes(g), 7 + 2 + (int)r->depth + 14 + 1, "%d nodes", agnnodes(g));
+    cr_assert_eq(count_clusters(g), 3);
+    cr_assert_not_null(agnode(g, "flat~before", 0));
+    cr_assert_not_null(agnode(g, "flat~after", 0));
+    agclose(g);
+    exdb_unflatten_free(u);
+    exdb_program_free(p);
+}
+
+Test(viz, html_page_is_self_contained) {
+    exdb_program *p = load(EXAMPLE);
+    exdb_viz_source src = {.prog = p};
+    exdb_viz_settings set = settings();
+    exdb_error err = {0};
+    exdb_viz_view view = {.kind = EXDB_VIEW_FLAT};
+    const char *out = test_tpath("flat.html");
+    exdb_viz_stats st;
+    cr_assert_eq(exdb_viz_render(&src, &view, &set, out, &st, &err), 0, "%s", err.msg);
+    char *page = slurp(out);
+    cr_assert(strncmp(page, "<!DOCTYPE html>", 15) == 0);
+    cr_assert_null(strstr(page, "<?xml"));
+    cr_assert_null(strstr(page, "src=\"http"));
+    cr_assert_not_null(strstr(page, "<script>"));
+    for (const exdb_node *n = p->graph->head; n; n = n->next)
+        cr_assert_eq(count_id(page, n->name), 1, "id %s", n->name);
+    free(page);
+    exdb_program_free(p);
+}
+
+/* flat --by-module of resnet18: no staircase. Parameters of a block's
+ * first op used to put the block on the last rank of the block before
+ * (dot then laid sibling blocks out diagonally), and the unused
+ * num_batches_tracked buffers made one row across the top. Checked on the
+ * layout: blocks of a stage are stacked (their x ranges overlap), and the
+ * picture is taller than wide. Both DOT writers agree. */
+Test(viz, by_module_stacks_sibling_clusters) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/TheCBaH__pytorch.models.pt2__resnet18__model.json",
+             test_real_dir());
+    if (access(path, R_OK) != 0)
+        return;
+    exdb_program *p = load(path);
+    exdb_viz_view view = {.kind = EXDB_VIEW_FLAT, .by_module = 1};
+    both_writers(p, view);
+    exdb_viz_source src = {.prog = p};
+    exdb_viz_settings set = settings();
+    exdb_error err = {0};
+    vz_graph vg;
+    cr_assert_eq(vz_init(&vg), 0);
+    cr_assert_eq(vz_view_flat(&vg, &src, &view, &err), 0, "%s", err.msg);
+    cr_assert_eq(vz_duplicate(&vg, &set, 0, NULL, &err), 0);
+    /* the unused buffer sits in its BatchNorm's cluster */
+    uint32_t b = vz_find(&vg, "b_bn1_num_batches_tracked");
+    cr_assert_neq(b, VZ_NONE);
+    cr_assert_str_eq(vg.clusters[vg.nodes[b].cluster].name, "cluster_bn1");
+    cr_assert_neq(vg.nodes[b].rank_with, 0);
+    Agraph_t *g = vz_emit(&vg, NULL, &err);
+    cr_assert_not_null(g);
+    GVC_t *gvc = gvContext();
+    cr_assert_eq(gvLayout(gvc, g, "dot"), 0);
+    Agraph_t *s0 = find_subg(g, "cluster_layer1.0"), *s1 = find_subg(g, "cluster_layer1.1");
+    cr_assert(s0 && s1);
+    boxf b0 = GD_bb(s0), b1 = GD_bb(s1), all = GD_bb(g);
+    cr_assert(b0.LL.x < b1.UR.x && b1.LL.x < b0.UR.x, "layer1.0 x %.0f-%.0f, layer1.1 x %.0f-%.0f",
+              b0.LL.x, b0.UR.x, b1.LL.x, b1.UR.x);
+    cr_assert_gt(all.UR.y - all.LL.y, all.UR.x - all.LL.x, "%.0f x %.0f pt", all.UR.x - all.LL.x,
+                 all.UR.y - all.LL.y);
+    gvFreeLayout(gvc, g);
+    agclose(g);
+    vz_free(&vg);
+    exdb_program_free(p);
 }

@@ -1,0 +1,113 @@
+#!/bin/sh
+# html_chromium.sh EXDB - the HTML viewer in headless Chromium (Debian's
+# chromium; scripts/deps.sh test installs it). Renders pages of the bundled
+# example (flat, tree, frame) and, when ../shared/real_pt2 is there, of
+# resnet18's module layer1.0; loads them with `chromium --headless
+# --dump-dom` and checks what the page's script recorded on <body>
+# (viz/html.c): it ran without errors, a search finds the node, a click on
+# a node's shape shows its details, zooming changes the view box. Also
+# takes a screenshot and checks the page needs no network.
+# Prints "html: N passed, M failed"; skips (0 passed, 0 failed) without
+# chromium.
+exdb=${1:-./exdb}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+real=${REAL_PT2:-$(cd "$root/.." && pwd)/shared/real_pt2}
+chromium=$(command -v chromium || command -v chromium-browser || command -v google-chrome)
+if [ -z "$chromium" ]; then
+    echo "html: chromium not installed (scripts/deps.sh test): the viewer tests are skipped"
+    echo "html: 0 passed, 0 failed"
+    exit 0
+fi
+out=$(mktemp -d /tmp/exdb-html.XXXXXX)
+trap 'rm -rf "$out"' EXIT
+pass=0 fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() {
+    fail=$((fail + 1))
+    echo "FAIL: $1"
+}
+
+# dom FILE FRAGMENT: the page's DOM after its script ran.
+dom() {
+    timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --no-first-run \
+        --user-data-dir="$out/profile" --virtual-time-budget=3000 \
+        --dump-dom "file://$1#$2" 2>/dev/null
+}
+
+# body_attr DOM NAME: the value of <body data-NAME="...">.
+body_attr() {
+    printf '%s\n' "$1" | grep -o '<body[^>]*>' | head -1 |
+        sed -n "s/.* data-$2=\"\([^\"]*\)\".*/\1/p"
+}
+
+# check_page NAME FILE NODE SEARCH DETAIL: search SEARCH finds NODE; a
+# click on NODE shows DETAIL in the details panel; zoom works.
+check_page() {
+    name=$1 file=$2 node=$3 search=$4 detail=$5
+    if [ ! -s "$file" ]; then
+        bad "$name: no page"
+        return
+    fi
+    # self-contained: no scripts, styles or images from elsewhere
+    if grep -Eq '(src|href)="(https?:)?//' "$file" || grep -q '@import' "$file"; then
+        bad "$name: the page loads something from the network"
+    else
+        ok
+    fi
+    d=$(dom "$file" "search=$search")
+    if [ "$(body_attr "$d" ready)" = 1 ] && [ -z "$(body_attr "$d" errors)" ]; then
+        ok
+    else
+        bad "$name: the script did not run cleanly (errors: $(body_attr "$d" errors))"
+    fi
+    hits=$(body_attr "$d" hits)
+    if [ "${hits:-0}" -ge 1 ] && printf '%s' "$d" | grep -q "<g id=\"$node\" class=\"node hit"; then
+        ok
+    else
+        bad "$name: search \"$search\" did not mark $node (hits: ${hits:-none})"
+    fi
+    d=$(dom "$file" "click=$node")
+    if [ "$(body_attr "$d" selected)" = "$node" ] &&
+        printf '%s' "$d" | grep -A3 '<pre id="dtext">' | grep -qF -- "$detail"; then
+        ok
+    else
+        bad "$name: a click on $node did not show its details ($detail)"
+    fi
+    d=$(dom "$file" "zoom=2")
+    vb=$(body_attr "$d" viewbox) home=$(body_attr "$d" home)
+    if [ -n "$vb" ] && [ "$vb" != "$home" ]; then
+        ok
+    else
+        bad "$name: zoom did not change the view box ($home -> $vb)"
+    fi
+}
+
+ex=$root/tests/fixtures/example.json
+if ! "$exdb" -batch -q "$ex" -ex "render flat -o $out/flat.html" -ex "render tree -o $out/tree.html" \
+    -ex "step 60" -ex "render frame -o $out/frame.html" >"$out/log" 2>&1; then
+    bad "example: render failed"
+    cat "$out/log"
+fi
+check_page "example flat" "$out/flat.html" addmm addm "aten.addmm.default"
+check_page "example tree" "$out/tree.html" encoder encod "InterpreterModule"
+check_page "example frame" "$out/frame.html" frame0 frame "frame 0"
+
+if [ -d "$real" ]; then
+    r18=$real/TheCBaH__pytorch.models.pt2__resnet18__model.json
+    "$exdb" -batch -q "$r18" -ex "render module layer1.0 -o $out/r18.html" >"$out/log" 2>&1 ||
+        { bad "resnet18: render failed"; cat "$out/log"; }
+    check_page "resnet18 module layer1.0" "$out/r18.html" conv1 conv "child module: layer1.0.conv1"
+fi
+
+# a screenshot of the page as a user opens it
+if timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --no-first-run \
+    --user-data-dir="$out/profile" --window-size=1200,800 --virtual-time-budget=3000 \
+    --screenshot="$out/shot.png" "file://$out/flat.html#search=addmm" >/dev/null 2>&1 &&
+    [ "$(head -c 4 "$out/shot.png" | tail -c 3)" = PNG ] && [ "$(wc -c <"$out/shot.png")" -gt 10000 ]; then
+    ok
+else
+    bad "screenshot"
+fi
+echo "html: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

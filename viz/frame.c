@@ -1,0 +1,298 @@
+/* frame.c - the `frame` view: the outliner's state at the current event.
+ *
+ * Three clusters, each bounded so the picture stays readable on programs
+ * of any size:
+ *  - the frame stack (_ModuleFrame objects, outermost first), the selected
+ *    frame highlighted;
+ *  - a window of the flat graph around the cursor (the node run_from is
+ *    at), nodes done (in seen_nodes) green, pending white, the cursor red;
+ *    the nodes before and after the window collapsed into one node each;
+ *  - the selected frame's graph: the nodes node_map maps the window's flat
+ *    nodes to, and its last nodes, the rest collapsed.
+ * node_map edges (flat node -> frame node) are blue, node_to_placeholder
+ * edges purple. Frame graph nodes are named "frameK/NAME" (K the frame's
+ * index) so they do not clash with the flat nodes of the same name. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/unflatten.h"
+#include "viz/view.h"
+
+#define DEFAULT_WINDOW    12
+#define FILL_DONE         "#c7e9c0"
+#define FILL_CURSOR       "#fb6a4a"
+#define FILL_SELECTED     "#ffeda0"
+#define NODE_MAP_COLOR    "#2171b5"
+#define PLACEHOLDER_COLOR "#6a51a3"
+
+typedef struct frame_ctx {
+    vz_graph *vg;
+    const exdb_unflatten *u;
+    const exdb_urun *r;
+    exdb_buf b, t;
+} frame_ctx;
+
+static const char *fqn_or_root(const char *fqn) {
+    return fqn && fqn[0] ? fqn : "<root>";
+}
+
+static const char *text(frame_ctx *c, const char *plain) {
+    exdb_buf_reset(&c->t);
+    vz_put_text(&c->t, plain, 0, 0);
+    return vz_str(c->vg, &c->t);
+}
+
+static uint32_t add_cluster(frame_ctx *c, const char *name, const char *label, const char *fill) {
+    uint32_t k = vz_add_cluster(c->vg, name, 0);
+    if (k != VZ_NONE) {
+        c->vg->clusters[k].label = text(c, label);
+        c->vg->clusters[k].fill = fill;
+    }
+    return k;
+}
+
+/* One node per frame on the stack, outermost first, chained. */
+static void draw_stack(frame_ctx *c, const exdb_uframe *sel) {
+    const exdb_urun *r = c->r;
+    uint32_t cl = add_cluster(c, "cluster_stack", "frame stack (innermost last)", "#f7f7f7");
+    if (cl == VZ_NONE)
+        return;
+    uint32_t prev = VZ_NONE;
+    if (!r->depth) {
+        vz_node v = {.name = "frame~none",
+                     .label = "no frame: outlining has not started or is over",
+                     .cluster = cl,
+                     .shape = "note",
+                     .style = "filled",
+                     .fill = "#f0f0f0"};
+        vz_add_node(c->vg, &v);
+        return;
+    }
+    for (uint32_t i = 0; i < r->depth; i++) {
+        const exdb_uframe *f = r->stack[i];
+        exdb_buf_reset(&c->b);
+        exdb_buf_printf(&c->b, "frame%u", f->index);
+        vz_node v = {.name = vz_str(c->vg, &c->b), .cluster = cl, .order = i};
+        exdb_buf_reset(&c->b);
+        exdb_buf_printf(&c->b, "#%u %s\n", r->depth - 1 - i, fqn_or_root(f->child_fqn));
+        if (f->type && f->type[0])
+            exdb_buf_printf(&c->b, "%s\n", f->type);
+        exdb_buf_printf(&c->b, "%u nodes copied, %u node_map, %u placeholders", f->ncopied,
+                        f->node_map.n, f->node_to_placeholder.n);
+        v.label = text(c, exdb_buf_str(&c->b));
+        exdb_buf_reset(&c->b);
+        exdb_buf_printf(&c->b, "frame %u: %s\nmodule id: %s\ncall %d%s%s", f->index,
+                        fqn_or_root(f->child_fqn), f->module_id ? f->module_id : "",
+                        f->num_calls + 1, f->sig ? "\npreserved signature" : "",
+                        f == sel ? "\n(selected)" : "");
+        v.tooltip = text(c, exdb_buf_str(&c->b));
+        v.fill = f == sel ? FILL_SELECTED : "#ffffff";
+        v.style = f == sel ? "rounded,filled,bold" : NULL;
+        uint32_t k = vz_add_node(c->vg, &v);
+        if (prev != VZ_NONE && k != VZ_NONE) {
+            vz_edge e = {.from = prev, .to = k, .label = "calls"};
+            vz_add_edge(c->vg, &e);
+        }
+        prev = k;
+    }
+}
+
+/* An edge that keeps nodes in program order, top to bottom: without it a
+ * window of placeholders (no edges among them) is laid out as one very
+ * wide rank. Dotted grey, so it reads as "next" rather than dataflow. */
+static void order_edge(frame_ctx *c, uint32_t from, uint32_t to) {
+    if (from == VZ_NONE || to == VZ_NONE)
+        return;
+    vz_edge e = {
+        .from = from, .to = to, .style = "dotted", .color = "#bdbdbd", .tooltip = "program order"};
+    vz_add_edge(c->vg, &e);
+}
+
+/* A collapsed run of nodes, drawn as one note. */
+static uint32_t collapsed(frame_ctx *c, const char *name, uint32_t cl, const char *label) {
+    vz_node v = {.name = name,
+                 .label = text(c, label),
+                 .cluster = cl,
+                 .shape = "note",
+                 .style = "filled",
+                 .fill = "#f0f0f0"};
+    return vz_add_node(c->vg, &v);
+}
+
+int vz_view_frame(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
+                  exdb_error *err) {
+    const exdb_unflatten *u = src->cur;
+    if (!u || !u->run)
+        return exdb_errorf(err, "render: no unflatten run");
+    frame_ctx c = {.vg = vg, .u = u, .r = u->run};
+    const exdb_urun *r = c.r;
+    exdb_buf_init(&c.b);
+    exdb_buf_init(&c.t);
+    uint32_t w = view->window > 0 ? (uint32_t)view->window : DEFAULT_WINDOW;
+    const exdb_uframe *sel = NULL;
+    if (r->depth) {
+        uint32_t level = src->frame_level < r->depth ? src->frame_level : 0;
+        sel = r->stack[r->depth - 1 - level];
+    }
+    int has_cursor = r->phase <= EXDB_UPH_BODY && r->idx < r->nnodes;
+    uint32_t at = has_cursor ? r->idx : r->nnodes;
+    uint32_t lo = at > w ? at - w : 0;
+    uint32_t hi = at + w + 1 < r->nnodes ? at + w + 1 : r->nnodes;
+    if (!has_cursor)
+        lo = r->nnodes > 2 * w ? r->nnodes - 2 * w : 0;
+
+    /* title: the event just applied */
+    exdb_buf_reset(&c.b);
+    exdb_buf_printf(&c.b, "%s: outliner state after event %u",
+                    src->prog && src->prog->path ? src->prog->path : "program", u->pos);
+    if (u->pos) {
+        exdb_buf_puts(&c.b, ": ");
+        exdb_unflatten_describe(&c.b, u, &u->log[u->pos - 1]);
+    }
+    if (u->failed)
+        exdb_buf_printf(&c.b, "\nstopped at an error: %s", u->err.msg);
+    vz_set_title(vg, exdb_buf_str(&c.b));
+
+    draw_stack(&c, sel);
+
+    /* the flat window */
+    exdb_buf_reset(&c.b);
+    exdb_buf_printf(&c.b, "flat graph: nodes %u..%u of %u", lo, hi ? hi - 1 : 0, r->nnodes);
+    if (has_cursor)
+        exdb_buf_printf(&c.b, ", cursor at %u (%s)", at, r->nodes[at]->name);
+    uint32_t fcl = add_cluster(&c, "cluster_flat", exdb_buf_str(&c.b), "#ffffff");
+    uint32_t *fvidx = malloc(((size_t)r->flat->next_id + 1) * sizeof *fvidx);
+    if (!fvidx || fcl == VZ_NONE) {
+        free(fvidx);
+        exdb_buf_free(&c.b);
+        exdb_buf_free(&c.t);
+        return exdb_errorf(err, "render: out of memory");
+    }
+    for (uint32_t i = 0; i <= r->flat->next_id; i++)
+        fvidx[i] = VZ_NONE;
+    uint32_t before = VZ_NONE, after = VZ_NONE;
+    if (lo) {
+        uint32_t done = 0;
+        for (uint32_t i = 0; i < lo; i++)
+            done += r->seen[r->nodes[i]->id] != 0;
+        exdb_buf_reset(&c.b);
+        exdb_buf_printf(&c.b, "%u earlier nodes (%u done)", lo, done);
+        before = collapsed(&c, "flat~before", fcl, exdb_buf_str(&c.b));
+    }
+    uint32_t prev = before;
+    for (uint32_t i = lo; i < hi; i++) {
+        const exdb_node *n = r->nodes[i];
+        int done = r->seen[n->id] != 0;
+        vz_node v = {.name = n->name, .fx = n, .cluster = fcl, .order = i};
+        v.fill = i == at && has_cursor ? FILL_CURSOR : done ? FILL_DONE : "#ffffff";
+        v.style = i == at && has_cursor ? "rounded,filled,bold" : NULL;
+        v.kind_line = i == at && has_cursor ? "<- cursor" : done ? "done" : "pending";
+        fvidx[n->id] = vz_add_node(vg, &v);
+        order_edge(&c, prev, fvidx[n->id]);
+        prev = fvidx[n->id];
+    }
+    if (hi < r->nnodes) {
+        exdb_buf_reset(&c.b);
+        exdb_buf_printf(&c.b, "%u later nodes (pending)", r->nnodes - hi);
+        after = collapsed(&c, "flat~after", fcl, exdb_buf_str(&c.b));
+    }
+    order_edge(&c, prev, after);
+    vz_link_graph(vg, r->flat, fvidx);
+
+    /* the selected frame's graph: mapped nodes and its tail */
+    if (sel && sel->graph) {
+        const exdb_graph *g = sel->graph;
+        uint8_t *pick = calloc((size_t)g->next_id + 1, 1);
+        uint32_t *gvidx = malloc(((size_t)g->next_id + 1) * sizeof *gvidx);
+        if (!pick || !gvidx) {
+            free(pick);
+            free(gvidx);
+            free(fvidx);
+            exdb_buf_free(&c.b);
+            exdb_buf_free(&c.t);
+            return exdb_errorf(err, "render: out of memory");
+        }
+        /* node_map values may have been erased from the graph since (the
+         * later phases sink placeholders): only nodes still listed in g
+         * are drawn, the rest stay VZ_NONE. */
+        for (uint32_t i = 0; i <= g->next_id; i++)
+            gvidx[i] = VZ_NONE;
+        for (uint32_t i = lo; i < hi; i++) {
+            exdb_node *k = r->nodes[i];
+            const exdb_node *m = exdb_unodemap_get(&sel->node_map, k);
+            const exdb_node *p = exdb_unodemap_get(&sel->node_to_placeholder, k);
+            if (m && m->graph == g)
+                pick[m->id] = 1;
+            if (p && p->graph == g)
+                pick[p->id] = 1;
+        }
+        uint32_t idx = 0;
+        for (const exdb_node *n = g->head; n; n = n->next, idx++)
+            if (idx + 2 * w >= g->count || pick[n->id])
+                pick[n->id] = 1;
+        exdb_buf_reset(&c.b);
+        exdb_buf_printf(&c.b, "frame %u graph: %s (%u nodes)", sel->index,
+                        fqn_or_root(sel->child_fqn), g->count);
+        uint32_t gcl = add_cluster(&c, "cluster_frame", exdb_buf_str(&c.b), "#fffbea");
+        idx = 0;
+        uint32_t skipped = 0, gprev = VZ_NONE;
+        for (const exdb_node *n = g->head; n; n = n->next, idx++) {
+            if (!pick[n->id]) {
+                skipped++;
+                continue;
+            }
+            exdb_buf_reset(&c.b);
+            exdb_buf_printf(&c.b, "frame%u/%s", sel->index, n->name);
+            vz_node v = {.name = vz_unique_name(vg, vz_str(vg, &c.b)),
+                         .fx = n,
+                         .cluster = gcl == VZ_NONE ? 0 : gcl,
+                         .order = idx};
+            v.fill = vz_op_fill(n);
+            if (n->op == EXDB_OP_PLACEHOLDER) {
+                v.shape = "ellipse";
+                v.style = "filled";
+                v.fill = vz_input_fill(EXDB_IN_USER_INPUT);
+            }
+            gvidx[n->id] = vz_add_node(vg, &v);
+            order_edge(&c, gprev, gvidx[n->id]);
+            gprev = gvidx[n->id];
+        }
+        if (skipped) {
+            exdb_buf_reset(&c.b);
+            exdb_buf_printf(&c.b, "%u other nodes of this frame", skipped);
+            collapsed(&c, "frame~rest", gcl == VZ_NONE ? 0 : gcl, exdb_buf_str(&c.b));
+        }
+        vz_link_graph(vg, g, gvidx);
+        /* node_map and node_to_placeholder of the window's flat nodes */
+        for (uint32_t i = lo; i < hi; i++) {
+            exdb_node *k = r->nodes[i];
+            const exdb_node *m = exdb_unodemap_get(&sel->node_map, k);
+            const exdb_node *p = exdb_unodemap_get(&sel->node_to_placeholder, k);
+            if (fvidx[k->id] == VZ_NONE)
+                continue;
+            if (m && m->graph == g && gvidx[m->id] != VZ_NONE) {
+                vz_edge e = {.from = fvidx[k->id],
+                             .to = gvidx[m->id],
+                             .style = "dashed",
+                             .color = NODE_MAP_COLOR,
+                             .tooltip = "node_map"};
+                vz_add_edge(vg, &e);
+            }
+            if (p && p->graph == g && gvidx[p->id] != VZ_NONE && p != m) {
+                vz_edge e = {.from = fvidx[k->id],
+                             .to = gvidx[p->id],
+                             .style = "dashed",
+                             .color = PLACEHOLDER_COLOR,
+                             .tooltip = "node_to_placeholder"};
+                vz_add_edge(vg, &e);
+            }
+        }
+        free(pick);
+        free(gvidx);
+    }
+    free(fvidx);
+    exdb_buf_free(&c.b);
+    exdb_buf_free(&c.t);
+    return vg->oom ? exdb_errorf(err, "render: out of memory") : 0;
+}

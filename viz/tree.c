@@ -1,0 +1,255 @@
+/* tree.c - the `tree` view: the unflattened module hierarchy as
+ * named_modules(remove_duplicate=False) walks it, one node per module path.
+ *
+ * Each node says the module's class (_ty), what object it is (UnflattenedModule,
+ * InterpreterModule, InterpreterModuleDispatcher, plain torch.nn.Module,
+ * GraphModule), how many call sites call it and how many nodes its graph
+ * has. A dispatcher gets one child node per call module (fqn, fqn@1...).
+ * A module that calls were deduplicated into (_deduplicate_modules, case 1:
+ * relu and relu@1 with equal graphs become one relu called twice) is bold
+ * and pink, with the number of such calls. A path whose module object was
+ * already met at another path (dedup case 2: set_submodule to the seen
+ * module) is drawn dashed in red with an edge "same module" to the first
+ * path, and its subtree is not drawn again. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/unflatten.h"
+#include "viz/view.h"
+
+typedef struct tree_ctx {
+    vz_graph *vg;
+    const exdb_urun *r;
+    uint32_t *first; /* module id -> view node of its first path + 1 */
+    uint32_t *calls; /* module id -> call sites resolving to it */
+    uint32_t *dedup; /* module id -> of those, calls whose own module was deduplicated */
+    int skipping;    /* inside the subtree of a duplicate (path in skip) */
+    exdb_buf skip;   /* that duplicate's path */
+    exdb_buf b, t;
+    int oom;
+} tree_ctx;
+
+static const char *kind_name(const exdb_umodule *m) {
+    switch (m->kind) {
+    case EXDB_UMOD_PLAIN:
+        return "torch.nn.Module";
+    case EXDB_UMOD_INTERP:
+        return "InterpreterModule";
+    case EXDB_UMOD_DISPATCH:
+        return "InterpreterModuleDispatcher";
+    case EXDB_UMOD_ROOT:
+        return "UnflattenedModule";
+    default:
+        return "GraphModule";
+    }
+}
+
+static const char *kind_fill(const exdb_umodule *m) {
+    switch (m->kind) {
+    case EXDB_UMOD_ROOT:
+        return "#9ecae1";
+    case EXDB_UMOD_INTERP:
+        return "#ffffff";
+    case EXDB_UMOD_DISPATCH:
+        return "#fdd49e";
+    case EXDB_UMOD_GRAPH:
+        return "#dadaeb";
+    default:
+        return "#f0f0f0";
+    }
+}
+
+/* Call sites per module: every seen_modules entry's call_module target,
+ * resolved after dedup's retargeting (so a deduplicated call counts for the
+ * module it now calls). One pass over the entries. */
+static void count_calls(tree_ctx *c) {
+    const exdb_urun *r = c->r;
+    for (uint32_t p = 0; p < r->nparts; p++)
+        for (uint32_t e = 0; e < r->parts[p].n; e++) {
+            const exdb_uentry *en = &r->parts[p].entries[e];
+            exdb_umodule *m =
+                en->parent_call_module
+                    ? exdb_umod_get_path(en->parent_module, en->parent_call_module->target
+                                                                ? en->parent_call_module->target
+                                                                : "")
+                    : NULL;
+            if (m && m->id < r->nmodules) {
+                c->calls[m->id]++;
+                c->dedup[m->id] += en->module != m;
+            }
+        }
+}
+
+static const char *short_type(const char *ty) {
+    const char *d = ty ? strrchr(ty, '.') : NULL;
+    return d ? d + 1 : ty;
+}
+
+static const char *parent_path(tree_ctx *c, const char *fqn) {
+    const char *d = strrchr(fqn, '.');
+    if (!d)
+        return fqn[0] ? "<root>" : NULL;
+    exdb_buf_reset(&c->t);
+    exdb_buf_put(&c->t, fqn, (size_t)(d - fqn));
+    return exdb_buf_str(&c->t);
+}
+
+static uint32_t add_mod_node(tree_ctx *c, const char *name, const char *atom, exdb_umodule *m,
+                             uint32_t calls, uint32_t dedup) {
+    vz_graph *vg = c->vg;
+    vz_node v = {.name = name, .fill = kind_fill(m), .order = vg->nnodes};
+    exdb_buf_reset(&c->b);
+    vz_put_text(&c->b, atom, 64, 0);
+    if (m->type) {
+        vz_put_nl(&c->b);
+        vz_put_text(&c->b, short_type(m->type), 64, 0);
+    }
+    vz_put_nl(&c->b);
+    exdb_buf_puts(&c->b, m->kind == EXDB_UMOD_DISPATCH ? "Dispatcher" : kind_name(m));
+    if (m->kind == EXDB_UMOD_INTERP || m->kind == EXDB_UMOD_DISPATCH)
+        exdb_buf_printf(&c->b, " calls=%u", calls);
+    if (m->graph)
+        exdb_buf_printf(&c->b, " nodes=%u", m->graph->count);
+    if (dedup) {
+        /* Calls whose graphs equalled this one's: _deduplicate_modules
+         * pointed them here and dropped their own module. */
+        vz_put_nl(&c->b);
+        exdb_buf_printf(&c->b, "%u deduplicated call%s", dedup, dedup == 1 ? "" : "s");
+        v.fill = "#fee0d2";
+        v.style = "rounded,filled,bold";
+    }
+    v.label = vz_str(vg, &c->b);
+    exdb_buf_reset(&c->b);
+    exdb_buf_printf(&c->b, "%s\n%s #%u\ntype: %s", name, kind_name(m), m->id,
+                    m->type ? m->type : "None");
+    uint32_t np = 0, nb = 0, nc = 0;
+    for (uint32_t i = 0; i < m->attrs.n; i++) {
+        const exdb_uattr *a = m->attrs.vals[i];
+        if (!a)
+            continue;
+        np += a->kind == EXDB_UATTR_PARAM;
+        nb += a->kind == EXDB_UATTR_BUFFER;
+        nc += a->kind == EXDB_UATTR_CONST;
+    }
+    exdb_buf_printf(&c->b, "\nparameters=%u buffers=%u constants=%u", np, nb, nc);
+    exdb_buf_reset(&c->t);
+    vz_put_text(&c->t, exdb_buf_str(&c->b), 0, 0);
+    v.tooltip = vz_str(vg, &c->t);
+    return vz_add_node(vg, &v);
+}
+
+static void visit(void *vctx, const char *fqn, exdb_umodule *m) {
+    tree_ctx *c = vctx;
+    vz_graph *vg = c->vg;
+    if (c->skipping) {
+        if (strncmp(fqn, exdb_buf_str(&c->skip), c->skip.len) == 0 && fqn[c->skip.len] == '.')
+            return; /* inside a duplicate already drawn elsewhere */
+        c->skipping = 0;
+    }
+    const char *name = "<root>";
+    if (fqn[0]) {
+        exdb_buf_reset(&c->b);
+        exdb_buf_puts(&c->b, fqn);
+        name = vz_unique_name(vg, vz_str(vg, &c->b));
+    }
+    const char *atom = fqn[0] ? (strrchr(fqn, '.') ? strrchr(fqn, '.') + 1 : fqn) : "<root>";
+    uint32_t id = m->id < c->r->nmodules ? m->id : 0;
+    uint32_t first = c->first[id];
+    uint32_t k = add_mod_node(c, name, atom, m, c->calls[id], c->dedup[id]);
+    if (k == VZ_NONE) {
+        c->oom = 1;
+        return;
+    }
+    const char *pp = parent_path(c, fqn);
+    if (pp) {
+        uint32_t p = vz_find(vg, pp);
+        if (p != VZ_NONE) {
+            vz_edge e = {.from = p, .to = k};
+            vz_add_edge(vg, &e);
+        }
+    }
+    if (first) {
+        /* The same object as an earlier path: mark it, link it, skip its
+         * subtree (drawn under the first path). */
+        vg->nodes[k].style = "rounded,filled,dashed";
+        vg->nodes[k].fill = "#fcbba1";
+        exdb_buf_reset(&c->b);
+        exdb_buf_puts(&c->b, vg->nodes[k].label);
+        vz_put_nl(&c->b);
+        exdb_buf_puts(&c->b, "= ");
+        vz_put_text(&c->b, vg->nodes[first - 1].name, 64, 0);
+        exdb_buf_puts(&c->b, " (shared)");
+        vg->nodes[k].label = vz_str(vg, &c->b);
+        vz_edge e = {.from = k,
+                     .to = first - 1,
+                     .style = "dashed",
+                     .color = "#cb181d",
+                     .label = "same module"};
+        vz_add_edge(vg, &e);
+        exdb_buf_reset(&c->skip);
+        exdb_buf_puts(&c->skip, fqn);
+        c->skipping = 1;
+        return;
+    }
+    c->first[id] = k + 1;
+    if (m->kind != EXDB_UMOD_DISPATCH)
+        return;
+    for (uint32_t i = 0; i < m->ncall_modules; i++) {
+        exdb_umodule *cm = m->call_modules[i];
+        /* Node "fqn#i"; the call itself is named fqn, fqn@1... (_call_name). */
+        exdb_buf_reset(&c->b);
+        exdb_buf_printf(&c->b, "%s#%u", fqn, i);
+        const char *cname = vz_unique_name(vg, vz_str(vg, &c->b));
+        exdb_buf_reset(&c->b);
+        exdb_buf_printf(&c->b, "call %u: %s", i, fqn);
+        if (i)
+            exdb_buf_printf(&c->b, "@%u", i);
+        const char *catom = vz_str(vg, &c->b);
+        uint32_t ck = add_mod_node(c, cname, catom, cm, 1, 0);
+        if (ck == VZ_NONE) {
+            c->oom = 1;
+            return;
+        }
+        vz_edge e = {.from = k, .to = ck, .style = "dashed", .label = "dispatches"};
+        vz_add_edge(vg, &e);
+    }
+}
+
+int vz_view_tree(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
+                 exdb_error *err) {
+    const exdb_unflatten *u = src->done;
+    if (!u)
+        return exdb_errorf(err, "render: no complete unflatten run");
+    tree_ctx c = {.vg = vg, .r = u->run};
+    c.first = calloc((size_t)u->run->nmodules + 1, sizeof *c.first);
+    c.calls = calloc((size_t)u->run->nmodules + 1, sizeof *c.calls);
+    c.dedup = calloc((size_t)u->run->nmodules + 1, sizeof *c.dedup);
+    if (!c.first || !c.calls || !c.dedup) {
+        free(c.first);
+        free(c.calls);
+        free(c.dedup);
+        return exdb_errorf(err, "render: out of memory");
+    }
+    exdb_buf_init(&c.b);
+    exdb_buf_init(&c.t);
+    exdb_buf_init(&c.skip);
+    count_calls(&c);
+    exdb_unflatten_named_modules(u, visit, &c);
+    vg->rankdir = "LR";
+    vg->ordering = "out"; /* children in registration order, as named_modules */
+    exdb_buf_reset(&c.b);
+    exdb_buf_printf(&c.b, "%s: unflattened module tree, %u modules",
+                    src->prog && src->prog->path ? src->prog->path : "program", u->run->nmodules);
+    vz_set_title(vg, exdb_buf_str(&c.b));
+    exdb_buf_free(&c.b);
+    exdb_buf_free(&c.t);
+    exdb_buf_free(&c.skip);
+    free(c.first);
+    free(c.calls);
+    free(c.dedup);
+    (void)view;
+    if (c.oom || vg->oom)
+        return exdb_errorf(err, "render: out of memory");
+    return 0;
+}
