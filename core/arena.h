@@ -17,7 +17,10 @@ typedef struct exdb_arena {
 } exdb_arena;
 
 void exdb_arena_init(exdb_arena *a);
+/* Blocks of 1 MiB and more go to a process-wide cache (at most 768 MiB)
+ * that later arenas take from; exdb_arena_trim frees the cache. */
 void exdb_arena_destroy(exdb_arena *a);
+void exdb_arena_trim(void);
 /* Returns n bytes aligned to 16, or NULL when memory is exhausted. */
 void *exdb_arena_alloc(exdb_arena *a, size_t n);
 /* Zero-filled; NULL on overflow of count*size or exhaustion. */
