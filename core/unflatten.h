@@ -243,7 +243,6 @@ typedef struct exdb_urun {
     uint32_t nwork, work_pos, work_cap;
     uint8_t phase_started;
     exdb_strmap removed_by_module; /* SINK: "id" -> ustrset of removed inputs */
-    exdb_uevent last;
 } exdb_urun;
 
 /* ---- the run handle the REPL drives */
