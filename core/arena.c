@@ -33,6 +33,16 @@ void exdb_arena_init(exdb_arena *a) {
  * `restart`, lint and render of a finished tree rebuild arenas of the same
  * sizes, so they get pages already mapped. The memory stays in the process
  * (RSS) until exdb_arena_trim. exdb is single-threaded: no lock. */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+/* Under ASan a cached block stays poisoned until reused, so a pointer into
+ * a destroyed arena is still caught. */
+#define CACHE_POISON(b)   ASAN_POISON_MEMORY_REGION((b)->data, (b)->size)
+#define CACHE_UNPOISON(b) ASAN_UNPOISON_MEMORY_REGION((b)->data, (b)->size)
+#else
+#define CACHE_POISON(b)   ((void)(b))
+#define CACHE_UNPOISON(b) ((void)(b))
+#endif
 #define CACHE_MIN ((size_t)1 << 20)
 #define CACHE_MAX ((size_t)768 << 20)
 static exdb_arena_block *cache;
@@ -45,6 +55,7 @@ void exdb_arena_destroy(exdb_arena *a) {
         if (b->size >= CACHE_MIN && cache_bytes + b->size <= CACHE_MAX) {
             b->prev = cache;
             cache = b;
+            CACHE_POISON(b);
             cache_bytes += b->size;
         } else {
             free(b);
@@ -57,6 +68,7 @@ void exdb_arena_destroy(exdb_arena *a) {
 void exdb_arena_trim(void) {
     while (cache) {
         exdb_arena_block *p = cache->prev;
+        CACHE_UNPOISON(cache);
         free(cache);
         cache = p;
     }
@@ -70,6 +82,7 @@ static exdb_arena_block *cache_take(size_t want) {
         if (b->size >= want && b->size / 2 <= want) {
             *pb = b->prev;
             cache_bytes -= b->size;
+            CACHE_UNPOISON(b);
             b->off = 0;
             return b;
         }
