@@ -367,8 +367,11 @@ const char *exdb_graph_create_name(exdb_graph *g, const char *candidate) {
 
     /* From here on buf holds only the base. */
     buf[base_len] = '\0';
+    void **bc = NULL; /* base_count's slot for the base, once looked up */
+    int bc_looked = 0;
     if (!has_num || exdb_strmap_find(&g->names, cand)) {
-        void **bc = exdb_strmap_find(&g->base_count, buf);
+        bc = exdb_strmap_find(&g->base_count, buf);
+        bc_looked = 1;
         num = bc ? (uint64_t)(uintptr_t)*bc : 0;
         if (is_reserved(cand)) /* reserved names never end in _<digits> */
             snprintf(cand, cand_size, "%s_%llu", buf, (unsigned long long)++num);
@@ -378,7 +381,8 @@ const char *exdb_graph_create_name(exdb_graph *g, const char *candidate) {
 
     final = exdb_arena_strdup(g->arena, cand);
     void **slot = final ? exdb_strmap_put(&g->names, final, NULL) : NULL;
-    void **bslot = exdb_strmap_find(&g->base_count, buf);
+    /* putting into names leaves base_count's slots where they were */
+    void **bslot = bc_looked ? bc : exdb_strmap_find(&g->base_count, buf);
     if (!bslot && slot) { /* a new base: the map keeps the key, so copy it */
         const char *key = exdb_arena_strdup(g->arena, buf);
         bslot = key ? exdb_strmap_put(&g->base_count, key, NULL) : NULL;

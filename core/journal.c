@@ -81,7 +81,7 @@ void exdb_journal_save(exdb_journal *j, const void *p, size_t n) {
     if (!is_arena(j, lo))
         return;
     size_t k = (hi - lo) / 8;
-    if (reserve(j, k) < 0) {
+    if (j->n + k > j->cap && reserve(j, k) < 0) {
         j->oom = 1;
         return;
     }
