@@ -17,7 +17,10 @@ typedef struct exdb_arena {
 } exdb_arena;
 
 void exdb_arena_init(exdb_arena *a);
+/* Blocks of 1 MiB and more go to a process-wide cache (at most 768 MiB)
+ * that later arenas take from; exdb_arena_trim frees the cache. */
 void exdb_arena_destroy(exdb_arena *a);
+void exdb_arena_trim(void);
 /* Returns n bytes aligned to 16, or NULL when memory is exhausted. */
 void *exdb_arena_alloc(exdb_arena *a, size_t n);
 /* Zero-filled; NULL on overflow of count*size or exhaustion. */
@@ -42,6 +45,21 @@ void exdb_journal_save(struct exdb_journal *j, const void *p, size_t n);
 static inline void exdb_arena_will_write(exdb_arena *a, const void *p, size_t n) {
     if (a->journal)
         exdb_journal_save(a->journal, p, n);
+}
+/* Before copying n bytes (a multiple of 8, dst 8-aligned) from src over
+ * dst: records only the words that change (a node's args/kwargs are often
+ * reassigned with most words, or all, equal). */
+static inline void exdb_arena_will_store(exdb_arena *a, void *dst, const void *src, size_t n) {
+    if (!a->journal)
+        return;
+    const unsigned char *d = dst, *s = src;
+    for (size_t i = 0; i < n; i += 8) {
+        unsigned long long x, y;
+        __builtin_memcpy(&x, d + i, 8);
+        __builtin_memcpy(&y, s + i, 8);
+        if (x != y)
+            exdb_journal_save(a->journal, d + i, 8);
+    }
 }
 /* EXDB_WILL_WRITE(a, lvalue) before `lvalue = ...` */
 #define EXDB_WILL_WRITE(a, lv) exdb_arena_will_write((a), &(lv), sizeof(lv))

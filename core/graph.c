@@ -322,8 +322,11 @@ static int split_suffix(const char *s, size_t len, size_t *base_len, uint64_t *n
  * probes in the usual patterns. */
 const char *exdb_graph_create_name(exdb_graph *g, const char *candidate) {
     size_t n = strlen(candidate);
-    /* The sanitised candidate: at most one '_' more, or "_unnamed". */
-    char *buf = malloc(n + 32);
+    /* The sanitised candidate: at most one '_' more, or "_unnamed". Names
+     * are short: both buffers live on the stack unless a name is long (a
+     * malloc pair per name was ~5% of an unflatten run). */
+    char sbuf[256], scand[256];
+    char *buf = n + 32 <= sizeof sbuf ? sbuf : malloc(n + 32);
     if (!buf)
         return NULL;
     size_t w = 0;
@@ -354,17 +357,21 @@ const char *exdb_graph_create_name(exdb_graph *g, const char *candidate) {
     int has_num = split_suffix(buf, w, &base_len, &num);
     const char *final = NULL;
     size_t cand_size = w + 24; /* the candidate, or base + "_" + a counter */
-    char *cand = malloc(cand_size);
+    char *cand = cand_size <= sizeof scand ? scand : malloc(cand_size);
     if (!cand) {
-        free(buf);
+        if (buf != sbuf)
+            free(buf);
         return NULL;
     }
     memcpy(cand, buf, w + 1);
 
     /* From here on buf holds only the base. */
     buf[base_len] = '\0';
+    void **bc = NULL; /* base_count's slot for the base, once looked up */
+    int bc_looked = 0;
     if (!has_num || exdb_strmap_find(&g->names, cand)) {
-        void **bc = exdb_strmap_find(&g->base_count, buf);
+        bc = exdb_strmap_find(&g->base_count, buf);
+        bc_looked = 1;
         num = bc ? (uint64_t)(uintptr_t)*bc : 0;
         if (is_reserved(cand)) /* reserved names never end in _<digits> */
             snprintf(cand, cand_size, "%s_%llu", buf, (unsigned long long)++num);
@@ -374,7 +381,8 @@ const char *exdb_graph_create_name(exdb_graph *g, const char *candidate) {
 
     final = exdb_arena_strdup(g->arena, cand);
     void **slot = final ? exdb_strmap_put(&g->names, final, NULL) : NULL;
-    void **bslot = exdb_strmap_find(&g->base_count, buf);
+    /* putting into names leaves base_count's slots where they were */
+    void **bslot = bc_looked ? bc : exdb_strmap_find(&g->base_count, buf);
     if (!bslot && slot) { /* a new base: the map keeps the key, so copy it */
         const char *key = exdb_arena_strdup(g->arena, buf);
         bslot = key ? exdb_strmap_put(&g->base_count, key, NULL) : NULL;
@@ -385,8 +393,10 @@ const char *exdb_graph_create_name(exdb_graph *g, const char *candidate) {
         EXDB_WILL_WRITE(g->arena, *bslot);
         *bslot = (void *)(uintptr_t)num;
     }
-    free(cand);
-    free(buf);
+    if (cand != scand)
+        free(cand);
+    if (buf != sbuf)
+        free(buf);
     return final;
 }
 
@@ -535,12 +545,13 @@ static void remove_user_cb(void *vctx, exdb_node *in) {
 static int update_args_kwargs(exdb_node *n, const exdb_arg *args, const exdb_arg *kwargs) {
     user_ctx uc = {n, 0};
     exdb_node_foreach_input(n, remove_user_cb, &uc);
+    _Static_assert(sizeof(exdb_arg) % 8 == 0, "exdb_arg: whole words");
     if (args) {
-        EXDB_WILL_WRITE(n->graph->arena, n->args);
+        exdb_arena_will_store(n->graph->arena, &n->args, args, sizeof *args);
         n->args = *args;
     }
     if (kwargs) {
-        EXDB_WILL_WRITE(n->graph->arena, n->kwargs);
+        exdb_arena_will_store(n->graph->arena, &n->kwargs, kwargs, sizeof *kwargs);
         n->kwargs = *kwargs;
     }
     exdb_node_foreach_input(n, add_user_cb, &uc);

@@ -5,8 +5,9 @@
  * state before the event points to, or stores into memory that existed
  * before it. Every store of the second kind is preceded by
  * EXDB_WILL_WRITE (arena.h), which records the 8-byte words it covers with
- * their old values; the exdb_urun struct itself is compared word by word
- * with a shadow copy at the end of each event instead of being hooked.
+ * their old values (exdb_arena_will_store: only the words that change);
+ * the exdb_urun struct itself is compared word by word with a shadow copy
+ * at the end of each event instead of being hooked.
  * Stores into memory the event itself allocated need no record (nothing
  * older points to it), and a word is recorded once per event.
  *

@@ -1928,24 +1928,26 @@ static int load_str_list(loader *L, const exdb_json *j, const jpath *p, const ch
     return 0;
 }
 
-/* ModuleCallSignature.inputs/outputs: value names (NULL for constants). */
+/* ModuleCallSignature.inputs/outputs: value names (NULL for constants),
+ * and each ConstantArgument's value in *vals (None beside a name). */
 static int load_sig_args(loader *L, const exdb_json *j, const jpath *p, const char ***out,
-                         uint32_t *n) {
+                         exdb_arg **vals, uint32_t *n) {
     if (!j) {
         *n = 0;
         *out = NULL;
+        *vals = NULL;
         return 0;
     }
     if (need_arr(L, j, p) < 0)
         return -1;
     *n = j->len;
     *out = exdb_arena_calloc(L->a, j->len ? j->len : 1, sizeof **out);
-    if (!*out)
+    *vals = exdb_arena_calloc(L->a, j->len ? j->len : 1, sizeof **vals);
+    if (!*out || !*vals)
         return oom(L);
     for (uint32_t i = 0; i < j->len; i++) {
         jpath ep = PIDX(p, i);
-        exdb_arg c;
-        if (arg_value_name(L, &j->u.kids[i], &ep, &(*out)[i], &c) < 0)
+        if (arg_value_name(L, &j->u.kids[i], &ep, &(*out)[i], &(*vals)[i]) < 0)
             return -1;
     }
     return 0;
@@ -1990,8 +1992,10 @@ static int load_call_graph(loader *L, const exdb_json *mcg, const jpath *p) {
             return oom(L);
         P->calls[i].sig = s;
         jpath inp = PKEY(&sp, "inputs"), outp = PKEY(&sp, "outputs");
-        if (load_sig_args(L, get_opt(sig, "inputs"), &inp, &s->inputs, &s->ninputs) < 0 ||
-            load_sig_args(L, get_opt(sig, "outputs"), &outp, &s->outputs, &s->noutputs) < 0)
+        if (load_sig_args(L, get_opt(sig, "inputs"), &inp, &s->inputs, &s->input_values,
+                          &s->ninputs) < 0 ||
+            load_sig_args(L, get_opt(sig, "outputs"), &outp, &s->outputs, &s->output_values,
+                          &s->noutputs) < 0)
             return -1;
         for (int which = 0; which < 2; which++) {
             const char *key = which ? "out_spec" : "in_spec";

@@ -569,10 +569,14 @@ static int preserved_setup(exdb_urun *r, exdb_uframe *f, exdb_error *err) {
     if (exdb_arg_seq(A, EXDB_ARG_LIST, sig->ninputs, &inputs) < 0)
         rc = exdb_errorf(err, "out of memory");
     for (uint32_t i = 0; rc == 0 && i < sig->ninputs; i++) {
+        if (!sig->inputs[i]) { /* a ConstantArgument: input_nodes.append(input.value) */
+            if (sig->input_values &&
+                exdb_arg_copy(A, &sig->input_values[i], &inputs.u.items[i], NULL, NULL) < 0)
+                rc = exdb_errorf(err, "out of memory");
+            continue;
+        }
         exdb_node *seen = seen_by_name(r, sig->inputs[i]);
-        /* TODO(unflatten): a ConstantArgument's value (the loader keeps only
-         * NULL for it); None is used until program.h carries the value. */
-        if (!seen) {
+        if (!seen) { /* input.name not in self.seen_nodes */
             inputs.u.items[i] = exdb_arg_none();
             continue;
         }

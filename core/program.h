@@ -61,12 +61,15 @@ typedef struct exdb_treespec {
     uint32_t num_leaves;
 } exdb_treespec;
 
-/* ModuleCallSignature. inputs/outputs: value names (NULL for a constant). */
+/* ModuleCallSignature. inputs/outputs: value names (NULL for a constant,
+ * a ConstantArgument: its value in input_values/output_values, which hold
+ * None beside a name). */
 typedef struct exdb_call_signature {
     const char **inputs;
     uint32_t ninputs;
     const char **outputs;
     uint32_t noutputs;
+    exdb_arg *input_values, *output_values;
     exdb_treespec *in_spec, *out_spec;
     const char *in_spec_text, *out_spec_text;
     const char **forward_arg_names; /* NULL when absent */

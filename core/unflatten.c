@@ -400,7 +400,6 @@ static int step_unrecorded(exdb_unflatten *u, exdb_uevent *e, exdb_uevent *ev, e
     }
     if (rc == 0)
         return 0;
-    u->run->last = *e;
     if (u->pos < u->nlog) {
         u->pos++;
     } else if (log_event(u, e) < 0) {
@@ -433,7 +432,6 @@ int exdb_unflatten_step(exdb_unflatten *u, exdb_uevent *ev, exdb_error *err) {
     exdb_journal_begin(j);
     int rc = run_step(u->run, &e, &u->err);
     if (rc > 0) {
-        u->run->last = e;
         if (log_event(u, &e) < 0) {
             exdb_journal_fail(j);
             rc = -1;

@@ -244,7 +244,6 @@ typedef struct exdb_urun {
     uint32_t nwork, work_pos, work_cap;
     uint8_t phase_started;
     exdb_strmap removed_by_module; /* SINK: "id" -> ustrset of removed inputs */
-    exdb_uevent last;
     exdb_uwork *done_work[EXDB_UPH_DONE + 1]; /* finished phases' work lists (their events) */
     uint32_t done_nwork[EXDB_UPH_DONE + 1];
 } exdb_urun;

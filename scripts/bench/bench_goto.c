@@ -2,10 +2,13 @@
  * unflatten to the end with and without recording events, then going to
  * the middle, the end and event 0, and a series of random events. Times are
  * CPU seconds (the machine is shared; wall time is noisy), best of REPS.
+ * The first recorded run of the process is timed on its own (cold): it
+ * gets fresh pages from the kernel, later runs reuse the arena blocks the
+ * earlier ones freed (arena.c), as `run`/`restart` in one session do.
  *
  *   bench_goto FILE [REPS]
  *   -> "nodes events unrecorded_s recorded_s journal_bytes arena_bytes
- *       goto_mid_s goto_end_s goto_0_s goto_random_max_s" */
+ *       goto_mid_s goto_end_s goto_0_s goto_random_max_s cold_recorded_s" */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -66,6 +69,7 @@ int main(int argc, char **argv) {
     double unrec = -1, rec = -1, mid = -1, end = -1, zero = -1, rnd = 0;
     size_t jbytes = 0, abytes = 0;
     uint32_t events = 0;
+    double cold = full_run(p, 1, NULL);
     for (int i = 0; i < reps; i++) {
         unrec = min_d(unrec, full_run(p, 0, NULL));
         exdb_unflatten *u;
@@ -84,8 +88,8 @@ int main(int argc, char **argv) {
         }
         exdb_unflatten_free(u);
     }
-    printf("%u %u %.6f %.6f %zu %zu %.6f %.6f %.6f %.6f\n", p->graph->count, events, unrec, rec,
-           jbytes, abytes, mid, end, zero, rnd);
+    printf("%u %u %.6f %.6f %zu %zu %.6f %.6f %.6f %.6f %.6f\n", p->graph->count, events, unrec,
+           rec, jbytes, abytes, mid, end, zero, rnd, cold);
     exdb_program_free(p);
     return 0;
 }

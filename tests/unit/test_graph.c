@@ -960,3 +960,30 @@ Test(graph, memory_users_array_waste) {
     cr_assert_leq(waste, 2 * final);
     exdb_arena_destroy(&ax);
 }
+
+/* arena.c's block cache: a destroyed arena's big blocks (1 MiB and more)
+ * serve the next arena (its pages are mapped already); small blocks are
+ * freed; exdb_arena_trim empties the cache. */
+Test(arena, freed_big_blocks_are_reused) {
+    exdb_arena_trim();
+    exdb_arena a;
+    exdb_arena_init(&a);
+    unsigned char *big = exdb_arena_alloc(&a, (size_t)3 << 20); /* a block of its own */
+    cr_assert_not_null(big);
+    memset(big, 0xab, (size_t)3 << 20);
+    exdb_arena_destroy(&a);
+    exdb_arena_init(&a);
+    unsigned char *again = exdb_arena_alloc(&a, (size_t)3 << 20);
+    cr_expect_eq(again, big, "the cached block was not reused");
+    cr_expect_eq(a.reserved, (size_t)3 << 20);
+    /* a request bigger than twice the cached block gets a new one */
+    exdb_arena_destroy(&a);
+    exdb_arena_init(&a);
+    unsigned char *bigger = exdb_arena_alloc(&a, (size_t)7 << 20);
+    cr_expect_neq(bigger, big);
+    exdb_arena_destroy(&a);
+    exdb_arena_trim();
+    exdb_arena_init(&a);
+    cr_assert_not_null(exdb_arena_alloc(&a, 100));
+    exdb_arena_destroy(&a);
+}

@@ -754,6 +754,33 @@ Test(unflatten, preserved_constant_arguments) {
     close_run(&f);
 }
 
+/* A preserved call with a constant argument, m2(x, 3): the signature's
+ * ConstantArgument(value=3) goes into the caller's tree_unflatten as the
+ * value itself (input_nodes.append(input.value)), not None; the child
+ * still names its getitem _constant_1 and leaves it unused. */
+Test(unflatten, preserved_constant_argument_value) {
+    ufx f;
+    open_run(&f, FIX "preserve_const.json", 1);
+    check_run(&f, "preserve_const");
+    const exdb_call_signature *sig = f.p->calls[1].sig;
+    cr_assert_not_null(sig);
+    cr_expect_null(sig->inputs[1]);
+    cr_expect_eq(sig->input_values[1].kind, EXDB_ARG_INT);
+    cr_expect_eq(sig->input_values[1].u.i, 3);
+    cr_expect_eq(sig->input_values[0].kind, EXDB_ARG_NONE);
+    char *t = module_text(&f, "");
+    cr_expect(strstr(t, "tree_unflatten](args = ([%add, 3], %_spec_0)") != NULL, "%s", t);
+    cr_expect(strstr(t, "call_module[target=m2](args = (%getitem_2, %getitem_3)") != NULL, "%s", t);
+    free(t);
+    t = module_text(&f, "m2");
+    cr_expect(strstr(t, "%_constant_1 : [num_users=0] = call_function[target=operator.getitem]("
+                        "args = (%tree_flatten_spec, 1)") != NULL,
+              "%s", t);
+    cr_expect(strstr(t, "aten.add.Tensor](args = (%add, 3)") != NULL, "%s", t);
+    free(t);
+    close_run(&f);
+}
+
 /* test_simple_alias: m.bias is the root's bias. Strict export keeps one
  * placeholder (target "bias"); the archive's weights config says m.bias
  * shares its tensor, so m sinks it as its own bias and both attributes are
@@ -1047,10 +1074,14 @@ static void goto_check(const char *path, uint32_t seed, uint32_t all, uint32_t n
     close_run(&f);
 }
 
-static const char *const goto_fixtures[] = {
-    "nested.json",       "ivals_child2parent_preserved.json", "dispatch.json",
-    "cond.json",         "nn_module_stack_shared.json",       "constant_aliasing.pt2",
-    "preserve_none.json"};
+static const char *const goto_fixtures[] = {"nested.json",
+                                            "ivals_child2parent_preserved.json",
+                                            "dispatch.json",
+                                            "cond.json",
+                                            "nn_module_stack_shared.json",
+                                            "constant_aliasing.pt2",
+                                            "preserve_none.json",
+                                            "preserve_const.json"};
 
 Test(unflatten, goto_sequences_fixtures) {
     for (size_t i = 0; i < sizeof goto_fixtures / sizeof *goto_fixtures; i++) {
