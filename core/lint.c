@@ -115,6 +115,26 @@ static void check_arg(void *vctx, exdb_node *arg) {
     }
 }
 
+/* Whether every node of an argument tree belongs to g and was seen: then
+ * check_arg finds nothing, and the walk that visits each input once (which
+ * marks the input nodes) is only made for a node with some finding. */
+static int inputs_defined(const exdb_arg *a, const exdb_graph *g, const uint8_t *seen,
+                          uint32_t nseen) {
+    switch (a->kind) {
+    case EXDB_ARG_NODE:
+        return a->u.node->graph == g && a->u.node->id < nseen && seen[a->u.node->id];
+    case EXDB_ARG_LIST:
+    case EXDB_ARG_TUPLE:
+    case EXDB_ARG_DICT:
+        for (uint32_t i = 0; i < a->n; i++)
+            if (!inputs_defined(&a->u.items[i], g, seen, nseen))
+                return 0;
+        return 1;
+    default:
+        return 1;
+    }
+}
+
 /* FX pass 2 for get_attr/call_module: every atom of the dotted target must
  * exist on the owning module, and for call_module be a module. */
 static void check_target(exdb_lint_report *r, const exdb_node *n, const exdb_lint_owner *owner,
@@ -186,36 +206,26 @@ uint32_t exdb_lint_graph(exdb_lint_report *r, const exdb_graph *g, const exdb_li
         r->oom = 1;
         return 0;
     }
-    /* The side-table lookups miss the cache on big graphs: a node LOOKAHEAD
-     * places ahead has its name hashed and its table slot prefetched, and
-     * the name of the node twice as far ahead is prefetched for that. */
-    enum { LOOKAHEAD = 8 };
+    /* The side-table lookups miss the cache on big graphs: the table slot
+     * of the node LOOKAHEAD places ahead is prefetched (its name's hash is
+     * cached in the node, so the name itself is not read: the slot's key is
+     * the same pointer), and so is its args array. */
+    enum { LOOKAHEAD = 16 };
     uint32_t hashes[LOOKAHEAD];
-    const exdb_node *ahead = g->head, *far = g->head;
-    for (uint32_t k = 0; far && k < LOOKAHEAD; k++) {
-        __builtin_prefetch(far->name);
-        far = far->next;
-    }
+    const exdb_node *ahead = g->head;
     for (uint32_t k = 0; ahead && k < LOOKAHEAD; k++, ahead = ahead->next) {
-        hashes[k] = exdb_strmap_hash(ahead->name);
+        hashes[k] = exdb_node_name_hash(ahead);
         exdb_strmap_prefetch(&g->names, hashes[k]);
-        if (far) {
-            __builtin_prefetch(far->name);
-            far = far->next;
-        }
+        __builtin_prefetch(ahead->args.u.items);
     }
     uint32_t k = 0;
     for (const exdb_node *n = g->head; n; n = n->next, k = (k + 1) % LOOKAHEAD) {
         uint32_t h = hashes[k];
         if (ahead) {
-            hashes[k] = exdb_strmap_hash(ahead->name);
+            hashes[k] = exdb_node_name_hash(ahead);
             exdb_strmap_prefetch(&g->names, hashes[k]);
             __builtin_prefetch(ahead->args.u.items);
             ahead = ahead->next;
-        }
-        if (far) {
-            __builtin_prefetch(far->name);
-            far = far->next;
         }
         if (n->op > EXDB_OP_OUTPUT)
             add(r, EXDB_SEV_ERROR, "fx.unknown-opcode", n->name, module_fqn,
@@ -234,8 +244,11 @@ uint32_t exdb_lint_graph(exdb_lint_report *r, const exdb_graph *g, const exdb_li
             add(r, EXDB_SEV_ERROR, "fx.side-table", n->name, module_fqn,
                 rfmt(r, "Node '%s' is not added to the side table", n->name),
                 rfmt(r, "create nodes through the graph so their names are registered"));
-        arg_check ac = {r, g, n, seen, nseen, module_fqn};
-        exdb_node_foreach_input((exdb_node *)n, check_arg, &ac);
+        if (!inputs_defined(&n->args, g, seen, nseen) ||
+            !inputs_defined(&n->kwargs, g, seen, nseen)) {
+            arg_check ac = {r, g, n, seen, nseen, module_fqn};
+            exdb_node_foreach_input((exdb_node *)n, check_arg, &ac);
+        }
         if (n->graph == g && n->id < nseen)
             seen[n->id] = 1;
         if (!ns.active && !in_table && name_set_start(&ns, g, n) < 0)
