@@ -196,6 +196,78 @@ static int name_set_start(name_set *ns, const exdb_graph *g, const exdb_node *up
     return 0;
 }
 
+/* Whether n is its name's entry in g's name table (FX's side-table check).
+ * The name's hash is cached in the node, and the table's key is the node's
+ * own name pointer, so the first probe usually settles it without reading
+ * the name. */
+static int in_names(const exdb_graph *g, const exdb_node *n) {
+    uint32_t h = exdb_node_name_hash(n);
+    if (g->names.cap) {
+        const exdb_strmap_slot *s = &g->names.slots[h & (g->names.cap - 1)];
+        if (s->key == n->name && s->val == n)
+            return 1;
+    }
+    void **e = exdb_strmap_find_hashed(&g->names, n->name, h);
+    return e && *e == n;
+}
+
+static void prefetch_node(const exdb_graph *g, const exdb_node *n) {
+    exdb_strmap_prefetch(&g->names, exdb_node_name_hash(n));
+    const exdb_arg *it = n->args.u.items;
+    if (n->args.n) {
+        __builtin_prefetch(it);
+        if (n->args.n > 2) /* 24-byte items: the next line too */
+            __builtin_prefetch((const char *)it + 64);
+    }
+}
+
+static void prefetch_inputs(const exdb_node *n) {
+    for (uint32_t i = 0; i < n->args.n; i++) {
+        const exdb_arg *it = &n->args.u.items[i];
+        if (it->kind == EXDB_ARG_NODE)
+            __builtin_prefetch(it->u.node);
+        else if ((it->kind == EXDB_ARG_LIST || it->kind == EXDB_ARG_TUPLE) && it->n)
+            __builtin_prefetch(it->u.items);
+    }
+}
+
+/* Graph.lint's first pass on a well-formed graph: whether every node has a
+ * known opcode, belongs to g, is in the side table and uses only nodes of g
+ * defined above it (names are then distinct: the table maps each to one
+ * node). When so there is nothing to report, and the loop that does report
+ * need not run. This loop touches per node only the node, its table slot,
+ * its args and its inputs; on a graph bigger than the cache those lie
+ * scattered in the arena, so the slot and args of the node FAR places ahead
+ * are prefetched, and the inputs and inner lists of the node NEAR places
+ * ahead, whose args array has arrived by then. */
+static int lint_clean(const exdb_graph *g, uint8_t *seen, uint32_t nseen) {
+    enum { NEAR = 16, FAR = 32 };
+    const exdb_node *near = g->head, *far = g->head;
+    for (uint32_t k = 0; far && k < FAR; k++, far = far->next) {
+        prefetch_node(g, far);
+        if (k >= FAR - NEAR) {
+            prefetch_inputs(near);
+            near = near->next;
+        }
+    }
+    for (const exdb_node *n = g->head; n; n = n->next) {
+        if (far) {
+            prefetch_node(g, far);
+            far = far->next;
+        }
+        if (near) {
+            prefetch_inputs(near);
+            near = near->next;
+        }
+        if (n->op > EXDB_OP_OUTPUT || n->graph != g || n->id >= nseen || !in_names(g, n) ||
+            !inputs_defined(&n->args, g, seen, nseen) ||
+            !inputs_defined(&n->kwargs, g, seen, nseen))
+            return 0;
+        seen[n->id] = 1;
+    }
+    return 1;
+}
+
 uint32_t exdb_lint_graph(exdb_lint_report *r, const exdb_graph *g, const exdb_lint_owner *owner,
                          const char *module_fqn) {
     uint32_t errors0 = r->count[EXDB_SEV_ERROR];
@@ -206,27 +278,10 @@ uint32_t exdb_lint_graph(exdb_lint_report *r, const exdb_graph *g, const exdb_li
         r->oom = 1;
         return 0;
     }
-    /* The side-table lookups miss the cache on big graphs: the table slot
-     * of the node LOOKAHEAD places ahead is prefetched (its name's hash is
-     * cached in the node, so the name itself is not read: the slot's key is
-     * the same pointer), and so is its args array. */
-    enum { LOOKAHEAD = 16 };
-    uint32_t hashes[LOOKAHEAD];
-    const exdb_node *ahead = g->head;
-    for (uint32_t k = 0; ahead && k < LOOKAHEAD; k++, ahead = ahead->next) {
-        hashes[k] = exdb_node_name_hash(ahead);
-        exdb_strmap_prefetch(&g->names, hashes[k]);
-        __builtin_prefetch(ahead->args.u.items);
-    }
-    uint32_t k = 0;
-    for (const exdb_node *n = g->head; n; n = n->next, k = (k + 1) % LOOKAHEAD) {
-        uint32_t h = hashes[k];
-        if (ahead) {
-            hashes[k] = exdb_node_name_hash(ahead);
-            exdb_strmap_prefetch(&g->names, hashes[k]);
-            __builtin_prefetch(ahead->args.u.items);
-            ahead = ahead->next;
-        }
+    int clean = lint_clean(g, seen, nseen);
+    if (!clean)
+        memset(seen, 0, nseen);
+    for (const exdb_node *n = clean ? NULL : g->head; n; n = n->next) {
         if (n->op > EXDB_OP_OUTPUT)
             add(r, EXDB_SEV_ERROR, "fx.unknown-opcode", n->name, module_fqn,
                 rfmt(r, "Node %s had unknown opcode %d!", n->name, n->op),
@@ -234,8 +289,7 @@ uint32_t exdb_lint_graph(exdb_lint_report *r, const exdb_graph *g, const exdb_li
                      "recreate %s with one of placeholder, get_attr, call_function, "
                      "call_method, call_module, output",
                      n->name));
-        void **entry = exdb_strmap_find_hashed(&g->names, n->name, h);
-        int in_table = entry && *entry == n;
+        int in_table = in_names(g, n);
         if (n->graph != g)
             add(r, EXDB_SEV_ERROR, "fx.foreign-node", n->name, module_fqn,
                 rfmt(r, "Node '%s' does not belong to this Graph!", n->name),
@@ -244,11 +298,8 @@ uint32_t exdb_lint_graph(exdb_lint_report *r, const exdb_graph *g, const exdb_li
             add(r, EXDB_SEV_ERROR, "fx.side-table", n->name, module_fqn,
                 rfmt(r, "Node '%s' is not added to the side table", n->name),
                 rfmt(r, "create nodes through the graph so their names are registered"));
-        if (!inputs_defined(&n->args, g, seen, nseen) ||
-            !inputs_defined(&n->kwargs, g, seen, nseen)) {
-            arg_check ac = {r, g, n, seen, nseen, module_fqn};
-            exdb_node_foreach_input((exdb_node *)n, check_arg, &ac);
-        }
+        arg_check ac = {r, g, n, seen, nseen, module_fqn};
+        exdb_node_foreach_input((exdb_node *)n, check_arg, &ac);
         if (n->graph == g && n->id < nseen)
             seen[n->id] = 1;
         if (!ns.active && !in_table && name_set_start(&ns, g, n) < 0)
