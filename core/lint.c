@@ -120,19 +120,23 @@ static void check_arg(void *vctx, exdb_node *arg) {
  * marks the input nodes) is only made for a node with some finding. */
 static int inputs_defined(const exdb_arg *a, const exdb_graph *g, const uint8_t *seen,
                           uint32_t nseen) {
-    switch (a->kind) {
-    case EXDB_ARG_NODE:
+    if (a->kind == EXDB_ARG_NODE)
         return a->u.node->graph == g && a->u.node->id < nseen && seen[a->u.node->id];
-    case EXDB_ARG_LIST:
-    case EXDB_ARG_TUPLE:
-    case EXDB_ARG_DICT:
-        for (uint32_t i = 0; i < a->n; i++)
-            if (!inputs_defined(&a->u.items[i], g, seen, nseen))
+    if (a->kind != EXDB_ARG_LIST && a->kind != EXDB_ARG_TUPLE && a->kind != EXDB_ARG_DICT)
+        return 1;
+    for (uint32_t i = 0; i < a->n; i++) {
+        const exdb_arg *it = &a->u.items[i];
+        if (it->kind == EXDB_ARG_NODE) {
+            const exdb_node *in = it->u.node;
+            if (in->graph != g || in->id >= nseen || !seen[in->id])
                 return 0;
-        return 1;
-    default:
-        return 1;
+        } else if (it->kind == EXDB_ARG_LIST || it->kind == EXDB_ARG_TUPLE ||
+                   it->kind == EXDB_ARG_DICT) {
+            if (!inputs_defined(it, g, seen, nseen))
+                return 0;
+        }
     }
+    return 1;
 }
 
 /* FX pass 2 for get_attr/call_module: every atom of the dotted target must
@@ -219,6 +223,8 @@ static void prefetch_node(const exdb_graph *g, const exdb_node *n) {
         if (n->args.n > 2) /* 24-byte items: the next line too */
             __builtin_prefetch((const char *)it + 64);
     }
+    if (n->kwargs.n)
+        __builtin_prefetch(n->kwargs.u.items);
 }
 
 static void prefetch_inputs(const exdb_node *n) {
