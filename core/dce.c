@@ -309,6 +309,12 @@ int exdb_dce_run(exdb_graph *g, const exdb_dce_opts *opts, exdb_dce_log *log, ex
     }
     int rc = 0;
     for (exdb_node *n = g->tail, *prev; n; n = prev) {
+        /* Nodes sit in order in their graph's slabs: the one PREFETCH places
+         * back is usually there (an address prefetch: nothing is read) and
+         * arrives before the walk does, which on a big graph would
+         * otherwise miss on every n->prev. */
+        enum { PREFETCH = 8 };
+        __builtin_prefetch((const void *)((uintptr_t)n - PREFETCH * sizeof *n));
         prev = n->prev;
         uint32_t users = o->dry_run ? (n->id < nids ? left[n->id] : n->nusers) : n->nusers;
         if (users || impure(n, o))

@@ -508,8 +508,9 @@ static void remove_user(exdb_node *in, exdb_node *user) {
     if (pos == n)
         return;
     exdb_arena *a = in->graph->arena;
-    exdb_arena_will_write(a, &in->users,
-                          sizeof in->users + sizeof in->nusers + sizeof in->users_cap);
+    EXDB_WILL_WRITE(a, in->users);
+    EXDB_WILL_WRITE(a, in->nusers);
+    EXDB_WILL_WRITE(a, in->users_cap);
     if (pos < n / 2) {
         exdb_arena_will_write(a, in->users + 1, pos * sizeof *in->users);
         memmove(in->users + 1, in->users, pos * sizeof *in->users);
@@ -810,7 +811,8 @@ exdb_node *exdb_graph_create_node(exdb_graph *g, exdb_op op, const char *target,
     n->name = cand ? exdb_graph_create_name(g, cand) : NULL;
     if (!n->name)
         return NULL;
-    void **slot = exdb_strmap_find(&g->names, n->name);
+    exdb_node_hash_name(n);
+    void **slot = exdb_strmap_find_hashed(&g->names, n->name, n->name_hash);
     EXDB_WILL_WRITE(g->arena, *slot);
     *slot = n;
     user_ctx uc = {n, 0};
@@ -893,7 +895,7 @@ int exdb_graph_erase_node(exdb_graph *g, exdb_node *n, exdb_error *err) {
     unlink_node(g, n);
     EXDB_WILL_WRITE(g->arena, n->erased);
     n->erased = 1;
-    void **slot = exdb_strmap_find(&g->names, n->name);
+    void **slot = exdb_strmap_find_hashed(&g->names, n->name, exdb_node_name_hash(n));
     if (slot && *slot == n) {
         EXDB_WILL_WRITE(g->arena, *slot);
         *slot = NULL; /* the name stays used, as in FX */

@@ -152,23 +152,41 @@ typedef enum {
 } exdb_target_kind;
 
 typedef struct exdb_node {
+    /* The first 64 bytes hold what lint and dce read for every node (list
+     * links, graph, name and its cached hash, id, user count, opcode), so a
+     * walk over a graph bigger than the cache misses once per node. */
     struct exdb_node *prev, *next;
     struct exdb_graph *graph;
     const char *name;
-    const char *target;         /* as FX prints it (_pretty_print_target) */
-    exdb_arg args;              /* always a TUPLE */
-    exdb_arg kwargs;            /* always a DICT */
-    struct exdb_node **users;   /* users[0..nusers), FX's Node.users order */
+    uint32_t id;                /* creation order within its graph; dense-map key */
+    uint32_t stamp;             /* scratch for walks (see graph.c) */
     uint32_t nusers, users_cap; /* users_cap: slots from users on */
-    const exdb_meta *meta;
-    uint32_t id;    /* creation order within its graph; dense-map key */
-    uint32_t stamp; /* scratch for walks (see graph.c) */
-    int32_t src;    /* index in the serialized nodes array, -1 if none */
+    uint32_t name_hash;         /* exdb_strmap_hash(hashed_name) */
     uint8_t op;
     uint8_t tkind;
     uint8_t erased;
-    void *aux; /* scratch pointer for passes (unflatten, lint) */
+    struct exdb_node **users; /* users[0..nusers), FX's Node.users order */
+    const char *hashed_name;  /* the name name_hash is of (see exdb_node_name_hash) */
+    const char *target;       /* as FX prints it (_pretty_print_target) */
+    exdb_arg args;            /* always a TUPLE */
+    exdb_arg kwargs;          /* always a DICT */
+    const exdb_meta *meta;
+    int32_t src; /* index in the serialized nodes array, -1 if none */
+    void *aux;   /* scratch pointer for passes (unflatten, lint) */
 } exdb_node;
+
+/* The hash of n's name in its graph's name table: cached when the graph
+ * named the node (create_node, the loader's renames), recomputed when the
+ * name was assigned some other way since. */
+static inline uint32_t exdb_node_name_hash(const exdb_node *n) {
+    return n->hashed_name == n->name ? n->name_hash : exdb_strmap_hash(n->name);
+}
+
+/* Caches the hash of n's current name (after assigning n->name). */
+static inline void exdb_node_hash_name(exdb_node *n) {
+    n->name_hash = exdb_strmap_hash(n->name);
+    n->hashed_name = n->name;
+}
 
 typedef enum { EXDB_INSERT_APPEND, EXDB_INSERT_BEFORE, EXDB_INSERT_AFTER } exdb_insert_mode;
 

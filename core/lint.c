@@ -115,6 +115,30 @@ static void check_arg(void *vctx, exdb_node *arg) {
     }
 }
 
+/* Whether every node of an argument tree belongs to g and was seen: then
+ * check_arg finds nothing, and the walk that visits each input once (which
+ * marks the input nodes) is only made for a node with some finding. */
+static int inputs_defined(const exdb_arg *a, const exdb_graph *g, const uint8_t *seen,
+                          uint32_t nseen) {
+    if (a->kind == EXDB_ARG_NODE)
+        return a->u.node->graph == g && a->u.node->id < nseen && seen[a->u.node->id];
+    if (a->kind != EXDB_ARG_LIST && a->kind != EXDB_ARG_TUPLE && a->kind != EXDB_ARG_DICT)
+        return 1;
+    for (uint32_t i = 0; i < a->n; i++) {
+        const exdb_arg *it = &a->u.items[i];
+        if (it->kind == EXDB_ARG_NODE) {
+            const exdb_node *in = it->u.node;
+            if (in->graph != g || in->id >= nseen || !seen[in->id])
+                return 0;
+        } else if (it->kind == EXDB_ARG_LIST || it->kind == EXDB_ARG_TUPLE ||
+                   it->kind == EXDB_ARG_DICT) {
+            if (!inputs_defined(it, g, seen, nseen))
+                return 0;
+        }
+    }
+    return 1;
+}
+
 /* FX pass 2 for get_attr/call_module: every atom of the dotted target must
  * exist on the owning module, and for call_module be a module. */
 static void check_target(exdb_lint_report *r, const exdb_node *n, const exdb_lint_owner *owner,
@@ -176,6 +200,80 @@ static int name_set_start(name_set *ns, const exdb_graph *g, const exdb_node *up
     return 0;
 }
 
+/* Whether n is its name's entry in g's name table (FX's side-table check).
+ * The name's hash is cached in the node, and the table's key is the node's
+ * own name pointer, so the first probe usually settles it without reading
+ * the name. */
+static int in_names(const exdb_graph *g, const exdb_node *n) {
+    uint32_t h = exdb_node_name_hash(n);
+    if (g->names.cap) {
+        const exdb_strmap_slot *s = &g->names.slots[h & (g->names.cap - 1)];
+        if (s->key == n->name && s->val == n)
+            return 1;
+    }
+    void **e = exdb_strmap_find_hashed(&g->names, n->name, h);
+    return e && *e == n;
+}
+
+static void prefetch_node(const exdb_graph *g, const exdb_node *n) {
+    exdb_strmap_prefetch(&g->names, exdb_node_name_hash(n));
+    const exdb_arg *it = n->args.u.items;
+    if (n->args.n) {
+        __builtin_prefetch(it);
+        if (n->args.n > 2) /* 24-byte items: the next line too */
+            __builtin_prefetch((const char *)it + 64);
+    }
+    if (n->kwargs.n)
+        __builtin_prefetch(n->kwargs.u.items);
+}
+
+static void prefetch_inputs(const exdb_node *n) {
+    for (uint32_t i = 0; i < n->args.n; i++) {
+        const exdb_arg *it = &n->args.u.items[i];
+        if (it->kind == EXDB_ARG_NODE)
+            __builtin_prefetch(it->u.node);
+        else if ((it->kind == EXDB_ARG_LIST || it->kind == EXDB_ARG_TUPLE) && it->n)
+            __builtin_prefetch(it->u.items);
+    }
+}
+
+/* Graph.lint's first pass on a well-formed graph: whether every node has a
+ * known opcode, belongs to g, is in the side table and uses only nodes of g
+ * defined above it (names are then distinct: the table maps each to one
+ * node). When so there is nothing to report, and the loop that does report
+ * need not run. This loop touches per node only the node, its table slot,
+ * its args and its inputs; on a graph bigger than the cache those lie
+ * scattered in the arena, so the slot and args of the node FAR places ahead
+ * are prefetched, and the inputs and inner lists of the node NEAR places
+ * ahead, whose args array has arrived by then. */
+static int lint_clean(const exdb_graph *g, uint8_t *seen, uint32_t nseen) {
+    enum { NEAR = 16, FAR = 32 };
+    const exdb_node *near = g->head, *far = g->head;
+    for (uint32_t k = 0; far && k < FAR; k++, far = far->next) {
+        prefetch_node(g, far);
+        if (k >= FAR - NEAR) {
+            prefetch_inputs(near);
+            near = near->next;
+        }
+    }
+    for (const exdb_node *n = g->head; n; n = n->next) {
+        if (far) {
+            prefetch_node(g, far);
+            far = far->next;
+        }
+        if (near) {
+            prefetch_inputs(near);
+            near = near->next;
+        }
+        if (n->op > EXDB_OP_OUTPUT || n->graph != g || n->id >= nseen || !in_names(g, n) ||
+            !inputs_defined(&n->args, g, seen, nseen) ||
+            !inputs_defined(&n->kwargs, g, seen, nseen))
+            return 0;
+        seen[n->id] = 1;
+    }
+    return 1;
+}
+
 uint32_t exdb_lint_graph(exdb_lint_report *r, const exdb_graph *g, const exdb_lint_owner *owner,
                          const char *module_fqn) {
     uint32_t errors0 = r->count[EXDB_SEV_ERROR];
@@ -186,37 +284,10 @@ uint32_t exdb_lint_graph(exdb_lint_report *r, const exdb_graph *g, const exdb_li
         r->oom = 1;
         return 0;
     }
-    /* The side-table lookups miss the cache on big graphs: a node LOOKAHEAD
-     * places ahead has its name hashed and its table slot prefetched, and
-     * the name of the node twice as far ahead is prefetched for that. */
-    enum { LOOKAHEAD = 8 };
-    uint32_t hashes[LOOKAHEAD];
-    const exdb_node *ahead = g->head, *far = g->head;
-    for (uint32_t k = 0; far && k < LOOKAHEAD; k++) {
-        __builtin_prefetch(far->name);
-        far = far->next;
-    }
-    for (uint32_t k = 0; ahead && k < LOOKAHEAD; k++, ahead = ahead->next) {
-        hashes[k] = exdb_strmap_hash(ahead->name);
-        exdb_strmap_prefetch(&g->names, hashes[k]);
-        if (far) {
-            __builtin_prefetch(far->name);
-            far = far->next;
-        }
-    }
-    uint32_t k = 0;
-    for (const exdb_node *n = g->head; n; n = n->next, k = (k + 1) % LOOKAHEAD) {
-        uint32_t h = hashes[k];
-        if (ahead) {
-            hashes[k] = exdb_strmap_hash(ahead->name);
-            exdb_strmap_prefetch(&g->names, hashes[k]);
-            __builtin_prefetch(ahead->args.u.items);
-            ahead = ahead->next;
-        }
-        if (far) {
-            __builtin_prefetch(far->name);
-            far = far->next;
-        }
+    int clean = lint_clean(g, seen, nseen);
+    if (!clean)
+        memset(seen, 0, nseen);
+    for (const exdb_node *n = clean ? NULL : g->head; n; n = n->next) {
         if (n->op > EXDB_OP_OUTPUT)
             add(r, EXDB_SEV_ERROR, "fx.unknown-opcode", n->name, module_fqn,
                 rfmt(r, "Node %s had unknown opcode %d!", n->name, n->op),
@@ -224,8 +295,7 @@ uint32_t exdb_lint_graph(exdb_lint_report *r, const exdb_graph *g, const exdb_li
                      "recreate %s with one of placeholder, get_attr, call_function, "
                      "call_method, call_module, output",
                      n->name));
-        void **entry = exdb_strmap_find_hashed(&g->names, n->name, h);
-        int in_table = entry && *entry == n;
+        int in_table = in_names(g, n);
         if (n->graph != g)
             add(r, EXDB_SEV_ERROR, "fx.foreign-node", n->name, module_fqn,
                 rfmt(r, "Node '%s' does not belong to this Graph!", n->name),

@@ -1085,6 +1085,7 @@ static int force_name(loader *L, exdb_graph *g, exdb_node *n, const char *name) 
         return oom(L);
     *slot = n;
     n->name = name;
+    exdb_node_hash_name(n);
     return 0;
 }
 
@@ -1302,6 +1303,7 @@ static int load_outputs(loader *L, gscope *sc, exdb_node *n, const exdb_json *ou
             slot = exdb_strmap_find(&sc->g->names, nm);
             *slot = n;
             n->name = nm;
+            exdb_node_hash_name(n);
         }
         exdb_val *nv = exdb_arena_calloc(L->a, 1, sizeof *nv);
         return nv ? set_val(L, n, nv) : oom(L);

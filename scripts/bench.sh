@@ -83,6 +83,9 @@ for s in $sizes; do
     *) ops_row "$out/synth_$s.json" ;;
     esac
 done
+echo "(lint: every check of \`lint\` on the program, FX's, the signature's and unflatten's"
+echo " pre-flight; dce: \`dce --dry-run\`; one run each, wall clock. FX's lint and dce alone,"
+echo " per node and beside torch.fx's, in CPU time: make bench-peer)"
 
 # Interactive latency (issue 5): each command a user types at a program
 # stopped halfway through outlining, through session_exec as at the prompt

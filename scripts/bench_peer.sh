@@ -9,13 +9,14 @@
 # each as a torch.fx.Graph with the same nodes and edges as exdb's IR (the
 # node counts are printed side by side, and so is what each dce removed).
 #
-# Columns: per node, in microseconds, exdb (build/rel/bench_ops --peer: the
-# flat graph's Graph.lint checks alone; a dce that really removes, which
-# lints first as FX does; best of 5x as many runs as torch.fx, since they
-# cost little) and torch.fx, then how many times faster exdb is (target:
-# >= 50x) and, for the synthetic rows, the per-node time against the 10k
-# program's (linear growth: near 1). The machine's load moves both columns:
-# run it on a quiet machine.
+# Columns: per node, in microseconds of CPU time, exdb (build/rel/bench_ops
+# --peer: the flat graph's Graph.lint checks alone; a dce that really
+# removes, which lints first as FX does; best of 5x as many runs as
+# torch.fx, since they cost little) and torch.fx, then how many times
+# faster exdb is (target: >= 50x) and, for the synthetic rows, the per-node
+# time against the 10k program's (linear growth: near 1). The machine's
+# load moves both columns: run it on a quiet machine (the load average at
+# the start and at the end is printed under the table).
 #
 #   PEER_REPS=N   best of N runs each (default 3)
 #   PEER_PYTHON   the interpreter with torch (default /usr/bin/python3)
@@ -47,6 +48,7 @@ if ! "$py" -c 'import torch.fx' >/dev/null 2>&1; then
     echo "bench-peer: printing exdb's column only." >&2
 fi
 
+load0=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
 fx=$(mktemp)
 trap 'rm -f "$fx"' EXIT
 if [ $have_fx = 1 ]; then
@@ -96,3 +98,4 @@ done
 echo
 echo "(lin: exdb's per-node lint/dce time over the synthetic 10k program's; fx rm: nodes"
 echo " torch.fx's eliminate_dead_code removed, which should equal exdb's rm)"
+echo "(load average: $load0 at the start, $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown) at the end)"

@@ -25,10 +25,11 @@ The graph is rebuilt as a torch.fx.Graph the way exdb's loader builds its IR
 So FX sees the same nodes, edges and users as exdb (the counts are printed
 and compared by scripts/bench_peer.sh).
 
-Times: lint is the best of N runs on one graph (lint changes nothing); dce
-is the best of N runs, each on a freshly built graph (eliminate_dead_code
-removes nodes; it lints first, as exdb's dce does). Needs Debian's
-python3-torch (torch 1.13, whose torch.fx has both methods); torch.fx's
+Times, in CPU time of the thread (time.thread_time, as exdb's bench_ops
+--peer measures itself): lint is the best of N runs on one graph (lint
+changes nothing); dce is the best of N runs, each on a freshly built graph
+(eliminate_dead_code removes nodes; it lints first, as exdb's dce does).
+Needs Debian's python3-torch (torch 1.13, whose torch.fx has both methods); torch.fx's
 node.is_impure() of 1.13 keeps placeholders, output and its
 _side_effectful_functions, so dead pure nodes (e.g. the unused getitems of
 native_layer_norm) are what both remove.
@@ -152,9 +153,9 @@ def build(prog):
 def best(fn, reps):
     t = None
     for _ in range(reps):
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         fn()
-        dt = time.perf_counter() - t0
+        dt = time.thread_time() - t0
         t = dt if t is None or dt < t else t
     return t
 
@@ -180,9 +181,9 @@ def main(argv):
         dce_s, removed = None, 0
         for _ in range(reps):
             fresh = build(prog)
-            t0 = time.perf_counter()
+            t0 = time.thread_time()
             fresh.eliminate_dead_code()
-            dt = time.perf_counter() - t0
+            dt = time.thread_time() - t0
             removed = nodes - len(fresh.nodes)
             dce_s = dt if dce_s is None or dt < dce_s else dce_s
             del fresh
