@@ -2,6 +2,8 @@
 #include "prefault.h"
 
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -45,4 +47,17 @@ void exdb_mem_populate(void *p, size_t n) {
     (void)p;
     (void)n;
 #endif
+}
+
+void *exdb_mem_grow(void *p, size_t used, size_t n) {
+    if (n < EXDB_HUGEPAGE_MIN)
+        return realloc(p, n);
+    void *q = malloc(n);
+    if (!q)
+        return NULL;
+    exdb_mem_hugepage(q, n);
+    if (p && used)
+        memcpy(q, p, used);
+    free(p);
+    return q;
 }

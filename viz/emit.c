@@ -240,15 +240,19 @@ Agraph_t *vz_emit(vz_graph *vg, exdb_viz_stats *st, exdb_error *err) {
         exdb_errorf(err, "render: out of memory");
         return NULL;
     }
-    exdb_buf lab, tip;
+    exdb_buf lab, tip, tmp;
     exdb_buf_init(&lab);
     exdb_buf_init(&tip);
+    exdb_buf_init(&tmp);
     for (uint32_t i = 0; i < vg->nnodes; i++) {
         const vz_node *v = &vg->nodes[i];
         Agnode_t *n = agnode(em.sub[v->cluster], (char *)v->name, 1);
         an[i] = n;
         set(n, em.s.n_id, v->name);
-        vz_node_text(v, &lab, &tip);
+        exdb_buf_reset(&lab);
+        exdb_buf_reset(&tip);
+        vz_node_label_to(&lab, v, 0, &tmp);
+        vz_node_tooltip_to(&tip, v, 0, &tmp);
         set(n, em.s.n_label, lab.len ? exdb_buf_str(&lab) : NULL);
         set(n, em.s.n_tooltip, tip.len ? exdb_buf_str(&tip) : NULL);
         set(n, em.s.n_fill, v->fill);
@@ -278,6 +282,7 @@ Agraph_t *vz_emit(vz_graph *vg, exdb_viz_stats *st, exdb_error *err) {
     }
     exdb_buf_free(&lab);
     exdb_buf_free(&tip);
+    exdb_buf_free(&tmp);
     free(an);
     free(em.sub);
     if (st) {

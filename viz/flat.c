@@ -66,34 +66,44 @@ static int is_getitem(const exdb_node *n) {
            strcmp(n->target, "operator.getitem") == 0;
 }
 
-void vz_fx_label(exdb_buf *b, const exdb_node *n, const char *kind_line) {
-    vz_put_text(b, n->name, LINE_MAX_CHARS, 0);
+/* The label of an FX node: its name, the short target, the value. dq:
+ * escape double quotes too (DOT text written without cgraph). tmp is
+ * scratch space, reused from node to node. */
+static void fx_label(exdb_buf *b, const exdb_node *n, const char *kind_line, int dq,
+                     exdb_buf *tmp) {
+    vz_put_esc(b, n->name, LINE_MAX_CHARS, 0, dq);
     if (kind_line) {
         vz_put_nl(b);
-        vz_put_text(b, kind_line, LINE_MAX_CHARS, 0);
+        vz_put_esc(b, kind_line, LINE_MAX_CHARS, 0, dq);
     }
     if ((n->op == EXDB_OP_CALL_FUNCTION && !is_getitem(n)) || n->op == EXDB_OP_CALL_METHOD ||
         n->op == EXDB_OP_CALL_MODULE || n->op == EXDB_OP_GET_ATTR) {
-        exdb_buf t;
-        exdb_buf_init(&t);
-        if (n->op == EXDB_OP_CALL_FUNCTION)
-            exdb_viz_short_target(&t, n);
-        else
-            exdb_buf_printf(&t, "%s %s", exdb_op_name((exdb_op)n->op), n->target ? n->target : "");
+        exdb_buf_reset(tmp);
+        if (n->op == EXDB_OP_CALL_FUNCTION) {
+            exdb_viz_short_target(tmp, n);
+        } else {
+            exdb_buf_puts(tmp, exdb_op_name((exdb_op)n->op));
+            exdb_buf_putc(tmp, ' ');
+            exdb_buf_puts(tmp, n->target ? n->target : "");
+        }
         vz_put_nl(b);
-        vz_put_text(b, exdb_buf_str(&t), LINE_MAX_CHARS, 0);
-        exdb_buf_free(&t);
+        vz_put_esc(b, exdb_buf_str(tmp), LINE_MAX_CHARS, 0, dq);
     }
     if (n->meta && n->meta->val) {
-        exdb_buf t;
-        exdb_buf_init(&t);
-        exdb_format_val(&t, n->meta->val);
-        if (t.len) {
+        exdb_buf_reset(tmp);
+        exdb_format_val(tmp, n->meta->val);
+        if (tmp->len) {
             vz_put_nl(b);
-            vz_put_text(b, exdb_buf_str(&t), LINE_MAX_CHARS, 0);
+            vz_put_esc(b, exdb_buf_str(tmp), LINE_MAX_CHARS, 0, dq);
         }
-        exdb_buf_free(&t);
     }
+}
+
+void vz_fx_label(exdb_buf *b, const exdb_node *n, const char *kind_line) {
+    exdb_buf t;
+    exdb_buf_init(&t);
+    fx_label(b, n, kind_line, 0, &t);
+    exdb_buf_free(&t);
 }
 
 /* The first frame of a stack trace: its "File ..., line N, in f" line and
@@ -110,43 +120,57 @@ static void first_frame(exdb_buf *b, const char *st) {
     }
 }
 
+/* The tooltip of an FX node (see vz_fx_label for dq and tmp). */
+static void fx_tooltip(exdb_buf *b, const exdb_node *n, int dq, exdb_buf *tmp) {
+    exdb_buf_reset(tmp);
+    exdb_format_node(tmp, n);
+    const exdb_stack_entry *leaf = vz_leaf_entry(n);
+    if (leaf) {
+        exdb_buf_puts(tmp, "\nmodule: ");
+        exdb_buf_puts(tmp, leaf->key ? leaf->key : leaf->path);
+        exdb_buf_puts(tmp, " (");
+        exdb_buf_puts(tmp, leaf->type ? leaf->type : "?");
+        exdb_buf_putc(tmp, ')');
+    }
+    if (n->meta && n->meta->stack_trace && n->meta->stack_trace[0]) {
+        exdb_buf_puts(tmp, "\nstack trace:");
+        first_frame(tmp, n->meta->stack_trace);
+    }
+    vz_put_esc(b, exdb_buf_str(tmp), 1500, 0, dq);
+}
+
 void vz_fx_tooltip(exdb_buf *b, const exdb_node *n) {
     exdb_buf t;
     exdb_buf_init(&t);
-    exdb_format_node(&t, n);
-    const exdb_stack_entry *leaf = vz_leaf_entry(n);
-    if (leaf)
-        exdb_buf_printf(&t, "\nmodule: %s (%s)", leaf->key ? leaf->key : leaf->path,
-                        leaf->type ? leaf->type : "?");
-    if (n->meta && n->meta->stack_trace && n->meta->stack_trace[0]) {
-        exdb_buf_puts(&t, "\nstack trace:");
-        first_frame(&t, n->meta->stack_trace);
-    }
-    vz_put_text(b, exdb_buf_str(&t), 1500, 0);
+    fx_tooltip(b, n, 0, &t);
     exdb_buf_free(&t);
 }
 
-void vz_node_text(const vz_node *n, exdb_buf *label, exdb_buf *tooltip) {
-    if (label) {
-        exdb_buf_reset(label);
-        if (n->label)
-            exdb_buf_puts(label, n->label);
-        else if (n->fx)
-            vz_fx_label(label, n->fx, n->kind_line);
+void vz_node_label_to(exdb_buf *b, const vz_node *n, int dq, exdb_buf *tmp) {
+    if (n->label) {
+        if (dq)
+            vz_put_quoted(b, n->label);
+        else
+            exdb_buf_puts(b, n->label);
+    } else if (n->fx) {
+        fx_label(b, n->fx, n->kind_line, dq, tmp);
     }
-    if (tooltip) {
-        exdb_buf_reset(tooltip);
-        if (n->tooltip) {
-            exdb_buf_puts(tooltip, n->tooltip);
-        } else if (n->fx) {
-            vz_fx_tooltip(tooltip, n->fx);
-            if (n->kind_line) {
-                vz_put_nl(tooltip);
-                vz_put_text(tooltip, n->kind_line, 0, 0);
-                if (n->kind_tip) {
-                    exdb_buf_putc(tooltip, ' ');
-                    vz_put_text(tooltip, n->kind_tip, 0, 0);
-                }
+}
+
+void vz_node_tooltip_to(exdb_buf *b, const vz_node *n, int dq, exdb_buf *tmp) {
+    if (n->tooltip) {
+        if (dq)
+            vz_put_quoted(b, n->tooltip);
+        else
+            exdb_buf_puts(b, n->tooltip);
+    } else if (n->fx) {
+        fx_tooltip(b, n->fx, dq, tmp);
+        if (n->kind_line) {
+            vz_put_nl(b);
+            vz_put_esc(b, n->kind_line, 0, 0, dq);
+            if (n->kind_tip) {
+                exdb_buf_putc(b, ' ');
+                vz_put_esc(b, n->kind_tip, 0, 0, dq);
             }
         }
     }

@@ -27,6 +27,9 @@ typedef struct tree_ctx {
     int skipping;    /* inside the subtree of a duplicate (path in skip) */
     exdb_buf skip;   /* that duplicate's path */
     exdb_buf b, t;
+    const char *under; /* draw only this module and its subtree (NULL: all) */
+    size_t under_len;
+    uint32_t drawn; /* module paths drawn */
     int oom;
 } tree_ctx;
 
@@ -142,6 +145,9 @@ static uint32_t add_mod_node(tree_ctx *c, const char *name, const char *atom, ex
 static void visit(void *vctx, const char *fqn, exdb_umodule *m) {
     tree_ctx *c = vctx;
     vz_graph *vg = c->vg;
+    if (c->under_len && (strncmp(fqn, c->under, c->under_len) != 0 ||
+                         (fqn[c->under_len] && fqn[c->under_len] != '.')))
+        return; /* outside the subtree asked for */
     if (c->skipping) {
         if (strncmp(fqn, exdb_buf_str(&c->skip), c->skip.len) == 0 && fqn[c->skip.len] == '.')
             return; /* inside a duplicate already drawn elsewhere */
@@ -193,6 +199,7 @@ static void visit(void *vctx, const char *fqn, exdb_umodule *m) {
         return;
     }
     c->first[id] = k + 1;
+    c->drawn++;
     if (m->kind != EXDB_UMOD_DISPATCH)
         return;
     for (uint32_t i = 0; i < m->ncall_modules; i++) {
@@ -216,12 +223,10 @@ static void visit(void *vctx, const char *fqn, exdb_umodule *m) {
     }
 }
 
-int vz_view_tree(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
-                 exdb_error *err) {
-    const exdb_unflatten *u = src->done;
-    if (!u)
-        return exdb_errorf(err, "render: no complete unflatten run");
-    tree_ctx c = {.vg = vg, .r = u->run};
+/* Draws the hierarchy (the subtree of `under` when not NULL) into vg;
+ * returns the number of module paths drawn, or -1 when out of memory. */
+static int draw_tree(vz_graph *vg, const exdb_unflatten *u, const char *under) {
+    tree_ctx c = {.vg = vg, .r = u->run, .under = under, .under_len = under ? strlen(under) : 0};
     c.first = calloc((size_t)u->run->nmodules + 1, sizeof *c.first);
     c.calls = calloc((size_t)u->run->nmodules + 1, sizeof *c.calls);
     c.dedup = calloc((size_t)u->run->nmodules + 1, sizeof *c.dedup);
@@ -229,7 +234,7 @@ int vz_view_tree(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
         free(c.first);
         free(c.calls);
         free(c.dedup);
-        return exdb_errorf(err, "render: out of memory");
+        return -1;
     }
     exdb_buf_init(&c.b);
     exdb_buf_init(&c.t);
@@ -238,18 +243,42 @@ int vz_view_tree(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
     exdb_unflatten_named_modules(u, visit, &c);
     vg->rankdir = "LR";
     vg->ordering = "out"; /* children in registration order, as named_modules */
-    exdb_buf_reset(&c.b);
-    exdb_buf_printf(&c.b, "%s: unflattened module tree, %u modules",
-                    src->prog && src->prog->path ? src->prog->path : "program", u->run->nmodules);
-    vz_set_title(vg, exdb_buf_str(&c.b));
     exdb_buf_free(&c.b);
     exdb_buf_free(&c.t);
     exdb_buf_free(&c.skip);
     free(c.first);
     free(c.calls);
     free(c.dedup);
+    return c.oom || vg->oom ? -1 : (int)c.drawn;
+}
+
+int vz_view_tree(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
+                 exdb_error *err) {
+    const exdb_unflatten *u = src->done;
     (void)view;
-    if (c.oom || vg->oom)
+    if (!u)
+        return exdb_errorf(err, "render: no complete unflatten run");
+    if (draw_tree(vg, u, NULL) < 0)
         return exdb_errorf(err, "render: out of memory");
-    return 0;
+    exdb_buf b;
+    exdb_buf_init(&b);
+    exdb_buf_printf(&b, "%s: unflattened module tree, %u modules",
+                    src->prog && src->prog->path ? src->prog->path : "program", u->run->nmodules);
+    vz_set_title(vg, exdb_buf_str(&b));
+    exdb_buf_free(&b);
+    return vg->oom ? exdb_errorf(err, "render: out of memory") : 0;
+}
+
+int vz_view_subtree(vz_graph *vg, const exdb_unflatten *u, const char *fqn, const char *title,
+                    exdb_error *err) {
+    int n = draw_tree(vg, u, fqn);
+    if (n < 0)
+        return exdb_errorf(err, "render: out of memory");
+    exdb_buf b;
+    exdb_buf_init(&b);
+    exdb_buf_printf(&b, "%s, %d module%s (\"render module CHILD\" draws a child's graph)", title, n,
+                    n == 1 ? "" : "s");
+    vz_set_title(vg, exdb_buf_str(&b));
+    exdb_buf_free(&b);
+    return vg->oom ? exdb_errorf(err, "render: out of memory") : 0;
 }

@@ -140,16 +140,21 @@ int vz_view_module(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view
                            "render: no module \"%s\" in the unflattened module (\"info modules\" "
                            "lists them)",
                            fqn);
-    if (m->kind == EXDB_UMOD_PLAIN || (!m->graph && m->kind != EXDB_UMOD_DISPATCH))
-        return exdb_errorf(err,
-                           "render: module \"%s\" is a plain torch.nn.Module with no graph: render "
-                           "one of its children, or \"render tree\"",
-                           fqn);
     exdb_buf t;
     exdb_buf_init(&t);
     exdb_buf_printf(&t, "module %s: %s", fqn[0] ? fqn : "<root>", umod_kind_name(m));
     if (m->type)
         exdb_buf_printf(&t, " (%s)", m->type);
+    if (m->kind == EXDB_UMOD_PLAIN ||
+        (m->kind != EXDB_UMOD_DISPATCH && (!m->graph || !m->graph->count))) {
+        /* No graph of its own: a plain torch.nn.Module (made by setattr of
+         * a nested path), or the empty InterpreterModule create_module
+         * makes for a container that is never called (a ModuleList
+         * iterated in forward). Its submodules, as `tree` draws them. */
+        int rc = vz_view_subtree(vg, u, fqn, exdb_buf_str(&t), err);
+        exdb_buf_free(&t);
+        return rc;
+    }
     if (m->kind == EXDB_UMOD_DISPATCH) {
         exdb_buf_printf(&t, ", %u calls", m->ncall_modules);
         for (uint32_t i = 0; i < m->ncall_modules; i++) {

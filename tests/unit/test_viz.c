@@ -533,6 +533,41 @@ Test(viz, module_view_is_the_module_graph_with_children_named) {
     exdb_program_free(p);
 }
 
+/* A module with no graph of its own draws its subtree, as `tree` would:
+ * the empty InterpreterModule unflatten makes for a ModuleList iterated in
+ * forward, and a plain torch.nn.Module (a ParameterList). */
+Test(viz, module_without_a_graph_draws_its_submodules) {
+    exdb_program *p = load("tests/fixtures/unflatten/module_list.json");
+    exdb_unflatten *u = finished(p);
+    exdb_viz_source src = {.prog = p, .done = u};
+    exdb_viz_view view = {.kind = EXDB_VIEW_MODULE, .fqn = "layers", .no_dup = 1};
+    exdb_viz_stats st;
+    Agraph_t *g = dot_of_src(&src, view, &st);
+    const char *want[] = {"layers", "layers.0", "layers.1", "layers.1.act"};
+    cr_assert_eq(agnnodes(g), 4);
+    for (int i = 0; i < 4; i++)
+        cr_assert_not_null(agnode(g, (char *)want[i], 0), "%s missing", want[i]);
+    cr_assert_not_null(agedge(g, agnode(g, "layers", 0), agnode(g, "layers.1", 0), NULL, 0));
+    cr_assert_not_null(agedge(g, agnode(g, "layers.1", 0), agnode(g, "layers.1.act", 0), NULL, 0));
+    cr_assert_eq(agnedges(g), 3);
+    cr_assert_null(agnode(g, "<root>", 0));
+    agclose(g);
+    exdb_unflatten_free(u);
+    exdb_program_free(p);
+
+    p = load("tests/fixtures/unflatten/param_list_dict.json");
+    u = finished(p);
+    src = (exdb_viz_source){.prog = p, .done = u};
+    cr_assert_eq(exdb_unflatten_module(u, "param_list")->kind, EXDB_UMOD_PLAIN);
+    view.fqn = "param_list";
+    g = dot_of_src(&src, view, &st);
+    cr_assert_eq(agnnodes(g), 1);
+    cr_assert(strstr(agget(agnode(g, "param_list", 0), "tooltip"), "parameters=2"));
+    agclose(g);
+    exdb_unflatten_free(u);
+    exdb_program_free(p);
+}
+
 static void count_path(void *ctx, const char *fqn, exdb_umodule *m) {
     (void)fqn;
     (void)m;
