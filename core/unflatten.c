@@ -570,6 +570,21 @@ exdb_umodule *exdb_unflatten_module(const exdb_unflatten *u, const char *fqn) {
     return exdb_umod_get_path(u->run->root, fqn);
 }
 
+const char *exdb_umod_kind_name(const exdb_umodule *m) {
+    switch (m->kind) {
+    case EXDB_UMOD_PLAIN:
+        return "torch.nn.Module";
+    case EXDB_UMOD_INTERP:
+        return "InterpreterModule";
+    case EXDB_UMOD_DISPATCH:
+        return "InterpreterModuleDispatcher";
+    case EXDB_UMOD_ROOT:
+        return "UnflattenedModule";
+    default:
+        return "GraphModule";
+    }
+}
+
 const char *exdb_uevent_kind_name(int kind) {
     static const char *const names[] = {"COPY", "ENTER", "EXIT",     "IVAL",    "ATTRS", "STATE",
                                         "SINK", "DEDUP", "DISPATCH", "REORDER", "DONE"};
@@ -673,19 +688,10 @@ typedef struct mod_ctx {
     const exdb_urun *r;
 } mod_ctx;
 
+/* exdb_umod_kind_name, with a plain module as the short "Module" that
+ * info modules and the dumps print */
 static const char *kind_name(const exdb_umodule *m) {
-    switch (m->kind) {
-    case EXDB_UMOD_PLAIN:
-        return "Module";
-    case EXDB_UMOD_INTERP:
-        return "InterpreterModule";
-    case EXDB_UMOD_DISPATCH:
-        return "InterpreterModuleDispatcher";
-    case EXDB_UMOD_ROOT:
-        return "UnflattenedModule";
-    default:
-        return "GraphModule";
-    }
+    return m->kind == EXDB_UMOD_PLAIN ? "Module" : exdb_umod_kind_name(m);
 }
 
 /* call sites whose call_module target resolves to m (after dedup's

@@ -243,7 +243,7 @@ typedef struct exdb_urun {
     exdb_uwork *work; /* the current phase's work list */
     uint32_t nwork, work_pos, work_cap;
     uint8_t phase_started;
-    exdb_strmap removed_by_module; /* SINK: "id" -> ustrset of removed inputs */
+    exdb_strmap removed_by_module;            /* SINK: "id" -> ustrset of removed inputs */
     exdb_uwork *done_work[EXDB_UPH_DONE + 1]; /* finished phases' work lists (their events) */
     uint32_t done_nwork[EXDB_UPH_DONE + 1];
 } exdb_urun;
@@ -310,6 +310,9 @@ const exdb_uframe *exdb_unflatten_frame(const exdb_unflatten *u, uint32_t level)
 /* The module at FQN (call names like "n@1" allowed; "" = root), or NULL. */
 exdb_umodule *exdb_unflatten_module(const exdb_unflatten *u, const char *fqn);
 const char *exdb_uevent_kind_name(int kind);
+/* The Python class of a module object: "torch.nn.Module", "InterpreterModule",
+ * "InterpreterModuleDispatcher", "UnflattenedModule" or "GraphModule". */
+const char *exdb_umod_kind_name(const exdb_umodule *m);
 /* The work item a later-phase event (IVAL, ATTRS, SINK, DEDUP, DISPATCH)
  * at or before the cursor was about (its name: a module fqn, a scope), or
  * NULL: the work lists of finished phases are kept for describing them. */

@@ -33,21 +33,6 @@ typedef struct tree_ctx {
     int oom;
 } tree_ctx;
 
-static const char *kind_name(const exdb_umodule *m) {
-    switch (m->kind) {
-    case EXDB_UMOD_PLAIN:
-        return "torch.nn.Module";
-    case EXDB_UMOD_INTERP:
-        return "InterpreterModule";
-    case EXDB_UMOD_DISPATCH:
-        return "InterpreterModuleDispatcher";
-    case EXDB_UMOD_ROOT:
-        return "UnflattenedModule";
-    default:
-        return "GraphModule";
-    }
-}
-
 static const char *kind_fill(const exdb_umodule *m) {
     switch (m->kind) {
     case EXDB_UMOD_ROOT:
@@ -109,7 +94,7 @@ static uint32_t add_mod_node(tree_ctx *c, const char *name, const char *atom, ex
         vz_put_text(&c->b, short_type(m->type), 64, 0);
     }
     vz_put_nl(&c->b);
-    exdb_buf_puts(&c->b, m->kind == EXDB_UMOD_DISPATCH ? "Dispatcher" : kind_name(m));
+    exdb_buf_puts(&c->b, m->kind == EXDB_UMOD_DISPATCH ? "Dispatcher" : exdb_umod_kind_name(m));
     if (m->kind == EXDB_UMOD_INTERP || m->kind == EXDB_UMOD_DISPATCH)
         exdb_buf_printf(&c->b, " calls=%u", calls);
     if (m->graph)
@@ -124,7 +109,7 @@ static uint32_t add_mod_node(tree_ctx *c, const char *name, const char *atom, ex
     }
     v.label = vz_str(vg, &c->b);
     exdb_buf_reset(&c->b);
-    exdb_buf_printf(&c->b, "%s\n%s #%u\ntype: %s", name, kind_name(m), m->id,
+    exdb_buf_printf(&c->b, "%s\n%s #%u\ntype: %s", name, exdb_umod_kind_name(m), m->id,
                     m->type ? m->type : "None");
     uint32_t np = 0, nb = 0, nc = 0;
     for (uint32_t i = 0; i < m->attrs.n; i++) {

@@ -10,21 +10,6 @@
 #include "core/unflatten.h"
 #include "viz/view.h"
 
-static const char *umod_kind_name(const exdb_umodule *m) {
-    switch (m->kind) {
-    case EXDB_UMOD_PLAIN:
-        return "torch.nn.Module";
-    case EXDB_UMOD_INTERP:
-        return "InterpreterModule";
-    case EXDB_UMOD_DISPATCH:
-        return "InterpreterModuleDispatcher";
-    case EXDB_UMOD_ROOT:
-        return "UnflattenedModule";
-    default:
-        return "GraphModule";
-    }
-}
-
 /* The attribute a get_attr target names inside m ("layer1.0.conv1.weight"
  * in the root: the prefix is a module path, the last atom the attribute). */
 static const exdb_uattr *resolve_attr(exdb_umodule *m, const char *target) {
@@ -117,7 +102,8 @@ static int draw_graph(vz_graph *vg, exdb_umodule *m, const char *fqn, uint32_t c
             v.kind_line = vz_str(vg, &b);
             exdb_buf_reset(&b);
             exdb_buf_printf(&b, "child module: %s, %s #%u: render module %s", path,
-                            child ? umod_kind_name(child) : "missing", child ? child->id : 0, path);
+                            child ? exdb_umod_kind_name(child) : "missing", child ? child->id : 0,
+                            path);
             v.kind_tip = vz_str(vg, &b);
         }
         vidx[n->id] = vz_add_node(vg, &v);
@@ -142,7 +128,7 @@ int vz_view_module(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view
                            fqn);
     exdb_buf t;
     exdb_buf_init(&t);
-    exdb_buf_printf(&t, "module %s: %s", fqn[0] ? fqn : "<root>", umod_kind_name(m));
+    exdb_buf_printf(&t, "module %s: %s", fqn[0] ? fqn : "<root>", exdb_umod_kind_name(m));
     if (m->type)
         exdb_buf_printf(&t, " (%s)", m->type);
     if (m->kind == EXDB_UMOD_PLAIN ||
