@@ -387,16 +387,21 @@ static int log_event(exdb_unflatten *u, const exdb_uevent *ev) {
     return 0;
 }
 
+/* The run stops at the event that failed: u->err says why (also into err). */
+static int step_failed(exdb_unflatten *u, exdb_error *err) {
+    if (!u->err.set)
+        exdb_errorf(&u->err, "unflatten: failed");
+    u->failed = 1;
+    if (err)
+        exdb_errorf(err, "%s", u->err.msg);
+    return -1;
+}
+
 /* A step of a run that is not recorded (exdb_unflatten_set_recording). */
 static int step_unrecorded(exdb_unflatten *u, exdb_uevent *e, exdb_uevent *ev, exdb_error *err) {
     int rc = run_step(u->run, e, &u->err);
     if (rc < 0) {
-        if (!u->err.set)
-            exdb_errorf(&u->err, "unflatten: failed");
-        u->failed = 1;
-        if (err)
-            exdb_errorf(err, "%s", u->err.msg);
-        return -1;
+        return step_failed(u, err);
     }
     if (rc == 0)
         return 0;
@@ -450,12 +455,7 @@ int exdb_unflatten_step(exdb_unflatten *u, exdb_uevent *ev, exdb_error *err) {
         exdb_journal_fail(j); /* the state stays as the failure left it */
     }
     if (rc < 0) {
-        if (!u->err.set)
-            exdb_errorf(&u->err, "unflatten: failed");
-        u->failed = 1;
-        if (err)
-            exdb_errorf(err, "%s", u->err.msg);
-        return -1;
+        return step_failed(u, err);
     }
     if (rc == 0)
         return 0;
@@ -568,6 +568,18 @@ const exdb_uframe *exdb_unflatten_frame(const exdb_unflatten *u, uint32_t level)
 
 exdb_umodule *exdb_unflatten_module(const exdb_unflatten *u, const char *fqn) {
     return exdb_umod_get_path(u->run->root, fqn);
+}
+
+void exdb_umod_count_state(const exdb_umodule *m, uint32_t *np, uint32_t *nb, uint32_t *nc) {
+    *np = *nb = *nc = 0;
+    for (uint32_t i = 0; i < m->attrs.n; i++) {
+        const exdb_uattr *a = m->attrs.vals[i];
+        if (!a)
+            continue;
+        *np += a->kind == EXDB_UATTR_PARAM;
+        *nb += a->kind == EXDB_UATTR_BUFFER;
+        *nc += a->kind == EXDB_UATTR_CONST;
+    }
 }
 
 const char *exdb_umod_kind_name(const exdb_umodule *m) {
@@ -726,15 +738,8 @@ static void print_mod(void *vctx, const char *fqn, exdb_umodule *m) {
     }
     if (m->graph)
         exdb_buf_printf(c->b, "  nodes=%u", m->graph->count);
-    uint32_t np = 0, nb = 0, nc = 0;
-    for (uint32_t i = 0; i < m->attrs.n; i++) {
-        const exdb_uattr *a = m->attrs.vals[i];
-        if (!a)
-            continue;
-        np += a->kind == EXDB_UATTR_PARAM;
-        nb += a->kind == EXDB_UATTR_BUFFER;
-        nc += a->kind == EXDB_UATTR_CONST;
-    }
+    uint32_t np, nb, nc;
+    exdb_umod_count_state(m, &np, &nb, &nc);
     if (np || nb || nc)
         exdb_buf_printf(c->b, "  params=%u buffers=%u constants=%u", np, nb, nc);
     exdb_buf_putc(c->b, '\n');

@@ -313,6 +313,8 @@ const char *exdb_uevent_kind_name(int kind);
 /* The Python class of a module object: "torch.nn.Module", "InterpreterModule",
  * "InterpreterModuleDispatcher", "UnflattenedModule" or "GraphModule". */
 const char *exdb_umod_kind_name(const exdb_umodule *m);
+/* How many parameters, buffers and constants m holds. */
+void exdb_umod_count_state(const exdb_umodule *m, uint32_t *np, uint32_t *nb, uint32_t *nc);
 /* The work item a later-phase event (IVAL, ATTRS, SINK, DEDUP, DISPATCH)
  * at or before the cursor was about (its name: a module fqn, a scope), or
  * NULL: the work lists of finished phases are kept for describing them. */

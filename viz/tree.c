@@ -111,15 +111,8 @@ static uint32_t add_mod_node(tree_ctx *c, const char *name, const char *atom, ex
     exdb_buf_reset(&c->b);
     exdb_buf_printf(&c->b, "%s\n%s #%u\ntype: %s", name, exdb_umod_kind_name(m), m->id,
                     m->type ? m->type : "None");
-    uint32_t np = 0, nb = 0, nc = 0;
-    for (uint32_t i = 0; i < m->attrs.n; i++) {
-        const exdb_uattr *a = m->attrs.vals[i];
-        if (!a)
-            continue;
-        np += a->kind == EXDB_UATTR_PARAM;
-        nb += a->kind == EXDB_UATTR_BUFFER;
-        nc += a->kind == EXDB_UATTR_CONST;
-    }
+    uint32_t np, nb, nc;
+    exdb_umod_count_state(m, &np, &nb, &nc);
     exdb_buf_printf(&c->b, "\nparameters=%u buffers=%u constants=%u", np, nb, nc);
     exdb_buf_reset(&c->t);
     vz_put_text(&c->t, exdb_buf_str(&c->b), 0, 0);
