@@ -719,8 +719,8 @@ static void unlink_node(exdb_graph *g, exdb_node *n) {
  *  - a Python function: its bare name (operator.getitem -> "getitem").
  * Only string targets lose __magic__ underscores; _is_magic("__") is true
  * too, leaving "" (create_name turns it into "_unnamed"). */
-static const char *target_to_candidate(exdb_graph *g, exdb_op op, const char *target,
-                                       exdb_target_kind tkind) {
+const char *exdb_target_to_str(exdb_arena *a, exdb_op op, const char *target,
+                               exdb_target_kind tkind) {
     const char *t = target;
     size_t len = strlen(t);
     if (op == EXDB_OP_CALL_FUNCTION && tkind != EXDB_T_STR) {
@@ -740,7 +740,7 @@ static const char *target_to_candidate(exdb_graph *g, exdb_op op, const char *ta
         t += 2;
         len = len >= 4 ? len - 4 : 0;
     }
-    char *buf = exdb_arena_alloc(g->arena, 2 * len + 1);
+    char *buf = exdb_arena_alloc(a, 2 * len + 1);
     if (!buf)
         return NULL;
     size_t w = 0;
@@ -807,7 +807,7 @@ exdb_node *exdb_graph_create_node(exdb_graph *g, exdb_op op, const char *target,
         n->kwargs = *kwargs;
     else
         n->kwargs.kind = EXDB_ARG_DICT;
-    const char *cand = name ? name : target_to_candidate(g, op, target, tkind);
+    const char *cand = name ? name : exdb_target_to_str(g->arena, op, target, tkind);
     n->name = cand ? exdb_graph_create_name(g, cand) : NULL;
     if (!n->name)
         return NULL;

@@ -211,6 +211,10 @@ exdb_graph *exdb_graph_new(exdb_arena *a);
  * makes it unique with _N suffixes exactly as FX does (graph.c cites the
  * rules). The name is reserved for good, even after its node is erased. */
 const char *exdb_graph_create_name(exdb_graph *g, const char *candidate);
+/* Graph._target_to_str: the default name candidate of a node with this op
+ * and target (the callable's __name__ or the string, snake-cased), in a. */
+const char *exdb_target_to_str(exdb_arena *a, exdb_op op, const char *target,
+                               exdb_target_kind tkind);
 
 /* Graph.create_node. name may be NULL (FX derives it from the target, as
  * _target_to_str does). args must be a TUPLE and kwargs a DICT, or NULL for

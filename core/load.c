@@ -1038,38 +1038,6 @@ static int is_python_keyword(const char *s) {
     return 0;
 }
 
-/* Graph._target_to_str(target) for a call_function target: its __name__
- * ("relu.default" for an OpOverload, "cond" for a HOP, "add" for
- * operator.add), snake-cased. Used for the "<name>_unused" rename. */
-static const char *target_str(loader *L, const exdb_node *n) {
-    const char *t = n->target;
-    if (n->tkind == EXDB_T_OP && strncmp(t, "torch.ops.", 10) == 0) {
-        const char *dot = strchr(t + 10, '.');
-        t = dot ? dot + 1 : t + 10;
-    } else if (n->tkind == EXDB_T_HOP) {
-        t += 23; /* "torch.ops.higher_order." */
-    } else {
-        const char *dot = strrchr(t, '.');
-        if (dot)
-            t = dot + 1;
-    }
-    size_t len = strlen(t);
-    char *out = exdb_arena_alloc(L->a, 2 * len + 1);
-    if (!out)
-        return NULL;
-    /* _snake_case: '_' before an upper-case letter that follows a lower-case one */
-    size_t w = 0;
-    for (size_t i = 0; i < len; i++) {
-        char c = t[i];
-        int up = c >= 'A' && c <= 'Z';
-        if (up && i > 0 && t[i - 1] >= 'a' && t[i - 1] <= 'z')
-            out[w++] = '_';
-        out[w++] = up ? (char)(c - 'A' + 'a') : c;
-    }
-    out[w] = '\0';
-    return out;
-}
-
 /* `fx_node.name = name`: the node prints as `name` while the graph's
  * namespace keeps what create_name registered (PyTorch's sync_fx_node and
  * placeholder code assign the attribute directly). exdb's name table also
@@ -1289,7 +1257,7 @@ static int load_outputs(loader *L, gscope *sc, exdb_node *n, const exdb_json *ou
     }
     if (one && is_none) {
         /* fx_node._rename(f"{self.graph._target_to_str(fx_node.target)}_unused") */
-        const char *base = target_str(L, n);
+        const char *base = exdb_target_to_str(L->a, n->op, n->target, n->tkind);
         char *cand = base ? exdb_arena_printf(L->a, "%s_unused", base) : NULL;
         if (!cand)
             return oom(L);

@@ -21,10 +21,9 @@
 
 #include "container.h"
 #include "json.h"
+#include "statefiles.h"
 #include "strbuf.h"
 #include "unflatten.h"
-
-#define CONFIG_MAX ((size_t)256 << 20)
 
 /* One state value: a state_dict entry or a constant. id numbers the
  * distinct tensors: equal ids mean one tensor (upstream's _id). The flags
@@ -139,48 +138,35 @@ static long config_id(state_ctx *c, const char *path_name, const exdb_json *tm) 
     return id;
 }
 
+typedef struct config_ctx {
+    state_ctx *c;
+    svals *d;
+} config_ctx;
+
+/* Each "config" entry into d, in file order. */
+static int add_config(void *vctx, const exdb_json *cfg, const char *label, exdb_error *err) {
+    config_ctx *k = vctx;
+    for (uint32_t i = 0; i < cfg->len; i++) {
+        const exdb_json *e = &cfg->u.kids[i];
+        const exdb_json *pn = exdb_json_get(e, "path_name");
+        if (!exdb_json_is(pn, EXDB_JSTRING))
+            return exdb_errorf(err, "%s: $.config.%s.path_name: expected a string", label, e->key);
+        const char *fqn = exdb_ustrdup(k->c->r, e->key);
+        long id = config_id(k->c, pn->u.str, exdb_json_get(e, "tensor_meta"));
+        if (!fqn || id < 0 ||
+            svals_add(k->c, k->d, fqn, (uint32_t)id,
+                      exdb_json_is(exdb_json_get(e, "is_param"), EXDB_JTRUE)) < 0)
+            return exdb_errorf(err, "out of memory");
+    }
+    return 0;
+}
+
 /* Reads one payload config member into d, in file order. 0 read, 1 absent,
  * -1 error. */
 static int read_config(state_ctx *c, exdb_container *ct, const char *rel, svals *d,
                        exdb_error *err) {
-    char *buf;
-    size_t len;
-    int rc = exdb_container_read_member(ct, rel, CONFIG_MAX, &buf, &len, err);
-    if (rc != 0)
-        return rc;
-    exdb_arena dom;
-    exdb_arena_init(&dom);
-    char label[600];
-    snprintf(label, sizeof label, "%s: %s", exdb_container_path(ct), rel);
-    exdb_json *root;
-    rc = -1;
-    if (exdb_json_parse(buf, len, &dom, label, &root, err) == 0) {
-        const exdb_json *cfg = exdb_json_get(root, "config");
-        if (!exdb_json_is(cfg, EXDB_JOBJECT)) {
-            exdb_errorf(err, "%s: $.config: expected an object, found %s", label,
-                        exdb_json_type_name(cfg));
-        } else {
-            rc = 0;
-            for (uint32_t i = 0; i < cfg->len && rc == 0; i++) {
-                const exdb_json *e = &cfg->u.kids[i];
-                const exdb_json *pn = exdb_json_get(e, "path_name");
-                if (!exdb_json_is(pn, EXDB_JSTRING)) {
-                    rc = exdb_errorf(err, "%s: $.config.%s.path_name: expected a string", label,
-                                     e->key);
-                    break;
-                }
-                const char *fqn = exdb_ustrdup(c->r, e->key);
-                long id = config_id(c, pn->u.str, exdb_json_get(e, "tensor_meta"));
-                if (!fqn || id < 0 ||
-                    svals_add(c, d, fqn, (uint32_t)id,
-                              exdb_json_is(exdb_json_get(e, "is_param"), EXDB_JTRUE)) < 0)
-                    rc = exdb_errorf(err, "out of memory");
-            }
-        }
-    }
-    exdb_arena_destroy(&dom);
-    free(buf);
-    return rc;
+    config_ctx k = {c, d};
+    return exdb_config_visit(ct, rel, add_config, &k, err);
 }
 
 static int in_state_dict(const exdb_input_spec *s) {

@@ -14,10 +14,8 @@
 
 #define CONFIG_MAX ((size_t)256 << 20)
 
-/* Reads the keys of one config member into names (arena strings).
- * Returns 0 (found), 1 (absent) or -1. */
-static int config_keys(exdb_container *c, const char *rel, exdb_arena *a, const char *const **out,
-                       uint32_t *n, exdb_error *err) {
+int exdb_config_visit(exdb_container *c, const char *rel, exdb_config_fn fn, void *ctx,
+                      exdb_error *err) {
     char *buf;
     size_t len;
     int rc = exdb_container_read_member(c, rel, CONFIG_MAX, &buf, &len, err);
@@ -31,25 +29,42 @@ static int config_keys(exdb_container *c, const char *rel, exdb_arena *a, const 
     rc = -1;
     if (exdb_json_parse(buf, len, &dom, label, &root, err) == 0) {
         const exdb_json *cfg = exdb_json_get(root, "config");
-        if (!exdb_json_is(cfg, EXDB_JOBJECT)) {
+        if (!exdb_json_is(cfg, EXDB_JOBJECT))
             exdb_errorf(err, "%s: $.config: expected an object, found %s", label,
                         exdb_json_type_name(cfg));
-        } else {
-            const char **names = exdb_arena_calloc(a, cfg->len ? cfg->len : 1, sizeof *names);
-            if (names) {
-                for (uint32_t i = 0; i < cfg->len; i++)
-                    names[i] = exdb_arena_strdup(a, cfg->u.kids[i].key);
-                *out = names;
-                *n = cfg->len;
-                rc = 0;
-            } else {
-                exdb_errorf(err, "%s: out of memory", label);
-            }
-        }
+        else
+            rc = fn(ctx, cfg, label, err);
     }
     exdb_arena_destroy(&dom);
     free(buf);
     return rc;
+}
+
+typedef struct keys_ctx {
+    exdb_arena *a;
+    const char *const **out;
+    uint32_t *n;
+} keys_ctx;
+
+/* The keys of "config" into arena strings. */
+static int collect_keys(void *vctx, const exdb_json *cfg, const char *label, exdb_error *err) {
+    keys_ctx *k = vctx;
+    const char **names = exdb_arena_calloc(k->a, cfg->len ? cfg->len : 1, sizeof *names);
+    if (!names)
+        return exdb_errorf(err, "%s: out of memory", label);
+    for (uint32_t i = 0; i < cfg->len; i++)
+        names[i] = exdb_arena_strdup(k->a, cfg->u.kids[i].key);
+    *k->out = names;
+    *k->n = cfg->len;
+    return 0;
+}
+
+/* Reads the keys of one config member into names (arena strings).
+ * Returns 0 (found), 1 (absent) or -1. */
+static int config_keys(exdb_container *c, const char *rel, exdb_arena *a, const char *const **out,
+                       uint32_t *n, exdb_error *err) {
+    keys_ctx k = {a, out, n};
+    return exdb_config_visit(c, rel, collect_keys, &k, err);
 }
 
 int exdb_state_from_archive(const char *path, const char *model, exdb_arena *a, exdb_lint_state *st,

@@ -181,19 +181,10 @@ static char **complete(const char *text, int start, int end) {
             static const char *const v[] = {"on", "off", "auto", "unlimited", NULL};
             cand_words(v);
         }
-    } else if (!strcmp(cmd, "break") || !strcmp(cmd, "tbreak")) {
-        if (nw == 1) {
-            cand_words(break_words);
-            cand_nodes();
-        } else if (!strcmp(w[1], "module") || !strcmp(w[1], "exit")) {
-            cand_modules();
-        } else if (!strcmp(w[1], "event")) {
-            cand_words(events);
-        } else if (!strcmp(w[1], "op")) {
-            cand_ops();
-        }
-    } else if (!strcmp(cmd, "until") || !strcmp(cmd, "advance")) {
-        /* LOCATION: a node, or a break location (an event number is typed) */
+    } else if (!strcmp(cmd, "break") || !strcmp(cmd, "tbreak") || !strcmp(cmd, "until") ||
+               !strcmp(cmd, "advance")) {
+        /* until/advance LOCATION: a node or a break location (an event
+         * number is typed) */
         if (nw == 1) {
             cand_words(break_words);
             cand_nodes();

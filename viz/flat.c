@@ -267,17 +267,27 @@ static void find_state_input(void *ctx, exdb_node *u) {
         c->state_in_cluster = 1;
 }
 
+/* The "[i]" label of the edge from u into n when n is u[i] (a getitem of a
+ * multi-output node), else NULL. tmp is scratch. */
+static const char *getitem_label(vz_graph *vg, exdb_buf *tmp, const exdb_node *n,
+                                 const exdb_node *u) {
+    if (!is_getitem(n) || n->args.n < 2 || n->args.u.items[0].kind != EXDB_ARG_NODE ||
+        n->args.u.items[0].u.node != u || n->args.u.items[1].kind != EXDB_ARG_INT)
+        return NULL;
+    exdb_buf_reset(tmp);
+    exdb_buf_printf(tmp, "[%lld]", (long long)n->args.u.items[1].u.i);
+    return vz_str(vg, tmp);
+}
+
 static void link_input(void *ctx, exdb_node *u) {
     flat_ctx *c = ctx;
     const exdb_node *n = c->cur;
     vz_edge e = {.from = c->vidx[u->id], .to = c->vidx[n->id]};
     if (e.from == VZ_NONE || e.to == VZ_NONE)
         return;
-    if (is_getitem(n) && n->args.n >= 2 && n->args.u.items[0].kind == EXDB_ARG_NODE &&
-        n->args.u.items[0].u.node == u && n->args.u.items[1].kind == EXDB_ARG_INT) {
-        exdb_buf_reset(&c->tmp);
-        exdb_buf_printf(&c->tmp, "[%lld]", (long long)n->args.u.items[1].u.i);
-        e.label = vz_str(c->vg, &c->tmp);
+    e.label = getitem_label(c->vg, &c->tmp, n, u);
+    if (e.label) {
+        /* an output of a multi-output node: labelled "[i]" */
     } else if (n->op == EXDB_OP_OUTPUT) {
         const char *l = exdb_strmap_get(&c->outs, u->name);
         if (l && l[0] == '!') { /* a mutation: red */
@@ -513,12 +523,7 @@ static void link_one(void *ctx, exdb_node *u) {
     vz_edge e = {.from = c->vidx[u->id], .to = c->vidx[n->id]};
     if (e.from == VZ_NONE || e.to == VZ_NONE)
         return;
-    if (is_getitem(n) && n->args.n >= 2 && n->args.u.items[0].kind == EXDB_ARG_NODE &&
-        n->args.u.items[0].u.node == u && n->args.u.items[1].kind == EXDB_ARG_INT) {
-        exdb_buf_reset(&c->tmp);
-        exdb_buf_printf(&c->tmp, "[%lld]", (long long)n->args.u.items[1].u.i);
-        e.label = vz_str(c->vg, &c->tmp);
-    }
+    e.label = getitem_label(c->vg, &c->tmp, n, u);
     vz_add_edge(c->vg, &e);
 }
 
