@@ -227,6 +227,20 @@ static int cmd_display(session *s, int argc, char **argv) {
     return 0;
 }
 
+/* The index in s->displays of display number arg; fails the command when
+ * arg is not a number or no display has it. */
+static int display_index(session *s, const char *arg, uint32_t *k) {
+    const exdb_displays *t = s->displays;
+    char *end;
+    long n = strtol(arg, &end, 10);
+    if (!*arg || *end)
+        return cmd_fail(s, "Expected a display number, found \"%s\".", arg);
+    for (*k = 0; t && *k < t->n; (*k)++)
+        if (t->v[*k].num == n)
+            return 0;
+    return cmd_fail(s, "No display number %ld.", n);
+}
+
 int cmd_display_delete(session *s, int argc, char **argv) {
     exdb_displays *t = s->displays;
     if (argc == 0) {
@@ -234,15 +248,9 @@ int cmd_display_delete(session *s, int argc, char **argv) {
         return 0;
     }
     for (int i = 0; i < argc; i++) {
-        char *end;
-        long n = strtol(argv[i], &end, 10);
-        if (!*argv[i] || *end)
-            return cmd_fail(s, "Expected a display number, found \"%s\".", argv[i]);
-        uint32_t k = 0;
-        while (t && k < t->n && t->v[k].num != n)
-            k++;
-        if (!t || k == t->n)
-            return cmd_fail(s, "No display number %ld.", n);
+        uint32_t k;
+        if (display_index(s, argv[i], &k) < 0)
+            return -1;
         free(t->v[k].expr);
         free(t->v[k].line);
         memmove(&t->v[k], &t->v[k + 1], (t->n - k - 1) * sizeof *t->v);
@@ -256,15 +264,9 @@ int cmd_display_enable(session *s, int argc, char **argv, int on) {
     for (uint32_t k = 0; argc == 0 && t && k < t->n; k++)
         t->v[k].enabled = on;
     for (int i = 0; i < argc; i++) {
-        char *end;
-        long n = strtol(argv[i], &end, 10);
-        if (!*argv[i] || *end)
-            return cmd_fail(s, "Expected a display number, found \"%s\".", argv[i]);
-        uint32_t k = 0;
-        while (t && k < t->n && t->v[k].num != n)
-            k++;
-        if (!t || k == t->n)
-            return cmd_fail(s, "No display number %ld.", n);
+        uint32_t k;
+        if (display_index(s, argv[i], &k) < 0)
+            return -1;
         t->v[k].enabled = on;
     }
     return 0;

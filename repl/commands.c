@@ -822,6 +822,18 @@ static cJSON *json_text(const char *t, size_t n) {
  * object goes out instead: {"command", "ok", <the command's data>,
  * "output", "error"}. A sourced script's commands nest: each answers its
  * own line on the sink the outermost command wrote to. */
+/* Writes o as one line of JSON to sink, flushed (a tool reads line by
+ * line), and frees it. */
+static void emit_json_line(FILE *sink, cJSON *o) {
+    char *text = cJSON_PrintUnformatted(o);
+    if (text) {
+        fprintf(sink, "%s\n", text);
+        fflush(sink);
+        cJSON_free(text);
+    }
+    cJSON_Delete(o);
+}
+
 static int exec_json(session *s, const char *line, char *copy, const command **cp) {
     FILE *saved_out = s->out, *saved_err = s->errout;
     FILE *sink = s->capture_depth ? s->json_sink : s->out;
@@ -865,13 +877,7 @@ static int exec_json(session *s, const char *line, char *copy, const command **c
             s->last_error = err && cJSON_IsString(err) ? strdup(err->valuestring) : NULL;
             cJSON_AddItemToObject(obj, "error", err);
         }
-        char *text = cJSON_PrintUnformatted(obj);
-        if (text) {
-            fprintf(sink, "%s\n", text);
-            fflush(sink);
-            cJSON_free(text);
-        }
-        cJSON_Delete(obj);
+        emit_json_line(sink, obj);
     }
     cJSON_Delete(s->data);
     s->data = saved_data;
@@ -933,13 +939,7 @@ void session_json_stopped(session *s, const char *script, int line, const char *
     cJSON_AddStringToObject(o, "error", s->last_error ? s->last_error : "");
     if (remaining >= 0)
         cJSON_AddNumberToObject(o, "remaining", remaining);
-    char *text = cJSON_PrintUnformatted(o);
-    if (text) {
-        fprintf(sink, "%s\n", text);
-        fflush(sink);
-        cJSON_free(text);
-    }
-    cJSON_Delete(o);
+    emit_json_line(sink, o);
 }
 
 /* Commands left in a script after a stop: lines that are not blank or
