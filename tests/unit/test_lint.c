@@ -282,6 +282,32 @@ Test(lint, fixture_unflatten_hazards) {
     exdb_program_free(p);
 }
 
+/* Shared state (tests/fixtures/lint/shared_state.json): one finding per
+ * foreign module, at its first user there, and mutation targets looked up
+ * by the kind of the output spec. */
+Test(lint, fixture_shared_state) {
+    exdb_program *p = load("tests/fixtures/lint/shared_state.json");
+    exdb_lint_report r;
+    exdb_lint_report_init(&r);
+    cr_assert_eq(exdb_lint_program(&r, p, NULL), 1);
+    cr_assert_eq(count_check(&r, "sig.mutation-target"), 1);
+    cr_assert_str_eq(find_check(&r, "sig.mutation-target")->what,
+                     "Buffer output neg does not point to a buffer that exists. (buffer "
+                     "a.weight)");
+    cr_assert_eq(count_check(&r, "unflatten.state-outside-owner"), 2);
+    const char *want[][2] = {{"add", "b"}, {"div", "c"}};
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < r.n; i++) {
+        if (strcmp(r.items[i].check, "unflatten.state-outside-owner") != 0)
+            continue;
+        cr_assert_str_eq(r.items[i].node, want[k][0]);
+        cr_assert_str_eq(r.items[i].module, want[k][1]);
+        k++;
+    }
+    exdb_lint_report_free(&r);
+    exdb_program_free(p);
+}
+
 Test(lint, fixture_preserved) {
     exdb_program *p = load("tests/fixtures/lint/preserved.json");
     exdb_lint_report r;
