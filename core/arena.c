@@ -26,12 +26,15 @@ void exdb_arena_init(exdb_arena *a) {
     memset(a, 0, sizeof *a);
 }
 
-/* Freed blocks of at least CACHE_MIN bytes, kept for the next arena (up to
- * CACHE_MAX bytes in all). A fresh block costs a page fault or a kernel
- * page clear per page on first touch, which was ~40% of an unflatten run
- * at 100k nodes (the run arena and its journal are 400 MB); `run`,
- * `restart`, lint and render of a finished tree rebuild arenas of the same
- * sizes, so they get pages already mapped. The memory stays in the process
+/* Freed blocks, kept for the next arena (up to CACHE_MAX bytes in all). A
+ * fresh block costs a page fault or a kernel page clear per page on first
+ * touch, which was ~40% of an unflatten run at 100k nodes (the run arena
+ * and its journal are 400 MB); `run`, `restart`, lint and render of a
+ * finished tree rebuild arenas of the same sizes, so they get pages
+ * already mapped. Small blocks too: freeing them to malloc made glibc give
+ * the top of the heap back to the kernel and take it again on the next
+ * load (brk, page faults and MADV_POPULATE_WRITE each time), which cost a
+ * 0.2 MB program half its reload time. The memory stays in the process
  * (RSS) until exdb_arena_trim. exdb is single-threaded: no lock. */
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
@@ -43,7 +46,6 @@ void exdb_arena_init(exdb_arena *a) {
 #define CACHE_POISON(b)   ((void)(b))
 #define CACHE_UNPOISON(b) ((void)(b))
 #endif
-#define CACHE_MIN ((size_t)1 << 20)
 #define CACHE_MAX ((size_t)768 << 20)
 static exdb_arena_block *cache;
 static size_t cache_bytes;
@@ -52,7 +54,7 @@ void exdb_arena_destroy(exdb_arena *a) {
     exdb_arena_block *b = a->head;
     while (b) {
         exdb_arena_block *p = b->prev;
-        if (b->size >= CACHE_MIN && cache_bytes + b->size <= CACHE_MAX) {
+        if (cache_bytes + b->size <= CACHE_MAX) {
             b->prev = cache;
             cache = b;
             CACHE_POISON(b);
@@ -65,6 +67,18 @@ void exdb_arena_destroy(exdb_arena *a) {
     memset(a, 0, sizeof *a);
 }
 
+void exdb_arena_reset(exdb_arena *a) {
+    exdb_arena_block *keep = a->head;
+    if (!keep)
+        return;
+    exdb_arena rest = {.head = keep->prev};
+    exdb_arena_destroy(&rest);
+    keep->prev = NULL;
+    keep->off = 0;
+    a->used = 0;
+    a->reserved = keep->size;
+}
+
 void exdb_arena_trim(void) {
     while (cache) {
         exdb_arena_block *p = cache->prev;
@@ -75,19 +89,28 @@ void exdb_arena_trim(void) {
     cache_bytes = 0;
 }
 
-/* A cached block of want..2*want bytes (unlinked), or NULL. */
+/* The smallest cached block of want..2*want bytes (unlinked), or NULL.
+ * Best fit: blocks come in the same geometric sizes the arenas ask for, so
+ * a load that repeats an earlier one gets back exactly the blocks it had,
+ * and its peak RSS stays that of the first load. */
 static exdb_arena_block *cache_take(size_t want) {
+    exdb_arena_block **best = NULL;
     for (exdb_arena_block **pb = &cache; *pb; pb = &(*pb)->prev) {
-        exdb_arena_block *b = *pb;
-        if (b->size >= want && b->size / 2 <= want) {
-            *pb = b->prev;
-            cache_bytes -= b->size;
-            CACHE_UNPOISON(b);
-            b->off = 0;
-            return b;
+        size_t sz = (*pb)->size;
+        if (sz >= want && sz / 2 <= want && (!best || sz < (*best)->size)) {
+            best = pb;
+            if (sz == want)
+                break;
         }
     }
-    return NULL;
+    if (!best)
+        return NULL;
+    exdb_arena_block *b = *best;
+    *best = b->prev;
+    cache_bytes -= b->size;
+    CACHE_UNPOISON(b);
+    b->off = 0;
+    return b;
 }
 
 #define PREFAULT_STEP     ((size_t)2 << 20)
@@ -145,7 +168,7 @@ void *exdb_arena_alloc(exdb_arena *a, size_t n) {
             want = ARENA_MAX_BLOCK;
         if (want < n)
             want = n;
-        exdb_arena_block *nb = want >= CACHE_MIN ? cache_take(want) : NULL;
+        exdb_arena_block *nb = cache_take(want);
         if (nb) {
             want = nb->size;
         } else {

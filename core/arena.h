@@ -17,10 +17,14 @@ typedef struct exdb_arena {
 } exdb_arena;
 
 void exdb_arena_init(exdb_arena *a);
-/* Blocks of 1 MiB and more go to a process-wide cache (at most 768 MiB)
- * that later arenas take from; exdb_arena_trim frees the cache. */
+/* The blocks go to a process-wide cache (at most 768 MiB) that later arenas
+ * take from; exdb_arena_trim frees the cache. */
 void exdb_arena_destroy(exdb_arena *a);
 void exdb_arena_trim(void);
+/* Forgets everything allocated from a but keeps its newest (biggest) block
+ * for what comes next: a scratch arena refilled many times (the loader's,
+ * once per node) stays in the same cache-warm memory. */
+void exdb_arena_reset(exdb_arena *a);
 /* Returns n bytes aligned to 16, or NULL when memory is exhausted. */
 void *exdb_arena_alloc(exdb_arena *a, size_t n);
 /* Zero-filled; NULL on overflow of count*size or exhaustion. */
