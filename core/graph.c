@@ -243,6 +243,28 @@ exdb_graph *exdb_graph_new(exdb_arena *a) {
     return g;
 }
 
+/* The most nodes one slab holds (see node_alloc). */
+#define SLAB_MAX 1024
+
+int exdb_graph_reserve(exdb_graph *g, uint32_t n, uint32_t nbases) {
+    if (exdb_strmap_reserve(&g->names, g->names.count + n) < 0 ||
+        exdb_strmap_reserve(&g->base_count, g->base_count.count + nbases) < 0)
+        return -1;
+    /* One slab of n nodes now, however many (a journaled graph takes nodes
+     * one by one); nodes beyond the estimate then come in small slabs again
+     * (4, 8, ...), not in a slab twice this size. */
+    if (g->arena->journal || g->slab_left >= n || n < 8)
+        return 0;
+    uint32_t k = n;
+    exdb_node *slab = exdb_arena_calloc(g->arena, k, sizeof *slab);
+    if (!slab)
+        return -1;
+    g->slab = slab;
+    g->slab_left = k;
+    g->slab_size = 2;
+    return 0;
+}
+
 /* ---- naming: torch.fx.graph._Namespace.create_name */
 
 static int is_ident_char(unsigned char c) {
@@ -774,8 +796,8 @@ static exdb_node *node_alloc(exdb_graph *g) {
         return exdb_arena_calloc(g->arena, 1, sizeof(exdb_node));
     if (!g->slab_left) {
         uint32_t n = g->slab_size ? g->slab_size * 2 : 4;
-        if (n > 1024)
-            n = 1024;
+        if (n > SLAB_MAX)
+            n = SLAB_MAX;
         g->slab = exdb_arena_calloc(g->arena, n, sizeof *g->slab);
         if (!g->slab)
             return NULL;

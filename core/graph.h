@@ -205,6 +205,12 @@ typedef struct exdb_graph {
 } exdb_graph;
 
 exdb_graph *exdb_graph_new(exdb_arena *a);
+/* Sizes g for about n more nodes with about nbases new name bases (the
+ * part of a name before its _N suffix: every parameter placeholder has its
+ * own): the name tables once, and one node slab for all n, so a loader that
+ * knows the counts wastes neither rehashed tables nor half-empty slabs. A
+ * hint: -1 only when memory is exhausted. */
+int exdb_graph_reserve(exdb_graph *g, uint32_t n, uint32_t nbases);
 
 /* _Namespace.create_name: sanitises candidate (illegal characters to '_', a
  * leading digit gets '_' in front, Python keywords and builtins avoided) and

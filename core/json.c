@@ -21,12 +21,22 @@
 
 typedef struct {
     char *p, *start, *end;
+    /* The line of the read position and where it starts, kept by skip_ws
+     * (raw newlines only occur between tokens). Counting newlines from the
+     * start at error time would count the ones in-place unescaping has
+     * written into strings already parsed (a stack trace's "\n"). */
+    size_t line;
+    const char *line_start;
     exdb_arena *a;
     const char *fname;
     exdb_error *err;
     exdb_json *stk; /* scratch stack of children being gathered */
     size_t top, cap;
     int depth;
+    /* exdb_json_parse_lazy: the member path whose array elements are left
+     * unparsed, and how many of its keys the open containers match */
+    const char *const *lazy;
+    int nlazy, matched;
 } parser;
 
 /* Describes what sits at the read position for "found ..." in messages:
@@ -56,15 +66,10 @@ static void describe_here(const parser *ps, char *out, size_t cap) {
  * 1-based; the column counts characters, not UTF-8 bytes, as editors do).
  * With found != 0 the message says what sits there instead. */
 static int fail_at(parser *ps, const char *what, int found) {
-    size_t line = 1, col = 1;
-    for (const char *q = ps->start; q < ps->p && q < ps->end; q++) {
-        if (*q == '\n') {
-            line++;
-            col = 1;
-        } else if (((unsigned char)*q & 0xC0) != 0x80) {
+    size_t line = ps->line, col = 1;
+    for (const char *q = ps->line_start; q < ps->p && q < ps->end; q++)
+        if (((unsigned char)*q & 0xC0) != 0x80)
             col++;
-        }
-    }
     if (ps->p >= ps->end)
         return exdb_errorf(ps->err, "%s: line %zu, column %zu: %s (the input ends here)", ps->fname,
                            line, col, what);
@@ -91,8 +96,16 @@ static int fail_found(parser *ps, const char *what) {
  * separator, so this runs for most values). */
 static inline void skip_ws(parser *ps) {
     char *p = ps->p;
-    while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')
-        p++;
+    for (;;) {
+        if (*p == ' ' || *p == '\r' || *p == '\t') {
+            p++;
+        } else if (*p == '\n') {
+            ps->line++;
+            ps->line_start = ++p;
+        } else {
+            break;
+        }
+    }
     ps->p = p;
 }
 
@@ -151,10 +164,24 @@ static inline unsigned first_flagged(uint64_t m) {
 #endif
 }
 
+/* "invalid escape" at the backslash (ps->p), for escape character c. */
+static int bad_escape(parser *ps, char c) {
+    char what[128];
+    if ((unsigned char)c >= 0x21 && (unsigned char)c < 0x7f)
+        snprintf(what, sizeof what, "invalid escape \"\\%c\" in a string", c);
+    else
+        snprintf(what, sizeof what, "invalid escape (backslash, byte 0x%02X) in a string",
+                 (unsigned char)c);
+    return fail(ps, what);
+}
+
 /* Parses a string starting at the opening quote and unescapes it in place.
  * The unescaped text is never longer than the escaped one, so writing behind
- * the read position is safe; the closing quote's byte becomes the NUL. */
-static int parse_string(parser *ps, const char **out, uint32_t *outlen) {
+ * the read position is safe; the closing quote's byte becomes the NUL.
+ * With write 0 it only checks the string (same errors) and leaves the bytes
+ * alone: a lazy array's elements are checked once and parsed later. */
+static inline __attribute__((always_inline)) int scan_string(parser *ps, const char **out,
+                                                             uint32_t *outlen, const int write) {
     char *r = ps->p + 1, *w = r;
     char *begin = r;
     unsigned k;
@@ -176,7 +203,7 @@ static int parse_string(parser *ps, const char **out, uint32_t *outlen) {
                 _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1F)), v)); /* v <= 0x1F */
             unsigned m = (unsigned)_mm_movemask_epi8(hit);
             if (!m) {
-                if (w != r)
+                if (write && w != r)
                     _mm_storeu_si128((__m128i *)w, v); /* v is loaded: no overlap issue */
                 r += 16;
                 w += 16;
@@ -191,7 +218,7 @@ static int parse_string(parser *ps, const char **out, uint32_t *outlen) {
             memcpy(&v, r, 8);
             uint64_t m = special8(v);
             if (!m) {
-                if (w != r)
+                if (write && w != r)
                     memcpy(w, &v, 8); /* v is already loaded: no overlap issue */
                 r += 8;
                 w += 8;
@@ -200,11 +227,15 @@ static int parse_string(parser *ps, const char **out, uint32_t *outlen) {
             k = first_flagged(m);
             goto found;
         }
-        while (r < ps->end && *r != '"' && *r != '\\' && (unsigned char)*r >= 0x20)
-            *w++ = *r++;
+        while (r < ps->end && *r != '"' && *r != '\\' && (unsigned char)*r >= 0x20) {
+            if (write)
+                *w = *r;
+            w++;
+            r++;
+        }
         goto special;
     found: /* k plain bytes, then the special byte */
-        if (w != r) {
+        if (write && w != r) {
             for (unsigned i = 0; i < k; i++)
                 w[i] = r[i];
         }
@@ -238,6 +269,25 @@ static int parse_string(parser *ps, const char **out, uint32_t *outlen) {
         }
         char c = r[1];
         r += 2;
+        if (!write) {
+            /* check only: the same errors as below, no bytes moved */
+            if (c == 'u') {
+                unsigned cp, lo;
+                if (read_hex4(ps, r, &cp) < 0) {
+                    ps->p = r - 2;
+                    return fail(ps, "invalid \\u escape in a string: expected four hex digits");
+                }
+                r += 4;
+                if (cp >= 0xD800 && cp <= 0xDBFF && ps->end - r >= 6 && r[0] == '\\' &&
+                    r[1] == 'u' && read_hex4(ps, r + 2, &lo) == 0 && lo >= 0xDC00 && lo <= 0xDFFF)
+                    r += 6;
+            } else if (!strchr("\"\\/bfnrt", c) || c == '\0') {
+                ps->p = r - 2;
+                return bad_escape(ps, c);
+            }
+            w = r;
+            continue;
+        }
         switch (c) {
         case '"':
             *w++ = '"';
@@ -296,16 +346,9 @@ static int parse_string(parser *ps, const char **out, uint32_t *outlen) {
             }
             break;
         }
-        default: {
-            char what[128];
-            if ((unsigned char)c >= 0x21 && (unsigned char)c < 0x7f)
-                snprintf(what, sizeof what, "invalid escape \"\\%c\" in a string", c);
-            else
-                snprintf(what, sizeof what, "invalid escape (backslash, byte 0x%02X) in a string",
-                         (unsigned char)c);
+        default:
             ps->p = r - 2;
-            return fail(ps, what);
-        }
+            return bad_escape(ps, c);
         }
     }
     size_t n = (size_t)(w - begin);
@@ -313,11 +356,22 @@ static int parse_string(parser *ps, const char **out, uint32_t *outlen) {
         ps->p = begin;
         return fail(ps, "string longer than 4 GiB");
     }
-    *w = '\0'; /* w <= r, and r points at the closing quote */
+    if (write)
+        *w = '\0'; /* w <= r, and r points at the closing quote */
     ps->p = r + 1;
     *out = begin;
     *outlen = (uint32_t)n;
     return 0;
+}
+
+static int parse_string(parser *ps, const char **out, uint32_t *outlen) {
+    return scan_string(ps, out, outlen, 1);
+}
+
+static int check_string(parser *ps) {
+    const char *s;
+    uint32_t n;
+    return scan_string(ps, &s, &n, 0);
 }
 
 static int match_word(parser *ps, const char *w) {
@@ -403,6 +457,122 @@ static int close_container(parser *ps, size_t slot_idx, size_t base) {
     return 0;
 }
 
+/* Checks the value at ps->p as parse_at would parse it (the same errors at
+ * the same places, the same depth limit) without building anything or
+ * writing a byte. */
+static int skip_value(parser *ps) {
+    skip_ws(ps);
+    if (ps->p >= ps->end)
+        return fail(ps, "expected a value");
+    char c = *ps->p;
+    if (c == '"')
+        return check_string(ps);
+    if (c != '{' && c != '[') {
+        if (match_word(ps, "true") || match_word(ps, "false") || match_word(ps, "null"))
+            return 0;
+        exdb_json num;
+        return parse_number(ps, &num);
+    }
+    if (++ps->depth > EXDB_JSON_MAX_DEPTH)
+        return fail(ps, "nesting deeper than 512 levels");
+    int is_obj = c == '{';
+    char close = is_obj ? '}' : ']';
+    ps->p++;
+    skip_ws(ps);
+    if (ps->p < ps->end && *ps->p == close) {
+        ps->p++;
+        ps->depth--;
+        return 0;
+    }
+    for (;;) {
+        if (is_obj) {
+            skip_ws(ps);
+            if (ps->p >= ps->end || *ps->p != '"')
+                return fail_found(ps, "expected a string key in object");
+            if (check_string(ps) < 0)
+                return -1;
+            skip_ws(ps);
+            if (ps->p >= ps->end || *ps->p != ':')
+                return fail_found(ps, "expected ':' after object key");
+            ps->p++;
+        }
+        if (skip_value(ps) < 0)
+            return -1;
+        skip_ws(ps);
+        if (ps->p < ps->end && *ps->p == ',') {
+            ps->p++;
+            continue;
+        }
+        if (ps->p < ps->end && *ps->p == close) {
+            ps->p++;
+            ps->depth--;
+            return 0;
+        }
+        return fail_found(ps, is_obj ? "expected ',' or '}' after an object member"
+                                     : "expected ',' or ']' after an array element");
+    }
+}
+
+static int parse_at(parser *ps, size_t idx);
+
+/* The array at ps->p with its elements checked but left unparsed: each
+ * becomes an EXDB_JRAW slot holding its text, for exdb_json_parse_raw. A
+ * value that is not an array is parsed as usual. */
+static int parse_lazy_array(parser *ps, size_t idx) {
+    skip_ws(ps);
+    if (ps->p >= ps->end || *ps->p != '[')
+        return parse_at(ps, idx);
+    if (++ps->depth > EXDB_JSON_MAX_DEPTH)
+        return fail(ps, "nesting deeper than 512 levels");
+    ps->stk[idx].type = EXDB_JARRAY;
+    ps->p++;
+    size_t base = ps->top;
+    skip_ws(ps);
+    if (ps->p < ps->end && *ps->p == ']') {
+        ps->p++;
+    } else {
+        for (;;) {
+            skip_ws(ps);
+            if (!push(ps))
+                return fail(ps, "out of memory");
+            size_t kid = ps->top - 1;
+            char *start = ps->p;
+            if (skip_value(ps) < 0)
+                return -1;
+            ps->stk[kid].type = EXDB_JRAW;
+            ps->stk[kid].u.str = start;
+            ps->stk[kid].len = (uint32_t)(ps->p - start); /* < 2^32: inputs are < 4 GiB */
+            skip_ws(ps);
+            if (ps->p < ps->end && *ps->p == ',') {
+                ps->p++;
+                continue;
+            }
+            if (ps->p < ps->end && *ps->p == ']') {
+                ps->p++;
+                break;
+            }
+            return fail_found(ps, "expected ',' or ']' after an array element");
+        }
+    }
+    ps->depth--;
+    return close_container(ps, idx, base);
+}
+
+/* Parses the value of the member named key at ps->p into slot idx: lazily
+ * when the member ends the lazy path, following the path when it continues
+ * it. Depth d is the depth of the object holding the member (root = 1). */
+static int parse_member(parser *ps, size_t idx, const char *key) {
+    int d = ps->depth;
+    if (ps->nlazy == 0 || ps->matched != d - 1 || d > ps->nlazy || strcmp(key, ps->lazy[d - 1]))
+        return parse_at(ps, idx);
+    if (d == ps->nlazy)
+        return parse_lazy_array(ps, idx);
+    ps->matched++;
+    int rc = parse_at(ps, idx);
+    ps->matched--;
+    return rc;
+}
+
 /* Parses the value at ps->p into the scratch slot at index idx. Slots are
  * addressed by index because the scratch stack may move when it grows. */
 static int parse_at(parser *ps, size_t idx) {
@@ -439,7 +609,7 @@ static int parse_at(parser *ps, size_t idx) {
                 if (!push(ps))
                     return fail(ps, "out of memory");
                 size_t kid = ps->top - 1;
-                if (parse_at(ps, kid) < 0)
+                if ((key ? parse_member(ps, kid, key) : parse_at(ps, kid)) < 0)
                     return -1;
                 ps->stk[kid].key = key;
                 skip_ws(ps);
@@ -480,7 +650,22 @@ static int parse_at(parser *ps, size_t idx) {
 
 int exdb_json_parse(char *buf, size_t len, exdb_arena *a, const char *fname, exdb_json **out,
                     exdb_error *err) {
-    parser ps = {.p = buf, .start = buf, .end = buf + len, .a = a, .fname = fname, .err = err};
+    return exdb_json_parse_lazy(buf, len, a, fname, NULL, 0, out, err);
+}
+
+int exdb_json_parse_lazy(char *buf, size_t len, exdb_arena *a, const char *fname,
+                         const char *const *lazy_path, int nlazy, exdb_json **out,
+                         exdb_error *err) {
+    parser ps = {.p = buf,
+                 .start = buf,
+                 .end = buf + len,
+                 .line = 1,
+                 .line_start = buf,
+                 .a = a,
+                 .fname = fname,
+                 .err = err,
+                 .lazy = lazy_path,
+                 .nlazy = lazy_path ? nlazy : 0};
     buf[len] = '\0'; /* the sentinel skip_ws relies on */
     *out = NULL;
     int rc = -1;
@@ -505,6 +690,37 @@ int exdb_json_parse(char *buf, size_t len, exdb_arena *a, const char *fname, exd
     *out = root;
     rc = 0;
 done:
+    free(ps.stk);
+    return rc;
+}
+
+int exdb_json_parse_raw(const exdb_json *raw, exdb_arena *a, const char *fname, exdb_json *out,
+                        exdb_error *err) {
+    if (!raw || raw->type != EXDB_JRAW) {
+        if (raw)
+            *out = *raw;
+        return raw ? 0 : exdb_errorf(err, "%s: no value", fname);
+    }
+    /* The text lies inside the buffer exdb_json_parse_lazy was given (a
+     * char buffer it may modify); it was checked then, so only memory can
+     * run out here. */
+    char *p = (char *)raw->u.str;
+    parser ps = {.p = p,
+                 .start = p,
+                 .end = p + raw->len,
+                 .line = 1,
+                 .line_start = p,
+                 .a = a,
+                 .fname = fname,
+                 .err = err};
+    int rc = push(&ps) && parse_at(&ps, 0) == 0 ? 0 : -1;
+    if (rc == 0) {
+        const char *key = raw->key;
+        *out = ps.stk[0];
+        out->key = key;
+    } else {
+        exdb_errorf(err, "%s: out of memory", fname);
+    }
     free(ps.stk);
     return rc;
 }
@@ -600,6 +816,8 @@ const char *exdb_json_type_name(const exdb_json *j) {
         return "an array";
     case EXDB_JOBJECT:
         return "an object";
+    case EXDB_JRAW:
+        break;
     }
     return "a value";
 }

@@ -27,6 +27,8 @@ typedef enum {
     EXDB_JSTRING, /* u.str, len bytes, NUL-terminated (may hold \0 inside) */
     EXDB_JARRAY,  /* u.kids[0..len) */
     EXDB_JOBJECT, /* u.kids[0..len), each with .key set, in file order */
+    EXDB_JRAW,    /* an element of a lazy array (exdb_json_parse_lazy): its
+                     text, u.str[0..len), checked but not parsed yet */
 } exdb_jtype;
 
 typedef struct exdb_json {
@@ -44,6 +46,21 @@ typedef struct exdb_json {
  * fname names the input in errors: "FILE: line L, column C: what". */
 int exdb_json_parse(char *buf, size_t len, exdb_arena *a, const char *fname, exdb_json **out,
                     exdb_error *err);
+
+/* exdb_json_parse, except that the elements of the array at lazy_path
+ * (member keys from the root, e.g. {"graph_module", "graph", "nodes"}) are
+ * checked (every syntax error is still found, in file order) but left as
+ * EXDB_JRAW texts, for exdb_json_parse_raw to parse one at a time into an
+ * arena that can be reset in between. A program's nodes are ~3/4 of its
+ * JSON: this way their DOM never exists all at once. */
+int exdb_json_parse_lazy(char *buf, size_t len, exdb_arena *a, const char *fname,
+                         const char *const *lazy_path, int nlazy, exdb_json **out, exdb_error *err);
+/* Parses a lazy element into *out (kids from a; the element's bytes in the
+ * buffer are modified as exdb_json_parse modifies them, so once only). A
+ * value that is not EXDB_JRAW is copied as it is. -1 only when memory runs
+ * out. */
+int exdb_json_parse_raw(const exdb_json *raw, exdb_arena *a, const char *fname, exdb_json *out,
+                        exdb_error *err);
 
 /* Member lookup; NULL when obj is not an object or has no such key. When a
  * key repeats, the last one wins, as in Python's json module. */

@@ -125,6 +125,9 @@ typedef struct loader {
     exdb_strmap modules;
     size_t module_bytes; /* their text, for EXDB_MAX_MODULE_BYTES */
     uint64_t nnodes;     /* graph inputs and nodes so far, for EXDB_MAX_NODES */
+    /* The DOM of one node of the main graph at a time (its nodes array is
+     * parsed lazily: see exdb_program_from_json). */
+    exdb_arena node_dom;
 } loader;
 
 /* A graph being rebuilt: its value-name scope (serialized_name_to_node). */
@@ -478,6 +481,13 @@ static int parse_tensor_meta(loader *L, const exdb_json *j, const jpath *p, exdb
 static int load_values(loader *L, gscope *sc, const jpath *gp) {
     static const char *const tables[] = {"tensor_values", "sym_int_values", "sym_float_values",
                                          "sym_bool_values", "custom_obj_values"};
+    uint32_t total = 0;
+    for (int t = 0; t < 5; t++) {
+        const exdb_json *m = get_opt(sc->jgraph, tables[t]);
+        total += exdb_json_is(m, EXDB_JOBJECT) ? m->len : 0;
+    }
+    if (exdb_strmap_reserve(&sc->metas, total) < 0)
+        return oom(L);
     for (int t = 0; t < 5; t++) {
         const exdb_json *m = get_opt(sc->jgraph, tables[t]);
         if (!m)
@@ -1572,6 +1582,13 @@ static int load_graph(loader *L, const exdb_json *jg, const jpath *gp, exdb_grap
                      "%u nodes and %u graph inputs (%llu in all graphs so far) exceed the limit "
                      "of %d nodes",
                      nodes->len, ins->len, (unsigned long long)L->nnodes, EXDB_MAX_NODES);
+    /* one name per input and node, or per value if there are more values
+     * (the getitems of multi-output nodes name values too); one value per
+     * entry of the value tables */
+    uint32_t est = ins->len + nodes->len > sc.metas.count ? ins->len + nodes->len : sc.metas.count;
+    if (exdb_graph_reserve(g, est + 1, ins->len + 64) < 0 ||
+        exdb_strmap_reserve(&sc.values, sc.metas.count) < 0)
+        return oom(L);
     for (uint32_t i = 0; i < ins->len; i++) {
         jpath ep = PIDX(&ip, i);
         const char *tag;
@@ -1622,7 +1639,15 @@ static int load_graph(loader *L, const exdb_json *jg, const jpath *gp, exdb_grap
     }
     for (uint32_t i = 0; i < nodes->len; i++) {
         jpath ep = PIDX(&np, i);
-        if (load_node(L, &sc, &nodes->u.kids[i], &ep, is_sub ? -1 : (int32_t)i) < 0)
+        const exdb_json *jn = &nodes->u.kids[i];
+        exdb_json parsed;
+        if (jn->type == EXDB_JRAW) {
+            exdb_arena_reset(&L->node_dom);
+            if (exdb_json_parse_raw(jn, &L->node_dom, L->fname, &parsed, L->err) < 0)
+                return -1;
+            jn = &parsed;
+        }
+        if (load_node(L, &sc, jn, &ep, is_sub ? -1 : (int32_t)i) < 0)
             return -1;
     }
     /* output node */
@@ -2204,7 +2229,12 @@ exdb_program *exdb_program_from_json(char *buf, size_t len, const char *name, ex
     P->member = P->path;
     P->model = "model";
     loader L = {.prog = P, .a = &P->arena, .fname = P->path ? P->path : name, .err = err};
-    /* The DOM lives in its own arena, dropped once the IR is built. */
+    exdb_arena_init(&L.node_dom);
+    /* The DOM lives in its own arena, dropped once the IR is built. The
+     * main graph's nodes (~3/4 of the JSON) are parsed one at a time into
+     * L.node_dom as load_graph reaches them, so their DOM never exists all
+     * at once: peak memory is the buffer, the rest of the DOM and the IR. */
+    static const char *const lazy_nodes[] = {"graph_module", "graph", "nodes"};
     exdb_arena dom;
     exdb_arena_init(&dom);
     exdb_strmap_init(&L.stacks, &dom); /* the memo table goes with the DOM */
@@ -2213,8 +2243,9 @@ exdb_program *exdb_program_from_json(char *buf, size_t len, const char *name, ex
     int rc = -1;
     if (!P->path)
         exdb_errorf(err, "%s: out of memory", name);
-    else if (exdb_json_parse(buf, len, &dom, L.fname, &root, err) == 0)
+    else if (exdb_json_parse_lazy(buf, len, &dom, L.fname, lazy_nodes, 3, &root, err) == 0)
         rc = load_program(&L, root);
+    exdb_arena_destroy(&L.node_dom);
     exdb_arena_destroy(&dom);
     if (rc < 0) {
         exdb_program_free(P);

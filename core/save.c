@@ -117,6 +117,7 @@ static void dump(exdb_buf *b, const exdb_json *j, const dump_filter *f) {
         exdb_buf_puts(b, "false");
         return;
     case EXDB_JNUMBER:
+    case EXDB_JRAW: /* an unparsed element is its original text */
         exdb_buf_put(b, j->u.str, j->len);
         return;
     case EXDB_JSTRING:
@@ -186,6 +187,8 @@ int exdb_json_equal(const exdb_json *a, const exdb_json *b) {
     case EXDB_JTRUE:
     case EXDB_JFALSE:
         return 1;
+    case EXDB_JRAW: /* unparsed elements: the same text */
+        return a->len == b->len && memcmp(a->u.str, b->u.str, a->len) == 0;
     case EXDB_JNUMBER: {
         if (a->len == b->len && memcmp(a->u.str, b->u.str, a->len) == 0)
             return 1;

@@ -36,10 +36,8 @@ void **exdb_strmap_find_hashed(const exdb_strmap *m, const char *key, uint32_t h
     }
 }
 
-static int grow(exdb_strmap *m) {
-    uint32_t ncap = m->cap ? m->cap * 2 : 16;
-    if (ncap == 0)
-        return -1;
+/* Rehashes into a table of ncap slots (a power of two above the count). */
+static int rehash(exdb_strmap *m, uint32_t ncap) {
     exdb_strmap_slot *ns = exdb_arena_calloc(m->a, ncap, sizeof *ns);
     if (!ns)
         return -1;
@@ -57,6 +55,21 @@ static int grow(exdb_strmap *m) {
     m->slots = ns;
     m->cap = ncap;
     return 0;
+}
+
+static int grow(exdb_strmap *m) {
+    uint32_t ncap = m->cap ? m->cap * 2 : 16;
+    return ncap == 0 ? -1 : rehash(m, ncap);
+}
+
+int exdb_strmap_reserve(exdb_strmap *m, uint32_t n) {
+    /* put grows when (count + 1) * 4 > cap * 3: keep n keys under 3/4 */
+    uint64_t need = ((uint64_t)n * 4 + 2) / 3 + 1, cap = m->cap ? m->cap : 16;
+    while (cap < need)
+        cap *= 2;
+    if (cap > ((uint64_t)1 << 31))
+        return -1;
+    return cap == m->cap ? 0 : rehash(m, (uint32_t)cap);
 }
 
 void **exdb_strmap_put(exdb_strmap *m, const char *key, int *created) {

@@ -22,6 +22,11 @@ typedef struct exdb_strmap {
 } exdb_strmap;
 
 void exdb_strmap_init(exdb_strmap *m, exdb_arena *a);
+/* Makes room for n keys in all without growing again: a loader that knows
+ * how many keys come sizes the table once, instead of doubling it ~20
+ * times (each old slot array stays behind in the arena). -1 when memory is
+ * exhausted. */
+int exdb_strmap_reserve(exdb_strmap *m, uint32_t n);
 /* The value slot for key, or NULL when absent. */
 void **exdb_strmap_find(const exdb_strmap *m, const char *key);
 /* The value slot for key, created (holding NULL) when absent; NULL only when

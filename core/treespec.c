@@ -142,6 +142,7 @@ static void json_text(const exdb_json *j, tbuf *b) {
         puts_(b, "false");
         break;
     case EXDB_JNUMBER:
+    case EXDB_JRAW: /* an unparsed element is its original text */
         put(b, j->u.str, j->len);
         break;
     case EXDB_JSTRING:

@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,4 +318,105 @@ Test(json, escapes_at_every_offset_of_the_fast_scan) {
     exdb_json *j =
         ok("\"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\"");
     cr_assert_eq(j->len, 18);
+}
+
+/* An escaped newline earlier in the file is unescaped in place into a real
+ * newline byte before the error is found; it must not count as a line
+ * (the error below is on line 2, as Python's json says). */
+Test(json, escaped_newlines_are_not_lines) {
+    cr_assert_str_eq(bad("{\"a\": \"x\\ny\\nz\",\n \"b\": flase}"),
+                     "t.json: line 2, column 7: expected a value, found 'flase'");
+    cr_assert_str_eq(bad("[\"\\u000a\\u000A\", tru]"),
+                     "t.json: line 1, column 18: expected a value, found 'tru'");
+}
+
+/* exdb_json_parse_lazy: the elements of the array at the lazy path stay
+ * unparsed texts until exdb_json_parse_raw; arrays elsewhere and of the
+ * same name at other paths are parsed as usual. */
+static const char *const lazy_path[] = {"g", "nodes"};
+
+static int parse_lazy(const char *s, exdb_json **out, exdb_error *err) {
+    free(text);
+    size_t n = strlen(s);
+    text = malloc(n + 1);
+    cr_assert_not_null(text);
+    memcpy(text, s, n + 1);
+    return exdb_json_parse_lazy(text, n, &arena, "t.json", lazy_path, 2, out, err);
+}
+
+Test(json, lazy_elements_are_raw_until_parsed) {
+    exdb_json *root = NULL;
+    exdb_error err = {0};
+    cr_assert_eq(parse_lazy("{\"nodes\": [1], \"g\": {\"nodes\": [ {\"a\": \"x\\ty\"} , [2, 3], "
+                            "\"s\" ], \"h\": {\"nodes\": [4]}}}",
+                            &root, &err),
+                 0, "%s", err.msg);
+    const exdb_json *top = exdb_json_get(root, "nodes");
+    cr_assert_eq(top->u.kids[0].type, EXDB_JNUMBER, "only the path's array is lazy");
+    const exdb_json *g = exdb_json_get(root, "g");
+    const exdb_json *nodes = exdb_json_get(g, "nodes");
+    cr_assert_eq(nodes->type, EXDB_JARRAY);
+    cr_assert_eq(nodes->len, 3);
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq(nodes->u.kids[i].type, EXDB_JRAW);
+    cr_assert_eq(nodes->u.kids[0].len, strlen("{\"a\": \"x\\ty\"}"));
+    cr_assert(memcmp(nodes->u.kids[0].u.str, "{\"a\": \"x\\ty\"}", nodes->u.kids[0].len) == 0,
+              "the text is left as written");
+    exdb_json e;
+    cr_assert_eq(exdb_json_parse_raw(&nodes->u.kids[0], &arena, "t.json", &e, &err), 0);
+    cr_assert_eq(e.type, EXDB_JOBJECT);
+    cr_assert_str_eq(exdb_json_get(&e, "a")->u.str, "x\ty");
+    cr_assert_eq(exdb_json_parse_raw(&nodes->u.kids[1], &arena, "t.json", &e, &err), 0);
+    cr_assert_eq(e.type, EXDB_JARRAY);
+    cr_assert_eq(e.len, 2);
+    cr_assert_eq(exdb_json_parse_raw(&nodes->u.kids[2], &arena, "t.json", &e, &err), 0);
+    cr_assert_str_eq(e.u.str, "s");
+    const exdb_json *h = exdb_json_get(exdb_json_get(g, "h"), "nodes");
+    cr_assert_eq(h->u.kids[0].type, EXDB_JNUMBER, "g.h.nodes is not the lazy path");
+}
+
+/* Inside a lazy array every syntax error is still found, with the message
+ * and position the full parse gives, and nothing after it is parsed. */
+Test(json, lazy_elements_are_checked) {
+    const char *cases[] = {
+        "{\"g\": {\"nodes\": [{\"a\": tru}]}}",
+        "{\"g\": {\"nodes\": [{\"a\": \"x\\qy\"}]}}",
+        "{\"g\": {\"nodes\": [{\"a\": \"x\\u12g4\"}]}}",
+        "{\"g\": {\"nodes\": [{\"a\": 1.}]}}",
+        "{\"g\": {\"nodes\": [{\"a\": 01}]}}",
+        "{\"g\": {\"nodes\": [{\"a\" 1}]}}",
+        "{\"g\": {\"nodes\": [{\"a\": 1,}]}}",
+        "{\"g\": {\"nodes\": [1 2]}}",
+        "{\"g\": {\"nodes\": [1,]}}",
+        "{\"g\": {\"nodes\": [\"abc",
+        "{\"g\": {\"nodes\": [\"a\tb\"]}}",
+        "{\"g\": {\"nodes\": [[[[1]]]}}",
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char full[256];
+        snprintf(full, sizeof full, "%s", bad(cases[i]));
+        exdb_json *root = NULL;
+        exdb_error err = {0};
+        cr_assert_eq(parse_lazy(cases[i], &root, &err), -1, "%s parsed lazily", cases[i]);
+        cr_assert_str_eq(err.msg, full, "case %zu", i);
+    }
+    /* the depth limit counts the levels above the lazy array */
+    int n = 512;
+    char *deep = malloc((size_t)n * 2 + 64);
+    cr_assert_not_null(deep);
+    strcpy(deep, "{\"g\": {\"nodes\": [");
+    size_t k = strlen(deep);
+    for (int i = 0; i < n; i++)
+        deep[k++] = '[';
+    for (int i = 0; i < n; i++)
+        deep[k++] = ']';
+    strcpy(deep + k, "]}}");
+    char full[256];
+    snprintf(full, sizeof full, "%s", bad(deep));
+    exdb_json *root = NULL;
+    exdb_error err = {0};
+    cr_assert_eq(parse_lazy(deep, &root, &err), -1);
+    cr_assert_str_eq(err.msg, full);
+    cr_assert(strstr(full, "nesting deeper than 512 levels"));
+    free(deep);
 }
