@@ -26,7 +26,7 @@ void exdb_arena_init(exdb_arena *a) {
     memset(a, 0, sizeof *a);
 }
 
-/* Freed blocks, kept for the next arena (up to CACHE_MAX bytes in all). A
+/* Freed blocks, kept for the next arena (up to cache_cap() bytes in all). A
  * fresh block costs a page fault or a kernel page clear per page on first
  * touch, which was ~40% of an unflatten run at 100k nodes (the run arena
  * and its journal are 400 MB); `run`, `restart`, lint and render of a
@@ -46,7 +46,20 @@ void exdb_arena_init(exdb_arena *a) {
 #define CACHE_POISON(b)   ((void)(b))
 #define CACHE_UNPOISON(b) ((void)(b))
 #endif
-#define CACHE_MAX ((size_t)768 << 20)
+#define CACHE_MIN_CAP ((size_t)768 << 20)
+
+/* The cache's limit: an eighth of the machine's memory, at least 768 MiB,
+ * so reloading a program of a few GB (a million nodes) finds its memory
+ * again instead of faulting it in anew. */
+static size_t cache_cap(void) {
+    static size_t cap;
+    if (!cap) {
+        long pages = sysconf(_SC_PHYS_PAGES), ps = sysconf(_SC_PAGESIZE);
+        size_t mem = pages > 0 && ps > 0 ? (size_t)pages * (size_t)ps : 0;
+        cap = mem / 8 > CACHE_MIN_CAP ? mem / 8 : CACHE_MIN_CAP;
+    }
+    return cap;
+}
 static exdb_arena_block *cache;
 static size_t cache_bytes;
 
@@ -54,7 +67,7 @@ void exdb_arena_destroy(exdb_arena *a) {
     exdb_arena_block *b = a->head;
     while (b) {
         exdb_arena_block *p = b->prev;
-        if (cache_bytes + b->size <= CACHE_MAX) {
+        if (cache_bytes + b->size <= cache_cap()) {
             b->prev = cache;
             cache = b;
             CACHE_POISON(b);

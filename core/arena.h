@@ -17,7 +17,8 @@ typedef struct exdb_arena {
 } exdb_arena;
 
 void exdb_arena_init(exdb_arena *a);
-/* The blocks go to a process-wide cache (at most 768 MiB) that later arenas
+/* The blocks go to a process-wide cache (at most 1/8 of the machine's
+ * memory, at least 768 MiB) that later arenas
  * take from; exdb_arena_trim frees the cache. */
 void exdb_arena_destroy(exdb_arena *a);
 void exdb_arena_trim(void);
