@@ -133,7 +133,7 @@ static exdb_arena_block *cache_take(size_t want) {
  * costs a page fault per 4 KiB, which dominated loading and unflattening
  * (on virtual machines a fault is dear). Ask the kernel to populate the
  * next step in one call as the allocation offset reaches it. The step is an
- * eighth of the block, between 64 KiB and 2 MiB, so the untouched tail of
+ * eighth of the block, between 16 KiB and 2 MiB, so the untouched tail of
  * a half-used block is not populated (nor counted in RSS): small programs
  * load twice as fast as with ordinary faults for at most 1/8 more RSS per
  * block. Kernels without MADV_POPULATE_WRITE (before 5.14) refuse it, and
