@@ -262,6 +262,10 @@ int exdb_graph_reserve(exdb_graph *g, uint32_t n, uint32_t nbases) {
     g->slab = slab;
     g->slab_left = k;
     g->slab_size = 2;
+    if (!g->reserved) {
+        g->reserved = slab;
+        g->nreserved = k;
+    }
     return 0;
 }
 

@@ -202,6 +202,11 @@ typedef struct exdb_graph {
     uint32_t stamp;        /* walk generation counter */
     exdb_node *slab;       /* nodes are carved from slabs (see exdb_graph_create_node) */
     uint32_t slab_left, slab_size;
+    /* The slab exdb_graph_reserve made (NULL if none): nodes[0..nreserved)
+     * in creation order, so a node's index there is arithmetic on its
+     * address (lint checks the name table that way: see lint.c). */
+    exdb_node *reserved;
+    uint32_t nreserved;
 } exdb_graph;
 
 exdb_graph *exdb_graph_new(exdb_arena *a);

@@ -215,8 +215,53 @@ static int in_names(const exdb_graph *g, const exdb_node *n) {
     return e && *e == n;
 }
 
-static void prefetch_node(const exdb_graph *g, const exdb_node *n) {
-    exdb_strmap_prefetch(&g->names, exdb_node_name_hash(n));
+/* The name table seen from the node side, for graphs whose nodes sit in
+ * the slab exdb_graph_reserve made: keys[i] is the name under which the
+ * table holds node reserved[i] (NULL: none). Built in one pass over the
+ * table's slots in memory order, it turns lint's per-node probe of the
+ * table (a cache miss per node once the table outgrows the cache: 22 of
+ * the 37 ns per node at 141k nodes) into a read of keys[i] in node order.
+ * A node whose entry does not match is probed as before, so the result is
+ * in_names' exactly: a slot holding key k and node n means the table maps
+ * k's text to n (texts are unique in the table). */
+typedef struct name_index {
+    const exdb_node *base;
+    uint32_t n;
+    const char **keys;
+} name_index;
+
+/* Below this many reserved nodes the table fits the cache: probe it. */
+#define NAME_INDEX_MIN 16384
+
+static void name_index_build(name_index *ix, const exdb_graph *g) {
+    memset(ix, 0, sizeof *ix);
+    if (!g->reserved || g->nreserved < NAME_INDEX_MIN)
+        return;
+    ix->keys = calloc(g->nreserved, sizeof *ix->keys);
+    if (!ix->keys)
+        return; /* probing alone is correct, only slower */
+    ix->base = g->reserved;
+    ix->n = g->nreserved;
+    uintptr_t lo = (uintptr_t)ix->base, span = (uintptr_t)ix->n * sizeof(exdb_node);
+    for (uint32_t i = 0; i < g->names.cap; i++) {
+        const exdb_strmap_slot *s = &g->names.slots[i];
+        uintptr_t off = (uintptr_t)s->val - lo;
+        if (s->val && off < span && off % sizeof(exdb_node) == 0)
+            ix->keys[off / sizeof(exdb_node)] = s->key;
+    }
+}
+
+static int in_names_ix(const name_index *ix, const exdb_graph *g, const exdb_node *n) {
+    uintptr_t off = (uintptr_t)n - (uintptr_t)ix->base;
+    if (ix->keys && off < (uintptr_t)ix->n * sizeof(exdb_node) &&
+        ix->keys[off / sizeof(exdb_node)] == n->name)
+        return 1;
+    return in_names(g, n);
+}
+
+static void prefetch_node(const exdb_graph *g, const exdb_node *n, const name_index *ix) {
+    if (!ix->keys)
+        exdb_strmap_prefetch(&g->names, exdb_node_name_hash(n));
     const exdb_arg *it = n->args.u.items;
     if (n->args.n) {
         __builtin_prefetch(it);
@@ -246,11 +291,11 @@ static void prefetch_inputs(const exdb_node *n) {
  * scattered in the arena, so the slot and args of the node FAR places ahead
  * are prefetched, and the inputs and inner lists of the node NEAR places
  * ahead, whose args array has arrived by then. */
-static int lint_clean(const exdb_graph *g, uint8_t *seen, uint32_t nseen) {
+static int lint_clean(const exdb_graph *g, uint8_t *seen, uint32_t nseen, const name_index *ix) {
     enum { NEAR = 16, FAR = 32 };
     const exdb_node *near = g->head, *far = g->head;
     for (uint32_t k = 0; far && k < FAR; k++, far = far->next) {
-        prefetch_node(g, far);
+        prefetch_node(g, far, ix);
         if (k >= FAR - NEAR) {
             prefetch_inputs(near);
             near = near->next;
@@ -258,14 +303,14 @@ static int lint_clean(const exdb_graph *g, uint8_t *seen, uint32_t nseen) {
     }
     for (const exdb_node *n = g->head; n; n = n->next) {
         if (far) {
-            prefetch_node(g, far);
+            prefetch_node(g, far, ix);
             far = far->next;
         }
         if (near) {
             prefetch_inputs(near);
             near = near->next;
         }
-        if (n->op > EXDB_OP_OUTPUT || n->graph != g || n->id >= nseen || !in_names(g, n) ||
+        if (n->op > EXDB_OP_OUTPUT || n->graph != g || n->id >= nseen || !in_names_ix(ix, g, n) ||
             !inputs_defined(&n->args, g, seen, nseen) ||
             !inputs_defined(&n->kwargs, g, seen, nseen))
             return 0;
@@ -284,7 +329,10 @@ uint32_t exdb_lint_graph(exdb_lint_report *r, const exdb_graph *g, const exdb_li
         r->oom = 1;
         return 0;
     }
-    int clean = lint_clean(g, seen, nseen);
+    name_index ix;
+    name_index_build(&ix, g);
+    int clean = lint_clean(g, seen, nseen, &ix);
+    free(ix.keys);
     if (!clean)
         memset(seen, 0, nseen);
     for (const exdb_node *n = clean ? NULL : g->head; n; n = n->next) {

@@ -112,6 +112,7 @@ typedef struct parsed_stack {
 typedef struct loader {
     exdb_program *prog;
     exdb_arena *a;
+    exdb_arena *args;  /* where node argument trees go (exdb_program.args_arena) */
     const char *fname; /* what messages call the input */
     exdb_error *err;
     int legacy_unions; /* schema < 5: unions list every alternative */
@@ -1437,10 +1438,16 @@ static int load_node(loader *L, gscope *sc, const exdb_json *jn, const jpath *p,
         else
             nkw++;
     }
+    /* The argument trees go to the program's args arena (see program.h):
+     * L->a points there while they are built. */
+    exdb_arena *own = L->a;
+    L->a = L->args;
     exdb_arg args, kwargs;
     if (exdb_arg_seq(L->a, EXDB_ARG_TUPLE, npos, &args) < 0 ||
-        exdb_arg_seq(L->a, EXDB_ARG_DICT, nkw, &kwargs) < 0)
+        exdb_arg_seq(L->a, EXDB_ARG_DICT, nkw, &kwargs) < 0) {
+        L->a = own;
         return oom(L);
+    }
     uint32_t ap = 0, kp = 0;
     for (uint32_t i = 0; i < ins->len; i++) {
         const exdb_json *na = &ins->u.kids[i];
@@ -1453,9 +1460,12 @@ static int load_node(loader *L, gscope *sc, const exdb_json *jn, const jpath *p,
             kwargs.keys[kp] = exdb_json_get(na, "name")->u.str;
             dst = &kwargs.u.items[kp++];
         }
-        if (load_arg(L, sc, exdb_json_get(na, "arg"), &argp, dst) < 0)
+        if (load_arg(L, sc, exdb_json_get(na, "arg"), &argp, dst) < 0) {
+            L->a = own;
             return -1;
+        }
     }
+    L->a = own;
 
     const char *cand = given;
     if (!cand)
@@ -2223,12 +2233,17 @@ exdb_program *exdb_program_from_json(char *buf, size_t len, const char *name, ex
         return NULL;
     }
     exdb_arena_init(&P->arena);
+    exdb_arena_init(&P->args_arena);
     P->buf = buf;
     P->json_bytes = len;
     P->path = exdb_arena_strdup(&P->arena, name);
     P->member = P->path;
     P->model = "model";
-    loader L = {.prog = P, .a = &P->arena, .fname = P->path ? P->path : name, .err = err};
+    loader L = {.prog = P,
+                .a = &P->arena,
+                .args = &P->args_arena,
+                .fname = P->path ? P->path : name,
+                .err = err};
     exdb_arena_init(&L.node_dom);
     /* The DOM lives in its own arena, dropped once the IR is built. The
      * main graph's nodes (~3/4 of the JSON) are parsed one at a time into
@@ -2297,6 +2312,7 @@ void exdb_program_free(exdb_program *p) {
     if (!p)
         return;
     exdb_arena_destroy(&p->arena);
+    exdb_arena_destroy(&p->args_arena);
     free(p->buf);
     free(p);
 }

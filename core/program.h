@@ -89,6 +89,13 @@ typedef struct exdb_range {
 
 typedef struct exdb_program {
     exdb_arena arena;
+    /* The main graph's argument trees, in node order and nothing else
+     * between them: every pass over the graph (lint, dce, unflatten,
+     * print) reads each node's args, and on a graph bigger than the cache
+     * reading them scattered among the loader's other allocations cost a
+     * cache miss per node (a bare walk of 141k nodes' inputs: 57 ns per
+     * node, 13 ns at 14k nodes). */
+    exdb_arena args_arena;
     char *buf; /* the program JSON text, unescaped in place: the string pool */
     size_t json_bytes;
     const char *path;   /* the file it came from */

@@ -5,7 +5,8 @@
 # torch.fx comes from Debian's python3-torch (1.13), which `make bench-peer`
 # installs through scripts/deps.sh peer (nothing else needs it). The graphs
 # are every real program in ../shared/real_pt2 and the synthetic 10k and
-# 100k programs (scripts/gen_synth.py); scripts/bench/fx_peer.py rebuilds
+# 100k programs (scripts/gen_synth.py), and the 1M one when make bench made it
+# (exdb only); scripts/bench/fx_peer.py rebuilds
 # each as a torch.fx.Graph with the same nodes and edges as exdb's IR (the
 # node counts are printed side by side, and so is what each dce removed).
 #
@@ -40,6 +41,10 @@ done
 files=""
 [ -d "$real" ] && files=$(ls "$real"/*__model.json)
 files="$files $out/synth_10k.json $out/synth_100k.json"
+# The 1M program (made by make bench with BENCH_SIZES including 1M) gets an
+# exdb row only: torch.fx would take the better part of an hour on it.
+exdb_only=""
+[ -s "$out/synth_1M.json" ] && exdb_only="$out/synth_1M.json"
 
 have_fx=1
 if ! "$py" -c 'import torch.fx' >/dev/null 2>&1; then
@@ -57,17 +62,17 @@ if [ $have_fx = 1 ]; then
     "$py" scripts/bench/fx_peer.py --reps "$reps" $files >"$fx"
 fi
 
-printf '\n%-28s %7s %7s | %8s %8s %7s | %8s %8s %7s | %6s %6s %5s\n' \
+printf '\n%-28s %7s %7s | %8s %8s %7s | %8s %8s %7s | %6s %6s | %7s | %s\n' \
     "lint and dce, us per node" "nodes" "fx" "exdb lnt" "fx lint" "ratio" "exdb dce" "fx dce" "ratio" \
-    "rm" "fx rm" "lin"
-printf '%-28s %7s %7s | %8s %8s %7s | %8s %8s %7s | %6s %6s %5s\n' \
-    "target" "" "" "" "" ">=50" "" "" ">=50" "same" "" "~1"
-base_lint="" base_dce=""
-for f in $files; do
+    "rm" "fx rm" "walk" "lin"
+printf '%-28s %7s %7s | %8s %8s %7s | %8s %8s %7s | %6s %6s | %7s | %s\n' \
+    "target" "" "" "" "" ">=50" "" "" ">=50" "same" "" "" "~1"
+base_lint="" base_dce="" base_walk=""
+for f in $files $exdb_only; do
     name=$(basename "$f" .json | sed 's/TheCBaH__pytorch.models.pt2__//; s/__model$//')
     r=$(build/rel/bench_ops "$f" --peer $((reps * 5))) || { printf '%-28s exdb failed\n' "$name"; continue; }
     set -- $r
-    nodes=$1 el=$2 ed=$3 rm=$4
+    nodes=$1 el=$2 ed=$3 rm=$4 ew=$5
     fl=- fd=- fn=- frm=-
     if [ $have_fx = 1 ]; then
         line=$(grep "^$(basename "$f") " "$fx" || true)
@@ -77,10 +82,11 @@ for f in $files; do
         fi
     fi
     case $name in
-    synth_10k) base_lint=$el base_dce=$ed base_n=$nodes ;;
+    synth_10k) base_lint=$el base_dce=$ed base_walk=$ew base_n=$nodes ;;
     esac
     awk -v name="$name" -v n="$nodes" -v fn="$fn" -v el="$el" -v ed="$ed" -v fl="$fl" -v fd="$fd" \
-        -v rm="$rm" -v frm="$frm" -v bl="$base_lint" -v bd="$base_dce" -v bn="${base_n:-0}" 'BEGIN {
+        -v rm="$rm" -v frm="$frm" -v bl="$base_lint" -v bd="$base_dce" -v bn="${base_n:-0}" \
+        -v ew="$ew" -v bw="$base_walk" 'BEGIN {
         eu = el * 1e6 / n; du = ed * 1e6 / n
         if (fl == "-") { fu = "-"; fdu = "-"; r1 = "-"; r2 = "-" }
         else {
@@ -89,13 +95,16 @@ for f in $files; do
         }
         lin = "";
         if (name ~ /^synth_/ && bl != "" && bn > 0)
-            lin = sprintf("%.1f/%.1f", (el / n) / (bl / bn), (ed / n) / (bd / bn))
-        line = sprintf("%-28s %7d %7s | %8.3f %8s %7s | %8.3f %8s %7s | %6d %6s %s",
-            substr(name, 1, 28), n, fn, eu, fu, r1, du, fdu, r2, rm, frm, lin)
+            lin = sprintf("%.1f/%.1f/%.1f", (el / n) / (bl / bn), (ed / n) / (bd / bn),
+                          (ew / n) / (bw / bn))
+        line = sprintf("%-28s %7d %7s | %8.3f %8s %7s | %8.3f %8s %7s | %6d %6s | %7.3f | %s",
+            substr(name, 1, 28), n, fn, eu, fu, r1, du, fdu, r2, rm, frm, ew * 1e6 / n, lin)
         sub(/ +$/, "", line)
         print line }'
 done
 echo
-echo "(lin: exdb's per-node lint/dce time over the synthetic 10k program's; fx rm: nodes"
+echo "(walk: the least any pass does, every node and each of its inputs read once, per node;"
+echo " lin: exdb's per-node lint/dce/walk time over the synthetic 10k program's, so lint's and"
+echo " dce's growth can be told from what the memory hierarchy adds to any walk; fx rm: nodes"
 echo " torch.fx's eliminate_dead_code removed, which should equal exdb's rm)"
 echo "(load average: $load0 at the start, $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown) at the end)"

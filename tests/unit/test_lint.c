@@ -211,6 +211,50 @@ Test(lint, fx_every_finding) {
     exdb_arena_destroy(&a);
 }
 
+/* A graph big enough for lint's name index (nodes in the slab
+ * exdb_graph_reserve made, the name table read from the node side): a clean
+ * chain lints clean, and a node whose table entry is gone, or names another
+ * node, or a node outside the reserved slab, is still found exactly. */
+Test(lint, side_table_of_a_big_graph) {
+    enum { N = 20000 };
+    exdb_arena a;
+    exdb_arena_init(&a);
+    exdb_graph *g = exdb_graph_new(&a);
+    cr_assert_eq(exdb_graph_reserve(g, N, 1), 0);
+    exdb_node *prev = call(g, EXDB_OP_PLACEHOLDER, "x", tuple(&a, 0), NULL);
+    exdb_node *keep[3] = {0};
+    for (int i = 1; i < N + 5; i++) { /* the last 5 lie beyond the reserved slab */
+        prev =
+            call(g, EXDB_OP_CALL_FUNCTION, "torch.relu", tuple(&a, 1, exdb_arg_node(prev)), NULL);
+        if (i == 7000)
+            keep[0] = prev;
+        if (i == 13000)
+            keep[1] = prev;
+        if (i == N + 2)
+            keep[2] = prev;
+    }
+    exdb_lint_report r;
+    exdb_lint_report_init(&r);
+    cr_assert_eq(exdb_lint_graph(&r, g, NULL, NULL), 0);
+    cr_assert_eq(r.n, 0, "a clean graph: %s", r.n ? r.items[0].what : "");
+    exdb_lint_report_free(&r);
+    /* keep[0]'s entry retired, keep[1]'s pointing at keep[0], keep[2]'s
+     * (outside the slab) retired */
+    *exdb_strmap_find(&g->names, keep[0]->name) = NULL;
+    *exdb_strmap_find(&g->names, keep[1]->name) = keep[0];
+    *exdb_strmap_find(&g->names, keep[2]->name) = NULL;
+    exdb_lint_report_init(&r);
+    exdb_lint_graph(&r, g, NULL, NULL);
+    cr_assert_eq(count_check(&r, "fx.side-table"), 3);
+    const char *want[] = {keep[0]->name, keep[1]->name, keep[2]->name};
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < r.n; i++)
+        if (strcmp(r.items[i].check, "fx.side-table") == 0)
+            cr_assert_str_eq(r.items[i].node, want[k++]);
+    exdb_lint_report_free(&r);
+    exdb_arena_destroy(&a);
+}
+
 static exdb_program *load(const char *path) {
     exdb_error err = {0};
     exdb_program *p = exdb_program_load(path, NULL, &err);
