@@ -33,10 +33,12 @@ typedef struct {
     exdb_json *stk; /* scratch stack of children being gathered */
     size_t top, cap;
     int depth;
-    /* exdb_json_parse_lazy: the member path whose array elements are left
-     * unparsed, and how many of its keys the open containers match */
+    /* exdb_json_parse_lazy: the members (prefix keys from the root, then
+     * one of the last keys) whose elements are left unparsed, and how many
+     * prefix keys the open containers match */
     const char *const *lazy;
     int nlazy, matched;
+    const char *const *lazy_last;
 } parser;
 
 /* Describes what sits at the read position for "found ..." in messages:
@@ -515,24 +517,40 @@ static int skip_value(parser *ps) {
 
 static int parse_at(parser *ps, size_t idx);
 
-/* The array at ps->p with its elements checked but left unparsed: each
- * becomes an EXDB_JRAW slot holding its text, for exdb_json_parse_raw. A
- * value that is not an array is parsed as usual. */
-static int parse_lazy_array(parser *ps, size_t idx) {
+/* The array or object at ps->p with its elements (member values) checked
+ * but left unparsed: each becomes an EXDB_JRAW slot holding its text, for
+ * exdb_json_parse_raw (members keep their keys). Any other value is parsed
+ * as usual. */
+static int parse_lazy_value(parser *ps, size_t idx) {
     skip_ws(ps);
-    if (ps->p >= ps->end || *ps->p != '[')
+    if (ps->p >= ps->end || (*ps->p != '[' && *ps->p != '{'))
         return parse_at(ps, idx);
     if (++ps->depth > EXDB_JSON_MAX_DEPTH)
         return fail(ps, "nesting deeper than 512 levels");
-    ps->stk[idx].type = EXDB_JARRAY;
+    int is_obj = *ps->p == '{';
+    char close = is_obj ? '}' : ']';
+    ps->stk[idx].type = is_obj ? EXDB_JOBJECT : EXDB_JARRAY;
     ps->p++;
     size_t base = ps->top;
     skip_ws(ps);
-    if (ps->p < ps->end && *ps->p == ']') {
+    if (ps->p < ps->end && *ps->p == close) {
         ps->p++;
     } else {
         for (;;) {
+            const char *key = NULL;
+            uint32_t klen;
             skip_ws(ps);
+            if (is_obj) {
+                if (ps->p >= ps->end || *ps->p != '"')
+                    return fail_found(ps, "expected a string key in object");
+                if (parse_string(ps, &key, &klen) < 0)
+                    return -1;
+                skip_ws(ps);
+                if (ps->p >= ps->end || *ps->p != ':')
+                    return fail_found(ps, "expected ':' after object key");
+                ps->p++;
+                skip_ws(ps);
+            }
             if (!push(ps))
                 return fail(ps, "out of memory");
             size_t kid = ps->top - 1;
@@ -540,6 +558,7 @@ static int parse_lazy_array(parser *ps, size_t idx) {
             if (skip_value(ps) < 0)
                 return -1;
             ps->stk[kid].type = EXDB_JRAW;
+            ps->stk[kid].key = key;
             ps->stk[kid].u.str = start;
             ps->stk[kid].len = (uint32_t)(ps->p - start); /* < 2^32: inputs are < 4 GiB */
             skip_ws(ps);
@@ -547,15 +566,23 @@ static int parse_lazy_array(parser *ps, size_t idx) {
                 ps->p++;
                 continue;
             }
-            if (ps->p < ps->end && *ps->p == ']') {
+            if (ps->p < ps->end && *ps->p == close) {
                 ps->p++;
                 break;
             }
-            return fail_found(ps, "expected ',' or ']' after an array element");
+            return fail_found(ps, is_obj ? "expected ',' or '}' after an object member"
+                                         : "expected ',' or ']' after an array element");
         }
     }
     ps->depth--;
     return close_container(ps, idx, base);
+}
+
+static int is_lazy_last(const parser *ps, const char *key) {
+    for (const char *const *k = ps->lazy_last; *k; k++)
+        if (strcmp(key, *k) == 0)
+            return 1;
+    return 0;
 }
 
 /* Parses the value of the member named key at ps->p into slot idx: lazily
@@ -563,10 +590,12 @@ static int parse_lazy_array(parser *ps, size_t idx) {
  * it. Depth d is the depth of the object holding the member (root = 1). */
 static int parse_member(parser *ps, size_t idx, const char *key) {
     int d = ps->depth;
-    if (ps->nlazy == 0 || ps->matched != d - 1 || d > ps->nlazy || strcmp(key, ps->lazy[d - 1]))
+    if (!ps->lazy_last || ps->matched != d - 1 || d > ps->nlazy + 1)
         return parse_at(ps, idx);
-    if (d == ps->nlazy)
-        return parse_lazy_array(ps, idx);
+    if (d == ps->nlazy + 1)
+        return is_lazy_last(ps, key) ? parse_lazy_value(ps, idx) : parse_at(ps, idx);
+    if (strcmp(key, ps->lazy[d - 1]) != 0)
+        return parse_at(ps, idx);
     ps->matched++;
     int rc = parse_at(ps, idx);
     ps->matched--;
@@ -650,12 +679,12 @@ static int parse_at(parser *ps, size_t idx) {
 
 int exdb_json_parse(char *buf, size_t len, exdb_arena *a, const char *fname, exdb_json **out,
                     exdb_error *err) {
-    return exdb_json_parse_lazy(buf, len, a, fname, NULL, 0, out, err);
+    return exdb_json_parse_lazy(buf, len, a, fname, NULL, 0, NULL, out, err);
 }
 
 int exdb_json_parse_lazy(char *buf, size_t len, exdb_arena *a, const char *fname,
-                         const char *const *lazy_path, int nlazy, exdb_json **out,
-                         exdb_error *err) {
+                         const char *const *prefix, int nprefix, const char *const *last,
+                         exdb_json **out, exdb_error *err) {
     parser ps = {.p = buf,
                  .start = buf,
                  .end = buf + len,
@@ -664,8 +693,9 @@ int exdb_json_parse_lazy(char *buf, size_t len, exdb_arena *a, const char *fname
                  .a = a,
                  .fname = fname,
                  .err = err,
-                 .lazy = lazy_path,
-                 .nlazy = lazy_path ? nlazy : 0};
+                 .lazy = prefix,
+                 .nlazy = nprefix,
+                 .lazy_last = last};
     buf[len] = '\0'; /* the sentinel skip_ws relies on */
     *out = NULL;
     int rc = -1;

@@ -27,8 +27,8 @@ typedef enum {
     EXDB_JSTRING, /* u.str, len bytes, NUL-terminated (may hold \0 inside) */
     EXDB_JARRAY,  /* u.kids[0..len) */
     EXDB_JOBJECT, /* u.kids[0..len), each with .key set, in file order */
-    EXDB_JRAW,    /* an element of a lazy array (exdb_json_parse_lazy): its
-                     text, u.str[0..len), checked but not parsed yet */
+    EXDB_JRAW,    /* an element of a lazy array or object (exdb_json_parse_lazy):
+                     its text, u.str[0..len), checked but not parsed yet */
 } exdb_jtype;
 
 typedef struct exdb_json {
@@ -47,14 +47,18 @@ typedef struct exdb_json {
 int exdb_json_parse(char *buf, size_t len, exdb_arena *a, const char *fname, exdb_json **out,
                     exdb_error *err);
 
-/* exdb_json_parse, except that the elements of the array at lazy_path
- * (member keys from the root, e.g. {"graph_module", "graph", "nodes"}) are
- * checked (every syntax error is still found, in file order) but left as
- * EXDB_JRAW texts, for exdb_json_parse_raw to parse one at a time into an
- * arena that can be reset in between. A program's nodes are ~3/4 of its
- * JSON: this way their DOM never exists all at once. */
+/* exdb_json_parse, except that the members reached by the keys prefix[0..
+ * nprefix) from the root and then one of the keys in last (NULL-ended),
+ * e.g. {"graph_module", "graph"} then {"nodes", "tensor_values", NULL},
+ * have their elements (array elements, object member values) checked, so
+ * every syntax error is still found in file order, but left as EXDB_JRAW
+ * texts for exdb_json_parse_raw to parse one at a time into an arena that
+ * can be reset in between. A program's nodes and tensor metadata are most
+ * of its JSON and most of its DOM: this way that DOM never exists all at
+ * once. */
 int exdb_json_parse_lazy(char *buf, size_t len, exdb_arena *a, const char *fname,
-                         const char *const *lazy_path, int nlazy, exdb_json **out, exdb_error *err);
+                         const char *const *prefix, int nprefix, const char *const *last,
+                         exdb_json **out, exdb_error *err);
 /* Parses a lazy element into *out (kids from a; the element's bytes in the
  * buffer are modified as exdb_json_parse modifies them, so once only). A
  * value that is not EXDB_JRAW is copied as it is. -1 only when memory runs

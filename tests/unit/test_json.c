@@ -333,7 +333,8 @@ Test(json, escaped_newlines_are_not_lines) {
 /* exdb_json_parse_lazy: the elements of the array at the lazy path stay
  * unparsed texts until exdb_json_parse_raw; arrays elsewhere and of the
  * same name at other paths are parsed as usual. */
-static const char *const lazy_path[] = {"g", "nodes"};
+static const char *const lazy_prefix[] = {"g"};
+static const char *const lazy_last[] = {"nodes", "vals", NULL};
 
 static int parse_lazy(const char *s, exdb_json **out, exdb_error *err) {
     free(text);
@@ -341,7 +342,7 @@ static int parse_lazy(const char *s, exdb_json **out, exdb_error *err) {
     text = malloc(n + 1);
     cr_assert_not_null(text);
     memcpy(text, s, n + 1);
-    return exdb_json_parse_lazy(text, n, &arena, "t.json", lazy_path, 2, out, err);
+    return exdb_json_parse_lazy(text, n, &arena, "t.json", lazy_prefix, 1, lazy_last, out, err);
 }
 
 Test(json, lazy_elements_are_raw_until_parsed) {
@@ -373,6 +374,35 @@ Test(json, lazy_elements_are_raw_until_parsed) {
     cr_assert_str_eq(e.u.str, "s");
     const exdb_json *h = exdb_json_get(exdb_json_get(g, "h"), "nodes");
     cr_assert_eq(h->u.kids[0].type, EXDB_JNUMBER, "g.h.nodes is not the lazy path");
+}
+
+/* A lazy object keeps its keys; its member values are the raw texts. */
+Test(json, lazy_object_members) {
+    exdb_json *root = NULL;
+    exdb_error err = {0};
+    cr_assert_eq(
+        parse_lazy("{\"g\": {\"vals\": {\"a\": {\"x\": [1]}, \"b\\u0021\": 2}, \"c\": {}}}", &root,
+                   &err),
+        0, "%s", err.msg);
+    const exdb_json *vals = exdb_json_get(exdb_json_get(root, "g"), "vals");
+    cr_assert_eq(vals->type, EXDB_JOBJECT);
+    cr_assert_eq(vals->len, 2);
+    const exdb_json *a = exdb_json_get(vals, "a");
+    cr_assert_not_null(a);
+    cr_assert_eq(a->type, EXDB_JRAW);
+    cr_assert_not_null(exdb_json_get(vals, "b!"), "keys are unescaped as usual");
+    exdb_json e;
+    cr_assert_eq(exdb_json_parse_raw(a, &arena, "t.json", &e, &err), 0);
+    cr_assert_eq(e.type, EXDB_JOBJECT);
+    cr_assert_str_eq(e.key, "a");
+    cr_assert_eq(exdb_json_get(&e, "x")->len, 1);
+    cr_assert_eq(exdb_json_get(exdb_json_get(root, "g"), "c")->type, EXDB_JOBJECT);
+    cr_assert_str_eq(bad("{\"g\": {\"vals\": {\"a\": 1,}}}"),
+                     "t.json: line 1, column 24: expected a string key in object, found '}'");
+    root = NULL;
+    cr_assert_eq(parse_lazy("{\"g\": {\"vals\": {\"a\": 1,}}}", &root, &err), -1);
+    cr_assert_str_eq(err.msg,
+                     "t.json: line 1, column 24: expected a string key in object, found '}'");
 }
 
 /* Inside a lazy array every syntax error is still found, with the message
