@@ -1,9 +1,59 @@
 /* fuzz_json.c - the JSON reader (core/json.c): exdb_json_parse on any bytes,
  * then every accessor over the whole DOM (member lookup, int and double
- * conversion, type names). */
+ * conversion, type names); and exdb_json_parse_lazy on the same bytes, which
+ * must accept exactly what the full parse accepts, fail with the same
+ * message (up to the column: the full parse counts columns over strings it
+ * has already unescaped in place, which may hold fewer characters than
+ * they were written with), and leave raw elements exdb_json_parse_raw
+ * parses. */
+#include <string.h>
+
 #include "core/arena.h"
 #include "core/json.h"
 #include "fuzz_common.h"
+
+#define FUZZ_ASSERT(c)                                                                             \
+    do {                                                                                           \
+        if (!(c))                                                                                  \
+            __builtin_trap();                                                                      \
+    } while (0)
+
+/* The message without its ", column N" part. */
+static void strip_column(const char *msg, char *out, size_t cap) {
+    const char *c = strstr(msg, ", column ");
+    size_t n = c ? (size_t)(c - msg) : strlen(msg);
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(out, msg, n);
+    out[n] = '\0';
+    if (c) {
+        c += 9;
+        while (*c >= '0' && *c <= '9')
+            c++;
+        size_t m = strlen(c);
+        if (n + m >= cap)
+            m = cap - 1 - n;
+        memcpy(out + n, c, m);
+        out[n + m] = '\0';
+    }
+}
+
+/* Parses every raw element under j (the lazy members are at the root). */
+static void parse_raws(const exdb_json *j, exdb_arena *a) {
+    if (j->type != EXDB_JARRAY && j->type != EXDB_JOBJECT)
+        return;
+    for (uint32_t k = 0; k < j->len; k++) {
+        const exdb_json *c = &j->u.kids[k];
+        if (c->type == EXDB_JRAW) {
+            exdb_json e;
+            exdb_error err = {0};
+            if (exdb_json_parse_raw(c, a, "fuzz.json", &e, &err) < 0)
+                FUZZ_ASSERT(0 && "a checked raw element did not parse");
+        } else if (c->type == EXDB_JARRAY || c->type == EXDB_JOBJECT) {
+            parse_raws(c, a);
+        }
+    }
+}
 
 static unsigned walk(const exdb_json *j, int depth) {
     unsigned h = j->type + j->len;
@@ -43,6 +93,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         (void)exdb_json_get(root, "schema_version");
     } else {
         fuzz_check_error(err.msg, err.set);
+    }
+    /* the lazy parse of the same bytes: members named "", "a", "b" or
+     * "nodes" of the root object are lazy */
+    static const char *const last[] = {"", "a", "b", "nodes", NULL};
+    char *buf2 = fuzz_dup(data, size);
+    if (buf2) {
+        exdb_arena a2;
+        exdb_arena_init(&a2);
+        exdb_json *root2 = NULL;
+        exdb_error err2 = {0};
+        int rc2 = exdb_json_parse_lazy(buf2, size, &a2, "fuzz.json", NULL, 0, last, &root2, &err2);
+        FUZZ_ASSERT((rc2 == 0) == (root != NULL));
+        if (rc2 == 0) {
+            parse_raws(root2, &a2);
+        } else if (err.set && err2.set) {
+            char m1[sizeof err.msg], m2[sizeof err2.msg];
+            strip_column(err.msg, m1, sizeof m1);
+            strip_column(err2.msg, m2, sizeof m2);
+            FUZZ_ASSERT(strcmp(m1, m2) == 0);
+        }
+        exdb_arena_destroy(&a2);
+        free(buf2);
     }
     exdb_arena_destroy(&a);
     free(buf);
