@@ -98,15 +98,23 @@ void vz_put_nl(exdb_buf *b);
 int vz_duplicate(vz_graph *vg, const exdb_viz_settings *set, int no_dup, exdb_viz_stats *st,
                  exdb_error *err);
 /* Turns a view graph into cgraph, grouping sibling clusters (emit.c).
- * Returns NULL with a message on error; the caller agclose()s the result. */
+ * layout: the graph will be laid out (gvLayout), so it gets cgraph's
+ * default disciplines; otherwise it is only written as DOT (vz_write) and
+ * gets the cheap ones of cgdisc.c. Returns NULL with a message on error;
+ * the caller vz_close()s the result. */
 typedef struct Agraph_s Agraph_t;
-Agraph_t *vz_emit(vz_graph *vg, exdb_viz_stats *st, exdb_error *err);
-/* Writes the view graph as DOT text straight to f, in one linear pass, with
- * the same nodes, edges, clusters and attributes as vz_emit + agwrite
- * (dotwrite.c). Used for big graphs, where building cgraph and agwrite
- * cost seconds. Returns -1 on a write error. */
+Agraph_t *vz_emit(vz_graph *vg, int layout, exdb_viz_stats *st, exdb_error *err);
+/* An empty directed graph with cgdisc.c's disciplines: its objects and
+ * strings in an arena, names mapped by a hash map. count and bytes: how
+ * many names it will hold and their summed length (an upper bound keeps
+ * the names in one block, in creation order). NULL when out of memory. */
+Agraph_t *vz_cg_open(const char *name, size_t count, size_t bytes);
+/* agclose, then frees what vz_cg_open allocated (any graph). */
+void vz_close(Agraph_t *g);
+/* agwrite of a vz_cg_open graph: to f, or appended to b when f is NULL.
+ * -1 on a write error or when out of memory. */
+int vz_write(Agraph_t *g, FILE *f, exdb_buf *b);
 int vz_write_dot(const vz_graph *vg, FILE *f, exdb_viz_stats *st);
-/* The same, appended to b (-1 when out of memory). */
 int vz_write_dot_buf(const vz_graph *vg, exdb_buf *b, exdb_viz_stats *st);
 
 /* Views. Each fills vg from the source; -1 with a message on error. */

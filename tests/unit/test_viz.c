@@ -181,12 +181,12 @@ static void both_writers(const exdb_program *p, exdb_viz_view view) {
     FILE *f = open_memstream(&t1, &l1);
     cr_assert_eq(vz_write_dot(&vg, f, NULL), 0);
     fclose(f);
-    Agraph_t *cg = vz_emit(&vg, NULL, &err);
+    Agraph_t *cg = vz_emit(&vg, 0, NULL, &err);
     cr_assert_not_null(cg);
     f = open_memstream(&t2, &l2);
-    cr_assert_eq(agwrite(cg, f), 0);
+    cr_assert_eq(vz_write(cg, f, NULL), 0);
     fclose(f);
-    agclose(cg);
+    vz_close(cg);
     Agraph_t *a = agmemread(t1), *b = agmemread(t2);
     cr_assert_not_null(a, "direct DOT does not parse:\n%.600s", t1);
     cr_assert_not_null(b);
@@ -402,7 +402,7 @@ Test(viz, many_sibling_clusters_are_grouped) {
     }
     exdb_error err = {0};
     exdb_viz_stats st;
-    Agraph_t *g = vz_emit(&vg, &st, &err);
+    Agraph_t *g = vz_emit(&vg, 0, &st, &err);
     cr_assert_not_null(g);
     cr_assert_gt(st.groups, 0);
     int direct = 0;
@@ -412,9 +412,9 @@ Test(viz, many_sibling_clusters_are_grouped) {
     char *t = NULL;
     size_t l;
     FILE *f = open_memstream(&t, &l);
-    cr_assert_eq(agwrite(g, f), 0);
+    cr_assert_eq(vz_write(g, f, NULL), 0);
     fclose(f);
-    agclose(g);
+    vz_close(g);
     g = agmemread(t);
     cr_assert_eq(count_clusters(g), 3000);
     cr_assert_eq(agnnodes(g), 3000);
@@ -685,7 +685,7 @@ Test(viz, by_module_stacks_sibling_clusters) {
     cr_assert_neq(b, VZ_NONE);
     cr_assert_str_eq(vg.clusters[vg.nodes[b].cluster].name, "cluster_bn1");
     cr_assert_neq(vg.nodes[b].rank_with, 0);
-    Agraph_t *g = vz_emit(&vg, NULL, &err);
+    Agraph_t *g = vz_emit(&vg, 1, NULL, &err);
     cr_assert_not_null(g);
     GVC_t *gvc = gvContext();
     cr_assert_eq(gvLayout(gvc, g, "dot"), 0);
@@ -697,7 +697,7 @@ Test(viz, by_module_stacks_sibling_clusters) {
     cr_assert_gt(all.UR.y - all.LL.y, all.UR.x - all.LL.x, "%.0f x %.0f pt", all.UR.x - all.LL.x,
                  all.UR.y - all.LL.y);
     gvFreeLayout(gvc, g);
-    agclose(g);
+    vz_close(g);
     vz_free(&vg);
     exdb_program_free(p);
 }
