@@ -70,8 +70,14 @@ static void mem_free(void *state, void *p) {
     (void)p;
 }
 
-/* No close: agclose would then skip its walk and leak cdt's dictionaries. */
-static Agmemdisc_t memdisc = {mem_open, mem_alloc, mem_resize, mem_free, NULL};
+/* The arena is destroyed by vz_close, after agclose. */
+static void mem_close(void *state) {
+    (void)state;
+}
+
+/* With a close function, agclose of the root takes cgraph's shortcut
+ * ("free entire heap": no walk; see vz_close). */
+static Agmemdisc_t memdisc = {mem_open, mem_alloc, mem_resize, mem_free, mem_close};
 
 /* ---- IDs */
 
@@ -201,15 +207,88 @@ Agraph_t *vz_cg_open(const char *name, size_t count, size_t bytes) {
     return g;
 }
 
-void vz_close(Agraph_t *g) {
-    if (!g)
+/* Dictionary headers to free after agclose. */
+typedef struct dicts {
+    Dict_t **d;
+    size_t n, cap;
+    int oom;
+} dicts;
+
+static void keep(dicts *l, Dict_t *d) {
+    if (!d)
         return;
-    vz_cg *cg = g->clos->disc.mem == &memdisc ? g->clos->state.mem : NULL;
-    agclose(g);
-    if (cg) {
-        exdb_arena_destroy(&cg->arena);
-        free(cg);
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 256;
+        Dict_t **p = realloc(l->d, cap * sizeof *p);
+        if (!p) {
+            l->oom = 1;
+            return;
+        }
+        l->d = p;
+        l->cap = cap;
     }
+    l->d[l->n++] = d;
+}
+
+/* The dictionaries cgraph opened for g and its subgraphs: per graph its
+ * node, edge and subgraph sets and its attribute dictionaries (the
+ * "_AG_datadict" record). */
+static void graph_dicts(Agraph_t *g, dicts *l) {
+    keep(l, g->n_seq);
+    keep(l, g->n_id);
+    keep(l, g->e_seq);
+    keep(l, g->e_id);
+    keep(l, g->g_dict);
+    Agdatadict_t *dd = (Agdatadict_t *)aggetrec(g, "_AG_datadict", 0);
+    if (dd) {
+        keep(l, dd->dict.n);
+        keep(l, dd->dict.e);
+        keep(l, dd->dict.g);
+    }
+    for (Agraph_t *s = agfstsubg(g); s; s = agnxtsubg(s))
+        graph_dicts(s, l);
+}
+
+/* agclose of a vz_cg_open graph. Walking every node and edge to free its
+ * attribute strings and dictionary entries one by one, all into an arena
+ * that goes anyway, took 0.27 s of the 100k synthetic program's flat view
+ * and 0.5 s of its --by-module view. The memory discipline's close makes
+ * agclose skip that walk, but cdt mallocs each dictionary's header itself
+ * (dtopen) and only dtclose frees it: they are collected first, from the
+ * graphs' fields, and freed after (their contents are in the arena). When
+ * the list cannot be made, the ordinary walk runs. */
+static void close_cg(Agraph_t *g, vz_cg *cg) {
+    dicts l = {0};
+    graph_dicts(g, &l);
+    Agclos_t *clos = g->clos;
+    keep(&l, clos->strdict);
+    for (int i = 0; i < 3; i++) {
+        keep(&l, clos->lookup_by_name[i]);
+        keep(&l, clos->lookup_by_id[i]);
+    }
+    if (l.oom) {
+        memdisc.close = NULL;
+        agclose(g);
+        memdisc.close = mem_close;
+    } else {
+        agclose(g);
+        for (size_t i = 0; i < l.n; i++)
+            free(l.d[i]);
+        /* cgraph remembers the last graph it deleted dictionary entries
+         * for (a static, reset by its ordinary close) and allocates from
+         * it while set; opening and closing an empty graph resets it. */
+        agclose(agopen("", Agdirected, NULL));
+    }
+    free(l.d);
+    exdb_arena_destroy(&cg->arena);
+    free(cg);
+}
+
+void vz_close(Agraph_t *g) {
+    if (g && g->clos->disc.mem == &memdisc)
+        close_cg(g, g->clos->state.mem);
+    else if (g)
+        agclose(g);
 }
 
 int vz_write(Agraph_t *g, FILE *f, exdb_buf *b) {
