@@ -38,6 +38,26 @@ static void set(void *obj, Agsym_t *sym, const char *v) {
  * use that lies further than set->dup_span away in program order, and the
  * same for many far-away inputs (the output node): the copy sits in the
  * cluster of the other end, so each long edge becomes a short one. */
+/* The hub end of edge e (its other end in *other), or VZ_NONE when e is
+ * short or joins no hub (see duplicate_hubs). */
+static uint32_t hub_of(const vz_graph *vg, const vz_edge *e, const exdb_viz_settings *set,
+                       const uint32_t *outdeg, const uint32_t *indeg, uint32_t *other) {
+    uint32_t f = e->from, t = e->to;
+    uint32_t of = vg->nodes[f].order, ot = vg->nodes[t].order;
+    uint32_t dist = of > ot ? of - ot : ot - of;
+    if (dist <= set->dup_span)
+        return VZ_NONE;
+    if (vg->nodes[f].dup_ok && outdeg[f] > set->dup_fanout) {
+        *other = t;
+        return f;
+    }
+    if (vg->nodes[t].dup_ok && indeg[t] > set->dup_fanout) {
+        *other = f;
+        return t;
+    }
+    return VZ_NONE;
+}
+
 static int duplicate_hubs(vz_graph *vg, const exdb_viz_settings *set, uint32_t *ndup) {
     uint32_t n0 = vg->nnodes;
     uint32_t *deg = calloc((size_t)n0 * 2 + 1, sizeof *deg);
@@ -48,25 +68,20 @@ static int duplicate_hubs(vz_graph *vg, const exdb_viz_settings *set, uint32_t *
         outdeg[vg->edges[i].from]++;
         indeg[vg->edges[i].to]++;
     }
+    uint32_t ncopies = 0, other;
+    for (uint32_t i = 0; i < vg->nedges; i++)
+        ncopies += hub_of(vg, &vg->edges[i], set, outdeg, indeg, &other) != VZ_NONE;
+    if (vz_reserve(vg, ncopies, 0) < 0) {
+        free(deg);
+        return -1;
+    }
     exdb_buf b;
     exdb_buf_init(&b);
     for (uint32_t i = 0; i < vg->nedges; i++) {
         vz_edge *e = &vg->edges[i];
-        uint32_t f = e->from, t = e->to;
-        uint32_t of = vg->nodes[f].order, ot = vg->nodes[t].order;
-        uint32_t dist = of > ot ? of - ot : ot - of;
-        if (dist <= set->dup_span)
+        uint32_t hub = hub_of(vg, e, set, outdeg, indeg, &other);
+        if (hub == VZ_NONE)
             continue;
-        uint32_t hub, other;
-        if (vg->nodes[f].dup_ok && outdeg[f] > set->dup_fanout) {
-            hub = f;
-            other = t;
-        } else if (vg->nodes[t].dup_ok && indeg[t] > set->dup_fanout) {
-            hub = t;
-            other = f;
-        } else {
-            continue;
-        }
         vz_node c = vg->nodes[hub];
         exdb_buf_reset(&b);
         exdb_buf_printf(&b, "%s~%u", c.name, ++vg->nodes[hub].ncopies);
@@ -85,7 +100,7 @@ static int duplicate_hubs(vz_graph *vg, const exdb_viz_settings *set, uint32_t *
             return -1;
         }
         vg->nodes[k].copy_of = hub;
-        if (hub == f)
+        if (hub == e->from)
             e->from = k;
         else
             e->to = k;

@@ -358,7 +358,7 @@ int vz_view_flat(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
     flat_ctx c = {.vg = vg, .prog = p, .by_module = view->by_module};
     c.vidx = malloc(((size_t)g->next_id + 1) * sizeof *c.vidx);
     c.pos = malloc(((size_t)g->next_id + 1) * sizeof *c.pos);
-    if (!c.vidx || !c.pos) {
+    if (!c.vidx || !c.pos || vz_reserve(vg, g->count, 0) < 0) {
         free(c.vidx);
         free(c.pos);
         return exdb_errorf(err, "render: out of memory");

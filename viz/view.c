@@ -43,6 +43,30 @@ static int grow(void **arr, uint32_t n, uint32_t *cap, size_t size) {
     return 0;
 }
 
+/* Room for more items in one step: *cap becomes n + more when that is
+ * larger (see vz_reserve). */
+static int reserve(void **arr, uint32_t n, uint32_t *cap, uint32_t more, size_t size) {
+    if (more > UINT32_MAX - n - 1)
+        return -1;
+    if (n + more <= *cap)
+        return 0;
+    void *p = exdb_mem_grow(*arr, (size_t)n * size, (size_t)(n + more) * size);
+    if (!p)
+        return -1;
+    *arr = p;
+    *cap = n + more;
+    return 0;
+}
+
+int vz_reserve(vz_graph *vg, uint32_t nodes, uint32_t edges) {
+    if (reserve((void **)&vg->nodes, vg->nnodes, &vg->cap_nodes, nodes, sizeof *vg->nodes) < 0 ||
+        reserve((void **)&vg->edges, vg->nedges, &vg->cap_edges, edges, sizeof *vg->edges) < 0) {
+        vg->oom = 1;
+        return -1;
+    }
+    return 0;
+}
+
 uint32_t vz_find(const vz_graph *vg, const char *name) {
     void *v = exdb_strmap_get(&vg->names, name);
     return v ? (uint32_t)((uintptr_t)v - 1) : VZ_NONE;

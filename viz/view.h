@@ -74,6 +74,10 @@ void vz_free(vz_graph *vg);
  * or static). Returns its index, VZ_NONE when out of memory or taken. */
 uint32_t vz_add_node(vz_graph *vg, const vz_node *n);
 uint32_t vz_add_edge(vz_graph *vg, const vz_edge *e);
+/* Room for nodes more nodes and edges more edges, allocated at once: the
+ * doublings of a big view copy it into fresh pages each time (half of
+ * building the 100k synthetic program's flat view). -1 when out of memory. */
+int vz_reserve(vz_graph *vg, uint32_t nodes, uint32_t edges);
 /* Adds a cluster under parent; name made unique with ~N. */
 uint32_t vz_add_cluster(vz_graph *vg, const char *name, uint32_t parent);
 /* The node called name, or VZ_NONE. */
