@@ -7,8 +7,9 @@
  * searched with strcmp, with one failed probe before each new node; and
  * agwrite's locked fputs per token. So a graph opened by vz_cg_open gets:
  *  - memory: bump allocation from an exdb arena, zeroed as cgraph expects;
- *    free does nothing and the arena goes at once after agclose. agclose
- *    must still run: cdt's dtopen mallocs each dictionary header itself.
+ *    free does nothing, and agclose takes cgraph's free-entire-heap
+ *    shortcut; vz_close then frees the dictionary headers cdt mallocs
+ *    itself, and the arena (close_cg).
  *  - IDs: a name maps to its copy in one block through a hash map
  *    (core/strmap.h). Named objects' IDs are those (even) pointers, as in
  *    cgraph's default ID discipline, anonymous ones odd counters. As the

@@ -280,7 +280,7 @@ static int set_texts(emitter *em, Agnode_t **an) {
     for (uint32_t i = 0; i < vg->nnodes; i++) {
         const vz_node *v = &vg->nodes[i];
         exdb_buf_reset(&lab);
-        vz_node_label_to(&lab, v, 0, &tmp);
+        vz_node_label_to(&lab, v, &tmp);
         set(an[i], em->s.n_label, lab.len ? exdb_buf_str(&lab) : NULL);
         uint32_t hub = v->copy_of != VZ_NONE ? v->copy_of : v->ncopies ? i : VZ_NONE;
         const char *t;
@@ -288,7 +288,7 @@ static int set_texts(emitter *em, Agnode_t **an) {
             t = tips[hub];
         } else {
             exdb_buf_reset(&tip);
-            vz_node_tooltip_to(&tip, v, 0, &tmp);
+            vz_node_tooltip_to(&tip, v, &tmp);
             t = exdb_buf_str(&tip);
             if (hub != VZ_NONE)
                 tips[hub] = agstrdup(em->g, (char *)t);

@@ -19,9 +19,6 @@
  * nodes (copies included) `auto` picks sfdp. */
 #define AUTO_DOT_MAX 1500
 
-/* Above this many nodes DOT is written without cgraph (see dotwrite.c). */
-#define DIRECT_DOT_MIN 20000
-
 /* ---- settings */
 
 const char *const exdb_viz_setting_names[] = {"layout", "render-limit", "render-dup-fanout",
@@ -131,13 +128,9 @@ static int build(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
     return vz_duplicate(vg, set, view->no_dup || no_dup, st, err);
 }
 
-/* Writes vg as DOT through cgraph and agwrite: to f, or appended to b when
- * f is NULL. Or, for big graphs, straight from the view graph (dotwrite.c). */
+/* Writes vg as DOT through cgraph (with the disciplines of cgdisc.c) and
+ * agwrite: to f, or appended to b when f is NULL. */
 static int write_dot(vz_graph *vg, FILE *f, exdb_buf *b, exdb_viz_stats *st, exdb_error *err) {
-    if (vg->nnodes > DIRECT_DOT_MIN) {
-        int rc = f ? vz_write_dot(vg, f, st) : vz_write_dot_buf(vg, b, st);
-        return rc < 0 ? exdb_errorf(err, "render: write failed") : 0;
-    }
     Agraph_t *g = vz_emit(vg, 0, st, err);
     if (!g)
         return -1;

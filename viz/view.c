@@ -140,17 +140,12 @@ const char *vz_str(vz_graph *vg, const exdb_buf *b) {
 }
 
 void vz_put_text(exdb_buf *b, const char *s, size_t max, int left) {
-    vz_put_esc(b, s, max, left, 0);
-}
-
-void vz_put_esc(exdb_buf *b, const char *s, size_t max, int left, int dq) {
     if (!s)
         return;
-    const char *stops = dq ? "\\\n\r\"" : "\\\n\r";
     size_t n = 0;
     while (*s) {
         /* Copy the run of ordinary characters in one go. */
-        size_t run = strcspn(s, stops);
+        size_t run = strcspn(s, "\\\n\r");
         if (max && n + run > max)
             run = max - n;
         exdb_buf_put(b, s, run);
@@ -166,22 +161,8 @@ void vz_put_esc(exdb_buf *b, const char *s, size_t max, int left, int dq) {
             exdb_buf_puts(b, s[1] ? "\\\\" : "\\\\ "); /* a final \ must not meet the quote */
         else if (*s == '\n')
             exdb_buf_puts(b, left ? "\\l" : "\\n");
-        else if (*s == '"')
-            exdb_buf_puts(b, "\\\"");
         s++;
         n++;
-    }
-}
-
-void vz_put_quoted(exdb_buf *b, const char *s) {
-    for (;;) {
-        size_t run = strcspn(s, "\"");
-        exdb_buf_put(b, s, run);
-        s += run;
-        if (!*s)
-            break;
-        exdb_buf_puts(b, "\\\"");
-        s++;
     }
 }
 

@@ -90,10 +90,6 @@ const char *vz_str(vz_graph *vg, const exdb_buf *b);
 /* Appends user text for an escString: backslashes doubled, newlines as \n
  * (or \l with left), at most max bytes (then "..."; 0 = no limit). */
 void vz_put_text(exdb_buf *b, const char *s, size_t max, int left);
-/* vz_put_text, and with dq also " as \" (a DOT quoted string's body). */
-void vz_put_esc(exdb_buf *b, const char *s, size_t max, int left, int dq);
-/* Appends escString text s as the body of a DOT quoted string: " as \". */
-void vz_put_quoted(exdb_buf *b, const char *s);
 /* Appends a line break (\n) to a label under construction. */
 void vz_put_nl(exdb_buf *b);
 
@@ -118,8 +114,6 @@ void vz_close(Agraph_t *g);
 /* agwrite of a vz_cg_open graph: to f, or appended to b when f is NULL.
  * -1 on a write error or when out of memory. */
 int vz_write(Agraph_t *g, FILE *f, exdb_buf *b);
-int vz_write_dot(const vz_graph *vg, FILE *f, exdb_viz_stats *st);
-int vz_write_dot_buf(const vz_graph *vg, exdb_buf *b, exdb_viz_stats *st);
 
 /* Views. Each fills vg from the source; -1 with a message on error. */
 int vz_view_flat(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
@@ -149,11 +143,10 @@ const char *vz_op_fill(const exdb_node *n);
 void vz_set_title(vz_graph *vg, const char *plain);
 
 /* Append the label or tooltip of n (escString text), made from n->fx when
- * the view did not store them. dq: also escape double quotes, for DOT
- * text written without cgraph (dotwrite.c). tmp: scratch space the caller
- * reuses from node to node, so the texts of a big graph cost no mallocs. */
-void vz_node_label_to(exdb_buf *b, const vz_node *n, int dq, exdb_buf *tmp);
-void vz_node_tooltip_to(exdb_buf *b, const vz_node *n, int dq, exdb_buf *tmp);
+ * the view did not store them. tmp: scratch space the caller reuses from
+ * node to node, so the texts of a big graph cost no mallocs. */
+void vz_node_label_to(exdb_buf *b, const vz_node *n, exdb_buf *tmp);
+void vz_node_tooltip_to(exdb_buf *b, const vz_node *n, exdb_buf *tmp);
 
 /* Writes the HTML viewer page around an SVG document (html.c); title is
  * plain text. -1 when svg has no <svg> element or on a write error. */
