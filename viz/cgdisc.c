@@ -275,10 +275,13 @@ static void close_cg(Agraph_t *g, vz_cg *cg) {
         agclose(g);
         for (size_t i = 0; i < l.n; i++)
             free(l.d[i]);
-        /* cgraph remembers the last graph it deleted dictionary entries
-         * for (a static, reset by its ordinary close) and allocates from
-         * it while set; opening and closing an empty graph resets it. */
-        agclose(agopen("", Agdirected, NULL));
+        /* cgraph keeps the last graph it deleted a dictionary entry for
+         * in a static (Ag_dictop_G) and allocates cdt's holder objects
+         * from that graph while it is set; its ordinary close clears it,
+         * the shortcut does not. Opening and closing an empty graph does. */
+        Agraph_t *empty = agopen("", Agdirected, NULL);
+        if (empty)
+            agclose(empty);
     }
     free(l.d);
     exdb_arena_destroy(&cg->arena);
