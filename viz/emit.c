@@ -117,6 +117,7 @@ typedef struct emitter {
     Agraph_t **sub; /* per cluster */
     syms s;
     uint32_t ngroups;
+    int layout; /* for gvLayout, not for agwrite (see vz_emit) */
 } emitter;
 
 static int make_cluster(emitter *em, Agraph_t *parent, uint32_t c) {
@@ -186,10 +187,11 @@ static int build_clusters(emitter *em) {
         uint32_t n = start[p + 1] - start[p];
         /* Every edge is the root's, and agwrite tests each against each of
          * the root's direct subgraphs (three searches apiece): so the root
-         * gets one, a group holding its clusters (agwrite of the 100k
-         * synthetic program's --by-module view: 1.15 s of CPU with 32
-         * direct subgraphs, 0.90 s with one). */
-        if (p == 0 && n > 1) {
+         * of a graph written as DOT gets one, a group holding its clusters
+         * (agwrite of the 100k synthetic program's --by-module view: 1.15 s
+         * of CPU with 32 direct subgraphs, 0.90 s with one). Images are
+         * left as they were: dot's drawing depends on subgraph order. */
+        if (p == 0 && n > 1 && !em->layout) {
             char name[48];
             snprintf(name, sizeof name, "group~%u", ++em->ngroups);
             parent = agsubg(em->g, name, 1);
@@ -315,7 +317,7 @@ static Agraph_t *fail(emitter *em, Agnode_t **an, exdb_error *err) {
 }
 
 Agraph_t *vz_emit(vz_graph *vg, int layout, exdb_viz_stats *st, exdb_error *err) {
-    emitter em = {.vg = vg};
+    emitter em = {.vg = vg, .layout = layout};
     if (layout) {
         em.g = agopen("exdb", Agdirected, NULL);
     } else {
