@@ -66,15 +66,13 @@ static int is_getitem(const exdb_node *n) {
            strcmp(n->target, "operator.getitem") == 0;
 }
 
-/* The label of an FX node: its name, the short target, the value. dq:
- * escape double quotes too (DOT text written without cgraph). tmp is
+/* The label of an FX node: its name, the short target, the value. tmp is
  * scratch space, reused from node to node. */
-static void fx_label(exdb_buf *b, const exdb_node *n, const char *kind_line, int dq,
-                     exdb_buf *tmp) {
-    vz_put_esc(b, n->name, LINE_MAX_CHARS, 0, dq);
+static void fx_label(exdb_buf *b, const exdb_node *n, const char *kind_line, exdb_buf *tmp) {
+    vz_put_text(b, n->name, LINE_MAX_CHARS, 0);
     if (kind_line) {
         vz_put_nl(b);
-        vz_put_esc(b, kind_line, LINE_MAX_CHARS, 0, dq);
+        vz_put_text(b, kind_line, LINE_MAX_CHARS, 0);
     }
     if ((n->op == EXDB_OP_CALL_FUNCTION && !is_getitem(n)) || n->op == EXDB_OP_CALL_METHOD ||
         n->op == EXDB_OP_CALL_MODULE || n->op == EXDB_OP_GET_ATTR) {
@@ -87,14 +85,14 @@ static void fx_label(exdb_buf *b, const exdb_node *n, const char *kind_line, int
             exdb_buf_puts(tmp, n->target ? n->target : "");
         }
         vz_put_nl(b);
-        vz_put_esc(b, exdb_buf_str(tmp), LINE_MAX_CHARS, 0, dq);
+        vz_put_text(b, exdb_buf_str(tmp), LINE_MAX_CHARS, 0);
     }
     if (n->meta && n->meta->val) {
         exdb_buf_reset(tmp);
         exdb_format_val(tmp, n->meta->val);
         if (tmp->len) {
             vz_put_nl(b);
-            vz_put_esc(b, exdb_buf_str(tmp), LINE_MAX_CHARS, 0, dq);
+            vz_put_text(b, exdb_buf_str(tmp), LINE_MAX_CHARS, 0);
         }
     }
 }
@@ -102,7 +100,7 @@ static void fx_label(exdb_buf *b, const exdb_node *n, const char *kind_line, int
 void vz_fx_label(exdb_buf *b, const exdb_node *n, const char *kind_line) {
     exdb_buf t;
     exdb_buf_init(&t);
-    fx_label(b, n, kind_line, 0, &t);
+    fx_label(b, n, kind_line, &t);
     exdb_buf_free(&t);
 }
 
@@ -120,8 +118,8 @@ static void first_frame(exdb_buf *b, const char *st) {
     }
 }
 
-/* The tooltip of an FX node (see vz_fx_label for dq and tmp). */
-static void fx_tooltip(exdb_buf *b, const exdb_node *n, int dq, exdb_buf *tmp) {
+/* The tooltip of an FX node (see fx_label for tmp). */
+static void fx_tooltip(exdb_buf *b, const exdb_node *n, exdb_buf *tmp) {
     exdb_buf_reset(tmp);
     exdb_format_node(tmp, n);
     const exdb_stack_entry *leaf = vz_leaf_entry(n);
@@ -136,41 +134,34 @@ static void fx_tooltip(exdb_buf *b, const exdb_node *n, int dq, exdb_buf *tmp) {
         exdb_buf_puts(tmp, "\nstack trace:");
         first_frame(tmp, n->meta->stack_trace);
     }
-    vz_put_esc(b, exdb_buf_str(tmp), 1500, 0, dq);
+    vz_put_text(b, exdb_buf_str(tmp), 1500, 0);
 }
 
 void vz_fx_tooltip(exdb_buf *b, const exdb_node *n) {
     exdb_buf t;
     exdb_buf_init(&t);
-    fx_tooltip(b, n, 0, &t);
+    fx_tooltip(b, n, &t);
     exdb_buf_free(&t);
 }
 
-void vz_node_label_to(exdb_buf *b, const vz_node *n, int dq, exdb_buf *tmp) {
-    if (n->label) {
-        if (dq)
-            vz_put_quoted(b, n->label);
-        else
-            exdb_buf_puts(b, n->label);
-    } else if (n->fx) {
-        fx_label(b, n->fx, n->kind_line, dq, tmp);
-    }
+void vz_node_label_to(exdb_buf *b, const vz_node *n, exdb_buf *tmp) {
+    if (n->label)
+        exdb_buf_puts(b, n->label);
+    else if (n->fx)
+        fx_label(b, n->fx, n->kind_line, tmp);
 }
 
-void vz_node_tooltip_to(exdb_buf *b, const vz_node *n, int dq, exdb_buf *tmp) {
+void vz_node_tooltip_to(exdb_buf *b, const vz_node *n, exdb_buf *tmp) {
     if (n->tooltip) {
-        if (dq)
-            vz_put_quoted(b, n->tooltip);
-        else
-            exdb_buf_puts(b, n->tooltip);
+        exdb_buf_puts(b, n->tooltip);
     } else if (n->fx) {
-        fx_tooltip(b, n->fx, dq, tmp);
+        fx_tooltip(b, n->fx, tmp);
         if (n->kind_line) {
             vz_put_nl(b);
-            vz_put_esc(b, n->kind_line, 0, 0, dq);
+            vz_put_text(b, n->kind_line, 0, 0);
             if (n->kind_tip) {
                 exdb_buf_putc(b, ' ');
-                vz_put_esc(b, n->kind_tip, 0, 0, dq);
+                vz_put_text(b, n->kind_tip, 0, 0);
             }
         }
     }
@@ -358,7 +349,7 @@ int vz_view_flat(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
     flat_ctx c = {.vg = vg, .prog = p, .by_module = view->by_module};
     c.vidx = malloc(((size_t)g->next_id + 1) * sizeof *c.vidx);
     c.pos = malloc(((size_t)g->next_id + 1) * sizeof *c.pos);
-    if (!c.vidx || !c.pos) {
+    if (!c.vidx || !c.pos || vz_reserve(vg, g->count, 0) < 0) {
         free(c.vidx);
         free(c.pos);
         return exdb_errorf(err, "render: out of memory");

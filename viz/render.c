@@ -1,6 +1,5 @@
 /* render.c - settings, view dispatch, and writing: DOT through agwrite,
  * images through gvLayout + gvRender, every file written atomically. */
-#define _GNU_SOURCE /* fopencookie (glibc; see agwrite_buf) */
 #include <errno.h>
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
@@ -19,9 +18,6 @@
  * 100k synthetic program, where sfdp took 4.9 s). Above this many drawn
  * nodes (copies included) `auto` picks sfdp. */
 #define AUTO_DOT_MAX 1500
-
-/* Above this many nodes DOT is written without cgraph (see dotwrite.c). */
-#define DIRECT_DOT_MIN 20000
 
 /* ---- settings */
 
@@ -132,16 +128,14 @@ static int build(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
     return vz_duplicate(vg, set, view->no_dup || no_dup, st, err);
 }
 
-/* Writes vg as DOT to f: through cgraph and agwrite, or for big graphs
- * straight from the view graph (dotwrite.c), which is ~4x faster there. */
-static int write_dot(vz_graph *vg, FILE *f, exdb_viz_stats *st, exdb_error *err) {
-    if (vg->nnodes > DIRECT_DOT_MIN)
-        return vz_write_dot(vg, f, st) < 0 ? exdb_errorf(err, "render: write failed") : 0;
-    Agraph_t *g = vz_emit(vg, st, err);
+/* Writes vg as DOT through cgraph (with the disciplines of cgdisc.c) and
+ * agwrite: to f, or appended to b when f is NULL. */
+static int write_dot(vz_graph *vg, FILE *f, exdb_buf *b, exdb_viz_stats *st, exdb_error *err) {
+    Agraph_t *g = vz_emit(vg, 0, st, err);
     if (!g)
         return -1;
-    int rc = agwrite(g, f) == 0 ? 0 : exdb_errorf(err, "render: write failed");
-    agclose(g);
+    int rc = vz_write(g, f, b) == 0 ? 0 : exdb_errorf(err, "render: write failed");
+    vz_close(g);
     return rc;
 }
 
@@ -333,7 +327,7 @@ int exdb_viz_render(const exdb_viz_source *src, const exdb_viz_view *view,
         return -1;
     }
     Agraph_t *g = NULL;
-    if (fmt != EXDB_FMT_DOT && !(g = vz_emit(&vg, st, err))) {
+    if (fmt != EXDB_FMT_DOT && !(g = vz_emit(&vg, 1, st, err))) {
         vz_free(&vg);
         return -1;
     }
@@ -341,15 +335,14 @@ int exdb_viz_render(const exdb_viz_source *src, const exdb_viz_view *view,
     char *tmp = NULL;
     FILE *f = open_temp(path, &tmp, err);
     if (!f) {
-        if (g)
-            agclose(g);
+        vz_close(g);
         vz_free(&vg);
         return -1;
     }
     int ok;
     double t1 = now();
     if (fmt == EXDB_FMT_DOT) {
-        ok = write_dot(&vg, f, st, err) == 0;
+        ok = write_dot(&vg, f, NULL, st, err) == 0;
         st->write_s = now() - t1;
     } else {
         const char *engine = sfdp ? "sfdp" : engine_for(set, st->nodes);
@@ -375,50 +368,12 @@ int exdb_viz_render(const exdb_viz_source *src, const exdb_viz_view *view,
         if (!ok)
             exdb_errorf(err, "%s: Graphviz could not lay out or render the graph (%s)", path,
                         engine);
-        agclose(g);
+        vz_close(g);
     }
     vz_free(&vg);
     if (!ok && (!err || !err->set))
         exdb_errorf(err, "%s: write failed", path);
     return finish_temp(f, tmp, path, ok, err);
-}
-
-#ifdef __GLIBC__
-/* fopencookie's write: appends to the exdb_buf. */
-static ssize_t buf_write(void *cookie, const char *data, size_t n) {
-    exdb_buf *b = cookie;
-    exdb_buf_put(b, data, n);
-    return b->oom ? -1 : (ssize_t)n;
-}
-#endif
-
-/* agwrite of vg (built in cgraph) appended to b. agwrite needs a FILE:
- * with glibc a cookie stream writes straight into b; open_memstream (its
- * buffer grows by malloc + copy and needs one more copy into b) is the
- * portable fallback, for C libraries without fopencookie. */
-static int agwrite_buf(vz_graph *vg, exdb_buf *b, exdb_viz_stats *st, exdb_error *err) {
-#ifdef __GLIBC__
-    cookie_io_functions_t io = {.write = buf_write};
-    FILE *f = fopencookie(b, "w", io);
-    if (!f)
-        return -1;
-    setvbuf(f, NULL, _IOFBF, 1 << 16);
-    int w = write_dot(vg, f, st, err);
-    if (fclose(f) != 0 || w < 0)
-        return -1;
-    return b->oom ? -1 : 0;
-#else
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f)
-        return -1;
-    int w = write_dot(vg, f, st, err);
-    if (fclose(f) == 0 && w == 0)
-        exdb_buf_put(b, text, len);
-    free(text);
-    return w < 0 || b->oom ? -1 : 0;
-#endif
 }
 
 int exdb_viz_dot(const exdb_viz_source *src, const exdb_viz_view *view,
@@ -436,11 +391,10 @@ int exdb_viz_dot(const exdb_viz_source *src, const exdb_viz_view *view,
         return -1;
     }
     st->build_s = now() - t0;
-    /* Big graphs straight into b (dotwrite.c): no stream at all, so the
-     * 68 MB of the 100k synthetic program's flat view are written once. */
+    /* Straight into b: no stream, so the 68 MB of the 100k synthetic
+     * program's flat view are copied once. */
     double t1 = now();
-    int rc =
-        vg.nnodes > DIRECT_DOT_MIN ? vz_write_dot_buf(&vg, b, st) : agwrite_buf(&vg, b, st, err);
+    int rc = write_dot(&vg, NULL, b, st, err);
     st->write_s = now() - t1;
     vz_free(&vg);
     if (rc < 0)

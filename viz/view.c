@@ -43,6 +43,30 @@ static int grow(void **arr, uint32_t n, uint32_t *cap, size_t size) {
     return 0;
 }
 
+/* Room for more items in one step: *cap becomes n + more when that is
+ * larger (see vz_reserve). */
+static int reserve(void **arr, uint32_t n, uint32_t *cap, uint32_t more, size_t size) {
+    if (more > UINT32_MAX - n - 1)
+        return -1;
+    if (n + more <= *cap)
+        return 0;
+    void *p = exdb_mem_grow(*arr, (size_t)n * size, (size_t)(n + more) * size);
+    if (!p)
+        return -1;
+    *arr = p;
+    *cap = n + more;
+    return 0;
+}
+
+int vz_reserve(vz_graph *vg, uint32_t nodes, uint32_t edges) {
+    if (reserve((void **)&vg->nodes, vg->nnodes, &vg->cap_nodes, nodes, sizeof *vg->nodes) < 0 ||
+        reserve((void **)&vg->edges, vg->nedges, &vg->cap_edges, edges, sizeof *vg->edges) < 0) {
+        vg->oom = 1;
+        return -1;
+    }
+    return 0;
+}
+
 uint32_t vz_find(const vz_graph *vg, const char *name) {
     void *v = exdb_strmap_get(&vg->names, name);
     return v ? (uint32_t)((uintptr_t)v - 1) : VZ_NONE;
@@ -116,17 +140,12 @@ const char *vz_str(vz_graph *vg, const exdb_buf *b) {
 }
 
 void vz_put_text(exdb_buf *b, const char *s, size_t max, int left) {
-    vz_put_esc(b, s, max, left, 0);
-}
-
-void vz_put_esc(exdb_buf *b, const char *s, size_t max, int left, int dq) {
     if (!s)
         return;
-    const char *stops = dq ? "\\\n\r\"" : "\\\n\r";
     size_t n = 0;
     while (*s) {
         /* Copy the run of ordinary characters in one go. */
-        size_t run = strcspn(s, stops);
+        size_t run = strcspn(s, "\\\n\r");
         if (max && n + run > max)
             run = max - n;
         exdb_buf_put(b, s, run);
@@ -142,22 +161,8 @@ void vz_put_esc(exdb_buf *b, const char *s, size_t max, int left, int dq) {
             exdb_buf_puts(b, s[1] ? "\\\\" : "\\\\ "); /* a final \ must not meet the quote */
         else if (*s == '\n')
             exdb_buf_puts(b, left ? "\\l" : "\\n");
-        else if (*s == '"')
-            exdb_buf_puts(b, "\\\"");
         s++;
         n++;
-    }
-}
-
-void vz_put_quoted(exdb_buf *b, const char *s) {
-    for (;;) {
-        size_t run = strcspn(s, "\"");
-        exdb_buf_put(b, s, run);
-        s += run;
-        if (!*s)
-            break;
-        exdb_buf_puts(b, "\\\"");
-        s++;
     }
 }
 

@@ -74,6 +74,10 @@ void vz_free(vz_graph *vg);
  * or static). Returns its index, VZ_NONE when out of memory or taken. */
 uint32_t vz_add_node(vz_graph *vg, const vz_node *n);
 uint32_t vz_add_edge(vz_graph *vg, const vz_edge *e);
+/* Room for nodes more nodes and edges more edges, allocated at once: the
+ * doublings of a big view copy it into fresh pages each time (half of
+ * building the 100k synthetic program's flat view). -1 when out of memory. */
+int vz_reserve(vz_graph *vg, uint32_t nodes, uint32_t edges);
 /* Adds a cluster under parent; name made unique with ~N. */
 uint32_t vz_add_cluster(vz_graph *vg, const char *name, uint32_t parent);
 /* The node called name, or VZ_NONE. */
@@ -86,10 +90,6 @@ const char *vz_str(vz_graph *vg, const exdb_buf *b);
 /* Appends user text for an escString: backslashes doubled, newlines as \n
  * (or \l with left), at most max bytes (then "..."; 0 = no limit). */
 void vz_put_text(exdb_buf *b, const char *s, size_t max, int left);
-/* vz_put_text, and with dq also " as \" (a DOT quoted string's body). */
-void vz_put_esc(exdb_buf *b, const char *s, size_t max, int left, int dq);
-/* Appends escString text s as the body of a DOT quoted string: " as \". */
-void vz_put_quoted(exdb_buf *b, const char *s);
 /* Appends a line break (\n) to a label under construction. */
 void vz_put_nl(exdb_buf *b);
 
@@ -98,16 +98,22 @@ void vz_put_nl(exdb_buf *b);
 int vz_duplicate(vz_graph *vg, const exdb_viz_settings *set, int no_dup, exdb_viz_stats *st,
                  exdb_error *err);
 /* Turns a view graph into cgraph, grouping sibling clusters (emit.c).
- * Returns NULL with a message on error; the caller agclose()s the result. */
+ * layout: the graph will be laid out (gvLayout), so it gets cgraph's
+ * default disciplines; otherwise it is only written as DOT (vz_write) and
+ * gets the cheap ones of cgdisc.c. Returns NULL with a message on error;
+ * the caller vz_close()s the result. */
 typedef struct Agraph_s Agraph_t;
-Agraph_t *vz_emit(vz_graph *vg, exdb_viz_stats *st, exdb_error *err);
-/* Writes the view graph as DOT text straight to f, in one linear pass, with
- * the same nodes, edges, clusters and attributes as vz_emit + agwrite
- * (dotwrite.c). Used for big graphs, where building cgraph and agwrite
- * cost seconds. Returns -1 on a write error. */
-int vz_write_dot(const vz_graph *vg, FILE *f, exdb_viz_stats *st);
-/* The same, appended to b (-1 when out of memory). */
-int vz_write_dot_buf(const vz_graph *vg, exdb_buf *b, exdb_viz_stats *st);
+Agraph_t *vz_emit(vz_graph *vg, int layout, exdb_viz_stats *st, exdb_error *err);
+/* An empty directed graph with cgdisc.c's disciplines: its objects and
+ * strings in an arena, names mapped by a hash map. count and bytes: how
+ * many names it will hold and their summed length (an upper bound keeps
+ * the names in one block, in creation order). NULL when out of memory. */
+Agraph_t *vz_cg_open(const char *name, size_t count, size_t bytes);
+/* agclose, then frees what vz_cg_open allocated (any graph). */
+void vz_close(Agraph_t *g);
+/* agwrite of a vz_cg_open graph: to f, or appended to b when f is NULL.
+ * -1 on a write error or when out of memory. */
+int vz_write(Agraph_t *g, FILE *f, exdb_buf *b);
 
 /* Views. Each fills vg from the source; -1 with a message on error. */
 int vz_view_flat(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
@@ -137,11 +143,10 @@ const char *vz_op_fill(const exdb_node *n);
 void vz_set_title(vz_graph *vg, const char *plain);
 
 /* Append the label or tooltip of n (escString text), made from n->fx when
- * the view did not store them. dq: also escape double quotes, for DOT
- * text written without cgraph (dotwrite.c). tmp: scratch space the caller
- * reuses from node to node, so the texts of a big graph cost no mallocs. */
-void vz_node_label_to(exdb_buf *b, const vz_node *n, int dq, exdb_buf *tmp);
-void vz_node_tooltip_to(exdb_buf *b, const vz_node *n, int dq, exdb_buf *tmp);
+ * the view did not store them. tmp: scratch space the caller reuses from
+ * node to node, so the texts of a big graph cost no mallocs. */
+void vz_node_label_to(exdb_buf *b, const vz_node *n, exdb_buf *tmp);
+void vz_node_tooltip_to(exdb_buf *b, const vz_node *n, exdb_buf *tmp);
 
 /* Writes the HTML viewer page around an SVG document (html.c); title is
  * plain text. -1 when svg has no <svg> element or on a write error. */
