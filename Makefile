@@ -14,7 +14,11 @@ CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 OPT     ?= -O2 -g
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-CFLAGS_ALL  = $(CSTD) $(WARN) $(OPT) $(PKG_CFLAGS) -I. $(EXTRA_CFLAGS)
+# viz/cgdisc.c's fast DOT path leans on Graphviz 2.42's internals (Debian 12
+# ships 2.42.2, whose .pc says 2.43.0); other versions get the plain path.
+CGRAPH_FAST = $(shell pkg-config --atleast-version=2.42 libcgraph 2>/dev/null && \
+	pkg-config --max-version=2.43.0 libcgraph 2>/dev/null && echo -DEXDB_CGRAPH_FAST)
+CFLAGS_ALL  = $(CSTD) $(WARN) $(OPT) $(PKG_CFLAGS) $(CGRAPH_FAST) -I. $(EXTRA_CFLAGS)
 LDLIBS_ALL  = $(PKG_LIBS) -lm
 
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined

@@ -185,6 +185,13 @@ static int out_putstr(void *chan, const char *s) {
 /* ---- graphs */
 
 Agraph_t *vz_cg_open(const char *name, size_t count, size_t bytes) {
+#ifndef EXDB_CGRAPH_FAST
+    /* Not the Graphviz these disciplines were written against (see the
+     * Makefile's CGRAPH_FAST): cgraph's own, slower but safe. */
+    (void)count;
+    (void)bytes;
+    return agopen((char *)name, Agdirected, NULL);
+#endif
     vz_cg *cg = calloc(1, sizeof *cg);
     if (!cg)
         return NULL;
@@ -296,8 +303,23 @@ void vz_close(Agraph_t *g) {
 }
 
 int vz_write(Agraph_t *g, FILE *f, exdb_buf *b) {
-    if (g->clos->disc.io->putstr != out_putstr)
-        return f ? agwrite(g, f) : -1;
+    if (g->clos->disc.io->putstr != out_putstr) {
+        if (f)
+            return agwrite(g, f);
+        /* a graph on the default disciplines, into b */
+        char *text = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&text, &len);
+        if (!m)
+            return -1;
+        int rc = agwrite(g, m);
+        if (fclose(m) != 0)
+            rc = -1;
+        if (rc == 0)
+            exdb_buf_put(b, text, len);
+        free(text);
+        return rc == 0 && !b->oom ? 0 : -1;
+    }
     exdb_buf local;
     exdb_buf_init(&local);
     dotout o = {.b = f ? &local : b, .f = f};
