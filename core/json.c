@@ -728,7 +728,7 @@ int exdb_json_parse_lazy(char *buf, size_t len, exdb_arena *a, const char *fname
                  .fname = fname,
                  .err = err,
                  .lazy = prefix,
-                 .nlazy = nprefix,
+                 .nlazy = prefix ? nprefix : 0,
                  .lazy_last = last};
     buf[len] = '\0'; /* the sentinel skip_ws relies on */
     *out = NULL;
