@@ -22,7 +22,8 @@ void exdb_arena_init(exdb_arena *a);
  * take from; exdb_arena_trim frees the cache. */
 void exdb_arena_destroy(exdb_arena *a);
 void exdb_arena_trim(void);
-/* Forgets everything allocated from a but keeps its newest (biggest) block
+/* Forgets everything allocated from a but keeps its newest block (the
+ * biggest of the geometric ones)
  * for what comes next: a scratch arena refilled many times (the loader's,
  * once per node) stays in the same cache-warm memory. */
 void exdb_arena_reset(exdb_arena *a);

@@ -27,6 +27,10 @@ typedef struct {
      * written into strings already parsed (a stack trace's "\n"). */
     size_t line;
     const char *line_start;
+    /* Characters on the current line that in-place unescaping has turned
+     * into UTF-8 continuation bytes (which fail_at does not count): a
+     * "\u00e9" is six characters as written, two bytes once decoded. */
+    size_t col_adjust;
     exdb_arena *a;
     const char *fname;
     exdb_error *err;
@@ -69,7 +73,7 @@ static void describe_here(const parser *ps, char *out, size_t cap) {
  * 1-based; the column counts characters, not UTF-8 bytes, as editors do).
  * With found != 0 the message says what sits there instead. */
 static int fail_at(parser *ps, const char *what, int found) {
-    size_t line = ps->line, col = 1;
+    size_t line = ps->line, col = 1 + ps->col_adjust;
     for (const char *q = ps->line_start; q < ps->p && q < ps->end; q++)
         if (((unsigned char)*q & 0xC0) != 0x80)
             col++;
@@ -104,6 +108,7 @@ static inline void skip_ws(parser *ps) {
             p++;
         } else if (*p == '\n') {
             ps->line++;
+            ps->col_adjust = 0;
             ps->line_start = ++p;
         } else {
             break;
@@ -187,6 +192,18 @@ static int bad_escape(parser *ps, char c) {
     return fail(ps, what);
 }
 
+/* Before a string's error: the error's column is counted over the bytes
+ * in front of it. When it lies before the string, the string's decoded
+ * escapes do not count (col_adjust as it was); when inside it, the bytes
+ * the escapes freed so far (from w to the error) become spaces, which
+ * makes col_adjust exact there too. */
+static void string_err_at(parser *ps, const char *begin, char *w, size_t adj0, int write) {
+    if (ps->p <= begin)
+        ps->col_adjust = adj0;
+    else if (write && w < ps->p)
+        memset(w, ' ', (size_t)(ps->p - w));
+}
+
 /* Parses a string starting at the opening quote and unescapes it in place.
  * The unescaped text is never longer than the escaped one, so writing behind
  * the read position is safe; the closing quote's byte becomes the NUL.
@@ -196,6 +213,7 @@ static inline __attribute__((always_inline)) int scan_string(parser *ps, const c
                                                              uint32_t *outlen, const int write) {
     char *r = ps->p + 1, *w = r;
     char *begin = r;
+    size_t adj0 = ps->col_adjust;
     unsigned k;
     for (;;) {
         /* Fast path: eight bytes at a time. The lowest flagged byte of
@@ -279,6 +297,7 @@ static inline __attribute__((always_inline)) int scan_string(parser *ps, const c
     special:
         if (r >= ps->end) {
             ps->p = begin - 1;
+            string_err_at(ps, begin, w, adj0, write);
             return fail(ps, "unterminated string: no closing quote before the end of the input");
         }
         if (*r == '"')
@@ -295,11 +314,13 @@ static inline __attribute__((always_inline)) int scan_string(parser *ps, const c
             snprintf(what, sizeof what, "unescaped control character U+%04X inside a string%s", c,
                      esc);
             ps->p = r;
+            string_err_at(ps, begin, w, adj0, write);
             return fail(ps, what);
         }
         /* Backslash escape. */
         if (r + 1 >= ps->end) {
             ps->p = begin - 1;
+            string_err_at(ps, begin, w, adj0, write);
             return fail(ps, "unterminated string: no closing quote before the end of the input");
         }
         char c = r[1];
@@ -310,6 +331,7 @@ static inline __attribute__((always_inline)) int scan_string(parser *ps, const c
                 unsigned cp, lo;
                 if (read_hex4(ps, r, &cp) < 0) {
                     ps->p = r - 2;
+                    string_err_at(ps, begin, w, adj0, write);
                     return fail(ps, "invalid \\u escape in a string: expected four hex digits");
                 }
                 r += 4;
@@ -319,6 +341,7 @@ static inline __attribute__((always_inline)) int scan_string(parser *ps, const c
             } else if (c != '"' && c != '\\' && c != '/' && c != 'b' && c != 'f' && c != 'n' &&
                        c != 'r' && c != 't') {
                 ps->p = r - 2;
+                string_err_at(ps, begin, w, adj0, write);
                 return bad_escape(ps, c);
             }
             w = r;
@@ -353,6 +376,7 @@ static inline __attribute__((always_inline)) int scan_string(parser *ps, const c
             unsigned cp;
             if (read_hex4(ps, r, &cp) < 0) {
                 ps->p = r - 2;
+                string_err_at(ps, begin, w, adj0, write);
                 return fail(ps, "invalid \\u escape in a string: expected four hex digits");
             }
             r += 4;
@@ -365,6 +389,7 @@ static inline __attribute__((always_inline)) int scan_string(parser *ps, const c
             }
             /* UTF-8 encode (a lone surrogate is kept as its 3-byte form,
              * as Python's json module keeps it). */
+            ps->col_adjust += cp < 0x80 ? 0 : cp < 0x800 ? 1 : cp < 0x10000 ? 2 : 3;
             if (cp < 0x80) {
                 *w++ = (char)cp;
             } else if (cp < 0x800) {
@@ -384,16 +409,24 @@ static inline __attribute__((always_inline)) int scan_string(parser *ps, const c
         }
         default:
             ps->p = r - 2;
+            string_err_at(ps, begin, w, adj0, write);
             return bad_escape(ps, c);
         }
     }
     size_t n = (size_t)(w - begin);
     if (n > UINT32_MAX) {
         ps->p = begin;
+        string_err_at(ps, begin, w, adj0, write);
         return fail(ps, "string longer than 4 GiB");
     }
-    if (write)
+    if (write) {
         *w = '\0'; /* w <= r, and r points at the closing quote */
+        /* The bytes an escape freed between the text and its closing quote
+         * become spaces, so columns counted over this string later stay
+         * those of the text as written (see col_adjust). */
+        if (r - w > 1)
+            memset(w + 1, ' ', (size_t)(r - w - 1));
+    }
     ps->p = r + 1;
     *out = begin;
     *outlen = (uint32_t)n;

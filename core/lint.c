@@ -472,7 +472,7 @@ static int index_slot(exdb_input_kind k) {
     return k == EXDB_IN_BUFFER ? 0 : k == EXDB_IN_PARAMETER ? 1 : 2;
 }
 
-static void input_index_build(input_index *ix, const exdb_program *p) {
+static void input_index_build(input_index *ix, const exdb_program *p, exdb_lint_report *r) {
     exdb_arena_init(&ix->arena);
     for (int i = 0; i < 3; i++)
         exdb_strmap_init(&ix->by_kind[i], &ix->arena);
@@ -484,8 +484,11 @@ static void input_index_build(input_index *ix, const exdb_program *p) {
             continue;
         void **v =
             exdb_strmap_put(&ix->by_kind[is_user_input(in) ? 2 : index_slot(in->kind)], key, NULL);
-        if (v)
-            *v = (void *)in;
+        if (!v) {
+            r->oom = 1; /* the findings below may then be wrong: the report says so */
+            continue;
+        }
+        *v = (void *)in;
     }
 }
 
@@ -571,7 +574,7 @@ static void lint_outputs(exdb_lint_report *r, const exdb_program *p) {
                  nv, nbuf, nuser),
             rfmt(r, "give every output value exactly one output spec, in order"));
     input_index ix;
-    input_index_build(&ix, p);
+    input_index_build(&ix, p, r);
     for (uint32_t i = 0; i < nv && i < p->noutputs; i++) {
         const exdb_output_spec *s = &p->outputs[i];
         const char *vn = vals[i].kind == EXDB_ARG_NODE ? vals[i].u.node->name : NULL;
@@ -775,6 +778,7 @@ static int open_frame(uwalk *w, const exdb_stack_entry *e, const exdb_node *n, u
         w->cap = nc;
     }
     frame *f = &w->open[w->depth++];
+    f->ci = NULL; /* until the call is known (touch_frames skips NULL) */
     f->path = e->path;
     f->type = e->path[0] ? e->type : NULL;
     f->call_idx = e->call_idx;

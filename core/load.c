@@ -1615,7 +1615,11 @@ static int load_graph(loader *L, const exdb_json *jg, const jpath *gp, exdb_grap
     /* one name per input and node, or per value if there are more values
      * (the getitems of multi-output nodes name values too); one value per
      * entry of the value tables */
-    uint32_t est = ins->len + nodes->len > sc.metas.count ? ins->len + nodes->len : sc.metas.count;
+    /* capped, so a file with a huge value table and few nodes cannot make
+     * the loader reserve nodes it will never create */
+    uint64_t nn = (uint64_t)ins->len + nodes->len, cap = 2 * nn + 64;
+    uint64_t est64 = nn > sc.metas.count ? nn : sc.metas.count;
+    uint32_t est = (uint32_t)(est64 < cap ? est64 : cap);
     if (exdb_graph_reserve(g, est + 1, ins->len + 64) < 0 ||
         exdb_strmap_reserve(&sc.values, sc.metas.count) < 0)
         return oom(L);

@@ -326,6 +326,14 @@ Test(json, escapes_at_every_offset_of_the_fast_scan) {
 Test(json, escaped_newlines_are_not_lines) {
     cr_assert_str_eq(bad("{\"a\": \"x\\ny\\nz\",\n \"b\": flase}"),
                      "t.json: line 2, column 7: expected a value, found 'flase'");
+    /* characters as written: "\u00e9" is six, though it decodes to two
+     * bytes, and a raw "é" after an escape still counts once */
+    cr_assert_str_eq(bad("{\"a\": \"\\u00e9\\u00e9\\u00e9\", \"b\": 1 2}"),
+                     "t.json: line 1, column 36: expected ',' or '}' after an object member, "
+                     "found '2'");
+    cr_assert_str_eq(bad("{\"a\": \"\\\"\xc3\xa9\\ud83d\\ude00x\", \"b\": 1 2}"),
+                     "t.json: line 1, column 34: expected ',' or '}' after an object member, "
+                     "found '2'");
     cr_assert_str_eq(bad("[\"\\u000a\\u000A\", tru]"),
                      "t.json: line 1, column 18: expected a value, found 'tru'");
 }
