@@ -48,7 +48,8 @@ void exdb_arena_init(exdb_arena *a) {
 #endif
 #define CACHE_MIN_CAP ((size_t)768 << 20)
 
-/* The cache's limit: an eighth of the machine's memory, at least 768 MiB,
+/* The cache's limit: an eighth of the machine's memory (or of the
+ * container's), at least 768 MiB,
  * so reloading a program of a few GB (a million nodes) finds its memory
  * again instead of faulting it in anew. */
 static size_t cache_cap(void) {
@@ -56,6 +57,14 @@ static size_t cache_cap(void) {
     if (!cap) {
         long pages = sysconf(_SC_PHYS_PAGES), ps = sysconf(_SC_PAGESIZE);
         size_t mem = pages > 0 && ps > 0 ? (size_t)pages * (size_t)ps : 0;
+        /* in a container, the cgroup's limit if lower (cgroup v2) */
+        FILE *f = fopen("/sys/fs/cgroup/memory.max", "r");
+        unsigned long long lim;
+        if (f) {
+            if (fscanf(f, "%llu", &lim) == 1 && lim < mem)
+                mem = (size_t)lim;
+            fclose(f);
+        }
         cap = mem / 8 > CACHE_MIN_CAP ? mem / 8 : CACHE_MIN_CAP;
     }
     return cap;

@@ -17,6 +17,10 @@
  *    subgraphs (agfstsubg) and a node's edges by ID, so the DOT lists them
  *    in the order vz_emit made them.
  *  - output: agwrite's tokens appended to an exdb_buf (vz_write).
+ * Edges must be made in the root graph only (agedge on the root; clusters
+ * get nodes through agsubnode): Graphviz 2.42 allocates the cdt holders of
+ * a subgraph's edge set with malloc while Ag_dictop_G is unset, and the
+ * agclose shortcut would leave those behind (LeakSanitizer would say so).
  * Only for graphs that are never laid out: gvLayout allocates and frees
  * through cgraph in ways an arena does not follow (cdt holder objects are
  * allocated by malloc or agalloc depending on a global), so images keep
