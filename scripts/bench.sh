@@ -44,12 +44,15 @@ row() {
         ((kb - base) * 1024) / b }'
 }
 if [ -d "$real" ]; then
-    for f in "$real"/*__model.json; do row "$f"; done
+    for f in "$real"/*__model.json; do row "$f" 20; done
 else
     echo "(no $real: real programs skipped)"
 fi
 for s in $sizes; do
-    case $s in 1M) row "$out/synth_$s.json" 2 ;; *) row "$out/synth_$s.json" ;; esac
+    # warm: the best of several reloads (more for small programs, whose
+    # milliseconds a busy neighbour on the host can double)
+    case $s in 1M) row "$out/synth_$s.json" 2 ;; 1k) row "$out/synth_$s.json" 20 ;;
+    10k) row "$out/synth_$s.json" 8 ;; *) row "$out/synth_$s.json" ;; esac
     eval "pernode_$s=\"\$last_pernode\""
 done
 # What the cold column measures: on a virtual machine whose host takes the
