@@ -17,11 +17,17 @@ typedef struct exdb_arena {
 } exdb_arena;
 
 void exdb_arena_init(exdb_arena *a);
-/* The blocks go to a process-wide cache (at most 1/8 of the machine's
+/* The blocks go to a process-wide cache (at most 1/4 of the machine's
  * memory, at least 768 MiB) that later arenas
  * take from; exdb_arena_trim frees the cache. */
 void exdb_arena_destroy(exdb_arena *a);
 void exdb_arena_trim(void);
+/* A buffer of n bytes from the block cache (a fresh block when none fits),
+ * for a program's JSON text: reloading then reuses its memory as the
+ * arenas' is reused. Released with exdb_mem_release, which also frees
+ * plain malloc'd pointers (so a caller holding either kind uses it). */
+void *exdb_mem_take(size_t n);
+void exdb_mem_release(void *p);
 /* Forgets everything allocated from a but keeps its newest block (the
  * biggest of the geometric ones)
  * for what comes next: a scratch arena refilled many times (the loader's,

@@ -551,7 +551,7 @@ static int read_json_file(exdb_container *c, char **buf, size_t *len, exdb_error
                            c->path, (intmax_t)st.st_size, EXDB_MAX_PROGRAM_BYTES);
     }
     size_t size = (size_t)st.st_size, got = 0;
-    char *p = malloc(size + 1);
+    char *p = exdb_mem_take(size + 1); /* reloads reuse it (arena.h) */
     if (!p) {
         close(fd);
         return exdb_errorf(err, "%s: out of memory reading %zu bytes", c->path, size);
@@ -576,7 +576,7 @@ static int read_json_file(exdb_container *c, char **buf, size_t *len, exdb_error
     }
     close(fd);
     if (got < size) {
-        free(p);
+        exdb_mem_release(p);
         return -1;
     }
     p[size] = '\0';

@@ -50,7 +50,9 @@ const char *exdb_container_archive_name(const exdb_container *c);
 
 /* Reads the program JSON of model `model` (NULL = the only model; if there
  * are several, fails with a message listing the model names). *buf is
- * malloc'd, NUL-terminated, caller frees; *member gets the member name
+ * NUL-terminated and the caller's, released with exdb_mem_release (arena.h:
+ * a bare JSON file's text comes from the arena block cache, so a reload
+ * reuses its memory); *member gets the member name
  * (e.g. "models/model.json" or "serialized_exported_program.json"; the file
  * path itself for bare JSON), owned by c. len and member may be NULL. */
 int exdb_container_read_program(exdb_container *c, const char *model, char **buf, size_t *len,

@@ -2252,7 +2252,7 @@ static int load_program(loader *L, const exdb_json *root) {
 exdb_program *exdb_program_from_json(char *buf, size_t len, const char *name, exdb_error *err) {
     exdb_program *P = calloc(1, sizeof *P);
     if (!P) {
-        free(buf);
+        exdb_mem_release(buf);
         exdb_errorf(err, "%s: out of memory", name);
         return NULL;
     }
@@ -2319,7 +2319,7 @@ exdb_program *exdb_program_load(const char *path, const char *model, exdb_error 
     }
     exdb_program *P = label ? exdb_program_from_json(buf, len, label, err) : NULL;
     if (!label) {
-        free(buf);
+        exdb_mem_release(buf);
         exdb_errorf(err, "%s: out of memory", path);
     }
     if (P) {
@@ -2341,6 +2341,6 @@ void exdb_program_free(exdb_program *p) {
         return;
     exdb_arena_destroy(&p->arena);
     exdb_arena_destroy(&p->args_arena);
-    free(p->buf);
+    exdb_mem_release(p->buf);
     free(p);
 }

@@ -331,7 +331,7 @@ int exdb_program_save_json(const exdb_program *p, exdb_buf *b, exdb_save_stats *
 done:
     free(drop);
     exdb_arena_destroy(&a);
-    free(buf);
+    exdb_mem_release(buf);
     if (stats)
         *stats = st;
     return rc;

@@ -89,7 +89,7 @@ static void check_copy(const char *out, exdb_container_kind kind, const char *mo
         exdb_container_read_program(c, model, &buf, &n, NULL, &err) < 0 || n != len ||
         memcmp(buf, json, len) != 0)
         __builtin_trap();
-    free(buf);
+    exdb_mem_release(buf);
     exdb_container_close(c);
 }
 
@@ -140,7 +140,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         } else {
             fuzz_check_error(err.msg, err.set);
         }
-        free(buf);
+        exdb_mem_release(buf);
     }
     if (exdb_container_model_name(c, nmodels))
         __builtin_trap();
@@ -149,12 +149,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memset(&err, 0, sizeof err);
     if (exdb_container_read_program(c, NULL, &buf, NULL, NULL, &err) < 0)
         fuzz_check_error(err.msg, err.set);
-    free(buf);
+    exdb_mem_release(buf);
     buf = NULL;
     memset(&err, 0, sizeof err);
     if (exdb_container_read_program(c, "no such model", &buf, NULL, NULL, &err) == 0)
         __builtin_trap();
-    free(buf);
+    exdb_mem_release(buf);
     buf = NULL;
     size_t len;
     memset(&err, 0, sizeof err);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <zip.h>
 
+#include "core/arena.h"
 #include "core/container.h"
 
 #include "testutil.h"
@@ -141,7 +142,7 @@ static void expect_program(exdb_container *c, const char *model, const char *wan
     cr_assert_eq(len, strlen(want));
     cr_assert_str_eq(buf, want);
     cr_assert_str_eq(member, want_member);
-    free(buf);
+    exdb_mem_release(buf);
 }
 
 static void expect_read_error(exdb_container *c, const char *model, const char *fmt) {
