@@ -526,77 +526,28 @@ static int close_container(parser *ps, size_t slot_idx, size_t base) {
     return 0;
 }
 
-/* Checks the value at ps->p as parse_at would parse it (the same errors at
- * the same places, the same depth limit) without building anything or
- * writing a byte. */
-static int skip_value(parser *ps) {
-    skip_ws(ps);
-    if (ps->p >= ps->end)
-        return fail(ps, "expected a value");
-    char c = *ps->p;
-    if (c == '"')
-        return check_string(ps);
-    if (c != '{' && c != '[') {
-        if (match_word(ps, "true") || match_word(ps, "false") || match_word(ps, "null"))
-            return 0;
-        exdb_json num;
-        return parse_number(ps, &num);
-    }
-    if (++ps->depth > EXDB_JSON_MAX_DEPTH)
-        return fail(ps, "nesting deeper than 512 levels");
-    int is_obj = c == '{';
-    char close = is_obj ? '}' : ']';
-    ps->p++;
-    skip_ws(ps);
-    if (ps->p < ps->end && *ps->p == close) {
-        ps->p++;
-        ps->depth--;
-        return 0;
-    }
-    for (;;) {
-        if (is_obj) {
-            skip_ws(ps);
-            if (ps->p >= ps->end || *ps->p != '"')
-                return fail_found(ps, "expected a string key in object");
-            if (check_string(ps) < 0)
-                return -1;
-            skip_ws(ps);
-            if (ps->p >= ps->end || *ps->p != ':')
-                return fail_found(ps, "expected ':' after object key");
-            ps->p++;
-        }
-        if (skip_value(ps) < 0)
-            return -1;
-        skip_ws(ps);
-        if (ps->p < ps->end && *ps->p == ',') {
-            ps->p++;
-            continue;
-        }
-        if (ps->p < ps->end && *ps->p == close) {
-            ps->p++;
-            ps->depth--;
-            return 0;
-        }
-        return fail_found(ps, is_obj ? "expected ',' or '}' after an object member"
-                                     : "expected ',' or ']' after an array element");
-    }
-}
+/* What parse_container does with the elements of a container. */
+enum {
+    ELEMS_PARSE, /* parse each into a slot (parse_at, parse_member) */
+    ELEMS_RAW,   /* check each (skip_value) and keep its text (EXDB_JRAW) */
+    ELEMS_CHECK, /* check each, keep nothing (no slot for the container either) */
+};
 
 static int parse_at(parser *ps, size_t idx);
+static int parse_member(parser *ps, size_t idx, const char *key);
+static int skip_value(parser *ps);
 
-/* The array or object at ps->p with its elements (member values) checked
- * but left unparsed: each becomes an EXDB_JRAW slot holding its text, for
- * exdb_json_parse_raw (members keep their keys). Any other value is parsed
- * as usual. */
-static int parse_lazy_value(parser *ps, size_t idx) {
-    skip_ws(ps);
-    if (ps->p >= ps->end || (*ps->p != '[' && *ps->p != '{'))
-        return parse_at(ps, idx);
+/* The array or object at ps->p ('[' or '{') into slot idx: one walk for
+ * parsing, lazy elements and checking, so all three find the same errors
+ * at the same places. Inlined with mode a constant in each caller. */
+static inline __attribute__((always_inline)) int parse_container(parser *ps, size_t idx,
+                                                                 const int mode) {
     if (++ps->depth > EXDB_JSON_MAX_DEPTH)
         return fail(ps, "nesting deeper than 512 levels");
     int is_obj = *ps->p == '{';
     char close = is_obj ? '}' : ']';
-    ps->stk[idx].type = is_obj ? EXDB_JOBJECT : EXDB_JARRAY;
+    if (mode != ELEMS_CHECK)
+        ps->stk[idx].type = is_obj ? EXDB_JOBJECT : EXDB_JARRAY;
     ps->p++;
     size_t base = ps->top;
     skip_ws(ps);
@@ -610,7 +561,7 @@ static int parse_lazy_value(parser *ps, size_t idx) {
             if (is_obj) {
                 if (ps->p >= ps->end || *ps->p != '"')
                     return fail_found(ps, "expected a string key in object");
-                if (parse_string(ps, &key, &klen) < 0)
+                if ((mode == ELEMS_CHECK ? check_string(ps) : parse_string(ps, &key, &klen)) < 0)
                     return -1;
                 skip_ws(ps);
                 if (ps->p >= ps->end || *ps->p != ':')
@@ -618,16 +569,25 @@ static int parse_lazy_value(parser *ps, size_t idx) {
                 ps->p++;
                 skip_ws(ps);
             }
-            if (!push(ps))
-                return fail(ps, "out of memory");
-            size_t kid = ps->top - 1;
-            char *start = ps->p;
-            if (skip_value(ps) < 0)
-                return -1;
-            ps->stk[kid].type = EXDB_JRAW;
-            ps->stk[kid].key = key;
-            ps->stk[kid].u.str = start;
-            ps->stk[kid].len = (uint32_t)(ps->p - start); /* < 2^32: inputs are < 4 GiB */
+            if (mode == ELEMS_CHECK) {
+                if (skip_value(ps) < 0)
+                    return -1;
+            } else {
+                if (!push(ps))
+                    return fail(ps, "out of memory");
+                size_t kid = ps->top - 1;
+                if (mode == ELEMS_RAW) {
+                    char *start = ps->p;
+                    if (skip_value(ps) < 0)
+                        return -1;
+                    ps->stk[kid].type = EXDB_JRAW;
+                    ps->stk[kid].u.str = start;
+                    ps->stk[kid].len = (uint32_t)(ps->p - start); /* inputs are < 4 GiB */
+                } else if ((key ? parse_member(ps, kid, key) : parse_at(ps, kid)) < 0) {
+                    return -1;
+                }
+                ps->stk[kid].key = key;
+            }
             skip_ws(ps);
             if (ps->p < ps->end && *ps->p == ',') {
                 ps->p++;
@@ -642,7 +602,36 @@ static int parse_lazy_value(parser *ps, size_t idx) {
         }
     }
     ps->depth--;
-    return close_container(ps, idx, base);
+    return mode == ELEMS_CHECK ? 0 : close_container(ps, idx, base);
+}
+
+/* Checks the value at ps->p as parse_at would parse it (the same errors at
+ * the same places, the same depth limit) without building anything or
+ * writing a byte. */
+static int skip_value(parser *ps) {
+    skip_ws(ps);
+    if (ps->p >= ps->end)
+        return fail(ps, "expected a value");
+    char c = *ps->p;
+    if (c == '"')
+        return check_string(ps);
+    if (c == '{' || c == '[')
+        return parse_container(ps, 0, ELEMS_CHECK);
+    if (match_word(ps, "true") || match_word(ps, "false") || match_word(ps, "null"))
+        return 0;
+    exdb_json num;
+    return parse_number(ps, &num);
+}
+
+/* The array or object at ps->p with its elements (member values) checked
+ * but left unparsed: each becomes an EXDB_JRAW slot holding its text, for
+ * exdb_json_parse_raw (members keep their keys). Any other value is parsed
+ * as usual. */
+static int parse_lazy_value(parser *ps, size_t idx) {
+    skip_ws(ps);
+    if (ps->p >= ps->end || (*ps->p != '[' && *ps->p != '{'))
+        return parse_at(ps, idx);
+    return parse_container(ps, idx, ELEMS_RAW);
 }
 
 static int is_lazy_last(const parser *ps, const char *key) {
@@ -676,54 +665,8 @@ static int parse_at(parser *ps, size_t idx) {
     if (ps->p >= ps->end)
         return fail(ps, "expected a value");
     char c = *ps->p;
-    if (c == '{' || c == '[') {
-        if (++ps->depth > EXDB_JSON_MAX_DEPTH)
-            return fail(ps, "nesting deeper than 512 levels");
-        int is_obj = c == '{';
-        ps->stk[idx].type = is_obj ? EXDB_JOBJECT : EXDB_JARRAY;
-        ps->p++;
-        size_t base = ps->top;
-        skip_ws(ps);
-        char close = is_obj ? '}' : ']';
-        if (ps->p < ps->end && *ps->p == close) {
-            ps->p++;
-        } else {
-            for (;;) {
-                const char *key = NULL;
-                uint32_t klen;
-                if (is_obj) {
-                    skip_ws(ps);
-                    if (ps->p >= ps->end || *ps->p != '"')
-                        return fail_found(ps, "expected a string key in object");
-                    if (parse_string(ps, &key, &klen) < 0)
-                        return -1;
-                    skip_ws(ps);
-                    if (ps->p >= ps->end || *ps->p != ':')
-                        return fail_found(ps, "expected ':' after object key");
-                    ps->p++;
-                }
-                if (!push(ps))
-                    return fail(ps, "out of memory");
-                size_t kid = ps->top - 1;
-                if ((key ? parse_member(ps, kid, key) : parse_at(ps, kid)) < 0)
-                    return -1;
-                ps->stk[kid].key = key;
-                skip_ws(ps);
-                if (ps->p < ps->end && *ps->p == ',') {
-                    ps->p++;
-                    continue;
-                }
-                if (ps->p < ps->end && *ps->p == close) {
-                    ps->p++;
-                    break;
-                }
-                return fail_found(ps, is_obj ? "expected ',' or '}' after an object member"
-                                             : "expected ',' or ']' after an array element");
-            }
-        }
-        ps->depth--;
-        return close_container(ps, idx, base);
-    }
+    if (c == '{' || c == '[')
+        return parse_container(ps, idx, ELEMS_PARSE);
     exdb_json *j = &ps->stk[idx];
     if (c == '"') {
         j->type = EXDB_JSTRING;
