@@ -479,6 +479,17 @@ static int parse_tensor_meta(loader *L, const exdb_json *j, const jpath *p, exdb
 }
 
 /* Fills sc->metas from the graph's value tables. */
+/* An entry of a table the first pass left unparsed (nodes, tensor_values:
+ * see exdb_program_from_json) parsed into *parsed, in L->node_dom in place
+ * of the previous entry's; any other value as it is. NULL when memory runs
+ * out. */
+static const exdb_json *table_entry(loader *L, const exdb_json *e, exdb_json *parsed) {
+    if (e->type != EXDB_JRAW)
+        return e;
+    exdb_arena_reset(&L->node_dom);
+    return exdb_json_parse_raw(e, &L->node_dom, L->fname, parsed, L->err) < 0 ? NULL : parsed;
+}
+
 static int load_values(loader *L, gscope *sc, const jpath *gp) {
     static const char *const tables[] = {"tensor_values", "sym_int_values", "sym_float_values",
                                          "sym_bool_values", "custom_obj_values"};
@@ -501,12 +512,8 @@ static int load_values(loader *L, gscope *sc, const jpath *gp) {
             jpath ep = PKEY(&tp, e->key);
             exdb_val *v = NULL;
             exdb_json parsed;
-            if (e->type == EXDB_JRAW) {
-                exdb_arena_reset(&L->node_dom);
-                if (exdb_json_parse_raw(e, &L->node_dom, L->fname, &parsed, L->err) < 0)
-                    return -1;
-                e = &parsed;
-            }
+            if (!(e = table_entry(L, e, &parsed)))
+                return -1;
             if (t == 0) {
                 if (parse_tensor_meta(L, e, &ep, &v) < 0)
                     return -1;
@@ -1675,12 +1682,8 @@ static int load_graph(loader *L, const exdb_json *jg, const jpath *gp, exdb_grap
         jpath ep = PIDX(&np, i);
         const exdb_json *jn = &nodes->u.kids[i];
         exdb_json parsed;
-        if (jn->type == EXDB_JRAW) {
-            exdb_arena_reset(&L->node_dom);
-            if (exdb_json_parse_raw(jn, &L->node_dom, L->fname, &parsed, L->err) < 0)
-                return -1;
-            jn = &parsed;
-        }
+        if (!(jn = table_entry(L, jn, &parsed)))
+            return -1;
         if (load_node(L, &sc, jn, &ep, is_sub ? -1 : (int32_t)i) < 0)
             return -1;
     }

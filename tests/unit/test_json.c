@@ -25,13 +25,19 @@ static void teardown(void) {
 
 TestSuite(json, .init = setup, .fini = teardown);
 
-/* Parses s (copied: the reader writes into its buffer) as file "t.json". */
-static int parse(const char *s, exdb_json **out, exdb_error *err) {
+/* s copied into text (the reader writes into its buffer); its length. */
+static size_t set_text(const char *s) {
     free(text);
     size_t n = strlen(s);
     text = malloc(n + 1);
     cr_assert_not_null(text);
     memcpy(text, s, n + 1);
+    return n;
+}
+
+/* Parses s as file "t.json". */
+static int parse(const char *s, exdb_json **out, exdb_error *err) {
+    size_t n = set_text(s);
     return exdb_json_parse(text, n, &arena, "t.json", out, err);
 }
 
@@ -345,11 +351,7 @@ static const char *const lazy_prefix[] = {"g"};
 static const char *const lazy_last[] = {"nodes", "vals", NULL};
 
 static int parse_lazy(const char *s, exdb_json **out, exdb_error *err) {
-    free(text);
-    size_t n = strlen(s);
-    text = malloc(n + 1);
-    cr_assert_not_null(text);
-    memcpy(text, s, n + 1);
+    size_t n = set_text(s);
     return exdb_json_parse_lazy(text, n, &arena, "t.json", lazy_prefix, 1, lazy_last, out, err);
 }
 
