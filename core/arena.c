@@ -135,6 +135,18 @@ static exdb_arena_block *cache_take(size_t want) {
     return b;
 }
 
+/* A fresh block of n bytes, untouched, or NULL. */
+static exdb_arena_block *block_new(size_t n) {
+    exdb_arena_block *b = malloc(sizeof *b + n);
+    if (!b)
+        return NULL;
+    b->prev = NULL;
+    b->size = n;
+    b->off = 0;
+    b->faulted = 0;
+    return b;
+}
+
 /* ---- whole blocks as buffers (a program's JSON text) */
 
 /* The buffers exdb_mem_take handed out and their blocks. A reload then
@@ -151,15 +163,9 @@ void *exdb_mem_take(size_t n) {
     if (ntaken == TAKEN_MAX || n > SIZE_MAX - sizeof(exdb_arena_block))
         return malloc(n);
     exdb_arena_block *b = cache_take(n);
-    if (!b) {
-        b = malloc(sizeof *b + n);
-        if (!b)
-            return NULL;
-        b->size = n;
-        b->faulted = 0;
-    }
+    if (!b && !(b = block_new(n)))
+        return NULL;
     b->prev = NULL;
-    b->off = 0;
     taken[ntaken].p = b->data;
     taken[ntaken].b = b;
     ntaken++;
@@ -240,8 +246,7 @@ void *exdb_arena_alloc(exdb_arena *a, size_t n) {
         if (nb) {
             want = nb->size;
         } else {
-            nb = malloc(sizeof *nb + want);
-            if (!nb)
+            if (!(nb = block_new(want)))
                 return NULL;
             /* Huge pages only where a prefault step is a whole huge page:
              * in a smaller block a step of a few hundred KB would make the
@@ -249,9 +254,6 @@ void *exdb_arena_alloc(exdb_arena *a, size_t n) {
              * 0.6 bytes per byte of JSON for a 3 MB program. */
             if (want >= 8 * PREFAULT_STEP)
                 exdb_mem_hugepage(nb->data, want);
-            nb->size = want;
-            nb->off = 0;
-            nb->faulted = 0;
         }
         if (b && want == n && b->size - b->off > want / 4) {
             /* A big one-off request: keep filling the current block. */

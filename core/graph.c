@@ -243,9 +243,6 @@ exdb_graph *exdb_graph_new(exdb_arena *a) {
     return g;
 }
 
-/* The most nodes one slab holds (see node_alloc). */
-#define SLAB_MAX 1024
-
 int exdb_graph_reserve(exdb_graph *g, uint32_t n, uint32_t nbases) {
     if (exdb_strmap_reserve(&g->names, g->names.count + n) < 0 ||
         exdb_strmap_reserve(&g->base_count, g->base_count.count + nbases) < 0)
@@ -255,16 +252,15 @@ int exdb_graph_reserve(exdb_graph *g, uint32_t n, uint32_t nbases) {
      * (4, 8, ...), not in a slab twice this size. */
     if (g->arena->journal || g->slab_left >= n || n < 8)
         return 0;
-    uint32_t k = n;
-    exdb_node *slab = exdb_arena_calloc(g->arena, k, sizeof *slab);
+    exdb_node *slab = exdb_arena_calloc(g->arena, n, sizeof *slab);
     if (!slab)
         return -1;
     g->slab = slab;
-    g->slab_left = k;
+    g->slab_left = n;
     g->slab_size = 2;
     if (!g->reserved) {
         g->reserved = slab;
-        g->nreserved = k;
+        g->nreserved = n;
     }
     return 0;
 }
@@ -791,6 +787,9 @@ const char *exdb_target_to_str(exdb_arena *a, exdb_op op, const char *target,
  * order then reads memory in order, which the hardware prefetches (on a
  * 141k-node graph, interleaved nodes made a bare walk ~20x slower per node
  * than on a 14k one). Tiny graphs (a module's) waste at most half a slab. */
+/* The most nodes one slab holds (exdb_graph_reserve's may hold more). */
+#define SLAB_MAX 1024
+
 static exdb_node *node_alloc(exdb_graph *g) {
     /* Under an unflatten run's journal (journal.h) a node carved from a slab
      * an earlier event allocated would be a store into older memory that

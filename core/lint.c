@@ -468,6 +468,7 @@ typedef struct input_index {
     exdb_strmap by_kind[3]; /* buffer, parameter, user input */
 } input_index;
 
+/* by_kind's map for input kind k (user and constant inputs share one). */
 static int index_slot(exdb_input_kind k) {
     return k == EXDB_IN_BUFFER ? 0 : k == EXDB_IN_PARAMETER ? 1 : 2;
 }
@@ -482,8 +483,7 @@ static void input_index_build(input_index *ix, const exdb_program *p, exdb_lint_
         if (!key ||
             !(is_user_input(in) || in->kind == EXDB_IN_BUFFER || in->kind == EXDB_IN_PARAMETER))
             continue;
-        void **v =
-            exdb_strmap_put(&ix->by_kind[is_user_input(in) ? 2 : index_slot(in->kind)], key, NULL);
+        void **v = exdb_strmap_put(&ix->by_kind[index_slot(in->kind)], key, NULL);
         if (!v) {
             r->oom = 1; /* the findings below may then be wrong: the report says so */
             continue;
