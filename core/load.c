@@ -1378,6 +1378,32 @@ static int input_is_positional(loader *L, const exdb_json *na, const jpath *nap,
     return 0;
 }
 
+/* A node's args and kwargs from its inputs ins (at ip) in serialized
+ * order, pos[i] saying which are positional (npos of them, nkw keyword). */
+static int load_node_args(loader *L, gscope *sc, const exdb_json *ins, const jpath *ip,
+                          const uint8_t *pos, uint32_t npos, uint32_t nkw, exdb_arg *args,
+                          exdb_arg *kwargs) {
+    if (exdb_arg_seq(L->a, EXDB_ARG_TUPLE, npos, args) < 0 ||
+        exdb_arg_seq(L->a, EXDB_ARG_DICT, nkw, kwargs) < 0)
+        return oom(L);
+    uint32_t ap = 0, kp = 0;
+    for (uint32_t i = 0; i < ins->len; i++) {
+        const exdb_json *na = &ins->u.kids[i];
+        jpath nap = PIDX(ip, i);
+        jpath argp = PKEY(&nap, "arg");
+        exdb_arg *dst;
+        if (pos[i]) {
+            dst = &args->u.items[ap++];
+        } else {
+            kwargs->keys[kp] = exdb_json_get(na, "name")->u.str;
+            dst = &kwargs->u.items[kp++];
+        }
+        if (load_arg(L, sc, exdb_json_get(na, "arg"), &argp, dst) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* deserialize_node: one serialized node -> one call_function node (plus
  * getitems). The name handed to create_node is Node.name when present, else
  * the single output's name (sym ops; single-tensor ops; HOPs flagged
@@ -1470,29 +1496,10 @@ static int load_node(loader *L, gscope *sc, const exdb_json *jn, const jpath *p,
     exdb_arena *own = L->a;
     L->a = L->args;
     exdb_arg args, kwargs;
-    if (exdb_arg_seq(L->a, EXDB_ARG_TUPLE, npos, &args) < 0 ||
-        exdb_arg_seq(L->a, EXDB_ARG_DICT, nkw, &kwargs) < 0) {
-        L->a = own;
-        return oom(L);
-    }
-    uint32_t ap = 0, kp = 0;
-    for (uint32_t i = 0; i < ins->len; i++) {
-        const exdb_json *na = &ins->u.kids[i];
-        jpath nap = PIDX(&ip, i);
-        jpath argp = PKEY(&nap, "arg");
-        exdb_arg *dst;
-        if (pos[i]) {
-            dst = &args.u.items[ap++];
-        } else {
-            kwargs.keys[kp] = exdb_json_get(na, "name")->u.str;
-            dst = &kwargs.u.items[kp++];
-        }
-        if (load_arg(L, sc, exdb_json_get(na, "arg"), &argp, dst) < 0) {
-            L->a = own;
-            return -1;
-        }
-    }
+    int rc = load_node_args(L, sc, ins, &ip, pos, npos, nkw, &args, &kwargs);
     L->a = own;
+    if (rc < 0)
+        return -1;
 
     const char *cand = given;
     if (!cand)
