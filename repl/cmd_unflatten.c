@@ -1383,12 +1383,40 @@ static exdb_unflatten *shown_run(session *s) {
     return u;
 }
 
+/* one entry of info modules' JSON answer: what named_modules(
+ * remove_duplicate=False) yields, with the counts the text shows */
+static void module_json(void *vctx, const char *fqn, exdb_umodule *m) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "fqn", fqn);
+    cJSON_AddStringToObject(o, "kind",
+                            m->kind == EXDB_UMOD_PLAIN ? "Module" : exdb_umod_kind_name(m));
+    if (m->type)
+        cJSON_AddStringToObject(o, "type", m->type);
+    else
+        cJSON_AddNullToObject(o, "type");
+    if (m->kind == EXDB_UMOD_DISPATCH)
+        cJSON_AddNumberToObject(o, "calls", m->ncall_modules);
+    if (m->graph)
+        cJSON_AddNumberToObject(o, "nodes", m->graph->count);
+    uint32_t np, nb, nc;
+    exdb_umod_count_state(m, &np, &nb, &nc);
+    cJSON_AddNumberToObject(o, "params", np);
+    cJSON_AddNumberToObject(o, "buffers", nb);
+    cJSON_AddNumberToObject(o, "constants", nc);
+    cJSON_AddItemToArray(vctx, o);
+}
+
 int cmd_unflatten_info_modules(session *s) {
     exdb_unflatten *u = shown_run(s);
     if (!u)
         return -1;
     exdb_unflatten_print_modules(&s->buf, u);
     cmd_flush(s, 1);
+    if (s->json) {
+        cJSON *arr = cJSON_CreateArray();
+        exdb_unflatten_named_modules_run(u->run, module_json, arr);
+        cmd_json_add(s, "modules", arr);
+    }
     return 0;
 }
 

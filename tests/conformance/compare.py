@@ -1,0 +1,323 @@
+#!/usr/bin/env python3
+"""compare.py - exdb against what torch answered, program by program.
+
+  python3 compare.py EXDB DIR... [--table] [--verbose] [--only CHECK]
+
+Each DIR is a corpus folder (holding NAME/answers.json and NAME/program.pt2,
+as gen.py writes them) or one program's folder. For every program it runs
+EXDB once in batch mode with --json and compares, with torch's answers
+(oracle.py says what each is):
+
+  graph      print graph          == str(ep.graph)                  (bytes)
+  tabular    print tabular        == ep.graph.print_tabular()       (bytes)
+  lint       lint: FX's findings   == Graph.lint() ("ok" or its message)
+  dce        dce --dry-run         == eliminate_dead_code()'s removed names
+  unflatten  unflatten run: completes where torch does; where torch raises,
+             stops with torch's message
+  events     info events: the COPY/ENTER/EXIT sequence == _ModuleFrame's
+  modules    info modules         == named_modules(remove_duplicate=False):
+             fqn, kind, original class
+  module-graphs  print module FQN  == str(graph) of every module graph, every
+             call of a dispatcher (bytes)
+  lint-all   lint all: each module graph's FX findings == its Graph.lint()
+  dce-all    dce all --dry-run: names removed per module graph
+
+A difference that docs/conformance.md lists as deliberate is counted apart
+(tests/conformance/deliberate.json: check, program glob, why). Programs that
+torch refused to export are counted as "torch refuses", never as a pass.
+
+Prints one line per failing check (all with --verbose), then
+"conformance: N passed, M failed" (checks). Exit 1 on any failure.
+With --table, the per-corpus table of the README.
+Python 3 standard library only.
+"""
+import difflib
+import fnmatch
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CHECKS = ["graph", "tabular", "lint", "dce", "unflatten", "events", "modules",
+          "module-graphs", "lint-all", "dce-all"]
+
+
+def load_deliberate():
+    p = os.path.join(HERE, "deliberate.json")
+    if not os.path.exists(p):
+        return []
+    with open(p) as f:
+        return json.load(f)
+
+
+def deliberate_for(rules, check, name):
+    for r in rules:
+        if r["check"] == check and fnmatch.fnmatch(name, r["program"]):
+            return r
+    return None
+
+
+def quote(fqn):
+    return "'" + fqn.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def run_exdb(exdb, pt2, cmds, timeout=600):
+    args = [exdb, "-q", "--json", pt2]
+    for c in ["set on-error continue"] + cmds:
+        args += ["-ex", c]
+    args.append("-batch")
+    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=timeout, text=True, errors="replace")
+    answers = []
+    for line in p.stdout.splitlines():
+        try:
+            o = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(o, dict) and "command" in o:
+            answers.append(o)
+    return p, answers
+
+
+def diff(a, b, la="torch", lb="exdb"):
+    return "".join(difflib.unified_diff(a.splitlines(True), b.splitlines(True), la, lb, n=1))[:3000]
+
+
+def text_of(o):
+    return (o or {}).get("output", "")
+
+
+def fx_findings(o, want_module=None):
+    """FX Graph.lint findings (check fx.*) of a lint answer, grouped by
+    module label."""
+    out = {}
+    for f in (o or {}).get("findings", []) or []:
+        if not f.get("check", "").startswith("fx.") or f.get("severity") != "error":
+            continue
+        label = f.get("module")
+        if label is None:
+            label = None if want_module is None else ""
+        if f.get("graph"):
+            continue  # a HOP subgraph's own finding: torch's lint does not walk those
+        out.setdefault(label, []).append(f.get("message", ""))
+    return out
+
+
+def torch_lint_msg(t):
+    """Graph.lint's message without the exception type."""
+    return None if t == "ok" else t.split(": ", 1)[1] if ": " in t else t
+
+
+def compare_program(exdb, d, name, ans):
+    """{check: (ok, detail)} for one program."""
+    res = {}
+    pt2 = os.path.join(d, "program.pt2")
+    u = ans["unflatten"]
+    uerr = u.get("error")
+    mods = u.get("graphs", {}) if not uerr else {}
+    cmds = ["print graph", "print tabular", "lint", "unflatten run", "info events",
+            "info modules"]
+    for fqn in mods:
+        cmds.append("print module " + quote(fqn))
+    cmds += ["lint all", "dce all --dry-run", "dce --dry-run"]
+    p, outs = run_exdb(exdb, pt2, cmds)
+    by = {}
+    for o in outs:
+        by.setdefault(o["command"], []).append(o)
+    if not outs or not outs[0].get("ok", False):
+        msg = (outs[0].get("error") if outs else p.stderr.strip()) or "no answer"
+        return {c: (False, "load failed: " + msg) for c in CHECKS}
+    get = {}
+    i = 1  # outs[0] is the load
+    for c in ["set on-error continue"] + cmds:
+        if i < len(outs) and outs[i]["command"] == c:
+            get[c] = outs[i]
+            i += 1
+        else:
+            # commands answer in order; a missing answer is a crash or a hang
+            get[c] = None
+
+    def text_check(check, cmd, want):
+        o = get.get(cmd)
+        if o is None or not o.get("ok"):
+            res[check] = (False, f"{cmd}: " + ((o or {}).get("error") or "no answer"))
+            return
+        have = text_of(o)
+        res[check] = (have.rstrip("\n") == want.rstrip("\n"), diff(want, have))
+
+    text_check("graph", "print graph", ans["graph"])
+    text_check("tabular", "print tabular", ans["tabular"])
+
+    # flat lint: FX's checks only (exdb's lint adds export and unflatten checks)
+    o = get.get("lint")
+    fx = fx_findings(o).get(None, [])
+    want = torch_lint_msg(ans["lint"])
+    if want is None:
+        res["lint"] = (not fx, "exdb finds: " + "; ".join(fx))
+    else:
+        res["lint"] = (want in fx, f"torch: {want!r}; exdb: {fx!r}")
+
+    o = get.get("dce --dry-run")
+    if ans.get("dce") is None:
+        ok = o is not None and not o.get("ok")
+        res["dce"] = (ok, f"torch raises {ans.get('dce_error')}; exdb: {o and o.get('output')}")
+    else:
+        have = (o or {}).get("removed")
+        have = [r if isinstance(r, str) else r.get("node", r.get("name")) for r in (have or [])]
+        ok = o is not None and o.get("ok") and sorted(have) == sorted(ans["dce"])
+        res["dce"] = (ok, f"torch {sorted(ans['dce'])} exdb {sorted(have)}")
+
+    o = get.get("unflatten run")
+    if uerr:
+        stop_err = (o or {}).get("error") or ""
+        ok = o is not None and not o.get("ok") and uerr["message"] in stop_err
+        res["unflatten"] = (ok, f"torch raises {uerr['type']}: {uerr['message']!r}; exdb: "
+                            + json.dumps({k: (o or {}).get(k) for k in ("ok", "reason", "error")}))
+    else:
+        ok = o is not None and o.get("ok") and o.get("reason") == "end"
+        res["unflatten"] = (ok, "exdb: " + json.dumps({k: (o or {}).get(k) for k in ("ok", "reason", "error")}))
+
+    o = get.get("info events")
+    have = []
+    for e in (o or {}).get("events", []) or []:
+        k = e.get("kind")
+        if k == "COPY":
+            have.append(["COPY", e.get("fqn", ""), e.get("node")])
+        elif k in ("ENTER", "EXIT"):
+            have.append([k, e.get("fqn", "")])
+    want = u.get("events", [])
+    if have == want:
+        res["events"] = (True, "")
+    else:
+        ws = [" ".join(x) for x in want]
+        hs = [" ".join(x) for x in have]
+        res["events"] = (False, diff("\n".join(ws) + "\n", "\n".join(hs) + "\n"))
+
+    if uerr:
+        for c in ("modules", "module-graphs", "lint-all", "dce-all"):
+            res[c] = (True, "torch raises: nothing to compare") if c != "modules" else (True, "")
+        return res
+
+    o = get.get("info modules")
+    have = [[m["fqn"], m["kind"], m.get("type")] for m in (o or {}).get("modules", [])]
+    want = u["modules"]
+    res["modules"] = (have == want, diff("\n".join(map(json.dumps, want)) + "\n",
+                                         "\n".join(map(json.dumps, have)) + "\n"))
+
+    bad = []
+    for fqn, g in mods.items():
+        o = get.get("print module " + quote(fqn))
+        want = "\n\n".join(g) if isinstance(g, list) else g
+        if o is None or not o.get("ok"):
+            bad.append(f"print module {fqn!r}: " + ((o or {}).get("error") or "no answer"))
+        elif text_of(o).rstrip("\n") != want.rstrip("\n"):
+            bad.append(f"module {fqn!r}:\n" + diff(want, text_of(o)))
+    res["module-graphs"] = (not bad, "\n".join(bad))
+
+    o = get.get("lint all")
+    found = fx_findings(o, want_module=True)
+    bad = []
+    for label, t in u.get("lint", {}).items():
+        w = torch_lint_msg(t)
+        h = found.get(label.replace("#", "@") if "#" in label else label, [])
+        if (w is None and h) or (w is not None and w not in h):
+            bad.append(f"{label}: torch {t!r} exdb {h!r}")
+    res["lint-all"] = (not bad, "\n".join(bad))
+
+    o = get.get("dce all --dry-run")
+    removed = {}
+    for r in (o or {}).get("removed", []) or []:
+        if isinstance(r, dict):
+            removed.setdefault(r.get("module", ""), []).append(r.get("node", r.get("name")))
+    bad = []
+    want_dce = u.get("dce", {})
+    if isinstance(want_dce, str):
+        bad.append("torch: " + want_dce)
+    else:
+        for label, names in want_dce.items():
+            if isinstance(names, str):
+                continue
+            h = removed.get(label.replace("#", "@"), removed.get(label, []))
+            if sorted(h) != sorted(names):
+                bad.append(f"{label}: torch {sorted(names)} exdb {sorted(h)}")
+    res["dce-all"] = (not bad, "\n".join(bad))
+    return res
+
+
+def programs(dirs):
+    for d in dirs:
+        if os.path.exists(os.path.join(d, "answers.json")):
+            yield os.path.basename(os.path.normpath(d)), d
+            continue
+        for n in sorted(os.listdir(d)):
+            p = os.path.join(d, n)
+            if os.path.exists(os.path.join(p, "answers.json")):
+                yield n, p
+
+
+def main(argv):
+    verbose = "--verbose" in argv
+    table = "--table" in argv
+    only = None
+    if "--only" in argv:
+        only = argv[argv.index("--only") + 1]
+    args = [a for i, a in enumerate(argv[1:], 1)
+            if not a.startswith("--") and argv[i - 1] != "--only"]
+    if len(args) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    exdb, dirs = args[0], args[1:]
+    rules = load_deliberate()
+    passed = failed = refused = deliberate = 0
+    corpus_rows = {}
+    for name, d in programs(dirs):
+        with open(os.path.join(d, "answers.json")) as f:
+            ans = json.load(f)
+        corpus = os.path.basename(os.path.dirname(os.path.normpath(d)))
+        row = corpus_rows.setdefault(corpus, {"programs": 0, "refused": 0,
+                                              **{c: [0, 0] for c in CHECKS}})
+        row["programs"] += 1
+        if "export_error" in ans:
+            refused += 1
+            row["refused"] += 1
+            if verbose:
+                print(f"refused {name}: torch refuses: {ans['export_error']['message'][:200]}")
+            continue
+        res = compare_program(exdb, d, name, ans)
+        for c in CHECKS:
+            if only and c != only:
+                continue
+            ok, detail = res[c]
+            row[c][1] += 1
+            if ok:
+                passed += 1
+                row[c][0] += 1
+                if verbose:
+                    print(f"ok   {name} {c}")
+                continue
+            rule = deliberate_for(rules, c, name)
+            if rule:
+                deliberate += 1
+                row[c][0] += 1
+                if verbose:
+                    print(f"deliberate {name} {c}: {rule['why']}")
+                continue
+            failed += 1
+            print(f"FAIL {name} {c}")
+            if detail:
+                print("     " + detail.replace("\n", "\n     "))
+    if table:
+        print()
+        print("| corpus | programs | torch refuses | " + " | ".join(CHECKS) + " |")
+        print("|---|---|---|" + "---|" * len(CHECKS))
+        for corpus, row in corpus_rows.items():
+            cells = [f"{row[c][0]}/{row[c][1]}" for c in CHECKS]
+            print(f"| {corpus} | {row['programs']} | {row['refused']} | " + " | ".join(cells) + " |")
+    extra = f", {deliberate} deliberate" if deliberate else ""
+    print(f"conformance: {passed} passed, {failed} failed{extra}, {refused} refused by torch")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,78 @@
+"""gen.py - export the conformance corpus with torch and save torch's answers.
+
+  python gen.py scenarios OUTDIR [NAME-GLOB]   every scenario variant (scenarios.py)
+  python gen.py random OUTDIR N SEED           N programs of the random generator
+  python gen.py archs OUTDIR [NAME-GLOB]       the transformers architectures
+
+Each program becomes OUTDIR/NAME/ with program.pt2 and answers.json
+(oracle.py); a module torch refuses to export gets answers.json with
+export_error only ("torch refuses"). Prints one line per program.
+Needs torch (scripts/deps.sh conformance).
+"""
+import fnmatch
+import os
+import shutil
+import sys
+import warnings
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import torch  # noqa: E402
+
+import oracle  # noqa: E402
+
+
+def export_one(outdir, name, make, strict, preserve, dynamic=None, meta=None):
+    d = os.path.join(outdir, name)
+    if os.path.isdir(d):
+        shutil.rmtree(d)
+    extra = {"name": name, "strict": strict, "preserve": list(preserve)}
+    extra.update(meta or {})
+    torch.manual_seed(0)
+    try:
+        mod, args, kwargs = make()
+        ep = torch.export.export(mod, args, kwargs or None, strict=strict,
+                                 preserve_module_call_signature=tuple(preserve),
+                                 dynamic_shapes=dynamic)
+    except Exception as e:  # noqa: BLE001 - torch refusing is the answer
+        oracle.write_refusal(d, e, extra)
+        print(f"{name}: torch refuses: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+        return False
+    a = oracle.write(ep, d, extra)
+    err = a["unflatten"]["error"]
+    print(f"{name}: exported, unflatten " + ("ok" if not err else f"raises {err['type']}"))
+    return True
+
+
+def main(argv):
+    warnings.filterwarnings("ignore")
+    what, outdir = argv[1], argv[2]
+    os.makedirs(outdir, exist_ok=True)
+    if what == "scenarios":
+        import scenarios
+        pat = argv[3] if len(argv) > 3 else "*"
+        for name, s, st, p in scenarios.variants():
+            if fnmatch.fnmatch(name, pat):
+                export_one(outdir, name, s["make"], st, p, s["dynamic"],
+                           {"upstream": s["upstream"]})
+    elif what == "random":
+        import randgen
+        n, seed = int(argv[3]), int(argv[4])
+        for i in range(n):
+            name, make, st, p, dyn = randgen.program(seed, i)
+            export_one(outdir, name, make, st, p, dyn, {"seed": seed, "index": i})
+    elif what == "archs":
+        import archs
+        pat = argv[3] if len(argv) > 3 else "*"
+        for name, make, st, p, dyn in archs.programs():
+            if fnmatch.fnmatch(name, pat):
+                export_one(outdir, name, make, st, p, dyn)
+    else:
+        print(__doc__, file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

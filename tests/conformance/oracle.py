@@ -1,0 +1,235 @@
+"""oracle.py - what torch itself writes and answers for one exported program.
+
+Needs torch (the venv `scripts/deps.sh conformance` makes). For an
+ExportedProgram it writes, into a folder:
+
+  program.pt2    torch.export.save(ep)
+  answers.json   what torch answers, the keys below
+
+answers.json:
+  torch          torch.__version__
+  graph          str(ep.graph)
+  tabular        ep.graph.print_tabular()'s output
+  lint           "ok", or "ExceptionType: message" of ep.graph.lint()
+  dce            names ep.graph.eliminate_dead_code() removes, in the order
+                 removed, on a copy (null when it raises; dce_error then says why)
+  unflatten      null when torch.export.unflatten succeeded with no error, else
+    (always present) an object:
+    error        null, or {"type": ..., "message": ...} when unflatten raised
+    trace        _ModuleFrame's verbose printing (STEP / copying /
+                 Creating new stack frame for / outlining ...), as torch prints it
+    events       the outliner's structural events, from wrappers on _ModuleFrame:
+                 ["COPY", frame_fqn, node] for copy_node (frame_fqn is the frame's
+                 child_fqn, "" the root), ["ENTER", child_fqn] when a frame is
+                 created, ["EXIT", child_fqn] when it finalizes its outputs
+    modules      [[fqn, kind, type]] for named_modules(remove_duplicate=False):
+                 kind = UnflattenedModule | InterpreterModule |
+                 InterpreterModuleDispatcher | Module; type = the module's _ty
+                 (the original class from nn_module_stack), or null
+    graphs       {fqn: str(graph)} for every module with a graph; a dispatcher's
+                 calls as {fqn: [str(graph) of each call]}
+    lint         {fqn: "ok" | "Type: message"}: Graph.lint() of each module
+                 graph (dispatcher calls as fqn#i)
+    dce          {fqn: [removed names]}: eliminate_dead_code() of each module
+                 graph, on a fresh unflatten (dispatcher calls as fqn#i)
+
+Only the standard library and torch are imported here.
+"""
+import contextlib
+import copy
+import io
+import json
+import os
+import sys
+import traceback
+
+import torch
+
+U = sys.modules["torch.export.unflatten"]
+
+
+def _err(e):
+    msg = str(e)
+    return {"type": type(e).__name__, "message": msg}
+
+
+def _err_text(e):
+    return f"{type(e).__name__}: {e}"
+
+
+def _capture_stdout(fn):
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        fn()
+    return buf.getvalue()
+
+
+def _dce_removed(graph):
+    """names eliminate_dead_code removes from graph (modified in place), in
+    the order FX erases them (reverse graph order, subgraphs after)."""
+    removed = []
+    erase = graph.erase_node
+
+    def spy(node):
+        removed.append(node.name)
+        return erase(node)
+
+    graph.erase_node = spy
+    try:
+        graph.eliminate_dead_code()
+    finally:
+        del graph.erase_node
+    return removed
+
+
+class _Trace:
+    """Wraps _ModuleFrame so one unflatten call records its verbose print
+    and its structural events."""
+
+    def __init__(self):
+        self.events = []
+        self.out = io.StringIO()
+
+    def __enter__(self):
+        F = U._ModuleFrame
+        self.saved = {k: F.__dict__[k] for k in ("__init__", "copy_node", "finalize_outputs", "print")}
+        tr = self
+        init, copy_node, finalize = self.saved["__init__"], self.saved["copy_node"], self.saved["finalize_outputs"]
+
+        def w_init(self, *a, **k):
+            init(self, *a, **k)
+            if self.parent is not None:
+                tr.events.append(["ENTER", self.child_fqn])
+
+        def w_copy(self, node):
+            tr.events.append(["COPY", self.child_fqn if self.parent is not None else "", node.name])
+            return copy_node(self, node)
+
+        def w_finalize(self):
+            r = finalize(self)
+            tr.events.append(["EXIT", self.child_fqn])
+            return r
+
+        def w_print(self, *a, **k):
+            print(*a, file=tr.out, **{x: y for x, y in k.items() if x != "file"})
+
+        F.__init__, F.copy_node, F.finalize_outputs, F.print = w_init, w_copy, w_finalize, w_print
+        return self
+
+    def __exit__(self, *exc):
+        for k, v in self.saved.items():
+            setattr(U._ModuleFrame, k, v)
+        return False
+
+
+def _kind(mod):
+    for cls in ("UnflattenedModule", "InterpreterModuleDispatcher", "InterpreterModule"):
+        if type(mod).__name__ == cls:
+            return cls
+    return "Module"
+
+
+def _module_graphs(uf):
+    """(fqn, label, graph) for every module graph: dispatcher calls labelled
+    fqn#i, each module once per fqn it is reachable under."""
+    out = []
+    for fqn, mod in uf.named_modules(remove_duplicate=False):
+        if type(mod).__name__ == "InterpreterModuleDispatcher":
+            for i, cm in enumerate(mod._call_modules):
+                out.append((fqn, f"{fqn}#{i}", cm.graph))
+        elif hasattr(mod, "graph") and isinstance(getattr(mod, "graph"), torch.fx.Graph):
+            out.append((fqn, fqn, mod.graph))
+    return out
+
+
+def unflatten_answers(ep):
+    ans = {"error": None}
+    with _Trace() as tr:
+        try:
+            uf = torch.export.unflatten(ep)
+        except Exception as e:  # noqa: BLE001 - torch's own error is the answer
+            uf = None
+            ans["error"] = _err(e)
+    ans["trace"] = tr.out.getvalue()
+    ans["events"] = tr.events
+    if uf is None:
+        return ans
+    mods, graphs, lint = [], {}, {}
+    for fqn, mod in uf.named_modules(remove_duplicate=False):
+        mods.append([fqn, _kind(mod), getattr(mod, "_ty", None)])
+    for fqn, label, g in _module_graphs(uf):
+        if label == fqn:
+            graphs[fqn] = str(g)
+        else:
+            graphs.setdefault(fqn, []).append(str(g))
+        try:
+            g.lint()
+            lint[label] = "ok"
+        except Exception as e:  # noqa: BLE001
+            lint[label] = _err_text(e)
+    ans["modules"], ans["graphs"], ans["lint"] = mods, graphs, lint
+    # dce on a fresh unflatten: each module graph once (a module reachable
+    # under two names is one graph: the first name counts)
+    dce, seen = {}, set()
+    try:
+        uf2 = torch.export.unflatten(ep)
+        for fqn, label, g in _module_graphs(uf2):
+            if id(g) in seen:
+                continue
+            seen.add(id(g))
+            try:
+                dce[label] = _dce_removed(g)
+            except Exception as e:  # noqa: BLE001
+                dce[label] = _err_text(e)
+    except Exception as e:  # noqa: BLE001
+        dce = _err_text(e)
+    ans["dce"] = dce
+    return ans
+
+
+def answers(ep):
+    a = {"torch": torch.__version__}
+    a["graph"] = str(ep.graph)
+    a["tabular"] = _capture_stdout(ep.graph.print_tabular)
+    try:
+        ep.graph.lint()
+        a["lint"] = "ok"
+    except Exception as e:  # noqa: BLE001
+        a["lint"] = _err_text(e)
+    try:
+        gm = copy.deepcopy(ep.graph_module)
+        a["dce"] = _dce_removed(gm.graph)
+        a["dce_error"] = None
+    except Exception as e:  # noqa: BLE001
+        a["dce"], a["dce_error"] = None, _err_text(e)
+    a["unflatten"] = unflatten_answers(ep)
+    return a
+
+
+def write(ep, outdir, extra=None):
+    """save ep and torch's answers into outdir; returns the answers."""
+    os.makedirs(outdir, exist_ok=True)
+    torch.export.save(ep, os.path.join(outdir, "program.pt2"))
+    a = answers(ep)
+    if extra:
+        a.update(extra)
+    with open(os.path.join(outdir, "answers.json"), "w") as f:
+        json.dump(a, f, indent=1, sort_keys=True)
+        f.write("\n")
+    return a
+
+
+def write_refusal(outdir, exc, extra=None):
+    """torch.export refused the module: recorded as such, never a pass."""
+    os.makedirs(outdir, exist_ok=True)
+    a = {"torch": torch.__version__, "export_error": _err(exc),
+         "export_traceback": traceback.format_exception_only(type(exc), exc)[-1].strip()}
+    if extra:
+        a.update(extra)
+    pt2 = os.path.join(outdir, "program.pt2")
+    if os.path.exists(pt2):
+        os.remove(pt2)
+    with open(os.path.join(outdir, "answers.json"), "w") as f:
+        json.dump(a, f, indent=1, sort_keys=True)
+        f.write("\n")
+    return a
