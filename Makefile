@@ -3,7 +3,8 @@
 #   make run     install what is missing, build, open the REPL on the bundled example
 #   make test    install what is missing, build with ASan+UBSan, run every test
 #   make bench   the speed and memory table
-#   make bench-peer  lint and dce against torch.fx (installs python3-torch)
+#   make bench-peer  lint and dce against torch 2.13's torch.fx (build/venv)
+#   make conformance exdb against torch 2.13 itself (tests/conformance)
 #   make all | install PREFIX=/usr/local | clean | deps | format
 
 CC      ?= cc
@@ -33,7 +34,7 @@ HDRS     := $(wildcard core/*.h viz/*.h repl/*.h tests/unit/*.h)
 rel = $(patsubst %.c,build/rel/%.o,$(1))
 san = $(patsubst %.c,build/san/%.o,$(1))
 
-.PHONY: all run test check bench bench-peer install clean deps deps-test format unit golden \
+.PHONY: all run test check bench bench-peer conformance install clean deps deps-test format unit golden \
 	readme-picture valgrind-session
 .DEFAULT_GOAL := all
 
@@ -114,11 +115,17 @@ bench: deps exdb
 	@scripts/bench.sh
 
 # lint and dce beside torch.fx's Graph.lint()/eliminate_dead_code() on the same
-# graphs. Installs Debian's python3-torch (only this target needs it); without it
-# the table has exdb's column only.
+# graphs, torch 2.13 from build/venv (scripts/deps.sh peer makes it); without
+# torch the table has exdb's column only.
 bench-peer: deps exdb
-	@scripts/deps.sh peer || echo "bench-peer: python3-torch could not be installed" >&2
+	@scripts/deps.sh peer >/dev/null || echo "bench-peer: torch 2.13.0 could not be installed" >&2
 	@scripts/bench_peer.sh
+
+# torch 2.13 as the judge: regenerate the scenario programs and torch's
+# answers, generate CONFORMANCE_N (300) random programs and the transformers
+# architectures, compare exdb with torch on all (scripts/conformance.sh).
+conformance: deps exdb
+	@scripts/conformance.sh
 
 # The README's picture: resnet18 (exported by torch 2.12) as module-level dataflow.
 REAL ?= ../shared/real_pt2

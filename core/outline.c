@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dce.h"
 #include "unflatten.h"
 
 #define EMPTY_STACK_KEY "_empty_nn_module_stack_from_metadata_hook"
@@ -1021,6 +1022,15 @@ int exdb_ugraph_attrs_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) 
             return exdb_errorf(err, "out of memory");
         by_id[n->id] = c;
     }
+    /* the subgraph as _remove_effect_tokens left it (see remove_dead in
+     * prepass.c): eliminate_dead_code() ran on it */
+    exdb_dce_log log;
+    exdb_dce_log_init(&log);
+    exdb_dce_opts o = {.impure_random = 1};
+    int dead = exdb_dce_run(gm->graph, &o, &log, err);
+    exdb_dce_log_free(&log);
+    if (dead < 0)
+        return -1;
     exdb_udict_pop(&m->attrs, name);
     return exdb_udict_set(r, m->children, name, gm) < 0 ? exdb_errorf(err, "out of memory") : 0;
 }

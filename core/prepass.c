@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dce.h"
 #include "unflatten.h"
 
 static exdb_node *map_copied(void *ctx, exdb_node *n) {
@@ -222,6 +223,37 @@ static int fix_stacks(exdb_urun *r, exdb_error *err) {
     return 0;
 }
 
+/* torch.export.unflatten first calls _remove_effect_tokens, which ends
+ * with eliminate_dead_code() on the program's graph (and on every HOP
+ * subgraph: exdb_ugraph_attrs_apply), in place on the ExportedProgram, even
+ * when there are no tokens: dead nodes never reach the outliner. The run's
+ * copy is cleaned the same way (a warning names what went); the loaded
+ * program is left as it was (docs/conformance.md). */
+static int remove_dead(exdb_urun *r, exdb_error *err) {
+    exdb_dce_log log;
+    exdb_dce_log_init(&log);
+    exdb_dce_opts o = {.impure_random = 1};
+    int n = exdb_dce_run(r->flat, &o, &log, err);
+    if (n > 0) {
+        exdb_buf b;
+        exdb_buf_init(&b);
+        exdb_buf_printf(&b,
+                        "unflatten removes %d dead node%s first (_remove_effect_tokens calls "
+                        "eliminate_dead_code):",
+                        n, n == 1 ? "" : "s");
+        for (uint32_t i = 0; i < log.n && i < 8; i++)
+            exdb_buf_printf(&b, " %s", log.items[log.n - 1 - i].node->name);
+        if (log.n > 8)
+            exdb_buf_printf(&b, " ... (%u more)", log.n - 8);
+        const char *w = exdb_arena_strndup(&r->arena, exdb_buf_str(&b), b.len);
+        exdb_buf_free(&b);
+        if (!w || add_warning(r, w) < 0)
+            n = exdb_errorf(err, "out of memory");
+    }
+    exdb_dce_log_free(&log);
+    return n < 0 ? -1 : 0;
+}
+
 /* _root_module_type: the type of the first stack entry whose path is "". */
 static const char *root_type(const exdb_graph *g) {
     for (const exdb_node *n = g->head; n; n = n->next) {
@@ -256,7 +288,8 @@ int exdb_uprepass(exdb_urun *r, exdb_error *err) {
             return exdb_errorf(err, "out of memory");
         *slot = p->calls[i].sig;
     }
-    if (copy_flat(r, err) < 0 || inplace_mutations(r, err) < 0 || fix_stacks(r, err) < 0)
+    if (copy_flat(r, err) < 0 || remove_dead(r, err) < 0 || inplace_mutations(r, err) < 0 ||
+        fix_stacks(r, err) < 0)
         return -1;
     r->root_type = root_type(r->flat);
     r->nnodes = r->flat->count;

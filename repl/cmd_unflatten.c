@@ -36,6 +36,17 @@ static exdb_unflatten *get_run(session *s, int fresh) {
             cmd_fail(s, "%s", err.msg);
             return NULL;
         }
+        /* what the prepasses did to the flat graph before outlining (the
+         * dead nodes unflatten removes, stacks _fix_nn_module_stacks cut),
+         * once per run */
+        const exdb_urun *r = s->run->run;
+        cJSON *arr = s->json && r->nwarnings ? cJSON_CreateArray() : NULL;
+        for (uint32_t i = 0; i < r->nwarnings; i++) {
+            exdb_buf_printf(&s->buf, "note: %s\n", r->warnings[i]);
+            if (arr)
+                cJSON_AddItemToArray(arr, cJSON_CreateString(r->warnings[i]));
+        }
+        cmd_json_add(s, "notes", arr);
     }
     return s->run;
 }

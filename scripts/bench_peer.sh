@@ -2,8 +2,8 @@
 # bench_peer.sh - exdb's lint and dce beside torch.fx's Graph.lint() and
 # Graph.eliminate_dead_code() on the same graphs (make bench-peer).
 #
-# torch.fx comes from Debian's python3-torch (1.13), which `make bench-peer`
-# installs through scripts/deps.sh peer (nothing else needs it). The graphs
+# torch.fx is torch 2.13.0 in build/venv, which `make bench-peer`
+# makes through scripts/deps.sh peer (as make conformance does). The graphs
 # are every real program in ../shared/real_pt2 and the synthetic 10k and
 # 100k programs (scripts/gen_synth.py), and the 1M one when make bench made it
 # (exdb only); scripts/bench/fx_peer.py rebuilds
@@ -20,12 +20,12 @@
 # the start and at the end is printed under the table).
 #
 #   PEER_REPS=N   best of N runs each (default 3)
-#   PEER_PYTHON   the interpreter with torch (default /usr/bin/python3)
+#   PEER_PYTHON   the interpreter with torch (default build/venv/bin/python)
 set -e
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 real=${REAL_PT2:-$(cd "$root/.." && pwd)/shared/real_pt2}
-py=${PEER_PYTHON:-/usr/bin/python3}
+py=${PEER_PYTHON:-$root/build/venv/bin/python}
 reps=${PEER_REPS:-3}
 out=build/bench
 mkdir -p "$out"
@@ -49,7 +49,7 @@ exdb_only=""
 have_fx=1
 if ! "$py" -c 'import torch.fx' >/dev/null 2>&1; then
     have_fx=0
-    echo "bench-peer: torch.fx is not importable by $py (python3-torch could not be installed):" >&2
+    echo "bench-peer: torch.fx is not importable by $py (torch 2.13.0 could not be installed):" >&2
     echo "bench-peer: printing exdb's column only." >&2
 fi
 

@@ -1,9 +1,14 @@
 #!/bin/sh
 # deps.sh - install the Debian packages exdb needs, only those missing.
 # As root it runs apt-get; otherwise it prints the apt-get line and fails.
-# Usage: scripts/deps.sh [test|peer]   ("test" adds what `make test` needs too;
-# "peer" adds Debian's python3-torch, whose torch.fx `make bench-peer` times
-# against exdb: only that target installs it)
+# Usage: scripts/deps.sh [test|conformance|peer]
+#   test         adds what `make test` needs too
+#   conformance  adds python3-venv, then makes build/venv with torch 2.13.0 (the
+#                CPU wheel on our machines' disk, never a download) and the pinned
+#                pure-Python packages of tests/conformance/requirements.txt
+#                (scripts/conformance_venv.sh); `make conformance` and
+#                `make bench-peer` use it
+#   peer         the same as conformance
 set -e
 need=""
 have_pc() { pkg-config --exists "$1" 2>/dev/null; }
@@ -43,24 +48,25 @@ if [ "$1" = "test" ]; then
     # the HTML viewer's test (tests/viz/html_chromium.sh) drives headless Chromium
     have_cmd chromium || need="$need chromium"
 fi
-if [ "$1" = "peer" ]; then
-    # Debian's interpreter, which python3-torch installs into (a python3
-    # earlier in PATH, e.g. pyenv's, does not see it)
-    [ -x /usr/bin/python3 ] || need="$need python3"
-    /usr/bin/python3 -c 'import torch.fx' >/dev/null 2>&1 || need="$need python3-torch"
+if [ "$1" = "conformance" ] || [ "$1" = "peer" ]; then
+    # the virtual environment's own pip and venv
+    python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need="$need python3-venv"
 fi
-[ -z "$need" ] && exit 0
-if [ "$(id -u)" = 0 ]; then
-    echo "deps: installing$need"
-    export DEBIAN_FRONTEND=noninteractive
-    # Refresh the package lists only when they are missing or older than a day.
-    if [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*Packages*' -mtime -1 2>/dev/null | head -1)" ]; then
-        apt-get update -qq
+if [ -n "$need" ]; then
+    if [ "$(id -u)" = 0 ]; then
+        echo "deps: installing$need"
+        export DEBIAN_FRONTEND=noninteractive
+        # Refresh the package lists only when they are missing or older than a day.
+        if [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*Packages*' -mtime -1 2>/dev/null | head -1)" ]; then
+            apt-get update -qq
+        fi
+        # shellcheck disable=SC2086
+        apt-get install -y -qq --no-install-recommends $need >/dev/null
+    else
+        echo "deps: missing packages; run as root:" >&2
+        echo "  apt-get install -y$need" >&2
+        exit 1
     fi
-    # shellcheck disable=SC2086
-    apt-get install -y -qq --no-install-recommends $need >/dev/null
-else
-    echo "deps: missing packages; run as root:" >&2
-    echo "  apt-get install -y$need" >&2
-    exit 1
 fi
+[ "$1" = "conformance" ] || [ "$1" = "peer" ] && exec "$(dirname "$0")/conformance_venv.sh"
+exit 0

@@ -29,10 +29,11 @@ Times, in CPU time of the thread (time.thread_time, as exdb's bench_ops
 --peer measures itself): lint is the best of N runs on one graph (lint
 changes nothing); dce is the best of N runs, each on a freshly built graph
 (eliminate_dead_code removes nodes; it lints first, as exdb's dce does).
-Needs Debian's python3-torch (torch 1.13, whose torch.fx has both methods); torch.fx's
-node.is_impure() of 1.13 keeps placeholders, output and its
-_side_effectful_functions, so dead pure nodes (e.g. the unused getitems of
-native_layer_norm) are what both remove.
+Needs torch 2.13.0 (build/venv, scripts/deps.sh peer): the torch.fx
+PyTorch users run. Its node.is_impure() keeps placeholders, output, its
+_side_effectful_functions and seeded-random ops; the stand-ins are none of
+those, so dead pure nodes (e.g. the unused getitems of native_layer_norm)
+are what both remove.
 """
 import json
 import operator

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """compare.py - exdb against what torch answered, program by program.
 
-  python3 compare.py EXDB DIR... [--table] [--verbose] [--only CHECK]
+  python3 compare.py EXDB DIR... [--table] [--verbose] [--only CHECK] [--selftest PROG]
 
 Each DIR is a corpus folder (holding NAME/answers.json and NAME/program.pt2,
 as gen.py writes them) or one program's folder. For every program it runs
@@ -25,6 +25,10 @@ EXDB once in batch mode with --json and compares, with torch's answers
 A difference that docs/conformance.md lists as deliberate is counted apart
 (tests/conformance/deliberate.json: check, program glob, why). Programs that
 torch refused to export are counted as "torch refuses", never as a pass.
+
+--selftest PROG first changes each of torch's answers for the program in
+folder PROG in turn and checks that exdb is then found to differ (a check
+that cannot fail is a defect); those ten results count in the totals.
 
 Prints one line per failing check (all with --verbose), then
 "conformance: N passed, M failed" (checks). Exit 1 on any failure.
@@ -256,20 +260,73 @@ def programs(dirs):
                 yield n, p
 
 
+def selftest(exdb, d):
+    """compare_program must fail each check when torch's answer is changed:
+    a check that cannot fail is a defect. Returns the failures of the
+    self-test (check names whose perturbation went unnoticed)."""
+    import copy
+    with open(os.path.join(d, "answers.json")) as f:
+        ans = json.load(f)
+    if "export_error" in ans or ans["unflatten"].get("error"):
+        raise SystemExit(f"selftest: {d} must be a program torch unflattens")
+    u = ans["unflatten"]
+    fqn = next(iter(u["graphs"]))
+
+    def graphs(a):
+        g = a["unflatten"]["graphs"][fqn]
+        a["unflatten"]["graphs"][fqn] = g + " " if isinstance(g, str) else g + ["x"]
+
+    def lint_all(a):
+        a["unflatten"]["lint"][next(iter(a["unflatten"]["lint"]))] = "RuntimeError: made up"
+
+    def dce_all(a):
+        a["unflatten"]["dce"][next(iter(a["unflatten"]["dce"]))].append("made_up")
+
+    perturb = {
+        "graph": lambda a: a.__setitem__("graph", a["graph"].replace("%", "%%", 1)),
+        "tabular": lambda a: a.__setitem__("tabular", a["tabular"] + "x"),
+        "lint": lambda a: a.__setitem__("lint", "RuntimeError: made up"),
+        "dce": lambda a: a["dce"].append("made_up"),
+        "unflatten": lambda a: a["unflatten"].__setitem__("error", {"type": "X", "message": "made up"}),
+        "events": lambda a: a["unflatten"]["events"].pop(),
+        "modules": lambda a: a["unflatten"]["modules"][0].__setitem__(1, "Module"),
+        "module-graphs": graphs,
+        "lint-all": lint_all,
+        "dce-all": dce_all,
+    }
+    base = compare_program(exdb, d, "selftest", ans)
+    unnoticed = [c for c in CHECKS if not base[c][0]]
+    if unnoticed:
+        raise SystemExit(f"selftest: {d} does not match to begin with: {unnoticed}")
+    for c in CHECKS:
+        a = copy.deepcopy(ans)
+        perturb[c](a)
+        if compare_program(exdb, d, "selftest", a)[c][0]:
+            unnoticed.append(c)
+    return unnoticed
+
+
 def main(argv):
     verbose = "--verbose" in argv
     table = "--table" in argv
-    only = None
-    if "--only" in argv:
-        only = argv[argv.index("--only") + 1]
+    opt = {}
+    for o in ("--only", "--selftest"):
+        if o in argv:
+            opt[o] = argv[argv.index(o) + 1]
+    only = opt.get("--only")
     args = [a for i, a in enumerate(argv[1:], 1)
-            if not a.startswith("--") and argv[i - 1] != "--only"]
+            if not a.startswith("--") and argv[i - 1] not in opt]
     if len(args) < 2:
         print(__doc__, file=sys.stderr)
         return 2
     exdb, dirs = args[0], args[1:]
     rules = load_deliberate()
     passed = failed = refused = deliberate = 0
+    if "--selftest" in opt:
+        bad = selftest(exdb, opt["--selftest"])
+        for c in bad:
+            print(f"FAIL selftest: a changed {c} answer went unnoticed")
+        passed, failed = len(CHECKS) - len(bad), len(bad)
     corpus_rows = {}
     for name, d in programs(dirs):
         with open(os.path.join(d, "answers.json")) as f:

@@ -4,6 +4,9 @@
   python gen.py random OUTDIR N SEED           N programs of the random generator
   python gen.py archs OUTDIR [NAME-GLOB]       the transformers architectures
 
+--shard K/J (anywhere) makes only every J-th program, from the K-th: J
+processes share the work.
+
 Each program becomes OUTDIR/NAME/ with program.pt2 and answers.json
 (oracle.py); a module torch refuses to export gets answers.json with
 export_error only ("torch refuses"). Prints one line per program.
@@ -47,26 +50,38 @@ def export_one(outdir, name, make, strict, preserve, dynamic=None, meta=None):
 
 def main(argv):
     warnings.filterwarnings("ignore")
+    shard_k, shard_j = 0, 1
+    if "--shard" in argv:
+        i = argv.index("--shard")
+        shard_k, shard_j = map(int, argv[i + 1].split("/"))
+        argv = argv[:i] + argv[i + 2:]
+    count = [0]
+
+    def mine():
+        count[0] += 1
+        return (count[0] - 1) % shard_j == shard_k
     what, outdir = argv[1], argv[2]
     os.makedirs(outdir, exist_ok=True)
     if what == "scenarios":
         import scenarios
         pat = argv[3] if len(argv) > 3 else "*"
         for name, s, st, p in scenarios.variants():
-            if fnmatch.fnmatch(name, pat):
+            if fnmatch.fnmatch(name, pat) and mine():
                 export_one(outdir, name, s["make"], st, p, s["dynamic"],
                            {"upstream": s["upstream"]})
     elif what == "random":
         import randgen
         n, seed = int(argv[3]), int(argv[4])
         for i in range(n):
+            if not mine():
+                continue
             name, make, st, p, dyn = randgen.program(seed, i)
             export_one(outdir, name, make, st, p, dyn, {"seed": seed, "index": i})
     elif what == "archs":
         import archs
         pat = argv[3] if len(argv) > 3 else "*"
         for name, make, st, p, dyn in archs.programs():
-            if fnmatch.fnmatch(name, pat):
+            if fnmatch.fnmatch(name, pat) and mine():
                 export_one(outdir, name, make, st, p, dyn)
     else:
         print(__doc__, file=sys.stderr)

@@ -4,17 +4,22 @@ Needs torch (the venv `scripts/deps.sh conformance` makes). For an
 ExportedProgram it writes, into a folder:
 
   program.pt2    torch.export.save(ep)
-  answers.json   what torch answers, the keys below
+  answers.json   what torch answers for the program torch.export.load reads
+                 back from program.pt2 (what exdb reads), the keys below
 
 answers.json:
+  roundtrip_differs  the keys whose answer differs for the in-memory
+                 ExportedProgram (torch's own save/load round trip changes
+                 them; e.g. empty constants become one storage); [] mostly
+  load_error     only when torch.export.load failed on its own archive: the
+                 answers are then the in-memory program's
   torch          torch.__version__
   graph          str(ep.graph)
   tabular        ep.graph.print_tabular()'s output
   lint           "ok", or "ExceptionType: message" of ep.graph.lint()
   dce            names ep.graph.eliminate_dead_code() removes, in the order
                  removed, on a copy (null when it raises; dce_error then says why)
-  unflatten      null when torch.export.unflatten succeeded with no error, else
-    (always present) an object:
+  unflatten      torch.export.unflatten(ep):
     error        null, or {"type": ..., "message": ...} when unflatten raised
     trace        _ModuleFrame's verbose printing (STEP / copying /
                  Creating new stack frame for / outlining ...), as torch prints it
@@ -207,10 +212,24 @@ def answers(ep):
 
 
 def write(ep, outdir, extra=None):
-    """save ep and torch's answers into outdir; returns the answers."""
+    """save ep and torch's answers into outdir; returns the answers.
+
+    The answers are torch's on the program it loads back from the archive
+    (torch.export.load), since that is what exdb reads. Where the exported
+    program itself answers differently (the save/load round trip changes
+    something torch answers), roundtrip_differs names those keys."""
     os.makedirs(outdir, exist_ok=True)
-    torch.export.save(ep, os.path.join(outdir, "program.pt2"))
-    a = answers(ep)
+    pt2 = os.path.join(outdir, "program.pt2")
+    torch.export.save(ep, pt2)
+    mem = answers(ep)
+    try:
+        a = answers(torch.export.load(pt2))
+    except Exception as e:  # noqa: BLE001
+        a = dict(mem)
+        a["load_error"] = _err(e)
+    a["roundtrip_differs"] = sorted(
+        k for k in set(a) | set(mem)
+        if k not in ("load_error", "roundtrip_differs") and a.get(k) != mem.get(k))
     if extra:
         a.update(extra)
     with open(os.path.join(outdir, "answers.json"), "w") as f:
