@@ -23,6 +23,32 @@ typedef struct dispatch_plan {
     exdb_strmap index; /* base -> index + 1 */
 } dispatch_plan;
 
+/* The AttributeError _get_attr(self, path) raises for a module that is not
+ * there: getattr one atom at a time, Python's message for the first atom
+ * missing, on the class of the object that lacks it. */
+static int get_attr_error(exdb_urun *r, const char *path, exdb_error *err) {
+    exdb_umodule *m = r->root;
+    const char *atom = path;
+    for (;;) {
+        const char *dot = strchr(atom, '.');
+        size_t n = dot ? (size_t)(dot - path) : strlen(path);
+        char *prefix = exdb_arena_strndup(&r->arena, path, n);
+        if (!prefix)
+            return exdb_errorf(err, "out of memory");
+        exdb_umodule *next = exdb_umod_get_path(r->root, prefix);
+        if (!next || !dot) {
+            const char *cls = m->kind == EXDB_UMOD_PLAIN ? "Module" : exdb_umod_kind_name(m);
+            int la = dot ? (int)(dot - atom) : (int)strlen(atom);
+            return exdb_errorf(err,
+                               "AttributeError: '%s' object has no attribute '%.*s' "
+                               "(_dispatch_modules: the preserved call %s was never outlined)",
+                               cls, la, atom, path);
+        }
+        m = next;
+        atom = dot + 1;
+    }
+}
+
 int exdb_udispatch_plan(exdb_urun *r, exdb_error *err) {
     dispatch_plan *dp = exdb_arena_calloc(&r->arena, 1, sizeof *dp);
     if (!dp)
@@ -42,10 +68,7 @@ int exdb_udispatch_plan(exdb_urun *r, exdb_error *err) {
         const char *red = exdb_strmap_get(&r->redirected, fqn);
         exdb_umodule *mod = exdb_umod_get_path(r->root, red ? red : fqn);
         if (!mod)
-            return exdb_errorf(err,
-                               "AttributeError: _dispatch_modules: no module '%s' (a "
-                               "preserved call that was never outlined)",
-                               red ? red : fqn);
+            return get_attr_error(r, red ? red : fqn, err);
         const char *at = strchr(fqn, '@');
         const char *base = at ? exdb_arena_strndup(&r->arena, fqn, (size_t)(at - fqn)) : fqn;
         int idx = at ? atoi(at + 1) : 0;

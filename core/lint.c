@@ -714,6 +714,7 @@ typedef struct uwalk {
     const char **node_module; /* by node id: the call name of its frame */
     uint32_t *pos;            /* by node id: position in the walk */
     uint32_t nids;
+    const exdb_lint_state *state; /* NULL: no archive configs */
 } uwalk;
 
 /* fqn.split("@")[0] */
@@ -985,7 +986,65 @@ static int owner_within(const char *target, const char *scope) {
     return strncmp(target, scope, ls) == 0 && target[ls] == '.';
 }
 
-/* State used by modules that are neither its owner nor an ancestor of it. */
+/* Whether another name of the same tensor as target (tied weights: one
+ * storage in the archive's config) is owned within scope: upstream's
+ * _sink_params then finds the tensor there under that name. */
+static int alias_within(const exdb_lint_state *st, const char *target, const char *scope) {
+    if (!st)
+        return 0;
+    const char *const *names[2] = {st->state_dict, st->constants};
+    const char *const *stor[2] = {st->state_dict_storage, st->constants_storage};
+    uint32_t n[2] = {st->nstate_dict, st->nconstants};
+    for (int d = 0; d < 2; d++) {
+        if (!names[d] || !stor[d])
+            continue;
+        const char *mine = NULL;
+        for (uint32_t i = 0; i < n[d] && !mine; i++)
+            if (strcmp(names[d][i], target) == 0)
+                mine = stor[d][i];
+        if (!mine || !mine[0])
+            continue;
+        for (uint32_t i = 0; i < n[d]; i++)
+            if (strcmp(stor[d][i], mine) == 0 && strcmp(names[d][i], target) != 0 &&
+                owner_within(names[d][i], scope))
+                return 1;
+    }
+    return 0;
+}
+
+/* Parameters whose placeholder has no user, in a program read
+ * without the archive's configs: the mark tied weights leave (export keeps
+ * one placeholder per name and feeds every use from one of them), which
+ * exdb cannot confirm without the storages. A note: torch sinks the tensor
+ * under the used name's owner too; exdb assumes distinct tensors. */
+static void check_unknown_aliases(uwalk *w) {
+    const exdb_program *p = w->p;
+    if (w->state && w->state->have_state_dict)
+        return;
+    for (uint32_t i = 0; i < p->ninputs; i++) {
+        const exdb_input_spec *s = &p->inputs[i];
+        /* parameters only: an unused buffer is common on its own
+         * (BatchNorm's num_batches_tracked in eval mode) */
+        if (!s->target || !s->name || s->kind != EXDB_IN_PARAMETER)
+            continue;
+        const exdb_node *ph = exdb_graph_find(p->graph, s->name);
+        if (!ph || ph->nusers)
+            continue;
+        add(w->r, EXDB_SEV_NOTE, "unflatten.aliasing-unknown", ph->name, NULL,
+            rfmt(w->r,
+                 "%s %s is never used: if it is tied to another name (one tensor, as tied "
+                 "embeddings are), torch.export.unflatten sinks that tensor under both names; "
+                 "without the archive's weights config exdb takes every name for its own "
+                 "tensor",
+                 exdb_input_kind_name(s->kind), s->target),
+            rfmt(w->r, "load the .pt2 archive: its weights config says which names share a "
+                       "tensor"));
+    }
+}
+
+/* State used by modules that are neither its owner nor an ancestor of it
+ * (and, with the archive's configs, not under another name of the same
+ * tensor either). */
 static void check_state(uwalk *w) {
     exdb_lint_report *r = w->r;
     const exdb_program *p = w->p;
@@ -1006,7 +1065,7 @@ static void check_state(uwalk *w) {
             if (user->op == EXDB_OP_OUTPUT || user->id >= w->nids || !w->node_module[user->id])
                 continue;
             const char *mod = w->node_module[user->id];
-            if (owner_within(s->target, mod))
+            if (owner_within(s->target, mod) || alias_within(w->state, s->target, mod))
                 continue;
             /* one finding per (state, module): a map from module to the last
              * state reported in it, so a mask fed to every layer stays
@@ -1031,13 +1090,14 @@ static void check_state(uwalk *w) {
     }
 }
 
-uint32_t exdb_lint_unflatten(exdb_lint_report *r, const exdb_program *p) {
+uint32_t exdb_lint_unflatten(exdb_lint_report *r, const exdb_program *p,
+                             const exdb_lint_state *state) {
     uint32_t errors0 = r->count[EXDB_SEV_ERROR];
     if (p->ncalls && p->calls[0].fqn[0] != '\0')
         add(r, EXDB_SEV_ERROR, "unflatten.call-graph", NULL, p->calls[0].fqn,
             rfmt(r, "expected first fqn to be empty string, got '%s'", p->calls[0].fqn),
             rfmt(r, "module_call_graph must start with the root entry (fqn \"\")"));
-    uwalk w = {.r = r, .p = p, .nids = p->graph->next_id};
+    uwalk w = {.r = r, .p = p, .nids = p->graph->next_id, .state = state};
     exdb_arena_init(&w.a);
     exdb_strmap_init(&w.calls, &w.a);
     exdb_strmap_init(&w.reported, &w.a);
@@ -1053,6 +1113,7 @@ uint32_t exdb_lint_unflatten(exdb_lint_report *r, const exdb_program *p) {
         walk_stacks(&w);
         check_preserved(&w);
         check_state(&w);
+        check_unknown_aliases(&w);
     }
     exdb_arena_destroy(&w.a);
     return r->count[EXDB_SEV_ERROR] - errors0;
@@ -1068,7 +1129,7 @@ uint32_t exdb_lint_program(exdb_lint_report *r, const exdb_program *p,
                            path ? path : p->subgraphs[i].name);
     }
     exdb_lint_signature(r, p, state);
-    exdb_lint_unflatten(r, p);
+    exdb_lint_unflatten(r, p, state);
     return r->count[EXDB_SEV_ERROR] - errors0;
 }
 

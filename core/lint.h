@@ -84,14 +84,19 @@ typedef struct exdb_lint_state {
     uint32_t nstate_dict;
     const char *const *constants;
     uint32_t nconstants;
+    /* for each name, its storage: the config entry's path_name; names with
+     * the same storage are one tensor (tied weights), as _TensorID says */
+    const char *const *state_dict_storage, *const *constants_storage;
 } exdb_lint_state;
 
 /* The verifier's signature checks and the root call signature counts. */
 uint32_t exdb_lint_signature(exdb_lint_report *r, const exdb_program *p,
                              const exdb_lint_state *state);
 
-/* unflatten pre-flight on the flat graph. */
-uint32_t exdb_lint_unflatten(exdb_lint_report *r, const exdb_program *p);
+/* unflatten pre-flight on the flat graph. state (NULL: none) tells which
+ * state names share one tensor. */
+uint32_t exdb_lint_unflatten(exdb_lint_report *r, const exdb_program *p,
+                             const exdb_lint_state *state);
 
 /* `lint all` when unflatten itself fails, so there are no module graphs:
  * one error finding (check "unflatten.failed") carrying unflatten's message.

@@ -106,6 +106,13 @@ int exdb_modgraphs_collect(exdb_modgraphs *gs, const exdb_unflatten *u, const ch
         return c.oom ? exdb_errorf(err, "out of memory") : 0;
     }
     exdb_umodule *m = exdb_unflatten_module(u, fqn);
+    uint32_t call;
+    if (!m && (m = exdb_unflatten_dispatch_call(u, fqn, &call)) != NULL) {
+        /* one call of a dispatcher, "n@1": its graph and subgraphs */
+        if (collect_module(gs, u, fqn, m) < 0)
+            return exdb_errorf(err, "out of memory");
+        return 0;
+    }
     if (!m)
         return exdb_errorf(err, "No module \"%s\" in the unflattened module.", fqn);
     if (m->kind == EXDB_UMOD_GRAPH) { /* "m1.true_graph_0": one subgraph */

@@ -42,28 +42,36 @@ int exdb_config_visit(exdb_container *c, const char *rel, exdb_config_fn fn, voi
 
 typedef struct keys_ctx {
     exdb_arena *a;
-    const char *const **out;
+    const char *const **out, *const **storage;
     uint32_t *n;
 } keys_ctx;
 
-/* The keys of "config" into arena strings. */
+/* The keys of "config" and their path_names ("" when missing) into arena
+ * strings. */
 static int collect_keys(void *vctx, const exdb_json *cfg, const char *label, exdb_error *err) {
     keys_ctx *k = vctx;
     const char **names = exdb_arena_calloc(k->a, cfg->len ? cfg->len : 1, sizeof *names);
-    if (!names)
+    const char **storage = exdb_arena_calloc(k->a, cfg->len ? cfg->len : 1, sizeof *storage);
+    if (!names || !storage)
         return exdb_errorf(err, "%s: out of memory", label);
-    for (uint32_t i = 0; i < cfg->len; i++)
+    for (uint32_t i = 0; i < cfg->len; i++) {
+        const exdb_json *pn = exdb_json_get(&cfg->u.kids[i], "path_name");
         names[i] = exdb_arena_strdup(k->a, cfg->u.kids[i].key);
+        storage[i] = exdb_arena_strdup(k->a, exdb_json_is(pn, EXDB_JSTRING) ? pn->u.str : "");
+        if (!names[i] || !storage[i])
+            return exdb_errorf(err, "%s: out of memory", label);
+    }
     *k->out = names;
+    *k->storage = storage;
     *k->n = cfg->len;
     return 0;
 }
 
-/* Reads the keys of one config member into names (arena strings).
- * Returns 0 (found), 1 (absent) or -1. */
+/* Reads the keys of one config member into names (arena strings) and their
+ * storages. Returns 0 (found), 1 (absent) or -1. */
 static int config_keys(exdb_container *c, const char *rel, exdb_arena *a, const char *const **out,
-                       uint32_t *n, exdb_error *err) {
-    keys_ctx k = {a, out, n};
+                       const char *const **storage, uint32_t *n, exdb_error *err) {
+    keys_ctx k = {a, out, storage, n};
     return exdb_config_visit(c, rel, collect_keys, &k, err);
 }
 
@@ -77,12 +85,13 @@ int exdb_state_from_archive(const char *path, const char *model, exdb_arena *a, 
     if (exdb_container_kind_of(c) == EXDB_CONT_PT2) {
         char rel[512];
         snprintf(rel, sizeof rel, "data/weights/%s_weights_config.json", model);
-        int r = config_keys(c, rel, a, &st->state_dict, &st->nstate_dict, err);
+        int r = config_keys(c, rel, a, &st->state_dict, &st->state_dict_storage, &st->nstate_dict, err);
         if (r < 0)
             rc = -1;
         st->have_state_dict = r == 0;
         snprintf(rel, sizeof rel, "data/constants/%s_constants_config.json", model);
-        r = rc ? 1 : config_keys(c, rel, a, &st->constants, &st->nconstants, err);
+        r = rc ? 1 : config_keys(c, rel, a, &st->constants, &st->constants_storage, &st->nconstants,
+                                     err);
         if (r < 0)
             rc = -1;
         st->have_constants = r == 0;

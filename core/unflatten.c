@@ -570,6 +570,30 @@ exdb_umodule *exdb_unflatten_module(const exdb_unflatten *u, const char *fqn) {
     return exdb_umod_get_path(u->run->root, fqn);
 }
 
+/* "n@K" names call K of the dispatcher at n (the way bt, render and dce
+ * name its calls); a module really at that path wins. */
+exdb_umodule *exdb_unflatten_dispatch_call(const exdb_unflatten *u, const char *name,
+                                           uint32_t *call) {
+    const char *at = strrchr(name, '@');
+    if (!at || !at[1] || exdb_umod_get_path(u->run->root, name))
+        return NULL;
+    char *end;
+    unsigned long k = strtoul(at + 1, &end, 10);
+    if (*end || at[1] < '1' || at[1] > '9' || strchr(at + 1, '.'))
+        return NULL;
+    char base[EXDB_MAX_NAME_BYTES + 1];
+    size_t n = (size_t)(at - name);
+    if (n > EXDB_MAX_NAME_BYTES)
+        return NULL;
+    memcpy(base, name, n);
+    base[n] = '\0';
+    exdb_umodule *m = exdb_umod_get_path(u->run->root, base);
+    if (!m || m->kind != EXDB_UMOD_DISPATCH || k >= m->ncall_modules)
+        return NULL;
+    *call = (uint32_t)k;
+    return m->call_modules[k];
+}
+
 void exdb_umod_count_state(const exdb_umodule *m, uint32_t *np, uint32_t *nb, uint32_t *nc) {
     *np = *nb = *nc = 0;
     for (uint32_t i = 0; i < m->attrs.n; i++) {
@@ -753,12 +777,22 @@ void exdb_unflatten_print_modules(exdb_buf *b, const exdb_unflatten *u) {
 int exdb_unflatten_print_module(exdb_buf *b, const exdb_unflatten *u, const char *fqn,
                                 exdb_error *err) {
     exdb_umodule *m = exdb_umod_get_path(u->run->root, fqn);
+    uint32_t call;
+    if (!m && (m = exdb_unflatten_dispatch_call(u, fqn, &call)) != NULL && m->graph) {
+        exdb_print_graph(b, m->graph);
+        return 0;
+    }
     if (!m)
         return exdb_errorf(err, "No module \"%s\" in the unflattened module.", fqn);
     if (m->kind == EXDB_UMOD_DISPATCH) {
+        /* each call's graph under a header naming it as everywhere else */
         for (uint32_t i = 0; i < m->ncall_modules; i++) {
             if (i)
-                exdb_buf_putc(b, '\n');
+                exdb_buf_puts(b, "\n\n");
+            exdb_buf_printf(b, "# call %u of %u: %s", i + 1, m->ncall_modules, fqn);
+            if (i)
+                exdb_buf_printf(b, "@%u", i);
+            exdb_buf_putc(b, '\n');
             if (m->call_modules[i]->graph)
                 exdb_print_graph(b, m->call_modules[i]->graph);
         }

@@ -309,6 +309,11 @@ uint32_t exdb_unflatten_depth(const exdb_unflatten *u);
 const exdb_uframe *exdb_unflatten_frame(const exdb_unflatten *u, uint32_t level);
 /* The module at FQN (call names like "n@1" allowed; "" = root), or NULL. */
 exdb_umodule *exdb_unflatten_module(const exdb_unflatten *u, const char *fqn);
+/* "n@K": call K (>= 1) of the InterpreterModuleDispatcher at n, as bt, dce
+ * and render name it, when no module sits at that path; its module and
+ * *call = K, else NULL. */
+exdb_umodule *exdb_unflatten_dispatch_call(const exdb_unflatten *u, const char *name,
+                                           uint32_t *call);
 const char *exdb_uevent_kind_name(int kind);
 /* The Python class of a module object: "torch.nn.Module", "InterpreterModule",
  * "InterpreterModuleDispatcher", "UnflattenedModule" or "GraphModule". */

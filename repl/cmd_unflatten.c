@@ -1401,7 +1401,7 @@ static void module_json(void *vctx, const char *fqn, exdb_umodule *m) {
     cJSON_AddStringToObject(o, "fqn", fqn);
     cJSON_AddStringToObject(o, "kind",
                             m->kind == EXDB_UMOD_PLAIN ? "Module" : exdb_umod_kind_name(m));
-    if (m->type)
+    if (m->type && m->kind != EXDB_UMOD_GRAPH) /* type_name(): a GraphModule has none */
         cJSON_AddStringToObject(o, "type", m->type);
     else
         cJSON_AddNullToObject(o, "type");

@@ -26,7 +26,7 @@ import torch  # noqa: E402
 import oracle  # noqa: E402
 
 
-def export_one(outdir, name, make, strict, preserve, dynamic=None, meta=None):
+def export_one(outdir, name, make, strict, preserve, dynamic=None, meta=None, post=None):
     d = os.path.join(outdir, name)
     if os.path.isdir(d):
         shutil.rmtree(d)
@@ -38,11 +38,18 @@ def export_one(outdir, name, make, strict, preserve, dynamic=None, meta=None):
         ep = torch.export.export(mod, args, kwargs or None, strict=strict,
                                  preserve_module_call_signature=tuple(preserve),
                                  dynamic_shapes=dynamic)
+        if post:
+            ep = post(ep)
     except Exception as e:  # noqa: BLE001 - torch refusing is the answer
         oracle.write_refusal(d, e, extra)
         print(f"{name}: torch refuses: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
         return False
-    a = oracle.write(ep, d, extra)
+    try:
+        a = oracle.write(ep, d, extra)
+    except Exception as e:  # noqa: BLE001 - e.g. torch.export.save refusing a constant
+        oracle.write_refusal(d, e, dict(extra, refused_by="torch.export.save"))
+        print(f"{name}: torch refuses to save: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+        return False
     err = a["unflatten"]["error"]
     print(f"{name}: exported, unflatten " + ("ok" if not err else f"raises {err['type']}"))
     return True
@@ -68,7 +75,7 @@ def main(argv):
         for name, s, st, p in scenarios.variants():
             if fnmatch.fnmatch(name, pat) and mine():
                 export_one(outdir, name, s["make"], st, p, s["dynamic"],
-                           {"upstream": s["upstream"]})
+                           {"upstream": s["upstream"]}, s.get("post"))
     elif what == "random":
         import randgen
         n, seed = int(argv[3]), int(argv[4])

@@ -29,7 +29,7 @@ answers.json:
                  created, ["EXIT", child_fqn] when it finalizes its outputs
     modules      [[fqn, kind, type]] for named_modules(remove_duplicate=False):
                  kind = UnflattenedModule | InterpreterModule |
-                 InterpreterModuleDispatcher | Module; type = the module's _ty
+                 InterpreterModuleDispatcher | GraphModule | Module; type = the module's _ty
                  (the original class from nn_module_stack), or null
     graphs       {fqn: str(graph)} for every module with a graph; a dispatcher's
                  calls as {fqn: [str(graph) of each call]}
@@ -131,6 +131,8 @@ def _kind(mod):
     for cls in ("UnflattenedModule", "InterpreterModuleDispatcher", "InterpreterModule"):
         if type(mod).__name__ == cls:
             return cls
+    if isinstance(mod, torch.fx.GraphModule):
+        return "GraphModule"  # a HOP subgraph moved in by _copy_graph_attrs
     return "Module"
 
 

@@ -1,0 +1,55 @@
+"""scenarios_more.py - scenarios beyond upstream's tests, for behaviour the
+conformance corpus found or the issues name, registered into
+scenarios.REGISTRY.
+"""
+import torch
+import torch.nn as nn
+
+from scenarios import scenario
+
+
+class _Tied(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 4)
+        self.body = nn.Linear(4, 4)
+        self.head = nn.Linear(4, 10, bias=False)
+        self.head.weight = self.emb.weight  # one tensor, two names
+
+    def forward(self, ids):
+        return self.head(torch.relu(self.body(self.emb(ids))))
+
+
+@scenario("issue 12: tied embeddings (transformers' tie_word_embeddings)")
+def tied_embeddings():
+    """emb.weight and head.weight are one tensor: export keeps a placeholder
+    per name and feeds both uses from one; unflatten sinks the tensor in
+    both modules, which exdb can know only from the archive's weights config"""
+    return _Tied(), (torch.tensor([[1, 2, 3]]),), {}
+
+
+class _DeadChild(nn.Module):
+    def forward(self, x):
+        unused = torch.sin(x) * 2  # dead: export keeps it, unflatten's dce drops it
+        del unused
+        v, i = torch.max(x, dim=-1)  # a multi-output op with one output unused
+        return x + v.unsqueeze(-1)
+
+
+class _Dead(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c = _DeadChild()
+        self.lin = nn.Linear(3, 3)
+
+    def forward(self, x):
+        y = self.c(x)
+        torch.cos(y)  # dead in the root
+        return self.lin(y)
+
+
+@scenario("issue 12: dead code (unflatten's _remove_effect_tokens runs eliminate_dead_code)")
+def dead_code():
+    """dead nodes and an unused output of a multi-output op, in a child and
+    in the root: torch.export.unflatten removes them before outlining"""
+    return _Dead(), (torch.randn(2, 3),), {}
