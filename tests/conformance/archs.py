@@ -98,7 +98,11 @@ def llama_static_cache():
     """LlamaForCausalLM behind transformers' own ExecuTorch recipe,
     TorchExportableModuleWithStaticCache (what convert_and_export_with_cache
     exports): StaticCache tensors registered as buffers, updated in place by
-    index_copy_ each step, one token in, cache_position in."""
+    index_copy_ each step, one token in, cache_position in. Strict (the
+    recipe's default) finds the cache as those buffers (placeholders named
+    b_static_cache_layers_0_keys...); non-strict lifts it as constants
+    c_*lifted_tensor_* mutated in place and leaves b_key_cache_* unused
+    (see _rebinding)."""
     t = _quiet()
     from transformers.integrations.executorch import TorchExportableModuleWithStaticCache
     cfg = _llama_cfg(t)
@@ -156,7 +160,8 @@ def llama_kv_buffers():
 
 
 def gpt2_static_cache():
-    """GPT2LMHeadModel (tied) behind TorchExportableModuleWithStaticCache."""
+    """GPT2LMHeadModel (tied) behind TorchExportableModuleWithStaticCache,
+    non-strict: the cache becomes lifted constants (see _rebinding)."""
     t = _quiet()
     from transformers.integrations.executorch import TorchExportableModuleWithStaticCache
     cfg = t.GPT2Config(vocab_size=VOCAB, n_positions=32, n_embd=32, n_layer=2, n_head=2,
@@ -424,9 +429,16 @@ def programs():
     add("vit", vit, True)
     add("whisper_encoder", whisper_encoder, False)
     add("whisper_full", whisper_full, False)
-    add("t5_encoder", t5_encoder, True)                   # Seq2SeqLMExportableModule's way
+    # Seq2SeqLMExportableModule's way: strict, sequence dims dynamic up to
+    # max_hidden_seq_length (gen.py does not export under torch.no_grad as
+    # the recipe does; for T5 strict that keeps two aten.contiguous nodes)
+    enc_seq = torch.export.Dim("encoder_seq_length", max=4096)
+    add("t5_encoder", t5_encoder, True, dynamic={"input_ids": {1: enc_seq}})
     add("t5_encoder_model", t5_encoder_model, False)
-    add("t5_decoder_static_cache", t5_decoder_static_cache, True)
+    hid_seq = torch.export.Dim("encoder_hidden_seq_length", max=4096)
+    add("t5_decoder_static_cache", t5_decoder_static_cache, True,
+        dynamic={"decoder_input_ids": None, "encoder_hidden_states": {1: hid_seq},
+                 "cache_position": None})
     add("t5_full", t5_full, False)
     add("albert", albert, False)
     add("albert", albert, True)

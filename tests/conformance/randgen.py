@@ -394,7 +394,7 @@ def plan(seed, i):
         if kind in ("tuple", "dict"):
             n = rng.randint(1 if kind == "dict" else 2, 3)
             ent = ["v" for _ in range(n)]
-            if rng.random() < 0.3:
+            if rng.random() < 0.35:
                 ent.insert(rng.randint(0, n), None)
             out = (kind, ent) if kind == "tuple" else (kind, ent, [f"k{j}" for j in range(len(ent))])
             nslot = n
@@ -455,6 +455,7 @@ def plan(seed, i):
                                 and (id(bs) in mutated or "leaf" in bs) and rng.random() < 0.6):
                             ops.append(("bread", bp, pick(env)))
                             env += 1
+                            feats["read_mutated_child_buffer"] = 1
                     continue
                 if it[0] == "bmut":
                     ops.append(("bmut", rng.choice(bufpaths),
@@ -465,7 +466,7 @@ def plan(seed, i):
                                      ("mm", 1.5 if any(len(sh) == 2 for _, sh in s["params"]) else 0),
                                      ("bread", 1 if (bufpaths or dbufs) else 0),
                                      ("bmut", 1.5 if bufpaths else 0),
-                                     ("cbmut", 0.3 if dbufs else 0)])
+                                     ("cbmut", 0.15 if dbufs else 0)])
                 if opk == "un":
                     ops.append(("un", rng.choice(UNARY), pick(env)))
                 elif opk == "bin":
@@ -540,19 +541,37 @@ def plan(seed, i):
     all_specs = [root] + [c for _, c in _descendants(root)]
     feats["depth"] = max(s["level"] for s in all_specs)
     preserve = ()
+    calls, live = trace(root)
+    if any(not (inst & live) for _, _, inst in calls):
+        feats["call_all_dead"] = 1   # a call whose every node unflatten removes
     if rng.random() < 0.25:
         cand = []
+        by_fqn = {x.get("resolved", x)["fqn"]: x.get("resolved", x) for x in all_specs}
         for s in all_specs[1:]:
             s = s.get("resolved", s)
-            if s.get("ncalls", 0) != 1:
+            n = s.get("ncalls", 0)
+            mine = [(f, inst) for f, c, inst in calls if c is s]
+            # called, always under its own name (not through an alias: strict
+            # export cannot find the signature then), inside ancestors called
+            # once (torch's dispatcher does not find calls nested in foo@1)
+            if not mine or any(f != s["fqn"] for f, _ in mine):
                 continue
-            # called once, under its own name (no alias)
-            direct = any(_called_as(t, s) for t in all_specs)
-            if direct:
-                cand.append(s["fqn"])
+            parts = s["fqn"].split(".")
+            if any(by_fqn[".".join(parts[:j])].get("ncalls", 0) != 1 for j in range(1, len(parts))):
+                continue
+            # called several times: torch makes a dispatcher of its calls; every
+            # call must have the same argument structure (fixed below), pass no
+            # python int (no "mode"), and leave nodes after unflatten's dead
+            # code removal (else torch cannot find the call's module)
+            if n > 1 and not (s.get("plan", {}).get("select") != "mode"
+                              and all(inst & live for _, inst in mine)):
+                continue
+            cand.append(s["fqn"])
         if cand:
             k = 1 if len(cand) == 1 or rng.random() < 0.6 else 2
             preserve = tuple(sorted(rng.sample(cand, k)))
+            for f in preserve:
+                _same_call_structure(all_specs, f)
     dynamic = rng.random() < 0.3
     root_kw = [n for n in root["inputs"] if n == "z" or (n == "y" and rng.random() < 0.5)]
     if "y" in root["inputs"] and "y" not in root_kw and "z" in root["inputs"]:
@@ -564,15 +583,134 @@ def plan(seed, i):
             "preserve": preserve, "dynamic": dynamic, "features": feats}
 
 
-def _called_as(caller, s):
-    """whether caller calls s by its canonical fqn (relative)."""
-    if "calls" not in caller:
-        return False
-    pre = caller["fqn"] + "." if caller["fqn"] else ""
-    for p, c in caller["calls"]:
-        if (c is s or c.get("resolved") is s) and pre + p == s["fqn"]:
-            return True
-    return False
+def _side_effects(spec):
+    """whether calling spec mutates a buffer (so unflatten keeps its nodes)"""
+    spec = spec.get("resolved", _real(spec))
+    if "leaf" in spec:
+        return spec["leaf"] == "BatchNorm1d"
+    for v in spec["plan"]["variants"]:
+        for op in v["ops"]:
+            if op[0] == "bmut":
+                return True
+    return any(_side_effects(c) for _, c in spec["children"])
+
+
+def _path_spec(spec, path):
+    """the spec a call path (child names, aliases) relative to spec names"""
+    for p in path.split("."):
+        spec = spec.get("resolved", _real(spec))
+        kids = dict(spec["children"])
+        if p in kids:
+            spec = kids[p]
+        else:
+            spec = _path_spec(spec, dict(spec["aliases"])[p])
+    return spec.get("resolved", _real(spec))
+
+
+def trace(root):
+    """run the plan on abstract values, as export would trace it: every op is
+    a node (its inputs, whether it mutates state, the call instance it runs
+    in). Returns (calls, live): calls = [(fqn, spec, set of node ids of the
+    instance and its nested calls)] in call order; live = the node ids that
+    survive unflatten's dead code removal (reachable backwards from the
+    outputs or from an in-place mutation)."""
+    deps, effect = [], []
+    calls = []
+    counters = {}
+
+    def node(d, eff=False):
+        deps.append(list(d))
+        effect.append(eff)
+        for inst in stack:
+            inst.add(len(deps) - 1)
+        return len(deps) - 1
+
+    stack = []
+
+    def run(spec, fqn, args, mode):
+        # args: {name: value}; a value is a node id or ("in", name) for inputs
+        spec = spec.get("resolved", _real(spec))
+        inst = set()
+        calls.append((fqn, spec, inst))
+        stack.append(inst)
+        try:
+            if "leaf" in spec:
+                x = args["x"]
+                if spec["leaf"] == "BatchNorm1d":
+                    node([x], True)
+                return [node([x])]
+            pl = spec["plan"]
+            env = [args[n] for n in spec["inputs"]]
+            nv = len(pl["variants"])
+            if pl["select"] == "counter":
+                k = counters.get(spec["fqn"], 0)
+                counters[spec["fqn"]] = k + 1
+                v = k % nv
+            elif pl["select"] == "mode":
+                v = (mode or 0) % nv
+            else:
+                v = 0
+            var = pl["variants"][v]
+            for op in var["ops"]:
+                if op[0] == "bmut":
+                    node([env[j] for j in _op_uses(op)], True)
+                elif op[0] == "call":
+                    a = {}
+                    for how, name, i, sl in op[2]:
+                        a[name] = node([env[i]]) if sl else env[i]
+                    target = _path_spec(spec, op[1])
+                    env += run(target, (fqn + "." if fqn else "") + op[1], a, op[3])
+                else:
+                    env.append(node([env[j] for j in _op_uses(op)]))
+            return [env[j] for j in var["out"]]
+        finally:
+            stack.pop()
+
+    outs = run(root, "", {n: ("in", n) for n in root["inputs"]}, None)
+    live = set()
+    work = [o for o in outs if not isinstance(o, tuple)]
+    work += [j for j, e in enumerate(effect) if e]
+    while work:
+        j = work.pop()
+        if isinstance(j, tuple) or j in live:
+            continue
+        live.add(j)
+        work += deps[j]
+    return calls[1:], live
+
+
+def _same_call_structure(all_specs, fqn):
+    """give every call of the preserved module fqn the first call's argument
+    structure (positional / keyword): torch wants one in_spec for all calls"""
+    first = None
+    for t in all_specs:
+        t = t.get("resolved", t)
+        if "plan" not in t:
+            continue
+        pre = t["fqn"] + "." if t["fqn"] else ""
+        for var in t["plan"]["variants"]:
+            for j, op in enumerate(var["ops"]):
+                if op[0] != "call" or pre + op[1] != fqn:
+                    continue
+                hows = [a[0] for a in op[2]]
+                if first is None:
+                    first = hows
+                elif hows != first:
+                    var["ops"][j] = (op[0], op[1], [(h,) + tuple(a[1:]) for h, a in zip(first, op[2])],
+                                     op[3], op[4])
+
+
+def _op_uses(op):
+    k = op[0]
+    if k in ("un", "mm", "bread"):
+        return [op[2]]
+    if k == "bin":
+        return [op[2], op[3]]
+    if k == "par" or (k == "bmut" and op[2] != "add1"):
+        return [op[3]]
+    if k == "bmut":
+        return []
+    return [a[2] for a in op[2]]
 
 
 def _features(root, feats, strict, preserve, dynamic):
@@ -584,6 +722,17 @@ def _features(root, feats, strict, preserve, dynamic):
                 feats["multi_" + s["plan"]["select"]] = 1
         if "plan" in s:
             for v in s["plan"]["variants"]:
+                used = set(v["out"])
+                for op in v["ops"]:
+                    used.update(_op_uses(op))
+                n = len(s["inputs"])
+                for op in v["ops"]:
+                    if op[0] == "call":
+                        if not used.intersection(range(n, n + op[4])):
+                            feats["call_result_unused"] = 1
+                        n += op[4]
+                    elif op[0] != "bmut":
+                        n += 1
                 for op in v["ops"]:
                     if op[0] == "call":
                         if any(a[3] for a in op[2]):
@@ -731,6 +880,8 @@ def describe(pl):
 
 
 def main(argv):
+    import signal
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     if len(argv) < 3:
         print(__doc__, file=sys.stderr)
         return 2
