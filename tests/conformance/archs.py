@@ -398,16 +398,24 @@ def gemma3_hybrid_cache():
 # ---- the registry -------------------------------------------------------------
 
 def programs():
-    """(name, make, strict, preserve, dynamic) for every program."""
+    """(name, make, strict, preserve, dynamic, post) for every program; post
+    (or None) is applied to the ExportedProgram before it is saved."""
     out = []
 
-    def add(name, make, strict, preserve=(), dynamic=None):
+    def add(name, make, strict, preserve=(), dynamic=None, post=None):
         tag = name + ("__strict" if strict else "__nonstrict")
         if preserve:
             tag += "__preserve"
         if dynamic is not None:
             tag += "__dynamic"
-        out.append((tag, make, strict, tuple(preserve), dynamic))
+        if post is not None:
+            tag += "__" + post.__name__
+        out.append((tag, make, strict, tuple(preserve), dynamic, post))
+
+    def functional(ep):
+        """the functional IR: run_decompositions() turns in-place buffer
+        updates into BUFFER_MUTATION outputs that unflatten copies back"""
+        return ep.run_decompositions()
 
     add("gpt2_lm", gpt2_lm, False)
     add("gpt2_lm", gpt2_lm, True)
@@ -448,4 +456,11 @@ def programs():
     add("qwen2_dynamic_cache", qwen2_dynamic_cache, False)
     add("gemma3_hybrid_cache", gemma3_hybrid_cache, False)
     add("gemma3_hybrid_cache", gemma3_hybrid_cache, True)
+    # functional IR, as a user calling run_decompositions() gets it
+    for name, make, strict in (("gpt2_lm", gpt2_lm, False), ("llama_kv_buffers", llama_kv_buffers, False),
+                               ("bert", bert, True), ("vit", vit, False),
+                               ("whisper_encoder", whisper_encoder, False), ("t5_full", t5_full, False),
+                               ("mixtral", mixtral, False),
+                               ("gemma3_hybrid_cache", gemma3_hybrid_cache, True)):
+        add(name, make, strict, post=functional)
     return out

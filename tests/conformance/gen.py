@@ -72,10 +72,10 @@ def main(argv):
     if what == "scenarios":
         import scenarios
         pat = argv[3] if len(argv) > 3 else "*"
-        for name, s, st, p in scenarios.variants():
+        for name, s, st, p, post in scenarios.variants():
             if fnmatch.fnmatch(name, pat) and mine():
                 export_one(outdir, name, s["make"], st, p, s["dynamic"],
-                           {"upstream": s["upstream"]}, s.get("post"))
+                           {"upstream": s["upstream"]}, post)
     elif what == "random":
         import randgen
         n, seed = int(argv[3]), int(argv[4])
@@ -87,9 +87,9 @@ def main(argv):
     elif what == "archs":
         import archs
         pat = argv[3] if len(argv) > 3 else "*"
-        for name, make, st, p, dyn in archs.programs():
+        for name, make, st, p, dyn, post in archs.programs():
             if fnmatch.fnmatch(name, pat) and mine():
-                export_one(outdir, name, make, st, p, dyn)
+                export_one(outdir, name, make, st, p, dyn, post=post)
     else:
         print(__doc__, file=sys.stderr)
         return 2

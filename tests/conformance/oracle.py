@@ -23,6 +23,8 @@ answers.json:
     error        null, or {"type": ..., "message": ...} when unflatten raised
     trace        _ModuleFrame's verbose printing (STEP / copying /
                  Creating new stack frame for / outlining ...), as torch prints it
+    stdout       what unflatten itself printed (torch 2.13's _IVals prints
+                 "Checking mutability ..." lines)
     events       the outliner's structural events, from wrappers on _ModuleFrame:
                  ["COPY", frame_fqn, node] for copy_node (frame_fqn is the frame's
                  child_fqn, "" the root), ["ENTER", child_fqn] when a frame is
@@ -151,13 +153,15 @@ def _module_graphs(uf):
 
 def unflatten_answers(ep):
     ans = {"error": None}
-    with _Trace() as tr:
+    out = io.StringIO()
+    with _Trace() as tr, contextlib.redirect_stdout(out):
         try:
             uf = torch.export.unflatten(ep)
         except Exception as e:  # noqa: BLE001 - torch's own error is the answer
             uf = None
             ans["error"] = _err(e)
     ans["trace"] = tr.out.getvalue()
+    ans["stdout"] = out.getvalue()
     ans["events"] = tr.events
     if uf is None:
         return ans
@@ -179,7 +183,8 @@ def unflatten_answers(ep):
     # under two names is one graph: the first name counts)
     dce, seen = {}, set()
     try:
-        uf2 = torch.export.unflatten(ep)
+        with contextlib.redirect_stdout(io.StringIO()):
+            uf2 = torch.export.unflatten(ep)
         for fqn, label, g in _module_graphs(uf2):
             if id(g) in seen:
                 continue

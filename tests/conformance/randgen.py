@@ -368,14 +368,28 @@ def plan(seed, i):
     # -- forwards, bottom up
     mutated = set()   # id(spec) of modules whose buffer is mutated
 
+    used = set()   # env values of the variant being generated that an op reads
+
     def pick(n):
-        return n - 1 - min(int(rng.expovariate(0.8)), n - 1)
+        # mostly a value nothing reads yet (connected graphs, fewer dead
+        # calls), else a recent one
+        free = [j for j in range(n) if j not in used]
+        if free and rng.random() < 0.55:
+            j = free[-1] if rng.random() < 0.7 else rng.choice(free)
+        else:
+            j = n - 1 - min(int(rng.expovariate(0.8)), n - 1)
+        used.add(j)
+        return j
 
     def nout_of(c):
         c = _real(c)
         return 1 if "leaf" in c else c["nout"]
 
     any_bn = _has_bn(root)
+    # a tidy program uses every value it computes (no call is dead code)
+    tidy = rng.random() < 0.5
+    if tidy:
+        feats["tidy"] = 1
 
     def gen_forward(s):
         root_ = s["level"] == 0
@@ -415,6 +429,7 @@ def plan(seed, i):
         variants = []
         for v in range(nvar):
             env = len(s["inputs"])
+            used.clear()
             ops = []
             items = [("call", p, c) for p, c in s["calls"]]
             nother = rng.randint(1, 4) + v
@@ -499,9 +514,17 @@ def plan(seed, i):
             if v == 1:
                 ops.append(("un", rng.choice(UNARY), pick(env)))
                 env += 1
+            if tidy:
+                # fold every value nothing reads into the result: no dead code
+                free = [j for j in range(len(s["inputs"]), env) if j not in used]
+                for j in free[:-1] if free and free[-1] == env - 1 else free:
+                    ops.append(("bin", "add", env - 1, j))
+                    used.update((env - 1, j))
+                    env += 1
             slots = []
             if nslot:
-                slots = [env - 1] + [pick(env) if rng.random() < 0.5 else rng.randrange(env)
+                used.add(env - 1)
+                slots = [env - 1] + [pick(env) if rng.random() < 0.8 else rng.randrange(env)
                                      for _ in range(nslot - 1)]
                 rng.shuffle(slots)
             variants.append({"ops": ops, "out": slots})
@@ -763,6 +786,9 @@ def _features(root, feats, strict, preserve, dynamic):
         feats["strict"] = 1
     if preserve:
         feats["preserve"] = 1
+        by_fqn = {s.get("resolved", s)["fqn"]: s.get("resolved", s) for s in specs}
+        if any(by_fqn[f].get("ncalls", 0) > 1 for f in preserve):
+            feats["preserve_multi_call"] = 1
     if dynamic:
         feats["dynamic"] = 1
 

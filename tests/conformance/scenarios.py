@@ -18,11 +18,15 @@ import torch.nn as nn
 REGISTRY = []
 
 
-def scenario(upstream, strict=(True, False), preserve=((),), dynamic=None, post=None):
+def scenario(upstream, strict=(True, False), preserve=((),), dynamic=None, post=None,
+             functional=False):
+    """functional=True adds a variant of each (name __functional) exported
+    then ep.run_decompositions(): the functional IR, where buffer and input
+    mutations are outputs that unflatten copies back (_IVals, copy_)."""
     def deco(fn):
         REGISTRY.append({"name": fn.__name__, "make": fn, "upstream": upstream,
                          "strict": strict, "preserve": preserve, "dynamic": dynamic,
-                         "post": post})
+                         "post": post, "functional": functional})
         return fn
     return deco
 
@@ -34,7 +38,8 @@ def decompose(ep):
 
 
 def variants():
-    """(variant name, scenario dict, strict, preserve tuple) for every variant."""
+    """(variant name, scenario dict, strict, preserve tuple, post) for every
+    variant."""
     for s in REGISTRY:
         for st in s["strict"]:
             npres = [p for p in s["preserve"] if p]
@@ -43,7 +48,9 @@ def variants():
                 if p:
                     i = npres.index(p)
                     name += "__preserve" + (str(i + 1) if i else "")
-                yield name, s, st, tuple(p)
+                yield name, s, st, tuple(p), s["post"]
+                if s["functional"]:
+                    yield name + "__functional", s, st, tuple(p), decompose
 
 
 # =====================================================================
@@ -278,7 +285,7 @@ class _BufferMutation(nn.Module):
         return x * self.rootparam
 
 
-@scenario("test_unflatten.py::test_unflatten_buffer_mutation", strict=(True,))
+@scenario("test_unflatten.py::test_unflatten_buffer_mutation", strict=(True,), functional=True)
 def buffer_mutation():
     """a child mutates its own buffer in place (copy_ put back by unflatten)"""
     return _BufferMutation(), (torch.rand(2, 3),), {}

@@ -275,7 +275,7 @@ def random_dag_5():
     return N0(), (torch.ones(1),), {}
 
 
-@scenario("test_export.py::test_unflatten_random_dag_mutating_buf_4")
+@scenario("test_export.py::test_unflatten_random_dag_mutating_buf_4", functional=True)
 def random_dag_mutating_buf_4():
     """buffers read and add_-ed across module boundaries (ivals), skip-level calls"""
     N0 = _dag_classes({0: ["n1", "n1.n2", "n1.n2.n3"], 1: ["n2", "n2.n3"], 2: [], 3: []},
@@ -286,7 +286,7 @@ def random_dag_mutating_buf_4():
 
 
 @scenario("test_export.py::test_unflatten_random_dag_mutating_buf_preserving_4",
-          preserve=(("n1", "n1.n2", "n1.n2.n3"),))
+          preserve=(("n1", "n1.n2", "n1.n2.n3"),), functional=True)
 def random_dag_mutating_buf_preserving_4():
     """preserved chain; a mutated buffer's intermediate read in another module (_IVals.read)"""
     N0 = _dag_classes({0: ["n1.n2", "n1.n2.n3"], 1: ["n2"], 2: ["n3"], 3: []},

@@ -40,7 +40,7 @@ class _BUFoo(nn.Module):
 
 
 @scenario("test_export.py::test_unflatten_buffer_update_child2parent_swap",
-          strict=(False,), preserve=(("child",),))
+          strict=(False,), preserve=(("child",),), functional=True)
 def buffer_update_child2parent_swap():
     """preserved child called 3x mutates its buffer; the parent reads it between calls"""
     return _BUFoo(), (torch.ones(2, 3),), {}
@@ -64,7 +64,7 @@ class _PUFoo(nn.Module):
 
 
 @scenario("test_export.py::test_unflatten_placeholder_update_child2parent_swap",
-          strict=(False,), preserve=(("child",),))
+          strict=(False,), preserve=(("child",),), functional=True)
 def placeholder_update_child2parent_swap():
     """in-place op on the user input inside a preserved child"""
     return _PUFoo(), (torch.ones(3, 10),), {}
@@ -111,7 +111,7 @@ class _GCFoo(nn.Module):
 
 
 @scenario("test_export.py::test_unflatten_placeholder_update_grandchild2cousin_swap",
-          strict=(False,), preserve=(("child",),))
+          strict=(False,), preserve=(("child",),), functional=True)
 def placeholder_update_grandchild2cousin_swap():
     """an aliasing .to in a grandchild of a preserved child; a cousin subtree"""
     return _GCFoo(), (torch.ones(2, 3),), {}
@@ -135,7 +135,7 @@ class _PPFoo(nn.Module):
 
 
 @scenario("test_export.py::test_placeholder_update_preserving (ep.module() only upstream)",
-          preserve=((), ("child",)))
+          preserve=((), ("child",)), functional=True)
 def placeholder_update_preserving():
     """a child add_-s the user input; the parent reads the mutated input"""
     return _PPFoo(), (torch.ones(2, 3),), {}
