@@ -33,6 +33,8 @@ if [ $rc = 3 ]; then
 fi
 [ $rc = 0 ] || exit $rc
 py=build/venv/bin/python
+# set iteration order in torch (e.g. _copy_graph_attrs) the same in every run
+export PYTHONHASHSEED=0
 gen() { # CORPUS OUTDIR ARGS...: generate in $jobs shards, one log per shard
     what=$1 out=$2
     shift 2

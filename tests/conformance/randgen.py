@@ -516,11 +516,14 @@ def plan(seed, i):
                 env += 1
             if tidy:
                 # fold every value nothing reads into the result: no dead code
-                free = [j for j in range(len(s["inputs"]), env) if j not in used]
+                free = [j for j in range(env) if j not in used]
                 for j in free[:-1] if free and free[-1] == env - 1 else free:
                     ops.append(("bin", "add", env - 1, j))
                     used.update((env - 1, j))
                     env += 1
+                if kind == "none":
+                    # returns nothing: keep the result through a mutation
+                    ops.append(("bmut", rng.choice(bufpaths), "add_mean", env - 1))
             slots = []
             if nslot:
                 used.add(env - 1)
