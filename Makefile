@@ -156,8 +156,8 @@ clean:
 # build/fuzz/corpus/ and crash files to build/fuzz/artifacts/. The regression
 # replays (tests/run_fuzz_regressions.extra.sh) use build/san/fuzz-replay/, the
 # same harnesses linked without libFuzzer against the ASan+UBSan objects.
-# clang, or Debian 12's clang-14 (scripts/deps.sh test installs clang-14 and
-# libclang-rt-14-dev, which holds libFuzzer).
+# clang (scripts/deps.sh test installs the release's clang and libclang-rt-dev,
+# which holds libFuzzer), or clang-14.
 ifeq ($(origin FUZZ_CC),undefined)
 FUZZ_CC := $(or $(shell command -v clang 2>/dev/null),$(shell command -v clang-14 2>/dev/null),clang)
 endif

@@ -14,14 +14,15 @@ need=""
 have_pc() { pkg-config --exists "$1" 2>/dev/null; }
 have_cmd() { command -v "$1" >/dev/null 2>&1; }
 # A clang that links libFuzzer (-fsanitize=fuzzer): the fuzz harnesses that
-# `make test` runs for a few seconds each (tests/fuzz). Debian 12 splits it
-# into clang-14 (the compiler) and libclang-rt-14-dev (the fuzzer, ASan and
-# UBSan runtimes).
+# `make test` runs for a few seconds each (tests/fuzz). Debian splits it into
+# clang (the release's default compiler: clang-14 on Debian 12, clang-19 on
+# 13) and libclang-rt-dev (its fuzzer, ASan and UBSan runtimes); both names
+# are metapackages on both releases.
 have_libfuzzer() {
     t=$(mktemp -d) || return 1
     printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return d && !n; }\n' >"$t/f.c"
     ok=1
-    for c in clang clang-14; do
+    for c in clang clang-19 clang-14; do
         if have_cmd "$c" && "$c" -fsanitize=fuzzer,address "$t/f.c" -o "$t/f" >/dev/null 2>&1; then
             ok=0
             break
@@ -44,7 +45,7 @@ if [ "$1" = "test" ]; then
     have_cmd python3 || need="$need python3"
     have_cmd xmllint || need="$need libxml2-utils"
     have_cmd tmux || need="$need tmux"
-    have_libfuzzer || need="$need clang-14 libclang-rt-14-dev"
+    have_libfuzzer || need="$need clang libclang-rt-dev"
     # the HTML viewer's test (tests/viz/html_chromium.sh) drives headless Chromium
     have_cmd chromium || need="$need chromium"
 fi
