@@ -56,12 +56,12 @@ static int collect_module(exdb_modgraphs *gs, const exdb_unflatten *u, const cha
                 continue;
             const char *name = i ? exdb_arena_printf(&gs->arena, "%s@%u", fqn, i)
                                  : exdb_arena_strdup(&gs->arena, fqn);
-            if (!name || push(gs, (exdb_modgraph){name, NULL, c, NULL, c->graph, -1}) < 0)
+            if (!name || push(gs, (exdb_modgraph){name, NULL, c, NULL, c->graph, -1, NULL}) < 0)
                 return -1;
         }
     } else if (m->graph) {
         const char *name = exdb_arena_strdup(&gs->arena, fqn);
-        if (!name || push(gs, (exdb_modgraph){name, NULL, m, NULL, m->graph, -1}) < 0)
+        if (!name || push(gs, (exdb_modgraph){name, NULL, m, NULL, m->graph, -1, NULL}) < 0)
             return -1;
     }
     if (gs->n > first)
@@ -75,7 +75,7 @@ static int collect_module(exdb_modgraphs *gs, const exdb_unflatten *u, const cha
         const char *sub = exdb_arena_strdup(&gs->arena, d->keys[i]);
         if (!name || !sub)
             return -1;
-        exdb_modgraph e = {name, sub, c, program_subgraph(u->prog, d->keys[i]), c->graph, own};
+        exdb_modgraph e = {name, sub, c, program_subgraph(u->prog, d->keys[i]), c->graph, own, NULL};
         if (push(gs, e) < 0)
             return -1;
     }
@@ -121,7 +121,7 @@ int exdb_modgraphs_collect(exdb_modgraphs *gs, const exdb_unflatten *u, const ch
         const char *sub = exdb_arena_strdup(&gs->arena, dot ? dot + 1 : fqn);
         if (!parent || !sub)
             return exdb_errorf(err, "out of memory");
-        exdb_modgraph e = {parent, sub, m, program_subgraph(u->prog, sub), m->graph, -1};
+        exdb_modgraph e = {parent, sub, m, program_subgraph(u->prog, sub), m->graph, -1, NULL};
         return push(gs, e) < 0 ? exdb_errorf(err, "out of memory") : 0;
     }
     if (collect_module(gs, u, fqn, m) < 0)
@@ -158,6 +158,33 @@ static exdb_attr_kind owner_kind(void *vctx, const char *qual) {
     exdb_umodule *m = o->m;
     char atom[512];
     const char *s = qual;
+    if (m && m->gm && !o->src) {
+        /* an InterpreterModule's own graph: its owning_module is the
+         * GraphModule finalize() made (finalize.c), through its copies */
+        const exdb_ugm *v = m->gm;
+        for (;;) {
+            const char *e = strchr(s, '.');
+            size_t len = e ? (size_t)(e - s) : strlen(s);
+            const exdb_ugm *c = v->kids;
+            while (c && !(strlen(c->atom) == len && memcmp(c->atom, s, len) == 0))
+                c = c->next;
+            if (!c)
+                return EXDB_ATTR_MISSING;
+            if (c->module) { /* the real object: getattr goes on in it */
+                if (!e)
+                    return EXDB_ATTR_MODULE;
+                m = c->module;
+                s = e + 1;
+                break;
+            }
+            if (c->attr)
+                return e ? EXDB_ATTR_MISSING : EXDB_ATTR_OTHER;
+            if (!e)
+                return EXDB_ATTR_MODULE; /* a fresh nn.Module */
+            v = c;
+            s = e + 1;
+        }
+    }
     for (int first = 1;; first = 0) {
         const char *e = strchr(s, '.');
         size_t len = e ? (size_t)(e - s) : strlen(s);
@@ -213,33 +240,34 @@ static int still_used(const exdb_graph *parent, const exdb_dce_log *plog, const 
     return 0;
 }
 
-int exdb_modgraphs_dce(const exdb_modgraphs *gs, const exdb_unflatten *u, const exdb_dce_opts *o,
+int exdb_modgraphs_dce(exdb_modgraphs *gs, const exdb_unflatten *u, const exdb_dce_opts *o,
                        exdb_dce_log *logs, exdb_error *err) {
-    /* FX lints each graph (with its owning module) before touching it; lint
-     * them all first so a refusal leaves the whole tree as it was */
-    exdb_lint_report r;
-    exdb_lint_report_init(&r);
-    for (uint32_t i = 0; i < gs->n && !r.count[EXDB_SEV_ERROR]; i++)
+    /* FX lints each graph (with its owning module) before touching it: a
+     * graph that does not lint raises, and is left as it was */
+    for (uint32_t i = 0; i < gs->n; i++) {
+        exdb_lint_report r;
+        exdb_lint_report_init(&r);
         exdb_modgraph_lint(&r, u, &gs->items[i]);
-    if (r.oom) {
-        exdb_lint_report_free(&r);
-        return exdb_errorf(err, "out of memory");
-    }
-    for (uint32_t i = 0; i < r.n; i++)
-        if (r.items[i].sev == EXDB_SEV_ERROR) {
-            const exdb_finding *f = &r.items[i];
-            exdb_errorf(err, "dce: the graph of module %s%s%s does not lint: %s",
-                        f->module && f->module[0] ? f->module : "<root>",
-                        f->graph ? ", subgraph " : "", f->graph ? f->graph : "", f->what);
+        if (r.oom) {
             exdb_lint_report_free(&r);
-            return -1;
+            return exdb_errorf(err, "out of memory");
         }
-    exdb_lint_report_free(&r);
+        gs->items[i].refused = NULL;
+        for (uint32_t k = 0; k < r.n && !gs->items[i].refused; k++)
+            if (r.items[k].sev == EXDB_SEV_ERROR &&
+                !(gs->items[i].refused = exdb_arena_strdup(&gs->arena, r.items[k].what))) {
+                exdb_lint_report_free(&r);
+                return exdb_errorf(err, "out of memory");
+            }
+        exdb_lint_report_free(&r);
+    }
     exdb_dce_opts opts = *o;
     opts.module_impure = NULL; /* InterpreterModule defines no _is_impure */
     int total = 0;
     for (uint32_t i = 0; i < gs->n; i++) {
-        const exdb_modgraph *g = &gs->items[i];
+        exdb_modgraph *g = &gs->items[i];
+        if (g->refused || (g->parent >= 0 && gs->items[g->parent].refused))
+            continue;
         if (g->parent >= 0 &&
             !still_used(gs->items[g->parent].graph, &logs[g->parent], g->subgraph, o->dry_run))
             continue;

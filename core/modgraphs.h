@@ -30,6 +30,7 @@ typedef struct exdb_modgraph {
                               own nested subgraphs are the GraphModule's children */
     exdb_graph *graph;
     int32_t parent; /* subgraphs: index of the entry whose graph uses it, else -1 */
+    const char *refused; /* set by exdb_modgraphs_dce: the lint message that stopped it */
 } exdb_modgraph;
 
 typedef struct exdb_modgraphs {
@@ -54,15 +55,17 @@ int exdb_modgraphs_collect(exdb_modgraphs *gs, const exdb_unflatten *u, const ch
  * module and the subgraph. Returns the number of errors added. */
 uint32_t exdb_modgraph_lint(exdb_lint_report *r, const exdb_unflatten *u, const exdb_modgraph *g);
 
-/* eliminate_dead_code on every entry, in order, as FX with an owning module:
- * each graph is linted first (pass 2 included) and the whole run refuses
- * (-1, the first lint message in err, nothing changed) when one does not
- * lint; a subgraph is visited only while its parent graph still has a
- * get_attr naming it (FX recurses into named children only). call_module is
- * pure (InterpreterModule has no _is_impure), so a dead submodule call goes.
+/* eliminate_dead_code on every entry, in order, as FX with an owning module
+ * when each graph is asked in turn: a graph is linted first (pass 2
+ * included) and one that does not lint is left as it is, with the message
+ * Graph.lint raises in its `refused` (its subgraphs are skipped too); a
+ * subgraph is visited only while its parent graph still has a get_attr
+ * naming it (FX recurses into named children only). call_module is pure
+ * (InterpreterModule has no _is_impure), so a dead submodule call goes.
  * logs[i] (initialised by the caller) records entry i's removals. Returns
- * the number of nodes removed (would be, for a dry run). */
-int exdb_modgraphs_dce(const exdb_modgraphs *gs, const exdb_unflatten *u, const exdb_dce_opts *o,
+ * the number of nodes removed (would be, for a dry run), -1 on out of
+ * memory. */
+int exdb_modgraphs_dce(exdb_modgraphs *gs, const exdb_unflatten *u, const exdb_dce_opts *o,
                        exdb_dce_log *logs, exdb_error *err);
 
 #endif

@@ -319,6 +319,7 @@ int exdb_usink_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
     if (rc == 0) {
         EXDB_WILL_WRITE(&r->arena, removed->done);
         removed->done = 1;
+        rc = exdb_ufinalize(r, m, err); /* if isinstance(module, InterpreterModule) */
     }
     return rc;
 }

@@ -81,6 +81,17 @@ typedef struct exdb_uattr {
     const void *identity;       /* same pointer = same Python object */
 } exdb_uattr;
 
+/* An attribute of the GraphModule InterpreterModule.finalize() made
+ * (finalize.c): a fresh nn.Module holding the copied children (kids), or a
+ * copied real object: a module (resolution goes on in it) or another
+ * attribute. The top node stands for the GraphModule itself. */
+typedef struct exdb_ugm {
+    const char *atom; /* NULL for the top */
+    struct exdb_umodule *module;
+    uint8_t attr;
+    struct exdb_ugm *kids, *next;
+} exdb_ugm;
+
 typedef struct exdb_umodule {
     uint32_t id; /* creation order: the object's identity */
     uint8_t kind;
@@ -90,6 +101,7 @@ typedef struct exdb_umodule {
     exdb_udict attrs;                   /* name -> exdb_uattr* */
     struct exdb_umodule **call_modules; /* DISPATCH */
     uint32_t ncall_modules;
+    const exdb_ugm *gm; /* the graph's owning_module once finalized (INTERP), else NULL */
 } exdb_umodule;
 
 /* ---- the outliner's frames (_ModuleFrame) */
@@ -404,6 +416,8 @@ int exdb_uremap_input(exdb_urun *r, exdb_uframe *f, exdb_node *x, exdb_node **ou
 /* sink.c */
 int exdb_usink_plan(exdb_urun *r, exdb_error *err);
 int exdb_usink_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err);
+/* finalize.c: InterpreterModule.finalize's GraphModule, as m->gm */
+int exdb_ufinalize(exdb_urun *r, exdb_umodule *m, exdb_error *err);
 /* state.c */
 int exdb_ustate_assign(exdb_urun *r, exdb_error *err);
 /* dedup.c */

@@ -344,9 +344,35 @@ static int dce_modules(session *s, const char *fqn, const exdb_dce_opts *o) {
         }
         json_removed(s, arr, g->module, g->subgraph, &logs[i]);
     }
+    /* the graphs FX's eliminate_dead_code raises on (Graph.lint first) */
+    uint32_t nrefused = 0;
+    cJSON *refused = s->json ? cJSON_CreateArray() : NULL;
+    for (uint32_t i = 0; n >= 0 && i < gs.n; i++) {
+        const exdb_modgraph *g = &gs.items[i];
+        if (!g->refused)
+            continue;
+        nrefused++;
+        exdb_buf_printf(&s->buf, "module %s%s%s: not touched, its graph does not lint: %s\n",
+                        g->module[0] ? g->module : "<root>", g->subgraph ? ", subgraph " : "",
+                        g->subgraph ? g->subgraph : "", g->refused);
+        if (refused) {
+            cJSON *e = cJSON_CreateObject();
+            cJSON_AddStringToObject(e, "module", g->module);
+            if (g->subgraph)
+                cJSON_AddStringToObject(e, "graph", g->subgraph);
+            else
+                cJSON_AddNullToObject(e, "graph");
+            cJSON_AddStringToObject(e, "error", g->refused);
+            cJSON_AddItemToArray(refused, e);
+        }
+    }
     cmd_flush(s, 0);
     if (arr)
         cmd_json_add(s, "removed", arr);
+    if (refused && nrefused)
+        cmd_json_add(s, "refused", refused);
+    else
+        cJSON_Delete(refused);
     uint32_t nlogs = gs.n;
     exdb_modgraphs_free(&gs);
     if (n < 0) { /* refused before any change (lint), or out of memory part way */
@@ -362,11 +388,13 @@ static int dce_modules(session *s, const char *fqn, const exdb_dce_opts *o) {
             free_logs(logs, nlogs);
         return cmd_fail(s, "%s", err.msg);
     }
-    if (o->dry_run || n == 0) {
+    if (o->dry_run || n == 0)
         free_logs(logs, nlogs);
-        return 0;
-    }
-    last_set(s, u->run->serial, logs, nlogs, (uint32_t)n);
+    else
+        last_set(s, u->run->serial, logs, nlogs, (uint32_t)n);
+    if (nrefused)
+        return cmd_fail(s, "dce: %u graph%s not lint, so FX's eliminate_dead_code raises on %s",
+                        nrefused, nrefused == 1 ? " does" : "s do", nrefused == 1 ? "it" : "them");
     return 0;
 }
 static int cmd_dce(session *s, int argc, char **argv) {

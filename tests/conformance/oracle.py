@@ -36,7 +36,8 @@ answers.json:
     graphs       {fqn: str(graph)} for every module with a graph; a dispatcher's
                  calls as {fqn: [str(graph) of each call]}
     lint         {fqn: "ok" | "Type: message"}: Graph.lint() of each module
-                 graph (dispatcher calls as fqn#i)
+                 graph, once per graph object under the first path that
+                 reaches it (dispatcher calls as fqn#i)
     dce          {fqn: [removed names]}: eliminate_dead_code() of each module
                  graph, on a fresh unflatten (dispatcher calls as fqn#i)
 
@@ -165,7 +166,7 @@ def unflatten_answers(ep):
     ans["events"] = tr.events
     if uf is None:
         return ans
-    mods, graphs, lint = [], {}, {}
+    mods, graphs, lint, linted = [], {}, {}, set()
     for fqn, mod in uf.named_modules(remove_duplicate=False):
         mods.append([fqn, _kind(mod), getattr(mod, "_ty", None)])
     for fqn, label, g in _module_graphs(uf):
@@ -173,6 +174,9 @@ def unflatten_answers(ep):
             graphs[fqn] = str(g)
         else:
             graphs.setdefault(fqn, []).append(str(g))
+        if id(g) in linted:
+            continue  # one graph reachable under several paths: linted once
+        linted.add(id(g))
         try:
             g.lint()
             lint[label] = "ok"

@@ -33,6 +33,18 @@ the one generic forward of _RandModule, which interprets its plan:
   out      what forward returns: t (a tensor), tuple, dict (entries may be
            None), none; slots are filled per variant
 
+A tidy program (half of them) folds every value nothing reads into its
+module's result, so no call is dead code; in the others, calls whose every
+node unflatten's dead code removal drops are common (trace() finds them).
+
+Export settings: strict in ~25%; dynamic (one torch.export.Dim on the batch
+dim of every input) in ~30%; preserve_module_call_signature in ~25%, of one
+or two modules called under their own name inside ancestors called once --
+a module called several times only if every call leaves nodes and passes
+no python int (torch then makes an InterpreterModuleDispatcher), its calls'
+argument structures made alike. The root's inputs are x and maybe y, z; z
+(and y half the time) are export kwargs.
+
 Tensors are tiny: (2, 4) inputs, (4,) and (4, 4) state.
 """
 import random
@@ -43,7 +55,6 @@ import torch.nn as nn
 
 UNARY = ["relu", "sin", "neg", "sigmoid", "tanh", "double", "inc"]
 BINARY = ["add", "mul", "sub", "maximum"]
-LEAVES = ["Linear", "ReLU", "LayerNorm", "Tanh", "BatchNorm1d"]
 
 
 # ---- the generic forward ----------------------------------------------------
@@ -304,7 +315,6 @@ def plan(seed, i):
     root = g.tree(depth)
     feats = {"depth": 0}
 
-    # clones: their own spec dict (a copy made once the original is planned)
     # -- aliases
     rb = [s for s in g.specs if "leaf" not in s and s["children"]]
     if rb and rng.random() < 0.3:
@@ -549,18 +559,12 @@ def plan(seed, i):
                 n["fqn"], n["level"] = c["fqn"], c["level"]
                 n["ncalls"] = c.get("ncalls", 0)
                 n["plan"] = dict(o["plan"])
-                if n["ncalls"] > 1 and o["plan"]["select"] == "same":
-                    pass
                 spec["children"][k] = (cname, n)
                 c["resolved"] = n
                 feats["clone"] = 1
             elif "leaf" not in c:
                 fix_clones(c)
     fix_clones(root)
-
-    # a clone of a module called once may be called several times itself
-    # (and conversely): its plan's select must still work: counter/mode need
-    # two variants, "same" one -- both hold for any call count.
 
     # -- export settings
     strict = rng.random() < 0.25
@@ -599,9 +603,8 @@ def plan(seed, i):
             for f in preserve:
                 _same_call_structure(all_specs, f)
     dynamic = rng.random() < 0.3
+    # the root's z is a keyword argument of export, y one half the time
     root_kw = [n for n in root["inputs"] if n == "z" or (n == "y" and rng.random() < 0.5)]
-    if "y" in root["inputs"] and "y" not in root_kw and "z" in root["inputs"]:
-        pass
     root["root_kwargs"] = root_kw
     root["features"] = feats
     _features(root, feats, strict, preserve, dynamic)
@@ -905,6 +908,14 @@ def describe(pl):
             mod(c, cname, ind + 1)
     mod(root, "", 0)
     lines.append("(a call's results: its returned tensors in order, Nones skipped)")
+    calls, live = trace(root)
+    seen, dead = {}, []
+    for f, _, inst in calls:
+        seen[f] = seen.get(f, 0) + 1
+        if not inst & live:
+            dead.append(f if seen[f] == 1 else f"{f}@{seen[f] - 1}")
+    if dead:
+        lines.append("calls unflatten's dead code removal drops entirely: " + ", ".join(dead))
     return "\n".join(lines)
 
 

@@ -273,7 +273,7 @@ Test(lint, fixture_clean) {
     cr_assert_str_eq(r.items[0].module, "act@1");
     /* a state dict that lacks lin.weight */
     const char *sd[] = {"other.weight"};
-    exdb_lint_state st = {1, 0, sd, 1, NULL, 0};
+    exdb_lint_state st = {1, 0, sd, 1, NULL, 0, NULL, NULL};
     cr_assert_eq(exdb_lint_signature(&r, p, &st), 1);
     cr_assert_str_eq(find_check(&r, "sig.state")->what,
                      "Parameter lin.weight is not in the state dict.");
@@ -441,7 +441,7 @@ Test(lint, real_programs) {
         exdb_arena_init(&a);
         const char **names = NULL;
         int nn = weight_names(wpath, &a, &names);
-        exdb_lint_state st = {nn >= 0, 0, names, nn > 0 ? (uint32_t)nn : 0, NULL, 0};
+        exdb_lint_state st = {nn >= 0, 0, names, nn > 0 ? (uint32_t)nn : 0, NULL, 0, NULL, NULL};
         with_state += nn >= 0;
         exdb_lint_report r;
         exdb_lint_report_init(&r);

@@ -331,7 +331,8 @@ Test(modgraphs, dce_module_and_undo) {
 }
 
 /* FX lints (pass 2 included) before eliminating: a graph of the tree that
- * does not lint refuses the whole run, and nothing is removed anywhere. */
+ * does not lint is left alone with Graph.lint's message (eliminate_dead_code
+ * raises on it), the others are cleaned as each is asked in turn. */
 Test(modgraphs, dce_refuses_unlinted_tree) {
     tree t;
     tree_open(&t, EXAMPLE, NULL);
@@ -339,9 +340,22 @@ Test(modgraphs, dce_refuses_unlinted_tree) {
     exdb_dce_log *logs = calloc(t.gs.n, sizeof *logs);
     exdb_error err = {0};
     exdb_dce_opts o = {.impure_random = 1};
-    cr_assert_eq(exdb_modgraphs_dce(&t.gs, t.u, &o, logs, &err), -1);
-    cr_expect_str_eq(err.msg, "dce: the graph of module head does not lint: Node nope target nope "
-                              "references nonexistent attribute nope of ");
+    exdb_node *dead = add_before_output(graph_of(&t, "encoder.norm"), EXDB_OP_CALL_FUNCTION,
+                                        "aten.neg.default", EXDB_T_OP,
+                                        exdb_graph_find(graph_of(&t, "encoder.norm"), "add_5"),
+                                        "dead_1");
+    cr_assert_not_null(dead);
+    cr_assert_eq(exdb_modgraphs_dce(&t.gs, t.u, &o, logs, &err), 1, "%s", err.msg);
+    uint32_t nrefused = 0;
+    for (uint32_t i = 0; i < t.gs.n; i++)
+        if (t.gs.items[i].refused) {
+            nrefused++;
+            cr_expect_str_eq(t.gs.items[i].module, "head");
+            cr_expect_str_eq(t.gs.items[i].refused,
+                             "Node nope target nope references nonexistent attribute nope of ");
+        }
+    cr_expect_eq(nrefused, 1);
+    cr_expect_eq(count_nodes(graph_of(&t, "head")), 7, "the refused graph keeps its nodes");
     cr_expect_eq(count_nodes(graph_of(&t, "encoder.norm")), 6);
     for (uint32_t i = 0; i < t.gs.n; i++)
         exdb_dce_log_free(&logs[i]);
