@@ -284,7 +284,7 @@ def programs(dirs):
             continue
         for n in sorted(os.listdir(d)):
             p = os.path.join(d, n)
-            if os.path.exists(os.path.join(p, "answers.json")):
+            if os.path.isdir(p) and os.path.exists(os.path.join(p, "answers.json")):
                 yield n, p
 
 

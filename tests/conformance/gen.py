@@ -12,7 +12,9 @@ Each program becomes OUTDIR/NAME/ with program.pt2 and answers.json
 export_error only ("torch refuses"). Prints one line per program.
 Needs torch (scripts/deps.sh conformance).
 """
+import contextlib
 import fnmatch
+import io
 import os
 import shutil
 import sys
@@ -33,6 +35,18 @@ def export_one(outdir, name, make, strict, preserve, dynamic=None, meta=None, po
     extra = {"name": name, "strict": strict, "preserve": list(preserve)}
     extra.update(meta or {})
     torch.manual_seed(0)
+    out = io.StringIO()  # torch 2.13's _IVals prints "Checking mutability ..."
+    try:
+        with contextlib.redirect_stdout(out):
+            return _export_one(d, name, make, strict, preserve, dynamic, extra, post)
+    finally:
+        sys.stdout.flush()
+
+
+def _export_one(d, name, make, strict, preserve, dynamic, extra, post):
+    def say(line):
+        print(line, file=sys.__stdout__, flush=True)
+
     try:
         mod, args, kwargs = make()
         ep = torch.export.export(mod, args, kwargs or None, strict=strict,
@@ -42,16 +56,16 @@ def export_one(outdir, name, make, strict, preserve, dynamic=None, meta=None, po
             ep = post(ep)
     except Exception as e:  # noqa: BLE001 - torch refusing is the answer
         oracle.write_refusal(d, e, extra)
-        print(f"{name}: torch refuses: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+        say(f"{name}: torch refuses: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
         return False
     try:
         a = oracle.write(ep, d, extra)
     except Exception as e:  # noqa: BLE001 - e.g. torch.export.save refusing a constant
         oracle.write_refusal(d, e, dict(extra, refused_by="torch.export.save"))
-        print(f"{name}: torch refuses to save: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+        say(f"{name}: torch refuses to save: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
         return False
     err = a["unflatten"]["error"]
-    print(f"{name}: exported, unflatten " + ("ok" if not err else f"raises {err['type']}"))
+    say(f"{name}: exported, unflatten " + ("ok" if not err else f"raises {err['type']}"))
     return True
 
 
