@@ -277,6 +277,7 @@ class _Gen:
                     self.specs.append(leaf)
                     spec["children"].append((cname, leaf))
                 elif (k != mi and k > 0 and rng.random() < 0.12
+                      and "clone_of" not in spec["children"][-1][1]
                       and not spec["children"][-1][1]["children"]
                       and "leaf" not in spec["children"][-1][1]):
                     # another instance of the previous sibling's class and plan
