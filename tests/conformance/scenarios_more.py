@@ -139,3 +139,40 @@ def dead_call_gap_nested():
     the live c@3), the last under a module only a regex scan reaches"""
     return _NestedCallGap(), (torch.ones(2, 4),), {}
 
+
+class _DeadPreserved(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.b = nn.Module()
+        self.b.c = nn.ReLU()
+
+    def forward(self, x):
+        self.b.c(x)  # dead: never outlined, nor is b
+        return x + 1
+
+
+@scenario("random corpus: a dead preserved call whose parent is missing too",
+          preserve=(("b.c",),))
+def dead_preserved_call_parent():
+    """_dispatch_modules' _get_attr(self, "b.c"): b is missing, so
+    _get_attr_via_attr_list raises AssertionError("Attribute 'b' not found
+    in model"), not getattr's AttributeError"""
+    return _DeadPreserved(), (torch.ones(2, 4),), {}
+
+
+class _DeadPreservedLeaf(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c = nn.ReLU()
+
+    def forward(self, x):
+        self.c(x)  # dead: never outlined
+        return x + 1
+
+
+@scenario("random corpus: a dead preserved call whose parent is missing too",
+          preserve=(("c",),))
+def dead_preserved_call_leaf():
+    """_get_attr(self, "c") with only the last atom missing: getattr's
+    AttributeError on the UnflattenedModule"""
+    return _DeadPreservedLeaf(), (torch.ones(2, 4),), {}

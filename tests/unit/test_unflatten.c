@@ -900,6 +900,19 @@ Test(unflatten, call_gap_nested) {
     close_run(&f);
 }
 
+/* Preserving b.c whose only call is dead: _dispatch_modules' _get_attr
+ * (self, "b.c") fails on the prefix atom b, which is _get_attr_via_attr_list's
+ * AssertionError, not getattr's AttributeError (that is for a last atom). */
+Test(unflatten, error_preserved_dead_parent) {
+    ufx f;
+    open_run(&f, FIX "error_preserved_dead_parent.json", 0);
+    exdb_error e = {0};
+    cr_assert_eq(exdb_unflatten_run(f.u, &e), -1);
+    cr_expect(strncmp(e.msg, "AssertionError: Attribute 'b' not found in model (", 50) == 0, "%s",
+              e.msg);
+    close_run(&f);
+}
+
 Test(unflatten, error_no_nn_module_stack) {
     ufx f;
     open_run(&f, FIX "error_no_stack.json", 0);
