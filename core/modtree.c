@@ -90,6 +90,8 @@ int exdb_udict_set(exdb_urun *r, exdb_udict *d, const char *key, void *val) {
     d->vals[d->n] = val;
     d->n++;
     d->live++;
+    if (strpbrk(key, "@\n"))
+        d->nodd++;
     if (d->index.cap) {
         void **slot = exdb_strmap_put(&d->index, key, NULL);
         if (!slot)
@@ -345,38 +347,42 @@ static int modlist_add(modlist *l, exdb_umodule *m) {
     return 0;
 }
 
-/* The modules at item and its call names item@1, item@2, ... in tm
- * (_is_call_name), probed in order until one is missing. */
-static int add_call_variants(modlist *next, exdb_umodule *tm, const char *item, size_t len) {
-    char variant[600];
-    if (len + 12 > sizeof variant)
+/* _is_call_name(key, item): re.match(re.escape(item) + r"(@\d+)?$", key),
+ * with `$` also matching before a final newline. \d is ASCII here (Python
+ * also takes other Unicode decimal digits), as in graph.c's name regex. */
+static int is_call_name(const char *key, const char *item, size_t len) {
+    if (strncmp(key, item, len) != 0)
         return 0;
-    memcpy(variant, item, len);
-    variant[len] = '\0';
-    exdb_umodule *sub = exdb_udict_get(tm->children, variant);
-    if (sub && modlist_add(next, sub) < 0)
-        return -1;
-    for (unsigned v = 1;; v++) {
-        char digits[12];
-        int nd = 0;
-        for (unsigned x = v; x; x /= 10)
-            digits[nd++] = (char)('0' + x % 10);
-        variant[len] = '@';
-        for (int k = 0; k < nd; k++)
-            variant[len + 1 + k] = digits[nd - 1 - k];
-        variant[len + 1 + nd] = '\0';
-        sub = exdb_udict_get(tm->children, variant);
-        if (!sub)
-            return 0;
-        if (modlist_add(next, sub) < 0)
-            return -1;
+    const char *s = key + len;
+    if (*s == '@' && s[1] >= '0' && s[1] <= '9')
+        for (s++; *s >= '0' && *s <= '9'; s++)
+            ;
+    return !*s || (s[0] == '\n' && !s[1]);
+}
+
+/* The modules of tm's _modules whose key is a call name of item (item,
+ * item@1, item@7, ...: every key, in dict order, since dead-code
+ * elimination leaves gaps in the call numbers). A dict that never held a
+ * key with '@' or '\n' can only match item itself, so only the dicts that
+ * did are scanned (upstream scans every dict: quadratic under a ModuleList
+ * of thousands). */
+static int add_call_variants(modlist *next, exdb_umodule *tm, const char *item, size_t len) {
+    const exdb_udict *d = tm->children;
+    if (!d->nodd) {
+        exdb_umodule *sub = exdb_udict_get(d, item);
+        return sub ? modlist_add(next, sub) : 0;
     }
+    for (uint32_t i = 0; i < d->n; i++)
+        if (d->vals[i] && is_call_name(d->keys[i], item, len) &&
+            modlist_add(next, d->vals[i]) < 0)
+            return -1;
+    return 0;
 }
 
 /* _assign_attr(from_obj, root, target, attr_kind, persistent): the value is
- * set on every call-name variant (foo, foo@1, ...) of each prefix atom.
- * Upstream scans all of a module's _modules per atom (quadratic under a
- * ModuleList of thousands); the variants are probed by name instead. */
+ * set on every call-name variant (foo, foo@1, ...) of each prefix atom;
+ * a missing atom becomes a plain Module first, and its variants are still
+ * found beside it. */
 int exdb_umod_assign_state(exdb_urun *r, exdb_umodule *root, const char *target,
                            exdb_uattr_kind kind, int persistent, const void *identity,
                            exdb_error *err) {

@@ -66,6 +66,7 @@ typedef struct exdb_udict {
     const char **keys;
     void **vals; /* NULL = popped */
     uint32_t n, cap, live;
+    uint32_t nodd;     /* keys ever set holding '@' or '\n' (pops leave it) */
     exdb_strmap index; /* key -> (uintptr_t)(slot + 1) */
 } exdb_udict;
 

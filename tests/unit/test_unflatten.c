@@ -857,6 +857,62 @@ Test(unflatten, alias_needs_the_archive) {
     close_run(&f);
 }
 
+/* Dead-code elimination removes every node of some calls, so the call
+ * names have gaps: c's calls 1 and 3 are dead, its frames are c@1 and c@3.
+ * _assign_attr(c.w) makes a plain Module c and gives w to every _modules key
+ * matching c(@\\d+)?: c, c@1 and c@3 (c@3's get_attr needs it when sinking;
+ * dedup then retargets c@3's call to c@1). */
+Test(unflatten, call_gap) {
+    ufx f;
+    open_run(&f, FIX "call_gap.json", 1);
+    check_run(&f, "call_gap");
+    expect_named_modules(&f, "[][c][c@1]");
+    const exdb_uattr *c = attr_of(&f, "c", "w"), *c1 = attr_of(&f, "c@1", "w");
+    cr_assert(c && c1);
+    cr_expect_eq(c->kind, EXDB_UATTR_PARAM);
+    cr_expect_eq(c->identity, c1->identity);
+    cr_expect_eq(exdb_unflatten_module(f.u, "c")->kind, EXDB_UMOD_PLAIN);
+    cr_expect_str_eq(exdb_strmap_get(&f.u->run->redirected, "c@3"), "c@1");
+    expect_module(&f, "c@1",
+                  "graph():\n"
+                  "    %x : [num_users=1] = placeholder[target=x]\n"
+                  "    %w : [num_users=1] = get_attr[target=w]\n"
+                  "    %mul_1 : [num_users=1] = call_function[target=torch.ops.aten.mul.Tensor]"
+                  "(args = (%x, %w), kwargs = {})\n"
+                  "    return mul_1");
+    close_run(&f);
+}
+
+/* The nested gap: a, a.b and a.b.c each have their first call dead. The
+ * plain Module _assign_attr(a.b.c.buf) makes under a@1.b@3 (reached only
+ * through the scan of a@1's keys: b is missing there, b@3 is not) is in
+ * the tree, where torch's named_modules lists it, and c@3 has buf. */
+Test(unflatten, call_gap_nested) {
+    ufx f;
+    open_run(&f, FIX "call_gap_nested.json", 1);
+    expect_named_modules(&f, "[][a][a.b][a.b.c][a@1][a@1.b@3][a@1.b@3.c@3][a@1.b@3.c][a@1.b]"
+                             "[a@1.b.c]");
+    const exdb_uattr *a = attr_of(&f, "a.b.c", "buf"), *b = attr_of(&f, "a@1.b@3.c@3", "buf"),
+                     *c = attr_of(&f, "a@1.b@3.c", "buf");
+    cr_assert(a && b && c);
+    cr_expect_eq(b->kind, EXDB_UATTR_BUFFER);
+    cr_expect(a->identity == b->identity && b->identity == c->identity);
+    close_run(&f);
+}
+
+/* Preserving b.c whose only call is dead: _dispatch_modules' _get_attr
+ * (self, "b.c") fails on the prefix atom b, which is _get_attr_via_attr_list's
+ * AssertionError, not getattr's AttributeError (that is for a last atom). */
+Test(unflatten, error_preserved_dead_parent) {
+    ufx f;
+    open_run(&f, FIX "error_preserved_dead_parent.json", 0);
+    exdb_error e = {0};
+    cr_assert_eq(exdb_unflatten_run(f.u, &e), -1);
+    cr_expect(strncmp(e.msg, "AssertionError: Attribute 'b' not found in model (", 50) == 0, "%s",
+              e.msg);
+    close_run(&f);
+}
+
 Test(unflatten, error_no_nn_module_stack) {
     ufx f;
     open_run(&f, FIX "error_no_stack.json", 0);
