@@ -64,7 +64,7 @@ static int get_attr_error(exdb_urun *r, const char *path, exdb_error *err) {
                                "(_dispatch_modules: the preserved call %s was never outlined)",
                                la, atom, path);
         if (!v) {
-            const char *cls = attr                      ? attr_class(attr)
+            const char *cls = attr                         ? attr_class(attr)
                               : m->kind == EXDB_UMOD_PLAIN ? "Module"
                                                            : exdb_umod_kind_name(m);
             return exdb_errorf(err,

@@ -75,7 +75,8 @@ static int collect_module(exdb_modgraphs *gs, const exdb_unflatten *u, const cha
         const char *sub = exdb_arena_strdup(&gs->arena, d->keys[i]);
         if (!name || !sub)
             return -1;
-        exdb_modgraph e = {name, sub, c, program_subgraph(u->prog, d->keys[i]), c->graph, own, NULL};
+        exdb_modgraph e = {name,     sub, c,   program_subgraph(u->prog, d->keys[i]),
+                           c->graph, own, NULL};
         if (push(gs, e) < 0)
             return -1;
     }

@@ -29,7 +29,7 @@ typedef struct exdb_modgraph {
     const exdb_graph *src; /* subgraphs: the program subgraph it was copied from, whose
                               own nested subgraphs are the GraphModule's children */
     exdb_graph *graph;
-    int32_t parent; /* subgraphs: index of the entry whose graph uses it, else -1 */
+    int32_t parent;      /* subgraphs: index of the entry whose graph uses it, else -1 */
     const char *refused; /* set by exdb_modgraphs_dce: the lint message that stopped it */
 } exdb_modgraph;
 

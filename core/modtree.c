@@ -373,8 +373,7 @@ static int add_call_variants(modlist *next, exdb_umodule *tm, const char *item, 
         return sub ? modlist_add(next, sub) : 0;
     }
     for (uint32_t i = 0; i < d->n; i++)
-        if (d->vals[i] && is_call_name(d->keys[i], item, len) &&
-            modlist_add(next, d->vals[i]) < 0)
+        if (d->vals[i] && is_call_name(d->keys[i], item, len) && modlist_add(next, d->vals[i]) < 0)
             return -1;
     return 0;
 }

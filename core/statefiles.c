@@ -85,13 +85,15 @@ int exdb_state_from_archive(const char *path, const char *model, exdb_arena *a, 
     if (exdb_container_kind_of(c) == EXDB_CONT_PT2) {
         char rel[512];
         snprintf(rel, sizeof rel, "data/weights/%s_weights_config.json", model);
-        int r = config_keys(c, rel, a, &st->state_dict, &st->state_dict_storage, &st->nstate_dict, err);
+        int r =
+            config_keys(c, rel, a, &st->state_dict, &st->state_dict_storage, &st->nstate_dict, err);
         if (r < 0)
             rc = -1;
         st->have_state_dict = r == 0;
         snprintf(rel, sizeof rel, "data/constants/%s_constants_config.json", model);
-        r = rc ? 1 : config_keys(c, rel, a, &st->constants, &st->constants_storage, &st->nconstants,
-                                     err);
+        r = rc ? 1
+               : config_keys(c, rel, a, &st->constants, &st->constants_storage, &st->nconstants,
+                             err);
         if (r < 0)
             rc = -1;
         st->have_constants = r == 0;

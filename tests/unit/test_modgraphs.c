@@ -340,10 +340,9 @@ Test(modgraphs, dce_refuses_unlinted_tree) {
     exdb_dce_log *logs = calloc(t.gs.n, sizeof *logs);
     exdb_error err = {0};
     exdb_dce_opts o = {.impure_random = 1};
-    exdb_node *dead = add_before_output(graph_of(&t, "encoder.norm"), EXDB_OP_CALL_FUNCTION,
-                                        "aten.neg.default", EXDB_T_OP,
-                                        exdb_graph_find(graph_of(&t, "encoder.norm"), "add_5"),
-                                        "dead_1");
+    exdb_node *dead = add_before_output(
+        graph_of(&t, "encoder.norm"), EXDB_OP_CALL_FUNCTION, "aten.neg.default", EXDB_T_OP,
+        exdb_graph_find(graph_of(&t, "encoder.norm"), "add_5"), "dead_1");
     cr_assert_not_null(dead);
     cr_assert_eq(exdb_modgraphs_dce(&t.gs, t.u, &o, logs, &err), 1, "%s", err.msg);
     uint32_t nrefused = 0;
