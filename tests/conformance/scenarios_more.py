@@ -53,3 +53,51 @@ def dead_code():
     """dead nodes and an unused output of a multi-output op, in a child and
     in the root: torch.export.unflatten removes them before outlining"""
     return _Dead(), (torch.randn(2, 3),), {}
+
+
+class _Phased(nn.Module):
+    """calls 1-2 trace one graph, calls 3-4 another (a Python counter)"""
+
+    def __init__(self):
+        super().__init__()
+        self.n = 0
+
+    def forward(self, x):
+        self.n += 1
+        return x.sin() if self.n <= 2 else x.cos()
+
+
+class _PhasedTwice(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.r = _Phased()
+
+    def forward(self, x):
+        return self.r(self.r(x))
+
+
+class _HoldsB(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.b = _PhasedTwice()
+
+    def forward(self, x):
+        return self.b(x)
+
+
+class _AliasPopTwice(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = _HoldsB()
+        self.al = self.a.b  # one module under two names: al and a.b
+
+    def forward(self, x):
+        return self.a(self.al(x))
+
+
+@scenario("exdb: _deduplicate_modules pops one call name twice (KeyError)")
+def dedup_alias_pop_twice():
+    """al and a.b are one module, so their calls share one _modules dict:
+    al.r@1 (like al.r) is popped from it, then a.b.r@1 (like a.b.r) pops
+    the same name again and torch raises KeyError: 'r@1'"""
+    return _AliasPopTwice(), (torch.ones(2, 4),), {}
