@@ -926,6 +926,29 @@ Test(unflatten, dedup_pops_a_shared_call_name_twice) {
     close_run(&f);
 }
 
+/* UnflattenedModule.__init__ ends with self.graph.lint() of the root graph
+ * against the module tree as deduplication left it: a root call of a.b@2
+ * retargeted to the equivalent a.b@1 (made in a@1, not in a), a get_attr
+ * of a state path whose module lost it to an alias. torch raises there,
+ * after REORDER: the DONE event fails. */
+Test(unflatten, root_graph_final_lint) {
+    static const char *const outside[] = {CORPUS "root_lint_outside_call__strict/program.pt2",
+                                          CORPUS "root_lint_outside_call__nonstrict/program.pt2"};
+    for (int i = 0; i < 2; i++)
+        expect_fails_in(outside[i], EXDB_EV_REORDER, EXDB_UPH_FINAL,
+                        "RuntimeError: Node a_b_2 target a.b@1 references nonexistent attribute "
+                        "b@1 of a (");
+    expect_fails_in(CORPUS "root_lint_alias_state__strict/program.pt2", EXDB_EV_REORDER,
+                    EXDB_UPH_FINAL,
+                    "RuntimeError: Node al_c_buf target al.c.buf references nonexistent "
+                    "attribute buf of al.c (");
+    /* non-strict export names the buffer m.c.buf: the root lints clean */
+    ufx f;
+    open_run(&f, CORPUS "root_lint_alias_state__nonstrict/program.pt2", 1);
+    cr_expect_eq(f.u->log[f.u->pos - 1].kind, EXDB_EV_DONE);
+    close_run(&f);
+}
+
 Test(unflatten, stepping_events) {
     ufx f;
     open_run(&f, FIX "nested.json", 0);
