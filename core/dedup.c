@@ -159,17 +159,88 @@ static int plan_parts(exdb_urun *r, int32_t *by_module, exdb_error *err) {
     return 0;
 }
 
-/* Pops the attribute at parent-relative `target` from its module. */
-static void pop_target(exdb_umodule *parent, const char *target) {
-    const char *dot = strrchr(target, '.');
-    exdb_umodule *holder = parent;
-    if (dot) {
-        char *prefix = strndup(target, (size_t)(dot - target));
-        holder = prefix ? exdb_umod_get_path(parent, prefix) : NULL;
-        free(prefix);
+/* The module holding parent-relative `target`'s last atom:
+ * _get_attr_via_attr_list(parent, prefix), with its AssertionError for a
+ * missing inner atom and getattr's AttributeError for a missing last one.
+ * NULL with err set. */
+static exdb_umodule *target_holder(exdb_urun *r, exdb_umodule *parent, const char *target,
+                                   exdb_error *err) {
+    exdb_umodule *m = parent;
+    const char *s = target, *last = strrchr(target, '.');
+    while (last && s <= last) {
+        const char *e = strchr(s, '.');
+        char *atom = exdb_arena_strndup(&r->arena, s, (size_t)(e - s));
+        if (!atom) {
+            exdb_errorf(err, "out of memory");
+            return NULL;
+        }
+        int is_mod = 0;
+        void *v = exdb_umod_getattr(m, atom, &is_mod);
+        if (!v || !is_mod) {
+            if (e != last)
+                exdb_errorf(err, "AssertionError: Attribute '%s' not found in model "
+                            "(_deduplicate_modules, removing call name %s)", atom, target);
+            else
+                exdb_errorf(err, "AttributeError: '%s' object has no attribute '%s' "
+                            "(_deduplicate_modules, removing call name %s)",
+                            m->kind == EXDB_UMOD_PLAIN ? "Module" : exdb_umod_kind_name(m), atom,
+                            target);
+            return NULL;
+        }
+        m = v;
+        s = e + 1;
     }
-    if (holder)
-        exdb_udict_pop(holder->children, dot ? dot + 1 : target);
+    return m;
+}
+
+/* The earlier same-fqn duplicate of this partition that popped `name` from
+ * the same _modules dict (one dict is shared by every call of a module
+ * object, under each of its names), or NULL: what the KeyError explains. */
+static const exdb_uentry *earlier_pop(exdb_urun *r, const exdb_upartition *part, uint32_t i,
+                                      const exdb_udict *dict, const char *name) {
+    for (uint32_t s = 0; s < i; s++) {
+        const exdb_uentry *e = &part->entries[s];
+        const char *child = exdb_ucall_name(r, e->fqn, e->call_idx);
+        const char *t = child ? exdb_ucompute_accessor(r, e->parent_fqn, child) : NULL;
+        if (!t || !exdb_strmap_get(&r->redirected, child))
+            continue;
+        const char *dot = strrchr(t, '.');
+        if (strcmp(dot ? dot + 1 : t, name) != 0)
+            continue;
+        exdb_error ignored = {0};
+        exdb_umodule *h = target_holder(r, e->parent_module, t, &ignored);
+        if (h && h->children == dict)
+            return e;
+    }
+    return NULL;
+}
+
+/* ..._modules.pop(name) of a same-fqn duplicate's call name. The pop has no
+ * default: a name that a call of the same module under another path (an
+ * alias) popped from the shared _modules already raises KeyError. */
+static int pop_target(exdb_urun *r, const exdb_upartition *part, uint32_t i, const char *target,
+                      exdb_error *err) {
+    const exdb_uentry *entry = &part->entries[i];
+    exdb_umodule *holder = target_holder(r, entry->parent_module, target, err);
+    if (!holder)
+        return -1;
+    const char *dot = strrchr(target, '.');
+    const char *name = dot ? dot + 1 : target;
+    if (exdb_udict_pop(holder->children, name))
+        return 0;
+    const char *where = entry->parent_fqn[0] ? entry->parent_fqn : "<root>";
+    const exdb_uentry *by = earlier_pop(r, part, i, holder->children, name);
+    if (by)
+        return exdb_errorf(err,
+                           "KeyError: '%s' (_deduplicate_modules: call %d of %s is equivalent to "
+                           "an earlier call, but its call name %s is gone from the submodules "
+                           "%s shares with %s: the same removal for call %d of %s popped it)",
+                           name, entry->call_idx, entry->fqn, target, where,
+                           by->parent_fqn[0] ? by->parent_fqn : "<root>", by->call_idx, by->fqn);
+    return exdb_errorf(err,
+                       "KeyError: '%s' (_deduplicate_modules: call %d of %s is equivalent to an "
+                       "earlier call, but its call name %s is not among %s's submodules)",
+                       name, entry->call_idx, entry->fqn, target, where);
 }
 
 int exdb_udedup_apply(exdb_urun *r, const exdb_uwork *w, int *decision, exdb_error *err) {
@@ -192,7 +263,8 @@ int exdb_udedup_apply(exdb_urun *r, const exdb_uwork *w, int *decision, exdb_err
         exdb_uentry *seen = &part->entries[s];
         if (strcmp(seen->fqn, entry->fqn) == 0) {
             /* Case 1: same fqn, drop this call name */
-            pop_target(entry->parent_module, target);
+            if (pop_target(r, part, i, target, err) < 0)
+                return -1;
             const char *seen_child = exdb_ucall_name(r, seen->fqn, seen->call_idx);
             const char *seen_target =
                 seen_child ? exdb_ucompute_accessor(r, entry->parent_fqn, seen_child) : NULL;

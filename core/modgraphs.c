@@ -221,6 +221,13 @@ uint32_t exdb_modgraph_lint(exdb_lint_report *r, const exdb_unflatten *u, const 
     return exdb_lint_graph_in(r, g->graph, &owner, g->module, g->subgraph);
 }
 
+uint32_t exdb_umod_lint(exdb_lint_report *r, exdb_umodule *m, const exdb_graph *g,
+                        const char *module_fqn) {
+    owner_ctx oc = {m, NULL, NULL};
+    exdb_lint_owner owner = {owner_kind, &oc};
+    return exdb_lint_graph(r, g, &owner, module_fqn);
+}
+
 /* ---- dce */
 
 static int in_log(const exdb_dce_log *log, const exdb_node *n) {

@@ -240,6 +240,8 @@ static int run_step(exdb_urun *r, exdb_uevent *ev, exdb_error *err) {
             r->phase = EXDB_UPH_FINAL;
             return 1;
         case EXDB_UPH_FINAL:
+            if (exdb_uroot_lint(r, err) < 0) /* self.graph.lint() before finalize() */
+                return -1;
             ev_init(ev, EXDB_EV_DONE, r);
             r->phase = EXDB_UPH_DONE;
             return 1;

@@ -17,7 +17,8 @@
  *   DISPATCH one preserved multiply-called fqn replaced by a dispatcher, or
  *          the call indices elided (_dispatch_modules)
  *   REORDER submodules re-registered in call-graph order (_reorder_submodules)
- *   DONE   the unflattened module is complete
+ *   DONE   the root graph linted (self.graph.lint()): the unflattened
+ *          module is complete
  *
  * The outliner keeps an explicit stack of frames (no C recursion over
  * modules). Every event is logged, and so is every store an event makes
@@ -427,6 +428,8 @@ int exdb_udedup_apply(exdb_urun *r, const exdb_uwork *w, int *decision, exdb_err
 /* dispatch.c */
 int exdb_udispatch_plan(exdb_urun *r, exdb_error *err);
 int exdb_udispatch_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err);
+/* rootlint.c: the root graph's Graph.lint() at the end of __init__ */
+int exdb_uroot_lint(exdb_urun *r, exdb_error *err);
 /* Work list helper */
 int exdb_uwork_push(exdb_urun *r, exdb_uwork w);
 

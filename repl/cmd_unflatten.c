@@ -1508,8 +1508,8 @@ const command unflatten_commands[] = {
      "Run torch.export.unflatten to the end, ignoring breakpoints (restart: event 0).",
      "Replays the newest upstream UnflattenedModule.__init__: the mutation and module-stack\n"
      "prepasses, the _ModuleFrame outliner, _IVals, _copy_graph_attrs, state assignment,\n"
-     "_sink_params, _deduplicate_modules, _dispatch_modules, _reorder_submodules. Each\n"
-     "decision is one event:\n"
+     "_sink_params, _deduplicate_modules, _dispatch_modules, _reorder_submodules and the\n"
+     "root graph's final Graph.lint(). Each decision is one event:\n"
      "  COPY      a flat node copied into the current frame (_ModuleFrame.copy_node)\n"
      "  ENTER     a new _ModuleFrame for a module call (fqn, call index)\n"
      "  EXIT      a frame finalized (finalize_outputs): outputs wired into the parent\n"
@@ -1520,7 +1520,7 @@ const command unflatten_commands[] = {
      "  DEDUP     one call compared with earlier calls (_deduplicate_modules)\n"
      "  DISPATCH  a multiply-called preserved fqn dispatched, or call indices elided\n"
      "  REORDER   submodules re-registered in call-graph order\n"
-     "  DONE      the unflattened module is complete",
+     "  DONE      the root graph linted (self.graph.lint()): the module is complete",
      cmd_unflatten},
     {"backtrace", 0, 0, I, "backtrace", "The outliner's frame stack, innermost (#0) first.",
      "#N  FQN[@call]  TYPE  K copied, P placeholders, call C of MODULE_ID, as %node in PARENT\n"

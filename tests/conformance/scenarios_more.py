@@ -176,3 +176,123 @@ def dead_preserved_call_leaf():
     """_get_attr(self, "c") with only the last atom missing: getattr's
     AttributeError on the UnflattenedModule"""
     return _DeadPreservedLeaf(), (torch.ones(2, 4),), {}
+
+
+class _Phased(nn.Module):
+    """calls 1-2 trace one graph, calls 3-4 another (a Python counter)"""
+
+    def __init__(self):
+        super().__init__()
+        self.n = 0
+
+    def forward(self, x):
+        self.n += 1
+        return x.sin() if self.n <= 2 else x.cos()
+
+
+class _PhasedTwice(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.r = _Phased()
+
+    def forward(self, x):
+        return self.r(self.r(x))
+
+
+class _HoldsB(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.b = _PhasedTwice()
+
+    def forward(self, x):
+        return self.b(x)
+
+
+class _AliasPopTwice(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = _HoldsB()
+        self.al = self.a.b  # one module under two names: al and a.b
+
+    def forward(self, x):
+        return self.a(self.al(x))
+
+
+@scenario("exdb: _deduplicate_modules pops one call name twice (KeyError)")
+def dedup_alias_pop_twice():
+    """al and a.b are one module, so their calls share one _modules dict:
+    al.r@1 (like al.r) is popped from it, then a.b.r@1 (like a.b.r) pops
+    the same name again and torch raises KeyError: 'r@1'"""
+    return _AliasPopTwice(), (torch.ones(2, 4),), {}
+
+
+class _DoubleRelu(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.b = nn.ReLU()
+
+    def forward(self, x):
+        return self.b(x) * 2
+
+
+class _CallsGrandchild(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = _DoubleRelu()
+
+    def forward(self, x):
+        self.a(x)  # dead: unflatten drops it, a's first call is gone
+        y = self.a(x)  # a@1, holding a.b@1
+        return self.a.b(y)  # a.b@2, called from the root
+
+
+@scenario("exdb: the root graph's final Graph.lint fails after _deduplicate_modules")
+def root_lint_outside_call():
+    """a.b@2 is called from the root, outside its parent a; it is equivalent
+    to a.b@1, so _deduplicate_modules retargets the root's call to a.b@1,
+    which sits in a@1, not in a: UnflattenedModule.__init__'s final
+    self.graph.lint() raises 'Node a_b_2 target a.b@1 references
+    nonexistent attribute b@1 of a'"""
+    return _CallsGrandchild(), (torch.ones(2, 4),), {}
+
+
+class _BufLeaf(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("buf", torch.ones(4))
+
+    def forward(self, x):
+        return x.tanh()
+
+
+class _BufMid(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c = _BufLeaf()
+
+    def forward(self, x):
+        return self.c(x) * 2
+
+
+class _ReadsAliasedBuffer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.m = _BufMid()
+        self.al = self.m  # one module under two names
+
+    def forward(self, x):
+        y = self.al(x)  # al reached first (not in self.m(self.al(x))): strict
+        z = self.m(y)  # export then names the buffer al.c.buf
+        return z + self.m.c.buf  # read from the root
+
+
+@scenario("exdb: the root graph's final Graph.lint fails on an aliased state path")
+def root_lint_alias_state():
+    """strict export names the buffer al.c.buf, and the root sinks its read
+    as get_attr al.c.buf. al and m share one _modules dict, so its c is the
+    module m.c's frame made, which gets the buffer; _deduplicate_modules
+    then sets c to al.c's equivalent frame module, which never had it:
+    UnflattenedModule.__init__'s final self.graph.lint() raises 'Node
+    al_c_buf target al.c.buf references nonexistent attribute buf of
+    al.c'"""
+    return _ReadsAliasedBuffer(), (torch.ones(2, 4),), {}

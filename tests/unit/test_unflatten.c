@@ -939,6 +939,72 @@ static char *dump(ufx *f) {
     return s;
 }
 
+/* torch.export.unflatten raises in the event after the last one applied,
+ * of phase `phase`, with torch's exception and message first: the run
+ * stops there, says so again when stepped, and going back then forward
+ * again reaches the same state and the same error. */
+static void expect_fails_in(const char *path, int last_kind, int phase, const char *want) {
+    ufx f;
+    open_run(&f, path, 0);
+    exdb_error e = {0};
+    cr_assert_eq(exdb_unflatten_run(f.u, &e), -1, "%s: completes", path);
+    cr_expect_eq(strncmp(e.msg, want, strlen(want)), 0, "%s: %s", path, e.msg);
+    cr_expect(strstr(e.msg, " (") != NULL, "%s: no explanation: %s", path, e.msg);
+    uint32_t pos = f.u->pos;
+    cr_assert_gt(pos, 2);
+    cr_expect_eq(f.u->log[pos - 1].kind, last_kind, "%s", path);
+    cr_expect_eq(f.u->run->phase, phase, "%s", path);
+    cr_expect_eq(exdb_unflatten_step(f.u, NULL, NULL), -1);
+    char *at = dump(&f);
+    cr_assert_eq(exdb_unflatten_goto(f.u, pos - 2, &e), 0, "%s", e.msg);
+    exdb_error e2 = {0};
+    cr_assert_eq(exdb_unflatten_run(f.u, &e2), -1);
+    cr_expect_str_eq(e2.msg, e.msg);
+    cr_expect_eq(f.u->pos, pos);
+    char *again = dump(&f);
+    cr_expect_str_eq(again, at, "%s: the state at the error differs after going back", path);
+    free(at);
+    free(again);
+    close_run(&f);
+}
+
+#define CORPUS "tests/conformance/corpus/scenarios/"
+
+/* al and a.b are one module, so a.b.r@1 and al.r@1 are one key of one
+ * shared _modules dict: _deduplicate_modules pops it for al.r@1, then
+ * again for a.b.r@1, and torch raises KeyError: 'r@1' there. */
+Test(unflatten, dedup_pops_a_shared_call_name_twice) {
+    expect_fails_in(CORPUS "dedup_alias_pop_twice__strict/program.pt2", EXDB_EV_DEDUP,
+                    EXDB_UPH_DEDUP, "KeyError: 'r@1' (_deduplicate_modules");
+    /* non-strict export names both calls al: nothing is popped twice */
+    ufx f;
+    open_run(&f, CORPUS "dedup_alias_pop_twice__nonstrict/program.pt2", 1);
+    close_run(&f);
+}
+
+/* UnflattenedModule.__init__ ends with self.graph.lint() of the root graph
+ * against the module tree as deduplication left it: a root call of a.b@2
+ * retargeted to the equivalent a.b@1 (made in a@1, not in a), a get_attr
+ * of a state path whose module lost it to an alias. torch raises there,
+ * after REORDER: the DONE event fails. */
+Test(unflatten, root_graph_final_lint) {
+    static const char *const outside[] = {CORPUS "root_lint_outside_call__strict/program.pt2",
+                                          CORPUS "root_lint_outside_call__nonstrict/program.pt2"};
+    for (int i = 0; i < 2; i++)
+        expect_fails_in(outside[i], EXDB_EV_REORDER, EXDB_UPH_FINAL,
+                        "RuntimeError: Node a_b_2 target a.b@1 references nonexistent attribute "
+                        "b@1 of a (");
+    expect_fails_in(CORPUS "root_lint_alias_state__strict/program.pt2", EXDB_EV_REORDER,
+                    EXDB_UPH_FINAL,
+                    "RuntimeError: Node al_c_buf target al.c.buf references nonexistent "
+                    "attribute buf of al.c (");
+    /* non-strict export names the buffer m.c.buf: the root lints clean */
+    ufx f;
+    open_run(&f, CORPUS "root_lint_alias_state__nonstrict/program.pt2", 1);
+    cr_expect_eq(f.u->log[f.u->pos - 1].kind, EXDB_EV_DONE);
+    close_run(&f);
+}
+
 Test(unflatten, stepping_events) {
     ufx f;
     open_run(&f, FIX "nested.json", 0);
