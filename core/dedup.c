@@ -160,37 +160,22 @@ static int plan_parts(exdb_urun *r, int32_t *by_module, exdb_error *err) {
 }
 
 /* The module holding parent-relative `target`'s last atom:
- * _get_attr_via_attr_list(parent, prefix), with its AssertionError for a
- * missing inner atom and getattr's AttributeError for a missing last one.
- * NULL with err set. */
+ * _get_attr_via_attr_list(parent, prefix) with torch's errors; NULL with
+ * err set. */
 static exdb_umodule *target_holder(exdb_urun *r, exdb_umodule *parent, const char *target,
                                    exdb_error *err) {
-    exdb_umodule *m = parent;
-    const char *s = target, *last = strrchr(target, '.');
-    while (last && s <= last) {
-        const char *e = strchr(s, '.');
-        char *atom = exdb_arena_strndup(&r->arena, s, (size_t)(e - s));
-        if (!atom) {
-            exdb_errorf(err, "out of memory");
-            return NULL;
-        }
-        int is_mod = 0;
-        void *v = exdb_umod_getattr(m, atom, &is_mod);
-        if (!v || !is_mod) {
-            if (e != last)
-                exdb_errorf(err, "AssertionError: Attribute '%s' not found in model "
-                            "(_deduplicate_modules, removing call name %s)", atom, target);
-            else
-                exdb_errorf(err, "AttributeError: '%s' object has no attribute '%s' "
-                            "(_deduplicate_modules, removing call name %s)",
-                            m->kind == EXDB_UMOD_PLAIN ? "Module" : exdb_umod_kind_name(m), atom,
-                            target);
-            return NULL;
-        }
-        m = v;
-        s = e + 1;
-    }
-    return m;
+    const char *last = strrchr(target, '.');
+    char *prefix = exdb_arena_strndup(&r->arena, target, last ? (size_t)(last - target) : 0);
+    char why[EXDB_MAX_NAME_BYTES + 64];
+    snprintf(why, sizeof why, "_deduplicate_modules, removing call name %s", target);
+    int is_mod = 0;
+    void *v = prefix ? exdb_umod_get_attr_list(parent, prefix, &is_mod, why, err) : NULL;
+    if (!prefix)
+        exdb_errorf(err, "out of memory");
+    else if (v && !is_mod)
+        exdb_errorf(err, "AttributeError: '%s' object has no attribute '_modules' (%s)", "Tensor",
+                    why);
+    return v && is_mod ? v : NULL;
 }
 
 /* The earlier same-fqn duplicate of this partition that popped `name` from

@@ -3,6 +3,7 @@
  * its call modules (in call order), and call_module targets of dispatched
  * fqns lose their "@N". Non-preserved modules are never dispatched: their
  * "n@1" submodules stay. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,65 +25,20 @@ typedef struct dispatch_plan {
 } dispatch_plan;
 
 /* type(obj).__name__ of an attribute value _get_attr can walk onto. */
-static const char *attr_class(const exdb_uattr *a) {
-    switch (a->kind) {
-    case EXDB_UATTR_PARAM:
-        return "Parameter";
-    case EXDB_UATTR_SPEC:
-        return "TreeSpec";
-    case EXDB_UATTR_GRAPH:
-        return "GraphModule";
-    default:
-        return "Tensor";
-    }
-}
-
 /* The error _get_attr(self, path) raises for a preserved call whose module
- * is not there (fx's _get_attr_via_attr_list): getattr(t, item, None) along
- * the prefix, so a missing prefix atom is an AssertionError; only a missing
- * last atom is getattr's AttributeError, on the class of the object that
- * lacks it. A prefix atom that is a non-module attribute is walked onto
- * (its own attributes are taken to be missing). */
+ * is not there (fx's _get_attr_via_attr_list). A path that leads to a
+ * non-module would be dispatched over by torch; exdb stops there. */
 static int get_attr_error(exdb_urun *r, const char *path, exdb_error *err) {
-    exdb_umodule *m = r->root;
-    const exdb_uattr *attr = NULL; /* t is this attribute, not a module */
-    const char *atom = path;
-    char buf[512];
-    for (;;) {
-        const char *dot = strchr(atom, '.');
-        int la = dot ? (int)(dot - atom) : (int)strlen(atom);
-        void *v = NULL;
-        int is_mod = 0;
-        if (!attr && (size_t)la < sizeof buf) {
-            memcpy(buf, atom, (size_t)la);
-            buf[la] = '\0';
-            v = exdb_umod_getattr(m, buf, &is_mod);
-        }
-        if (!v && dot)
-            return exdb_errorf(err,
-                               "AssertionError: Attribute '%.*s' not found in model "
-                               "(_dispatch_modules: the preserved call %s was never outlined)",
-                               la, atom, path);
-        if (!v) {
-            const char *cls = attr                         ? attr_class(attr)
-                              : m->kind == EXDB_UMOD_PLAIN ? "Module"
-                                                           : exdb_umod_kind_name(m);
-            return exdb_errorf(err,
-                               "AttributeError: '%s' object has no attribute '%.*s' "
-                               "(_dispatch_modules: the preserved call %s was never outlined)",
-                               cls, la, atom, path);
-        }
-        if (!dot)
-            return exdb_errorf(err,
-                               "exdb: the preserved call %s is not a module here "
-                               "(_dispatch_modules would dispatch over a %s)",
-                               path, is_mod ? "module" : attr_class(v));
-        if (is_mod)
-            m = v;
-        else
-            attr = v;
-        atom = dot + 1;
-    }
+    char why[EXDB_MAX_NAME_BYTES + 96];
+    snprintf(why, sizeof why, "_dispatch_modules: the preserved call %s was never outlined", path);
+    int is_mod = 0;
+    void *v = exdb_umod_get_attr_list(r->root, path, &is_mod, why, err);
+    if (!v)
+        return -1;
+    return exdb_errorf(err,
+                       "exdb: the preserved call %s is not a module here (_dispatch_modules "
+                       "would dispatch over a %s)",
+                       path, is_mod ? "module" : "non-module attribute");
 }
 
 int exdb_udispatch_plan(exdb_urun *r, exdb_error *err) {

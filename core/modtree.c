@@ -211,6 +211,62 @@ exdb_umodule *exdb_umod_get_path(exdb_umodule *m, const char *path) {
     return NULL;
 }
 
+/* type(value).__name__ of an attribute, for Python's AttributeError text */
+static const char *attr_class(const exdb_uattr *a) {
+    switch (a->kind) {
+    case EXDB_UATTR_PARAM:
+        return "Parameter";
+    case EXDB_UATTR_SPEC:
+        return "TreeSpec";
+    case EXDB_UATTR_GRAPH:
+        return "GraphModule";
+    default:
+        return "Tensor";
+    }
+}
+
+void *exdb_umod_get_attr_list(exdb_umodule *m, const char *path, int *is_module, const char *why,
+                              exdb_error *err) {
+    const exdb_uattr *attr = NULL; /* the object walked onto is this attribute */
+    char atom[EXDB_MAX_NAME_BYTES + 1];
+    *is_module = 1;
+    if (!path[0])
+        return m;
+    for (const char *s = path;;) {
+        const char *dot = strchr(s, '.');
+        size_t len = dot ? (size_t)(dot - s) : strlen(s);
+        void *v = NULL;
+        int is_mod = 0;
+        if (!attr && len < sizeof atom) { /* a tensor or spec: no attributes of interest */
+            memcpy(atom, s, len);
+            atom[len] = '\0';
+            v = exdb_umod_getattr(m, atom, &is_mod);
+        }
+        if (!v && dot) { /* getattr(t, item, None) on the prefix */
+            exdb_errorf(err, "AssertionError: Attribute '%.*s' not found in model (%s)", (int)len,
+                        s, why);
+            return NULL;
+        }
+        if (!v) { /* getattr(t, field) */
+            const char *cls = attr                         ? attr_class(attr)
+                              : m->kind == EXDB_UMOD_PLAIN ? "Module"
+                                                           : exdb_umod_kind_name(m);
+            exdb_errorf(err, "AttributeError: '%s' object has no attribute '%.*s' (%s)", cls,
+                        (int)len, s, why);
+            return NULL;
+        }
+        if (!dot) {
+            *is_module = is_mod;
+            return v;
+        }
+        if (is_mod)
+            m = v;
+        else
+            attr = v;
+        s = dot + 1;
+    }
+}
+
 /* _add_submodule(mod, target, module_to_add, create_module): missing
  * intermediates come from create_module, which reuses created_modules.
  * The last atom is a suffix of target, which outlives the run, so only

@@ -259,8 +259,17 @@ int exdb_usink_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
     for (exdb_node *n = g->head; n && rc == 0; n = n->next) {
         if (n->op != EXDB_OP_CALL_MODULE)
             continue;
-        exdb_umodule *sub = exdb_umod_get_path(m, n->target);
-        if (!sub || sub->id >= plan->nmodules || !plan->removed[sub->id].done)
+        /* submodule = _get_attr(module, node.target): raises when dedup of
+         * an earlier call left the target unresolvable */
+        int is_mod = 0;
+        char why[EXDB_MAX_NAME_BYTES + 64];
+        snprintf(why, sizeof why, "_sink_params of module %s, call_module %s", mname, n->name);
+        exdb_umodule *sub = exdb_umod_get_attr_list(m, n->target, &is_mod, why, err);
+        if (!sub) {
+            rc = -1;
+            break;
+        }
+        if (!is_mod || sub->id >= plan->nmodules || !plan->removed[sub->id].done)
             continue;
         if (filter_call_args(r, n, &plan->removed[sub->id]) < 0)
             rc = exdb_errorf(err, "out of memory");

@@ -368,6 +368,14 @@ int exdb_udict_set(exdb_urun *r, exdb_udict *d, const char *key, void *val);
 void *exdb_udict_pop(exdb_udict *d, const char *key);
 /* getattr(mod, name): a child module (*is_module = 1) or an attribute. */
 void *exdb_umod_getattr(exdb_umodule *m, const char *name, int *is_module);
+/* _get_attr_via_attr_list(m, path.split(".")) of torch/fx/graph_module.py,
+ * with torch's errors: a missing inner atom is "AssertionError: Attribute
+ * 'x' not found in model", a missing last atom getattr's "AttributeError:
+ * 'Class' object has no attribute 'y'" on the object that lacks it; err then
+ * holds that message and " (why)". Returns the module or exdb_uattr at
+ * path ("" is m itself) and says which in *is_module. */
+void *exdb_umod_get_attr_list(exdb_umodule *m, const char *path, int *is_module, const char *why,
+                              exdb_error *err);
 /* _get_attr(root, "a.b.c"): the module at a dotted path, or NULL. */
 exdb_umodule *exdb_umod_get_path(exdb_umodule *m, const char *path);
 /* _add_submodule(mod, target, module_to_add, create_module) */

@@ -296,3 +296,15 @@ def root_lint_alias_state():
     al_c_buf target al.c.buf references nonexistent attribute buf of
     al.c'"""
     return _ReadsAliasedBuffer(), (torch.ones(2, 4),), {}
+
+
+def _randgen(seed, i, upstream):
+    """a program of the random generator (randgen.py) kept as a scenario:
+    one that found a mismatch, so the committed corpus checks its fix"""
+    import randgen
+    _, make, strict, preserve, dynamic = randgen.program(seed, i)
+    make.__name__ = f"rand_{seed}_{i}"
+    scenario(upstream, strict=(strict,), preserve=(tuple(preserve),), dynamic=dynamic)(make)
+
+
+_randgen(5, 15, "exdb: _sink_params' _get_attr of a call_module that dedup retargeted raises")
