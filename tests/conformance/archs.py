@@ -103,6 +103,14 @@ def llama_static_cache():
     b_static_cache_layers_0_keys...); non-strict lifts it as constants
     c_*lifted_tensor_* mutated in place and leaves b_key_cache_* unused
     (see _rebinding)."""
+    w = _llama_static_wrapper(lambda cls: cls)
+    return w, (), {"input_ids": torch.tensor([[3]], dtype=torch.long),
+                   "cache_position": torch.tensor([0], dtype=torch.long)}
+
+
+def _llama_static_wrapper(wrap):
+    """a small LlamaForCausalLM behind transformers' TorchExportableModule-
+    WithStaticCache (the class passed through wrap first), cache of 16"""
     t = _quiet()
     from transformers.integrations.executorch import TorchExportableModuleWithStaticCache
     cfg = _llama_cfg(t)
@@ -110,9 +118,7 @@ def llama_static_cache():
     m = _eval(t.LlamaForCausalLM(cfg))
     m.generation_config.use_cache = True
     m.generation_config.cache_implementation = "static"
-    w = _eval(TorchExportableModuleWithStaticCache(m, batch_size=1, max_cache_len=16))
-    return w, (), {"input_ids": torch.tensor([[3]], dtype=torch.long),
-                   "cache_position": torch.tensor([0], dtype=torch.long)}
+    return _eval(wrap(TorchExportableModuleWithStaticCache)(m, batch_size=1, max_cache_len=16))
 
 
 def _rebinding(base):
@@ -147,14 +153,7 @@ def llama_kv_buffers():
     the cache rebound to the registered buffers (see _rebinding): key/value
     caches updated with index_copy_ and cumulative_length with copy_/add_,
     all in place on the buffers, two tokens in."""
-    t = _quiet()
-    from transformers.integrations.executorch import TorchExportableModuleWithStaticCache
-    cfg = _llama_cfg(t)
-    cfg.use_cache = True
-    m = _eval(t.LlamaForCausalLM(cfg))
-    m.generation_config.use_cache = True
-    m.generation_config.cache_implementation = "static"
-    w = _eval(_rebinding(TorchExportableModuleWithStaticCache)(m, batch_size=1, max_cache_len=16))
+    w = _llama_static_wrapper(_rebinding)
     return w, (), {"input_ids": torch.tensor([[3, 5]], dtype=torch.long),
                    "cache_position": torch.tensor([0, 1], dtype=torch.long)}
 
