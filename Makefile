@@ -122,8 +122,9 @@ bench-peer: deps exdb
 	@scripts/bench_peer.sh
 
 # torch 2.13 as the judge: regenerate the scenario programs and torch's
-# answers, generate CONFORMANCE_N (300) random programs and the transformers
-# architectures, compare exdb with torch on all (scripts/conformance.sh).
+# answers (CONFORMANCE_UPDATE=1: into the committed corpus), generate
+# CONFORMANCE_N (300) random programs and the transformers architectures,
+# compare exdb with torch on all (scripts/conformance.sh).
 conformance: deps exdb
 	@scripts/conformance.sh
 
