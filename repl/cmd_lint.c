@@ -539,6 +539,22 @@ static int cmd_save(session *s, int argc, char **argv) {
     return 0;
 }
 
+/* ---- scripts */
+
+/* Scripts have no if: one that runs to a stop and inspects it would, on a
+ * program where the run completes instead, go on to dump the finished tree
+ * and fail at its first stepping command (exit status 1). */
+static int cmd_quit_if_complete(session *s, int argc, char **argv) {
+    if (!s->run || s->run->failed || !exdb_unflatten_done(s->run))
+        return 0;
+    for (int i = 1; i < argc; i++)
+        exdb_buf_printf(&s->buf, "%s%s", i > 1 ? " " : "", argv[i]);
+    cmd_flush(s, argc > 1);
+    cmd_json_add(s, "quit", cJSON_CreateTrue());
+    s->quit_requested = 1;
+    return 0;
+}
+
 const command lint_commands[] = {
     {"lint", 0, 3, CMD_NEEDS_PROGRAM, "lint [module FQN|all] [--json]",
      "Check the graph, the signature, and what unflatten would trip on.",
@@ -594,5 +610,18 @@ const command lint_commands[] = {
      "The write is atomic (temporary file, then rename); an existing FILE is only replaced\n"
      "with --force. --dry-run says what would be written, and writes nothing.",
      cmd_save},
+    {"quit-if-complete", 0, -1, 0, "quit-if-complete [TEXT]",
+     "In a script: if the unflatten run is complete, print TEXT and quit (status 0).",
+     "For scripts that run to a stop (a breakpoint, unflatten's error) and then inspect it:\n"
+     "when the run did not stop but completed, there is nothing to inspect, and the next\n"
+     "commands would show the finished tree or fail. This quits exdb there, as quit does,\n"
+     "after printing TEXT (say what that means: \"no buffer mutations\", \"unflatten\n"
+     "succeeds\"). Otherwise (stopped part way, failed, or no run yet) it does nothing.\n"
+     "Example (scripts/buffer-mutation.exdb; \"break op\" would refuse a program without\n"
+     "a copy_, where this form of breakpoint is accepted and never hit):\n"
+     "  break event copy if target ~ torch.ops.aten.copy_.*\n"
+     "  run\n"
+     "  quit-if-complete No buffer mutations.",
+     cmd_quit_if_complete},
 };
 const size_t lint_ncommands = sizeof lint_commands / sizeof *lint_commands;
