@@ -251,16 +251,80 @@ static int collect_names(const exdb_json *j, exdb_strmap *names) {
     return 0;
 }
 
+/* A getitem the loader added for an output of serialized node n->src (it
+ * carries the op's src), judged by args: n's own, or for a node dce erased
+ * the ones it had before (erase_node sets them to None). */
+static int is_loader_getitem(const exdb_node *n, const exdb_arg *args) {
+    return n->src >= 0 && n->op == EXDB_OP_CALL_FUNCTION &&
+           strcmp(n->target, "operator.getitem") == 0 && args->n >= 1 &&
+           args->u.items[0].kind == EXDB_ARG_NODE && args->u.items[0].u.node->src == n->src;
+}
+
 /* The node built from serialized node n->src itself, as opposed to the
  * getitems the loader adds after it (which carry the same src). */
 static int is_op_node(const exdb_node *n) {
-    if (n->src < 0)
+    return n->src >= 0 && !is_loader_getitem(n, &n->args);
+}
+
+/* The number of getitems under a tuple value: one per element, plus those
+ * under an element that is itself a list (a tuple value too). */
+static uint32_t count_getitems(const exdb_val *v) {
+    uint32_t k = 0;
+    for (uint32_t i = 0; v && v->kind == EXDB_VAL_TUPLE && i < v->n; i++)
+        k += 1 + count_getitems(v->u.items[i]);
+    return k;
+}
+
+/* The live getitem the loader made for element i of n, or NULL. */
+static const exdb_node *getitem_at(const exdb_node *n, uint32_t i) {
+    for (uint32_t k = 0; k < n->nusers; k++) {
+        const exdb_node *u = n->users[k];
+        if (is_loader_getitem(u, &u->args) && u->args.u.items[0].u.node == n && u->args.n >= 2 &&
+            u->args.u.items[1].kind == EXDB_ARG_INT && u->args.u.items[1].u.i == (int64_t)i)
+            return u;
+    }
+    return NULL;
+}
+
+/* How many of the getitems the loader made under n (v: n's tuple value,
+ * one element per getitem) the graph no longer has. The file still holds
+ * them as outputs of the op, so a reload makes them again. Elements are
+ * followed by the parent's value, not the getitem's: a named getitem may
+ * share its op's metadata. */
+static uint32_t missing_getitems(const exdb_node *n, const exdb_val *v) {
+    uint32_t missing = 0;
+    for (uint32_t i = 0; v && v->kind == EXDB_VAL_TUPLE && i < v->n; i++) {
+        const exdb_val *item = v->u.items[i];
+        const exdb_node *gi = getitem_at(n, i);
+        if (!gi)
+            missing += 1 + count_getitems(item);
+        else if (item && item->kind == EXDB_VAL_TUPLE)
+            missing += missing_getitems(gi, item);
+    }
+    return missing;
+}
+
+uint32_t exdb_save_kept_getitems(const exdb_program *p, const exdb_dce_log *log) {
+    if (log->graph != p->graph || !log->n)
         return 0;
-    if (n->op == EXDB_OP_CALL_FUNCTION && strcmp(n->target, "operator.getitem") == 0 &&
-        n->args.n >= 1 && n->args.u.items[0].kind == EXDB_ARG_NODE &&
-        n->args.u.items[0].u.node->src == n->src)
-        return 0;
-    return 1;
+    uint8_t *op_gone = calloc(p->nserialized_nodes + 1, 1);
+    if (!op_gone)
+        return 0; /* only a note is lost */
+    const exdb_dce_entry *e = log->items;
+    for (uint32_t i = 0; i < log->n; i++) {
+        const exdb_arg *args = log->applied ? &e[i].args : &e[i].node->args;
+        if (e[i].node->src >= 0 && (uint32_t)e[i].node->src < p->nserialized_nodes &&
+            !is_loader_getitem(e[i].node, args))
+            op_gone[e[i].node->src] = 1;
+    }
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < log->n; i++) {
+        const exdb_arg *args = log->applied ? &e[i].args : &e[i].node->args;
+        kept += is_loader_getitem(e[i].node, args) &&
+                (uint32_t)e[i].node->src < p->nserialized_nodes && !op_gone[e[i].node->src];
+    }
+    free(op_gone);
+    return kept;
 }
 
 int exdb_program_save_json(const exdb_program *p, exdb_buf *b, exdb_save_stats *stats,
@@ -297,8 +361,10 @@ int exdb_program_save_json(const exdb_program *p, exdb_buf *b, exdb_save_stats *
     }
     memset(drop, 1, nodes->len);
     for (const exdb_node *n = p->graph->head; n; n = n->next)
-        if (is_op_node(n) && (uint32_t)n->src < nodes->len)
+        if (is_op_node(n) && (uint32_t)n->src < nodes->len) {
             drop[n->src] = 0;
+            st.getitems_kept += missing_getitems(n, n->meta ? n->meta->val : NULL);
+        }
     exdb_strmap dead;
     exdb_strmap_init(&dead, &a);
     for (uint32_t i = 0; i < nodes->len; i++) {

@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dce.h"
 #include "error.h"
 #include "json.h"
 #include "program.h"
@@ -36,7 +37,11 @@
 typedef struct exdb_save_stats {
     uint32_t nodes_dropped;  /* serialized nodes left out */
     uint32_t values_dropped; /* value-table entries left out */
-    size_t bytes;            /* program JSON bytes written */
+    /* getitem nodes the graph no longer has (dce removed them) that the
+     * file keeps anyway, as outputs of a multi-output op that stays: with
+     * nodes_dropped 0 the program JSON is the one loaded */
+    uint32_t getitems_kept;
+    size_t bytes; /* program JSON bytes written */
 } exdb_save_stats;
 
 /* Writes p to out_path (same container kind as p was loaded from). force = 0
@@ -48,6 +53,13 @@ int exdb_program_save(const exdb_program *p, const char *out_path, int force,
 /* The program JSON save would write, into b (for tests and `save -`). */
 int exdb_program_save_json(const exdb_program *p, exdb_buf *b, exdb_save_stats *stats,
                            exdb_error *err);
+
+/* Of the nodes a dce of p's flat graph removed (or would remove: a dry
+ * run's log), how many save keeps in the file anyway: getitems of outputs
+ * of a multi-output op that the same log does not remove. The format has no
+ * node for them (the op's outputs name them; the loader makes the getitems),
+ * so when every removed node is one, save writes the program as loaded. */
+uint32_t exdb_save_kept_getitems(const exdb_program *p, const exdb_dce_log *log);
 
 /* json.dumps(value) with default separators and ensure_ascii=True; numbers
  * are written as their source text. */

@@ -255,6 +255,33 @@ static void json_removed(session *s, cJSON *arr, const char *module, const char 
     (void)s;
 }
 
+/* A dead getitem of a multi-output op that stays is gone from the graph but
+ * not from the file: the format writes the op with all its outputs (PyTorch
+ * names unused ones <op>_unused_<i>) and the loader makes a getitem of each,
+ * so save keeps it and a reload brings it back. Said here, since otherwise
+ * "Removed N nodes" then "save" reads as a smaller file. */
+static void note_kept_getitems(session *s, uint32_t kept, uint32_t n) {
+    if (!kept)
+        return;
+    int one = kept == 1;
+    if (kept == n)
+        exdb_buf_printf(&s->buf,
+                        "note: %s that stay%s. The program format stores an op with all its "
+                        "outputs and has no node for such getitems (the loader makes them), so "
+                        "\"save\" writes the program as loaded, and a reload has %s again.\n",
+                        one ? "it is a getitem of a multi-output op"
+                            : "these are all getitems of multi-output ops",
+                        one ? "s" : "", one ? "it" : "them");
+    else
+        exdb_buf_printf(
+            &s->buf,
+            "note: %u of these %s that stay%s. The program format stores an op with "
+            "all its outputs, so \"save\" leaves %s in the file, and a reload has %s "
+            "again.\n",
+            kept, one ? "is a getitem of a multi-output op" : "are getitems of multi-output ops",
+            one ? "s" : "", one ? "it" : "them", one ? "it" : "them");
+}
+
 static int dce_flat(session *s, const exdb_dce_opts *o) {
     exdb_dce_log log;
     exdb_dce_log_init(&log);
@@ -271,11 +298,14 @@ static int dce_flat(session *s, const exdb_dce_opts *o) {
                         n == 1 ? "" : "s", o->dry_run ? "" : " (\"undo\" puts them back)");
     for (uint32_t i = 0; i < log.n; i++)
         exdb_buf_printf(&s->buf, "  %s = %s\n", log.items[i].node->name, log.items[i].node->target);
+    uint32_t kept = exdb_save_kept_getitems(s->prog, &log);
+    note_kept_getitems(s, kept, (uint32_t)log.n);
     cmd_flush(s, 0);
     if (s->json) {
         cJSON *arr = cJSON_CreateArray();
         json_removed(s, arr, NULL, NULL, &log);
         cmd_json_add(s, "removed", arr);
+        cmd_json_add(s, "kept_in_file", cJSON_CreateNumber(kept));
     }
     if (o->dry_run || n == 0) {
         exdb_dce_log_free(&log);
@@ -444,29 +474,84 @@ static int cmd_undo(session *s, int argc, char **argv) {
     return 0;
 }
 
+/* What save wrote, or would write: the nodes left out, and whether the
+ * program is the one loaded although dce removed getitems from the graph. */
+static void save_report(session *s, const exdb_save_stats *st, int paren) {
+    uint32_t k = st->getitems_kept;
+    exdb_buf_printf(&s->buf, "%s%zu bytes of program JSON", paren ? "(" : "", st->bytes);
+    if (st->nodes_dropped)
+        exdb_buf_printf(&s->buf, "; %u serialized node%s and %u value%s left out",
+                        st->nodes_dropped, st->nodes_dropped == 1 ? "" : "s", st->values_dropped,
+                        st->values_dropped == 1 ? "" : "s");
+    if (paren)
+        exdb_buf_puts(&s->buf, ")");
+    if (k && !st->nodes_dropped)
+        exdb_buf_printf(&s->buf,
+                        ", the program as loaded: the %u getitem%s dce removed belong%s to "
+                        "%s that stay%s, which the format stores with all %s outputs, so a "
+                        "reload makes %s again",
+                        k, k == 1 ? "" : "s", k == 1 ? "s" : "",
+                        k == 1 ? "a multi-output op" : "multi-output ops", k == 1 ? "s" : "",
+                        k == 1 ? "its" : "their", k == 1 ? "it" : "them");
+    else if (k)
+        exdb_buf_printf(&s->buf,
+                        ". %u getitem%s dce removed stay%s in the file: %s to %s that stay%s, "
+                        "which the format stores with all %s outputs",
+                        k, k == 1 ? "" : "s", k == 1 ? "s" : "",
+                        k == 1 ? "it belongs" : "they belong",
+                        k == 1 ? "a multi-output op" : "multi-output ops", k == 1 ? "s" : "",
+                        k == 1 ? "its" : "their");
+    exdb_buf_puts(&s->buf, ".\n");
+    cmd_flush(s, 0);
+}
+
 static int cmd_save(session *s, int argc, char **argv) {
-    int force = 0;
+    int force = 0, dry = 0;
     const char *file = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--force") == 0 || strcmp(argv[i], "-f") == 0)
             force = 1;
+        else if (strcmp(argv[i], "--dry-run") == 0 || strcmp(argv[i], "-n") == 0)
+            dry = 1;
         else if (!file)
             file = argv[i];
         else
-            return cmd_fail(s, "Usage: save [--force] FILE");
+            return cmd_fail(s, "Usage: save [--force] FILE | save --dry-run");
     }
-    if (!file)
-        return cmd_fail(s, "Usage: save [--force] FILE");
+    if (dry == !!file || (dry && force))
+        return cmd_fail(s, "Usage: save [--force] FILE | save --dry-run");
     exdb_save_stats st;
     exdb_error err = {0};
-    if (exdb_program_save(s->prog, file, force, &st, &err) < 0)
-        return cmd_fail(s, "%s", err.msg);
-    fprintf(s->out, "Saved %s (%zu bytes of program JSON", file, st.bytes);
-    if (st.nodes_dropped)
-        fprintf(s->out, "; %u serialized node%s and %u value%s left out", st.nodes_dropped,
-                st.nodes_dropped == 1 ? "" : "s", st.values_dropped,
-                st.values_dropped == 1 ? "" : "s");
-    fputs(").\n", s->out);
+    if (dry) { /* what save would write, written nowhere */
+        exdb_buf b;
+        exdb_buf_init(&b);
+        int rc = exdb_program_save_json(s->prog, &b, &st, &err);
+        exdb_buf_free(&b);
+        if (rc < 0)
+            return cmd_fail(s, "%s", err.msg);
+        exdb_buf_puts(&s->buf, "Would save ");
+    } else {
+        if (exdb_program_save(s->prog, file, force, &st, &err) < 0)
+            return cmd_fail(s, "%s", err.msg);
+        exdb_buf_printf(&s->buf, "Saved %s ", file);
+    }
+    save_report(s, &st, !dry);
+    return 0;
+}
+
+/* ---- scripts */
+
+/* Scripts have no if: one that runs to a stop and inspects it would, on a
+ * program where the run completes instead, go on to dump the finished tree
+ * and fail at its first stepping command (exit status 1). */
+static int cmd_quit_if_complete(session *s, int argc, char **argv) {
+    if (!s->run || s->run->failed || !exdb_unflatten_done(s->run))
+        return 0;
+    for (int i = 1; i < argc; i++)
+        exdb_buf_printf(&s->buf, "%s%s", i > 1 ? " " : "", argv[i]);
+    cmd_flush(s, argc > 1);
+    cmd_json_add(s, "quit", cJSON_CreateTrue());
+    s->quit_requested = 1;
     return 0;
 }
 
@@ -515,12 +600,28 @@ const command lint_commands[] = {
      cmd_dce},
     {"undo", 0, 0, CMD_NEEDS_PROGRAM, "undo",
      "Put back what the last dce (flat, module or all) removed.", NULL, cmd_undo},
-    {"save", 1, 2, CMD_NEEDS_PROGRAM, "save [--force] FILE",
+    {"save", 1, 2, CMD_NEEDS_PROGRAM, "save [--force] FILE | save --dry-run",
      "Write the current program (e.g. after dce) in the format it was loaded from.",
      "Bare JSON stays bare JSON; a .pt2 or legacy zip is copied member for member with the\n"
      "program replaced. Serialized nodes removed by dce are left out with their values.\n"
+     "A getitem dce removed while its multi-output op stays is not left out: the format\n"
+     "keeps an op's outputs with the op (the loader makes the getitems), so the file has it\n"
+     "and a reload brings it back; save says so (dce too).\n"
      "The write is atomic (temporary file, then rename); an existing FILE is only replaced\n"
-     "with --force.",
+     "with --force. --dry-run says what would be written, and writes nothing.",
      cmd_save},
+    {"quit-if-complete", 0, -1, 0, "quit-if-complete [TEXT]",
+     "In a script: if the unflatten run is complete, print TEXT and quit (status 0).",
+     "For scripts that run to a stop (a breakpoint, unflatten's error) and then inspect it:\n"
+     "when the run did not stop but completed, there is nothing to inspect, and the next\n"
+     "commands would show the finished tree or fail. This quits exdb there, as quit does,\n"
+     "after printing TEXT (say what that means: \"no buffer mutations\", \"unflatten\n"
+     "succeeds\"). Otherwise (stopped part way, failed, or no run yet) it does nothing.\n"
+     "Example (scripts/buffer-mutation.exdb; \"break op\" would refuse a program without\n"
+     "a copy_, where this form of breakpoint is accepted and never hit):\n"
+     "  break event copy if target ~ torch.ops.aten.copy_.*\n"
+     "  run\n"
+     "  quit-if-complete No buffer mutations.",
+     cmd_quit_if_complete},
 };
 const size_t lint_ncommands = sizeof lint_commands / sizeof *lint_commands;

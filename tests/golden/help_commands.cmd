@@ -45,6 +45,7 @@ help lint
 help dce
 help undo
 help save
+help quit-if-complete
 help render
 help s
 help n

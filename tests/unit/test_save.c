@@ -163,6 +163,48 @@ Test(save, after_dce_drops_nodes_and_values) {
     exdb_program_free(p);
 }
 
+/* A dce that removes only getitems of multi-output ops that stay (the
+ * _unused_ outputs of native_layer_norm) changes the graph but not the file:
+ * the format stores an op with all its outputs. save writes the program as
+ * loaded, byte for byte, and both dce's log and save's stats say how many
+ * such getitems there are, so the commands can tell the user. */
+Test(save, dce_of_kept_getitems_writes_the_program_as_loaded) {
+    exdb_program *p = load("tests/fixtures/example.json");
+    exdb_dce_log log;
+    exdb_dce_log_init(&log);
+    exdb_error err = {0};
+    exdb_dce_opts dry = {1, 1, NULL, NULL};
+    cr_assert_eq(exdb_dce_run(p->graph, &dry, &log, &err), 6);
+    cr_assert_eq(exdb_save_kept_getitems(p, &log), 6, "a dry run's log");
+    cr_assert_eq(exdb_dce_run(p->graph, NULL, &log, &err), 6);
+    cr_assert_eq(exdb_save_kept_getitems(p, &log), 6, "after the removal");
+    exdb_save_stats st;
+    const char *out = test_tpath("kept.json");
+    cr_assert_eq(exdb_program_save(p, out, 0, &st, &err), 0, "%s", err.msg);
+    cr_assert_eq(st.nodes_dropped, 0);
+    cr_assert_eq(st.values_dropped, 0);
+    cr_assert_eq(st.getitems_kept, 6);
+    size_t l1, l2;
+    char *b1 = slurp(out, &l1), *b2 = slurp("tests/fixtures/example.json", &l2);
+    cr_assert(l1 == l2 && memcmp(b1, b2, l1) == 0, "byte for byte the file loaded");
+    free(b1);
+    free(b2);
+    cr_assert_eq(exdb_dce_undo(&log, &err), 0, "%s", err.msg);
+    cr_assert_eq(exdb_program_save(p, out, 1, &st, &err), 0, "%s", err.msg);
+    cr_assert_eq(st.getitems_kept, 0, "undo put them back");
+    exdb_program_free(p);
+    /* some of each: var_mean goes with both its getitems, max.dim's dead
+     * getitem stays in the file */
+    exdb_program *q = load("tests/fixtures/dce/getitems.json");
+    cr_assert_eq(exdb_dce_run(q->graph, NULL, &log, &err), 4);
+    cr_assert_eq(exdb_save_kept_getitems(q, &log), 1);
+    cr_assert_eq(exdb_program_save(q, test_tpath("some.json"), 0, &st, &err), 0, "%s", err.msg);
+    cr_assert_eq(st.nodes_dropped, 1);
+    cr_assert_eq(st.getitems_kept, 1);
+    exdb_dce_log_free(&log);
+    exdb_program_free(q);
+}
+
 /* Every real program: load -> save -> load is the same program; dce ->
  * save -> load lints without errors. */
 Test(save, real_programs_round_trip) {
