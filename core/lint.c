@@ -292,7 +292,17 @@ static void prefetch_inputs(const exdb_node *n) {
  * are prefetched, and the inputs and inner lists of the node NEAR places
  * ahead, whose args array has arrived by then. */
 static int lint_clean(const exdb_graph *g, uint8_t *seen, uint32_t nseen, const name_index *ix) {
-    enum { NEAR = 16, FAR = 32 };
+    enum { NEAR = 16, FAR = 32, CACHED = 16384 };
+    if (g->count < CACHED) { /* the graph fits the caches: prefetching only costs */
+        for (const exdb_node *n = g->head; n; n = n->next) {
+            if (n->op > EXDB_OP_OUTPUT || n->graph != g || n->id >= nseen ||
+                !in_names_ix(ix, g, n) || !inputs_defined(&n->args, g, seen, nseen) ||
+                !inputs_defined(&n->kwargs, g, seen, nseen))
+                return 0;
+            seen[n->id] = 1;
+        }
+        return 1;
+    }
     const exdb_node *near = g->head, *far = g->head;
     for (uint32_t k = 0; far && k < FAR; k++, far = far->next) {
         prefetch_node(g, far, ix);
