@@ -250,11 +250,16 @@ static void on_sigint(int sig) {
 }
 
 /* Ctrl-C sets a flag that long stepping commands poll (session.h); it does
- * not kill exdb. No SA_RESTART: a read at the prompt returns. */
-static void catch_sigint(void) {
+ * not kill exdb. At the prompt the handler has no SA_RESTART, so readline
+ * returns and run_prompt cancels the line. Commands from a pipe or a file
+ * are read with SA_RESTART: there an interrupted read would look like the
+ * end of the input (getline returns -1, or half a line), and a SIGINT must
+ * only stop the command it lands in, the session going on. */
+static void catch_sigint(int restart) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;
+    sa.sa_flags = restart ? SA_RESTART : 0;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
 }
@@ -267,7 +272,18 @@ static int run_prompt(void) {
         read_history(hist);
     rl_attempted_completion_function = complete;
     char *line;
-    while (!S.quit_requested && (line = readline("(exdb) ")) != NULL) {
+    while (!S.quit_requested) {
+        exdb_interrupted = 0;
+        if (!(line = readline("(exdb) "))) {
+            if (!exdb_interrupted)
+                break; /* Ctrl-D */
+            /* Ctrl-C: the read was interrupted (the handler has no
+             * SA_RESTART). As gdb does, cancel the line and prompt again:
+             * breakpoints, the position and the displays stay. */
+            fputs("\nQuit\n", stdout);
+            fflush(stdout);
+            continue;
+        }
         const char *t = line;
         while (*t == ' ' || *t == '\t')
             t++;
@@ -300,6 +316,7 @@ static int run_stdin(void) {
     size_t cap = 0;
     int rc = 0, lineno = 0;
     while (!S.quit_requested && getline(&line, &cap, stdin) != -1) {
+        exdb_interrupted = 0; /* a SIGINT between commands stops none */
         if (S.trace_commands && line[0] != '\n' && line[0] != '#')
             fprintf(S.out, "+%s", line);
         lineno++;
@@ -370,7 +387,7 @@ int main(int argc, char **argv) {
      * terminal ("set max-lines") */
     if (interactive && isatty(1))
         S.max_lines = 100;
-    catch_sigint();
+    catch_sigint(!interactive);
     int rc = 0;
     if (interactive && !quiet && !json)
         printf("exdb %s, a debugger for torch.export programs. Type \"help\".\n", EXDB_VERSION);
