@@ -525,13 +525,44 @@ static int cmd_unflatten(session *s, int argc, char **argv) {
     return 0;
 }
 
+/* Whether event k exists, the run left where it was. Past the events
+ * reached so far only running there tells (the run may end, or fail,
+ * first), so the run goes there and comes back: a goto out of range must
+ * fail without moving, or a script stops at an error after the move. 1, or
+ * 0 after printing why not. */
+static int event_in_range(session *s, exdb_unflatten *u, uint32_t k) {
+    if (k <= u->nlog)
+        return 1;
+    uint32_t from = u->pos;
+    exdb_error err = {0}, back = {0};
+    if (exdb_unflatten_goto(u, k, &err) == 0 && u->pos == k)
+        return 1;
+    exdb_buf why;
+    exdb_buf_init(&why);
+    if (u->failed)
+        exdb_buf_printf(&why, "Event %u out of range; the run stops at an error after event %u: %s",
+                        k, u->pos, u->err.msg);
+    else
+        exdb_buf_printf(&why, "Event %u out of range; the run has %u event%s.", k, u->pos,
+                        u->pos == 1 ? "" : "s");
+    if (exdb_unflatten_goto(u, from, &back) < 0)
+        exdb_buf_printf(&why, " (and going back to event %u failed: %s)", from, back.msg);
+    cmd_fail(s, "%s", exdb_buf_str(&why));
+    exdb_buf_free(&why);
+    return 0;
+}
+
 static int cmd_goto(session *s, int argc, char **argv) {
     (void)argc;
     uint32_t k;
     if (cmd_parse_count(s, argv[1], &k) < 0)
         return -1;
     exdb_unflatten *u = get_run(s, 0);
-    return u ? jump(s, u, k, "goto") : -1;
+    if (!u)
+        return -1;
+    if (k > u->pos && !event_in_range(s, u, k))
+        return -1;
+    return jump(s, u, k, "goto");
 }
 
 static int cmd_reverse_stepi(session *s, int argc, char **argv) {
@@ -1488,7 +1519,9 @@ const command unflatten_commands[] = {
     {"reverse-continue", 0, 0, R, "reverse-continue",
      "Go back to the last event before this one that hits a breakpoint.", NULL,
      cmd_reverse_continue},
-    {"goto", 1, 1, P, "goto K", "Go to the state right after event K (0: the start).", NULL,
+    {"goto", 1, 1, P, "goto K", "Go to the state right after event K (0: the start).",
+     "Forwards or backwards (going back replays the run: it is deterministic). A K past the\n"
+     "last event, or past an event that fails, is an error and the run stays where it is.",
      cmd_goto},
     {"until", 0, 2, P | CMD_REPEAT_BARE, "until [LOCATION]",
      "Run until LOCATION in this frame, or until the selected frame exits.",
