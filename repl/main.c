@@ -139,13 +139,6 @@ static char **complete(const char *text, int start, int end) {
     const command *c = command_lookup(w[0], &amb);
     const char *cmd = c ? c->name : "";
     ncands = 0;
-    static const char *const info_words[] = {"program",     "signature",    "module-call-graph",
-                                             "modules",     "facts",        "breakpoints",
-                                             "frame",       "node-map",     "placeholders",
-                                             "seen-nodes",  "seen-modules", "ivals",
-                                             "watchpoints", "display",      "events",
-                                             NULL};
-    static const char *const print_words[] = {"graph", "tabular", "node", "module", "frame", NULL};
     static const char *const set_words[] = {
         "trace-commands", "on-error",          "output",          "color",
         "listsize",       "max-lines",         "width",           "layout",
@@ -159,12 +152,12 @@ static char **complete(const char *text, int start, int end) {
     if (!strcmp(cmd, "load") || !strcmp(cmd, "source") || !strcmp(cmd, "save") ||
         (!strcmp(cmd, "render") && !strcmp(w[nw - 1], "-o"))) {
         return rl_completion_matches(text, rl_filename_completion_function);
-    } else if (!strcmp(cmd, "info") && nw == 1) {
-        cand_words(info_words);
-    } else if (!strcmp(cmd, "print") && nw == 1) {
-        cand_words(print_words);
+    } else if ((!strcmp(cmd, "info") || !strcmp(cmd, "print")) && nw == 1) {
+        cand_words(command_subcommands(cmd));
     } else if (!strcmp(cmd, "print") && strncmp(w[1], "mod", 3) == 0) {
         cand_modules();
+    } else if ((!strcmp(cmd, "info") || !strcmp(cmd, "print")) && !strcmp(w[1], "node")) {
+        cand_nodes();
     } else if (!strcmp(cmd, "set") || !strcmp(cmd, "show")) {
         if (nw == 1) {
             cand_words(set_words);
@@ -210,10 +203,10 @@ static char **complete(const char *text, int start, int end) {
             cand_nodes();
     } else if ((!strcmp(cmd, "delete") || !strcmp(cmd, "enable") || !strcmp(cmd, "disable")) &&
                nw == 1) {
-        cand_add("display");
+        cand_words(command_subcommands(cmd));
     } else if (!strcmp(cmd, "watch")) {
         if (nw == 1)
-            cand_add("node-map");
+            cand_words(command_subcommands(cmd));
         else
             cand_nodes();
     } else if (!strcmp(cmd, "help")) {
@@ -221,12 +214,11 @@ static char **complete(const char *text, int start, int end) {
     } else if (!strcmp(cmd, "render")) {
         cand_words(render_words);
     } else if (!strcmp(cmd, "unflatten")) {
-        static const char *const v[] = {"run", "restart", NULL};
-        cand_words(v);
-    } else if (!strcmp(cmd, "lint")) {
-        cand_add("--json");
-    } else if (!strcmp(cmd, "dce")) {
-        cand_add("--dry-run");
+        cand_words(command_subcommands(cmd));
+    } else if (!strcmp(cmd, "lint") || !strcmp(cmd, "dce")) {
+        if (nw == 1)
+            cand_words(command_subcommands(cmd));
+        cand_add(!strcmp(cmd, "lint") ? "--json" : "--dry-run");
     } else {
         cand_nodes();
     }
