@@ -7,7 +7,7 @@
  * inspecting command: "backtrace", "list", "info frame", "print module m".
  * Commands that move the run or change the program are refused. Each
  * display is shown as gdb does, "N: EXPR = VALUE", the value on the
- * following lines when it has several; `display/json EXPR` shows the
+ * following lines (an error on the same line); `display/json EXPR` shows the
  * command's JSON answer on one line instead. In JSON mode the displays go
  * into the stopping command's answer as "displays": [...]. */
 #include <cjson/cJSON.h>
@@ -154,9 +154,10 @@ static void show_one(session *s, const display *d, cJSON *arr) {
         cJSON_free(j);
         if (o != data)
             cJSON_Delete(o);
-    } else if (!memchr(t, '\n', len)) {
-        fprintf(s->out, "%d: %s = %.*s\n", d->num, d->expr, (int)len, t);
     } else {
+        /* the value always under "N: EXPR =": on that line only when it
+         * was one line, a display such as node-map jumped between the two
+         * as its value grew (0 entries, then several) */
         fprintf(s->out, "%d: %s =\n%.*s\n", d->num, d->expr, (int)len, t);
     }
     cJSON_Delete(data);
@@ -335,11 +336,12 @@ int cmd_display_info(session *s) {
     "  display node NAME       print node NAME\n"                                                  \
     "  display placeholders 1  ... seen-nodes, seen-modules, ivals, events, module FQN\n"          \
     "or an inspecting command: backtrace, list, info ..., print ...\n"                             \
-    "Shown as \"N: EXPR = VALUE\" after every command that moves the run (step, next,\n"           \
-    "finish, continue, until, advance, goto, reverse-*...). display/json EXPR shows the\n"         \
-    "command's JSON answer on one line. \"display\" alone shows them all now; \"info\n"            \
-    "display\" lists them; \"undisplay N\" (or \"delete display N\") removes one;\n"               \
-    "\"disable display N\" and \"enable display N\" keep it without showing it.\n"                 \
+    "Shown as \"N: EXPR =\" and the value on the lines below (an error: \"N: EXPR = <error:\n"     \
+    "...>\") after every command that moves the run (step, next, finish, continue, until,\n"       \
+    "advance, goto, reverse-*...). display/json EXPR shows the command's JSON answer on\n"         \
+    "one line. \"display\" alone shows them all now; \"info display\" lists them;\n"               \
+    "\"undisplay N\" (or \"delete display N\") removes one; \"disable display N\" and\n"           \
+    "\"enable display N\" keep it without showing it.\n"                                           \
     "In JSON mode they are the stopping command's \"displays\" array."
 
 const command display_commands[] = {

@@ -218,10 +218,11 @@ static int cmd_load(session *s, int argc, char **argv) {
     for (uint32_t i = 0; i < p->ninputs; i++)
         user_in += p->inputs[i].kind == EXDB_IN_USER_INPUT;
     fprintf(s->out,
-            "Loaded %s: schema %d.%d, %u nodes (%u serialized), %u inputs (%u user), %u outputs, "
-            "%u modules in the call graph.\n",
-            p->path, p->schema_major, p->schema_minor, p->graph->count, p->nserialized_nodes,
-            p->ninputs, user_in, p->noutputs, p->ncalls);
+            "Loaded %s: schema %d.%d, %u node%s (%u serialized), %u input%s (%u user), %u "
+            "output%s, %u module%s in the call graph.\n",
+            p->path, p->schema_major, p->schema_minor, p->graph->count, cmd_s(p->graph->count),
+            p->nserialized_nodes, p->ninputs, cmd_s(p->ninputs), user_in, p->noutputs,
+            cmd_s(p->noutputs), p->ncalls, cmd_s(p->ncalls));
     if (s->json) {
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "path", p->path);
