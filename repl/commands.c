@@ -759,9 +759,11 @@ static int cmd_help(session *s, int argc, char **argv) {
                 fprintf(s->out, "  %-40s  %s\n", c->usage, c->summary);
         }
     }
-    fputs("\nA unique prefix of a command is enough; s, n, c, bt, b, p, i... are gdb's short "
-          "names.\n\"help COMMAND\" says more.\n",
-          s->out);
+    fputs(
+        "\nA unique prefix of a command or subcommand is enough (a whole name wins: \"info node\"\n"
+        "is not \"info node-map\"); s, n, c, bt, b, p, i... are gdb's short names.\n"
+        "\"help COMMAND\" says more.\n",
+        s->out);
     return 0;
 }
 
