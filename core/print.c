@@ -601,8 +601,8 @@ void exdb_print_program_info(exdb_buf *b, const exdb_program *p) {
     for (uint32_t i = 0; i < p->ncalls; i++)
         if (p->calls[i].sig && p->calls[i].fqn[0])
             preserved++;
-    exdb_buf_printf(b, ")\nmodule call graph: %u entries (%u with a preserved signature)\n",
-                    p->ncalls, preserved);
+    exdb_buf_printf(b, ")\nmodule call graph: %u entr%s (%u with a preserved signature)\n",
+                    p->ncalls, p->ncalls == 1 ? "y" : "ies", preserved);
     if (p->nsubgraphs)
         exdb_buf_printf(b, "subgraphs:         %u (higher-order op arguments)\n", p->nsubgraphs);
     if (p->nranges) {
@@ -639,13 +639,14 @@ void exdb_print_call_graph(exdb_buf *b, const exdb_program *p) {
             exdb_buf_puts(b, "]");
             if (s->in_spec) {
                 char *t = exdb_treespec_str((exdb_arena *)&p->arena, s->in_spec);
-                exdb_buf_printf(b, "\n       in_spec:  %s  (%u leaves)", t ? t : "?",
-                                s->in_spec->num_leaves);
+                exdb_buf_printf(b, "\n       in_spec:  %s  (%u lea%s)", t ? t : "?",
+                                s->in_spec->num_leaves, s->in_spec->num_leaves == 1 ? "f" : "ves");
             }
             if (s->out_spec) {
                 char *t = exdb_treespec_str((exdb_arena *)&p->arena, s->out_spec);
-                exdb_buf_printf(b, "\n       out_spec: %s  (%u leaves)", t ? t : "?",
-                                s->out_spec->num_leaves);
+                exdb_buf_printf(b, "\n       out_spec: %s  (%u lea%s)", t ? t : "?",
+                                s->out_spec->num_leaves,
+                                s->out_spec->num_leaves == 1 ? "f" : "ves");
             }
             if (s->forward_arg_names) {
                 exdb_buf_puts(b, "\n       forward_arg_names: [");
@@ -658,8 +659,41 @@ void exdb_print_call_graph(exdb_buf *b, const exdb_program *p) {
     }
 }
 
+/* print node's "signature:" lines: what the graph signature says a node of
+ * the program's graph is. A placeholder has its input spec; a value the
+ * graph returns has its output specs (a BUFFER_MUTATION says which buffer
+ * the value is copied back into, the role that matters most and that the
+ * node itself does not show; one value can be several outputs); the
+ * output node lists every output's. */
+static void print_signature_roles(exdb_buf *b, const exdb_program *p, const exdb_node *n) {
+    for (uint32_t i = 0; n->op == EXDB_OP_PLACEHOLDER && i < p->ninputs; i++) {
+        const exdb_input_spec *s = &p->inputs[i];
+        if (s->name && strcmp(s->name, n->name) == 0) {
+            exdb_buf_printf(b, "  signature: %s", exdb_input_kind_upper(s->kind));
+            if (s->target)
+                exdb_buf_printf(b, " target='%s'", s->target);
+            if (s->persistent >= 0)
+                exdb_buf_printf(b, " persistent=%s", s->persistent ? "True" : "False");
+            exdb_buf_putc(b, '\n');
+        }
+    }
+    int all = n->op == EXDB_OP_OUTPUT, first = 1;
+    for (uint32_t i = 0; n->op != EXDB_OP_PLACEHOLDER && i < p->noutputs; i++) {
+        const exdb_output_spec *s = &p->outputs[i];
+        if (!all && !(s->name && strcmp(s->name, n->name) == 0))
+            continue;
+        exdb_buf_puts(b, first ? "  signature: " : "             ");
+        first = 0;
+        if (all)
+            exdb_buf_printf(b, "%s: ", s->name ? s->name : "");
+        exdb_buf_puts(b, exdb_output_kind_upper(s->kind));
+        if (s->target)
+            exdb_buf_printf(b, " target='%s'", s->target);
+        exdb_buf_putc(b, '\n');
+    }
+}
+
 void exdb_print_node_info(exdb_buf *b, const exdb_program *p, const exdb_node *n) {
-    (void)p;
     exdb_format_node(b, n);
     exdb_buf_printf(b, "\n  op:        %s\n", exdb_op_name((exdb_op)n->op));
     exdb_buf_printf(b, "  target:    %s\n", n->target);
@@ -699,19 +733,8 @@ void exdb_print_node_info(exdb_buf *b, const exdb_program *p, const exdb_node *n
         }
         exdb_buf_putc(b, '\n');
     }
-    if (n->op == EXDB_OP_PLACEHOLDER) {
-        for (uint32_t i = 0; p && i < p->ninputs; i++) {
-            const exdb_input_spec *s = &p->inputs[i];
-            if (s->name && strcmp(s->name, n->name) == 0) {
-                exdb_buf_printf(b, "  signature: %s", exdb_input_kind_upper(s->kind));
-                if (s->target)
-                    exdb_buf_printf(b, " target='%s'", s->target);
-                if (s->persistent >= 0)
-                    exdb_buf_printf(b, " persistent=%s", s->persistent ? "True" : "False");
-                exdb_buf_putc(b, '\n');
-            }
-        }
-    }
+    if (p && n->graph == p->graph)
+        print_signature_roles(b, p, n);
     if (m && m->nstack) {
         exdb_buf_puts(b, "  module stack:\n");
         for (uint32_t i = 0; i < m->nstack; i++) {

@@ -7,7 +7,7 @@
  * inspecting command: "backtrace", "list", "info frame", "print module m".
  * Commands that move the run or change the program are refused. Each
  * display is shown as gdb does, "N: EXPR = VALUE", the value on the
- * following lines when it has several; `display/json EXPR` shows the
+ * following lines (an error on the same line); `display/json EXPR` shows the
  * command's JSON answer on one line instead. In JSON mode the displays go
  * into the stopping command's answer as "displays": [...]. */
 #include <cjson/cJSON.h>
@@ -31,13 +31,6 @@ typedef struct exdb_displays {
     int next_num;
 } exdb_displays;
 
-/* What print and info show: an expression starting with one of these words
- * runs that command. print's come first: "frame" is print frame. */
-static const char *const print_words[] = {"graph", "tabular", "node", "module", "frame", NULL};
-static const char *const info_words[] = {
-    "program",      "signature",  "module-call-graph", "facts", "modules", "node-map",
-    "placeholders", "seen-nodes", "seen-modules",      "ivals", "events",  "breakpoints",
-    "watchpoints",  NULL};
 /* Whole commands that only look (none moves the run or edits the program). */
 static const char *const looking_commands[] = {"print", "info", "backtrace", "list",
                                                "show",  "echo", NULL};
@@ -56,42 +49,73 @@ void cmd_display_free(session *s) {
 }
 
 static int word_in(const char *w, size_t len, const char *const *words) {
-    for (int i = 0; words[i]; i++)
+    for (int i = 0; words && words[i]; i++)
         if (strlen(words[i]) == len && strncmp(w, words[i], len) == 0)
             return 1;
     return 0;
 }
 
-/* The command line an expression runs, or NULL after an error. */
+/* The print or info subcommand w[0..len) names, as those commands read
+ * it: the word itself (print's first: "frame" is print frame, "node" print
+ * node), or with exact = 0 the one word it is a unique prefix of
+ * ("node-m"). *prefix gets "print " or "info "; NULL when none, or when
+ * ambiguous (*ambiguous set). */
+static const char *subcommand_word(const char *w, size_t len, int exact, const char **prefix,
+                                   int *ambiguous) {
+    static const char *const cmds[] = {"print", "info"};
+    const char *found = NULL;
+    for (int c = 0; c < 2; c++) {
+        const char *const *words = command_subcommands(cmds[c]);
+        for (int i = 0; words && words[i]; i++) {
+            if (strncmp(w, words[i], len) != 0 || (exact && words[i][len]))
+                continue;
+            if (found && strcmp(found, words[i]) != 0) {
+                *ambiguous = 1;
+                return NULL;
+            }
+            if (!found) {
+                found = words[i];
+                *prefix = c == 0 ? "print " : "info ";
+            }
+        }
+    }
+    return found;
+}
+
+/* The command line an expression runs, or NULL after an error: a print or
+ * info subcommand; else an exact command name or gdb alias ("p node x",
+ * "bt", "l"); else a unique prefix of a print or info subcommand; else a
+ * prefix of a command name. */
 static char *resolve(session *s, const char *expr) {
     const char *w = expr;
     while (*w == ' ' || *w == '\t')
         w++;
     size_t len = strcspn(w, " \t");
-    const char *prefix = NULL;
-    if (word_in(w, len, print_words))
-        prefix = "print ";
-    else if (word_in(w, len, info_words))
-        prefix = "info ";
-    else {
-        char name[64];
-        snprintf(name, sizeof name, "%.*s", (int)(len < 63 ? len : 63), w);
-        int amb;
-        const command *c = len ? command_lookup(name, &amb) : NULL;
-        if (!c || !word_in(c->name, strlen(c->name), looking_commands)) {
-            cmd_fail(s,
-                     "Cannot display \"%s\": expected what print or info shows (node-map, frame, "
-                     "node NAME, placeholders, seen-modules...) or backtrace, list.",
-                     expr);
-            return NULL;
-        }
-        prefix = "";
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)(len < 63 ? len : 63), w);
+    const char *prefix = NULL, *sub = NULL;
+    const command *c = NULL;
+    int amb = 0;
+    if (len && !(sub = subcommand_word(w, len, 1, &prefix, &amb)) &&
+        !(c = command_lookup_exact(name)) && !(sub = subcommand_word(w, len, 0, &prefix, &amb)) &&
+        !amb)
+        c = command_lookup(name, &amb);
+    if (!sub && (!c || !word_in(c->name, strlen(c->name), looking_commands))) {
+        cmd_fail(s,
+                 "Cannot display \"%s\": expected what print or info shows (node-map, frame, "
+                 "node NAME, placeholders, seen-modules...) or backtrace, list%s.",
+                 expr, amb ? " (an ambiguous prefix)" : "");
+        return NULL;
     }
-    size_t n = strlen(prefix) + strlen(w) + 1;
-    char *line = malloc(n);
-    if (line)
-        snprintf(line, n, "%s%s", prefix, w);
-    return line;
+    exdb_buf line;
+    exdb_buf_init(&line);
+    if (sub)
+        exdb_buf_printf(&line, "%s%s%s", prefix, sub, w + len);
+    else
+        exdb_buf_puts(&line, w);
+    char *r = strdup(exdb_buf_str(&line));
+    exdb_buf_free(&line);
+    return r;
 }
 
 /* "1: node-map = ..." for one display; in JSON mode an object added to arr. */
@@ -130,9 +154,10 @@ static void show_one(session *s, const display *d, cJSON *arr) {
         cJSON_free(j);
         if (o != data)
             cJSON_Delete(o);
-    } else if (!memchr(t, '\n', len)) {
-        fprintf(s->out, "%d: %s = %.*s\n", d->num, d->expr, (int)len, t);
     } else {
+        /* the value always under "N: EXPR =": on that line only when it
+         * was one line, a display such as node-map jumped between the two
+         * as its value grew (0 entries, then several) */
         fprintf(s->out, "%d: %s =\n%.*s\n", d->num, d->expr, (int)len, t);
     }
     cJSON_Delete(data);
@@ -311,11 +336,12 @@ int cmd_display_info(session *s) {
     "  display node NAME       print node NAME\n"                                                  \
     "  display placeholders 1  ... seen-nodes, seen-modules, ivals, events, module FQN\n"          \
     "or an inspecting command: backtrace, list, info ..., print ...\n"                             \
-    "Shown as \"N: EXPR = VALUE\" after every command that moves the run (step, next,\n"           \
-    "finish, continue, until, advance, goto, reverse-*...). display/json EXPR shows the\n"         \
-    "command's JSON answer on one line. \"display\" alone shows them all now; \"info\n"            \
-    "display\" lists them; \"undisplay N\" (or \"delete display N\") removes one;\n"               \
-    "\"disable display N\" and \"enable display N\" keep it without showing it.\n"                 \
+    "Shown as \"N: EXPR =\" and the value on the lines below (an error: \"N: EXPR = <error:\n"     \
+    "...>\") after every command that moves the run (step, next, finish, continue, until,\n"       \
+    "advance, goto, reverse-*...). display/json EXPR shows the command's JSON answer on\n"         \
+    "one line. \"display\" alone shows them all now; \"info display\" lists them;\n"               \
+    "\"undisplay N\" (or \"delete display N\") removes one; \"disable display N\" and\n"           \
+    "\"enable display N\" keep it without showing it.\n"                                           \
     "In JSON mode they are the stopping command's \"displays\" array."
 
 const command display_commands[] = {

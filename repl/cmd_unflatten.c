@@ -289,9 +289,9 @@ static int can_go_forward(session *s, const exdb_unflatten *u) {
                         u->pos, u->err.msg);
     if (exdb_unflatten_done(u))
         return cmd_fail(s,
-                        "The unflatten run is complete (%u events).  \"restart\" goes back to "
+                        "The unflatten run is complete (%u event%s).  \"restart\" goes back to "
                         "event 0, \"reverse-step\" backwards.",
-                        u->pos);
+                        u->pos, cmd_s(u->pos));
     return 0;
 }
 
@@ -318,8 +318,8 @@ static int drive_go(session *s, exdb_unflatten *u, drive *dp, uint32_t depth) {
         /* the end: show the last event unless the trace did */
         if (u->pos && d.printed != u->pos)
             print_position(s, u);
-        exdb_buf_printf(&s->buf, "unflatten complete: %u events, %u modules\n", u->pos,
-                        u->run->nmodules);
+        exdb_buf_printf(&s->buf, "unflatten complete: %u event%s, %u module%s\n", u->pos,
+                        cmd_s(u->pos), u->run->nmodules, cmd_s(u->run->nmodules));
         reason = "end";
     } else if (rc < 0) {
         if (u->pos && d.printed != u->pos)
@@ -518,10 +518,37 @@ static int cmd_unflatten(session *s, int argc, char **argv) {
         cmd_flush(s, 1);
         return cmd_fail(s, "%s", err.msg);
     }
-    exdb_buf_printf(&s->buf, "unflatten complete: %u events, %u modules\n", u->pos,
-                    u->run->nmodules);
+    exdb_buf_printf(&s->buf, "unflatten complete: %u event%s, %u module%s\n", u->pos, cmd_s(u->pos),
+                    u->run->nmodules, cmd_s(u->run->nmodules));
     cmd_flush(s, 1);
     json_position(s, u, "end");
+    return 0;
+}
+
+/* Whether event k exists, the run left where it was. Past the events
+ * reached so far only running there tells (the run may end, or fail,
+ * first), so the run goes there and comes back: a goto out of range must
+ * fail without moving, or a script stops at an error after the move. 1, or
+ * 0 after printing why not. */
+static int event_in_range(session *s, exdb_unflatten *u, uint32_t k) {
+    if (k <= u->nlog)
+        return 1;
+    uint32_t from = u->pos;
+    exdb_error err = {0}, back = {0};
+    if (exdb_unflatten_goto(u, k, &err) == 0 && u->pos == k)
+        return 1;
+    exdb_buf why;
+    exdb_buf_init(&why);
+    if (u->failed)
+        exdb_buf_printf(&why, "Event %u out of range; the run stops at an error after event %u: %s",
+                        k, u->pos, u->err.msg);
+    else
+        exdb_buf_printf(&why, "Event %u out of range; the run has %u event%s.", k, u->pos,
+                        u->pos == 1 ? "" : "s");
+    if (exdb_unflatten_goto(u, from, &back) < 0)
+        exdb_buf_printf(&why, " (and going back to event %u failed: %s)", from, back.msg);
+    cmd_fail(s, "%s", exdb_buf_str(&why));
+    exdb_buf_free(&why);
     return 0;
 }
 
@@ -531,7 +558,11 @@ static int cmd_goto(session *s, int argc, char **argv) {
     if (cmd_parse_count(s, argv[1], &k) < 0)
         return -1;
     exdb_unflatten *u = get_run(s, 0);
-    return u ? jump(s, u, k, "goto") : -1;
+    if (!u)
+        return -1;
+    if (k > u->pos && !event_in_range(s, u, k))
+        return -1;
+    return jump(s, u, k, "goto");
 }
 
 static int cmd_reverse_stepi(session *s, int argc, char **argv) {
@@ -845,10 +876,11 @@ static int info_frame(session *s, const exdb_unflatten *u, const exdb_uframe *f)
     }
     exdb_buf_puts(b, "  module_stack:  ");
     print_stack(b, f);
-    exdb_buf_printf(b, "\n  graph:         %u nodes; %u flat nodes copied\n",
-                    f->graph ? f->graph->count : 0, f->ncopied);
-    exdb_buf_printf(b, "  node_map:      %u entries (\"info node-map %u\")\n", f->node_map.n,
-                    level);
+    uint32_t nodes = f->graph ? f->graph->count : 0;
+    exdb_buf_printf(b, "\n  graph:         %u node%s; %u flat node%s copied\n", nodes, cmd_s(nodes),
+                    f->ncopied, cmd_s(f->ncopied));
+    exdb_buf_printf(b, "  node_map:      %u entr%s (\"info node-map %u\")\n", f->node_map.n,
+                    f->node_map.n == 1 ? "y" : "ies", level);
     exdb_buf_printf(b, "  placeholders:  %u (\"info placeholders %u\")\n", f->node_to_placeholder.n,
                     level);
     cmd_flush(s, 1);
@@ -920,7 +952,8 @@ static int info_seen_nodes(session *s, const exdb_unflatten *u) {
     uint32_t n = 0;
     for (uint32_t i = 0; i < r->nnodes; i++)
         n += r->seen[r->nodes[i]->id] != 0;
-    exdb_buf_printf(&s->buf, "seen_nodes: %u of %u flat nodes copied\n", n, r->nnodes);
+    exdb_buf_printf(&s->buf, "seen_nodes: %u of %u flat node%s copied\n", n, r->nnodes,
+                    cmd_s(r->nnodes));
     cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
     for (uint32_t i = 0; i < r->nnodes; i++) {
         if (!r->seen[r->nodes[i]->id])
@@ -1149,8 +1182,8 @@ static int list_decisions(session *s, exdb_unflatten *u) {
         start = s->list_next;
         if (start >= (long)nlines) {
             exdb_buf_free(&ahead);
-            return cmd_fail(s, "Line number %ld out of range; there are %u decisions.", start,
-                            nlines);
+            return cmd_fail(s, "Line number %ld out of range; there %s %u decision%s.", start,
+                            nlines == 1 ? "is" : "are", nlines, cmd_s(nlines));
         }
     } else {
         start = cursor - (size - 1) / 2;
@@ -1327,8 +1360,8 @@ static int cmd_list(session *s, int argc, char **argv) {
     if (start < 0)
         start = 0;
     if (s->last_was_list && argc == 1 && s->list_next >= (long)r->nnodes)
-        return cmd_fail(s, "Line number %ld out of range; the flat graph has %u nodes.",
-                        s->list_next, r->nnodes);
+        return cmd_fail(s, "Line number %ld out of range; the flat graph has %u node%s.",
+                        s->list_next, r->nnodes, cmd_s(r->nnodes));
     long end = start + size < (long)r->nnodes ? start + size : (long)r->nnodes;
     int32_t *fr = copy_frames(u);
     if (!fr)
@@ -1394,9 +1427,126 @@ static exdb_unflatten *shown_run(session *s) {
     return u;
 }
 
+/* info modules: a plain Module (a path unflatten made only as a container,
+ * with no graph: a module called only as name@N, a ModuleList iterated in
+ * forward, a ParameterList) has no _ty, so torch's module tree says nothing
+ * of its class and the line showed a bare "Module". nn_module_stack may
+ * still name the class the module had at that path: show it, or say that
+ * nothing recorded it. The classes are found for the modules in the order
+ * named_modules visits them, as the text lists them one a line. */
+typedef struct plain_classes {
+    exdb_arena a;
+    exdb_strmap paths; /* the path without "@N" -> its nn_module_stack class */
+    const char **path; /* per module visited: that path when plain and untyped, else NULL */
+    uint32_t n, cap;
+    int oom;
+} plain_classes;
+
+static void plain_visit(void *vctx, const char *fqn, exdb_umodule *m) {
+    plain_classes *c = vctx;
+    if (c->oom)
+        return;
+    if (c->n == c->cap) {
+        uint32_t ncap = c->cap ? 2 * c->cap : 64;
+        const char **np = realloc(c->path, ncap * sizeof *np);
+        if (!np) {
+            c->oom = 1;
+            return;
+        }
+        c->path = np;
+        c->cap = ncap;
+    }
+    char *p = NULL;
+    if (m->kind == EXDB_UMOD_PLAIN && !m->type && (p = exdb_arena_strdup(&c->a, fqn))) {
+        char *w = p; /* "a@1.b@3.c" -> "a.b.c": nn_module_stack paths have no call index */
+        for (const char *r = p; *r;) {
+            if (*r == '@') {
+                while (*r && *r != '.')
+                    r++;
+            } else {
+                *w++ = *r++;
+            }
+        }
+        *w = '\0';
+        if (!exdb_strmap_put(&c->paths, p, NULL))
+            c->oom = 1;
+    }
+    c->path[c->n++] = p;
+}
+
+/* Finds the classes: 0, or -1 when memory ran out (nothing is shown then). */
+static int plain_classes_find(plain_classes *c, const exdb_unflatten *u) {
+    exdb_arena_init(&c->a);
+    exdb_strmap_init(&c->paths, &c->a);
+    exdb_unflatten_named_modules_run(u->run, plain_visit, c);
+    if (c->oom)
+        return -1;
+    for (const exdb_node *n = c->paths.count ? u->prog->graph->head : NULL; n; n = n->next)
+        for (uint32_t i = 0; n->meta && i < n->meta->nstack; i++) {
+            void **v = exdb_strmap_find(&c->paths, n->meta->stack[i].path);
+            if (v && !*v)
+                *v = (void *)n->meta->stack[i].type;
+        }
+    return 0;
+}
+
+static void plain_classes_free(plain_classes *c) {
+    exdb_arena_destroy(&c->a);
+    free(c->path);
+}
+
+/* The class of the i-th module visited, "" when it is no plain untyped
+ * module, NULL when nothing names it. */
+static const char *plain_class(const plain_classes *c, uint32_t i) {
+    if (i >= c->n || !c->path[i])
+        return "";
+    return exdb_strmap_get(&c->paths, c->path[i]);
+}
+
+/* Adds the class after "Module" on the lines of plain modules: the lines
+ * from offset from on, one per module (before them, the notes of a run
+ * just made). */
+static void annotate_plain(exdb_buf *b, size_t from, const plain_classes *c) {
+    const char *t = exdb_buf_str(b) + from;
+    uint32_t lines = 0;
+    for (const char *q = t; *q; q++)
+        lines += *q == '\n';
+    if (lines != c->n) /* not one line per module: leave the text alone */
+        return;
+    exdb_buf out;
+    exdb_buf_init(&out);
+    exdb_buf_printf(&out, "%.*s", (int)from, exdb_buf_str(b));
+    uint32_t i = 0;
+    for (const char *line = t; *line; i++) {
+        const char *end = strchr(line, '\n'), *k = strstr(line, "  Module");
+        const char *cls = plain_class(c, i);
+        size_t at = k && k < end && (k[8] == '\n' || k[8] == ' ') ? (size_t)(k + 8 - line) : 0;
+        if (cls && !*cls)
+            at = 0;
+        exdb_buf_printf(&out, "%.*s", (int)(at ? at : (size_t)(end + 1 - line)), line);
+        if (at && cls)
+            exdb_buf_printf(&out, "  %s (from nn_module_stack)%.*s", cls,
+                            (int)(end + 1 - line - at), line + at);
+        else if (at)
+            exdb_buf_printf(&out, "  (class unknown: no nn_module_stack names it)%.*s",
+                            (int)(end + 1 - line - at), line + at);
+        line = end + 1;
+    }
+    exdb_buf_reset(b);
+    exdb_buf_puts(b, exdb_buf_str(&out));
+    exdb_buf_free(&out);
+}
+
 /* one entry of info modules' JSON answer: what named_modules(
  * remove_duplicate=False) yields, with the counts the text shows */
+typedef struct module_json_ctx {
+    cJSON *arr;
+    const plain_classes *classes;
+    uint32_t i;
+} module_json_ctx;
+
 static void module_json(void *vctx, const char *fqn, exdb_umodule *m) {
+    module_json_ctx *c = vctx;
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "fqn", fqn);
     cJSON_AddStringToObject(o, "kind",
@@ -1405,6 +1555,11 @@ static void module_json(void *vctx, const char *fqn, exdb_umodule *m) {
         cJSON_AddStringToObject(o, "type", m->type);
     else
         cJSON_AddNullToObject(o, "type");
+    const char *cls = plain_class(c->classes, c->i++);
+    if (!cls)
+        cJSON_AddNullToObject(o, "stack_class");
+    else if (*cls) /* a plain module: its class in nn_module_stack */
+        cJSON_AddStringToObject(o, "stack_class", cls);
     if (m->kind == EXDB_UMOD_DISPATCH)
         cJSON_AddNumberToObject(o, "calls", m->ncall_modules);
     if (m->graph)
@@ -1414,20 +1569,26 @@ static void module_json(void *vctx, const char *fqn, exdb_umodule *m) {
     cJSON_AddNumberToObject(o, "params", np);
     cJSON_AddNumberToObject(o, "buffers", nb);
     cJSON_AddNumberToObject(o, "constants", nc);
-    cJSON_AddItemToArray(vctx, o);
+    cJSON_AddItemToArray(c->arr, o);
 }
 
 int cmd_unflatten_info_modules(session *s) {
     exdb_unflatten *u = shown_run(s);
     if (!u)
         return -1;
+    size_t from = s->buf.len;
     exdb_unflatten_print_modules(&s->buf, u);
+    plain_classes classes = {0};
+    if (plain_classes_find(&classes, u) < 0)
+        classes.n = 0; /* out of memory: no classes shown */
+    annotate_plain(&s->buf, from, &classes);
     cmd_flush(s, 1);
     if (s->json) {
-        cJSON *arr = cJSON_CreateArray();
-        exdb_unflatten_named_modules_run(u->run, module_json, arr);
-        cmd_json_add(s, "modules", arr);
+        module_json_ctx c = {cJSON_CreateArray(), &classes, 0};
+        exdb_unflatten_named_modules_run(u->run, module_json, &c);
+        cmd_json_add(s, "modules", c.arr);
     }
+    plain_classes_free(&classes);
     return 0;
 }
 
@@ -1488,7 +1649,9 @@ const command unflatten_commands[] = {
     {"reverse-continue", 0, 0, R, "reverse-continue",
      "Go back to the last event before this one that hits a breakpoint.", NULL,
      cmd_reverse_continue},
-    {"goto", 1, 1, P, "goto K", "Go to the state right after event K (0: the start).", NULL,
+    {"goto", 1, 1, P, "goto K", "Go to the state right after event K (0: the start).",
+     "Forwards or backwards (going back replays the run: it is deterministic). A K past the\n"
+     "last event, or past an event that fails, is an error and the run stays where it is.",
      cmd_goto},
     {"until", 0, 2, P | CMD_REPEAT_BARE, "until [LOCATION]",
      "Run until LOCATION in this frame, or until the selected frame exits.",

@@ -43,6 +43,10 @@ void cmd_flush(session *s, int newline);
 int cmd_pick(session *s, const char *what, const char *word, const char *const *choices);
 /* "No node "x" in the graph. Did you mean "y"?" */
 int cmd_node_not_found(session *s, const char *name);
+/* "s" after a count other than 1: "%u node%s", n, cmd_s(n). */
+static inline const char *cmd_s(uint64_t n) {
+    return n == 1 ? "" : "s";
+}
 /* A count argument: 0 with *n set, or -1 after printing an error. */
 int cmd_parse_count(session *s, const char *word, uint32_t *n);
 

@@ -1,7 +1,7 @@
 /* commands.c - the command table and the commands. Each command declares
  * its name, arity, flags and help, as in Redis's command table; `help`
  * prints from the table and completion reads it. A unique prefix of a name
- * is enough ("inf prog"), as in gdb. */
+ * or of a subcommand is enough ("inf prog"), as in gdb; an exact name wins. */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -126,33 +126,36 @@ void cmd_json_add(session *s, const char *key, cJSON *val) {
     cJSON_AddItemToObject(s->data, key, val);
 }
 
-/* Picks the subcommand that `word` is a unique prefix of. */
-int cmd_pick(session *s, const char *what, const char *word, const char *const *choices) {
-    int found = -1, exact = -1;
+/* The choice word is, or the one it is a unique prefix of: an exact name
+ * wins over a longer one it starts ("node" is not "node-map"). -1 when
+ * none, -2 when ambiguous. */
+static int pick_quiet(const char *word, const char *const *choices) {
+    int found = -1;
     size_t n = strlen(word);
     for (int i = 0; choices[i]; i++) {
         if (strcmp(word, choices[i]) == 0)
-            exact = i;
-        if (strncmp(word, choices[i], n) == 0) {
-            if (found >= 0 && exact < 0) {
-                found = -2;
-            } else if (found != -2) {
-                found = i;
-            }
-        }
+            return i;
+        if (n && strncmp(word, choices[i], n) == 0)
+            found = found == -1 ? i : -2;
     }
-    if (exact >= 0)
-        return exact;
+    return found;
+}
+
+int cmd_pick(session *s, const char *what, const char *word, const char *const *choices) {
+    int found = pick_quiet(word, choices);
     if (found >= 0)
         return found;
+    /* ambiguous: the words it starts; unknown: every word */
     char list[512] = "";
-    for (int i = 0; choices[i]; i++) {
-        strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
-        strncat(list, choices[i], sizeof list - strlen(list) - 1);
-    }
-    return cmd_fail(s, "%s \"%s\" of %s: expected one of %s", found == -2 ? "Ambiguous" : "Unknown",
-                    word, what, list) -
-           1;
+    size_t n = found == -2 ? strlen(word) : 0;
+    for (int i = 0; choices[i]; i++)
+        if (strncmp(word, choices[i], n) == 0) {
+            strncat(list, list[0] ? ", " : "", sizeof list - strlen(list) - 1);
+            strncat(list, choices[i], sizeof list - strlen(list) - 1);
+        }
+    if (found == -2)
+        return cmd_fail(s, "Ambiguous \"%s\" of %s: could be %s", word, what, list) - 1;
+    return cmd_fail(s, "Unknown \"%s\" of %s: expected one of %s", word, what, list) - 1;
 }
 
 /* ---- did-you-mean for node names: the closest by edit distance */
@@ -215,10 +218,11 @@ static int cmd_load(session *s, int argc, char **argv) {
     for (uint32_t i = 0; i < p->ninputs; i++)
         user_in += p->inputs[i].kind == EXDB_IN_USER_INPUT;
     fprintf(s->out,
-            "Loaded %s: schema %d.%d, %u nodes (%u serialized), %u inputs (%u user), %u outputs, "
-            "%u modules in the call graph.\n",
-            p->path, p->schema_major, p->schema_minor, p->graph->count, p->nserialized_nodes,
-            p->ninputs, user_in, p->noutputs, p->ncalls);
+            "Loaded %s: schema %d.%d, %u node%s (%u serialized), %u input%s (%u user), %u "
+            "output%s, %u module%s in the call graph.\n",
+            p->path, p->schema_major, p->schema_minor, p->graph->count, cmd_s(p->graph->count),
+            p->nserialized_nodes, p->ninputs, cmd_s(p->ninputs), user_in, p->noutputs,
+            cmd_s(p->noutputs), p->ncalls, cmd_s(p->ncalls));
     if (s->json) {
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "path", p->path);
@@ -231,78 +235,108 @@ static int cmd_load(session *s, int argc, char **argv) {
     return 0;
 }
 
+/* The subcommands of info and print, in the order help and completion
+ * list them; the index is what cmd_info and cmd_print switch on. */
+enum {
+    INFO_PROGRAM,
+    INFO_SIGNATURE,
+    INFO_CALL_GRAPH,
+    INFO_FACTS,
+    INFO_MODULES,
+    INFO_BREAKPOINTS,
+    INFO_FRAME,
+    INFO_NODE_MAP,
+    INFO_PLACEHOLDERS,
+    INFO_SEEN_NODES,
+    INFO_SEEN_MODULES,
+    INFO_IVALS,
+    INFO_WATCHPOINTS,
+    INFO_DISPLAY,
+    INFO_EVENTS,
+    INFO_NODE,
+};
+static const char *const info_words[] = {
+    "program",      "signature", "module-call-graph", "facts",        "modules",
+    "breakpoints",  "frame",     "node-map",          "placeholders", "seen-nodes",
+    "seen-modules", "ivals",     "watchpoints",       "display",      "events",
+    "node",         NULL};
+enum { PRINT_GRAPH, PRINT_TABULAR, PRINT_NODE, PRINT_MODULE, PRINT_FRAME };
+static const char *const print_words[] = {"graph", "tabular", "node", "module", "frame", NULL};
+
+/* print node NAME... (and info node, as display's "node NAME" reads it):
+ * argv[0] is "node". */
+static int print_nodes(session *s, const char *cmd, int argc, char **argv) {
+    if (argc < 2)
+        return cmd_fail(s, "Usage: %s node NAME...", cmd);
+    for (int i = 1; i < argc; i++) {
+        const exdb_node *n = exdb_graph_find(s->prog->graph, argv[i]);
+        if (!n)
+            return cmd_node_not_found(s, argv[i]);
+        exdb_print_node_info(&s->buf, s->prog, n);
+    }
+    cmd_flush(s, 1);
+    return 0;
+}
+
 /* info WHAT: the program's facts here; the outliner's state (frames,
  * maps, seen sets) in cmd_unflatten.c; breakpoints in cmd_break.c. */
 static int cmd_info(session *s, int argc, char **argv) {
-    static const char *const what[] = {"program",     "signature",    "module-call-graph",
-                                       "facts",       "modules",      "breakpoints",
-                                       "frame",       "node-map",     "placeholders",
-                                       "seen-nodes",  "seen-modules", "ivals",
-                                       "watchpoints", "display",      "events",
-                                       NULL};
-    int w = cmd_pick(s, "info", argv[1], what);
+    int w = cmd_pick(s, "info", argv[1], info_words);
     if (w < 0)
         return -1;
-    if (w == 13)
+    if (w == INFO_DISPLAY)
         return argc > 2 ? cmd_fail(s, "info display takes no argument") : cmd_display_info(s);
-    if (w <= 4 && argc > 2)
-        return cmd_fail(s, "info %s takes no argument", what[w]);
-    if (!s->prog && w != 5 && w != 12 && w != 13)
+    if (w <= INFO_MODULES && argc > 2)
+        return cmd_fail(s, "info %s takes no argument", info_words[w]);
+    if (!s->prog && w != INFO_BREAKPOINTS && w != INFO_WATCHPOINTS)
         return cmd_fail(s, "No program loaded.  Use \"load FILE\".");
     switch (w) {
-    case 0:
+    case INFO_PROGRAM:
         exdb_print_program_info(&s->buf, s->prog);
         break;
-    case 1:
+    case INFO_SIGNATURE:
         exdb_print_signature(&s->buf, s->prog);
         break;
-    case 2:
+    case INFO_CALL_GRAPH:
         exdb_print_call_graph(&s->buf, s->prog);
         break;
-    case 3:
+    case INFO_FACTS:
         exdb_print_facts(&s->buf, s->prog);
         exdb_print_name_digest(&s->buf, s->prog);
         break;
-    case 4:
+    case INFO_MODULES:
         return cmd_unflatten_info_modules(s);
-    case 5:
-    case 12:
+    case INFO_BREAKPOINTS:
+    case INFO_WATCHPOINTS:
         return cmd_break_info(s);
+    case INFO_NODE:
+        return print_nodes(s, "info", argc - 1, argv + 1);
     default:
-        return cmd_unflatten_info(s, what[w], argc - 1, argv + 1);
+        return cmd_unflatten_info(s, info_words[w], argc - 1, argv + 1);
     }
     cmd_flush(s, 1);
     return 0;
 }
 
 static int cmd_print(session *s, int argc, char **argv) {
-    static const char *const what[] = {"graph", "tabular", "node", "module", "frame", NULL};
-    int w = cmd_pick(s, "print", argv[1], what);
+    int w = cmd_pick(s, "print", argv[1], print_words);
     if (w < 0)
         return -1;
-    if (w == 4)
+    if (w == PRINT_FRAME)
         return cmd_unflatten_print_frame(s, argc - 1, argv + 1);
-    if (w == 3) {
+    if (w == PRINT_MODULE) {
         if (argc != 3)
             return cmd_fail(s, "Usage: print module FQN   (\"\" is the root)");
         return cmd_unflatten_print_module(s, argv[2]);
     }
-    if (w == 2) {
-        if (argc < 3)
-            return cmd_fail(s, "Usage: print node NAME");
-        for (int i = 2; i < argc; i++) {
-            const exdb_node *n = exdb_graph_find(s->prog->graph, argv[i]);
-            if (!n)
-                return cmd_node_not_found(s, argv[i]);
-            exdb_print_node_info(&s->buf, s->prog, n);
-        }
-    } else if (argc > 2) {
-        return cmd_fail(s, "print %s takes no argument", what[w]);
-    } else if (w == 0) {
+    if (w == PRINT_NODE)
+        return print_nodes(s, "print", argc - 1, argv + 1);
+    if (argc > 2)
+        return cmd_fail(s, "print %s takes no argument", print_words[w]);
+    if (w == PRINT_GRAPH)
         exdb_print_graph(&s->buf, s->prog->graph);
-    } else {
+    else
         exdb_print_tabular(&s->buf, s->prog->graph);
-    }
     cmd_flush(s, 1);
     return 0;
 }
@@ -338,16 +372,21 @@ static const char *const session_settings[] = {"trace-commands", "on-error", "ou
                                                "color",          "listsize", "max-lines",
                                                "timing",         "width",    NULL};
 
-/* set NAME VALUE: the session's own settings, then the render settings
- * (viz/render.h), so `set layout sfdp` works like `set on-error continue`. */
-static int cmd_set(session *s, int argc, char **argv) {
-    const char *what[24];
+/* The names set and show take: the session's own settings, then the
+ * render settings (viz/render.h), so `set layout sfdp` works like `set
+ * on-error continue`. what has room for 24. */
+static void setting_names(const char **what) {
     int n = 0;
     for (int i = 0; session_settings[i]; i++)
         what[n++] = session_settings[i];
     for (int i = 0; exdb_viz_setting_names[i] && n < 23; i++)
         what[n++] = exdb_viz_setting_names[i];
     what[n] = NULL;
+}
+
+static int cmd_set(session *s, int argc, char **argv) {
+    const char *what[24];
+    setting_names(what);
     int w = cmd_pick(s, "set", argv[1], what);
     if (w < 0)
         return -1;
@@ -432,13 +471,22 @@ static int cmd_show(session *s, int argc, char **argv) {
         exdb_buf_puts(&s->buf, "width: unlimited\n");
     exdb_viz_settings_show(&s->buf, &s->render);
     if (argc > 1) {
-        /* show NAME: only that setting's line */
+        /* show NAME (or a unique prefix of it, as set takes): only that
+         * setting's line */
+        const char *what[24];
+        setting_names(what);
+        int w = pick_quiet(argv[1], what);
+        if (w == -2) {
+            exdb_buf_reset(&s->buf);
+            return cmd_pick(s, "show", argv[1], what) < 0 ? -1 : 0;
+        }
+        const char *name = w >= 0 ? what[w] : argv[1];
         const char *t = exdb_buf_str(&s->buf);
-        size_t nl = strlen(argv[1]);
+        size_t nl = strlen(name);
         for (const char *line = t; *line;) {
             const char *end = strchr(line, '\n');
             size_t len = end ? (size_t)(end - line) : strlen(line);
-            if (strncmp(line, argv[1], nl) == 0 && line[nl] == ':') {
+            if (strncmp(line, name, nl) == 0 && line[nl] == ':') {
                 fprintf(s->out, "%.*s\n", (int)len, line);
                 exdb_buf_reset(&s->buf);
                 return 0;
@@ -486,7 +534,7 @@ const command program_commands[] = {
      "multi-model archive. Weights are never read.",
      cmd_load},
     {"info", 1, -1, 0,
-     "info program|signature|module-call-graph|modules|facts|breakpoints|frame|node-map|...",
+     "info program|signature|module-call-graph|modules|facts|breakpoints|frame|node-map|node|...",
      "Describe the loaded program, the outliner's state, or the breakpoints.",
      "info program            file, format, versions, node and input/output counts\n"
      "info signature          the graph signature as ExportGraphSignature prints it\n"
@@ -503,6 +551,7 @@ const command program_commands[] = {
      "info events [A-B] [KIND] the event log up to the cursor (a range, a kind, or \"later\":\n"
      "                        the decisions after outlining: IVAL ... DONE)\n"
      "info display            the auto-display expressions\n"
+     "info node NAME...       as print node (\"info node\" is not \"info node-map\")\n"
      "Add --all to see a listing longer than \"set max-lines\".",
      cmd_info},
     {"print", 1, -1, CMD_NEEDS_PROGRAM, "print graph|tabular|node NAME...|module FQN|frame [N]",
@@ -600,6 +649,17 @@ static const struct {
     {"fin", "finish"},      {"u", "until"},
 };
 
+const command *command_lookup_exact(const char *name) {
+    int amb;
+    const command *c = command_lookup(name, &amb);
+    if (!c || strcmp(c->name, name) == 0)
+        return c;
+    for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
+        if (strcmp(name, aliases[i].alias) == 0)
+            return c;
+    return NULL;
+}
+
 const command *command_lookup(const char *name, int *ambiguous) {
     *ambiguous = 0;
     for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
@@ -618,6 +678,51 @@ const command *command_lookup(const char *name, int *ambiguous) {
         }
     }
     return *ambiguous ? NULL : found;
+}
+
+/* Commands whose first argument not starting with '-' ("lint --json
+ * module m") names a subcommand. Before such a command runs, exec_words
+ * replaces a unique prefix of one of these words by the whole word, so
+ * each command compares whole words ("lint modul m", "unflatten res",
+ * "delete disp 1") and an exact word wins over a longer one it starts
+ * ("info node" is not "info node-map"). Completion offers them. (render,
+ * set and break pick their words themselves, with cmd_pick.) */
+static const char *const lint_words[] = {"module", "all", NULL};
+static const char *const unflatten_words[] = {"run", "restart", NULL};
+static const char *const watch_words[] = {"node-map", NULL};
+static const char *const display_word[] = {"display", NULL};
+static const struct {
+    const char *cmd;
+    const char *const *words;
+} subcommands[] = {
+    {"info", info_words},     {"print", print_words},         {"lint", lint_words},
+    {"dce", lint_words},      {"unflatten", unflatten_words}, {"watch", watch_words},
+    {"delete", display_word}, {"enable", display_word},       {"disable", display_word},
+};
+
+const char *const *command_subcommands(const char *name) {
+    for (size_t i = 0; i < sizeof subcommands / sizeof *subcommands; i++)
+        if (strcmp(subcommands[i].cmd, name) == 0)
+            return subcommands[i].words;
+    return NULL;
+}
+
+/* Expands a unique prefix of c's subcommand in argv (see subcommands[]);
+ * -1 after an error when it is ambiguous. A word that is no subcommand's
+ * prefix is left to the command (a breakpoint number, a node...). */
+static int expand_subcommand(session *s, const command *c, int argc, char **argv) {
+    const char *const *words = command_subcommands(c->name);
+    int i = 1;
+    while (words && i < argc && argv[i][0] == '-')
+        i++;
+    if (!words || i >= argc)
+        return 0;
+    int w = pick_quiet(argv[i], words);
+    if (w == -2)
+        return cmd_pick(s, c->name, argv[i], words);
+    if (w >= 0)
+        argv[i] = (char *)words[w];
+    return 0;
 }
 
 const char *command_name_at(int i) {
@@ -654,9 +759,11 @@ static int cmd_help(session *s, int argc, char **argv) {
                 fprintf(s->out, "  %-40s  %s\n", c->usage, c->summary);
         }
     }
-    fputs("\nA unique prefix of a command is enough; s, n, c, bt, b, p, i... are gdb's short "
-          "names.\n\"help COMMAND\" says more.\n",
-          s->out);
+    fputs(
+        "\nA unique prefix of a command or subcommand is enough (a whole name wins: \"info node\"\n"
+        "is not \"info node-map\"); s, n, c, bt, b, p, i... are gdb's short names.\n"
+        "\"help COMMAND\" says more.\n",
+        s->out);
     return 0;
 }
 
@@ -735,6 +842,8 @@ static int exec_words(session *s, char *copy, const command **cp) {
     int nargs = argc - 1;
     if (nargs < c->min_args || (c->max_args >= 0 && nargs > c->max_args))
         return cmd_fail(s, "Usage: %s", c->usage);
+    if (expand_subcommand(s, c, argc, argv) < 0)
+        return -1;
     if ((c->flags & CMD_NEEDS_PROGRAM) && !s->prog)
         return cmd_fail(s, "No program loaded.  Use \"load FILE\".");
     s->color_now = !s->json && (s->color == 1 || (s->color < 0 && isatty(fileno(s->out)) &&

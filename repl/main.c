@@ -139,13 +139,6 @@ static char **complete(const char *text, int start, int end) {
     const command *c = command_lookup(w[0], &amb);
     const char *cmd = c ? c->name : "";
     ncands = 0;
-    static const char *const info_words[] = {"program",     "signature",    "module-call-graph",
-                                             "modules",     "facts",        "breakpoints",
-                                             "frame",       "node-map",     "placeholders",
-                                             "seen-nodes",  "seen-modules", "ivals",
-                                             "watchpoints", "display",      "events",
-                                             NULL};
-    static const char *const print_words[] = {"graph", "tabular", "node", "module", "frame", NULL};
     static const char *const set_words[] = {
         "trace-commands", "on-error",          "output",          "color",
         "listsize",       "max-lines",         "width",           "layout",
@@ -159,12 +152,12 @@ static char **complete(const char *text, int start, int end) {
     if (!strcmp(cmd, "load") || !strcmp(cmd, "source") || !strcmp(cmd, "save") ||
         (!strcmp(cmd, "render") && !strcmp(w[nw - 1], "-o"))) {
         return rl_completion_matches(text, rl_filename_completion_function);
-    } else if (!strcmp(cmd, "info") && nw == 1) {
-        cand_words(info_words);
-    } else if (!strcmp(cmd, "print") && nw == 1) {
-        cand_words(print_words);
+    } else if ((!strcmp(cmd, "info") || !strcmp(cmd, "print")) && nw == 1) {
+        cand_words(command_subcommands(cmd));
     } else if (!strcmp(cmd, "print") && strncmp(w[1], "mod", 3) == 0) {
         cand_modules();
+    } else if ((!strcmp(cmd, "info") || !strcmp(cmd, "print")) && !strcmp(w[1], "node")) {
+        cand_nodes();
     } else if (!strcmp(cmd, "set") || !strcmp(cmd, "show")) {
         if (nw == 1) {
             cand_words(set_words);
@@ -210,10 +203,10 @@ static char **complete(const char *text, int start, int end) {
             cand_nodes();
     } else if ((!strcmp(cmd, "delete") || !strcmp(cmd, "enable") || !strcmp(cmd, "disable")) &&
                nw == 1) {
-        cand_add("display");
+        cand_words(command_subcommands(cmd));
     } else if (!strcmp(cmd, "watch")) {
         if (nw == 1)
-            cand_add("node-map");
+            cand_words(command_subcommands(cmd));
         else
             cand_nodes();
     } else if (!strcmp(cmd, "help")) {
@@ -221,12 +214,11 @@ static char **complete(const char *text, int start, int end) {
     } else if (!strcmp(cmd, "render")) {
         cand_words(render_words);
     } else if (!strcmp(cmd, "unflatten")) {
-        static const char *const v[] = {"run", "restart", NULL};
-        cand_words(v);
-    } else if (!strcmp(cmd, "lint")) {
-        cand_add("--json");
-    } else if (!strcmp(cmd, "dce")) {
-        cand_add("--dry-run");
+        cand_words(command_subcommands(cmd));
+    } else if (!strcmp(cmd, "lint") || !strcmp(cmd, "dce")) {
+        if (nw == 1)
+            cand_words(command_subcommands(cmd));
+        cand_add(!strcmp(cmd, "lint") ? "--json" : "--dry-run");
     } else {
         cand_nodes();
     }
@@ -250,11 +242,16 @@ static void on_sigint(int sig) {
 }
 
 /* Ctrl-C sets a flag that long stepping commands poll (session.h); it does
- * not kill exdb. No SA_RESTART: a read at the prompt returns. */
-static void catch_sigint(void) {
+ * not kill exdb. At the prompt the handler has no SA_RESTART, so readline
+ * returns and run_prompt cancels the line. Commands from a pipe or a file
+ * are read with SA_RESTART: there an interrupted read would look like the
+ * end of the input (getline returns -1, or half a line), and a SIGINT must
+ * only stop the command it lands in, the session going on. */
+static void catch_sigint(int restart) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;
+    sa.sa_flags = restart ? SA_RESTART : 0;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
 }
@@ -267,7 +264,18 @@ static int run_prompt(void) {
         read_history(hist);
     rl_attempted_completion_function = complete;
     char *line;
-    while (!S.quit_requested && (line = readline("(exdb) ")) != NULL) {
+    while (!S.quit_requested) {
+        exdb_interrupted = 0;
+        if (!(line = readline("(exdb) "))) {
+            if (!exdb_interrupted)
+                break; /* Ctrl-D */
+            /* Ctrl-C: the read was interrupted (the handler has no
+             * SA_RESTART). As gdb does, cancel the line and prompt again:
+             * breakpoints, the position and the displays stay. */
+            fputs("\nQuit\n", stdout);
+            fflush(stdout);
+            continue;
+        }
         const char *t = line;
         while (*t == ' ' || *t == '\t')
             t++;
@@ -300,6 +308,7 @@ static int run_stdin(void) {
     size_t cap = 0;
     int rc = 0, lineno = 0;
     while (!S.quit_requested && getline(&line, &cap, stdin) != -1) {
+        exdb_interrupted = 0; /* a SIGINT between commands stops none */
         if (S.trace_commands && line[0] != '\n' && line[0] != '#')
             fprintf(S.out, "+%s", line);
         lineno++;
@@ -370,7 +379,7 @@ int main(int argc, char **argv) {
      * terminal ("set max-lines") */
     if (interactive && isatty(1))
         S.max_lines = 100;
-    catch_sigint();
+    catch_sigint(!interactive);
     int rc = 0;
     if (interactive && !quiet && !json)
         printf("exdb %s, a debugger for torch.export programs. Type \"help\".\n", EXDB_VERSION);

@@ -81,6 +81,11 @@ int session_capture(session *s, const char *line, char **out, struct cJSON **dat
 /* Command table access for help and completion. */
 typedef struct command command;
 const command *command_lookup(const char *name, int *ambiguous);
+/* Only a command's whole name or one of gdb's short names, no prefix. */
+const command *command_lookup_exact(const char *name);
 const char *command_name_at(int i); /* NULL past the end */
+/* The subcommand words of command name (info, print, lint...), NULL-ended,
+ * or NULL when it takes none. */
+const char *const *command_subcommands(const char *name);
 
 #endif

@@ -1,7 +1,7 @@
 # args: tests/fixtures/example.json
-# gdb's display: expressions shown after every stop, "N: EXPR = VALUE" (the
-# value on the next lines when it has several); display/json shows the
-# command's JSON answer; info display, undisplay, delete display.
+# gdb's display: expressions shown after every stop, "N: EXPR =" and the
+# value on the next lines (always, node-map's "0 entries" too); display/json
+# shows the command's JSON answer; info display, undisplay, delete display.
 set on-error continue
 display node-map
 display frame

@@ -9,7 +9,7 @@ goto 165
 list
 list
 list 10
-goto 188
+goto 185
 list
 set listsize 4
 list

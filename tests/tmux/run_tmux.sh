@@ -4,17 +4,15 @@
 # node names, an empty line repeating the last stepping command, history
 # kept in $HOME/.exdb_history across sessions (HOME is a temporary
 # directory), until/advance/display completion and displays after a stop,
-# and Ctrl-C interrupting a long `continue` back to the prompt.
-# Prints "tmux: N passed, M failed"; without tmux, "0 passed, 0 failed".
+# Ctrl-C interrupting a long `continue` back to the prompt, and Ctrl-C at
+# an idle prompt cancelling the line (the session, its breakpoints, position
+# and displays stay). First, without tmux, SIGINT with commands on a pipe:
+# it stops the command it lands in and the session goes on.
+# Prints "tmux: N passed, M failed".
 exdb=${1:?usage: run_tmux.sh EXDB}
 case $exdb in /*) ;; *) exdb=$(pwd)/$exdb ;; esac
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
-if ! command -v tmux >/dev/null 2>&1; then
-    echo "tmux is not installed: the interactive tests are skipped"
-    echo "tmux: 0 passed, 0 failed"
-    exit 0
-fi
 tmp=$(mktemp -d)
 pass=0 fail=0 nstart=0 sock=
 T() { tmux -L "$sock" "$@"; }
@@ -23,6 +21,47 @@ cleanup() {
     rm -rf "$tmp"
 }
 trap cleanup EXIT
+# a synthetic program big enough that `continue` runs for a while
+big=
+if command -v python3 >/dev/null 2>&1 &&
+    python3 scripts/gen_synth.py --nodes 60000 --out "$tmp/big.json" >/dev/null 2>&1; then
+    big=$tmp/big.json
+fi
+
+# SIGINT with commands on a pipe (no terminal): SIGINTs every 50 ms land in
+# the `continue` (which stops) and in the idle read after it, which must not
+# be taken for the end of the input: the commands after it still run.
+if [ -n "$big" ]; then
+    (echo continue; sleep 2; echo 'echo after-the-interrupt') |
+        env ASAN_OPTIONS=detect_leaks=0 "$exdb" "$big" >"$tmp/pipe.out" 2>&1 &
+    pid=$!
+    sleep 0.3
+    n=0
+    while [ $n -lt 30 ] && kill -INT "$pid" 2>/dev/null; do
+        sleep 0.05
+        n=$((n + 1))
+    done
+    wait "$pid"
+    rc=$?
+    if grep -q "Interrupted after event" "$tmp/pipe.out" &&
+        grep -q "after-the-interrupt" "$tmp/pipe.out" && [ $rc -eq 0 ]; then
+        pass=$((pass + 1))
+        echo "ok   pipe: SIGINT stops the command, the session goes on"
+    else
+        fail=$((fail + 1))
+        echo "FAIL pipe: SIGINT stops the command, the session goes on (exit $rc)"
+        tail -5 "$tmp/pipe.out" | cut -c1-150 | sed 's/^/     | /'
+    fi
+else
+    echo "skip pipe: SIGINT (python3 scripts/gen_synth.py did not run)"
+fi
+
+if ! command -v tmux >/dev/null 2>&1; then
+    echo "tmux is not installed: the interactive tests are skipped"
+    echo "tmux: $pass passed, $fail failed"
+    [ "$fail" -eq 0 ]
+    exit
+fi
 
 # start ARGS...: a fresh exdb in a 200x50 window of a tmux server of its
 # own (leak checks off: a session killed at the end frees nothing).
@@ -111,10 +150,31 @@ T send-keys Up Up
 check "history comes back in a new session" "(exdb) echo hist-marker-42"
 T send-keys C-u "quit" Enter
 
-# Ctrl-C: a synthetic program big enough that `continue` runs for seconds.
-if command -v python3 >/dev/null 2>&1 &&
-    python3 scripts/gen_synth.py --nodes 60000 --out "$tmp/big.json" >/dev/null 2>&1; then
-    start "$tmp/big.json"
+# Ctrl-C at an idle prompt cancels the line, as gdb's: the session stays
+# with its breakpoints, position and displays.
+start tests/fixtures/example.json
+wait_for "(exdb)" 15 >/dev/null
+T send-keys "break relu" Enter "display backtrace" Enter "stepi 3" Enter
+wait_for "[3] STEP 2 in <root>" >/dev/null
+T send-keys "print gra"
+wait_for "(exdb) print gra" >/dev/null
+T send-keys C-c
+check "Ctrl-C at the prompt cancels the line" "Quit"
+if screen | grep -qF "graph():"; then bad "the cancelled line did not run"; else ok "the cancelled line did not run"; fi
+T send-keys "info breakpoints" Enter
+check "breakpoints stay after Ctrl-C at the prompt" "breakpoint  keep  y"
+T send-keys "stepi" Enter
+check "the position stays after Ctrl-C at the prompt" "[4] STEP 3 in <root>"
+check "the displays stay after Ctrl-C at the prompt" "#0  <root>  demo.TinyModel  4 copied"
+T send-keys C-c C-c
+wait_for "(exdb)" >/dev/null
+T send-keys "echo still-here" Enter
+check "exdb is still running after Ctrl-C twice" "still-here"
+T send-keys "quit" Enter
+
+# Ctrl-C during a long continue
+if [ -n "$big" ]; then
+    start "$big"
     wait_for "(exdb)" 60 >/dev/null
     T send-keys "continue" Enter
     sleep 0.5
