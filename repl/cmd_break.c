@@ -31,7 +31,9 @@ typedef struct bp {
     int momentary;      /* until/advance's location: no number, gone after the command */
     uint32_t max_depth; /* momentary: only in frames this deep or shallower (0: any) */
     uint32_t hits;
-    char *cond; /* its text, NULL when none */
+    uint32_t ignore; /* `ignore N COUNT`: crossings still to pass without stopping */
+    char *commands;  /* `commands N`: lines run when it stops ('\n' after each), or NULL */
+    char *cond;      /* its text, NULL when none */
     cond_var var;
     cond_op op;
     char *value;
@@ -46,11 +48,17 @@ typedef struct exdb_bptable {
     uint32_t n, cap;
     int next_num;
     const void *armed; /* the run the watchpoints were armed on */
+    /* the last stop at breakpoints: their commands (the `silent` lines
+     * left out), run after the command that stopped; whether every one of
+     * them is silent */
+    char *pending;
+    int silent;
 } exdb_bptable;
 
 static const char *const kind_words[] = {"node", "enter", "exit", "op", "event", "node-map"};
 
 static void bp_clear(bp *b) {
+    free(b->commands);
     free(b->arg);
     free(b->cond);
     free(b->value);
@@ -64,6 +72,7 @@ void cmd_break_free(session *s) {
     for (uint32_t i = 0; i < t->n; i++)
         bp_clear(&t->v[i]);
     free(t->v);
+    free(t->pending);
     free(t);
     s->bps = NULL;
 }
@@ -254,6 +263,33 @@ static const exdb_uframe *watch_hit(bp *b, const exdb_unflatten *u, const exdb_u
     return NULL;
 }
 
+/* The first line of a breakpoint's commands is `silent`: its stop is not
+ * announced (gdb's). */
+static int is_silent(const bp *b) {
+    return b->commands && strncmp(b->commands, "silent\n", 7) == 0;
+}
+
+/* A breakpoint stops the run: its commands are queued to run after the
+ * command that moved (before a temporary breakpoint is deleted with
+ * them); the stop is silent when every breakpoint stopping there is. */
+static void note_stop(exdb_bptable *t, const bp *b, int first) {
+    if (first) {
+        free(t->pending);
+        t->pending = NULL;
+        t->silent = 1;
+    }
+    t->silent &= is_silent(b);
+    const char *body = b->commands ? b->commands + (is_silent(b) ? 7 : 0) : "";
+    if (!*body)
+        return;
+    size_t have = t->pending ? strlen(t->pending) : 0, n = strlen(body);
+    char *p = realloc(t->pending, have + n + 1);
+    if (!p)
+        return;
+    memcpy(p + have, body, n + 1);
+    t->pending = p;
+}
+
 /* Every breakpoint is tested (so each watchpoint sees every new mapping
  * once, whatever else stops the run there); all that hit are named, gdb
  * style: "Breakpoint 2, Watchpoint 3: node-map %x" and the watchpoints'
@@ -311,6 +347,14 @@ int cmd_break_check(session *s, const exdb_unflatten *u, const exdb_uevent *ev, 
                 momentary = 1;
             continue;
         }
+        if (b->ignore) { /* gdb: a crossing ignored still counts as a hit */
+            if (count) {
+                b->hits++;
+                b->ignore--;
+            }
+            continue;
+        }
+        note_stop(t, b, !first);
         if (!first)
             first = b->num;
         else
@@ -514,6 +558,30 @@ static int add_bp(session *s, int temporary, int watch, int argc, char **argv) {
     return add_bp_ex(s, temporary, watch, 0, 0, argc, argv);
 }
 
+int cmd_break_add(session *s, int temporary, int argc, char **argv) {
+    return add_bp(s, temporary, 0, argc, argv);
+}
+
+void cmd_break_begin_command(session *s) {
+    if (!s->bps)
+        return;
+    free(s->bps->pending);
+    s->bps->pending = NULL;
+    s->bps->silent = 0;
+}
+
+char *cmd_break_take_commands(session *s) {
+    if (!s->bps)
+        return NULL;
+    char *p = s->bps->pending;
+    s->bps->pending = NULL;
+    return p;
+}
+
+int cmd_break_silent(const session *s) {
+    return s->bps && s->bps->silent;
+}
+
 int cmd_break_momentary(session *s, uint32_t max_depth, int argc, char **argv) {
     return add_bp_ex(s, 0, 0, 1, max_depth, argc, argv);
 }
@@ -541,6 +609,28 @@ static int cmd_tbreak(session *s, int argc, char **argv) {
 
 static int cmd_watch(session *s, int argc, char **argv) {
     return add_bp(s, 0, 1, argc, argv);
+}
+
+static bp *find_num(exdb_bptable *t, int num) {
+    for (uint32_t i = 0; t && i < t->n; i++)
+        if (t->v[i].num == num && !t->v[i].momentary)
+            return &t->v[i];
+    return NULL;
+}
+
+/* "a\nb\n" as ["a", "b"]. */
+static cJSON *lines_json(const char *text) {
+    cJSON *arr = cJSON_CreateArray();
+    for (const char *l = text; arr && *l;) {
+        const char *nl = strchr(l, '\n');
+        size_t len = nl ? (size_t)(nl - l) : strlen(l);
+        char *one = strndup(l, len);
+        if (one)
+            cJSON_AddItemToArray(arr, cJSON_CreateString(one));
+        free(one);
+        l += len + (nl != NULL);
+    }
+    return arr;
 }
 
 /* The breakpoint numbered by word, or NULL after an error. */
@@ -615,6 +705,120 @@ static int cmd_condition(session *s, int argc, char **argv) {
     return parse_cond(s, b, argc - 2, argv + 2);
 }
 
+/* ignore N COUNT: gdb's ignore counts. The next COUNT times breakpoint N
+ * is reached (its condition true) it does not stop; each still counts as
+ * a hit. */
+static int cmd_ignore(session *s, int argc, char **argv) {
+    (void)argc;
+    bp *b = find_bp(s, argv[1]);
+    uint32_t n;
+    if (!b || cmd_parse_count(s, argv[2], &n) < 0)
+        return -1;
+    b->ignore = n;
+    if (n == 0)
+        fprintf(s->out, "Will stop next time breakpoint %d is reached.\n", b->num);
+    else if (n == 1)
+        fprintf(s->out, "Will ignore next crossing of breakpoint %d.\n", b->num);
+    else
+        fprintf(s->out, "Will ignore next %u crossings of breakpoint %d.\n", n, b->num);
+    cmd_json_add(s, "breakpoint", cJSON_CreateNumber(b->num));
+    cmd_json_add(s, "ignore", cJSON_CreateNumber(n));
+    return 0;
+}
+
+/* Reads the lines of a `commands` body up to "end" from where the command
+ * came from (trimmed, blank lines and # comments dropped) into body; 0, or
+ * -1 after an error (a line that is no command: the rest up to "end" is
+ * still read, so a script does not run it). */
+static int read_body(session *s, exdb_buf *body) {
+    int rc = 0, nlines = 0;
+    char *line;
+    while ((line = s->read_line(s, ">"))) {
+        char *t = line, *e = line + strlen(line);
+        while (*t == ' ' || *t == '\t')
+            t++;
+        while (e > t && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
+            *--e = '\0';
+        if (strcmp(t, "end") == 0) {
+            free(line);
+            return rc;
+        }
+        if (!*t || *t == '#') {
+            free(line);
+            continue;
+        }
+        if (rc == 0 && !(nlines == 0 && strcmp(t, "silent") == 0)) {
+            int amb = 0;
+            const command *c = session_line_command(s, t, &amb);
+            if (!c)
+                rc = cmd_fail(s, "%s command in the breakpoint's commands: \"%s\".",
+                              amb ? "Ambiguous" : "Undefined", t);
+            else if (strcmp(c->name, "commands") == 0)
+                rc = cmd_fail(s, "\"commands\" cannot be nested in a breakpoint's commands.");
+        }
+        exdb_buf_printf(body, "%s\n", t);
+        nlines++;
+        free(line);
+    }
+    if (exdb_interrupted)
+        return cmd_fail(s, "Quit");
+    return rc; /* the end of the input ends the list, as gdb takes it */
+}
+
+/* commands [N...] ... end: what gdb's does. The lines after the command,
+ * up to "end", run each time one of the breakpoints stops the run (after
+ * the stopping command, its stop message and the auto-displays); a first
+ * line "silent" leaves out the stop message and the displays. No lines:
+ * the breakpoints' commands are removed. Without N: the last breakpoint
+ * made. */
+static int cmd_commands(session *s, int argc, char **argv) {
+    int nums[64], n = 0;
+    exdb_bptable *t = s->bps;
+    for (int i = 1; i < argc && n < 64; i++) {
+        bp *b = find_bp(s, argv[i]);
+        if (!b)
+            return -1;
+        nums[n++] = b->num;
+    }
+    if (argc == 1) {
+        if (!t || !t->next_num || !find_num(t, t->next_num))
+            return cmd_fail(s, "No breakpoints specified.");
+        nums[n++] = t->next_num;
+    }
+    if (!s->read_line)
+        return cmd_fail(s, "\"commands\" reads its lines from a script, standard input or the "
+                           "prompt (not from -ex).");
+    if (s->interactive && s->source_depth == 0 && !s->in_bp_commands) {
+        exdb_buf_puts(&s->buf, "Type commands for breakpoint(s) ");
+        for (int i = 0; i < n; i++)
+            exdb_buf_printf(&s->buf, "%s%d", i ? ", " : "", nums[i]);
+        exdb_buf_puts(&s->buf, ", one per line.\nEnd with a line saying just \"end\".\n");
+        cmd_flush(s, 1);
+    }
+    exdb_buf body;
+    exdb_buf_init(&body);
+    if (read_body(s, &body) < 0) {
+        exdb_buf_free(&body);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        bp *b = find_num(s->bps, nums[i]);
+        if (!b)
+            continue; /* deleted by nothing here, but stay safe */
+        free(b->commands);
+        b->commands = body.len ? strdup(exdb_buf_str(&body)) : NULL;
+    }
+    if (s->json) {
+        cJSON *arr = cJSON_CreateArray();
+        for (int i = 0; i < n; i++)
+            cJSON_AddItemToArray(arr, cJSON_CreateNumber(nums[i]));
+        cmd_json_add(s, "breakpoints", arr);
+        cmd_json_add(s, "commands", lines_json(body.len ? exdb_buf_str(&body) : ""));
+    }
+    exdb_buf_free(&body);
+    return 0;
+}
+
 int cmd_break_info(session *s) {
     exdb_bptable *t = s->bps;
     cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
@@ -641,6 +845,18 @@ int cmd_break_info(session *s) {
                         b->kind == BP_WATCH ? "watchpoint" : "breakpoint",
                         b->temporary ? "del" : "keep", b->enabled ? "y" : "n", b->hits,
                         exdb_buf_str(&w));
+        /* as gdb, under the breakpoint: its ignore count and commands */
+        if (b->ignore == 1)
+            exdb_buf_puts(&s->buf, "        Will ignore next crossing of breakpoint.\n");
+        else if (b->ignore)
+            exdb_buf_printf(&s->buf, "        Will ignore next %u crossings of breakpoint.\n",
+                            b->ignore);
+        for (const char *l = b->commands; l && *l;) {
+            const char *nl = strchr(l, '\n');
+            size_t len = nl ? (size_t)(nl - l) : strlen(l);
+            exdb_buf_printf(&s->buf, "        %.*s\n", (int)len, l);
+            l += len + (nl != NULL);
+        }
         if (arr) {
             cJSON *o = cJSON_CreateObject();
             cJSON_AddNumberToObject(o, "number", b->num);
@@ -650,6 +866,8 @@ int cmd_break_info(session *s) {
             cJSON_AddBoolToObject(o, "enabled", b->enabled);
             cJSON_AddBoolToObject(o, "temporary", b->temporary);
             cJSON_AddNumberToObject(o, "hits", b->hits);
+            cJSON_AddNumberToObject(o, "ignore", b->ignore);
+            cJSON_AddItemToObject(o, "commands", lines_json(b->commands ? b->commands : ""));
             if (b->cond)
                 cJSON_AddStringToObject(o, "condition", b->cond);
             cJSON_AddItemToArray(arr, o);
@@ -692,6 +910,22 @@ const command break_commands[] = {
      "Disable breakpoints N... (all without N), or auto-displays.", NULL, cmd_disable},
     {"enable", 0, -1, 0, "enable [N...]|display [N...]",
      "Enable breakpoints N... (all without N), or auto-displays.", NULL, cmd_enable},
+    {"ignore", 2, 2, 0, "ignore N COUNT",
+     "Pass breakpoint N the next COUNT times it is reached (0: stop again).",
+     "As gdb's ignore counts: each crossing passed still counts as a hit; \"info\n"
+     "breakpoints\" shows the count left. reverse-continue passes a breakpoint whose\n"
+     "count is not 0 (and does not use it up).",
+     cmd_ignore},
+    {"commands", 0, -1, 0, "commands [N...]",
+     "Commands to run when breakpoint N stops the run, up to a line \"end\".",
+     "As gdb's: the lines after \"commands N\" (in a script, on standard input or at the\n"
+     "prompt, which asks with \">\"), up to a line \"end\", run each time breakpoint N\n"
+     "stops the run, after the stop message and the auto-displays. A first line\n"
+     "\"silent\" leaves both out. A command that moves the run (continue, step, run...)\n"
+     "ends the list: the commands after it do not run, those of the breakpoint it stops\n"
+     "at do. Without N: the last breakpoint made. \"commands N\" and \"end\" alone remove\n"
+     "N's commands. \"info breakpoints\" lists them under each breakpoint.",
+     cmd_commands},
     {"condition", 1, 4, 0, "condition N [VAR OP VALUE]",
      "Stop at breakpoint N only when the condition holds (none: always).",
      "See \"help break\" for the variables.", cmd_condition},

@@ -200,7 +200,7 @@ typedef struct drive {
 /* Prints event k (the one just applied) with the reason it stopped, if any. */
 static void print_event(drive *d, const exdb_unflatten *u, const exdb_uevent *ev) {
     session *s = d->s;
-    if (d->bp) {
+    if (d->bp > 0 && !cmd_break_silent(s)) {
         const char *w = exdb_buf_str(&d->why);
         int multi = d->why.len && w[d->why.len - 1] == '\n'; /* a watchpoint's report */
         exdb_buf_printf(&s->buf, "%s%s%s%s", cmd_color(s, C_RED), w, cmd_color(s, C_RESET),
@@ -255,7 +255,9 @@ static int drive_pred(void *ctx, const exdb_unflatten *u, const exdb_uevent *ev)
     }
     if (counted && d->count && --d->count == 0)
         stop = 1;
-    if (d->trace || stop)
+    /* a stop at `silent` breakpoints is not announced (the trace of step
+     * still shows the event) */
+    if (d->trace || (stop && !(d->bp > 0 && cmd_break_silent(d->s))))
         print_event(d, u, ev);
     return stop;
 }
@@ -334,6 +336,8 @@ static int drive_go(session *s, exdb_unflatten *u, drive *dp, uint32_t depth) {
             cmd_json_add(s, "events", d.events);
         if (d.bp)
             cmd_json_add(s, "breakpoint", cJSON_CreateNumber(d.bp));
+        if (d.bp > 0 && cmd_break_silent(s))
+            cmd_json_add(s, "silent", cJSON_CreateTrue());
         json_position(s, u, reason);
     } else {
         cJSON_Delete(d.events);
@@ -425,6 +429,27 @@ static int cmd_run(session *s, int argc, char **argv) {
     return drive_run(s, u, STOP_NEVER, 0, 0, 0);
 }
 
+/* start: as gdb's start runs to main, a temporary breakpoint on the first
+ * flat node that is not a placeholder (the program's first computation),
+ * then run: the placeholders copied into the root frame, the frames of the
+ * modules that node belongs to entered. */
+static int cmd_start(session *s, int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    exdb_unflatten *u = get_run(s, 1);
+    if (!u)
+        return -1;
+    const exdb_node *n = u->run->flat->head;
+    while (n && n->op == EXDB_OP_PLACEHOLDER)
+        n = n->next;
+    if (!n)
+        return cmd_fail(s, "The graph has no node but placeholders: nothing to start at.");
+    char *bargv[] = {"tbreak", (char *)n->name, NULL};
+    if (cmd_break_add(s, 1, 2, bargv) < 0)
+        return -1;
+    return drive_run(s, u, STOP_NEVER, 0, 0, 0);
+}
+
 /* until [LOCATION] / advance LOCATION, as gdb's: run until LOCATION is
  * reached or the selected frame exits. LOCATION is an event number, a flat
  * node (stop after it is copied), or a break location (module FQN, exit
@@ -484,16 +509,22 @@ static int cmd_advance(session *s, int argc, char **argv) {
     return until_cmd(s, argc, argv, 1);
 }
 
-/* Goes to event k and says where the run is. */
-static int jump(session *s, exdb_unflatten *u, uint32_t k, const char *reason) {
+/* Goes to event k and says where the run is (unless quiet: at a silent
+ * breakpoint). */
+static int jump_ex(session *s, exdb_unflatten *u, uint32_t k, const char *reason, int quiet) {
     exdb_error err = {0};
     int rc = exdb_unflatten_goto(u, k, &err);
     s->selected_frame = 0;
     s->list_next = -1;
-    print_position(s, u);
+    if (!quiet)
+        print_position(s, u);
     cmd_flush(s, 1);
     json_position(s, u, reason);
     return rc < 0 ? cmd_fail(s, "%s", err.msg) : 0;
+}
+
+static int jump(session *s, exdb_unflatten *u, uint32_t k, const char *reason) {
+    return jump_ex(s, u, k, reason, 0);
 }
 
 static int cmd_restart(session *s, int argc, char **argv) {
@@ -666,10 +697,11 @@ static int cmd_reverse_continue(session *s, int argc, char **argv) {
     }
     exdb_buf_free(&why);
     int interrupted = exdb_interrupted;
-    if (last_bp && last_why)
+    int quiet = last_bp && !interrupted && cmd_break_silent(s);
+    if (last_bp && last_why && !quiet)
         exdb_buf_printf(&s->buf, "%s%s%s%s", cmd_color(s, C_RED), last_why, cmd_color(s, C_RESET),
                         last_why[0] && last_why[strlen(last_why) - 1] == '\n' ? "" : ", ");
-    else if (!interrupted)
+    else if (!interrupted && !last_bp)
         exdb_buf_puts(&s->buf, "No breakpoint before this event: back at the start.\n");
     free(last_why);
     if (interrupted) {
@@ -678,7 +710,9 @@ static int cmd_reverse_continue(session *s, int argc, char **argv) {
     }
     if (last_bp)
         cmd_json_add(s, "breakpoint", cJSON_CreateNumber(last_bp));
-    return jump(s, u, last, interrupted ? "interrupt" : last_bp ? "breakpoint" : "start");
+    if (quiet)
+        cmd_json_add(s, "silent", cJSON_CreateTrue());
+    return jump_ex(s, u, last, interrupted ? "interrupt" : last_bp ? "breakpoint" : "start", quiet);
 }
 
 /* ---- frames */
@@ -1615,6 +1649,13 @@ const command unflatten_commands[] = {
      "Starts a fresh run of torch.export.unflatten (event 0) and continues it. See\n"
      "\"help unflatten\" for the events, \"help break\" for where it stops.",
      cmd_run},
+    {"start", 0, 0, P, "start",
+     "Run from the start to the first node that is not a placeholder (as gdb's start).",
+     "Sets a temporary breakpoint on the first flat node that is not a placeholder (the\n"
+     "program's first computation, as main is a C program's) and runs: the run stops\n"
+     "after that node is copied, in the module frames it belongs to. A breakpoint met\n"
+     "before it stops the run first, and the temporary one stays.",
+     cmd_start},
     {"restart", 0, 0, P, "restart", "Back to event 0: the prepasses done, nothing outlined.", NULL,
      cmd_restart},
     {"step", 0, 1, R, "step [N]", "Run to the N-th next flat node copied, entering module frames.",

@@ -81,6 +81,16 @@ void cmd_break_arm(session *s, const struct exdb_unflatten *u);
  * only it is hit. Cleared by cmd_break_clear_momentary. */
 int cmd_break_momentary(session *s, uint32_t max_depth, int argc, char **argv);
 void cmd_break_clear_momentary(session *s);
+/* break (temporary = 0) or tbreak: argv as the command's (start uses it). */
+int cmd_break_add(session *s, int temporary, int argc, char **argv);
+/* Before each command line (session_exec): forgets the last stop's
+ * breakpoint commands and silence. */
+void cmd_break_begin_command(session *s);
+/* The commands of the breakpoints the last stop was at (`commands N`),
+ * one per line, taken from the table (free it), or NULL. */
+char *cmd_break_take_commands(session *s);
+/* Whether the last stop was at breakpoints that are all `silent`. */
+int cmd_break_silent(const session *s);
 /* After an event: the number of the breakpoint or watchpoint it hits (its
  * hit count bumped, the reason in why), -1 for only a momentary one, or 0. count = 0 only tests
  * (for reverse-continue's scan): nothing is bumped. */

@@ -855,9 +855,31 @@ static int exec_words(session *s, char *copy, const command **cp) {
     s->color_now = 0;
     /* gdb shows the auto-displays whenever the program stops: here after a
      * moving command that moved the run (or succeeded) */
-    if ((c->flags & CMD_STOPS) && s->displays && s->run && (rc == 0 || before != (long)s->run->pos))
+    if ((c->flags & CMD_STOPS) && s->displays && s->run &&
+        (rc == 0 || before != (long)s->run->pos) && !cmd_break_silent(s))
         cmd_display_show(s);
     return rc;
+}
+
+const command *session_line_command(session *s, const char *line, int *ambiguous) {
+    (void)s;
+    *ambiguous = 0;
+    char *copy = strdup(line), *argv[MAX_ARGS + 1];
+    if (!copy)
+        return NULL;
+    const command *c = NULL;
+    if (split_words(copy, argv, MAX_ARGS) > 0) {
+        c = command_lookup(argv[0], ambiguous);
+        char *slash = strchr(argv[0], '/');
+        if (!c && slash && slash != argv[0]) { /* display/json */
+            *slash = '\0';
+            c = command_lookup(argv[0], ambiguous);
+            if (c && strcmp(c->name, "display") != 0)
+                c = NULL;
+        }
+    }
+    free(copy);
+    return c;
 }
 
 int session_capture(session *s, const char *line, char **out, cJSON **data) {
@@ -974,6 +996,8 @@ static int exec_json(session *s, const char *line, char *copy, const command **c
     cJSON *obj = cJSON_CreateObject();
     if (obj) {
         cJSON_AddStringToObject(obj, "command", line);
+        if (s->in_bp_commands) /* not a command the tool sent: a breakpoint's */
+            cJSON_AddTrueToObject(obj, "breakpoint_commands");
         cJSON_AddBoolToObject(obj, "ok", rc == 0);
         while (s->data && s->data->child) {
             cJSON *item = cJSON_DetachItemViaPointer(s->data, s->data->child);
@@ -992,6 +1016,34 @@ static int exec_json(session *s, const char *line, char *copy, const command **c
     s->data = saved_data;
     free(obuf);
     free(ebuf);
+    return rc;
+}
+
+/* gdb runs a breakpoint's commands after the command that stopped there.
+ * A command among them that moves the run (continue, step...) ends them,
+ * and the commands of the breakpoint it stops at run next: in this loop,
+ * not nested, so a breakpoint whose commands continue can stop any number
+ * of times. -1 when one of them failed (the rest are not run). */
+static int run_bp_commands(session *s) {
+    char *body;
+    int rc = 0;
+    s->in_bp_commands = 1;
+    while (rc == 0 && !exdb_interrupted && (body = cmd_break_take_commands(s))) {
+        for (char *l = body, *nl; *l && !exdb_interrupted && !s->quit_requested; l = nl + 1) {
+            nl = strchr(l, '\n');
+            *nl = '\0';
+            if (s->trace_commands && !s->json)
+                fprintf(s->out, "+%s\n", l);
+            if (session_exec(s, l) < 0) {
+                rc = -1;
+                break;
+            }
+            if (s->last_flags & CMD_STOPS)
+                break;
+        }
+        free(body);
+    }
+    s->in_bp_commands = 0;
     return rc;
 }
 
@@ -1014,7 +1066,12 @@ int session_exec(session *s, const char *line) {
         copy[l] = text[l] = '\0';
     }
     const command *c;
+    if (!s->in_bp_commands)
+        cmd_break_begin_command(s);
     int rc = s->json ? exec_json(s, text, copy, &c) : exec_words(s, copy, &c);
+    s->last_flags = c ? c->flags : 0;
+    if (!s->in_bp_commands && run_bp_commands(s) < 0)
+        rc = -1;
     exdb_interrupted = 0;
     /* an empty line at the prompt runs the last stepping command again
      * (main.c); a repeated `list` goes on where it stopped */
@@ -1067,6 +1124,27 @@ static int count_commands(FILE *f) {
     return n;
 }
 
+/* A script's lines for a command that reads more of them (commands N). */
+typedef struct {
+    FILE *f;
+    int *lineno;
+} source_reader;
+
+static char *source_read_line(session *s, const char *prompt) {
+    (void)prompt;
+    source_reader *r = s->read_ctx;
+    char *line = NULL;
+    size_t cap = 0;
+    if (getline(&line, &cap, r->f) == -1) {
+        free(line);
+        return NULL;
+    }
+    ++*r->lineno;
+    if (s->trace_commands && !s->json)
+        fprintf(s->out, "+%s%s", line, strchr(line, '\n') ? "" : "\n");
+    return line;
+}
+
 int session_source(session *s, const char *path) {
     if (s->source_depth >= 16)
         return cmd_fail(s, "%s: scripts nested deeper than 16 levels", path);
@@ -1077,6 +1155,11 @@ int session_source(session *s, const char *path) {
     char *line = NULL;
     size_t cap = 0;
     int rc = 0, lineno = 0;
+    source_reader reader = {f, &lineno};
+    char *(*saved_read)(session *, const char *) = s->read_line;
+    void *saved_ctx = s->read_ctx;
+    s->read_line = source_read_line;
+    s->read_ctx = &reader;
     while (!s->quit_requested && getline(&line, &cap, f) != -1) {
         lineno++;
         if (s->trace_commands && !s->json) {
@@ -1101,6 +1184,8 @@ int session_source(session *s, const char *path) {
     }
     free(line);
     fclose(f);
+    s->read_line = saved_read;
+    s->read_ctx = saved_ctx;
     s->source_depth--;
     return rc;
 }

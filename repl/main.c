@@ -256,6 +256,26 @@ static void catch_sigint(int restart) {
     sigaction(SIGINT, &sa, NULL);
 }
 
+/* `commands N` at the prompt: its lines are asked for with ">", as gdb. */
+static char *prompt_read_line(session *s, const char *prompt) {
+    (void)s;
+    exdb_interrupted = 0;
+    return readline(prompt);
+}
+
+/* `commands N` on standard input: the next lines. */
+static char *stdin_read_line(session *s, const char *prompt) {
+    (void)prompt;
+    char *line = NULL;
+    size_t cap = 0;
+    if (getline(&line, &cap, stdin) == -1) {
+        free(line);
+        return NULL;
+    }
+    ++*(int *)s->read_ctx;
+    return line;
+}
+
 static int run_prompt(void) {
     char *hist = history_path();
     using_history();
@@ -263,6 +283,7 @@ static int run_prompt(void) {
     if (hist)
         read_history(hist);
     rl_attempted_completion_function = complete;
+    S.read_line = prompt_read_line;
     char *line;
     while (!S.quit_requested) {
         exdb_interrupted = 0;
@@ -307,6 +328,8 @@ static int run_stdin(void) {
     char *line = NULL;
     size_t cap = 0;
     int rc = 0, lineno = 0;
+    S.read_line = stdin_read_line;
+    S.read_ctx = &lineno;
     while (!S.quit_requested && getline(&line, &cap, stdin) != -1) {
         exdb_interrupted = 0; /* a SIGINT between commands stops none */
         if (S.trace_commands && line[0] != '\n' && line[0] != '#')

@@ -20,7 +20,8 @@ struct cJSON;
  * stop there. Defined in commands.c so the library links without main.c. */
 extern volatile sig_atomic_t exdb_interrupted;
 
-typedef struct session {
+typedef struct session session;
+struct session {
     exdb_program *prog;
     struct exdb_unflatten *run; /* the unflatten run of prog, NULL until needed */
     exdb_viz_settings render;   /* set layout|render-limit|render-dup-fanout|render-dup-span */
@@ -54,7 +55,19 @@ typedef struct session {
     char *repeat;                   /* what an empty line at the prompt runs again, or NULL */
     char *last_error;               /* the last failing command's message (JSON mode), or NULL */
     struct exdb_displays *displays; /* `display` expressions (cmd_display.c) */
-} session;
+
+    /* gdb habits */
+    const char *line;             /* the command line being run (aliases expanded), as typed */
+    int in_bp_commands;           /* running a breakpoint's commands (session_exec) */
+    int last_flags;               /* the flags of the last command run */
+    struct exdb_aliases *aliases; /* `alias NAME = COMMAND` (cmd_alias.c) */
+    /* Where a command's further lines come from (`commands N` ... `end`):
+     * the script being sourced, standard input or the prompt; NULL when
+     * there is none (-ex). Returns the next line (malloc'd; free it), or
+     * NULL at the end of the input. */
+    char *(*read_line)(struct session *s, const char *prompt);
+    void *read_ctx;
+};
 
 void session_init(session *s);
 void session_free(session *s);
@@ -80,6 +93,10 @@ int session_capture(session *s, const char *line, char **out, struct cJSON **dat
 
 /* Command table access for help and completion. */
 typedef struct command command;
+/* The command a line would run (a user alias expanded), NULL when none
+ * (*ambiguous set when the word is an ambiguous prefix): for lines kept
+ * to run later, as a breakpoint's commands. */
+const command *session_line_command(session *s, const char *line, int *ambiguous);
 const command *command_lookup(const char *name, int *ambiguous);
 /* Only a command's whole name or one of gdb's short names, no prefix. */
 const command *command_lookup_exact(const char *name);

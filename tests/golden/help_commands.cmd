@@ -12,6 +12,7 @@ help pwd
 help help
 help quit
 help run
+help start
 help restart
 help step
 help stepi
@@ -39,6 +40,8 @@ help delete
 help disable
 help enable
 help condition
+help ignore
+help commands
 help display
 help undisplay
 help lint
