@@ -106,6 +106,11 @@ int cmd_display_delete(session *s, int argc, char **argv); /* argv: numbers only
 int cmd_display_enable(session *s, int argc, char **argv, int on);
 void cmd_display_free(session *s);
 
+/* cmd_alias.c: `alias NAME = COMMAND [ARGS...]` (alone: the list), and
+ * the list of user aliases (show alias, help aliases). */
+int cmd_alias(session *s, int argc, char **argv);
+int cmd_alias_list(session *s);
+
 extern const command program_commands[];
 extern const size_t program_ncommands;
 

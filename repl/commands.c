@@ -4,6 +4,7 @@
  * or of a subcommand is enough ("inf prog"), as in gdb; an exact name wins. */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <regex.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,6 +200,7 @@ int cmd_node_not_found(session *s, const char *name) {
 /* ---- commands */
 
 static int cmd_help(session *s, int argc, char **argv);
+static int cmd_apropos(session *s, int argc, char **argv);
 
 /* cmd_lint.c: drops the dce undo log of a program about to be freed; after
  * each command, notes module dce edits that a rebuilt unflatten run discarded. */
@@ -450,6 +452,8 @@ static int cmd_set(session *s, int argc, char **argv) {
 }
 
 static int cmd_show(session *s, int argc, char **argv) {
+    if (argc > 1 && (strcmp(argv[1], "alias") == 0 || strcmp(argv[1], "aliases") == 0))
+        return cmd_alias_list(s);
     exdb_buf_printf(&s->buf, "trace-commands: %s\non-error: %s\noutput: %s\ncolor: %s\n",
                     s->trace_commands ? "on" : "off", s->on_error_continue ? "continue" : "stop",
                     s->json ? "json" : "text",
@@ -585,11 +589,30 @@ const command program_commands[] = {
      "set render-dup-fanout N        draw a value with more than N far uses once per use\n"
      "set render-dup-span N          ... when a use is more than N nodes away",
      cmd_set},
-    {"show", 0, 1, 0, "show [NAME]", "Show the settings, or one.", NULL, cmd_show},
+    {"show", 0, 1, 0, "show [NAME|alias]", "Show the settings, or one; show alias: the aliases.",
+     NULL, cmd_show},
     {"cd", 0, 1, 0, "cd [DIR]", "Change the working directory (relative paths start there).", NULL,
      cmd_cd},
     {"pwd", 0, 0, 0, "pwd", "Print the working directory.", NULL, cmd_pwd},
-    {"help", 0, 1, 0, "help [COMMAND]", "List commands, or describe one.", NULL, cmd_help},
+    {"help", 0, 1, 0, "help [COMMAND|aliases]", "List commands, or describe one.",
+     "help aliases lists gdb's short names (p, b, bt...) and the aliases made with\n"
+     "\"alias\"; help ALIAS says what the alias runs.",
+     cmd_help},
+    {"apropos", 1, -1, 0, "apropos REGEX",
+     "The commands whose name, usage or help text matches REGEX (as gdb's).",
+     "REGEX is a POSIX extended regular expression; case is ignored. Each command shows\n"
+     "as \"NAME, ALIASES -- SUMMARY\"; when only lines of its help match, those lines\n"
+     "follow (\"apropos pagination\" finds set's line).",
+     cmd_apropos},
+    {"alias", 0, -1, 0, "alias [NAME = COMMAND [ARGS...]]",
+     "Make NAME run COMMAND with ARGS first (as gdb's); alone: list the aliases.",
+     "\"alias ib = info breakpoints\" makes \"ib\" that command; \"alias pm = print module\"\n"
+     "makes \"pm encoder\" print encoder's graph (the words typed after NAME follow ARGS).\n"
+     "NAME is one word (letters, digits, _ and -, first a letter); it may not be a\n"
+     "command's whole name or one of gdb's short names, and wins over a command it is\n"
+     "a prefix of. An alias made again is replaced. \"show alias\" and \"help aliases\"\n"
+     "list them; aliases last for the session (put them in a script to keep them).",
+     cmd_alias},
     {"quit", 0, 0, 0, "quit", "Leave exdb (also: Ctrl-D).", NULL, cmd_quit},
 };
 const size_t program_ncommands = sizeof program_commands / sizeof *program_commands;
@@ -730,20 +753,49 @@ const char *command_name_at(int i) {
     return c ? c->name : NULL;
 }
 
+/* The names a command also answers to, into b: gdb's short names, then
+ * the session's aliases of it ("pm (print module)"). */
+static void alias_names(session *s, exdb_buf *b, const command *c) {
+    size_t start = b->len;
+    for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
+        if (strcmp(aliases[i].name, c->name) == 0)
+            exdb_buf_printf(b, "%s%s", b->len > start ? ", " : "", aliases[i].alias);
+    const char *name, *text;
+    int amb;
+    for (size_t i = 0; (name = session_alias_at(s, i, &text)); i++)
+        if (session_line_command(s, text, &amb) == c)
+            exdb_buf_printf(b, "%s%s (%s)", b->len > start ? ", " : "", name, text);
+}
+
+/* help aliases: gdb's short names and the session's aliases. */
+static int help_aliases(session *s) {
+    exdb_buf_puts(&s->buf, "gdb's short names:\n");
+    for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
+        exdb_buf_printf(&s->buf, "  %-10s = %s\n", aliases[i].alias, aliases[i].name);
+    exdb_buf_puts(&s->buf, "Aliases of this session (\"alias NAME = COMMAND [ARGS...]\"):\n");
+    return cmd_alias_list(s);
+}
+
 static int cmd_help(session *s, int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "aliases") == 0)
+        return help_aliases(s);
     if (argc > 1) {
         int amb;
-        const command *c = command_lookup(argv[1], &amb);
+        const char *text = session_alias(s, argv[1], strlen(argv[1]));
+        const command *c =
+            text ? session_line_command(s, text, &amb) : command_lookup(argv[1], &amb);
         if (!c)
             return cmd_fail(s, "%s command \"%s\".  Try \"help\".", amb ? "Ambiguous" : "Undefined",
                             argv[1]);
+        if (text)
+            fprintf(s->out, "%s is an alias of \"%s\".\n", argv[1], text);
         fprintf(s->out, "Usage: %s\n%s\n", c->usage, c->summary);
-        int na = 0;
-        for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
-            if (strcmp(aliases[i].name, c->name) == 0)
-                fprintf(s->out, "%s%s", na++ ? ", " : "Aliases: ", aliases[i].alias);
-        if (na)
-            fputc('\n', s->out);
+        exdb_buf names;
+        exdb_buf_init(&names);
+        alias_names(s, &names, c);
+        if (names.len)
+            fprintf(s->out, "Aliases: %s\n", exdb_buf_str(&names));
+        exdb_buf_free(&names);
         if (c->help)
             fprintf(s->out, "\n%s\n", c->help);
         return 0;
@@ -761,9 +813,84 @@ static int cmd_help(session *s, int argc, char **argv) {
     }
     fputs(
         "\nA unique prefix of a command or subcommand is enough (a whole name wins: \"info node\"\n"
-        "is not \"info node-map\"); s, n, c, bt, b, p, i... are gdb's short names.\n"
-        "\"help COMMAND\" says more.\n",
+        "is not \"info node-map\"); s, n, c, bt, b, p, i... are gdb's short names (\"help\n"
+        "aliases\" lists them and yours). \"help COMMAND\" says more; \"apropos WORD\" finds\n"
+        "the commands whose help mentions WORD.\n",
         s->out);
+    return 0;
+}
+
+/* One command for apropos: "NAME, ALIASES -- SUMMARY" when re matches
+ * its name, usage, summary or the names it answers to, else the lines of
+ * its help that match, under that line. 1 when it matched. */
+static int apropos_one(session *s, const command *c, const regex_t *re, cJSON *arr) {
+    exdb_buf names;
+    exdb_buf_init(&names);
+    alias_names(s, &names, c);
+    int head = regexec(re, c->name, 0, NULL, 0) == 0 || regexec(re, c->usage, 0, NULL, 0) == 0 ||
+               regexec(re, c->summary, 0, NULL, 0) == 0 ||
+               (names.len && regexec(re, exdb_buf_str(&names), 0, NULL, 0) == 0);
+    cJSON *lines = arr ? cJSON_CreateArray() : NULL;
+    exdb_buf found;
+    exdb_buf_init(&found);
+    for (const char *l = c->help; !head && l && *l;) {
+        size_t len = strcspn(l, "\n");
+        char *one = strndup(l, len);
+        if (one && regexec(re, one, 0, NULL, 0) == 0) {
+            const char *t = one + strspn(one, " ");
+            exdb_buf_printf(&found, "    %s\n", t);
+            if (lines)
+                cJSON_AddItemToArray(lines, cJSON_CreateString(t));
+        }
+        free(one);
+        l += len + (l[len] == '\n');
+    }
+    int hit = head || found.len;
+    if (hit) {
+        exdb_buf_printf(&s->buf, "%s%s%s -- %s\n%s", c->name, names.len ? ", " : "",
+                        exdb_buf_str(&names), c->summary, exdb_buf_str(&found));
+        if (arr) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "command", c->name);
+            cJSON_AddStringToObject(o, "summary", c->summary);
+            cJSON_AddItemToObject(o, "lines", lines);
+            lines = NULL;
+            cJSON_AddItemToArray(arr, o);
+        }
+    }
+    cJSON_Delete(lines);
+    exdb_buf_free(&names);
+    exdb_buf_free(&found);
+    return hit;
+}
+
+/* apropos REGEX: as gdb's, every command whose help matches (a POSIX
+ * extended regular expression, case ignored). */
+static int cmd_apropos(session *s, int argc, char **argv) {
+    exdb_buf pat;
+    exdb_buf_init(&pat);
+    for (int i = 1; i < argc; i++)
+        exdb_buf_printf(&pat, "%s%s", i > 1 ? " " : "", argv[i]);
+    regex_t re;
+    int err = regcomp(&re, exdb_buf_str(&pat), REG_EXTENDED | REG_ICASE | REG_NOSUB);
+    if (err) {
+        char msg[256];
+        regerror(err, &re, msg, sizeof msg);
+        cmd_fail(s, "apropos: \"%s\": %s", exdb_buf_str(&pat), msg);
+        exdb_buf_free(&pat);
+        return -1;
+    }
+    cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
+    int n = 0;
+    const command *c;
+    for (int i = 0; (c = command_at(i)); i++)
+        n += apropos_one(s, c, &re, arr);
+    if (!n)
+        exdb_buf_printf(&s->buf, "No command's help mentions \"%s\".\n", exdb_buf_str(&pat));
+    regfree(&re);
+    exdb_buf_free(&pat);
+    cmd_flush(s, 1);
+    cmd_json_add(s, "matches", arr);
     return 0;
 }
 
@@ -808,7 +935,7 @@ static int split_words(char *line, char **argv, int max) {
 /* Runs a command line already stripped of its line end: split, look up,
  * check arity and the program, strip a final --all, run. *cp is the
  * command found (NULL when none). */
-static int exec_words(session *s, char *copy, const command **cp) {
+static int exec_split(session *s, char *copy, const command **cp) {
     char *argv[MAX_ARGS + 1];
     int argc = split_words(copy, argv, MAX_ARGS);
     *cp = NULL;
@@ -861,10 +988,49 @@ static int exec_words(session *s, char *copy, const command **cp) {
     return rc;
 }
 
+char *session_expand_alias(const session *s, const char *line) {
+    const char *p = line;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    size_t n = strcspn(p, " \t");
+    const char *text = n ? session_alias(s, p, n) : NULL;
+    if (!text)
+        return NULL;
+    size_t tl = strlen(text), rl = strlen(p + n);
+    char *e = malloc(tl + rl + 1);
+    if (e) {
+        memcpy(e, text, tl);
+        memcpy(e + tl, p + n, rl + 1);
+    }
+    return e;
+}
+
+/* Runs one command line (its line end stripped): a user alias expanded,
+ * s->line set to the text for the commands that read it raw (alias,
+ * pipe), then split and run. */
+static int exec_line(session *s, const char *line, const command **cp) {
+    char *expanded = session_expand_alias(s, line);
+    const char *text = expanded ? expanded : line;
+    char *copy = strdup(text);
+    *cp = NULL;
+    if (!copy) {
+        free(expanded);
+        return cmd_fail(s, "out of memory");
+    }
+    const char *saved = s->line;
+    s->line = text;
+    int rc = exec_split(s, copy, cp);
+    s->line = saved;
+    free(copy);
+    free(expanded);
+    return rc;
+}
+
 const command *session_line_command(session *s, const char *line, int *ambiguous) {
-    (void)s;
     *ambiguous = 0;
-    char *copy = strdup(line), *argv[MAX_ARGS + 1];
+    char *expanded = session_expand_alias(s, line);
+    char *copy = strdup(expanded ? expanded : line), *argv[MAX_ARGS + 1];
+    free(expanded);
     if (!copy)
         return NULL;
     const command *c = NULL;
@@ -890,18 +1056,16 @@ int session_capture(session *s, const char *line, char **out, cJSON **data) {
     size_t olen = 0, elen = 0;
     FILE *o = open_memstream(&obuf, &olen);
     FILE *e = open_memstream(&ebuf, &elen);
-    char *copy = strdup(line);
     *out = NULL;
     if (data)
         *data = NULL;
-    if (!o || !e || !copy) {
+    if (!o || !e) {
         if (o)
             fclose(o);
         if (e)
             fclose(e);
         free(obuf);
         free(ebuf);
-        free(copy);
         return cmd_fail(s, "out of memory");
     }
     s->out = o;
@@ -909,7 +1073,7 @@ int session_capture(session *s, const char *line, char **out, cJSON **data) {
     s->data = NULL;
     s->json = data != NULL;
     const command *c;
-    int rc = exec_words(s, copy, &c);
+    int rc = exec_line(s, line, &c);
     fclose(o);
     fclose(e);
     s->out = saved_out;
@@ -931,7 +1095,6 @@ int session_capture(session *s, const char *line, char **out, cJSON **data) {
         free(ebuf);
         *out = obuf;
     }
-    free(copy);
     return rc;
 }
 
@@ -965,7 +1128,7 @@ static void emit_json_line(FILE *sink, cJSON *o) {
     cJSON_Delete(o);
 }
 
-static int exec_json(session *s, const char *line, char *copy, const command **cp) {
+static int exec_json(session *s, const char *line, const command **cp) {
     FILE *saved_out = s->out, *saved_err = s->errout;
     FILE *sink = s->capture_depth ? s->json_sink : s->out;
     cJSON *saved_data = s->data;
@@ -980,14 +1143,14 @@ static int exec_json(session *s, const char *line, char *copy, const command **c
             fclose(e);
         free(obuf);
         free(ebuf);
-        return exec_words(s, copy, cp);
+        return exec_line(s, line, cp);
     }
     s->data = NULL;
     s->json_sink = sink;
     s->capture_depth++;
     s->out = o;
     s->errout = e;
-    int rc = exec_words(s, copy, cp);
+    int rc = exec_line(s, line, cp);
     fclose(o);
     fclose(e);
     s->out = saved_out;
@@ -1053,22 +1216,16 @@ int session_exec(session *s, const char *line) {
         p++;
     if (!*p || *p == '#' || *p == '\n')
         return 0;
-    char *copy = strdup(p);
     char *text = strdup(p);
-    if (!copy || !text) {
-        free(copy);
-        free(text);
+    if (!text)
         return cmd_fail(s, "out of memory");
-    }
-    size_t l = strlen(copy);
-    while (l && (copy[l - 1] == '\n' || copy[l - 1] == '\r')) {
-        l--;
-        copy[l] = text[l] = '\0';
-    }
+    size_t l = strlen(text);
+    while (l && (text[l - 1] == '\n' || text[l - 1] == '\r'))
+        text[--l] = '\0';
     const command *c;
     if (!s->in_bp_commands)
         cmd_break_begin_command(s);
-    int rc = s->json ? exec_json(s, text, copy, &c) : exec_words(s, copy, &c);
+    int rc = s->json ? exec_json(s, text, &c) : exec_line(s, text, &c);
     s->last_flags = c ? c->flags : 0;
     if (!s->in_bp_commands && run_bp_commands(s) < 0)
         rc = -1;
@@ -1082,7 +1239,6 @@ int session_exec(session *s, const char *line) {
     }
     if (c)
         s->last_was_list = strcmp(c->name, "list") == 0 && rc == 0;
-    free(copy);
     free(text);
     return rc;
 }
@@ -1209,6 +1365,7 @@ void session_free(session *s) {
     cmd_lint_forget_program(s->prog);
     exdb_program_free(s->prog);
     exdb_buf_free(&s->buf);
+    session_aliases_free(s);
     s->prog = NULL;
     free(s->repeat);
     s->repeat = NULL;

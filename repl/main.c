@@ -79,15 +79,20 @@ static char *cand_next(const char *text, int state) {
     return NULL;
 }
 
+/* Command names, then the session's aliases. */
 static char *complete_command(const char *text, int state) {
     static int i;
-    static size_t len;
+    static size_t len, a;
     if (!state) {
         i = 0;
+        a = 0;
         len = strlen(text);
     }
     const char *name;
-    while ((name = command_name_at(i++)))
+    while ((name = command_name_at(i)) && ++i)
+        if (strncmp(name, text, len) == 0)
+            return strdup(name);
+    while ((name = session_alias_at(&S, a++, NULL)))
         if (strncmp(name, text, len) == 0)
             return strdup(name);
     return NULL;
@@ -128,6 +133,11 @@ static char **complete(const char *text, int start, int end) {
     size_t n = (size_t)start < sizeof line - 1 ? (size_t)start : sizeof line - 1;
     memcpy(line, rl_line_buffer, n);
     line[n] = '\0';
+    char *expanded = session_expand_alias(&S, line); /* "pm " completes as "print module " */
+    if (expanded) {
+        snprintf(line, sizeof line, "%s", expanded);
+        free(expanded);
+    }
     char *w[8];
     int nw = 0;
     for (char *t = strtok(line, " \t"); t && nw < 8; t = strtok(NULL, " \t"))
@@ -161,6 +171,8 @@ static char **complete(const char *text, int start, int end) {
     } else if (!strcmp(cmd, "set") || !strcmp(cmd, "show")) {
         if (nw == 1) {
             cand_words(set_words);
+            if (!strcmp(cmd, "show"))
+                cand_add("alias");
         } else if (!strcmp(w[1], "output")) {
             static const char *const v[] = {"text", "json", NULL};
             cand_words(v);
@@ -210,7 +222,12 @@ static char **complete(const char *text, int start, int end) {
         else
             cand_nodes();
     } else if (!strcmp(cmd, "help")) {
-        return rl_completion_matches(text, complete_command);
+        const char *name;
+        cand_add("aliases");
+        for (int i = 0; (name = command_name_at(i)); i++)
+            cand_add(name);
+        for (size_t i = 0; (name = session_alias_at(&S, i, NULL)); i++)
+            cand_add(name);
     } else if (!strcmp(cmd, "render")) {
         cand_words(render_words);
     } else if (!strcmp(cmd, "unflatten")) {

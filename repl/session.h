@@ -91,6 +91,15 @@ void session_json_stopped(session *s, const char *script, int line, const char *
  * *data gets its structured answer (or NULL). Returns 0 or -1. */
 int session_capture(session *s, const char *line, char **out, struct cJSON **data);
 
+/* User aliases (cmd_alias.c, `alias NAME = COMMAND`): the text the len
+ * bytes at name stand for, or NULL; the i-th alias's name (and text), NULL
+ * past the end; line with its first word replaced by its alias's text
+ * (malloc'd), or NULL when that word is no alias. */
+const char *session_alias(const session *s, const char *name, size_t len);
+const char *session_alias_at(const session *s, size_t i, const char **text);
+char *session_expand_alias(const session *s, const char *line);
+void session_aliases_free(session *s);
+
 /* Command table access for help and completion. */
 typedef struct command command;
 /* The command a line would run (a user alias expanded), NULL when none

@@ -10,6 +10,9 @@ help show
 help cd
 help pwd
 help help
+help apropos
+help alias
+help aliases
 help quit
 help run
 help start
