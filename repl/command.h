@@ -111,6 +111,9 @@ void cmd_display_free(session *s);
 int cmd_alias(session *s, int argc, char **argv);
 int cmd_alias_list(session *s);
 
+/* cmd_output.c: pipe COMMAND | SHELL-COMMAND. */
+int cmd_pipe(session *s, int argc, char **argv);
+
 extern const command program_commands[];
 extern const size_t program_ncommands;
 

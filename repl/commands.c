@@ -370,29 +370,31 @@ static int parse_limit(session *s, const char *name, const char *v, int *out) {
 }
 
 /* The session's own settings, before the render settings of viz/. */
-static const char *const session_settings[] = {"trace-commands", "on-error", "output",
-                                               "color",          "listsize", "max-lines",
-                                               "timing",         "width",    NULL};
+static const char *const session_settings[] = {"trace-commands", "on-error",  "output",  "color",
+                                               "listsize",       "max-lines", "timing",  "width",
+                                               "pagination",     "height",    "logging", NULL};
 
 /* The names set and show take: the session's own settings, then the
  * render settings (viz/render.h), so `set layout sfdp` works like `set
- * on-error continue`. what has room for 24. */
+ * on-error continue`. what has room for 32. */
 static void setting_names(const char **what) {
     int n = 0;
     for (int i = 0; session_settings[i]; i++)
         what[n++] = session_settings[i];
-    for (int i = 0; exdb_viz_setting_names[i] && n < 23; i++)
+    for (int i = 0; exdb_viz_setting_names[i] && n < 31; i++)
         what[n++] = exdb_viz_setting_names[i];
     what[n] = NULL;
 }
 
 static int cmd_set(session *s, int argc, char **argv) {
-    const char *what[24];
+    const char *what[32];
     setting_names(what);
     int w = cmd_pick(s, "set", argv[1], what);
     if (w < 0)
         return -1;
-    if (argc < 3)
+    if (w == 10) /* logging on FILE, logging overwrite on... */
+        return output_set_logging(s, argc - 1, argv + 1);
+    if (argc != 3)
         return cmd_fail(s, "Usage: set %s VALUE", what[w]);
     static const char *const onoff[] = {"on", "off", NULL};
     static const char *const onoffauto[] = {"on", "off", "auto", NULL};
@@ -442,6 +444,18 @@ static int cmd_set(session *s, int argc, char **argv) {
             return cmd_fail(s, "set width: at least 8 columns, or \"unlimited\".");
         s->width = x;
         break;
+    case 8:
+        if ((x = cmd_pick(s, "set pagination", argv[2], onoff)) < 0)
+            return -1;
+        s->pagination = x == 0;
+        break;
+    case 9:
+        if (strcmp(argv[2], "auto") == 0)
+            x = -1;
+        else if (parse_limit(s, "height", argv[2], &x) < 0)
+            return -1;
+        s->height = x;
+        break;
     default: {
         exdb_error err = {0};
         if (exdb_viz_set(&s->render, what[w], argv[2], &err) < 0)
@@ -473,11 +487,18 @@ static int cmd_show(session *s, int argc, char **argv) {
         exdb_buf_printf(&s->buf, "width: %d\n", s->width);
     else
         exdb_buf_puts(&s->buf, "width: unlimited\n");
+    exdb_buf_printf(&s->buf, "pagination: %s\n", s->pagination ? "on" : "off");
+    if (s->height > 0)
+        exdb_buf_printf(&s->buf, "height: %d\n", s->height);
+    else
+        exdb_buf_puts(&s->buf,
+                      s->height ? "height: auto (the terminal's)\n" : "height: unlimited\n");
+    output_show_logging(s, &s->buf);
     exdb_viz_settings_show(&s->buf, &s->render);
     if (argc > 1) {
         /* show NAME (or a unique prefix of it, as set takes): only that
          * setting's line */
-        const char *what[24];
+        const char *what[32];
         setting_names(what);
         int w = pick_quiet(argv[1], what);
         if (w == -2) {
@@ -572,15 +593,26 @@ const command program_commands[] = {
      "Lines starting with # are comments. A failing command stops the script unless\n"
      "\"set on-error continue\".",
      cmd_source},
-    {"set", 2, 2, 0, "set NAME VALUE", "Change a setting (see show).",
+    {"set", 2, 4, 0, "set NAME VALUE", "Change a setting (see show).",
      "set trace-commands on|off      echo script commands as they run (+cmd)\n"
      "set on-error stop|continue     whether a failing command stops a script\n"
      "set output text|json           json: every command answers one JSON object per line:\n"
      "                               {\"command\", \"ok\", [data...], \"output\", [\"error\"]}\n"
      "set color on|off|auto          auto: on a terminal, unless NO_COLOR is set\n"
      "set listsize N|unlimited       lines `list` shows (default 10)\n"
-     "set max-lines N|unlimited      cut longer listings with \"(N more lines)\" (default:\n"
-     "                               100 at a terminal, unlimited otherwise; --all overrides)\n"
+     "set max-lines N|unlimited      cut longer listings with \"(N more lines)\" (default\n"
+     "                               unlimited; --all overrides)\n"
+     "set pagination on|off          at a terminal, stop each screenful of output and ask\n"
+     "                               \"--Type <RET> for more, q to quit, c to continue\n"
+     "                               without paging--\" (as gdb; never in batch mode or\n"
+     "                               with commands on a pipe; default on)\n"
+     "set height N|unlimited|auto    rows of a page (auto, the default: the terminal's)\n"
+     "set logging on [FILE]          copy the output (and errors) to FILE (default exdb.txt;\n"
+     "                               appended to, as gdb's), colour left out\n"
+     "set logging off                stop copying\n"
+     "set logging file FILE          the file for the next \"set logging on\"\n"
+     "set logging overwrite on|off   truncate the file instead of appending to it\n"
+     "set logging redirect on|off    send the output to the file only, not the terminal\n"
      "set timing on|off              render says how long each stage took\n"
      "set width N|unlimited          cut listing lines wider than N columns with \"…\"\n"
      "                               (default unlimited; --all shows them whole)\n"
@@ -604,6 +636,15 @@ const command program_commands[] = {
      "as \"NAME, ALIASES -- SUMMARY\"; when only lines of its help match, those lines\n"
      "follow (\"apropos pagination\" finds set's line).",
      cmd_apropos},
+    {"pipe", 1, -1, 0, "pipe COMMAND | SHELL-COMMAND",
+     "Send COMMAND's output to a shell command (as gdb's pipe; also \"| COMMAND | ...\").",
+     "\"pipe print graph | grep relu\", \"| info breakpoints | wc -l\". The first \"|\" ends\n"
+     "COMMAND; when COMMAND itself holds one, name another delimiter:\n"
+     "\"pipe -d XX print node x XX grep users\". The rest of the line goes to /bin/sh -c\n"
+     "as typed. The shell writes to the terminal (so \"| less\" pages); when the output\n"
+     "is being logged or answered as JSON, what it prints becomes the pipe's output.\n"
+     "JSON: shell_status, the shell's exit status.",
+     cmd_pipe},
     {"alias", 0, -1, 0, "alias [NAME = COMMAND [ARGS...]]",
      "Make NAME run COMMAND with ARGS first (as gdb's); alone: list the aliases.",
      "\"alias ib = info breakpoints\" makes \"ib\" that command; \"alias pm = print module\"\n"
@@ -670,6 +711,7 @@ static const struct {
     {"rs", "reverse-step"}, {"rsi", "reverse-stepi"},
     {"rn", "reverse-next"}, {"rc", "reverse-continue"},
     {"fin", "finish"},      {"u", "until"},
+    {"|", "pipe"},
 };
 
 const command *command_lookup_exact(const char *name) {
@@ -973,7 +1015,7 @@ static int exec_split(session *s, char *copy, const command **cp) {
         return -1;
     if ((c->flags & CMD_NEEDS_PROGRAM) && !s->prog)
         return cmd_fail(s, "No program loaded.  Use \"load FILE\".");
-    s->color_now = !s->json && (s->color == 1 || (s->color < 0 && isatty(fileno(s->out)) &&
+    s->color_now = !s->json && (s->color == 1 || (s->color < 0 && output_isatty(s) &&
                                                   !(getenv("NO_COLOR") && *getenv("NO_COLOR"))));
     long before = s->run ? (long)s->run->pos : -1;
     int rc = c->fn(s, argc, argv);
@@ -1023,6 +1065,16 @@ static int exec_line(session *s, const char *line, const command **cp) {
     s->line = saved;
     free(copy);
     free(expanded);
+    return rc;
+}
+
+int session_run_to(session *s, const char *line, FILE *out) {
+    FILE *saved = s->out;
+    s->out = out;
+    const command *c;
+    int rc = exec_line(s, line, &c);
+    fflush(out);
+    s->out = saved;
     return rc;
 }
 
@@ -1192,7 +1244,8 @@ static int run_bp_commands(session *s) {
     int rc = 0;
     s->in_bp_commands = 1;
     while (rc == 0 && !exdb_interrupted && (body = cmd_break_take_commands(s))) {
-        for (char *l = body, *nl; *l && !exdb_interrupted && !s->quit_requested; l = nl + 1) {
+        for (char *l = body, *nl; *l && !exdb_interrupted && !s->quit_requested && !output_quit(s);
+             l = nl + 1) {
             nl = strchr(l, '\n');
             *nl = '\0';
             if (s->trace_commands && !s->json)
@@ -1225,6 +1278,8 @@ int session_exec(session *s, const char *line) {
     const command *c;
     if (!s->in_bp_commands)
         cmd_break_begin_command(s);
+    if (!s->in_bp_commands && !s->source_depth)
+        output_begin(s); /* a new page for the pager */
     int rc = s->json ? exec_json(s, text, &c) : exec_line(s, text, &c);
     s->last_flags = c ? c->flags : 0;
     if (!s->in_bp_commands && run_bp_commands(s) < 0)
@@ -1240,6 +1295,7 @@ int session_exec(session *s, const char *line) {
     if (c)
         s->last_was_list = strcmp(c->name, "list") == 0 && rc == 0;
     free(text);
+    fflush(s->out);
     return rc;
 }
 
@@ -1316,7 +1372,7 @@ int session_source(session *s, const char *path) {
     void *saved_ctx = s->read_ctx;
     s->read_line = source_read_line;
     s->read_ctx = &reader;
-    while (!s->quit_requested && getline(&line, &cap, f) != -1) {
+    while (!s->quit_requested && !output_quit(s) && getline(&line, &cap, f) != -1) {
         lineno++;
         if (s->trace_commands && !s->json) {
             const char *t = line;
@@ -1350,6 +1406,9 @@ void session_init(session *s) {
     memset(s, 0, sizeof *s);
     s->out = stdout;
     s->errout = stderr;
+    s->pagination = 1;
+    s->height = -1;
+    output_init(s);
     s->color = -1;
     s->listsize = 10;
     s->timing = 1;
@@ -1373,4 +1432,5 @@ void session_free(session *s) {
     s->last_error = NULL;
     cJSON_Delete(s->data);
     s->data = NULL;
+    output_free(s);
 }

@@ -149,10 +149,21 @@ static char **complete(const char *text, int start, int end) {
     const command *c = command_lookup(w[0], &amb);
     const char *cmd = c ? c->name : "";
     ncands = 0;
-    static const char *const set_words[] = {
-        "trace-commands", "on-error",          "output",          "color",
-        "listsize",       "max-lines",         "width",           "layout",
-        "render-limit",   "render-dup-fanout", "render-dup-span", NULL};
+    static const char *const set_words[] = {"trace-commands",
+                                            "on-error",
+                                            "output",
+                                            "color",
+                                            "listsize",
+                                            "max-lines",
+                                            "width",
+                                            "pagination",
+                                            "height",
+                                            "logging",
+                                            "layout",
+                                            "render-limit",
+                                            "render-dup-fanout",
+                                            "render-dup-span",
+                                            NULL};
     static const char *const break_words[] = {"module", "exit", "op", "event", NULL};
     static const char *const events[] = {"sink",    "dedup", "dispatch", "ival",  "attrs", "state",
                                          "reorder", "done",  "copy",     "enter", "exit",  NULL};
@@ -179,6 +190,11 @@ static char **complete(const char *text, int start, int end) {
         } else if (!strcmp(w[1], "layout")) {
             static const char *const v[] = {"dot", "sfdp", "auto", NULL};
             cand_words(v);
+        } else if (!strcmp(w[1], "logging") && nw == 2) {
+            static const char *const v[] = {"on", "off", "file", "overwrite", "redirect", NULL};
+            cand_words(v);
+        } else if (!strcmp(w[1], "logging") && (!strcmp(w[2], "file") || !strcmp(w[2], "on"))) {
+            return rl_completion_matches(text, rl_filename_completion_function);
         } else if (!strcmp(w[1], "on-error")) {
             static const char *const v[] = {"stop", "continue", NULL};
             cand_words(v);
@@ -415,10 +431,6 @@ int main(int argc, char **argv) {
     int interactive = !batch && isatty(0);
     S.interactive = interactive;
     S.json = json;
-    /* gdb's batch mode has no pagination: long listings are cut only at a
-     * terminal ("set max-lines") */
-    if (interactive && isatty(1))
-        S.max_lines = 100;
     catch_sigint(!interactive);
     int rc = 0;
     if (interactive && !quiet && !json)

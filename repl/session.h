@@ -67,6 +67,11 @@ struct session {
      * NULL at the end of the input. */
     char *(*read_line)(struct session *s, const char *prompt);
     void *read_ctx;
+
+    /* where output goes (cmd_output.c): the pager and `set logging` */
+    struct exdb_output *output; /* the streams s->out and s->errout are at the top level */
+    int pagination;             /* "set pagination": page at a terminal (default on) */
+    int height;                 /* "set height": rows of a page; -1 the terminal's, 0 never */
 };
 
 void session_init(session *s);
@@ -99,6 +104,22 @@ const char *session_alias(const session *s, const char *name, size_t len);
 const char *session_alias_at(const session *s, size_t i, const char **text);
 char *session_expand_alias(const session *s, const char *line);
 void session_aliases_free(session *s);
+
+/* Runs one command line with its output going to out (pipe). */
+int session_run_to(session *s, const char *line, FILE *out);
+
+/* cmd_output.c: session_init's output streams, through the pager and the
+ * log; output_begin before each command typed (the pager's page starts);
+ * output_quit: "q" was answered to the pager (a script stops); whether the
+ * output reaches a terminal (for colour). */
+void output_init(session *s);
+void output_free(session *s);
+void output_begin(session *s);
+int output_quit(const session *s);
+int output_isatty(const session *s);
+/* set logging ... (argv[0] is "logging"), and show's line for it. */
+int output_set_logging(session *s, int argc, char **argv);
+void output_show_logging(const session *s, exdb_buf *b);
 
 /* Command table access for help and completion. */
 typedef struct command command;

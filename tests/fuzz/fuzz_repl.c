@@ -2,11 +2,13 @@
  * tables of repl/cmd_*.c): a session with the bundled example program
  * loaded runs the input as command lines, output to /dev/null.
  *
- * Commands that read or write files named by the input, or move the working
- * directory (load, source, save, render, cd, and any command whose usage
- * says FILE or DIR) are dropped: the first word is split exactly as session_exec
- * splits it and looked up with command_lookup, so prefixes and aliases of
- * them ("sa", "lo 'x'", "sou\rce") are dropped too. The example is found at
+ * Commands that read or write files named by the input, run shell commands
+ * or move the working directory (load, source, save, render, cd, pipe, set
+ * logging, and any command whose usage says FILE or DIR) are dropped: the
+ * line's alias expanded and its first word split exactly as session_exec
+ * does, then looked up with command_lookup, so prefixes, short names and
+ * user aliases of them ("sa", "lo 'x'", "sou\rce", "| x | sh", "alias z =
+ * cd" then "z /") are dropped too. The example is found at
  * $EXDB_FUZZ_EXAMPLE, else tests/fixtures/example.json under the current
  * directory or two levels above the harness binary. */
 #include <limits.h>
@@ -87,32 +89,50 @@ static int first_word(const char *line, char *out, size_t cap) {
     return q ? -1 : 1;
 }
 
-static int dropped(const char *line) {
+/* "set logging ..." (or a prefix of logging: "set lo on x") writes a file. */
+static int sets_logging(const char *line) {
+    const char *p = line + strspn(line, " \t");
+    p += strcspn(p, " \t"); /* set, or a prefix of it */
+    p += strspn(p, " \t");
+    size_t n = strcspn(p, " \t");
+    return n && strncmp(p, "logging", n < 7 ? n : 7) == 0;
+}
+
+static int dropped(const session *s, const char *line) {
     const char *p = line;
     while (*p == ' ' || *p == '\t')
         p++;
     if (!*p || *p == '#' || *p == '\n')
         return 0;
     char word[256];
-    /* session_exec strips the line end first */
+    /* session_exec strips the line end first, then expands a user alias */
     char copy[4096];
     snprintf(copy, sizeof copy, "%s", p);
     size_t l = strlen(copy);
     while (l && (copy[l - 1] == '\n' || copy[l - 1] == '\r'))
         copy[--l] = '\0';
+    char *expanded = session_expand_alias(s, copy);
+    if (expanded) {
+        snprintf(copy, sizeof copy, "%s", expanded);
+        free(expanded);
+    }
     if (first_word(copy, word, sizeof word) != 1)
         return 0;
     int amb;
     const command *c = command_lookup(word, &amb);
     if (!c)
         return 0;
-    /* cd would move libFuzzer's relative corpus and artifact paths; any
-     * command whose usage names a FILE or DIR is dropped too, so one added
-     * later is kept out without editing this list. */
-    static const char *const banned[] = {"load", "source", "save", "render", "cd", NULL};
+    /* cd would move libFuzzer's relative corpus and artifact paths; pipe
+     * runs the input as shell commands, set logging writes the file it
+     * names; any command whose usage names a FILE or DIR is dropped too, so
+     * one added later is kept out without editing this list. (commands N
+     * finds no lines to read here: no breakpoint runs a dropped command.) */
+    static const char *const banned[] = {"load", "source", "save", "render", "cd", "pipe", NULL};
     for (int i = 0; banned[i]; i++)
         if (strcmp(c->name, banned[i]) == 0)
             return 1;
+    if (strcmp(c->name, "set") == 0 && sets_logging(copy))
+        return 1;
     return c->usage && (strstr(c->usage, "FILE") || strstr(c->usage, "DIR"));
 }
 
@@ -142,7 +162,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
          * command we drop: cut it there, as the filter saw it */
         if (strlen(line) >= 4000)
             line[4000] = '\0';
-        if (!dropped(line))
+        if (!dropped(&s, line))
             session_exec(&s, line);
         if (!nl)
             break;

@@ -11,6 +11,8 @@ help cd
 help pwd
 help help
 help apropos
+help pipe
+help |
 help alias
 help aliases
 help quit

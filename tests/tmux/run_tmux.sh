@@ -6,8 +6,11 @@
 # directory), until/advance/display completion and displays after a stop,
 # Ctrl-C interrupting a long `continue` back to the prompt, and Ctrl-C at
 # an idle prompt cancelling the line (the session, its breakpoints, position
-# and displays stay). First, without tmux, SIGINT with commands on a pipe:
-# it stops the command it lands in and the session goes on.
+# and displays stay), the gdb habits of issue 16 (completion of start,
+# ignore, apropos, aliases...; commands typed at the prompt; gdb's pager:
+# Return, c, q, Ctrl-C, set height, set pagination, none in batch mode or
+# with commands on a pipe; pipe). First, without tmux, SIGINT with commands
+# on a pipe: it stops the command it lands in and the session goes on.
 # Prints "tmux: N passed, M failed".
 exdb=${1:?usage: run_tmux.sh EXDB}
 case $exdb in /*) ;; *) exdb=$(pwd)/$exdb ;; esac
@@ -73,6 +76,21 @@ start() {
         "env HOME=$tmp TERM=xterm NO_COLOR=1 ASAN_OPTIONS=detect_leaks=0 $exdb $*; sleep 60"
 }
 screen() { T capture-pane -p -S -300 2>/dev/null; }
+# mark TEXT: echoes TEXT; since TEXT: the screen from its first line with
+# TEXT on; check_since MARK NAME TEXT [SECONDS]: as check, after MARK.
+mark() {
+    T send-keys "echo $1" Enter
+    wait_for "$1" >/dev/null
+}
+since() { screen | awk -v m="$1" 'index($0, m) { f = 1 } f'; }
+check_since() {
+    n=$(( ${4:-10} * 10 ))
+    while [ "$n" -gt 0 ] && ! since "$1" | grep -qF -- "$3"; do
+        sleep 0.1
+        n=$((n - 1))
+    done
+    if since "$1" | grep -qF -- "$3"; then ok "$2"; else bad "$2 (expected \"$3\")"; fi
+}
 # wait_for TEXT [SECONDS]: until the pane shows TEXT (fixed string).
 wait_for() {
     n=$(( ${2:-10} * 10 ))
@@ -171,6 +189,79 @@ wait_for "(exdb)" >/dev/null
 T send-keys "echo still-here" Enter
 check "exdb is still running after Ctrl-C twice" "still-here"
 T send-keys "quit" Enter
+
+# gdb habits (issue 16, item 5): completion of the new commands, breakpoint
+# commands typed at the prompt, the pager, pipe.
+start tests/fixtures/example.json
+wait_for "(exdb)" 15 >/dev/null
+T send-keys "apro" Tab
+check "Tab completes apropos" "(exdb) apropos"
+T send-keys C-u "ign" Tab
+check "Tab completes ignore" "(exdb) ignore"
+T send-keys C-u "sta" Tab
+check "Tab completes start" "(exdb) start"
+T send-keys C-u "set pag" Tab
+check "Tab completes set pagination" "(exdb) set pagination"
+T send-keys C-u "help aliase" Tab
+check "Tab completes help aliases" "(exdb) help aliases"
+T send-keys C-u "alias pm = print module" Enter "pm encoder.layers.1.no" Tab
+check "Tab completes after an alias as after its command" "(exdb) pm encoder.layers.1.norm1"
+T send-keys C-u "p" Tab Tab
+check "Tab offers an alias with the commands" "pm"
+T send-keys C-u "break relu_1" Enter "commands" Enter
+check "commands at the prompt says how to end" 'End with a line saying just "end".'
+T send-keys "silent" Enter
+check "commands asks for each line with >" ">silent"
+T send-keys "info frame" Enter
+T send-keys -l "end" # (the literal word: tmux reads "end" as the End key)
+T send-keys Enter "run" Enter
+check "a breakpoint's commands typed at the prompt run at its stop" "Frame #0 (the 14th frame created): encoder.layers.0.act@1"
+if screen | grep -q "^Breakpoint 1, "; then bad "silent leaves out the stop message"; else ok "silent leaves out the stop message"; fi
+T send-keys "pipe print graph | tail -1" Enter
+check "pipe at the prompt" "    return (add, add_3, addmm_13)"
+T send-keys "quit" Enter
+
+# the pager: the page is the window's 50 rows unless "set height"
+start tests/fixtures/example.json
+wait_for "(exdb)" 15 >/dev/null
+T send-keys "print graph" Enter
+check "the pager stops a long listing at a full screen" "--Type <RET> for more, q to quit, c to continue without paging--"
+T send-keys Enter
+n=0
+while [ $n -lt 30 ] && [ "$(screen | grep -cF -- "--Type <RET>")" -lt 2 ]; do sleep 0.1; n=$((n + 1)); done
+if [ "$(screen | grep -cF -- "--Type <RET>")" -ge 2 ]; then ok "Return shows the next page"; else bad "Return shows the next page"; fi
+T send-keys "q" Enter
+check "q quits the listing" "Quit"
+if screen | grep -qF "return (add, add_3, addmm_13)"; then bad "q drops the rest"; else ok "q drops the rest"; fi
+mark M1
+T send-keys "set height 10" Enter "print tabular" Enter
+check_since M1 "set height: a page of 10 rows" "--Type <RET> for more"
+T send-keys "c" Enter
+check_since M1 "c shows the rest without asking" "output         output"
+mark M2
+T send-keys "step 30" Enter
+check_since M2 "a stepping trace is paged too" "--Type <RET> for more"
+T send-keys C-c
+check_since M2 "Ctrl-C at the pager quits" "Quit"
+T send-keys "echo still-going" Enter
+check_since M2 "the session goes on after Ctrl-C at the pager" "still-going"
+mark M3
+T send-keys "set pagination off" Enter "print graph" Enter
+check_since M3 "set pagination off: no pager" "    return (add, add_3, addmm_13)"
+if since M3 | grep -qF -- "--Type <RET>"; then bad "no question with pagination off"; else ok "no question with pagination off"; fi
+T send-keys "quit" Enter
+
+# never in batch mode or with commands on a pipe, even on a terminal
+T kill-server 2>/dev/null
+nstart=$((nstart + 1))
+sock=exdb-test-$$-$nstart
+T new-session -d -x 200 -y 20 \
+    "printf 'print graph\\necho piped-done\\n' | env HOME=$tmp TERM=xterm NO_COLOR=1 ASAN_OPTIONS=detect_leaks=0 $exdb tests/fixtures/example.json; env HOME=$tmp TERM=xterm NO_COLOR=1 ASAN_OPTIONS=detect_leaks=0 $exdb tests/fixtures/example.json -ex 'print tabular' -ex 'echo batch-done' -batch; sleep 60"
+if wait_for "batch-done" 20 && ! screen | grep -qF -- "--Type <RET>" && screen | grep -qF "piped-done"; then
+    ok "no pager with commands on a pipe or in batch mode"
+else
+    bad "no pager with commands on a pipe or in batch mode"
+fi
 
 # Ctrl-C during a long continue
 if [ -n "$big" ]; then
