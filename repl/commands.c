@@ -448,6 +448,7 @@ static int cmd_set(session *s, int argc, char **argv) {
         if ((x = cmd_pick(s, "set pagination", argv[2], onoff)) < 0)
             return -1;
         s->pagination = x == 0;
+        cmd_json_add(s, "pagination", cJSON_CreateBool(s->pagination));
         break;
     case 9:
         if (strcmp(argv[2], "auto") == 0)
@@ -455,6 +456,8 @@ static int cmd_set(session *s, int argc, char **argv) {
         else if (parse_limit(s, "height", argv[2], &x) < 0)
             return -1;
         s->height = x;
+        /* JSON: the rows, 0 for unlimited, null for the terminal's */
+        cmd_json_add(s, "height", x < 0 ? cJSON_CreateNull() : cJSON_CreateNumber(x));
         break;
     default: {
         exdb_error err = {0};
@@ -812,8 +815,17 @@ static void alias_names(session *s, exdb_buf *b, const command *c) {
 /* help aliases: gdb's short names and the session's aliases. */
 static int help_aliases(session *s) {
     exdb_buf_puts(&s->buf, "gdb's short names:\n");
-    for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
+    cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
+    for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++) {
         exdb_buf_printf(&s->buf, "  %-10s = %s\n", aliases[i].alias, aliases[i].name);
+        cJSON *o = arr ? cJSON_CreateObject() : NULL;
+        if (o) {
+            cJSON_AddStringToObject(o, "name", aliases[i].alias);
+            cJSON_AddStringToObject(o, "command", aliases[i].name);
+            cJSON_AddItemToArray(arr, o);
+        }
+    }
+    cmd_json_add(s, "short_names", arr);
     exdb_buf_puts(&s->buf, "Aliases of this session (\"alias NAME = COMMAND [ARGS...]\"):\n");
     return cmd_alias_list(s);
 }

@@ -4,6 +4,7 @@
 set on-error continue
 alias ib = info breakpoints
 show alias
+help aliases
 apropos ^pipe
 pipe print graph | grep -c call_function
 pipe echo a | exit 3
@@ -13,5 +14,7 @@ ib
 set logging off
 show pagination
 set height 30
+set height auto
+set pagination off
 show height
 pipe echo | cat /tmp/exdb-golden-json-log.txt
