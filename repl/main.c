@@ -127,6 +127,55 @@ static void cand_ops(void) {
     }
 }
 
+/* After display: EXPR, what print and info show, then node names or
+ * module fqns. */
+static void cand_display(char **w, int nw) {
+    static const char *const display_words[] = {
+        "node-map", "placeholders", "frame", "node",    "module",  "seen-nodes", "seen-modules",
+        "ivals",    "events",       "graph", "tabular", "program", "signature",  "backtrace",
+        "list",     "info",         "print", "/json",   NULL};
+    int first = nw > 1 && !strcmp(w[1], "/json") ? 2 : 1;
+    if (nw == first)
+        cand_words(display_words);
+    else if (!strcmp(w[first], "module"))
+        cand_modules();
+    else if (!strcmp(w[first], "node"))
+        cand_nodes();
+}
+
+/* After set or show: the settings, then a setting's values. 1 when the
+ * word is a file name (set logging on|file FILE). */
+static int cand_setting(const char *cmd, char **w, int nw) {
+    static const char *const set_words[] = {"trace-commands",  "on-error",
+                                            "output",          "color",
+                                            "listsize",        "max-lines",
+                                            "timing",          "width",
+                                            "pagination",      "height",
+                                            "logging",         "layout",
+                                            "render-limit",    "render-dup-fanout",
+                                            "render-dup-span", NULL};
+    static const char *const outputs[] = {"text", "json", NULL};
+    static const char *const layouts[] = {"dot", "sfdp", "auto", NULL};
+    static const char *const logging[] = {"on", "off", "file", "overwrite", "redirect", NULL};
+    static const char *const on_error[] = {"stop", "continue", NULL};
+    static const char *const values[] = {"on", "off", "auto", "unlimited", NULL};
+    if (nw == 1) {
+        cand_words(set_words);
+        if (!strcmp(cmd, "show"))
+            cand_add("alias");
+    } else if (!strcmp(w[1], "logging")) {
+        if (nw > 2 && (!strcmp(w[2], "file") || !strcmp(w[2], "on")))
+            return 1;
+        cand_words(nw == 2 ? logging : values);
+    } else {
+        cand_words(!strcmp(w[1], "output")     ? outputs
+                   : !strcmp(w[1], "layout")   ? layouts
+                   : !strcmp(w[1], "on-error") ? on_error
+                                               : values);
+    }
+    return 0;
+}
+
 static char **complete(const char *text, int start, int end) {
     (void)end;
     char line[1024];
@@ -149,21 +198,6 @@ static char **complete(const char *text, int start, int end) {
     const command *c = command_lookup(w[0], &amb);
     const char *cmd = c ? c->name : "";
     ncands = 0;
-    static const char *const set_words[] = {"trace-commands",
-                                            "on-error",
-                                            "output",
-                                            "color",
-                                            "listsize",
-                                            "max-lines",
-                                            "width",
-                                            "pagination",
-                                            "height",
-                                            "logging",
-                                            "layout",
-                                            "render-limit",
-                                            "render-dup-fanout",
-                                            "render-dup-span",
-                                            NULL};
     static const char *const break_words[] = {"module", "exit", "op", "event", NULL};
     static const char *const events[] = {"sink",    "dedup", "dispatch", "ival",  "attrs", "state",
                                          "reorder", "done",  "copy",     "enter", "exit",  NULL};
@@ -180,28 +214,8 @@ static char **complete(const char *text, int start, int end) {
     } else if ((!strcmp(cmd, "info") || !strcmp(cmd, "print")) && !strcmp(w[1], "node")) {
         cand_nodes();
     } else if (!strcmp(cmd, "set") || !strcmp(cmd, "show")) {
-        if (nw == 1) {
-            cand_words(set_words);
-            if (!strcmp(cmd, "show"))
-                cand_add("alias");
-        } else if (!strcmp(w[1], "output")) {
-            static const char *const v[] = {"text", "json", NULL};
-            cand_words(v);
-        } else if (!strcmp(w[1], "layout")) {
-            static const char *const v[] = {"dot", "sfdp", "auto", NULL};
-            cand_words(v);
-        } else if (!strcmp(w[1], "logging") && nw == 2) {
-            static const char *const v[] = {"on", "off", "file", "overwrite", "redirect", NULL};
-            cand_words(v);
-        } else if (!strcmp(w[1], "logging") && (!strcmp(w[2], "file") || !strcmp(w[2], "on"))) {
+        if (cand_setting(cmd, w, nw))
             return rl_completion_matches(text, rl_filename_completion_function);
-        } else if (!strcmp(w[1], "on-error")) {
-            static const char *const v[] = {"stop", "continue", NULL};
-            cand_words(v);
-        } else {
-            static const char *const v[] = {"on", "off", "auto", "unlimited", NULL};
-            cand_words(v);
-        }
     } else if (!strcmp(cmd, "break") || !strcmp(cmd, "tbreak") || !strcmp(cmd, "until") ||
                !strcmp(cmd, "advance")) {
         /* until/advance LOCATION: a node or a break location (an event
@@ -217,18 +231,7 @@ static char **complete(const char *text, int start, int end) {
             cand_ops();
         }
     } else if (!strcmp(cmd, "display") || !strncmp(w[0], "display/", 8)) {
-        /* EXPR: what print and info show, then node names or module fqns */
-        static const char *const display_words[] = {
-            "node-map", "placeholders", "frame", "node",    "module",  "seen-nodes", "seen-modules",
-            "ivals",    "events",       "graph", "tabular", "program", "signature",  "backtrace",
-            "list",     "info",         "print", "/json",   NULL};
-        int first = nw > 1 && !strcmp(w[1], "/json") ? 2 : 1;
-        if (nw == first)
-            cand_words(display_words);
-        else if (!strcmp(w[first], "module"))
-            cand_modules();
-        else if (!strcmp(w[first], "node"))
-            cand_nodes();
+        cand_display(w, nw);
     } else if ((!strcmp(cmd, "delete") || !strcmp(cmd, "enable") || !strcmp(cmd, "disable")) &&
                nw == 1) {
         cand_words(command_subcommands(cmd));
