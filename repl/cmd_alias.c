@@ -115,7 +115,7 @@ int cmd_alias(session *s, int argc, char **argv) {
     (void)argv;
     if (argc == 1)
         return cmd_alias_list(s);
-    const char *p = s->line;
+    const char *p = s->line ? s->line : "";
     while (*p == ' ' || *p == '\t')
         p++;
     while (*p && *p != ' ' && *p != '\t')

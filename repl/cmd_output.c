@@ -354,7 +354,7 @@ int output_set_logging(session *s, int argc, char **argv) {
  * (the shell gets its text untouched, as gdb's: the first DELIM splits).
  * Both malloc'd; -1 after an error. */
 static int pipe_parts(session *s, char **cmd, char **shell) {
-    const char *p = s->line, *delim = "|";
+    const char *p = s->line ? s->line : "", *delim = "|";
     size_t dlen = 1;
     p += strspn(p, " \t");
     if (*p == '|')
