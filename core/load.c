@@ -124,8 +124,9 @@ typedef struct loader {
     /* Module fqns seen (with their parents), for EXDB_MAX_MODULES; keys are
      * copies in the DOM's arena. */
     exdb_strmap modules;
-    size_t module_bytes; /* their text, for EXDB_MAX_MODULE_BYTES */
-    uint64_t nnodes;     /* graph inputs and nodes so far, for EXDB_MAX_NODES */
+    size_t module_bytes;    /* their text, for EXDB_MAX_MODULE_BYTES */
+    uint64_t nnodes;        /* graph inputs and nodes so far, for EXDB_MAX_NODES */
+    uint32_t subgraphs_cap; /* room in prog->subgraphs */
     /* The DOM of one node or tensor_values entry of the main graph at a
      * time (parsed lazily: see exdb_program_from_json). */
     exdb_arena node_dom;
@@ -498,7 +499,9 @@ static int load_values(loader *L, gscope *sc, const jpath *gp) {
         const exdb_json *m = get_opt(sc->jgraph, tables[t]);
         total += exdb_json_is(m, EXDB_JOBJECT) ? m->len : 0;
     }
-    if (exdb_strmap_reserve(&sc->metas, total) < 0)
+    /* none: no table at all (a subgraph's tables are often empty, and an
+     * empty table still costs 16 slots) */
+    if (total && exdb_strmap_reserve(&sc->metas, total) < 0)
         return oom(L);
     for (int t = 0; t < 5; t++) {
         const exdb_json *m = get_opt(sc->jgraph, tables[t]);
@@ -1551,16 +1554,22 @@ static int load_subgraph_arg(loader *L, gscope *sc, const exdb_json *v, const jp
     if (!ga)
         return oom(L);
     exdb_program *P = L->prog;
-    struct exdb_subgraph *ns = exdb_arena_alloc(L->a, (P->nsubgraphs + 1) * sizeof *ns);
-    if (!ns)
-        return oom(L);
-    if (P->nsubgraphs)
-        memcpy(ns, P->subgraphs, P->nsubgraphs * sizeof *ns);
-    ns[P->nsubgraphs].name = name;
-    ns[P->nsubgraphs].graph = sub;
-    ns[P->nsubgraphs].owner = ga;
-    P->subgraphs = ns;
-    P->nsubgraphs++;
+    if (P->nsubgraphs == L->subgraphs_cap) {
+        /* doubling: the copies left behind in the arena add up to less than
+         * the final list (one copy per subgraph was quadratic: 3 GB at 16k) */
+        uint32_t ncap = L->subgraphs_cap ? 2 * L->subgraphs_cap : 8;
+        struct exdb_subgraph *ns = exdb_arena_alloc(L->a, (size_t)ncap * sizeof *ns);
+        if (!ns)
+            return oom(L);
+        if (P->nsubgraphs)
+            memcpy(ns, P->subgraphs, P->nsubgraphs * sizeof *ns);
+        P->subgraphs = ns;
+        L->subgraphs_cap = ncap;
+    }
+    struct exdb_subgraph *e = &P->subgraphs[P->nsubgraphs++];
+    e->name = name;
+    e->graph = sub;
+    e->owner = ga;
     *out = exdb_arg_node(ga);
     return 0;
 }
@@ -1634,8 +1643,8 @@ static int load_graph(loader *L, const exdb_json *jg, const jpath *gp, exdb_grap
     uint64_t nn = (uint64_t)ins->len + nodes->len, cap = 2 * nn + 64;
     uint64_t est64 = nn > sc.metas.count ? nn : sc.metas.count;
     uint32_t est = (uint32_t)(est64 < cap ? est64 : cap);
-    if (exdb_graph_reserve(g, est + 1, ins->len + 64) < 0 ||
-        exdb_strmap_reserve(&sc.values, sc.metas.count) < 0)
+    if (exdb_graph_reserve(g, est + 1, ins->len + (nodes->len < 64 ? nodes->len : 64)) < 0 ||
+        (sc.metas.count && exdb_strmap_reserve(&sc.values, sc.metas.count) < 0))
         return oom(L);
     for (uint32_t i = 0; i < ins->len; i++) {
         jpath ep = PIDX(&ip, i);
@@ -1720,6 +1729,27 @@ static int load_graph(loader *L, const exdb_json *jg, const jpath *gp, exdb_grap
     if (!exdb_graph_create_node(g, EXDB_OP_OUTPUT, "output", EXDB_T_STR, &args, NULL, NULL))
         return oom(L);
     return 0;
+}
+
+/* Indexes the subgraphs by name once all are loaded (entries no longer
+ * move): exdb_program_subgraph is then one hash lookup, not a scan of a
+ * list that a program of N higher-order ops makes N long. */
+static int index_subgraphs(loader *L) {
+    exdb_program *P = L->prog;
+    exdb_strmap_init(&P->subgraph_names, L->a);
+    if (exdb_strmap_reserve(&P->subgraph_names, P->nsubgraphs) < 0)
+        return oom(L);
+    for (uint32_t i = 0; i < P->nsubgraphs; i++) {
+        void **slot = exdb_strmap_put(&P->subgraph_names, P->subgraphs[i].name, NULL);
+        if (!slot)
+            return oom(L);
+        *slot = &P->subgraphs[i];
+    }
+    return 0;
+}
+
+const struct exdb_subgraph *exdb_program_subgraph(const exdb_program *p, const char *name) {
+    return exdb_strmap_get(&p->subgraph_names, name);
 }
 
 /* ---- signature */
@@ -2241,7 +2271,7 @@ static int load_program(loader *L, const exdb_json *root) {
             L, &osp2, "%u output spec%s for %u graph output%s (they pair up one to one, in order)",
             P->noutputs, P->noutputs == 1 ? "" : "s", gouts->len, gouts->len == 1 ? "" : "s");
     }
-    if (load_graph(L, jg, &gp, P->graph, 0) < 0)
+    if (load_graph(L, jg, &gp, P->graph, 0) < 0 || index_subgraphs(L) < 0)
         return -1;
     if (check_signature_names(L, &sigp) < 0)
         return -1;

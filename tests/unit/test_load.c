@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -661,3 +662,53 @@ Test(load, subgraph_constant_inputs_take_top_level_spec_names) {
                      "    return (a,)");
 }
 // clang-format on
+
+/* N higher-order ops with one small as_graph body each (issue 13 item 1):
+ * the subgraph list grew by a copy per subgraph, N^2/2 entries in all
+ * (3 GB at 16k; here 110 bytes of program per byte of JSON, 7.6 now). The
+ * program's memory must stay within a small multiple of its JSON, and
+ * subgraphs are found by name. */
+Test(load, many_subgraphs_linear_memory) {
+    enum { N = 4000 };
+    exdb_buf b;
+    exdb_buf_init(&b);
+    exdb_buf_printf(&b, "%s",
+                    "{\"schema_version\": {\"major\": 8, \"minor\": 20}, \"graph_module\":"
+                    " {\"graph\": {\"inputs\": [{\"as_tensor\": {\"name\": \"x\"}}],"
+                    " \"nodes\": [");
+    char prev[16] = "x";
+    for (int i = 0; i < N; snprintf(prev, sizeof prev, "h%d", i), i++)
+        exdb_buf_printf(
+            &b,
+            "%s{\"target\": \"torch.ops.higher_order.wrap_with_set_grad_enabled\", \"inputs\": ["
+            "{\"name\": \"\", \"arg\": {\"as_bool\": false}}, {\"name\": \"\", \"arg\": "
+            "{\"as_graph\":"
+            " {\"name\": \"body%d\", \"graph\": {\"inputs\": [{\"as_tensor\": {\"name\": \"a\"}}],"
+            " \"outputs\": [{\"as_tensor\": {\"name\": \"a\"}}], \"nodes\": []}}}},"
+            " {\"name\": \"\", \"arg\": {\"as_tensor\": {\"name\": \"%s\"}}}],"
+            " \"outputs\": [{\"as_tensor\": {\"name\": \"h%d\"}}], \"metadata\": {},"
+            " \"is_hop_single_tensor_return\": true}",
+            i ? ", " : "", i, prev, i);
+    exdb_buf_printf(&b,
+                    "], \"outputs\": [{\"as_tensor\": {\"name\": \"h%d\"}}]}, \"signature\":"
+                    " {\"input_specs\": [{\"user_input\": {\"arg\": {\"as_tensor\": {\"name\":"
+                    " \"x\"}}}}], \"output_specs\": [{\"user_output\": {\"arg\": {\"as_tensor\":"
+                    " {\"name\": \"h%d\"}}}}]}}}",
+                    N - 1, N - 1);
+    size_t len = b.len;
+    char *json = malloc(len + 1);
+    cr_assert_not_null(json);
+    memcpy(json, exdb_buf_str(&b), len + 1);
+    exdb_buf_free(&b);
+    exdb_error err = {0};
+    prog = exdb_program_from_json(json, len, "t.json", &err);
+    cr_assert_not_null(prog, "load failed: %s", err.msg);
+    cr_assert_eq(prog->nsubgraphs, N);
+    size_t used = prog->arena.used + prog->args_arena.used;
+    cr_assert_lt(used, 12 * len, "%zu bytes of program for %zu bytes of JSON", used, len);
+    const struct exdb_subgraph *s = exdb_program_subgraph(prog, "body3999");
+    cr_assert_not_null(s);
+    cr_assert_eq(s, &prog->subgraphs[N - 1]);
+    cr_assert_eq(s->owner, exdb_graph_find(prog->graph, "body3999"));
+    cr_assert_null(exdb_program_subgraph(prog, "body4000"));
+}
