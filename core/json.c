@@ -43,7 +43,8 @@ typedef struct {
     const char *const *lazy;
     int nlazy, matched;
     const char *const *lazy_last;
-    int stk_arena; /* the scratch stack comes from a, not malloc */
+    int stk_arena; /* the scratch stack starts in a, not malloc (see push) */
+    int stk_heap;  /* ps->stk is malloc'd (free it) */
 } parser;
 
 /* Describes what sits at the read position for "found ..." in messages:
@@ -117,18 +118,32 @@ static inline void skip_ws(parser *ps) {
     ps->p = p;
 }
 
+/* Most arena stack slots one exdb_json_parse_raw takes before the stack
+ * moves to the heap. */
+#define ARENA_STACK_MAX 4096
+
+/* A free slot on the scratch stack, grown as needed. exdb_json_parse_raw's
+ * stack starts in the caller's arena, which is reset between elements (no
+ * malloc per element); past ARENA_STACK_MAX slots it moves to the heap, since
+ * every doubling in the arena leaves the old copy behind and written: a
+ * node holding one 10M-element list took 3 slots of 24 bytes per element
+ * (64 bytes of memory per byte of JSON in all). realloc of a big block
+ * remaps pages rather than copying them, and untouched capacity is not
+ * resident. */
 static exdb_json *push(parser *ps) {
     if (ps->top == ps->cap) {
         size_t ncap = ps->cap ? ps->cap * 2 : ps->stk_arena ? 64 : 1024;
         exdb_json *n;
-        if (ps->stk_arena) {
-            /* exdb_json_parse_raw: the stack lives in the caller's arena,
-             * which is reset between elements (no malloc per element) */
+        if (ps->stk_arena && ncap <= ARENA_STACK_MAX) {
             n = exdb_arena_alloc(ps->a, ncap * sizeof *n);
             if (n && ps->top)
                 memcpy(n, ps->stk, ps->top * sizeof *n);
         } else {
-            n = realloc(ps->stk, ncap * sizeof *n);
+            n = realloc(ps->stk_heap ? ps->stk : NULL, ncap * sizeof *n);
+            if (n && !ps->stk_heap && ps->top)
+                memcpy(n, ps->stk, ps->top * sizeof *n);
+            if (n)
+                ps->stk_heap = 1;
         }
         if (!n)
             return NULL;
@@ -730,7 +745,8 @@ int exdb_json_parse_lazy(char *buf, size_t len, exdb_arena *a, const char *fname
     *out = root;
     rc = 0;
 done:
-    free(ps.stk);
+    if (ps.stk_heap)
+        free(ps.stk);
     return rc;
 }
 
@@ -762,6 +778,8 @@ int exdb_json_parse_raw(const exdb_json *raw, exdb_arena *a, const char *fname, 
     } else {
         exdb_errorf(err, "%s: out of memory", fname);
     }
+    if (ps.stk_heap)
+        free(ps.stk);
     return rc;
 }
 

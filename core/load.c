@@ -109,6 +109,11 @@ typedef struct parsed_stack {
     uint32_t n;
 } parsed_stack;
 
+/* JSON bytes per node a graph may reserve room for ahead (a node is
+ * ~200 bytes of IR; the smallest one PyTorch could load is ~40 bytes of
+ * JSON, a real one ~2 KB). */
+#define RESERVE_BYTES 64
+
 typedef struct loader {
     exdb_program *prog;
     exdb_arena *a;
@@ -127,6 +132,11 @@ typedef struct loader {
     size_t module_bytes;    /* their text, for EXDB_MAX_MODULE_BYTES */
     uint64_t nnodes;        /* graph inputs and nodes so far, for EXDB_MAX_NODES */
     uint32_t subgraphs_cap; /* room in prog->subgraphs */
+    /* Nodes the graphs may still reserve room for ahead (load_graph): one
+     * per RESERVE_BYTES of JSON, all graphs together. Real programs take
+     * ~2 KB per node and never reach it; without it 3.9M empty `{}` nodes
+     * (11.7 MB) reserved 891 MB before the first was refused. */
+    uint64_t reserve_left;
     /* The DOM of one node or tensor_values entry of the main graph at a
      * time (parsed lazily: see exdb_program_from_json). */
     exdb_arena node_dom;
@@ -1205,6 +1215,7 @@ static int gen_getitems(loader *L, gscope *sc, exdb_node *of, const exdb_json *o
     tuple_val->u.items = exdb_arena_calloc(L->a, outs->len ? outs->len : 1, sizeof(exdb_val *));
     if (!tuple_val->u.items)
         return oom(L);
+    const exdb_meta *none_meta = NULL;
     for (uint32_t i = 0; i < outs->len; i++) {
         const exdb_json *o = &outs->u.kids[i];
         jpath ip = PIDX(p, i);
@@ -1233,10 +1244,20 @@ static int gen_getitems(loader *L, gscope *sc, exdb_node *of, const exdb_json *o
                 return -1;
             tuple_val->u.items[i] = gi->meta ? gi->meta->val : NULL;
         } else if (strcmp(tag, "as_none") == 0) {
+            /* the None getitems of one node share one metadata copy (meta is
+             * immutable once attached): one each was ~150 bytes of IR per
+             * 17 bytes of JSON */
             exdb_node *gi = new_getitem(L, sc, of, i, "as_none", meta);
-            exdb_val *nv = exdb_arena_calloc(L->a, 1, sizeof *nv);
-            if (!gi || !nv || set_val(L, gi, nv) < 0)
+            if (!gi)
                 return oom(L);
+            if (none_meta) {
+                gi->meta = none_meta;
+                continue;
+            }
+            exdb_val *nv = exdb_arena_calloc(L->a, 1, sizeof *nv);
+            if (!nv || set_val(L, gi, nv) < 0)
+                return oom(L);
+            none_meta = gi->meta;
         } else if (strcmp(tag, "as_tensors") == 0 || strcmp(tag, "as_sym_ints") == 0 ||
                    strcmp(tag, "as_sym_floats") == 0) {
             if (need_arr(L, v, vpp) < 0)
@@ -1639,11 +1660,16 @@ static int load_graph(loader *L, const exdb_json *jg, const jpath *gp, exdb_grap
      * (the getitems of multi-output nodes name values too); one value per
      * entry of the value tables */
     /* capped, so a file with a huge value table and few nodes cannot make
-     * the loader reserve nodes it will never create */
+     * the loader reserve nodes it will never create, and within what is
+     * left of the loader's budget (reserve_left) */
     uint64_t nn = (uint64_t)ins->len + nodes->len, cap = 2 * nn + 64;
     uint64_t est64 = nn > sc.metas.count ? nn : sc.metas.count;
-    uint32_t est = (uint32_t)(est64 < cap ? est64 : cap);
-    if (exdb_graph_reserve(g, est + 1, ins->len + (nodes->len < 64 ? nodes->len : 64)) < 0 ||
+    est64 = est64 < cap ? est64 : cap;
+    est64 = est64 < L->reserve_left ? est64 : L->reserve_left;
+    L->reserve_left -= est64;
+    uint32_t est = (uint32_t)est64;
+    uint32_t nbases = ins->len + (nodes->len < 64 ? nodes->len : 64);
+    if (exdb_graph_reserve(g, est + 1, nbases < est + 1 ? nbases : est + 1) < 0 ||
         (sc.metas.count && exdb_strmap_reserve(&sc.values, sc.metas.count) < 0))
         return oom(L);
     for (uint32_t i = 0; i < ins->len; i++) {
@@ -2307,7 +2333,8 @@ exdb_program *exdb_program_from_json(char *buf, size_t len, const char *name, ex
                 .a = &P->arena,
                 .args = &P->args_arena,
                 .fname = P->path ? P->path : name,
-                .err = err};
+                .err = err,
+                .reserve_left = len / RESERVE_BYTES + 64};
     exdb_arena_init(&L.node_dom);
     /* The DOM lives in its own arena, dropped once the IR is built. The
      * main graph's nodes (~3/4 of the JSON) and tensor metadata (a DOM of
