@@ -162,6 +162,10 @@ while True:
         break
     cen = data.index(b"PK\x01\x02", cen + 4)
 write("zip_huge_member.pt2", bytes(data))
+# two members named byteorder (zipfile warns and writes both)
+import warnings
+warnings.simplefilter("ignore")
+zipit("zip_dup_member.pt2", pt2("zip_dup_member", valid) + [("zip_dup_member/byteorder", b"big")])
 # ---- memory (cases mem_*: peak RSS bounded, see MEM_FACTOR below); each
 # is refused only after its big part has been read
 s = json.dumps(json.loads(valid))

@@ -18,7 +18,7 @@ real=${REAL_PT2:-$(cd "$root/.." && pwd)/shared/real_pt2}
 rm -rf "$out"
 mkdir -p "$out"
 python3 - "$root" "$real" "$out" <<'PY'
-import glob, hashlib, io, json, os, sys, zipfile
+import glob, hashlib, io, json, os, sys, warnings, zipfile
 
 root, real, out = sys.argv[1:4]
 HARNESSES = ("json", "load", "container", "treespec", "stack", "repl", "unflatten")
@@ -228,6 +228,10 @@ seed("container", zipit([("legacy/serialized_exported_program.json", valid),
                          ("legacy/version", b"8.20")], zipfile.ZIP_DEFLATED))
 seed("container", zipit([("ts/data.pkl", b"\x80\x02}q\x00."), ("ts/version", b"3\n")]))
 seed("container", zipit(pt2("model", b"{}")))
+# two members of one name: refused (issue 13)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    seed("container", zipit(pt2("dup", valid) + [("dup/byteorder", b"big")]))
 if real_programs:
     prog = json.dumps(cut_program(real_programs[0], 8) or {}).encode()
     cfg = read(sorted(configs, key=os.path.getsize)[0])[:4096] if configs else small_cfg
