@@ -300,8 +300,8 @@ static int check_unique_names(exdb_container *c, exdb_error *err) {
     return rc;
 }
 
-/* Collects every models/<name>.json under c->base, in archive order, each
- * name once. */
+/* Collects every models/<name>.json under c->base, in archive order.
+ * Member names are unique (check_unique_names), so model names are too. */
 static int list_models(exdb_container *c, exdb_error *err) {
     static const char pre[] = "models/", suf[] = ".json";
     size_t blen = strlen(c->base);
@@ -323,11 +323,6 @@ static int list_models(exdb_container *c, exdb_error *err) {
         const char *mname = rel + strlen(pre);
         size_t mlen = rlen - strlen(pre) - strlen(suf);
         if (!valid_model_name(mname, mlen))
-            continue;
-        int dup = 0;
-        for (size_t k = 0; k < c->nmodels && !dup; k++)
-            dup = strlen(c->models[k].name) == mlen && !memcmp(c->models[k].name, mname, mlen);
-        if (dup)
             continue;
         cont_model *m = &c->models[c->nmodels];
         m->name = exdb_arena_strndup(&c->arena, mname, mlen);

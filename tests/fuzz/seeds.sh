@@ -228,10 +228,11 @@ seed("container", zipit([("legacy/serialized_exported_program.json", valid),
                          ("legacy/version", b"8.20")], zipfile.ZIP_DEFLATED))
 seed("container", zipit([("ts/data.pkl", b"\x80\x02}q\x00."), ("ts/version", b"3\n")]))
 seed("container", zipit(pt2("model", b"{}")))
-# two members of one name: refused (issue 13)
+# two members of one name (refused), and many models (issue 13)
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     seed("container", zipit(pt2("dup", valid) + [("dup/byteorder", b"big")]))
+seed("container", zipit(pt2("many", valid) + [("many/models/m%d.json" % i, b"{}") for i in range(1000)]))
 if real_programs:
     prog = json.dumps(cut_program(real_programs[0], 8) or {}).encode()
     cfg = read(sorted(configs, key=os.path.getsize)[0])[:4096] if configs else small_cfg

@@ -311,6 +311,32 @@ Test(container, duplicate_member_names) {
                          "each member name once");
 }
 
+/* 20,000 models, listed in archive order (issue 13 item 7: each name was
+ * compared with every earlier one; tests/malformed zip_many_models holds
+ * 300,000, which took minutes). */
+Test(container, pt2_many_models) {
+    enum { N = 20000 };
+    const char *p = test_tpath("many.pt2");
+    int code = 0;
+    zip_t *za = zip_open(p, ZIP_CREATE | ZIP_TRUNCATE, &code);
+    cr_assert_not_null(za);
+    zip_source_t *s = zip_source_buffer(za, "pt2", 3, 0);
+    cr_assert(s && zip_file_add(za, "a/archive_format", s, 0) >= 0);
+    for (int i = 0; i < N; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "a/models/m%d.json", i);
+        s = zip_source_buffer(za, PROG, strlen(PROG), 0);
+        cr_assert(s && zip_file_add(za, name, s, 0) >= 0, "%s", zip_strerror(za));
+    }
+    cr_assert_eq(zip_close(za), 0, "%s", zip_strerror(za));
+    exdb_container *c = open_ok(p);
+    cr_assert_eq(exdb_container_model_count(c), N);
+    cr_assert_str_eq(exdb_container_model_name(c, 0), "m0");
+    cr_assert_str_eq(exdb_container_model_name(c, N - 1), "m19999");
+    expect_program(c, "m19999", PROG, "models/m19999.json");
+    exdb_container_close(c);
+}
+
 Test(container, legacy_zip) {
     const entry e[] = {
         {"serialized_exported_program.json", PROG, 0, 0},
