@@ -31,6 +31,10 @@
 #include "container.h"
 #include "json.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 /* ---- JSON paths for messages, built on the C stack and only formatted
  * when an error is reported. */
 typedef struct jpath {
@@ -165,6 +169,116 @@ static int oom(loader *L) {
     return exdb_errorf(L->err, "%s: out of memory", L->fname);
 }
 
+/* Where s[0..n) stops being UTF-8 text without U+0000: the offset of a NUL,
+ * of a malformed, overlong or cut sequence, a surrogate (a lone \ud800
+ * escape decodes to one) or a code point beyond U+10FFFF; n when there is
+ * none. ASCII goes eight bytes at a time: stack traces are most of a
+ * program's text. */
+static size_t text_end(const unsigned char *s, size_t n) {
+    size_t i = 0;
+#ifdef __SSE2__
+    for (; n - i >= 16; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+        if (_mm_movemask_epi8(_mm_or_si128(v, _mm_cmpeq_epi8(v, _mm_setzero_si128()))))
+            break; /* a byte above 0x7f or a NUL: the loop below finds it */
+    }
+#endif
+    while (i < n) {
+        uint64_t w;
+        if (n - i >= 8 &&
+            (memcpy(&w, s + i, 8), !(((w - 0x0101010101010101ULL) | w) & 0x8080808080808080ULL))) {
+            i += 8;
+            continue;
+        }
+        unsigned c = s[i];
+        if (c == 0)
+            return i;
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t k = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : 1;
+        if (c < 0xC2 || c > 0xF4 || n - i <= k)
+            return i;
+        unsigned cp = c & (0x3F >> k);
+        for (size_t j = 1; j <= k; j++) {
+            if ((s[i + j] & 0xC0) != 0x80)
+                return i;
+            cp = cp << 6 | (s[i + j] & 0x3Fu);
+        }
+        if ((k == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+            (k == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
+            return i;
+        i += k + 1;
+    }
+    return n;
+}
+
+/* Quotes s[0..n) for a message like qs(), also escaping U+0000 (as
+ * \u0000) and every byte above 0x7f (as \xNN), so that the message about a
+ * string that is not UTF-8 text is. */
+static const char *qsn(char *out, size_t cap, const char *s, size_t n) {
+    size_t w = 0;
+    out[w++] = '"';
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (i >= 80 || w + 8 >= cap) {
+            memcpy(out + w, "...", 3);
+            w += 3;
+            break;
+        }
+        if (c == '"' || c == '\\') {
+            out[w++] = '\\';
+            out[w++] = (char)c;
+        } else if (c == 0) {
+            w += (size_t)snprintf(out + w, cap - w, "\\u0000");
+        } else if (c < 0x20 || c >= 0x7f) {
+            w += (size_t)snprintf(out + w, cap - w, "\\x%02x", c);
+        } else {
+            out[w++] = (char)c;
+        }
+    }
+    out[w++] = '"';
+    out[w] = '\0';
+    return out;
+}
+
+/* Refuses a string the loader keeps (a name, target, argument, metadata)
+ * that holds U+0000 or is not UTF-8. exdb's strings end at U+0000, so
+ * "x\u0000junk" silently read as x; bytes that are not UTF-8 made renders
+ * that are not well-formed XML (SVG, HTML). PyTorch refuses both: it
+ * decodes the file as UTF-8, and a name with U+0000 is no identifier. */
+static int check_text(loader *L, const char *s, size_t n, const jpath *p) {
+    size_t at = text_end((const unsigned char *)s, n);
+    if (at == n)
+        return 0;
+    char q[QS];
+    if (s[at] == 0)
+        return lfail(L, p, "expected a string without \\u0000 (U+0000), found %s",
+                     qsn(q, sizeof q, s, n));
+    int sur = (unsigned char)s[at] == 0xED && at + 1 < n && (unsigned char)s[at + 1] >= 0xA0;
+    return lfail(L, p, "expected UTF-8 text, found %s (not UTF-8 from byte %zu%s)",
+                 qsn(q, sizeof q, s, n), at,
+                 sur ? ": a surrogate, a \\ud800-\\udfff escape without its pair" : "");
+}
+
+/* check_text of a JSON string value. */
+static int check_str(loader *L, const exdb_json *v, const jpath *p) {
+    return check_text(L, v->u.str, v->len, p);
+}
+
+/* check_text of an object key the loader keeps (the parser refuses keys
+ * holding U+0000), reported at the object p: a path holding the key would
+ * not be UTF-8 either. */
+static int check_key(loader *L, const char *k, const jpath *p) {
+    size_t n = strlen(k), at = text_end((const unsigned char *)k, n);
+    char q[QS];
+    if (at == n)
+        return 0;
+    return lfail(L, p, "expected keys of UTF-8 text, found %s (not UTF-8 from byte %zu)",
+                 qsn(q, sizeof q, k, n), at);
+}
+
 /* A name (value, node, target, fqn) within EXDB_MAX_NAME_BYTES; `what` says
  * which in the message. Bounded scan: a huge name costs no more than the
  * limit. */
@@ -246,6 +360,8 @@ static int get_str(loader *L, const exdb_json *obj, const char *key, const jpath
     *out = NULL;
     if (!exdb_json_is(v, EXDB_JSTRING))
         return type_fail(L, v, &kp, "a string");
+    if (check_str(L, v, &kp) < 0)
+        return -1;
     *out = v->u.str;
     return 0;
 }
@@ -677,6 +793,8 @@ static int load_meta(loader *L, const exdb_json *m, const jpath *p, exdb_meta **
         jpath ep = PKEY(p, e->key);
         const char *k = e->key;
         if (!is_known_meta_key(k)) {
+            if (e->type == EXDB_JSTRING && (check_key(L, k, p) < 0 || check_str(L, e, &ep) < 0))
+                return -1;
             nextra += e->type == EXDB_JSTRING;
             continue;
         }
@@ -684,6 +802,8 @@ static int load_meta(loader *L, const exdb_json *m, const jpath *p, exdb_meta **
             continue;
         if (e->type != EXDB_JSTRING)
             return type_fail(L, e, &ep, "a string");
+        if (check_str(L, e, &ep) < 0)
+            return -1;
         const char *v = e->u.str;
         if (strcmp(k, "nn_module_stack") == 0) {
             exdb_stack_entry *st;
@@ -791,6 +911,8 @@ static int sym_ref(loader *L, gscope *sc, const exdb_json *j, const jpath *p, in
     if (strcmp(tag, "as_name") == 0) {
         if (v->type != EXDB_JSTRING)
             return type_fail(L, v, &vp, "a string");
+        if (check_str(L, v, &vp) < 0)
+            return -1;
         return lookup_value(L, sc, v->u.str, &vp, out);
     }
     memset(out, 0, sizeof *out);
@@ -861,6 +983,8 @@ static int elem_str(loader *L, gscope *sc, const exdb_json *j, const jpath *p, e
     (void)sc;
     if (!exdb_json_is(j, EXDB_JSTRING))
         return type_fail(L, j, p, "a string");
+    if (check_str(L, j, p) < 0)
+        return -1;
     *o = exdb_arg_str(j->u.str);
     return 0;
 }
@@ -1021,6 +1145,8 @@ static int load_arg(loader *L, gscope *sc, const exdb_json *j, const jpath *p, e
     } else if (strcmp(tag, "as_operator") == 0) {
         if (v->type != EXDB_JSTRING)
             return type_fail(L, v, &vp, "a string");
+        if (check_str(L, v, &vp) < 0)
+            return -1;
         exdb_target_kind k;
         out->kind = EXDB_ARG_OPERATOR;
         out->u.s = pretty_target(L, v->u.str, &k);
@@ -1050,6 +1176,8 @@ static int load_arg(loader *L, gscope *sc, const exdb_json *j, const jpath *p, e
             return oom(L);
         for (uint32_t i = 0; i < v->len; i++) {
             jpath kp = PKEY(&vp, v->u.kids[i].key);
+            if (check_key(L, v->u.kids[i].key, &vp) < 0)
+                return -1;
             out->keys[i] = v->u.kids[i].key;
             if (load_arg(L, sc, &v->u.kids[i], &kp, &out->u.items[i]) < 0)
                 return -1;
@@ -1201,6 +1329,8 @@ static int sym_value_name(loader *L, const exdb_json *v, const jpath *p, const c
                      qs(q, sizeof q, st));
     if (sv->type != EXDB_JSTRING)
         return type_fail(L, sv, &sp, "a string");
+    if (check_str(L, sv, &sp) < 0)
+        return -1;
     *name = sv->u.str;
     return 0;
 }
@@ -1451,7 +1581,7 @@ static int load_node(loader *L, gscope *sc, const exdb_json *jn, const jpath *p,
         jpath np = PKEY(p, "name");
         if (jname->type != EXDB_JSTRING)
             return type_fail(L, jname, &np, "a string or null");
-        if (check_name(L, jname->u.str, &np, "node name") < 0)
+        if (check_str(L, jname, &np) < 0 || check_name(L, jname->u.str, &np, "node name") < 0)
             return -1;
         if (jname->u.str[0])
             given = jname->u.str;
@@ -1809,8 +1939,12 @@ static int arg_value_name(loader *L, const exdb_json *j, const jpath *p, const c
         const exdb_json *sv;
         if (get_union(L, v, &vp, "a symbolic argument", &st, &sv) < 0)
             return -1;
-        if (strcmp(st, "as_name") == 0 && sv->type == EXDB_JSTRING)
+        jpath np = PKEY(&vp, st);
+        if (strcmp(st, "as_name") == 0 && sv->type == EXDB_JSTRING) {
+            if (check_str(L, sv, &np) < 0)
+                return -1;
             *name = sv->u.str;
+        }
         return 0;
     }
     if (constant) {
@@ -1889,10 +2023,13 @@ static int load_signature(loader *L, const exdb_json *sig, const jpath *p) {
         } else {
             if (need_obj(L, arg, &ap) < 0 || get_str(L, arg, "name", &ap, &s->name) < 0)
                 return -1;
-            if (k == EXDB_IN_CUSTOM_OBJ)
-                s->class_fqn = exdb_json_is(exdb_json_get(arg, "class_fqn"), EXDB_JSTRING)
-                                   ? exdb_json_get(arg, "class_fqn")->u.str
-                                   : NULL;
+            const exdb_json *cf = exdb_json_get(arg, "class_fqn");
+            jpath cfp = PKEY(&ap, "class_fqn");
+            if (k == EXDB_IN_CUSTOM_OBJ && exdb_json_is(cf, EXDB_JSTRING)) {
+                if (check_str(L, cf, &cfp) < 0)
+                    return -1;
+                s->class_fqn = cf->u.str;
+            }
         }
         const char *tkey = k == EXDB_IN_PARAMETER         ? "parameter_name"
                            : k == EXDB_IN_BUFFER          ? "buffer_name"
@@ -2018,6 +2155,8 @@ static int load_str_list(loader *L, const exdb_json *j, const jpath *p, const ch
         jpath ep = PIDX(p, i);
         if (!exdb_json_is(&j->u.kids[i], EXDB_JSTRING))
             return lfail(L, &ep, "expected a string, found %s", exdb_json_type_name(&j->u.kids[i]));
+        if (check_str(L, &j->u.kids[i], &ep) < 0)
+            return -1;
         (*out)[i] = j->u.kids[i].u.str;
     }
     return 0;
@@ -2101,6 +2240,8 @@ static int load_call_graph(loader *L, const exdb_json *mcg, const jpath *p) {
             if (spec->type != EXDB_JSTRING)
                 return lfail(L, &kp, "expected a TreeSpec JSON string, found %s",
                              exdb_json_type_name(spec));
+            if (check_str(L, spec, &kp) < 0)
+                return -1;
             exdb_treespec *ts;
             exdb_error e2 = {0};
             if (exdb_parse_treespec(L->a, spec->u.str, &ts, &e2) < 0)
@@ -2137,13 +2278,17 @@ static int load_kv_strings(loader *L, const exdb_json *j, const jpath *p, exdb_k
     *n = j->len;
     for (uint32_t i = 0; i < j->len; i++) {
         const exdb_json *e = &j->u.kids[i];
+        jpath ep = PKEY(p, e->key);
+        if (check_key(L, e->key, p) < 0)
+            return -1;
         (*out)[i].key = e->key;
         if (e->type == EXDB_JSTRING) {
+            if (check_str(L, e, &ep) < 0)
+                return -1;
             (*out)[i].value = e->u.str;
         } else if (e->type == EXDB_JNUMBER) {
             (*out)[i].value = exdb_arena_strndup(L->a, e->u.str, e->len);
         } else {
-            jpath ep = PKEY(p, e->key);
             return lfail(L, &ep, "expected a string or number, found %s", exdb_json_type_name(e));
         }
     }
@@ -2194,11 +2339,14 @@ static int load_program(loader *L, const exdb_json *root) {
     P->schema_minor = (int)minor;
     L->legacy_unions = major < 5;
     const exdb_json *tv = get_opt(root, "torch_version");
-    if (exdb_json_is(tv, EXDB_JSTRING))
-        P->torch_version = tv->u.str;
     const exdb_json *dia = get_opt(root, "dialect");
-    if (exdb_json_is(dia, EXDB_JSTRING))
-        P->dialect = dia->u.str;
+    jpath tvp = PKEY(top, "torch_version"), dp = PKEY(top, "dialect");
+    if (exdb_json_is(tv, EXDB_JSTRING) && check_str(L, tv, &tvp) < 0)
+        return -1;
+    if (exdb_json_is(dia, EXDB_JSTRING) && check_str(L, dia, &dp) < 0)
+        return -1;
+    P->torch_version = exdb_json_is(tv, EXDB_JSTRING) ? tv->u.str : NULL;
+    P->dialect = exdb_json_is(dia, EXDB_JSTRING) ? dia->u.str : NULL;
     const exdb_json *ver = get_opt(root, "verifiers");
     if (ver) {
         jpath vp = PKEY(top, "verifiers");
@@ -2222,6 +2370,8 @@ static int load_program(loader *L, const exdb_json *root) {
             const exdb_json *e = &rc->u.kids[i];
             jpath ep = PKEY(&rcp, e->key);
             exdb_range *r = &P->ranges[i];
+            if (check_key(L, e->key, &rcp) < 0)
+                return -1;
             r->symbol = e->key;
             if (need_obj(L, e, &ep) < 0)
                 return -1;

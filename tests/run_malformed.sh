@@ -119,6 +119,8 @@ s = json.dumps(json.loads(valid))
 fqns = ["y%03d%s.%s" % (i, "p" * 3800, ".".join("c%d" % j for j in range(62))) for i in range(300)]
 write("limit_module_bytes.json",
       (s[:k] + "".join('{"fqn": "%s"},' % f for f in fqns) + s[k:]).encode())
+# an op target with a Latin-1 byte (0xE9), not UTF-8
+write("name_not_utf8.json", valid.replace(b"aten.linear.default", b"aten.lin\xe9ar.default", 1))
 os.mkdir(os.path.join(dst, "a_directory.json"))
 # not a zip: binary bytes behind a .pt2 name
 write("zip_garbage.pt2", bytes((i * 37 + 11) % 256 for i in range(512)))

@@ -105,6 +105,9 @@ for path in fixtures + malformed:
     if len(data) <= 256 << 10:
         seed("load", data)
         seed("json", data)
+# a target that is not UTF-8 (refused; the committed malformed cases have
+# names with \u0000 and lone surrogates)
+seed("load", valid.replace(b"aten.linear.default", b"aten.lin\xe9ar.default", 1))
 for path in reals_by_size[:2]:
     seed("load", read(path))  # two whole small real programs
 for p in real_programs:
@@ -129,7 +132,7 @@ for text in ('{"a": [1, -0, 1.5e-7, 1E+400, -9223372036854775808, 92233720368547
              '9223372036854775808, Infinity, -Infinity, NaN, "\\u00e9\\ud83d\\ude00\\u0000", '
              'true, false, null, {"": {}}]}',
              '"\\ud800"', '[' * 513 + ']' * 513, '[' * 511 + ']' * 511, '{"a": 1, "a": 2}',
-             "  \n\t{}\n"):
+             "  \n\t{}\n", '{"k\\u0000": 1, "\\\\u0000": 2}'):
     seed("json", text)
 
 # ---- TreeSpecs and module stacks from every program
