@@ -9,6 +9,7 @@
 #include "prefault.h"
 
 #include "arena.h"
+#include "strmap.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -262,9 +263,45 @@ static int valid_model_name(const char *s, size_t n) {
     return 1;
 }
 
-/* Collects every models/<name>.json under c->base, in archive order, each
- * name once (a zip may hold duplicate names; the first one wins, as with
- * zip_name_locate). */
+/* Refuses an archive in which two members share a name. libzip opens it
+ * and its lookups find the first, but `save` cannot write such a copy
+ * (libzip: "File already exists"), and which of the two PyTorch would read
+ * is not exdb's to guess. One pass with a hash map (an archive may hold
+ * 100k members). */
+static int check_unique_names(exdb_container *c, exdb_error *err) {
+    zip_int64_t n = zip_get_num_entries(c->za, 0);
+    exdb_arena a;
+    exdb_strmap seen;
+    int rc = 0;
+    exdb_arena_init(&a);
+    exdb_strmap_init(&seen, &a);
+    if (n > 0 && n < ((zip_int64_t)1 << 30) && exdb_strmap_reserve(&seen, (uint32_t)n) < 0)
+        rc = exdb_errorf(err, "%s: out of memory", c->path);
+    for (zip_int64_t i = 0; i < n && rc == 0; i++) {
+        const char *name = zip_get_name(c->za, (zip_uint64_t)i, ZIP_FL_ENC_RAW);
+        if (!name)
+            continue;
+        int fresh;
+        void **slot = exdb_strmap_put(&seen, name, &fresh);
+        if (!slot) {
+            rc = exdb_errorf(err, "%s: out of memory", c->path);
+        } else if (!fresh) {
+            char q[300];
+            quote_text(q, sizeof q, name, strlen(name));
+            rc = exdb_errorf(err,
+                             "%s: %s: two members have this name (entries %jd and %jd), expected "
+                             "each member name once",
+                             c->path, q, (intmax_t)((uintptr_t)*slot - 1), (intmax_t)i);
+        } else {
+            *slot = (void *)(uintptr_t)(i + 1);
+        }
+    }
+    exdb_arena_destroy(&a);
+    return rc;
+}
+
+/* Collects every models/<name>.json under c->base, in archive order.
+ * Member names are unique (check_unique_names), so model names are too. */
 static int list_models(exdb_container *c, exdb_error *err) {
     static const char pre[] = "models/", suf[] = ".json";
     size_t blen = strlen(c->base);
@@ -286,11 +323,6 @@ static int list_models(exdb_container *c, exdb_error *err) {
         const char *mname = rel + strlen(pre);
         size_t mlen = rlen - strlen(pre) - strlen(suf);
         if (!valid_model_name(mname, mlen))
-            continue;
-        int dup = 0;
-        for (size_t k = 0; k < c->nmodels && !dup; k++)
-            dup = strlen(c->models[k].name) == mlen && !memcmp(c->models[k].name, mname, mlen);
-        if (dup)
             continue;
         cont_model *m = &c->models[c->nmodels];
         m->name = exdb_arena_strndup(&c->arena, mname, mlen);
@@ -328,6 +360,8 @@ static int open_zip(exdb_container *c, exdb_error *err) {
             return exdb_errorf(err, "%s: truncated or corrupt zip archive: %s", c->path, why);
         return exdb_errorf(err, "%s: cannot open zip archive: %s", c->path, why);
     }
+    if (check_unique_names(c, err) != 0)
+        return -1;
 
     /* The folder is the text before the first '/' of the first member. A
      * leading '/', "." or ".." is not a folder we would ever trust. */

@@ -5,7 +5,9 @@
  *
  * Deliberately lenient where Python's json is (the last of repeated keys
  * wins, lone surrogates are kept) and on bytes: invalid UTF-8 passes through
- * unchanged (PyTorch writes ASCII only; tests/malformed/README.md). Errors
+ * unchanged (PyTorch writes ASCII only; the loader refuses such strings where
+ * it keeps them: tests/malformed/README.md). An object key holding \u0000
+ * is refused, since keys are kept as C strings. Errors
  * say "line L, column C" (characters, as editors count) and what was found. */
 #include "json.h"
 
@@ -43,7 +45,8 @@ typedef struct {
     const char *const *lazy;
     int nlazy, matched;
     const char *const *lazy_last;
-    int stk_arena; /* the scratch stack comes from a, not malloc */
+    int stk_arena; /* the scratch stack starts in a, not malloc (see push) */
+    int stk_heap;  /* ps->stk is malloc'd (free it) */
 } parser;
 
 /* Describes what sits at the read position for "found ..." in messages:
@@ -117,18 +120,32 @@ static inline void skip_ws(parser *ps) {
     ps->p = p;
 }
 
+/* Most arena stack slots one exdb_json_parse_raw takes before the stack
+ * moves to the heap. */
+#define ARENA_STACK_MAX 4096
+
+/* A free slot on the scratch stack, grown as needed. exdb_json_parse_raw's
+ * stack starts in the caller's arena, which is reset between elements (no
+ * malloc per element); past ARENA_STACK_MAX slots it moves to the heap, since
+ * every doubling in the arena leaves the old copy behind and written: a
+ * node holding one 10M-element list took 3 slots of 24 bytes per element
+ * (64 bytes of memory per byte of JSON in all). realloc of a big block
+ * remaps pages rather than copying them, and untouched capacity is not
+ * resident. */
 static exdb_json *push(parser *ps) {
     if (ps->top == ps->cap) {
         size_t ncap = ps->cap ? ps->cap * 2 : ps->stk_arena ? 64 : 1024;
         exdb_json *n;
-        if (ps->stk_arena) {
-            /* exdb_json_parse_raw: the stack lives in the caller's arena,
-             * which is reset between elements (no malloc per element) */
+        if (ps->stk_arena && ncap <= ARENA_STACK_MAX) {
             n = exdb_arena_alloc(ps->a, ncap * sizeof *n);
             if (n && ps->top)
                 memcpy(n, ps->stk, ps->top * sizeof *n);
         } else {
-            n = realloc(ps->stk, ncap * sizeof *n);
+            n = realloc(ps->stk_heap ? ps->stk : NULL, ncap * sizeof *n);
+            if (n && !ps->stk_heap && ps->top)
+                memcpy(n, ps->stk, ps->top * sizeof *n);
+            if (n)
+                ps->stk_heap = 1;
         }
         if (!n)
             return NULL;
@@ -443,6 +460,48 @@ static int check_string(parser *ps) {
     return scan_string(ps, &s, &n, 0);
 }
 
+/* Whether the escaped string text [s, e) holds a \u0000 escape. */
+static int has_nul_escape(const char *s, const char *e) {
+    for (; s < e; s++) {
+        if (*s != '\\')
+            continue;
+        if (e - s >= 6 && s[1] == 'u' && memcmp(s + 2, "0000", 4) == 0)
+            return 1;
+        s++; /* the escaped character; a \uXXXX's digits hold no backslash */
+    }
+    return 0;
+}
+
+/* An object key (parse_string / check_string) holding U+0000 is refused at
+ * its opening quote: the DOM keeps keys as C strings, so "x\u0000junk" would
+ * be looked up as "x" (a tensor_values entry would describe value x). */
+static int key_nul(parser *ps, char *quote, size_t adj0) {
+    ps->p = quote;
+    ps->col_adjust = adj0;
+    return fail(ps, "an object key holding \\u0000 (U+0000), which exdb cannot keep");
+}
+
+/* parse_string and check_string of a key. Only a key holding an escape
+ * can hold U+0000 (raw control bytes are refused): a parsed key decoded
+ * shorter than written is searched, a checked one scanned for \u0000. */
+static int parse_key(parser *ps, const char **out, uint32_t *outlen) {
+    char *quote = ps->p;
+    size_t adj0 = ps->col_adjust;
+    if (parse_string(ps, out, outlen) < 0)
+        return -1;
+    if (*outlen == (size_t)(ps->p - quote - 2))
+        return 0;
+    return memchr(*out, 0, *outlen) ? key_nul(ps, quote, adj0) : 0;
+}
+
+static int check_key(parser *ps) {
+    char *quote = ps->p;
+    size_t adj0 = ps->col_adjust;
+    if (check_string(ps) < 0)
+        return -1;
+    return has_nul_escape(quote + 1, ps->p - 1) ? key_nul(ps, quote, adj0) : 0;
+}
+
 static int match_word(parser *ps, const char *w) {
     size_t n = strlen(w);
     if ((size_t)(ps->end - ps->p) >= n && memcmp(ps->p, w, n) == 0) {
@@ -561,7 +620,7 @@ static inline __attribute__((always_inline)) int parse_container(parser *ps, siz
             if (is_obj) {
                 if (ps->p >= ps->end || *ps->p != '"')
                     return fail_found(ps, "expected a string key in object");
-                if ((mode == ELEMS_CHECK ? check_string(ps) : parse_string(ps, &key, &klen)) < 0)
+                if ((mode == ELEMS_CHECK ? check_key(ps) : parse_key(ps, &key, &klen)) < 0)
                     return -1;
                 skip_ws(ps);
                 if (ps->p >= ps->end || *ps->p != ':')
@@ -730,7 +789,8 @@ int exdb_json_parse_lazy(char *buf, size_t len, exdb_arena *a, const char *fname
     *out = root;
     rc = 0;
 done:
-    free(ps.stk);
+    if (ps.stk_heap)
+        free(ps.stk);
     return rc;
 }
 
@@ -762,6 +822,8 @@ int exdb_json_parse_raw(const exdb_json *raw, exdb_arena *a, const char *fname, 
     } else {
         exdb_errorf(err, "%s: out of memory", fname);
     }
+    if (ps.stk_heap)
+        free(ps.stk);
     return rc;
 }
 

@@ -31,6 +31,10 @@
 #include "container.h"
 #include "json.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 /* ---- JSON paths for messages, built on the C stack and only formatted
  * when an error is reported. */
 typedef struct jpath {
@@ -109,6 +113,11 @@ typedef struct parsed_stack {
     uint32_t n;
 } parsed_stack;
 
+/* JSON bytes per node a graph may reserve room for ahead (a node is
+ * ~200 bytes of IR; the smallest one PyTorch could load is ~40 bytes of
+ * JSON, a real one ~2 KB). */
+#define RESERVE_BYTES 64
+
 typedef struct loader {
     exdb_program *prog;
     exdb_arena *a;
@@ -124,8 +133,14 @@ typedef struct loader {
     /* Module fqns seen (with their parents), for EXDB_MAX_MODULES; keys are
      * copies in the DOM's arena. */
     exdb_strmap modules;
-    size_t module_bytes; /* their text, for EXDB_MAX_MODULE_BYTES */
-    uint64_t nnodes;     /* graph inputs and nodes so far, for EXDB_MAX_NODES */
+    size_t module_bytes;    /* their text, for EXDB_MAX_MODULE_BYTES */
+    uint64_t nnodes;        /* graph inputs and nodes so far, for EXDB_MAX_NODES */
+    uint32_t subgraphs_cap; /* room in prog->subgraphs */
+    /* Nodes the graphs may still reserve room for ahead (load_graph): one
+     * per RESERVE_BYTES of JSON, all graphs together. Real programs take
+     * ~2 KB per node and never reach it; without it 3.9M empty `{}` nodes
+     * (11.7 MB) reserved 891 MB before the first was refused. */
+    uint64_t reserve_left;
     /* The DOM of one node or tensor_values entry of the main graph at a
      * time (parsed lazily: see exdb_program_from_json). */
     exdb_arena node_dom;
@@ -152,6 +167,116 @@ __attribute__((format(printf, 3, 4))) static int lfail(loader *L, const jpath *p
 
 static int oom(loader *L) {
     return exdb_errorf(L->err, "%s: out of memory", L->fname);
+}
+
+/* Where s[0..n) stops being UTF-8 text without U+0000: the offset of a NUL,
+ * of a malformed, overlong or cut sequence, a surrogate (a lone \ud800
+ * escape decodes to one) or a code point beyond U+10FFFF; n when there is
+ * none. ASCII goes eight bytes at a time: stack traces are most of a
+ * program's text. */
+static size_t text_end(const unsigned char *s, size_t n) {
+    size_t i = 0;
+#ifdef __SSE2__
+    for (; n - i >= 16; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+        if (_mm_movemask_epi8(_mm_or_si128(v, _mm_cmpeq_epi8(v, _mm_setzero_si128()))))
+            break; /* a byte above 0x7f or a NUL: the loop below finds it */
+    }
+#endif
+    while (i < n) {
+        uint64_t w;
+        if (n - i >= 8 &&
+            (memcpy(&w, s + i, 8), !(((w - 0x0101010101010101ULL) | w) & 0x8080808080808080ULL))) {
+            i += 8;
+            continue;
+        }
+        unsigned c = s[i];
+        if (c == 0)
+            return i;
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t k = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : 1;
+        if (c < 0xC2 || c > 0xF4 || n - i <= k)
+            return i;
+        unsigned cp = c & (0x3F >> k);
+        for (size_t j = 1; j <= k; j++) {
+            if ((s[i + j] & 0xC0) != 0x80)
+                return i;
+            cp = cp << 6 | (s[i + j] & 0x3Fu);
+        }
+        if ((k == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+            (k == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
+            return i;
+        i += k + 1;
+    }
+    return n;
+}
+
+/* Quotes s[0..n) for a message like qs(), also escaping U+0000 (as
+ * \u0000) and every byte above 0x7f (as \xNN), so that the message about a
+ * string that is not UTF-8 text is. */
+static const char *qsn(char *out, size_t cap, const char *s, size_t n) {
+    size_t w = 0;
+    out[w++] = '"';
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (i >= 80 || w + 8 >= cap) {
+            memcpy(out + w, "...", 3);
+            w += 3;
+            break;
+        }
+        if (c == '"' || c == '\\') {
+            out[w++] = '\\';
+            out[w++] = (char)c;
+        } else if (c == 0) {
+            w += (size_t)snprintf(out + w, cap - w, "\\u0000");
+        } else if (c < 0x20 || c >= 0x7f) {
+            w += (size_t)snprintf(out + w, cap - w, "\\x%02x", c);
+        } else {
+            out[w++] = (char)c;
+        }
+    }
+    out[w++] = '"';
+    out[w] = '\0';
+    return out;
+}
+
+/* Refuses a string the loader keeps (a name, target, argument, metadata)
+ * that holds U+0000 or is not UTF-8. exdb's strings end at U+0000, so
+ * "x\u0000junk" silently read as x; bytes that are not UTF-8 made renders
+ * that are not well-formed XML (SVG, HTML). PyTorch refuses both: it
+ * decodes the file as UTF-8, and a name with U+0000 is no identifier. */
+static int check_text(loader *L, const char *s, size_t n, const jpath *p) {
+    size_t at = text_end((const unsigned char *)s, n);
+    if (at == n)
+        return 0;
+    char q[QS];
+    if (s[at] == 0)
+        return lfail(L, p, "expected a string without \\u0000 (U+0000), found %s",
+                     qsn(q, sizeof q, s, n));
+    int sur = (unsigned char)s[at] == 0xED && at + 1 < n && (unsigned char)s[at + 1] >= 0xA0;
+    return lfail(L, p, "expected UTF-8 text, found %s (not UTF-8 from byte %zu%s)",
+                 qsn(q, sizeof q, s, n), at,
+                 sur ? ": a surrogate, a \\ud800-\\udfff escape without its pair" : "");
+}
+
+/* check_text of a JSON string value. */
+static int check_str(loader *L, const exdb_json *v, const jpath *p) {
+    return check_text(L, v->u.str, v->len, p);
+}
+
+/* check_text of an object key the loader keeps (the parser refuses keys
+ * holding U+0000), reported at the object p: a path holding the key would
+ * not be UTF-8 either. */
+static int check_key(loader *L, const char *k, const jpath *p) {
+    size_t n = strlen(k), at = text_end((const unsigned char *)k, n);
+    char q[QS];
+    if (at == n)
+        return 0;
+    return lfail(L, p, "expected keys of UTF-8 text, found %s (not UTF-8 from byte %zu)",
+                 qsn(q, sizeof q, k, n), at);
 }
 
 /* A name (value, node, target, fqn) within EXDB_MAX_NAME_BYTES; `what` says
@@ -235,6 +360,8 @@ static int get_str(loader *L, const exdb_json *obj, const char *key, const jpath
     *out = NULL;
     if (!exdb_json_is(v, EXDB_JSTRING))
         return type_fail(L, v, &kp, "a string");
+    if (check_str(L, v, &kp) < 0)
+        return -1;
     *out = v->u.str;
     return 0;
 }
@@ -498,7 +625,9 @@ static int load_values(loader *L, gscope *sc, const jpath *gp) {
         const exdb_json *m = get_opt(sc->jgraph, tables[t]);
         total += exdb_json_is(m, EXDB_JOBJECT) ? m->len : 0;
     }
-    if (exdb_strmap_reserve(&sc->metas, total) < 0)
+    /* none: no table at all (a subgraph's tables are often empty, and an
+     * empty table still costs 16 slots) */
+    if (total && exdb_strmap_reserve(&sc->metas, total) < 0)
         return oom(L);
     for (int t = 0; t < 5; t++) {
         const exdb_json *m = get_opt(sc->jgraph, tables[t]);
@@ -664,6 +793,8 @@ static int load_meta(loader *L, const exdb_json *m, const jpath *p, exdb_meta **
         jpath ep = PKEY(p, e->key);
         const char *k = e->key;
         if (!is_known_meta_key(k)) {
+            if (e->type == EXDB_JSTRING && (check_key(L, k, p) < 0 || check_str(L, e, &ep) < 0))
+                return -1;
             nextra += e->type == EXDB_JSTRING;
             continue;
         }
@@ -671,6 +802,8 @@ static int load_meta(loader *L, const exdb_json *m, const jpath *p, exdb_meta **
             continue;
         if (e->type != EXDB_JSTRING)
             return type_fail(L, e, &ep, "a string");
+        if (check_str(L, e, &ep) < 0)
+            return -1;
         const char *v = e->u.str;
         if (strcmp(k, "nn_module_stack") == 0) {
             exdb_stack_entry *st;
@@ -778,6 +911,8 @@ static int sym_ref(loader *L, gscope *sc, const exdb_json *j, const jpath *p, in
     if (strcmp(tag, "as_name") == 0) {
         if (v->type != EXDB_JSTRING)
             return type_fail(L, v, &vp, "a string");
+        if (check_str(L, v, &vp) < 0)
+            return -1;
         return lookup_value(L, sc, v->u.str, &vp, out);
     }
     memset(out, 0, sizeof *out);
@@ -848,6 +983,8 @@ static int elem_str(loader *L, gscope *sc, const exdb_json *j, const jpath *p, e
     (void)sc;
     if (!exdb_json_is(j, EXDB_JSTRING))
         return type_fail(L, j, p, "a string");
+    if (check_str(L, j, p) < 0)
+        return -1;
     *o = exdb_arg_str(j->u.str);
     return 0;
 }
@@ -1008,6 +1145,8 @@ static int load_arg(loader *L, gscope *sc, const exdb_json *j, const jpath *p, e
     } else if (strcmp(tag, "as_operator") == 0) {
         if (v->type != EXDB_JSTRING)
             return type_fail(L, v, &vp, "a string");
+        if (check_str(L, v, &vp) < 0)
+            return -1;
         exdb_target_kind k;
         out->kind = EXDB_ARG_OPERATOR;
         out->u.s = pretty_target(L, v->u.str, &k);
@@ -1037,6 +1176,8 @@ static int load_arg(loader *L, gscope *sc, const exdb_json *j, const jpath *p, e
             return oom(L);
         for (uint32_t i = 0; i < v->len; i++) {
             jpath kp = PKEY(&vp, v->u.kids[i].key);
+            if (check_key(L, v->u.kids[i].key, &vp) < 0)
+                return -1;
             out->keys[i] = v->u.kids[i].key;
             if (load_arg(L, sc, &v->u.kids[i], &kp, &out->u.items[i]) < 0)
                 return -1;
@@ -1188,6 +1329,8 @@ static int sym_value_name(loader *L, const exdb_json *v, const jpath *p, const c
                      qs(q, sizeof q, st));
     if (sv->type != EXDB_JSTRING)
         return type_fail(L, sv, &sp, "a string");
+    if (check_str(L, sv, &sp) < 0)
+        return -1;
     *name = sv->u.str;
     return 0;
 }
@@ -1202,6 +1345,7 @@ static int gen_getitems(loader *L, gscope *sc, exdb_node *of, const exdb_json *o
     tuple_val->u.items = exdb_arena_calloc(L->a, outs->len ? outs->len : 1, sizeof(exdb_val *));
     if (!tuple_val->u.items)
         return oom(L);
+    const exdb_meta *none_meta = NULL;
     for (uint32_t i = 0; i < outs->len; i++) {
         const exdb_json *o = &outs->u.kids[i];
         jpath ip = PIDX(p, i);
@@ -1230,10 +1374,20 @@ static int gen_getitems(loader *L, gscope *sc, exdb_node *of, const exdb_json *o
                 return -1;
             tuple_val->u.items[i] = gi->meta ? gi->meta->val : NULL;
         } else if (strcmp(tag, "as_none") == 0) {
+            /* the None getitems of one node share one metadata copy (meta is
+             * immutable once attached): one each was ~150 bytes of IR per
+             * 17 bytes of JSON */
             exdb_node *gi = new_getitem(L, sc, of, i, "as_none", meta);
-            exdb_val *nv = exdb_arena_calloc(L->a, 1, sizeof *nv);
-            if (!gi || !nv || set_val(L, gi, nv) < 0)
+            if (!gi)
                 return oom(L);
+            if (none_meta) {
+                gi->meta = none_meta;
+                continue;
+            }
+            exdb_val *nv = exdb_arena_calloc(L->a, 1, sizeof *nv);
+            if (!nv || set_val(L, gi, nv) < 0)
+                return oom(L);
+            none_meta = gi->meta;
         } else if (strcmp(tag, "as_tensors") == 0 || strcmp(tag, "as_sym_ints") == 0 ||
                    strcmp(tag, "as_sym_floats") == 0) {
             if (need_arr(L, v, vpp) < 0)
@@ -1427,7 +1581,7 @@ static int load_node(loader *L, gscope *sc, const exdb_json *jn, const jpath *p,
         jpath np = PKEY(p, "name");
         if (jname->type != EXDB_JSTRING)
             return type_fail(L, jname, &np, "a string or null");
-        if (check_name(L, jname->u.str, &np, "node name") < 0)
+        if (check_str(L, jname, &np) < 0 || check_name(L, jname->u.str, &np, "node name") < 0)
             return -1;
         if (jname->u.str[0])
             given = jname->u.str;
@@ -1551,16 +1705,22 @@ static int load_subgraph_arg(loader *L, gscope *sc, const exdb_json *v, const jp
     if (!ga)
         return oom(L);
     exdb_program *P = L->prog;
-    struct exdb_subgraph *ns = exdb_arena_alloc(L->a, (P->nsubgraphs + 1) * sizeof *ns);
-    if (!ns)
-        return oom(L);
-    if (P->nsubgraphs)
-        memcpy(ns, P->subgraphs, P->nsubgraphs * sizeof *ns);
-    ns[P->nsubgraphs].name = name;
-    ns[P->nsubgraphs].graph = sub;
-    ns[P->nsubgraphs].owner = ga;
-    P->subgraphs = ns;
-    P->nsubgraphs++;
+    if (P->nsubgraphs == L->subgraphs_cap) {
+        /* doubling: the copies left behind in the arena add up to less than
+         * the final list (one copy per subgraph was quadratic: 3 GB at 16k) */
+        uint32_t ncap = L->subgraphs_cap ? 2 * L->subgraphs_cap : 8;
+        struct exdb_subgraph *ns = exdb_arena_alloc(L->a, (size_t)ncap * sizeof *ns);
+        if (!ns)
+            return oom(L);
+        if (P->nsubgraphs)
+            memcpy(ns, P->subgraphs, P->nsubgraphs * sizeof *ns);
+        P->subgraphs = ns;
+        L->subgraphs_cap = ncap;
+    }
+    struct exdb_subgraph *e = &P->subgraphs[P->nsubgraphs++];
+    e->name = name;
+    e->graph = sub;
+    e->owner = ga;
     *out = exdb_arg_node(ga);
     return 0;
 }
@@ -1630,12 +1790,17 @@ static int load_graph(loader *L, const exdb_json *jg, const jpath *gp, exdb_grap
      * (the getitems of multi-output nodes name values too); one value per
      * entry of the value tables */
     /* capped, so a file with a huge value table and few nodes cannot make
-     * the loader reserve nodes it will never create */
+     * the loader reserve nodes it will never create, and within what is
+     * left of the loader's budget (reserve_left) */
     uint64_t nn = (uint64_t)ins->len + nodes->len, cap = 2 * nn + 64;
     uint64_t est64 = nn > sc.metas.count ? nn : sc.metas.count;
-    uint32_t est = (uint32_t)(est64 < cap ? est64 : cap);
-    if (exdb_graph_reserve(g, est + 1, ins->len + 64) < 0 ||
-        exdb_strmap_reserve(&sc.values, sc.metas.count) < 0)
+    est64 = est64 < cap ? est64 : cap;
+    est64 = est64 < L->reserve_left ? est64 : L->reserve_left;
+    L->reserve_left -= est64;
+    uint32_t est = (uint32_t)est64;
+    uint32_t nbases = ins->len + (nodes->len < 64 ? nodes->len : 64);
+    if (exdb_graph_reserve(g, est + 1, nbases < est + 1 ? nbases : est + 1) < 0 ||
+        (sc.metas.count && exdb_strmap_reserve(&sc.values, sc.metas.count) < 0))
         return oom(L);
     for (uint32_t i = 0; i < ins->len; i++) {
         jpath ep = PIDX(&ip, i);
@@ -1722,6 +1887,27 @@ static int load_graph(loader *L, const exdb_json *jg, const jpath *gp, exdb_grap
     return 0;
 }
 
+/* Indexes the subgraphs by name once all are loaded (entries no longer
+ * move): exdb_program_subgraph is then one hash lookup, not a scan of a
+ * list that a program of N higher-order ops makes N long. */
+static int index_subgraphs(loader *L) {
+    exdb_program *P = L->prog;
+    exdb_strmap_init(&P->subgraph_names, L->a);
+    if (exdb_strmap_reserve(&P->subgraph_names, P->nsubgraphs) < 0)
+        return oom(L);
+    for (uint32_t i = 0; i < P->nsubgraphs; i++) {
+        void **slot = exdb_strmap_put(&P->subgraph_names, P->subgraphs[i].name, NULL);
+        if (!slot)
+            return oom(L);
+        *slot = &P->subgraphs[i];
+    }
+    return 0;
+}
+
+const struct exdb_subgraph *exdb_program_subgraph(const exdb_program *p, const char *name) {
+    return exdb_strmap_get(&p->subgraph_names, name);
+}
+
 /* ---- signature */
 
 static const char *const in_keys[] = {"user_input", "parameter", "buffer",        "tensor_constant",
@@ -1753,8 +1939,12 @@ static int arg_value_name(loader *L, const exdb_json *j, const jpath *p, const c
         const exdb_json *sv;
         if (get_union(L, v, &vp, "a symbolic argument", &st, &sv) < 0)
             return -1;
-        if (strcmp(st, "as_name") == 0 && sv->type == EXDB_JSTRING)
+        jpath np = PKEY(&vp, st);
+        if (strcmp(st, "as_name") == 0 && sv->type == EXDB_JSTRING) {
+            if (check_str(L, sv, &np) < 0)
+                return -1;
             *name = sv->u.str;
+        }
         return 0;
     }
     if (constant) {
@@ -1833,10 +2023,13 @@ static int load_signature(loader *L, const exdb_json *sig, const jpath *p) {
         } else {
             if (need_obj(L, arg, &ap) < 0 || get_str(L, arg, "name", &ap, &s->name) < 0)
                 return -1;
-            if (k == EXDB_IN_CUSTOM_OBJ)
-                s->class_fqn = exdb_json_is(exdb_json_get(arg, "class_fqn"), EXDB_JSTRING)
-                                   ? exdb_json_get(arg, "class_fqn")->u.str
-                                   : NULL;
+            const exdb_json *cf = exdb_json_get(arg, "class_fqn");
+            jpath cfp = PKEY(&ap, "class_fqn");
+            if (k == EXDB_IN_CUSTOM_OBJ && exdb_json_is(cf, EXDB_JSTRING)) {
+                if (check_str(L, cf, &cfp) < 0)
+                    return -1;
+                s->class_fqn = cf->u.str;
+            }
         }
         const char *tkey = k == EXDB_IN_PARAMETER         ? "parameter_name"
                            : k == EXDB_IN_BUFFER          ? "buffer_name"
@@ -1962,6 +2155,8 @@ static int load_str_list(loader *L, const exdb_json *j, const jpath *p, const ch
         jpath ep = PIDX(p, i);
         if (!exdb_json_is(&j->u.kids[i], EXDB_JSTRING))
             return lfail(L, &ep, "expected a string, found %s", exdb_json_type_name(&j->u.kids[i]));
+        if (check_str(L, &j->u.kids[i], &ep) < 0)
+            return -1;
         (*out)[i] = j->u.kids[i].u.str;
     }
     return 0;
@@ -2045,6 +2240,8 @@ static int load_call_graph(loader *L, const exdb_json *mcg, const jpath *p) {
             if (spec->type != EXDB_JSTRING)
                 return lfail(L, &kp, "expected a TreeSpec JSON string, found %s",
                              exdb_json_type_name(spec));
+            if (check_str(L, spec, &kp) < 0)
+                return -1;
             exdb_treespec *ts;
             exdb_error e2 = {0};
             if (exdb_parse_treespec(L->a, spec->u.str, &ts, &e2) < 0)
@@ -2081,13 +2278,17 @@ static int load_kv_strings(loader *L, const exdb_json *j, const jpath *p, exdb_k
     *n = j->len;
     for (uint32_t i = 0; i < j->len; i++) {
         const exdb_json *e = &j->u.kids[i];
+        jpath ep = PKEY(p, e->key);
+        if (check_key(L, e->key, p) < 0)
+            return -1;
         (*out)[i].key = e->key;
         if (e->type == EXDB_JSTRING) {
+            if (check_str(L, e, &ep) < 0)
+                return -1;
             (*out)[i].value = e->u.str;
         } else if (e->type == EXDB_JNUMBER) {
             (*out)[i].value = exdb_arena_strndup(L->a, e->u.str, e->len);
         } else {
-            jpath ep = PKEY(p, e->key);
             return lfail(L, &ep, "expected a string or number, found %s", exdb_json_type_name(e));
         }
     }
@@ -2138,11 +2339,14 @@ static int load_program(loader *L, const exdb_json *root) {
     P->schema_minor = (int)minor;
     L->legacy_unions = major < 5;
     const exdb_json *tv = get_opt(root, "torch_version");
-    if (exdb_json_is(tv, EXDB_JSTRING))
-        P->torch_version = tv->u.str;
     const exdb_json *dia = get_opt(root, "dialect");
-    if (exdb_json_is(dia, EXDB_JSTRING))
-        P->dialect = dia->u.str;
+    jpath tvp = PKEY(top, "torch_version"), dp = PKEY(top, "dialect");
+    if (exdb_json_is(tv, EXDB_JSTRING) && check_str(L, tv, &tvp) < 0)
+        return -1;
+    if (exdb_json_is(dia, EXDB_JSTRING) && check_str(L, dia, &dp) < 0)
+        return -1;
+    P->torch_version = exdb_json_is(tv, EXDB_JSTRING) ? tv->u.str : NULL;
+    P->dialect = exdb_json_is(dia, EXDB_JSTRING) ? dia->u.str : NULL;
     const exdb_json *ver = get_opt(root, "verifiers");
     if (ver) {
         jpath vp = PKEY(top, "verifiers");
@@ -2166,6 +2370,8 @@ static int load_program(loader *L, const exdb_json *root) {
             const exdb_json *e = &rc->u.kids[i];
             jpath ep = PKEY(&rcp, e->key);
             exdb_range *r = &P->ranges[i];
+            if (check_key(L, e->key, &rcp) < 0)
+                return -1;
             r->symbol = e->key;
             if (need_obj(L, e, &ep) < 0)
                 return -1;
@@ -2241,7 +2447,7 @@ static int load_program(loader *L, const exdb_json *root) {
             L, &osp2, "%u output spec%s for %u graph output%s (they pair up one to one, in order)",
             P->noutputs, P->noutputs == 1 ? "" : "s", gouts->len, gouts->len == 1 ? "" : "s");
     }
-    if (load_graph(L, jg, &gp, P->graph, 0) < 0)
+    if (load_graph(L, jg, &gp, P->graph, 0) < 0 || index_subgraphs(L) < 0)
         return -1;
     if (check_signature_names(L, &sigp) < 0)
         return -1;
@@ -2277,7 +2483,8 @@ exdb_program *exdb_program_from_json(char *buf, size_t len, const char *name, ex
                 .a = &P->arena,
                 .args = &P->args_arena,
                 .fname = P->path ? P->path : name,
-                .err = err};
+                .err = err,
+                .reserve_left = len / RESERVE_BYTES + 64};
     exdb_arena_init(&L.node_dom);
     /* The DOM lives in its own arena, dropped once the IR is built. The
      * main graph's nodes (~3/4 of the JSON) and tensor metadata (a DOM of

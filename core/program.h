@@ -119,6 +119,7 @@ typedef struct exdb_program {
         exdb_node *owner; /* the get_attr node in its parent graph */
     } * subgraphs;
     uint32_t nsubgraphs;
+    exdb_strmap subgraph_names; /* name -> its last struct exdb_subgraph (exdb_program_subgraph) */
 
     exdb_input_spec *inputs;
     uint32_t ninputs;
@@ -144,6 +145,11 @@ exdb_program *exdb_program_load(const char *path, const char *model, exdb_error 
 exdb_program *exdb_program_from_json(char *buf, size_t len, const char *name, exdb_error *err);
 
 void exdb_program_free(exdb_program *p);
+
+/* The subgraph registered under attribute name `name` (the last one when
+ * several share it, as getattr on the GraphModule would see), or NULL: a
+ * hash lookup, so callers resolving every get_attr stay linear. */
+const struct exdb_subgraph *exdb_program_subgraph(const exdb_program *p, const char *name);
 
 const char *exdb_input_kind_name(exdb_input_kind k);   /* "parameter", ... (JSON key) */
 const char *exdb_output_kind_name(exdb_output_kind k); /* "user_output", ... */

@@ -23,6 +23,40 @@ for s in $sizes; do
     fi
 done
 
+# 20k higher-order ops (wrap_with_set_grad_enabled), each with a one-node
+# as_graph body: the subgraph list grew by a copy per subgraph (issue 13,
+# 4.8 GB and 8 s to load at 20k); load and operations are timed below.
+hop=$out/hop_20k.json
+if [ ! -s "$hop" ]; then
+    echo "generating $hop ..." >&2
+    python3 - "$hop.tmp" <<'PY' && mv "$hop.tmp" "$hop"
+import json, sys
+p = json.load(open("tests/malformed/_valid.json"))
+g = p["graph_module"]["graph"]
+first, last = g["nodes"]
+nodes, prev = [first], "linear"
+for i in range(20000):
+    body = {"inputs": [{"as_tensor": {"name": "a"}}], "outputs": [{"as_tensor": {"name": "r"}}],
+            "nodes": [{"target": "torch.ops.aten.relu.default",
+                       "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "a"}}, "kind": 1}],
+                       "outputs": [{"as_tensor": {"name": "r"}}], "metadata": {}, "name": "r"}],
+            "tensor_values": {}, "sym_int_values": {}, "sym_bool_values": {}, "sym_float_values": {},
+            "custom_obj_values": {}, "is_single_tensor_return": False}
+    nodes.append({"target": "torch.ops.higher_order.wrap_with_set_grad_enabled",
+                  "inputs": [{"name": "", "arg": {"as_bool": False}, "kind": 1},
+                             {"name": "", "arg": {"as_graph": {"name": "wrap_body%d" % i, "graph": body}},
+                              "kind": 1},
+                             {"name": "", "arg": {"as_tensor": {"name": prev}}, "kind": 1}],
+                  "outputs": [{"as_tensor": {"name": "h%d" % i}}],
+                  "metadata": {"nn_module_stack": "L__self__,,m.Net"},
+                  "is_hop_single_tensor_return": True, "name": "h%d" % i})
+    prev = "h%d" % i
+last["inputs"][0]["arg"]["as_tensor"]["name"] = prev
+g["nodes"] = nodes + [last]
+json.dump(p, open(sys.argv[1], "w"))
+PY
+fi
+
 # cold: the first load of a fresh process, which takes all its memory new
 # from the kernel; warm: the best later load in the same process (reusing
 # it), i.e. what the code itself costs. RSS/MB: what loading added to the
@@ -55,6 +89,7 @@ for s in $sizes; do
     10k) row "$out/synth_$s.json" 8 ;; *) row "$out/synth_$s.json" ;; esac
     eval "pernode_$s=\"\$last_pernode\""
 done
+row "$hop" 4
 # What the cold column measures: on a virtual machine whose host takes the
 # memory a guest frees back (virtio-balloon free page reporting, after a
 # couple of seconds), a fresh process pays the host for every page. Run
@@ -98,6 +133,7 @@ for s in $sizes; do
     *) ops_row "$out/synth_$s.json" ;;
     esac
 done
+ops_row "$hop"
 echo "(lint: every check of \`lint\` on the program, FX's, the signature's and unflatten's"
 echo " pre-flight; dce: \`dce --dry-run\`; one run each, wall clock. FX's lint and dce alone,"
 echo " per node and beside torch.fx's, in CPU time: make bench-peer)"

@@ -10,6 +10,9 @@
 # A case passes when the exit status is 1 and stderr equals NAME.expected
 # byte for byte (so any sanitizer or leak report fails it). _valid.json, the
 # program every mutation starts from, must load cleanly (status 0, no stderr).
+# Cases named mem_* must also keep the peak RSS within MEM_FACTOR bytes per
+# byte of input above what _valid.json takes (issue 13: 64 bytes per byte
+# for a long int list, 891 MB for 11.7 MB of empty nodes).
 #
 # Prints one line per failure and finally exactly
 #     malformed: N passed, M failed
@@ -116,6 +119,8 @@ s = json.dumps(json.loads(valid))
 fqns = ["y%03d%s.%s" % (i, "p" * 3800, ".".join("c%d" % j for j in range(62))) for i in range(300)]
 write("limit_module_bytes.json",
       (s[:k] + "".join('{"fqn": "%s"},' % f for f in fqns) + s[k:]).encode())
+# an op target with a Latin-1 byte (0xE9), not UTF-8
+write("name_not_utf8.json", valid.replace(b"aten.linear.default", b"aten.lin\xe9ar.default", 1))
 os.mkdir(os.path.join(dst, "a_directory.json"))
 # not a zip: binary bytes behind a .pt2 name
 write("zip_garbage.pt2", bytes((i * 37 + 11) % 256 for i in range(512)))
@@ -159,6 +164,54 @@ while True:
         break
     cen = data.index(b"PK\x01\x02", cen + 4)
 write("zip_huge_member.pt2", bytes(data))
+# two members named byteorder (zipfile warns and writes both)
+import warnings
+warnings.simplefilter("ignore")
+zipit("zip_dup_member.pt2", pt2("zip_dup_member", valid) + [("zip_dup_member/byteorder", b"big")])
+# 300,000 models and none chosen: each model name was compared with every
+# earlier one (24 s for 100,000 in the release build; this one would take
+# minutes, past the runner's timeout)
+zipit("zip_many_models.pt2", pt2("zip_many_models", None)
+      + [("zip_many_models/models/m%d.json" % i, b"{}") for i in range(300000)])
+# ---- memory (cases mem_*: peak RSS bounded, see MEM_FACTOR below); each
+# is refused only after its big part has been read
+s = json.dumps(json.loads(valid))
+k = s.index('"nodes": [') + len('"nodes": [')
+# 3,900,000 empty nodes (11.7 MB): 891 MB reserved before the first was refused
+write("mem_empty_nodes.json", (s[:k] + "{}," * 3900000 + s[k:]).encode())
+# a node argument of 4M ints (8 MB), then an unknown argument: 64 bytes of
+# memory per byte of JSON
+q = json.loads(valid)
+graph(q)["nodes"][1]["inputs"] += [{"name": "dims", "arg": {"as_ints": [1]}, "kind": 1},
+                                   {"name": "z", "arg": {"as_foo": 1}, "kind": 1}]
+t = json.dumps(q)
+m = t.index('"as_ints": [') + len('"as_ints": [')
+write("mem_int_list.json", (t[:m] + "1," * 3999999 + t[m:]).encode())
+# a node with 300,000 None outputs (5 MB), then an unknown output kind
+node = ('{"target": "torch.ops.aten.x.default", "inputs": [], "outputs": ['
+        + '{"as_none": null}, ' * 300000 + '{"as_foo": {}}], "metadata": {}}, ')
+write("mem_none_outputs.json", (s[:k] + node + s[k:]).encode())
+# 8,000 higher-order ops with a one-node as_graph body each (7 MB), then an
+# unknown argument: the subgraph list grew quadratically (820 MB)
+q = json.loads(valid)
+first, last = graph(q)["nodes"]
+nodes, prev = [first], "linear"
+for i in range(8000):
+    body = {"inputs": [{"as_tensor": {"name": "a"}}], "outputs": [{"as_tensor": {"name": "r"}}],
+            "nodes": [{"target": "torch.ops.aten.relu.default",
+                       "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "a"}}, "kind": 1}],
+                       "outputs": [{"as_tensor": {"name": "r"}}], "metadata": {}, "name": "r"}]}
+    nodes.append({"target": "torch.ops.higher_order.wrap_with_set_grad_enabled",
+                  "inputs": [{"name": "", "arg": {"as_bool": False}, "kind": 1},
+                             {"name": "", "arg": {"as_graph": {"name": "body%d" % i, "graph": body}}, "kind": 1},
+                             {"name": "", "arg": {"as_tensor": {"name": prev}}, "kind": 1}],
+                  "outputs": [{"as_tensor": {"name": "h%d" % i}}], "metadata": {},
+                  "is_hop_single_tensor_return": True, "name": "h%d" % i})
+    prev = "h%d" % i
+last["inputs"] = [{"name": "self", "arg": {"as_tensor": {"name": prev}}, "kind": 1},
+                  {"name": "z", "arg": {"as_foo": 1}, "kind": 1}]
+graph(q)["nodes"] = nodes + [last]
+write("mem_hop_nodes.json", json.dumps(q).encode())
 PY
 }
 
@@ -175,8 +228,25 @@ failed() {
     fail=$((fail + 1))
 }
 
+# Peak RSS bound of the mem_* cases, bytes per input byte. The release build
+# takes at most 26 on them (a list of 1-digit ints: 24 bytes of DOM and IR
+# per element of 2 bytes); AddressSanitizer's shadow memory adds an eighth.
+MEM_FACTOR=32
+
+# Runs "$@" and writes its peak RSS in KiB (the largest of it and its
+# children) to $out/rss. ASan's quarantine is turned off: the freed memory
+# it keeps resident is ASan's, not exdb's.
+measured() {
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0" python3 -c '
+import resource, subprocess, sys
+rc = subprocess.call(sys.argv[2:])
+with open(sys.argv[1], "w") as f:
+    f.write("%d\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+sys.exit(rc if rc >= 0 else 128 - rc)' "$out/rss" "$@"
+}
+
 # The base program must load, or every mutation of it proves nothing.
-if (cd "$here" && "$exdb" _valid.json -batch </dev/null >"$out/stdout" 2>"$out/stderr"); then
+if (cd "$here" && measured "$exdb" _valid.json -batch </dev/null >"$out/stdout" 2>"$out/stderr"); then
     if [ -s "$out/stderr" ]; then
         failed "_valid.json: loads but prints on stderr: $(head -c 300 "$out/stderr" | head -n 1)"
     else
@@ -185,6 +255,7 @@ if (cd "$here" && "$exdb" _valid.json -batch </dev/null >"$out/stdout" 2>"$out/s
 else
     failed "_valid.json: does not load: $(head -c 300 "$out/stderr" | head -n 1)"
 fi
+base_kb=$(cat "$out/rss" 2>/dev/null || echo 0)
 
 # Every committed input needs its .expected (else it would silently not run).
 for f in "$here"/*; do
@@ -214,12 +285,19 @@ for exp in "$here"/*.expected; do
         failed "$name: no input file (tests/malformed/$name.* or a generated one)"
         continue
     fi
-    (cd "$dir" && exec timeout 120 "$exdb" "$file" -batch </dev/null >"$out/stdout" 2>"$out/stderr")
+    case $name in
+    mem_*) (cd "$dir" && measured timeout 120 "$exdb" "$file" -batch </dev/null >"$out/stdout" 2>"$out/stderr") ;;
+    *) (cd "$dir" && exec timeout 120 "$exdb" "$file" -batch </dev/null >"$out/stdout" 2>"$out/stderr") ;;
+    esac
     rc=$?
     if [ "$rc" -ne 1 ]; then
         failed "$name: exit status $rc, expected 1; stderr: $(head -c 300 "$out/stderr" | head -n 1)"
     elif ! cmp -s "$exp" "$out/stderr"; then
         failed "$name: stderr differs: got \"$(head -c 300 "$out/stderr" | head -n 1)\"$([ "$(wc -l <"$out/stderr")" -gt 1 ] && echo ' (and more lines)')"
+    elif case $name in mem_*) true ;; *) false ;; esac &&
+        ! awk -v kb="$(cat "$out/rss")" -v base="$base_kb" -v bytes="$(wc -c <"$dir/$file")" -v f="$MEM_FACTOR" \
+            'BEGIN { exit !((kb - base) * 1024 <= f * bytes) }'; then
+        failed "$name: peak RSS $(cat "$out/rss") KiB, over $MEM_FACTOR bytes per byte of its $(wc -c <"$dir/$file") bytes above _valid.json's $base_kb KiB"
     else
         pass=$((pass + 1))
     fi

@@ -18,7 +18,7 @@ real=${REAL_PT2:-$(cd "$root/.." && pwd)/shared/real_pt2}
 rm -rf "$out"
 mkdir -p "$out"
 python3 - "$root" "$real" "$out" <<'PY'
-import glob, hashlib, io, json, os, sys, zipfile
+import glob, hashlib, io, json, os, sys, warnings, zipfile
 
 root, real, out = sys.argv[1:4]
 HARNESSES = ("json", "load", "container", "treespec", "stack", "repl", "unflatten")
@@ -105,6 +105,9 @@ for path in fixtures + malformed:
     if len(data) <= 256 << 10:
         seed("load", data)
         seed("json", data)
+# a target that is not UTF-8 (refused; the committed malformed cases have
+# names with \u0000 and lone surrogates)
+seed("load", valid.replace(b"aten.linear.default", b"aten.lin\xe9ar.default", 1))
 for path in reals_by_size[:2]:
     seed("load", read(path))  # two whole small real programs
 for p in real_programs:
@@ -129,7 +132,7 @@ for text in ('{"a": [1, -0, 1.5e-7, 1E+400, -9223372036854775808, 92233720368547
              '9223372036854775808, Infinity, -Infinity, NaN, "\\u00e9\\ud83d\\ude00\\u0000", '
              'true, false, null, {"": {}}]}',
              '"\\ud800"', '[' * 513 + ']' * 513, '[' * 511 + ']' * 511, '{"a": 1, "a": 2}',
-             "  \n\t{}\n"):
+             "  \n\t{}\n", '{"k\\u0000": 1, "\\\\u0000": 2}'):
     seed("json", text)
 
 # ---- TreeSpecs and module stacks from every program
@@ -228,6 +231,11 @@ seed("container", zipit([("legacy/serialized_exported_program.json", valid),
                          ("legacy/version", b"8.20")], zipfile.ZIP_DEFLATED))
 seed("container", zipit([("ts/data.pkl", b"\x80\x02}q\x00."), ("ts/version", b"3\n")]))
 seed("container", zipit(pt2("model", b"{}")))
+# two members of one name (refused), and many models (issue 13)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    seed("container", zipit(pt2("dup", valid) + [("dup/byteorder", b"big")]))
+seed("container", zipit(pt2("many", valid) + [("many/models/m%d.json" % i, b"{}") for i in range(1000)]))
 if real_programs:
     prog = json.dumps(cut_program(real_programs[0], 8) or {}).encode()
     cfg = read(sorted(configs, key=os.path.getsize)[0])[:4096] if configs else small_cfg

@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -660,4 +661,95 @@ Test(load, subgraph_constant_inputs_take_top_level_spec_names) {
                      "    %arg2 : [num_users=0] = placeholder[target=arg2]\n"
                      "    return (a,)");
 }
+// clang-format on
+
+/* N higher-order ops with one small as_graph body each (issue 13 item 1):
+ * the subgraph list grew by a copy per subgraph, N^2/2 entries in all
+ * (3 GB at 16k; here 110 bytes of program per byte of JSON, 7.6 now). The
+ * program's memory must stay within a small multiple of its JSON, and
+ * subgraphs are found by name. */
+Test(load, many_subgraphs_linear_memory) {
+    enum { N = 4000 };
+    exdb_buf b;
+    exdb_buf_init(&b);
+    exdb_buf_printf(&b, "%s",
+                    "{\"schema_version\": {\"major\": 8, \"minor\": 20}, \"graph_module\":"
+                    " {\"graph\": {\"inputs\": [{\"as_tensor\": {\"name\": \"x\"}}],"
+                    " \"nodes\": [");
+    char prev[16] = "x";
+    for (int i = 0; i < N; snprintf(prev, sizeof prev, "h%d", i), i++)
+        exdb_buf_printf(
+            &b,
+            "%s{\"target\": \"torch.ops.higher_order.wrap_with_set_grad_enabled\", \"inputs\": ["
+            "{\"name\": \"\", \"arg\": {\"as_bool\": false}}, {\"name\": \"\", \"arg\": "
+            "{\"as_graph\":"
+            " {\"name\": \"body%d\", \"graph\": {\"inputs\": [{\"as_tensor\": {\"name\": \"a\"}}],"
+            " \"outputs\": [{\"as_tensor\": {\"name\": \"a\"}}], \"nodes\": []}}}},"
+            " {\"name\": \"\", \"arg\": {\"as_tensor\": {\"name\": \"%s\"}}}],"
+            " \"outputs\": [{\"as_tensor\": {\"name\": \"h%d\"}}], \"metadata\": {},"
+            " \"is_hop_single_tensor_return\": true}",
+            i ? ", " : "", i, prev, i);
+    exdb_buf_printf(&b,
+                    "], \"outputs\": [{\"as_tensor\": {\"name\": \"h%d\"}}]}, \"signature\":"
+                    " {\"input_specs\": [{\"user_input\": {\"arg\": {\"as_tensor\": {\"name\":"
+                    " \"x\"}}}}], \"output_specs\": [{\"user_output\": {\"arg\": {\"as_tensor\":"
+                    " {\"name\": \"h%d\"}}}}]}}}",
+                    N - 1, N - 1);
+    size_t len = b.len;
+    char *json = malloc(len + 1);
+    cr_assert_not_null(json);
+    memcpy(json, exdb_buf_str(&b), len + 1);
+    exdb_buf_free(&b);
+    exdb_error err = {0};
+    prog = exdb_program_from_json(json, len, "t.json", &err);
+    cr_assert_not_null(prog, "load failed: %s", err.msg);
+    cr_assert_eq(prog->nsubgraphs, N);
+    size_t used = prog->arena.used + prog->args_arena.used;
+    cr_assert_lt(used, 12 * len, "%zu bytes of program for %zu bytes of JSON", used, len);
+    const struct exdb_subgraph *s = exdb_program_subgraph(prog, "body3999");
+    cr_assert_not_null(s);
+    cr_assert_eq(s, &prog->subgraphs[N - 1]);
+    cr_assert_eq(s->owner, exdb_graph_find(prog->graph, "body3999"));
+    cr_assert_null(exdb_program_subgraph(prog, "body4000"));
+}
+
+/* Strings the loader keeps must be UTF-8 text without U+0000 (issue 13
+ * item 11): "x\u0000junk" was read as x, and a name that is not UTF-8 made
+ * an SVG that is not well-formed XML. Refused with the JSON path. */
+// clang-format off
+#define RELU(name, x, more) "{'target': 'torch.ops.aten.relu.default', 'inputs': [" ARG("self", T(x)) more "]," \
+    " 'outputs': [" T("relu") "], 'metadata': {}, 'name': '" name "'}"
+Test(load, strings_are_utf8_without_nul) {
+    cr_assert_str_eq(load_error(PROG(T("x"), RELU("relu\\u0000x", "x", ""), T("relu"), UIN("x"), UOUT("relu"))),
+                     "t.json: $.graph_module.graph.nodes[0].name: expected a string without \\u0000 (U+0000), "
+                     "found \"relu\\u0000x\"");
+    cr_assert_str_eq(load_error(PROG(T("x"), RELU("relu", "x\\u0000junk", ""), T("relu"), UIN("x"), UOUT("relu"))),
+                     "t.json: $.graph_module.graph.nodes[0].inputs[0].arg.as_tensor.name: expected a string "
+                     "without \\u0000 (U+0000), found \"x\\u0000junk\"");
+    cr_assert_str_eq(load_error(PROG(T("x"), RELU("relu", "x", ", " ARG("m", "{'as_string': 'a\xff" "b'}")),
+                                     T("relu"), UIN("x"), UOUT("relu"))),
+                     "t.json: $.graph_module.graph.nodes[0].inputs[1].arg.as_string: expected UTF-8 text, "
+                     "found \"a\\xffb\" (not UTF-8 from byte 1)");
+    cr_assert_str_eq(load_error(PROG(T("x"), RELU("relu", "x", ", " ARG("d", "{'as_string_to_argument': "
+                                                                           "{'k\xc3': {'as_int': 1}}}")),
+                                     T("relu"), UIN("x"), UOUT("relu"))),
+                     "t.json: $.graph_module.graph.nodes[0].inputs[1].arg.as_string_to_argument: expected "
+                     "keys of UTF-8 text, found \"k\\xc3\" (not UTF-8 from byte 1)");
+    cr_assert_str_eq(load_error(PROG(T("x"),
+                                     "{'target': 'torch.ops.aten.relu.default', 'inputs': [" ARG("self", T("x")) "],"
+                                     " 'outputs': [" T("relu") "], 'metadata': {'stack_trace': 'ok\\udc00'}}",
+                                     T("relu"), UIN("x"), UOUT("relu"))),
+                     "t.json: $.graph_module.graph.nodes[0].metadata.stack_trace: expected UTF-8 text, found "
+                     "\"ok\\xed\\xb0\\x80\" (not UTF-8 from byte 2: a surrogate, a \\ud800-\\udfff escape "
+                     "without its pair)");
+    cr_assert_str_eq(load_error(PROG(T("x\xe2\x82"), "", T("x\xe2\x82"), UIN("x\xe2\x82"), UOUT("x\xe2\x82"))),
+                     "t.json: $.graph_module.signature.input_specs[0].user_input.arg.as_tensor.name: "
+                     "expected UTF-8 text, found \"x\\xe2\\x82\" (not UTF-8 from byte 1)");
+    /* UTF-8 text is fine, escaped or not: e-acute, a euro sign, U+1F600 as a surrogate pair */
+    load(PROG(T("x"), "{'target': 'torch.ops.aten.relu.default', 'inputs': [" ARG("self", T("x")) "],"
+              " 'outputs': [" T("caf\\u00e9\xe2\x82\xac") "], 'metadata': {'stack_trace': '\\ud83d\\ude00'}}",
+              T("caf\\u00e9\xe2\x82\xac"), UIN("x"), UOUT("caf\xc3\xa9\xe2\x82\xac")));
+    cr_assert_not_null(exdb_graph_find(prog->graph, "caf\xc3\xa9\xe2\x82\xac"));
+}
+#undef RELU
 // clang-format on
