@@ -36,11 +36,8 @@ static int push(exdb_modgraphs *gs, exdb_modgraph g) {
 /* The program subgraph a GraphModule child named `name` was copied from:
  * the last of that name, as _copy_graph_attrs picks it. */
 static const exdb_graph *program_subgraph(const exdb_program *p, const char *name) {
-    const exdb_graph *g = NULL;
-    for (uint32_t i = 0; i < p->nsubgraphs; i++)
-        if (strcmp(p->subgraphs[i].name, name) == 0)
-            g = p->subgraphs[i].graph;
-    return g;
+    const struct exdb_subgraph *s = exdb_program_subgraph(p, name);
+    return s ? s->graph : NULL;
 }
 
 /* The graphs of module m at fqn: its own (each call's, for a dispatcher),

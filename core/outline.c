@@ -999,10 +999,8 @@ int exdb_ugraph_attrs_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) 
     exdb_umodule *m = exdb_umod_get_path(r->root, fqn);
     if (!m)
         return exdb_errorf(err, "AttributeError: _copy_graph_attrs: no module '%s'", fqn);
-    const exdb_graph *src = NULL;
-    for (uint32_t i = 0; i < p->nsubgraphs; i++)
-        if (strcmp(p->subgraphs[i].name, name) == 0)
-            src = p->subgraphs[i].graph;
+    const struct exdb_subgraph *sub = exdb_program_subgraph(p, name); /* the last of the name */
+    const exdb_graph *src = sub ? sub->graph : NULL;
     if (!src)
         return exdb_errorf(err,
                            "AttributeError: _copy_graph_attrs: the program has no attribute "
