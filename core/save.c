@@ -3,10 +3,12 @@
 #include "save.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "container.h"
+#include "outfile.h"
 #include "strmap.h"
 
 /* ---- json.dumps */
@@ -403,8 +405,49 @@ done:
     return rc;
 }
 
+/* Error messages of the container layer name the file it wrote, which is
+ * inside save's temporary directory: name the user's file instead. */
+static void name_target(exdb_error *err, const char *inner, const char *out_path) {
+    char *at = err && err->set ? strstr(err->msg, inner) : NULL;
+    if (!at)
+        return;
+    char rest[EXDB_ERROR_MAX];
+    snprintf(rest, sizeof rest, "%s", at + strlen(inner));
+    snprintf(at, sizeof err->msg - (size_t)(at - err->msg), "%s%s", out_path, rest);
+}
+
+/* The container layer writes the copy into a temporary directory beside
+ * out_path (its own temporary files, and libzip's, go there too), which
+ * outfile.c removes with everything in it on failure or on a terminating
+ * signal; only then is the finished file renamed to out_path. */
+static int write_copy(exdb_container *c, const char *model, const exdb_buf *json,
+                      const char *out_path, int force, exdb_error *err) {
+    char *dir;
+    if (exdb_out_temp(out_path, 1, &dir, NULL, err) < 0)
+        return -1;
+    const char *slash = strrchr(out_path, '/');
+    const char *base = slash ? slash + 1 : out_path;
+    size_t n = strlen(dir) + strlen(base) + 2;
+    char *inner = malloc(n);
+    int rc = -1;
+    if (!inner) {
+        exdb_errorf(err, "%s: out of memory", out_path);
+    } else {
+        snprintf(inner, n, "%s/%s", dir, base);
+        rc = exdb_container_save(c, model, exdb_buf_str(json), json->len, inner, 0, err);
+        name_target(err, inner, out_path);
+        if (rc == 0)
+            rc = exdb_out_install(inner, out_path, force, err);
+    }
+    exdb_out_discard(dir);
+    free(inner);
+    return rc;
+}
+
 int exdb_program_save(const exdb_program *p, const char *out_path, int force,
                       exdb_save_stats *stats, exdb_error *err) {
+    if (exdb_out_check(out_path, force, err) < 0)
+        return -1;
     exdb_buf b;
     exdb_buf_init(&b);
     int rc = exdb_program_save_json(p, &b, stats, err);
@@ -413,7 +456,7 @@ int exdb_program_save(const exdb_program *p, const char *out_path, int force,
         rc = exdb_container_open(p->path, &c, err);
     if (rc == 0) {
         const char *model = exdb_container_model_count(c) > 1 ? p->model : NULL;
-        rc = exdb_container_save(c, model, exdb_buf_str(&b), b.len, out_path, force, err);
+        rc = write_copy(c, model, &b, out_path, force, err);
     }
     exdb_container_close(c);
     exdb_buf_free(&b);
