@@ -167,7 +167,7 @@ static int lint_flat(session *s, exdb_lint_report *r, uint32_t *errors) {
     exdb_arena_init(&a);
     exdb_lint_state st;
     exdb_error err = {0};
-    if (exdb_state_from_archive(s->prog->path, s->prog->model, &a, &st, &err) < 0) {
+    if (exdb_state_from_program(s->prog, &a, &st, &err) < 0) {
         exdb_arena_destroy(&a);
         return cmd_fail(s, "%s", err.msg);
     }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/outfile.h"
+#include "core/snapshot.h"
 #include "viz/view.h"
 
 /* dot's cost grows much faster than linearly (0.34 s at 1.2k nodes, 192 s
@@ -145,12 +146,18 @@ static int write_dot(vz_graph *vg, exdb_buf *b, exdb_viz_stats *st, exdb_error *
 /* ---- writing */
 
 /* True when path names the same file as the loaded program (following
- * symbolic links), so `render` never overwrites its input. */
+ * symbolic links), so `render` never overwrites its input: the file it was
+ * loaded from (its identity then), or what is at its absolute path now. A
+ * `cd` since the load changes neither. */
 static int is_program_file(const exdb_viz_source *src, const char *path) {
+    const exdb_snapshot *snap = src->prog->snapshot;
     struct stat a, b;
-    if (!src->prog->path || stat(path, &a) < 0 || stat(src->prog->path, &b) < 0)
+    if (stat(path, &a) < 0)
         return 0;
-    return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+    if (snap && (uint64_t)a.st_dev == snap->dev && (uint64_t)a.st_ino == snap->ino)
+        return 1;
+    const char *prog = snap ? snap->abs_path : src->prog->path;
+    return prog && stat(prog, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 /* Graph attributes that keep a layout affordable for its engine and size. */
