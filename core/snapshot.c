@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "statefiles.h"
+#include "strbuf.h"
 
 /* ---- XXH64 (xxhash.h's reference algorithm, seed 0) */
 
@@ -113,6 +114,16 @@ static const char *absolute(exdb_arena *a, const char *path) {
     return exdb_arena_printf(a, "%s/%s", cwd, path);
 }
 
+/* XXH64 of what save copies from a zip besides the program (0 for JSON). */
+static int members_hash(exdb_container *c, uint64_t *out, exdb_error *err) {
+    exdb_buf b;
+    exdb_buf_init(&b);
+    int rc = exdb_container_describe(c, &b, err);
+    *out = rc == 0 && b.len ? exdb_hash64(b.s, b.len) : 0;
+    exdb_buf_free(&b);
+    return rc;
+}
+
 /* Fills s from the open container c (model: the one loaded, NULL when it
  * is the only one). */
 static int take(exdb_arena *a, exdb_snapshot *s, exdb_container *c, const char *model,
@@ -128,6 +139,8 @@ static int take(exdb_arena *a, exdb_snapshot *s, exdb_container *c, const char *
         s->dev = (uint64_t)st.st_dev;
         s->ino = (uint64_t)st.st_ino;
     }
+    if (members_hash(c, &s->members_hash, err) < 0)
+        return -1;
     if (s->kind != EXDB_CONT_PT2)
         return 0;
     const char *name = model ? model : exdb_container_model_name(c, 0);
@@ -158,4 +171,68 @@ exdb_program *exdb_snapshot_load(exdb_container *c, const char *model, char *buf
     }
     exdb_program_free(p);
     return NULL;
+}
+
+/* ---- going back to the file (save) */
+
+/* The reason in a container error "PATH: REASON" (PATH is the one it was
+ * opened with), for a message that names the file once. */
+static const char *reason(const exdb_error *e, const char *path) {
+    size_t n = strlen(path);
+    return strncmp(e->msg, path, n) == 0 && strncmp(e->msg + n, ": ", 2) == 0 ? e->msg + n + 2
+                                                                              : e->msg;
+}
+
+/* Whether the open container c holds what s recorded: same kind, same
+ * members (zips), the same program text. Reads the program into *buf. */
+static int same_file(const exdb_snapshot *s, const exdb_program *p, exdb_container *c, char **buf,
+                     size_t *len, exdb_error *err) {
+    const char *why = "another kind of file";
+    exdb_error e = {0};
+    uint64_t members;
+    if ((int)exdb_container_kind_of(c) == s->kind) {
+        why = "its members differ";
+        if (members_hash(c, &members, &e) < 0)
+            why = reason(&e, s->abs_path);
+        else if (members == s->members_hash) {
+            const char *model = exdb_container_model_count(c) > 1 ? p->model : NULL;
+            why = "its program differs";
+            if (exdb_container_read_program(c, model, buf, len, NULL, &e) < 0)
+                why = reason(&e, s->abs_path);
+            else if (*len == s->program_len && exdb_hash64(*buf, *len) == s->program_hash)
+                return 0;
+        }
+    }
+    exdb_mem_release(*buf);
+    *buf = NULL;
+    return exdb_errorf(err,
+                       "%s: changed on disk since the program was loaded (%s): save writes the "
+                       "program from that file and will not write it from other content; load "
+                       "it again to save what it holds now",
+                       s->abs_path, why);
+}
+
+int exdb_snapshot_reopen(const exdb_program *p, exdb_container **c, char **buf, size_t *len,
+                         exdb_error *err) {
+    const exdb_snapshot *s = p->snapshot;
+    *c = NULL;
+    *buf = NULL;
+    if (!s)
+        return exdb_errorf(err,
+                           "%s: the program was not loaded from a file: save has nothing to "
+                           "write it from",
+                           p->path ? p->path : "program");
+    exdb_error e = {0};
+    if (exdb_container_open(s->abs_path, c, &e) < 0)
+        return exdb_errorf(err,
+                           "%s: the file the program was loaded from cannot be read (%s): save "
+                           "writes the program from that file; load it again from where it is "
+                           "now to save it",
+                           s->abs_path, reason(&e, s->abs_path));
+    if (same_file(s, p, *c, buf, len, err) < 0) {
+        exdb_container_close(*c);
+        *c = NULL;
+        return -1;
+    }
+    return 0;
 }

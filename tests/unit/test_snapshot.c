@@ -11,8 +11,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zip.h>
 
+#include "core/dce.h"
 #include "core/lint.h"
+#include "core/save.h"
 #include "core/snapshot.h"
 #include "core/statefiles.h"
 #include "core/unflatten.h"
@@ -134,5 +137,156 @@ Test(snapshot, a_config_read_error_is_reported_by_the_run) {
     cr_assert_eq(exdb_unflatten_run(u, &err), -1);
     cr_assert(strstr(err.msg, "model_weights_config.json: broken"), "%s", err.msg);
     exdb_unflatten_free(u);
+    exdb_program_free(p);
+}
+
+/* ---- save */
+
+/* The whole file (malloc'd, NUL-terminated), or NULL when absent. */
+static char *slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    cr_assert_eq(fread(b, 1, (size_t)n, f), (size_t)n);
+    b[n] = '\0';
+    fclose(f);
+    *len = (size_t)n;
+    return b;
+}
+
+/* dead_pure.json with dce run: three dead nodes gone, one live add left. */
+static exdb_program *load_and_dce(const char *path) {
+    exdb_error err = {0};
+    exdb_program *p = exdb_program_load(path, NULL, &err);
+    cr_assert_not_null(p, "%s", err.msg);
+    exdb_dce_log log;
+    exdb_dce_log_init(&log);
+    cr_assert_eq(exdb_dce_run(p->graph, NULL, &log, &err), 3, "%s", err.msg);
+    exdb_dce_log_free(&log);
+    return p;
+}
+
+/* The issue's case: after a cd into a folder holding another prog.json
+ * with as many nodes, save wrote "Saved" and a program without its live
+ * node. Now it writes from the file loaded (its absolute path): the same
+ * bytes as without the cd. */
+Test(snapshot, save_after_cd_writes_from_the_file_loaded) {
+    copy_file("tests/fixtures/dce/dead_pure.json", test_tpath("prog.json"));
+    exdb_program *p = load_and_dce(test_tpath("prog.json"));
+    exdb_error err = {0};
+    cr_assert_eq(exdb_program_save(p, test_tpath("want.json"), 0, NULL, &err), 0, "%s", err.msg);
+    exdb_program_free(p);
+    cr_assert_eq(chdir(test_tdir), 0);
+    p = load_and_dce("prog.json");
+    cr_assert_eq(mkdir("other", 0700), 0);
+    /* the same node count, other names */
+    size_t len;
+    char *text = slurp("prog.json", &len);
+    for (char *at = text; (at = strstr(at, "\"add_1\"")); at++)
+        memcpy(at, "\"zzz_1\"", 7);
+    FILE *f = fopen("other/prog.json", "wb");
+    fwrite(text, 1, len, f);
+    fclose(f);
+    free(text);
+    cr_assert_eq(chdir("other"), 0);
+    cr_assert_eq(exdb_program_save(p, "out.json", 0, NULL, &err), 0, "%s", err.msg);
+    size_t l1, l2;
+    char *got = slurp("out.json", &l1), *want = slurp(test_tpath("want.json"), &l2);
+    cr_assert(got && want && l1 == l2 && !memcmp(got, want, l1), "the program loaded, less dce");
+    free(got);
+    free(want);
+    unlink("out.json");
+    unlink("prog.json");
+    cr_assert_eq(chdir(repo), 0);
+    rmdir(test_tpath("other"));
+    exdb_program_free(p);
+}
+
+/* Each way the file can change after loading: save (and save --dry-run)
+ * refuse, name the file and say what to do, and write nothing. */
+Test(snapshot, save_refuses_a_changed_moved_or_removed_file) {
+    const char *src = test_tpath("prog.json"), *out = test_tpath("out.json");
+    for (int how = 0; how < 4; how++) {
+        copy_file("tests/fixtures/dce/dead_pure.json", src);
+        exdb_program *p = load_and_dce(src);
+        size_t len;
+        char *text = slurp(src, &len);
+        if (how == 0) { /* edited in place, the node count kept */
+            char *at = strstr(text, "\"add_1\"");
+            cr_assert_not_null(at);
+            at[1] = 'b';
+            FILE *f = fopen(src, "r+b");
+            fwrite(text, 1, len, f);
+            fclose(f);
+        } else if (how == 1) { /* moved */
+            cr_assert_eq(rename(src, test_tpath("moved.json")), 0);
+        } else if (how == 2) { /* removed */
+            cr_assert_eq(unlink(src), 0);
+        } else { /* another file under its name (an editor's save) */
+            text[len - 1] = ' ';
+            FILE *f = fopen(test_tpath("new.json"), "wb");
+            fwrite(text, 1, len, f);
+            fclose(f);
+            cr_assert_eq(rename(test_tpath("new.json"), src), 0);
+        }
+        free(text);
+        exdb_error err = {0};
+        cr_assert_eq(exdb_program_save(p, out, 0, NULL, &err), -1, "case %d", how);
+        const char *want = how == 1 || how == 2 ? "cannot be read (No such file or directory)"
+                                                : "changed on disk since the program was loaded";
+        cr_assert(strstr(err.msg, want), "case %d: %s", how, err.msg);
+        cr_assert(strstr(err.msg, "load it again"), "%s", err.msg);
+        cr_assert_eq(access(out, F_OK), -1, "case %d wrote %s", how, out);
+        exdb_buf b;
+        exdb_buf_init(&b);
+        exdb_error_clear(&err);
+        cr_assert_eq(exdb_program_save_json(p, &b, NULL, &err), -1, "--dry-run, case %d", how);
+        exdb_buf_free(&b);
+        exdb_program_free(p);
+        unlink(test_tpath("moved.json"));
+    }
+}
+
+/* An archive: a member other than the program changed (the weights, say)
+ * is refused too, since save would copy it; the archive as loaded saves
+ * from any directory. */
+Test(snapshot, save_refuses_an_archive_whose_members_changed) {
+    const char *src = test_tpath("prog.pt2");
+    copy_file(TIED, src);
+    exdb_error err = {0};
+    exdb_program *p = exdb_program_load(src, NULL, &err);
+    cr_assert_not_null(p, "%s", err.msg);
+    cr_assert_eq(chdir("/"), 0);
+    cr_assert_eq(exdb_program_save(p, test_tpath("a.pt2"), 0, NULL, &err), 0, "%s", err.msg);
+    int e;
+    zip_t *z = zip_open(src, 0, &e);
+    cr_assert_not_null(z);
+    static const char other[] = "0123456789ab";
+    zip_source_t *s = zip_source_buffer(z, other, sizeof other - 1, 0);
+    cr_assert(zip_file_add(z, "program/data/constants/tensor_0", s, ZIP_FL_OVERWRITE) >= 0);
+    cr_assert_eq(zip_close(z), 0);
+    cr_assert_eq(exdb_program_save(p, test_tpath("b.pt2"), 0, NULL, &err), -1);
+    cr_assert(strstr(err.msg, "changed on disk since the program was loaded (its members differ)"),
+              "%s", err.msg);
+    cr_assert_eq(access(test_tpath("b.pt2"), F_OK), -1);
+    exdb_program_free(p);
+}
+
+/* exdb_program_from_json's programs have no file to save from. */
+Test(snapshot, a_program_from_memory_has_nothing_to_save_from) {
+    size_t len;
+    char *text = slurp("tests/fixtures/dce/dead_pure.json", &len);
+    exdb_error err = {0};
+    exdb_program *p = exdb_program_from_json(text, len, "mem.json", &err);
+    cr_assert_not_null(p, "%s", err.msg);
+    exdb_buf b;
+    exdb_buf_init(&b);
+    cr_assert_eq(exdb_program_save_json(p, &b, NULL, &err), -1);
+    cr_assert(strstr(err.msg, "not loaded from a file"), "%s", err.msg);
+    exdb_buf_free(&b);
     exdb_program_free(p);
 }
