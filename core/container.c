@@ -9,6 +9,7 @@
 #include "prefault.h"
 
 #include "arena.h"
+#include "strbuf.h"
 #include "strmap.h"
 
 #include <errno.h>
@@ -992,6 +993,34 @@ fail:
     unlink(tmp);
     free(tmp);
     return -1;
+}
+
+/* ---- for snapshot.c ------------------------------------------------------ */
+
+int exdb_container_describe(exdb_container *c, exdb_buf *b, exdb_error *err) {
+    if (c->kind == EXDB_CONT_JSON)
+        return 0;
+    zip_int64_t n = zip_get_num_entries(c->za, 0);
+    for (zip_int64_t i = 0; i < n; i++) {
+        zip_uint64_t ui = (zip_uint64_t)i;
+        const char *name = zip_get_name(c->za, ui, ZIP_FL_ENC_RAW);
+        zip_stat_t st;
+        zip_stat_init(&st);
+        zip_uint8_t opsys = 0;
+        zip_uint32_t attr = 0;
+        if (!name || zip_stat_index(c->za, ui, 0, &st) != 0)
+            return exdb_errorf(err, "%s: member %jd: %s", c->path, (intmax_t)i,
+                               zip_strerror(c->za));
+        zip_file_get_external_attributes(c->za, ui, 0, &opsys, &attr);
+        exdb_buf_printf(b, "%s%c%llu %lx %lld %u %lx\n", name, 0, (unsigned long long)st.size,
+                        (unsigned long)st.crc, (long long)st.mtime, (unsigned)opsys,
+                        (unsigned long)attr);
+    }
+    int clen = 0;
+    const char *comment = zip_get_archive_comment(c->za, &clen, ZIP_FL_ENC_RAW);
+    if (comment && clen > 0)
+        exdb_buf_put(b, comment, (size_t)clen);
+    return b->oom ? exdb_errorf(err, "%s: out of memory", c->path) : 0;
 }
 
 void exdb_container_close(exdb_container *c) {

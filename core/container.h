@@ -75,6 +75,14 @@ int exdb_container_read_member(exdb_container *c, const char *rel, size_t max, c
 int exdb_container_save(exdb_container *c, const char *model, const char *json, size_t len,
                         const char *out_path, int force, exdb_error *err);
 
+/* Appends to b what exdb_container_save copies of a zip besides the
+ * program: every member's name, size, CRC-32, modification time and
+ * attributes, in order, and the archive comment (nothing for bare JSON).
+ * Two opens of an unchanged file describe it alike (snapshot.c hashes it
+ * to tell that the archive save copies from is the one loaded). */
+struct exdb_buf;
+int exdb_container_describe(exdb_container *c, struct exdb_buf *b, exdb_error *err);
+
 /* NULL is fine. */
 void exdb_container_close(exdb_container *c);
 

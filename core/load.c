@@ -30,6 +30,7 @@
 
 #include "container.h"
 #include "json.h"
+#include "snapshot.h"
 
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -2534,7 +2535,9 @@ exdb_program *exdb_program_load(const char *path, const char *model, exdb_error 
         if (label)
             snprintf(label, n, "%s: %s", path, member);
     }
-    exdb_program *P = label ? exdb_program_from_json(buf, len, label, err) : NULL;
+    /* exdb_program_from_json, through snapshot.c: it keeps what run and save
+     * need from c and the text (its hash, before the parse) */
+    exdb_program *P = label ? exdb_snapshot_load(c, model, buf, len, label, err) : NULL;
     if (!label) {
         exdb_mem_release(buf);
         exdb_errorf(err, "%s: out of memory", path);

@@ -133,6 +133,9 @@ typedef struct exdb_program {
     uint32_t ngm_metadata;
 
     uint32_t nserialized_nodes; /* len(graph.nodes) in the file */
+    /* What later commands need from the file, read when it was loaded
+     * (snapshot.h); NULL for exdb_program_from_json's programs. */
+    struct exdb_snapshot *snapshot;
 } exdb_program;
 
 /* Loads PATH (a .pt2 archive, a legacy export zip, or bare program JSON).

@@ -1,12 +1,16 @@
-/* save.c - see save.h: re-read the program JSON, leave out what dce removed,
+/* save.c - see save.h: re-read the program JSON from the file it was loaded
+ * from (snapshot.c makes sure it is the same), leave out what dce removed,
  * write it as Python's json.dumps does, through the container layer. */
 #include "save.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "container.h"
+#include "outfile.h"
+#include "snapshot.h"
 #include "strmap.h"
 
 /* ---- json.dumps */
@@ -327,20 +331,12 @@ uint32_t exdb_save_kept_getitems(const exdb_program *p, const exdb_dce_log *log)
     return kept;
 }
 
-int exdb_program_save_json(const exdb_program *p, exdb_buf *b, exdb_save_stats *stats,
-                           exdb_error *err) {
+/* The program JSON save writes, into b, from buf: the program text of the
+ * file p was loaded from, as it was then (snapshot.c checked; parsed here
+ * in place). */
+static int program_json(const exdb_program *p, char *buf, size_t len, exdb_buf *b,
+                        exdb_save_stats *stats, exdb_error *err) {
     exdb_save_stats st = {0};
-    exdb_container *c;
-    if (exdb_container_open(p->path, &c, err) < 0)
-        return -1;
-    const char *model = exdb_container_model_count(c) > 1 ? p->model : NULL;
-    char *buf = NULL;
-    size_t len = 0;
-    if (exdb_container_read_program(c, model, &buf, &len, NULL, err) < 0) {
-        exdb_container_close(c);
-        return -1;
-    }
-    exdb_container_close(c);
     exdb_arena a;
     exdb_arena_init(&a);
     exdb_json *root;
@@ -351,7 +347,9 @@ int exdb_program_save_json(const exdb_program *p, exdb_buf *b, exdb_save_stats *
     const exdb_json *jg = exdb_json_get(exdb_json_get(root, "graph_module"), "graph");
     const exdb_json *nodes = exdb_json_get(jg, "nodes");
     if (!exdb_json_is(nodes, EXDB_JARRAY) || nodes->len != p->nserialized_nodes) {
-        exdb_errorf(err, "%s: the program changed on disk since it was loaded", p->path);
+        /* the text hashed as loaded: only a loader and save that disagree */
+        exdb_errorf(err, "%s: the program has %u serialized nodes, its file %u", p->path,
+                    p->nserialized_nodes, exdb_json_is(nodes, EXDB_JARRAY) ? nodes->len : 0);
         goto done;
     }
     drop = malloc(nodes->len ? nodes->len : 1);
@@ -397,23 +395,79 @@ int exdb_program_save_json(const exdb_program *p, exdb_buf *b, exdb_save_stats *
 done:
     free(drop);
     exdb_arena_destroy(&a);
-    exdb_mem_release(buf);
     if (stats)
         *stats = st;
     return rc;
 }
 
+int exdb_program_save_json(const exdb_program *p, exdb_buf *b, exdb_save_stats *stats,
+                           exdb_error *err) {
+    exdb_container *c;
+    char *buf;
+    size_t len;
+    if (exdb_snapshot_reopen(p, &c, &buf, &len, err) < 0)
+        return -1;
+    exdb_container_close(c);
+    int rc = program_json(p, buf, len, b, stats, err);
+    exdb_mem_release(buf);
+    return rc;
+}
+
+/* Error messages of the container layer name the file it wrote, which is
+ * inside save's temporary directory: name the user's file instead. */
+static void name_target(exdb_error *err, const char *inner, const char *out_path) {
+    char *at = err && err->set ? strstr(err->msg, inner) : NULL;
+    if (!at)
+        return;
+    char rest[EXDB_ERROR_MAX];
+    snprintf(rest, sizeof rest, "%s", at + strlen(inner));
+    snprintf(at, sizeof err->msg - (size_t)(at - err->msg), "%s%s", out_path, rest);
+}
+
+/* The container layer writes the copy into a temporary directory beside
+ * out_path (its own temporary files, and libzip's, go there too), which
+ * outfile.c removes with everything in it on failure or on a terminating
+ * signal; only then is the finished file renamed to out_path. */
+static int write_copy(exdb_container *c, const char *model, const exdb_buf *json,
+                      const char *out_path, int force, exdb_error *err) {
+    char *dir;
+    if (exdb_out_temp(out_path, 1, &dir, NULL, err) < 0)
+        return -1;
+    const char *slash = strrchr(out_path, '/');
+    const char *base = slash ? slash + 1 : out_path;
+    size_t n = strlen(dir) + strlen(base) + 2;
+    char *inner = malloc(n);
+    int rc = -1;
+    if (!inner) {
+        exdb_errorf(err, "%s: out of memory", out_path);
+    } else {
+        snprintf(inner, n, "%s/%s", dir, base);
+        rc = exdb_container_save(c, model, exdb_buf_str(json), json->len, inner, 0, err);
+        name_target(err, inner, out_path);
+        if (rc == 0)
+            rc = exdb_out_install(inner, out_path, force, err);
+    }
+    exdb_out_discard(dir);
+    free(inner);
+    return rc;
+}
+
 int exdb_program_save(const exdb_program *p, const char *out_path, int force,
                       exdb_save_stats *stats, exdb_error *err) {
+    if (exdb_out_check(out_path, force, err) < 0)
+        return -1;
+    exdb_container *c;
+    char *buf;
+    size_t len;
+    if (exdb_snapshot_reopen(p, &c, &buf, &len, err) < 0)
+        return -1;
     exdb_buf b;
     exdb_buf_init(&b);
-    int rc = exdb_program_save_json(p, &b, stats, err);
-    exdb_container *c = NULL;
-    if (rc == 0)
-        rc = exdb_container_open(p->path, &c, err);
+    int rc = program_json(p, buf, len, &b, stats, err);
+    exdb_mem_release(buf);
     if (rc == 0) {
         const char *model = exdb_container_model_count(c) > 1 ? p->model : NULL;
-        rc = exdb_container_save(c, model, exdb_buf_str(&b), b.len, out_path, force, err);
+        rc = write_copy(c, model, &b, out_path, force, err);
     }
     exdb_container_close(c);
     exdb_buf_free(&b);

@@ -7,8 +7,13 @@
  * ensure_ascii, every number's text as it was, keys in file order). So a
  * program saved without changes is the same JSON (byte for byte when Python
  * wrote it). Archives keep every other member byte for byte
- * (exdb_container_save); the write is atomic and refuses to replace an
- * existing file unless forced.
+ * (exdb_container_save).
+ *
+ * The file is re-read by its absolute path and used only when it is still
+ * the one loaded (snapshot.h: the program text's hash, an archive's member
+ * list); otherwise save fails saying so, and writes nothing. The write is
+ * atomic, replaces only a regular file, and only when forced; its temporary
+ * files go when a signal ends exdb (outfile.h).
  *
  * What is dropped, precisely:
  *   - graph_module.graph.nodes[i] when the node loaded from it is gone. The
@@ -46,7 +51,8 @@ typedef struct exdb_save_stats {
 
 /* Writes p to out_path (same container kind as p was loaded from). force = 0
  * fails with "<out_path>: file exists (use --force to replace it)" when the
- * file exists. stats may be NULL. */
+ * file exists; a target that is not a regular file is refused either way.
+ * stats may be NULL. */
 int exdb_program_save(const exdb_program *p, const char *out_path, int force,
                       exdb_save_stats *stats, exdb_error *err);
 

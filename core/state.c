@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "container.h"
 #include "json.h"
 #include "statefiles.h"
 #include "strbuf.h"
@@ -163,10 +162,9 @@ static int add_config(void *vctx, const exdb_json *cfg, const char *label, exdb_
 
 /* Reads one payload config member into d, in file order. 0 read, 1 absent,
  * -1 error. */
-static int read_config(state_ctx *c, exdb_container *ct, const char *rel, svals *d,
-                       exdb_error *err) {
+static int read_config(state_ctx *c, const exdb_snap_member *m, svals *d, exdb_error *err) {
     config_ctx k = {c, d};
-    return exdb_config_visit(ct, rel, add_config, &k, err);
+    return exdb_config_visit(m, add_config, &k, err);
 }
 
 static int in_state_dict(const exdb_input_spec *s) {
@@ -183,22 +181,11 @@ static int in_constants(const exdb_input_spec *s) {
  * its own tensor. */
 static int load_state(state_ctx *c, exdb_error *err) {
     const exdb_program *p = c->r->prog;
-    if (p->container_kind == EXDB_CONT_PT2 && p->path) {
-        exdb_container *ct;
-        if (exdb_container_open(p->path, &ct, err) < 0)
-            return -1;
-        const char *model = p->model ? p->model : "model";
-        char rel[512];
-        snprintf(rel, sizeof rel, "data/weights/%s_weights_config.json", model);
-        int rc = read_config(c, ct, rel, &c->sd, err);
-        if (rc >= 0) {
-            snprintf(rel, sizeof rel, "data/constants/%s_constants_config.json", model);
-            rc = read_config(c, ct, rel, &c->consts, err);
-        }
-        exdb_container_close(ct);
-        if (rc < 0)
-            return -1;
-    }
+    /* the configs as read at load time (snapshot.h): the archive may have
+     * moved since, or be another file now */
+    if (read_config(c, exdb_program_config(p, EXDB_CONFIG_WEIGHTS), &c->sd, err) < 0 ||
+        read_config(c, exdb_program_config(p, EXDB_CONFIG_CONSTANTS), &c->consts, err) < 0)
+        return -1;
     for (uint32_t i = 0; i < p->ninputs; i++) {
         const exdb_input_spec *s = &p->inputs[i];
         if (!s->target)

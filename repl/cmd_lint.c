@@ -167,7 +167,7 @@ static int lint_flat(session *s, exdb_lint_report *r, uint32_t *errors) {
     exdb_arena_init(&a);
     exdb_lint_state st;
     exdb_error err = {0};
-    if (exdb_state_from_archive(s->prog->path, s->prog->model, &a, &st, &err) < 0) {
+    if (exdb_state_from_program(s->prog, &a, &st, &err) < 0) {
         exdb_arena_destroy(&a);
         return cmd_fail(s, "%s", err.msg);
     }
@@ -607,8 +607,12 @@ const command lint_commands[] = {
      "A getitem dce removed while its multi-output op stays is not left out: the format\n"
      "keeps an op's outputs with the op (the loader makes the getitems), so the file has it\n"
      "and a reload brings it back; save says so (dce too).\n"
-     "The write is atomic (temporary file, then rename); an existing FILE is only replaced\n"
-     "with --force. --dry-run says what would be written, and writes nothing.",
+     "The program is written from the file it was loaded from, found again by its absolute\n"
+     "path (a cd does not matter); if that file changed, moved or is gone since the load,\n"
+     "save refuses and writes nothing (load it again). The write is atomic (temporary\n"
+     "file, then rename); an existing FILE is only replaced with --force, and never when\n"
+     "it is not a regular file (a device, a FIFO, a link). --dry-run says what would be\n"
+     "written, and writes nothing.",
      cmd_save},
     {"quit-if-complete", 0, -1, 0, "quit-if-complete [TEXT]",
      "In a script: if the unflatten run is complete, print TEXT and quit (status 0).",

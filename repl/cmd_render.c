@@ -153,8 +153,9 @@ const command render_commands[] = {
      "                     uses gets one dashed copy per use: dot is very slow otherwise)\n"
      "Placeholders are coloured by kind: user input blue, parameter orange, buffer green,\n"
      "constant purple, token red; mutations are red edges into the output. Node ids in\n"
-     "SVG are the FX node names; tooltips show the full node. Files are written\n"
-     "atomically and never over the loaded program.",
+     "SVG are the FX node names; tooltips show the full node. Files are rendered in\n"
+     "memory, then written atomically, never over the loaded program and only over a\n"
+     "regular file (not a device, a FIFO or a link).",
      cmd_render},
 };
 const size_t render_ncommands = sizeof render_commands / sizeof *render_commands;

@@ -1,5 +1,7 @@
 /* render.c - settings, view dispatch, and writing: DOT through agwrite,
- * images through gvLayout + gvRender, every file written atomically. */
+ * images through gvLayout + gvRenderData, all into memory first; then
+ * core/outfile.c writes the file (atomically, only over a regular file,
+ * its temporary removed if a signal ends exdb meanwhile). */
 #include <errno.h>
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
@@ -11,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/outfile.h"
+#include "core/snapshot.h"
 #include "viz/view.h"
 
 /* dot's cost grows much faster than linearly (0.34 s at 1.2k nodes, 192 s
@@ -129,12 +133,12 @@ static int build(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
 }
 
 /* Writes vg as DOT through cgraph (with the disciplines of cgdisc.c) and
- * agwrite: to f, or appended to b when f is NULL. */
-static int write_dot(vz_graph *vg, FILE *f, exdb_buf *b, exdb_viz_stats *st, exdb_error *err) {
+ * agwrite, appended to b. */
+static int write_dot(vz_graph *vg, exdb_buf *b, exdb_viz_stats *st, exdb_error *err) {
     Agraph_t *g = vz_emit(vg, 0, st, err);
     if (!g)
         return -1;
-    int rc = vz_write(g, f, b) == 0 ? 0 : exdb_errorf(err, "render: write failed");
+    int rc = vz_write(g, NULL, b) == 0 ? 0 : exdb_errorf(err, "render: out of memory writing DOT");
     vz_close(g);
     return rc;
 }
@@ -142,68 +146,18 @@ static int write_dot(vz_graph *vg, FILE *f, exdb_buf *b, exdb_viz_stats *st, exd
 /* ---- writing */
 
 /* True when path names the same file as the loaded program (following
- * symbolic links), so `render` never overwrites its input. */
+ * symbolic links), so `render` never overwrites its input: the file it was
+ * loaded from (its identity then), or what is at its absolute path now. A
+ * `cd` since the load changes neither. */
 static int is_program_file(const exdb_viz_source *src, const char *path) {
+    const exdb_snapshot *snap = src->prog->snapshot;
     struct stat a, b;
-    if (!src->prog->path || stat(path, &a) < 0 || stat(src->prog->path, &b) < 0)
+    if (stat(path, &a) < 0)
         return 0;
-    return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
-/* A temporary file beside path (same directory, so rename is atomic), with
- * the permissions a plain fopen would give. */
-static FILE *open_temp(const char *path, char **tmp_out, exdb_error *err) {
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 16);
-    if (!tmp) {
-        exdb_errorf(err, "%s: out of memory", path);
-        return NULL;
-    }
-    const char *slash = strrchr(path, '/');
-    size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
-    snprintf(tmp, n + 16, "%.*s.%s.XXXXXX", (int)dir, path, path + dir);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        exdb_errorf(err, "%s: %s", path, strerror(errno));
-        free(tmp);
-        return NULL;
-    }
-    mode_t um = umask(0);
-    umask(um);
-    fchmod(fd, 0666 & ~um);
-    FILE *f = fdopen(fd, "wb");
-    if (!f) {
-        exdb_errorf(err, "%s: %s", path, strerror(errno));
-        close(fd);
-        unlink(tmp);
-        free(tmp);
-        return NULL;
-    }
-    *tmp_out = tmp;
-    return f;
-}
-
-/* Flushes, syncs and closes f, then renames tmp over path; on any failure
- * (ok == 0 included) the temporary file is removed and path left alone. */
-static int finish_temp(FILE *f, char *tmp, const char *path, int ok, exdb_error *err) {
-    int e = 0;
-    if (fflush(f) != 0 || ferror(f))
-        e = errno ? errno : EIO;
-    if (!e && fsync(fileno(f)) != 0)
-        e = errno;
-    if (fclose(f) != 0 && !e)
-        e = errno ? errno : EIO;
-    if (ok && !e && rename(tmp, path) != 0)
-        e = errno;
-    if (!ok || e) {
-        unlink(tmp);
-        free(tmp);
-        if (e)
-            return exdb_errorf(err, "%s: %s", path, strerror(e));
-        return -1;
-    }
-    free(tmp);
-    return 0;
+    if (snap && (uint64_t)a.st_dev == snap->dev && (uint64_t)a.st_ino == snap->ino)
+        return 1;
+    const char *prog = snap ? snap->abs_path : src->prog->path;
+    return prog && stat(prog, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 /* Graph attributes that keep a layout affordable for its engine and size. */
@@ -282,6 +236,88 @@ static const char *page_title(const exdb_viz_source *src, const exdb_viz_view *v
     return buf;
 }
 
+/* What a render produced, in memory: Graphviz's buffer (gvRenderData),
+ * or ours (DOT text, the HTML page). */
+typedef struct rendered {
+    char *gv; /* freed with gvFreeRenderData */
+    unsigned int gvlen;
+    exdb_buf text;
+    char *page; /* open_memstream's, freed with free */
+    size_t pagelen;
+} rendered;
+
+static void rendered_free(rendered *r) {
+    if (r->gv)
+        gvFreeRenderData(r->gv);
+    exdb_buf_free(&r->text);
+    free(r->page);
+}
+
+/* The HTML page around the SVG, built in memory through html.c's writer. */
+static int html_page(rendered *r, const char *title) {
+    FILE *m = open_memstream(&r->page, &r->pagelen);
+    if (!m)
+        return -1;
+    int rc = vz_write_html(m, r->gv, r->gvlen, title);
+    if (fclose(m) != 0)
+        rc = -1;
+    return rc;
+}
+
+/* Lays g out and renders it into r: never to a file, because Graphviz's
+ * file writer calls exit(1) on a short write (a full disk ended the
+ * session). -1 with a message naming path and what failed. */
+static int render_image(Agraph_t *g, exdb_viz_format fmt, const char *engine,
+                        const exdb_viz_source *src, const exdb_viz_view *view, const char *path,
+                        exdb_viz_stats *st, rendered *r, exdb_error *err) {
+    tune_layout(g, engine, st->nodes);
+    GVC_t *gvc = context();
+    double t1 = now();
+    if (!gvc || gvLayout(gvc, g, engine) != 0)
+        return exdb_errorf(err, "%s: Graphviz could not lay out the graph (%s)", path, engine);
+    st->layout_s = now() - t1;
+    double t2 = now();
+    const char *as = fmt == EXDB_FMT_HTML ? "svg" : format_name(fmt);
+    int rc = gvRenderData(gvc, g, as, &r->gv, &r->gvlen) == 0 && r->gv ? 0 : -1;
+    gvFreeLayout(gvc, g);
+    if (rc < 0)
+        return exdb_errorf(err, "%s: Graphviz could not render the graph as %s", path, as);
+    char title[512];
+    if (fmt == EXDB_FMT_HTML && html_page(r, page_title(src, view, title, sizeof title)) < 0)
+        return exdb_errorf(err, "%s: could not make the HTML page (out of memory, or no <svg>)",
+                           path);
+    st->write_s = now() - t2;
+    return 0;
+}
+
+/* The view graph built for fmt: copies of hub nodes only for dot (sfdp
+ * has no trouble with hubs and copies would only double its work), and
+ * image formats refused above the render limit. *sfdp: the layout. */
+static int build_for(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
+                     const exdb_viz_settings *set, exdb_viz_format fmt, const char *path, int *sfdp,
+                     exdb_viz_stats *st, exdb_error *err) {
+    *sfdp = 0;
+    if (vz_init(vg) < 0)
+        return exdb_errorf(err, "render: out of memory");
+    if (build(vg, src, view, set, 0, st, err) < 0)
+        return -1;
+    /* engine_for sees the node count before copies here, so a graph laid
+     * out by sfdp gets none */
+    if (fmt != EXDB_FMT_DOT && strcmp(engine_for(set, st->real_nodes), "sfdp") == 0 &&
+        st->dup_nodes) {
+        vz_free(vg);
+        if (vz_init(vg) < 0 || build(vg, src, view, set, 1, st, err) < 0)
+            return -1;
+        *sfdp = 1;
+    }
+    if (fmt != EXDB_FMT_DOT && st->real_nodes > set->render_limit && !view->force)
+        return exdb_errorf(err,
+                           "%s: the view has %u nodes, over the render limit of %u (layout could "
+                           "take minutes): %s, or add --force (or raise --limit)",
+                           path, st->real_nodes, set->render_limit, view_hint(view));
+    return 0;
+}
+
 int exdb_viz_render(const exdb_viz_source *src, const exdb_viz_view *view,
                     const exdb_viz_settings *set, const char *path, exdb_viz_stats *stats,
                     exdb_error *err) {
@@ -293,87 +329,36 @@ int exdb_viz_render(const exdb_viz_source *src, const exdb_viz_view *view,
         return exdb_errorf(err, "%s: unknown extension: use .dot, .svg, .png, .pdf or .html", path);
     if (src && src->prog && is_program_file(src, path))
         return exdb_errorf(err, "%s: is the loaded program; refusing to overwrite it", path);
-    struct stat sb;
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-        return exdb_errorf(err, "%s: is a directory", path);
+    if (exdb_out_check(path, 1, err) < 0) /* before the work: a FIFO, /dev/null... */
+        return -1;
 
     double t0 = now();
     vz_graph vg;
-    if (vz_init(&vg) < 0)
-        return exdb_errorf(err, "render: out of memory");
-    /* Copies of hub nodes are for dot; sfdp has no trouble with hubs and
-     * copies would only double its work. engine_for sees the node count
-     * before copies here, so a graph laid out by sfdp gets none. */
-    int sfdp = 0;
-    if (build(&vg, src, view, set, 0, st, err) < 0) {
-        vz_free(&vg);
-        return -1;
-    }
-    if (fmt != EXDB_FMT_DOT && strcmp(engine_for(set, st->real_nodes), "sfdp") == 0 &&
-        st->dup_nodes) {
-        vz_free(&vg);
-        if (vz_init(&vg) < 0 || build(&vg, src, view, set, 1, st, err) < 0) {
-            vz_free(&vg);
-            return -1;
-        }
-        sfdp = 1;
-    }
-    if (fmt != EXDB_FMT_DOT && st->real_nodes > set->render_limit && !view->force) {
-        exdb_errorf(err,
-                    "%s: the view has %u nodes, over the render limit of %u (layout could take "
-                    "minutes): %s, or add --force (or raise --limit)",
-                    path, st->real_nodes, set->render_limit, view_hint(view));
-        vz_free(&vg);
-        return -1;
-    }
+    int sfdp;
+    rendered r = {0};
+    exdb_buf_init(&r.text);
     Agraph_t *g = NULL;
-    if (fmt != EXDB_FMT_DOT && !(g = vz_emit(&vg, 1, st, err))) {
-        vz_free(&vg);
-        return -1;
-    }
+    int rc = build_for(&vg, src, view, set, fmt, path, &sfdp, st, err);
+    if (rc == 0 && fmt != EXDB_FMT_DOT && !(g = vz_emit(&vg, 1, st, err)))
+        rc = -1;
     st->build_s = now() - t0;
-    char *tmp = NULL;
-    FILE *f = open_temp(path, &tmp, err);
-    if (!f) {
-        vz_close(g);
-        vz_free(&vg);
-        return -1;
-    }
-    int ok;
-    double t1 = now();
-    if (fmt == EXDB_FMT_DOT) {
-        ok = write_dot(&vg, f, NULL, st, err) == 0;
+    if (rc == 0 && fmt == EXDB_FMT_DOT) {
+        double t1 = now();
+        rc = write_dot(&vg, &r.text, st, err);
         st->write_s = now() - t1;
-    } else {
-        const char *engine = sfdp ? "sfdp" : engine_for(set, st->nodes);
-        st->engine = engine;
-        tune_layout(g, engine, st->nodes);
-        GVC_t *gvc = context();
-        ok = gvc && gvLayout(gvc, g, engine) == 0;
-        st->layout_s = now() - t1;
-        double t2 = now();
-        if (ok && fmt == EXDB_FMT_HTML) {
-            char *svg = NULL, title[512];
-            unsigned int len = 0;
-            ok = gvRenderData(gvc, g, "svg", &svg, &len) == 0 && svg &&
-                 vz_write_html(f, svg, len, page_title(src, view, title, sizeof title)) == 0;
-            if (svg)
-                gvFreeRenderData(svg);
-        } else if (ok) {
-            ok = gvRender(gvc, g, format_name(fmt), f) == 0;
-        }
-        st->write_s = now() - t2;
-        if (gvc)
-            gvFreeLayout(gvc, g);
-        if (!ok)
-            exdb_errorf(err, "%s: Graphviz could not lay out or render the graph (%s)", path,
-                        engine);
-        vz_close(g);
+    } else if (rc == 0) {
+        st->engine = sfdp ? "sfdp" : engine_for(set, st->nodes);
+        rc = render_image(g, fmt, st->engine, src, view, path, st, &r, err);
     }
+    vz_close(g);
     vz_free(&vg);
-    if (!ok && (!err || !err->set))
-        exdb_errorf(err, "%s: write failed", path);
-    return finish_temp(f, tmp, path, ok, err);
+    if (rc == 0) {
+        const char *data = r.page ? r.page : r.gv ? r.gv : exdb_buf_str(&r.text);
+        size_t len = r.page ? r.pagelen : r.gv ? r.gvlen : r.text.len;
+        rc = exdb_out_write(path, data, len, 0666, 1, err);
+    }
+    rendered_free(&r);
+    return rc;
 }
 
 int exdb_viz_dot(const exdb_viz_source *src, const exdb_viz_view *view,
@@ -394,7 +379,7 @@ int exdb_viz_dot(const exdb_viz_source *src, const exdb_viz_view *view,
     /* Straight into b: no stream, so the 68 MB of the 100k synthetic
      * program's flat view are copied once. */
     double t1 = now();
-    int rc = write_dot(&vg, NULL, b, st, err);
+    int rc = write_dot(&vg, b, st, err);
     st->write_s = now() - t1;
     vz_free(&vg);
     if (rc < 0)

@@ -1,5 +1,5 @@
 /* fuzz_container.c - the container layer (core/container.c over libzip, and
- * core/statefiles.c): the input is written to a scratch file, opened as a
+ * core/statefiles.c, core/snapshot.c): the input is written to a scratch file, opened as a
  * .pt2 archive, legacy export zip or bare JSON, and every reader is run:
  * kind, names, version, each model's program, a member, the state configs.
  * When a program reads, the container is also saved (the program replaced
@@ -13,6 +13,7 @@
 #include "core/arena.h"
 #include "core/container.h"
 #include "core/lint.h"
+#include "core/snapshot.h"
 #include "core/statefiles.h"
 #include "fuzz_common.h"
 
@@ -162,15 +163,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                    &len, &err) < 0)
         fuzz_check_error(err.msg, err.set);
     free(buf);
-    char model[256];
-    snprintf(model, sizeof model, "%s", first ? first : "model");
-    exdb_container_close(c);
-
+    /* the payload configs as the loader's snapshot reads them, and the
+     * state lint takes from them */
+    char rel[600];
     exdb_arena a;
     exdb_arena_init(&a);
+    exdb_snap_member w = {0}, k = {0};
+    int pt2 = exdb_container_kind_of(c) == EXDB_CONT_PT2;
+    memset(&err, 0, sizeof err);
+    snprintf(rel, sizeof rel, "data/weights/%s_weights_config.json", first ? first : "model");
+    if (pt2 && exdb_snapshot_read_member(c, rel, &a, &w, &err) < 0)
+        fuzz_check_error(err.msg, err.set);
+    snprintf(rel, sizeof rel, "data/constants/%s_constants_config.json", first ? first : "model");
+    if (pt2 && exdb_snapshot_read_member(c, rel, &a, &k, &err) < 0)
+        fuzz_check_error(err.msg, err.set);
+    exdb_container_close(c);
     exdb_lint_state st;
     memset(&err, 0, sizeof err);
-    if (exdb_state_from_archive(path, model, &a, &st, &err) < 0)
+    if (exdb_state_from_configs(&w, &k, &a, &st, &err) < 0)
         fuzz_check_error(err.msg, err.set);
     exdb_arena_destroy(&a);
     return 0;

@@ -53,7 +53,7 @@ static uint32_t lint_with_archive_state(const char *path, int *have) {
     exdb_arena a;
     exdb_arena_init(&a);
     exdb_lint_state st;
-    cr_assert(exdb_state_from_archive(path, p->model, &a, &st, &err) == 0, "%s", err.msg);
+    cr_assert(exdb_state_from_program(p, &a, &st, &err) == 0, "%s", err.msg);
     *have = st.have_state_dict;
     exdb_lint_report r;
     exdb_lint_report_init(&r);

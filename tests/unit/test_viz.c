@@ -7,12 +7,16 @@
 #include <criterion/criterion.h>
 
 #include <dirent.h>
+#include <errno.h>
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/print.h"
@@ -428,18 +432,78 @@ Test(viz, never_overwrites_the_program_and_leaves_no_temp_files) {
     exdb_error_clear(&err);
     cr_assert_eq(exdb_viz_render(&src, &view, &set, test_tpath("out.dot"), NULL, &err), 0, "%s",
                  err.msg);
-    /* Only the program and the output are left: no temporary files. */
+    /* Only the program and the output are left: no temporary files
+     * (which are dotfiles: count those too). */
     DIR *d = opendir(test_tdir);
     struct dirent *de;
     int files = 0;
     while ((de = readdir(d)))
-        files += de->d_name[0] != '.';
+        files += strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
     closedir(d);
     cr_assert_eq(files, 2);
     struct stat sb;
     cr_assert_eq(stat(test_tpath("out.dot"), &sb), 0);
     cr_assert(sb.st_mode & S_IRGRP || (sb.st_mode & 0777) == (0666 & ~umask(022)));
     free(text);
+    exdb_program_free(p);
+}
+
+/* A write that runs out of room (a full disk; here RLIMIT_FSIZE, which
+ * fails the same write() with EFBIG) is an error naming the file and the
+ * reason, in every format, and leaves nothing behind. Graphviz's own file
+ * writer called exit(1) on the short write ("gvwrite_no_z problem"), which
+ * ended the session; so each render runs in a child that must come back. */
+Test(viz, a_write_that_fails_is_an_error_not_an_exit) {
+    exdb_program *p = load(EXAMPLE);
+    static const char *const exts[] = {"svg", "png", "pdf", "html", "dot"};
+    for (int i = 0; i < 5; i++) {
+        char path[600];
+        snprintf(path, sizeof path, "%s/g.%s", test_tdir, exts[i]);
+        fflush(NULL);
+        pid_t pid = fork();
+        cr_assert_neq(pid, -1);
+        if (pid == 0) {
+            signal(SIGXFSZ, SIG_IGN);
+            struct rlimit rl = {4096, 4096};
+            setrlimit(RLIMIT_FSIZE, &rl);
+            exdb_viz_source src = {.prog = p};
+            exdb_viz_settings set = settings();
+            exdb_viz_view view = {.kind = EXDB_VIEW_FLAT};
+            exdb_error err = {0};
+            char want[700];
+            snprintf(want, sizeof want, "%s: cannot write: %s", path, strerror(EFBIG));
+            int rc = exdb_viz_render(&src, &view, &set, path, NULL, &err);
+            _exit(rc == -1 && strcmp(err.msg, want) == 0 ? 0 : 7);
+        }
+        int status;
+        cr_assert_eq(waitpid(pid, &status, 0), pid);
+        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, ".%s: status %#x", exts[i],
+                  status);
+        DIR *d = opendir(test_tdir);
+        struct dirent *de;
+        while ((de = readdir(d)))
+            cr_assert(!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."), ".%s left %s", exts[i],
+                      de->d_name);
+        closedir(d);
+    }
+    exdb_program_free(p);
+}
+
+/* render -o onto a FIFO: refused before any work (renaming over it would
+ * replace it; as root over /dev/null, the device). */
+Test(viz, refuses_targets_that_are_not_regular_files) {
+    exdb_program *p = load(EXAMPLE);
+    exdb_viz_source src = {.prog = p};
+    exdb_viz_settings set = settings();
+    exdb_viz_view view = {.kind = EXDB_VIEW_FLAT};
+    exdb_error err = {0};
+    cr_assert_eq(mkfifo(test_tpath("pipe.svg"), 0600), 0);
+    cr_assert_eq(exdb_viz_render(&src, &view, &set, test_tpath("pipe.svg"), NULL, &err), -1);
+    cr_assert(strstr(err.msg, "not a regular file (a FIFO): refusing to replace it"), "%s",
+              err.msg);
+    struct stat st;
+    cr_assert_eq(lstat(test_tpath("pipe.svg"), &st), 0);
+    cr_assert(S_ISFIFO(st.st_mode));
     exdb_program_free(p);
 }
 
