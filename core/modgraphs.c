@@ -154,7 +154,7 @@ static int nested_subgraph(const owner_ctx *o, const char *name) {
 static exdb_attr_kind owner_kind(void *vctx, const char *qual) {
     const owner_ctx *o = vctx;
     exdb_umodule *m = o->m;
-    char atom[512];
+    char atom[EXDB_MAX_NAME_BYTES + 1]; /* a name may be that long (program.h) */
     const char *s = qual;
     if (m && m->gm && !o->src) {
         /* an InterpreterModule's own graph: its owning_module is the

@@ -190,7 +190,7 @@ static const char *atom_at(exdb_urun *r, const char *s, size_t len, char *buf, s
 exdb_umodule *exdb_umod_get_path(exdb_umodule *m, const char *path) {
     if (!path[0])
         return m;
-    char atom[512];
+    char atom[EXDB_MAX_NAME_BYTES + 1];
     const char *s = path;
     while (m) {
         const char *e = strchr(s, '.');
@@ -650,7 +650,7 @@ fail:
 /* _get_submodule(parent, fqn) is None */
 static int missing_submodule(exdb_umodule *m, const char *fqn) {
     const char *s = fqn;
-    char atom[512];
+    char atom[EXDB_MAX_NAME_BYTES + 1];
     for (;;) {
         const char *e = strchr(s, '.');
         size_t len = e ? (size_t)(e - s) : strlen(s);

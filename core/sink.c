@@ -207,7 +207,7 @@ static int scope_matches(const char *sn, const char **scope, uint32_t nscope, co
 static int state_attr_ok(exdb_umodule *m, const char *path) {
     if (!*path)
         return 0; /* the module itself */
-    char atom[512];
+    char atom[EXDB_MAX_NAME_BYTES + 1];
     const char *s = path;
     for (;;) {
         const char *e = strchr(s, '.');

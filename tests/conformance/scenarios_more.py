@@ -308,3 +308,28 @@ def _randgen(seed, i, upstream):
 
 
 _randgen(5, 15, "exdb: _sink_params' _get_attr of a call_module that dedup retargeted raises")
+
+
+class _LongChild(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.ones(3))
+
+    def forward(self, x):
+        return x * self.w
+
+
+class _LongName(nn.Module):
+    def __init__(self):
+        super().__init__()
+        setattr(self, "m" * 600, _LongChild())
+
+    def forward(self, x):
+        return getattr(self, "m" * 600)(x) + 1
+
+
+@scenario("issue 13 item 8: a module path atom of 600 bytes (names may have 4096)")
+def long_module_name():
+    """a 600-byte submodule name: lint's and unflatten's target walks took at
+    most 511 bytes an atom, and reported the module as nonexistent"""
+    return _LongName(), (torch.ones(3),), {}
