@@ -6,6 +6,7 @@
  * checked before allocating, member data must be exactly as long as
  * declared, and member names are only ever compared, never used as paths. */
 #include "container.h"
+#include "outfile.h"
 #include "prefault.h"
 
 #include "arena.h"
@@ -876,19 +877,6 @@ fail:
     return -1;
 }
 
-static int write_all(int fd, const char *p, size_t n) {
-    while (n > 0) {
-        ssize_t k = write(fd, p, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0)
-            return -1;
-        p += k;
-        n -= (size_t)k;
-    }
-    return 0;
-}
-
 /* Flushes the directory holding path so a completed rename survives a
  * crash. Best effort: some file systems refuse fsync on directories. */
 static void fsync_parent(const char *path) {
@@ -955,7 +943,7 @@ int exdb_container_save(exdb_container *c, const char *model, const char *json, 
     }
 
     if (c->kind == EXDB_CONT_JSON) {
-        if (write_all(fd, json, len) != 0) {
+        if (exdb_out_write_all(fd, json, len) != 0) {
             exdb_errorf(err, "%s: %s", out_path, strerror(errno));
             goto fail;
         }

@@ -271,7 +271,7 @@ void exdb_out_forget(char *tmp) {
     free(tmp);
 }
 
-static int write_all(int fd, const char *p, size_t n) {
+int exdb_out_write_all(int fd, const char *p, size_t n) {
     while (n > 0) {
         ssize_t k = write(fd, p, n);
         if (k < 0 && errno == EINTR)
@@ -294,7 +294,7 @@ int exdb_out_write(const char *path, const void *data, size_t len, mode_t mode, 
         return -1;
     mode_t um = umask(0);
     umask(um);
-    int e = write_all(fd, data, len) != 0 ? errno : 0;
+    int e = exdb_out_write_all(fd, data, len) != 0 ? errno : 0;
     if (!e && fchmod(fd, mode & ~um) != 0)
         e = errno;
     if (!e && fsync(fd) != 0)

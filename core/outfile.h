@@ -54,4 +54,8 @@ void exdb_out_forget(char *tmp);
 int exdb_out_write(const char *path, const void *data, size_t len, mode_t mode, int replace,
                    exdb_error *err);
 
+/* write(2) until all n bytes are written, resuming after EINTR; -1 with
+ * errno on error. */
+int exdb_out_write_all(int fd, const char *p, size_t n);
+
 #endif
