@@ -1332,6 +1332,52 @@ void session_json_stopped(session *s, const char *script, int line, const char *
     emit_json_line(sink, o);
 }
 
+/* getline with the end of input told apart from a read error and a line
+ * bounded in length: a directory, an unreadable device or /dev/zero is an
+ * error with a message, not the end of a script (or 4 GB of one line).
+ * Returns the line's length, -1 at the end of input, -2 with err set. */
+long session_getline(char **line, size_t *cap, FILE *f, const char *name, int lineno, char *err,
+                     size_t errlen) {
+    size_t n = 0;
+    for (;;) {
+        if (*cap - n < 2) {
+            size_t ncap = *cap ? *cap * 2 : 256;
+            if (ncap > SESSION_MAX_LINE + 2) {
+                snprintf(err, errlen, "%s:%d: a line longer than %d bytes", name, lineno + 1,
+                         SESSION_MAX_LINE);
+                return -2;
+            }
+            char *nl = realloc(*line, ncap);
+            if (!nl) {
+                snprintf(err, errlen, "%s:%d: out of memory", name, lineno + 1);
+                return -2;
+            }
+            *line = nl;
+            *cap = ncap;
+        }
+        int c = getc(f);
+        if (c == EOF) {
+            if (ferror(f)) {
+                snprintf(err, errlen, "%s: cannot read: %s", name, strerror(errno));
+                clearerr(f);
+                return -2;
+            }
+            if (n == 0)
+                return -1;
+            break;
+        }
+        if (c == '\0') {
+            snprintf(err, errlen, "%s:%d: a NUL byte: commands are text", name, lineno + 1);
+            return -2;
+        }
+        (*line)[n++] = (char)c;
+        if (c == '\n')
+            break;
+    }
+    (*line)[n] = '\0';
+    return (long)n;
+}
+
 /* Commands left in a script after a stop: lines that are not blank or
  * comments (what session_exec would have run). */
 static int count_commands(FILE *f) {
@@ -1384,7 +1430,14 @@ int session_source(session *s, const char *path) {
     void *saved_ctx = s->read_ctx;
     s->read_line = source_read_line;
     s->read_ctx = &reader;
-    while (!s->quit_requested && !output_quit(s) && getline(&line, &cap, f) != -1) {
+    long got;
+    char rerr[512];
+    while (!s->quit_requested && !output_quit(s) &&
+           (got = session_getline(&line, &cap, f, path, lineno, rerr, sizeof rerr)) != -1) {
+        if (got == -2) {
+            rc = cmd_fail(s, "%s", rerr);
+            break;
+        }
         lineno++;
         if (s->trace_commands && !s->json) {
             const char *t = line;

@@ -366,7 +366,15 @@ static int run_stdin(void) {
     int rc = 0, lineno = 0;
     S.read_line = stdin_read_line;
     S.read_ctx = &lineno;
-    while (!S.quit_requested && getline(&line, &cap, stdin) != -1) {
+    long got;
+    char rerr[512];
+    while (!S.quit_requested && (got = session_getline(&line, &cap, stdin, "<stdin>", lineno, rerr,
+                                                       sizeof rerr)) != -1) {
+        if (got == -2) { /* a read error is an error, not the end of the input */
+            fprintf(S.errout, "%s\n", rerr);
+            rc = 1;
+            break;
+        }
         exdb_interrupted = 0; /* a SIGINT between commands stops none */
         if (S.trace_commands && line[0] != '\n' && line[0] != '#')
             fprintf(S.out, "+%s", line);

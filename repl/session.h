@@ -82,6 +82,12 @@ int session_exec(session *s, const char *line);
 /* Runs every line of a script file; stops at the first failure unless
  * on-error is continue. */
 int session_source(session *s, const char *path);
+/* A command line from a script or a pipe: its length, -1 at the end of the
+ * input, -2 with a one-line message in err (a read error, a NUL byte, a line
+ * over SESSION_MAX_LINE bytes). */
+enum { SESSION_MAX_LINE = 16 << 20 };
+long session_getline(char **line, size_t *cap, FILE *f, const char *name, int lineno, char *err,
+                     size_t errlen);
 
 /* JSON mode: one object saying that a script (or the -ex list, or the
  * commands on stdin) stops at its first failing command, so a tool sees why

@@ -59,6 +59,19 @@ else
     echo "skip pipe: SIGINT (python3 scripts/gen_synth.py did not run)"
 fi
 
+# Standard input that cannot be read as text (/dev/zero: NUL bytes, one
+# endless line) is an error with exit status 1, not a silent end of input.
+env ASAN_OPTIONS=detect_leaks=0 "$exdb" -q tests/fixtures/example.json </dev/zero >"$tmp/zero.out" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -q "<stdin>:1: a NUL byte" "$tmp/zero.out"; then
+    pass=$((pass + 1))
+    echo "ok   pipe: /dev/zero on stdin is an error"
+else
+    fail=$((fail + 1))
+    echo "FAIL pipe: /dev/zero on stdin is an error (exit $rc)"
+    tail -3 "$tmp/zero.out" | cut -c1-150 | sed 's/^/     | /'
+fi
+
 if ! command -v tmux >/dev/null 2>&1; then
     echo "tmux is not installed: the interactive tests are skipped"
     echo "tmux: $pass passed, $fail failed"

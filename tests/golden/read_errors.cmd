@@ -1,0 +1,7 @@
+# args: -q tests/fixtures/example.json
+# A read error is an error, not the end of a script (issue 13 item 10): a
+# directory, a line of NUL bytes (/dev/zero grew to 4 GB before).
+set on-error continue
+source tests
+source /dev/zero
+echo still here
