@@ -877,70 +877,22 @@ fail:
     return -1;
 }
 
-/* Flushes the directory holding path so a completed rename survives a
- * crash. Best effort: some file systems refuse fsync on directories. */
-static void fsync_parent(const char *path) {
-    char dir[4096];
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == path)
-        snprintf(dir, sizeof dir, "/");
-    else
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        fsync(fd);
-        close(fd);
-    }
-}
-
-/* Moves the finished temporary file to out_path. Without force, link()
- * refuses atomically to replace a file that appeared meanwhile; file
- * systems without hard links fall back to check-then-rename. */
-static int install(const char *tmp, const char *out_path, int force, exdb_error *err) {
-    struct stat st;
-    if (!force) {
-        if (link(tmp, out_path) == 0) {
-            unlink(tmp);
-            return 0;
-        }
-        if (errno == EEXIST || lstat(out_path, &st) == 0)
-            return exdb_errorf(err, "%s: file exists (use --force to replace it)", out_path);
-    }
-    if (rename(tmp, out_path) != 0)
-        return exdb_errorf(err, "%s: %s", out_path, strerror(errno));
-    return 0;
-}
-
 int exdb_container_save(exdb_container *c, const char *model, const char *json, size_t len,
                         const char *out_path, int force, exdb_error *err) {
-    struct stat st;
     const cont_model *m = resolve_model(c, model, err);
     if (!m)
         return -1;
     if (len > EXDB_MAX_PROGRAM_BYTES)
         return exdb_errorf(err, "%s: program of %zu bytes exceeds the %zu-byte limit", out_path,
                            len, EXDB_MAX_PROGRAM_BYTES);
-    if (lstat(out_path, &st) == 0) {
-        if (!force)
-            return exdb_errorf(err, "%s: file exists (use --force to replace it)", out_path);
-        if (S_ISDIR(st.st_mode))
-            return exdb_errorf(err, "%s: is a directory", out_path);
-    }
-
-    size_t tlen = strlen(out_path) + sizeof ".tmp-XXXXXX";
-    char *tmp = malloc(tlen);
-    if (!tmp)
-        return exdb_errorf(err, "%s: out of memory", out_path);
-    snprintf(tmp, tlen, "%s.tmp-XXXXXX", out_path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        exdb_errorf(err, "%s: cannot create a temporary file beside it: %s", out_path,
-                    strerror(errno));
-        free(tmp);
+    /* outfile.c: only an absent or regular target, a temporary beside it
+     * that a terminating signal removes, installed atomically */
+    if (exdb_out_check(out_path, force, err) < 0)
         return -1;
-    }
+    char *tmp;
+    int fd;
+    if (exdb_out_temp(out_path, 0, &tmp, &fd, err) < 0)
+        return -1;
 
     if (c->kind == EXDB_CONT_JSON) {
         if (exdb_out_write_all(fd, json, len) != 0) {
@@ -969,17 +921,15 @@ int exdb_container_save(exdb_container *c, const char *model, const char *json, 
         exdb_errorf(err, "%s: %s", out_path, strerror(errno));
         goto fail;
     }
-    if (install(tmp, out_path, force, err) != 0)
+    if (exdb_out_install(tmp, out_path, force, err) != 0)
         goto fail;
-    fsync_parent(out_path);
-    free(tmp);
+    exdb_out_forget(tmp);
     return 0;
 
 fail:
     if (fd >= 0)
         close(fd);
-    unlink(tmp);
-    free(tmp);
+    exdb_out_discard(tmp);
     return -1;
 }
 
