@@ -104,8 +104,7 @@ int exdb_modgraphs_collect(exdb_modgraphs *gs, const exdb_unflatten *u, const ch
         return c.oom ? exdb_errorf(err, "out of memory") : 0;
     }
     exdb_umodule *m = exdb_unflatten_module(u, fqn);
-    uint32_t call;
-    if (!m && (m = exdb_unflatten_dispatch_call(u, fqn, &call)) != NULL) {
+    if (!m && (m = exdb_unflatten_dispatch_call(u, fqn)) != NULL) {
         /* one call of a dispatcher, "n@1": its graph and subgraphs */
         if (collect_module(gs, u, fqn, m) < 0)
             return exdb_errorf(err, "out of memory");

@@ -248,9 +248,7 @@ void *exdb_umod_get_attr_list(exdb_umodule *m, const char *path, int *is_module,
             return NULL;
         }
         if (!v) { /* getattr(t, field) */
-            const char *cls = attr                         ? attr_class(attr)
-                              : m->kind == EXDB_UMOD_PLAIN ? "Module"
-                                                           : exdb_umod_kind_name(m);
+            const char *cls = attr ? attr_class(attr) : exdb_umod_class_name(m);
             exdb_errorf(err, "AttributeError: '%s' object has no attribute '%.*s' (%s)", cls,
                         (int)len, s, why);
             return NULL;

@@ -574,14 +574,13 @@ exdb_umodule *exdb_unflatten_module(const exdb_unflatten *u, const char *fqn) {
 
 /* "n@K" names call K of the dispatcher at n (the way bt, render and dce
  * name its calls); a module really at that path wins. */
-exdb_umodule *exdb_unflatten_dispatch_call(const exdb_unflatten *u, const char *name,
-                                           uint32_t *call) {
+exdb_umodule *exdb_unflatten_dispatch_call(const exdb_unflatten *u, const char *name) {
     const char *at = strrchr(name, '@');
-    if (!at || !at[1] || exdb_umod_get_path(u->run->root, name))
+    if (!at || at[1] < '1' || at[1] > '9' || exdb_umod_get_path(u->run->root, name))
         return NULL;
     char *end;
     unsigned long k = strtoul(at + 1, &end, 10);
-    if (*end || at[1] < '1' || at[1] > '9' || strchr(at + 1, '.'))
+    if (*end)
         return NULL;
     char base[EXDB_MAX_NAME_BYTES + 1];
     size_t n = (size_t)(at - name);
@@ -592,7 +591,6 @@ exdb_umodule *exdb_unflatten_dispatch_call(const exdb_unflatten *u, const char *
     exdb_umodule *m = exdb_umod_get_path(u->run->root, base);
     if (!m || m->kind != EXDB_UMOD_DISPATCH || k >= m->ncall_modules)
         return NULL;
-    *call = (uint32_t)k;
     return m->call_modules[k];
 }
 
@@ -726,9 +724,7 @@ typedef struct mod_ctx {
     const exdb_urun *r;
 } mod_ctx;
 
-/* exdb_umod_kind_name, with a plain module as the short "Module" that
- * info modules and the dumps print */
-static const char *kind_name(const exdb_umodule *m) {
+const char *exdb_umod_class_name(const exdb_umodule *m) {
     return m->kind == EXDB_UMOD_PLAIN ? "Module" : exdb_umod_kind_name(m);
 }
 
@@ -755,7 +751,7 @@ static void print_mod(void *vctx, const char *fqn, exdb_umodule *m) {
         exdb_buf_puts(c->b, "  ");
     exdb_buf_printf(c->b, "%s  %s",
                     fqn[0] ? strrchr(fqn, '.') ? strrchr(fqn, '.') + 1 : fqn : "<root>",
-                    kind_name(m));
+                    exdb_umod_class_name(m));
     if (m->type)
         exdb_buf_printf(c->b, "  %s", m->type);
     if (m->kind == EXDB_UMOD_INTERP || m->kind == EXDB_UMOD_DISPATCH) {
@@ -779,8 +775,7 @@ void exdb_unflatten_print_modules(exdb_buf *b, const exdb_unflatten *u) {
 int exdb_unflatten_print_module(exdb_buf *b, const exdb_unflatten *u, const char *fqn,
                                 exdb_error *err) {
     exdb_umodule *m = exdb_umod_get_path(u->run->root, fqn);
-    uint32_t call;
-    if (!m && (m = exdb_unflatten_dispatch_call(u, fqn, &call)) != NULL && m->graph) {
+    if (!m && (m = exdb_unflatten_dispatch_call(u, fqn)) != NULL && m->graph) {
         exdb_print_graph(b, m->graph);
         return 0;
     }
@@ -810,7 +805,7 @@ int exdb_unflatten_print_module(exdb_buf *b, const exdb_unflatten *u, const char
 
 static void dump_mod(void *vctx, const char *fqn, exdb_umodule *m) {
     mod_ctx *c = vctx;
-    exdb_buf_printf(c->b, "module '%s' #%u %s type=%s\n", fqn, m->id, kind_name(m),
+    exdb_buf_printf(c->b, "module '%s' #%u %s type=%s\n", fqn, m->id, exdb_umod_class_name(m),
                     m->type ? m->type : "None");
     for (uint32_t i = 0; i < m->attrs.n; i++) {
         const exdb_uattr *a = m->attrs.vals[i];

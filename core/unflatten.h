@@ -324,14 +324,16 @@ const exdb_uframe *exdb_unflatten_frame(const exdb_unflatten *u, uint32_t level)
 /* The module at FQN (call names like "n@1" allowed; "" = root), or NULL. */
 exdb_umodule *exdb_unflatten_module(const exdb_unflatten *u, const char *fqn);
 /* "n@K": call K (>= 1) of the InterpreterModuleDispatcher at n, as bt, dce
- * and render name it, when no module sits at that path; its module and
- * *call = K, else NULL. */
-exdb_umodule *exdb_unflatten_dispatch_call(const exdb_unflatten *u, const char *name,
-                                           uint32_t *call);
+ * and render name it, when no module sits at that path; its module, else
+ * NULL. */
+exdb_umodule *exdb_unflatten_dispatch_call(const exdb_unflatten *u, const char *name);
 const char *exdb_uevent_kind_name(int kind);
 /* The Python class of a module object: "torch.nn.Module", "InterpreterModule",
  * "InterpreterModuleDispatcher", "UnflattenedModule" or "GraphModule". */
 const char *exdb_umod_kind_name(const exdb_umodule *m);
+/* type(m).__name__ as Python's messages and named_modules show it: the kind
+ * name, with a plain torch.nn.Module as "Module". */
+const char *exdb_umod_class_name(const exdb_umodule *m);
 /* How many parameters, buffers and constants m holds. */
 void exdb_umod_count_state(const exdb_umodule *m, uint32_t *np, uint32_t *nb, uint32_t *nc);
 /* The work item a later-phase event (IVAL, ATTRS, SINK, DEDUP, DISPATCH)

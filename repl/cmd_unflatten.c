@@ -1583,8 +1583,7 @@ static void module_json(void *vctx, const char *fqn, exdb_umodule *m) {
     module_json_ctx *c = vctx;
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "fqn", fqn);
-    cJSON_AddStringToObject(o, "kind",
-                            m->kind == EXDB_UMOD_PLAIN ? "Module" : exdb_umod_kind_name(m));
+    cJSON_AddStringToObject(o, "kind", exdb_umod_class_name(m));
     if (m->type && m->kind != EXDB_UMOD_GRAPH) /* type_name(): a GraphModule has none */
         cJSON_AddStringToObject(o, "type", m->type);
     else
