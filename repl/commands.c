@@ -1355,7 +1355,12 @@ long session_getline(char **line, size_t *cap, FILE *f, const char *name, int li
             *line = nl;
             *cap = ncap;
         }
+        errno = 0;
         int c = getc(f);
+        if (c == EOF && ferror(f) && errno == EINTR) { /* a signal, not the input */
+            clearerr(f);
+            continue;
+        }
         if (c == EOF) {
             if (ferror(f)) {
                 snprintf(err, errlen, "%s: cannot read: %s", name, strerror(errno));
@@ -1397,7 +1402,9 @@ static int count_commands(FILE *f) {
 /* A script's lines for a command that reads more of them (commands N). */
 typedef struct {
     FILE *f;
+    const char *path;
     int *lineno;
+    char err[512]; /* a read error met there, "" if none: it ends the script */
 } source_reader;
 
 static char *source_read_line(session *s, const char *prompt) {
@@ -1405,7 +1412,10 @@ static char *source_read_line(session *s, const char *prompt) {
     source_reader *r = s->read_ctx;
     char *line = NULL;
     size_t cap = 0;
-    if (getline(&line, &cap, r->f) == -1) {
+    long got = session_getline(&line, &cap, r->f, r->path, *r->lineno, r->err, sizeof r->err);
+    if (got < 0) { /* the end of the script, or a read error session_source reports */
+        if (got == -1)
+            r->err[0] = '\0';
         free(line);
         return NULL;
     }
@@ -1425,7 +1435,7 @@ int session_source(session *s, const char *path) {
     char *line = NULL;
     size_t cap = 0;
     int rc = 0, lineno = 0;
-    source_reader reader = {f, &lineno};
+    source_reader reader = {f, path, &lineno, ""};
     char *(*saved_read)(session *, const char *) = s->read_line;
     void *saved_ctx = s->read_ctx;
     s->read_line = source_read_line;
@@ -1446,7 +1456,12 @@ int session_source(session *s, const char *path) {
             if (*t && *t != '\n' && *t != '#')
                 fprintf(s->out, "+%s%s", line, strchr(line, '\n') ? "" : "\n");
         }
-        if (session_exec(s, line) < 0) {
+        int failed = session_exec(s, line) < 0;
+        if (reader.err[0]) { /* a command that read more lines met a read error */
+            rc = cmd_fail(s, "%s", reader.err);
+            break;
+        }
+        if (failed) {
             rc = -1;
             if (!s->on_error_continue) {
                 if (s->json)

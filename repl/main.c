@@ -304,7 +304,12 @@ static char *stdin_read_line(session *s, const char *prompt) {
     (void)prompt;
     char *line = NULL;
     size_t cap = 0;
-    if (getline(&line, &cap, stdin) == -1) {
+    char rerr[512];
+    long got =
+        session_getline(&line, &cap, stdin, "<stdin>", *(int *)s->read_ctx, rerr, sizeof rerr);
+    if (got < 0) { /* the end of the input, or a read error said here */
+        if (got == -2)
+            fprintf(s->errout, "%s\n", rerr);
         free(line);
         return NULL;
     }

@@ -5,3 +5,5 @@ set on-error continue
 source tests
 source /dev/zero
 echo still here
+# the lines `commands` reads are read the same way (a NUL byte inside its list)
+source tests/fixtures/scripts/nul_in_commands.exdb
