@@ -57,13 +57,15 @@ static int is_ident(const char *k) {
     return 1;
 }
 
-/* Quotes user text for a message: "text" with quotes, backslashes and
+/* Quotes s[0..n) for a message: "text" with quotes, backslashes and
  * control characters escaped, cut to about 80 characters, so a hostile name
- * cannot break the one-line format or flood the terminal. Returns out. */
-static const char *qs(char *out, size_t cap, const char *s) {
+ * cannot break the one-line format or flood the terminal. With raw, also
+ * U+0000 (as \u0000) and every byte above 0x7f (as \xNN), so that the
+ * message about a string that is not UTF-8 text is. Returns out. */
+static const char *quote(char *out, size_t cap, const char *s, size_t n, int raw) {
     size_t w = 0;
     out[w++] = '"';
-    for (size_t i = 0; s[i]; i++) {
+    for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (i >= 80 || w + 8 >= cap) {
             memcpy(out + w, "...", 3);
@@ -73,7 +75,9 @@ static const char *qs(char *out, size_t cap, const char *s) {
         if (c == '"' || c == '\\') {
             out[w++] = '\\';
             out[w++] = (char)c;
-        } else if (c < 0x20 || c == 0x7f) {
+        } else if (raw && c == 0) {
+            w += (size_t)snprintf(out + w, cap - w, "\\u0000");
+        } else if (c < 0x20 || c == 0x7f || (raw && c > 0x7f)) {
             w += (size_t)snprintf(out + w, cap - w, "\\x%02x", c);
         } else {
             out[w++] = (char)c;
@@ -82,6 +86,16 @@ static const char *qs(char *out, size_t cap, const char *s) {
     out[w++] = '"';
     out[w] = '\0';
     return out;
+}
+
+/* quote() of bytes that may not be text */
+static const char *quote_raw(char *out, size_t cap, const char *s, size_t n) {
+    return quote(out, cap, s, n, 1);
+}
+
+/* quote() of a C string as it is */
+static const char *qs(char *out, size_t cap, const char *s) {
+    return quote(out, cap, s, strlen(s), 0);
 }
 
 enum { QS = 128 }; /* buffer size for qs() */
@@ -215,35 +229,6 @@ static size_t text_end(const unsigned char *s, size_t n) {
     return n;
 }
 
-/* Quotes s[0..n) for a message like qs(), also escaping U+0000 (as
- * \u0000) and every byte above 0x7f (as \xNN), so that the message about a
- * string that is not UTF-8 text is. */
-static const char *qsn(char *out, size_t cap, const char *s, size_t n) {
-    size_t w = 0;
-    out[w++] = '"';
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (i >= 80 || w + 8 >= cap) {
-            memcpy(out + w, "...", 3);
-            w += 3;
-            break;
-        }
-        if (c == '"' || c == '\\') {
-            out[w++] = '\\';
-            out[w++] = (char)c;
-        } else if (c == 0) {
-            w += (size_t)snprintf(out + w, cap - w, "\\u0000");
-        } else if (c < 0x20 || c >= 0x7f) {
-            w += (size_t)snprintf(out + w, cap - w, "\\x%02x", c);
-        } else {
-            out[w++] = (char)c;
-        }
-    }
-    out[w++] = '"';
-    out[w] = '\0';
-    return out;
-}
-
 /* Refuses a string the loader keeps (a name, target, argument, metadata)
  * that holds U+0000 or is not UTF-8. exdb's strings end at U+0000, so
  * "x\u0000junk" silently read as x; bytes that are not UTF-8 made renders
@@ -256,10 +241,10 @@ static int check_text(loader *L, const char *s, size_t n, const jpath *p) {
     char q[QS];
     if (s[at] == 0)
         return lfail(L, p, "expected a string without \\u0000 (U+0000), found %s",
-                     qsn(q, sizeof q, s, n));
+                     quote_raw(q, sizeof q, s, n));
     int sur = (unsigned char)s[at] == 0xED && at + 1 < n && (unsigned char)s[at + 1] >= 0xA0;
     return lfail(L, p, "expected UTF-8 text, found %s (not UTF-8 from byte %zu%s)",
-                 qsn(q, sizeof q, s, n), at,
+                 quote_raw(q, sizeof q, s, n), at,
                  sur ? ": a surrogate, a \\ud800-\\udfff escape without its pair" : "");
 }
 
@@ -277,7 +262,7 @@ static int check_key(loader *L, const char *k, const jpath *p) {
     if (at == n)
         return 0;
     return lfail(L, p, "expected keys of UTF-8 text, found %s (not UTF-8 from byte %zu)",
-                 qsn(q, sizeof q, k, n), at);
+                 quote_raw(q, sizeof q, k, n), at);
 }
 
 /* A name (value, node, target, fqn) within EXDB_MAX_NAME_BYTES; `what` says
