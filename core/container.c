@@ -433,9 +433,20 @@ static int open_zip(exdb_container *c, exdb_error *err) {
 static int sniff(int fd, const char *path, off_t size, exdb_error *err) {
     unsigned char buf[4096];
     off_t off = 0;
-    if (size == 0)
+    if (size == 0) {
+        /* /proc and /sys files report size 0 and still have text: say what
+         * they are rather than calling them empty. */
+        ssize_t n;
+        while ((n = pread(fd, buf, 1, 0)) < 0 && errno == EINTR)
+            ;
+        if (n > 0)
+            return exdb_errorf(err,
+                               "%s: the file reports a size of 0 but is not empty (a /proc or "
+                               "/sys file?): copy it to a regular file and load that",
+                               path);
         return exdb_errorf(
             err, "%s: empty file: expected a .pt2/zip archive or JSON starting with '{'", path);
+    }
     for (;;) {
         ssize_t n = pread(fd, buf, sizeof buf, off);
         if (n < 0 && errno == EINTR)

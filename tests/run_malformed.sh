@@ -122,6 +122,8 @@ write("limit_module_bytes.json",
 # an op target with a Latin-1 byte (0xE9), not UTF-8
 write("name_not_utf8.json", valid.replace(b"aten.linear.default", b"aten.lin\xe9ar.default", 1))
 os.mkdir(os.path.join(dst, "a_directory.json"))
+# a /proc file: stat says size 0, reading gives text (issue 13 item 13)
+os.symlink("/proc/self/status", os.path.join(dst, "proc_file.json"))
 # not a zip: binary bytes behind a .pt2 name
 write("zip_garbage.pt2", bytes((i * 37 + 11) % 256 for i in range(512)))
 # a zip local-header signature followed by garbage
