@@ -100,6 +100,7 @@ static int cmd_render(session *s, int argc, char **argv) {
         src.frame_level = s->selected_frame;
     }
     exdb_viz_stats st;
+    set.interrupt = &exdb_interrupted; /* Ctrl-C kills the layout, not exdb */
     int rc = exdb_viz_render(&src, &view, &set, out, &st, &err);
     exdb_unflatten_free(fresh);
     if (rc < 0)

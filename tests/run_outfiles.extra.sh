@@ -2,7 +2,8 @@
 # run_outfiles.extra.sh EXDB - what `save` and `render -o` leave on disk when
 # things go wrong (issue 13, items 4-6): a full file system (a small tmpfs,
 # mounted here: the CI user is root), SIGTERM/SIGINT/SIGHUP in the middle of
-# a save of a 160 MB archive, and targets that are not regular files.
+# a save of a 160 MB archive, and targets that are not regular files; and
+# (item 13) SIGINT and SIGTERM during a long render's layout.
 # Prints "outfiles: N passed, M failed".
 exdb=${1:?usage: run_outfiles.extra.sh EXDB}
 case $exdb in /*) ;; *) exdb=$(pwd)/$exdb ;; esac
@@ -143,6 +144,50 @@ if [ $rc = 0 ] && grep -qx saved "$tmp/log" && [ -z "$left" ] &&
     ok "SIGINT during save: the save completes, nothing else is left"
 else
     bad "SIGINT during save (exit $rc): left $left"
+fi
+
+# ---- 13: a long layout runs in a child process (viz/layoutproc.c): SIGINT
+# (Ctrl-C) stops only the render, and an exdb ended by SIGTERM does not leave
+# dot running behind it
+if python3 scripts/gen_synth.py --nodes 5000 --out "$tmp/s5k.json" >/dev/null 2>&1; then
+    mkdir "$tmp/lay"
+    # render_started: until exdb has forked its layout child (2 processes)
+    render_started() {
+        n=0
+        while [ "$(pgrep -f "exdb.*$tmp/s5k.json" | wc -l)" -lt 2 ] && [ $n -lt 3000 ]; do
+            n=$((n + 1))
+            sleep 0.01
+        done
+    }
+    "$exdb" -q "$tmp/s5k.json" -ex "render flat --force --layout dot -o $tmp/lay/g.svg" \
+        -ex "echo rendered-or-not" -batch >"$tmp/log" 2>&1 &
+    pid=$!
+    render_started
+    sleep 0.3
+    kill -INT $pid
+    wait $pid
+    rc=$?
+    if [ $rc = 1 ] && grep -q "g.svg: render interrupted; nothing written" "$tmp/log" &&
+        [ -z "$(ls -A "$tmp/lay")" ] && ! pgrep -f "exdb.*$tmp/s5k.json" >/dev/null; then
+        ok "SIGINT during a render's layout: the render stops with a message, nothing written"
+    else
+        bad "SIGINT during a render's layout (exit $rc): $(head -c 300 "$tmp/log")"
+    fi
+    "$exdb" -q "$tmp/s5k.json" -ex "render flat --force --layout dot -o $tmp/lay/g.svg" -batch \
+        >"$tmp/log" 2>&1 &
+    pid=$!
+    render_started
+    kill -TERM $pid
+    wait $pid 2>/dev/null
+    sleep 0.2
+    if pgrep -f "exdb.*$tmp/s5k.json" >/dev/null; then
+        bad "SIGTERM during a render: the layout process outlives exdb"
+        pkill -KILL -f "exdb.*$tmp/s5k.json"
+    else
+        ok "SIGTERM during a render: the layout process ends with exdb"
+    fi
+else
+    echo "skip outfiles: layout child (python3 scripts/gen_synth.py did not run)"
 fi
 
 echo "outfiles: $pass passed, $fail failed"

@@ -15,6 +15,7 @@
 
 #include "core/outfile.h"
 #include "core/snapshot.h"
+#include "viz/layoutproc.h"
 #include "viz/view.h"
 
 /* dot's cost grows much faster than linearly (0.34 s at 1.2k nodes, 192 s
@@ -33,6 +34,7 @@ void exdb_viz_settings_default(exdb_viz_settings *s) {
     s->render_limit = 2000;
     s->dup_fanout = 8;
     s->dup_span = 16;
+    s->interrupt = NULL;
 }
 
 const char *exdb_viz_layout_name(exdb_viz_layout l) {
@@ -239,16 +241,14 @@ static const char *page_title(const exdb_viz_source *src, const exdb_viz_view *v
 /* What a render produced, in memory: Graphviz's buffer (gvRenderData),
  * or ours (DOT text, the HTML page). */
 typedef struct rendered {
-    char *gv; /* freed with gvFreeRenderData */
-    unsigned int gvlen;
+    vz_laid_out img;
     exdb_buf text;
     char *page; /* open_memstream's, freed with free */
     size_t pagelen;
 } rendered;
 
 static void rendered_free(rendered *r) {
-    if (r->gv)
-        gvFreeRenderData(r->gv);
+    vz_laid_out_free(&r->img);
     exdb_buf_free(&r->text);
     free(r->page);
 }
@@ -258,7 +258,7 @@ static int html_page(rendered *r, const char *title) {
     FILE *m = open_memstream(&r->page, &r->pagelen);
     if (!m)
         return -1;
-    int rc = vz_write_html(m, r->gv, r->gvlen, title);
+    int rc = vz_write_html(m, r->img.data, r->img.len, title);
     if (fclose(m) != 0)
         rc = -1;
     return rc;
@@ -268,20 +268,19 @@ static int html_page(rendered *r, const char *title) {
  * file writer calls exit(1) on a short write (a full disk ended the
  * session). -1 with a message naming path and what failed. */
 static int render_image(Agraph_t *g, exdb_viz_format fmt, const char *engine,
-                        const exdb_viz_source *src, const exdb_viz_view *view, const char *path,
-                        exdb_viz_stats *st, rendered *r, exdb_error *err) {
+                        const exdb_viz_settings *set, const exdb_viz_source *src,
+                        const exdb_viz_view *view, const char *path, exdb_viz_stats *st,
+                        rendered *r, exdb_error *err) {
     tune_layout(g, engine, st->nodes);
     GVC_t *gvc = context();
+    if (!gvc)
+        return exdb_errorf(err, "%s: Graphviz could not start (out of memory?)", path);
     double t1 = now();
-    if (!gvc || gvLayout(gvc, g, engine) != 0)
-        return exdb_errorf(err, "%s: Graphviz could not lay out the graph (%s)", path, engine);
-    st->layout_s = now() - t1;
-    double t2 = now();
     const char *as = fmt == EXDB_FMT_HTML ? "svg" : format_name(fmt);
-    int rc = gvRenderData(gvc, g, as, &r->gv, &r->gvlen) == 0 && r->gv ? 0 : -1;
-    gvFreeLayout(gvc, g);
-    if (rc < 0)
-        return exdb_errorf(err, "%s: Graphviz could not render the graph as %s", path, as);
+    if (vz_layout_render(gvc, g, engine, as, set->interrupt, &r->img, path, err) < 0)
+        return -1;
+    st->layout_s = r->img.layout_s;
+    double t2 = t1 + r->img.layout_s;
     char title[512];
     if (fmt == EXDB_FMT_HTML && html_page(r, page_title(src, view, title, sizeof title)) < 0)
         return exdb_errorf(err, "%s: could not make the HTML page (out of memory, or no <svg>)",
@@ -348,13 +347,13 @@ int exdb_viz_render(const exdb_viz_source *src, const exdb_viz_view *view,
         st->write_s = now() - t1;
     } else if (rc == 0) {
         st->engine = sfdp ? "sfdp" : engine_for(set, st->nodes);
-        rc = render_image(g, fmt, st->engine, src, view, path, st, &r, err);
+        rc = render_image(g, fmt, st->engine, set, src, view, path, st, &r, err);
     }
     vz_close(g);
     vz_free(&vg);
     if (rc == 0) {
-        const char *data = r.page ? r.page : r.gv ? r.gv : exdb_buf_str(&r.text);
-        size_t len = r.page ? r.pagelen : r.gv ? r.gvlen : r.text.len;
+        const char *data = r.page ? r.page : r.img.data ? r.img.data : exdb_buf_str(&r.text);
+        size_t len = r.page ? r.pagelen : r.img.data ? r.img.len : r.text.len;
         rc = exdb_out_write(path, data, len, 0666, 1, err);
     }
     rendered_free(&r);

@@ -12,6 +12,7 @@
 #ifndef EXDB_VIZ_RENDER_H
 #define EXDB_VIZ_RENDER_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "core/error.h"
@@ -44,6 +45,9 @@ typedef struct exdb_viz_settings {
     uint32_t render_limit; /* image layout refused above this many nodes */
     uint32_t dup_fanout;   /* duplicate nodes with more uses than this; 0 = never */
     uint32_t dup_span;     /* ...but only the uses further away than this (node order) */
+    /* Set by a SIGINT handler: layout runs in a child that a set flag
+     * kills (viz/layoutproc.c). NULL: in this process, not interruptible. */
+    volatile sig_atomic_t *interrupt;
 } exdb_viz_settings;
 
 /* One render request. */

@@ -4,7 +4,7 @@
 # node names, an empty line repeating the last stepping command, history
 # kept in $HOME/.exdb_history across sessions (HOME is a temporary
 # directory), until/advance/display completion and displays after a stop,
-# Ctrl-C interrupting a long `continue` back to the prompt, and Ctrl-C at
+# Ctrl-C interrupting a long `continue` or `render` back to the prompt, and Ctrl-C at
 # an idle prompt cancelling the line (the session, its breakpoints, position
 # and displays stay), the gdb habits of issue 16 (completion of start,
 # ignore, apropos, aliases...; commands typed at the prompt; gdb's pager:
@@ -286,6 +286,16 @@ if [ -n "$big" ]; then
     check "Ctrl-C interrupts a long continue" "Interrupted after event" 30
     T send-keys "backtrace" Enter
     check "the session goes on after Ctrl-C" "#0  " 10
+    # Ctrl-C during a long render (issue 13 item 13): dot on 60k nodes
+    # runs for hours; the layout's child process is killed, nothing is
+    # written and the session goes on.
+    T send-keys "render flat --force --layout dot -o $tmp/never.svg" Enter
+    sleep 1.5
+    T send-keys C-c
+    check "Ctrl-C interrupts a long render" "never.svg: render interrupted; nothing written" 30
+    if [ -e "$tmp/never.svg" ]; then bad "an interrupted render writes nothing"; else ok "an interrupted render writes nothing"; fi
+    T send-keys "info program" Enter
+    check "the session goes on after an interrupted render" "schema version:" 10
 else
     echo "skip tmux: Ctrl-C during continue (python3 scripts/gen_synth.py did not run)"
 fi

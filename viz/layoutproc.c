@@ -1,0 +1,190 @@
+/* layoutproc.c - Graphviz's layout and rendering in a child process.
+ *
+ * gvLayout has no cancel hook: dot on a few thousand nodes runs for
+ * minutes, and Graphviz ends the process on some errors (exit(1) from
+ * "trouble in init_rank", segfaults seen in dot 2.43 with some rank
+ * settings). Run in a forked child, a Ctrl-C kills only the child and a
+ * Graphviz crash becomes an error message: the session goes on either
+ * way. The child inherits the laid-out graph and the loaded plugins
+ * (copy-on-write) and sends back the rendered bytes through a pipe. */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "viz/layoutproc.h"
+
+/* What the child sends before the bytes. */
+typedef struct child_head {
+    int32_t rc; /* 0 rendered, 1 layout failed, 2 render failed */
+    double layout_s;
+    uint64_t len;
+} child_head;
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int write_all(int fd, const void *p, size_t n) {
+    const char *c = p;
+    while (n > 0) {
+        ssize_t w = write(fd, c, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        c += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* In the child: lay out, render, send, and leave without running exit
+ * handlers (stdio buffers and LeakSanitizer belong to the parent). */
+static void child_main(int fd, GVC_t *gvc, Agraph_t *g, const char *engine, const char *as) {
+    child_head h = {0, 0, 0};
+    char *data = NULL;
+    unsigned int len = 0;
+    double t = now();
+    if (gvLayout(gvc, g, engine) != 0) {
+        h.rc = 1;
+    } else {
+        h.layout_s = now() - t;
+        if (gvRenderData(gvc, g, as, &data, &len) != 0 || !data)
+            h.rc = 2;
+        h.len = h.rc == 0 ? len : 0;
+    }
+    int ok = write_all(fd, &h, sizeof h) == 0 && (h.len == 0 || write_all(fd, data, h.len) == 0);
+    _exit(ok ? 0 : 3);
+}
+
+/* Reads n bytes, polling so that a Ctrl-C (*interrupt set by the REPL's
+ * handler, with or without SA_RESTART) is seen within 100 ms. 0 read,
+ * 1 interrupted, -1 end of pipe or error. */
+static int read_polled(int fd, void *p, size_t n, volatile sig_atomic_t *interrupt) {
+    char *c = p;
+    while (n > 0) {
+        if (*interrupt)
+            return 1;
+        struct pollfd pf = {.fd = fd, .events = POLLIN};
+        int k = poll(&pf, 1, 100);
+        if (k < 0 && errno != EINTR)
+            return -1;
+        if (k <= 0)
+            continue;
+        ssize_t r = read(fd, c, n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        c += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+/* The child's end as a message: how it stopped when it sent nothing. */
+static int child_failed(pid_t pid, const char *path, const char *engine, exdb_error *err) {
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (WIFSIGNALED(status))
+        return exdb_errorf(err, "%s: Graphviz (%s) crashed laying out the graph (signal %d)", path,
+                           engine, WTERMSIG(status));
+    return exdb_errorf(err, "%s: Graphviz (%s) stopped laying out the graph (exit status %d)", path,
+                       engine, WEXITSTATUS(status));
+}
+
+static int in_process(GVC_t *gvc, Agraph_t *g, const char *engine, const char *as, vz_laid_out *out,
+                      const char *path, exdb_error *err) {
+    double t = now();
+    if (gvLayout(gvc, g, engine) != 0)
+        return exdb_errorf(err, "%s: Graphviz could not lay out the graph (%s)", path, engine);
+    out->layout_s = now() - t;
+    char *data = NULL;
+    unsigned int len = 0;
+    int rc = gvRenderData(gvc, g, as, &data, &len) == 0 && data ? 0 : -1;
+    gvFreeLayout(gvc, g);
+    if (rc < 0)
+        return exdb_errorf(err, "%s: Graphviz could not render the graph as %s", path, as);
+    out->data = data;
+    out->len = len;
+    out->gv_owned = 1;
+    return 0;
+}
+
+int vz_layout_render(GVC_t *gvc, Agraph_t *g, const char *engine, const char *as,
+                     volatile sig_atomic_t *interrupt, vz_laid_out *out, const char *path,
+                     exdb_error *err) {
+    memset(out, 0, sizeof *out);
+    if (!interrupt)
+        return in_process(gvc, g, engine, as, out, path, err);
+    int fds[2];
+    if (pipe(fds) != 0)
+        return exdb_errorf(err, "%s: cannot start the layout: %s", path, strerror(errno));
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return exdb_errorf(err, "%s: cannot start the layout: %s", path, strerror(errno));
+    }
+    if (pid == 0) {
+        /* a parent ended by a signal must not leave dot running for hours */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(4);
+        close(fds[0]);
+        child_main(fds[1], gvc, g, engine, as);
+    }
+    close(fds[1]);
+    child_head h;
+    int r = read_polled(fds[0], &h, sizeof h, interrupt);
+    if (r == 0 && h.rc == 0) {
+        out->data = h.len ? malloc(h.len) : NULL;
+        if (h.len && !out->data) {
+            r = 2;
+        } else {
+            r = read_polled(fds[0], out->data, h.len, interrupt);
+        }
+    }
+    close(fds[0]);
+    if (r == 1)
+        kill(pid, SIGKILL);
+    if (r == 1 || r == 2 || (r == 0 && h.rc != 0) || r < 0) {
+        free(out->data);
+        out->data = NULL;
+        if (r < 0)
+            return child_failed(pid, path, engine, err);
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+        if (r == 1)
+            return exdb_errorf(err, "%s: render interrupted; nothing written", path);
+        if (r == 2)
+            return exdb_errorf(err, "%s: out of memory", path);
+        if (h.rc == 1)
+            return exdb_errorf(err, "%s: Graphviz could not lay out the graph (%s)", path, engine);
+        return exdb_errorf(err, "%s: Graphviz could not render the graph as %s", path, as);
+    }
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    out->len = h.len;
+    out->layout_s = h.layout_s;
+    return 0;
+}
+
+void vz_laid_out_free(vz_laid_out *out) {
+    if (out->gv_owned)
+        gvFreeRenderData(out->data);
+    else
+        free(out->data);
+    memset(out, 0, sizeof *out);
+}
