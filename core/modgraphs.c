@@ -2,7 +2,9 @@
  * of an unflattened module tree (torch/fx/graph.py with an owning module).
  * See modgraphs.h. */
 #include "modgraphs.h"
+#include "strmap.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,14 +15,43 @@ void exdb_modgraphs_init(exdb_modgraphs *gs) {
 
 void exdb_modgraphs_free(exdb_modgraphs *gs) {
     free(gs->items);
+    free(gs->seen);
     exdb_arena_destroy(&gs->arena);
     memset(gs, 0, sizeof *gs);
 }
 
-static int push(exdb_modgraphs *gs, exdb_modgraph g) {
-    for (uint32_t i = 0; i < gs->n; i++) /* each graph once (modules shared by paths) */
-        if (gs->items[i].graph == g.graph)
+/* Adds graph to the set of graphs collected (open addressing on the
+ * pointer, kept at most half full): 1 when it was already there, -1 when
+ * memory is exhausted. A scan of the list per graph was quadratic. */
+static int seen_add(exdb_modgraphs *gs, const exdb_graph *graph) {
+    if (2 * (gs->n + 1) > gs->seen_cap) {
+        uint32_t nc = gs->seen_cap ? gs->seen_cap * 2 : 64;
+        const exdb_graph **ns = calloc(nc, sizeof *ns);
+        if (!ns)
+            return -1;
+        for (uint32_t i = 0; i < gs->n; i++) {
+            uint32_t h = (uint32_t)(((uintptr_t)gs->items[i].graph >> 4) * 2654435761u);
+            while (ns[h & (nc - 1)])
+                h++;
+            ns[h & (nc - 1)] = gs->items[i].graph;
+        }
+        free(gs->seen);
+        gs->seen = ns;
+        gs->seen_cap = nc;
+    }
+    uint32_t h = (uint32_t)(((uintptr_t)graph >> 4) * 2654435761u);
+    for (;; h++) {
+        const exdb_graph **slot = &gs->seen[h & (gs->seen_cap - 1)];
+        if (*slot == graph)
+            return 1;
+        if (!*slot) {
+            *slot = graph;
             return 0;
+        }
+    }
+}
+
+static int push(exdb_modgraphs *gs, exdb_modgraph g) {
     if (gs->n == gs->cap) {
         uint32_t nc = gs->cap ? gs->cap * 2 : 16;
         exdb_modgraph *ni = realloc(gs->items, nc * sizeof *ni);
@@ -29,6 +60,9 @@ static int push(exdb_modgraphs *gs, exdb_modgraph g) {
         gs->items = ni;
         gs->cap = nc;
     }
+    int seen = seen_add(gs, g.graph); /* each graph once (modules shared by paths) */
+    if (seen != 0)
+        return seen < 0 ? -1 : 0;
     gs->items[gs->n++] = g;
     return 0;
 }
@@ -226,22 +260,40 @@ uint32_t exdb_umod_lint(exdb_lint_report *r, exdb_umodule *m, const exdb_graph *
 
 /* ---- dce */
 
-static int in_log(const exdb_dce_log *log, const exdb_node *n) {
-    for (uint32_t i = 0; i < log->n; i++)
-        if (log->items[i].node == n)
-            return 1;
-    return 0;
+/* The names of the parent graph's live get_attr targets (for a dry run:
+ * those the dry run would not remove), built once per parent when its
+ * first subgraph is reached (a scan per subgraph was quadratic: 20k
+ * higher-order ops took 2 s). NULL when memory is exhausted. */
+static exdb_strmap *live_targets(exdb_arena *a, const exdb_graph *parent, const exdb_dce_log *plog,
+                                 int dry_run) {
+    exdb_strmap dead, *live = exdb_arena_alloc(a, sizeof *live);
+    if (!live)
+        return NULL;
+    exdb_strmap_init(&dead, a);
+    exdb_strmap_init(live, a);
+    for (uint32_t i = 0; dry_run && i < plog->n; i++) {
+        void **v = exdb_strmap_put(&dead, plog->items[i].node->name, NULL);
+        if (!v)
+            return NULL;
+        *v = (void *)1;
+    }
+    for (const exdb_node *n = parent->head; n; n = n->next)
+        if (n->op == EXDB_OP_GET_ATTR && !exdb_strmap_get(&dead, n->name)) {
+            void **v = exdb_strmap_put(live, n->target, NULL);
+            if (!v)
+                return NULL;
+            *v = (void *)1;
+        }
+    return live;
 }
 
-/* Whether the parent graph still names subgraph `name` in a live get_attr
- * (for a dry run: one the dry run would not remove). */
-static int still_used(const exdb_graph *parent, const exdb_dce_log *plog, const char *name,
-                      int dry_run) {
-    for (const exdb_node *n = parent->head; n; n = n->next)
-        if (n->op == EXDB_OP_GET_ATTR && strcmp(n->target, name) == 0 &&
-            !(dry_run && in_log(plog, n)))
-            return 1;
-    return 0;
+/* Whether the parent graph still names subgraph `name` in a live get_attr. */
+static int still_used(exdb_arena *a, exdb_strmap **maps, const exdb_modgraphs *gs,
+                      const exdb_dce_log *logs, int32_t parent, const char *name, int dry_run) {
+    if (!maps[parent] &&
+        !(maps[parent] = live_targets(a, gs->items[parent].graph, &logs[parent], dry_run)))
+        return -1;
+    return exdb_strmap_get(maps[parent], name) != NULL;
 }
 
 int exdb_modgraphs_dce(exdb_modgraphs *gs, const exdb_unflatten *u, const exdb_dce_opts *o,
@@ -267,18 +319,30 @@ int exdb_modgraphs_dce(exdb_modgraphs *gs, const exdb_unflatten *u, const exdb_d
     }
     exdb_dce_opts opts = *o;
     opts.module_impure = NULL; /* InterpreterModule defines no _is_impure */
-    int total = 0;
-    for (uint32_t i = 0; i < gs->n; i++) {
+    exdb_arena a;
+    exdb_arena_init(&a);
+    exdb_strmap **maps = exdb_arena_calloc(&a, gs->n ? gs->n : 1, sizeof *maps);
+    int total = maps ? 0 : exdb_errorf(err, "out of memory");
+    for (uint32_t i = 0; maps && i < gs->n; i++) {
         exdb_modgraph *g = &gs->items[i];
         if (g->refused || (g->parent >= 0 && gs->items[g->parent].refused))
             continue;
-        if (g->parent >= 0 &&
-            !still_used(gs->items[g->parent].graph, &logs[g->parent], g->subgraph, o->dry_run))
+        assert(g->parent < (int32_t)i); /* a parent's dce runs before its subgraphs' */
+        int used =
+            g->parent < 0 ? 1 : still_used(&a, maps, gs, logs, g->parent, g->subgraph, o->dry_run);
+        if (used < 0) {
+            total = exdb_errorf(err, "out of memory");
+            break;
+        }
+        if (!used)
             continue;
         int n = exdb_dce_run(g->graph, &opts, &logs[i], err);
-        if (n < 0)
-            return -1;
+        if (n < 0) {
+            total = -1;
+            break;
+        }
         total += n;
     }
+    exdb_arena_destroy(&a);
     return total;
 }

@@ -37,6 +37,8 @@ typedef struct exdb_modgraphs {
     exdb_arena arena; /* the fqn strings */
     exdb_modgraph *items;
     uint32_t n, cap;
+    const exdb_graph **seen; /* the items' graphs, hashed (each graph once) */
+    uint32_t seen_cap;
 } exdb_modgraphs;
 
 void exdb_modgraphs_init(exdb_modgraphs *gs);

@@ -27,15 +27,18 @@ done
 # as_graph body: the subgraph list grew by a copy per subgraph (issue 13,
 # 4.8 GB and 8 s to load at 20k); load and operations are timed below.
 hop=$out/hop_20k.json
-if [ ! -s "$hop" ]; then
-    echo "generating $hop ..." >&2
-    python3 - "$hop.tmp" <<'PY' && mv "$hop.tmp" "$hop"
+# hop_file N: $out/hop_N.json, N higher-order ops (generated once)
+hop_file() {
+    f=$out/hop_$(($1 / 1000))k.json
+    [ -s "$f" ] && return
+    echo "generating $f ..." >&2
+    python3 - "$f.tmp" "$1" <<'PY' && mv "$f.tmp" "$f"
 import json, sys
 p = json.load(open("tests/malformed/_valid.json"))
 g = p["graph_module"]["graph"]
 first, last = g["nodes"]
 nodes, prev = [first], "linear"
-for i in range(20000):
+for i in range(int(sys.argv[2])):
     body = {"inputs": [{"as_tensor": {"name": "a"}}], "outputs": [{"as_tensor": {"name": "r"}}],
             "nodes": [{"target": "torch.ops.aten.relu.default",
                        "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "a"}}, "kind": 1}],
@@ -55,7 +58,8 @@ last["inputs"][0]["arg"]["as_tensor"]["name"] = prev
 g["nodes"] = nodes + [last]
 json.dump(p, open(sys.argv[1], "w"))
 PY
-fi
+}
+for k in 5000 10000 20000; do hop_file $k; done
 
 # cold: the first load of a fresh process, which takes all its memory new
 # from the kernel; warm: the best later load in the same process (reusing
@@ -134,6 +138,25 @@ for s in $sizes; do
     esac
 done
 ops_row "$hop"
+# The module graphs of many higher-order ops: unflatten, `lint all` and
+# `dce all` through exdb (issue 13: dce all scanned the parent graph per
+# subgraph and collected graphs with a scan per graph, 2 s at 20k).
+# Linear growth wanted: the us/HOP stay near each other.
+echo
+printf '%-36s %7s %14s %14s %14s\n' "higher-order ops (ms, us/HOP)" HOPs "unflatten run" "lint all" "dce all"
+for k in 5000 10000 20000; do
+    f=$out/hop_$((k / 1000))k.json
+    line=$(printf '%-36s %7d' "$(basename "$f" .json)" $k)
+    for c in "unflatten run" "lint all" "dce all --dry-run"; do
+        t=$(./exdb -q "$f" -ex "echo" -batch >/dev/null 2>&1; s0=$(date +%s.%N);
+            ./exdb -q "$f" -ex "$c" -batch >/dev/null 2>&1; s1=$(date +%s.%N);
+            ./exdb -q "$f" -batch >/dev/null 2>&1; s2=$(date +%s.%N);
+            echo "($s1 - $s0) - ($s2 - $s1)" | bc)
+        line="$line $(awk -v t="$t" -v k=$k 'BEGIN { if (t < 0) t = 0; printf "%7.0f %6.1f", t * 1000, t * 1e6 / k }')"
+    done
+    echo "$line"
+done
+echo "(each: exdb FILE -ex CMD minus exdb FILE alone, so the load is not counted)"
 echo "(lint: every check of \`lint\` on the program, FX's, the signature's and unflatten's"
 echo " pre-flight; dce: \`dce --dry-run\`; one run each, wall clock. FX's lint and dce alone,"
 echo " per node and beside torch.fx's, in CPU time: make bench-peer)"
