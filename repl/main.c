@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -176,6 +177,37 @@ static int cand_setting(const char *cmd, char **w, int nw) {
     return 0;
 }
 
+/* File names, as gdb completes them: a directory that is the only match
+ * ends in '/' with no space after it, so the next Tab goes on inside it
+ * (libedit's rl_complete always appends rl_completion_append_character). */
+static char **complete_file(const char *text) {
+    char **m = rl_completion_matches(text, rl_filename_completion_function);
+    /* one match: libedit gives it as m[0] and m[1] (GNU readline as m[0]) */
+    if (!m || !m[0] || (m[1] && m[2]))
+        return m;
+    const char *name = m[0];
+    char *home = NULL;
+    if (name[0] == '~' && (name[1] == '/' || !name[1]) && getenv("HOME")) {
+        size_t n = strlen(getenv("HOME")) + strlen(name);
+        if ((home = malloc(n)))
+            snprintf(home, n, "%s%s", getenv("HOME"), name + 1);
+    }
+    struct stat st;
+    size_t len = strlen(name);
+    if (stat(home ? home : name, &st) == 0 && S_ISDIR(st.st_mode) && len && name[len - 1] != '/') {
+        for (int i = 0; i < 2 && m[i]; i++) {
+            char *d = realloc(m[i], strlen(m[i]) + 2);
+            if (!d)
+                break;
+            strcat(d, "/");
+            m[i] = d;
+        }
+        rl_completion_append_character = '\0';
+    }
+    free(home);
+    return m;
+}
+
 static char **complete(const char *text, int start, int end) {
     (void)end;
     char line[1024];
@@ -192,6 +224,7 @@ static char **complete(const char *text, int start, int end) {
     for (char *t = strtok(line, " \t"); t && nw < 8; t = strtok(NULL, " \t"))
         w[nw++] = t;
     rl_attempted_completion_over = 1; /* no file names unless asked for below */
+    rl_completion_append_character = ' ';
     if (nw == 0)
         return rl_completion_matches(text, complete_command);
     int amb;
@@ -206,7 +239,7 @@ static char **complete(const char *text, int start, int end) {
                                                "--no-dup", NULL};
     if (!strcmp(cmd, "load") || !strcmp(cmd, "source") || !strcmp(cmd, "save") ||
         (!strcmp(cmd, "render") && !strcmp(w[nw - 1], "-o"))) {
-        return rl_completion_matches(text, rl_filename_completion_function);
+        return complete_file(text);
     } else if ((!strcmp(cmd, "info") || !strcmp(cmd, "print")) && nw == 1) {
         cand_words(command_subcommands(cmd));
     } else if (!strcmp(cmd, "print") && strncmp(w[1], "mod", 3) == 0) {
@@ -215,7 +248,7 @@ static char **complete(const char *text, int start, int end) {
         cand_nodes();
     } else if (!strcmp(cmd, "set") || !strcmp(cmd, "show")) {
         if (cand_setting(cmd, w, nw))
-            return rl_completion_matches(text, rl_filename_completion_function);
+            return complete_file(text);
     } else if (!strcmp(cmd, "break") || !strcmp(cmd, "tbreak") || !strcmp(cmd, "until") ||
                !strcmp(cmd, "advance")) {
         /* until/advance LOCATION: a node or a break location (an event

@@ -143,6 +143,16 @@ T send-keys C-u
 T send-keys "load tests/fixtures/unflatten/relu_tw" Tab
 check "Tab completes a file name after load" "(exdb) load tests/fixtures/unflatten/relu_twice.json"
 T send-keys C-u
+# a directory is completed with its '/' and no space, and the next Tab goes
+# on inside it (issue 16 item 4: it stopped at "outdir " and then offered
+# render's options)
+mkdir -p "$tmp/outdir/inner" && : >"$tmp/outdir/inner/pic.svg"
+T send-keys "render flat -o $tmp/outd" Tab
+check "Tab completes a directory after -o with its /" "(exdb) render flat -o $tmp/outdir/"
+if screen | grep -qF "(exdb) render flat -o $tmp/outdir/ "; then bad "no space after a completed directory"; else ok "no space after a completed directory"; fi
+T send-keys Tab Tab
+check "the next Tab goes on inside the directory" "(exdb) render flat -o $tmp/outdir/inner/pic.svg"
+T send-keys C-u
 
 T send-keys "stepi" Enter
 wait_for "[1] STEP 0" >/dev/null
