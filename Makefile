@@ -9,7 +9,7 @@
 
 CC      ?= cc
 PREFIX  ?= /usr/local
-PKGS    := libcjson libcgraph libgvc libzip libedit
+PKGS    := libcjson libcgraph libgvc libzip libedit libxxhash
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 OPT     ?= -O2 -g

@@ -8,80 +8,14 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include "statefiles.h"
 #include "strbuf.h"
 
-/* ---- XXH64 (xxhash.h's reference algorithm, seed 0) */
-
-#define P1 11400714785074694791ULL
-#define P2 14029467366897019727ULL
-#define P3 1609587929392839161ULL
-#define P4 9650029242287828579ULL
-#define P5 2870177450012600261ULL
-
-static uint64_t rotl64(uint64_t x, int r) {
-    return (x << r) | (x >> (64 - r));
-}
-
-/* Little-endian reads, whatever the machine's order (one load each). */
-static uint64_t read64(const unsigned char *p) {
-    uint64_t v;
-    memcpy(&v, p, sizeof v);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    return v;
-}
-
-static uint64_t read32(const unsigned char *p) {
-    uint32_t v;
-    memcpy(&v, p, sizeof v);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap32(v);
-#endif
-    return v;
-}
-
-static uint64_t xround(uint64_t acc, uint64_t input) {
-    return rotl64(acc + input * P2, 31) * P1;
-}
-
-static uint64_t xmerge(uint64_t acc, uint64_t v) {
-    return (acc ^ xround(0, v)) * P1 + P4;
-}
-
+/* XXH64 from Debian's libxxhash (the reference implementation). */
 uint64_t exdb_hash64(const void *data, size_t len) {
-    const unsigned char *p = data, *end = p + len;
-    uint64_t h;
-    if (len >= 32) {
-        uint64_t v1 = P1 + P2, v2 = P2, v3 = 0, v4 = 0 - P1;
-        do {
-            v1 = xround(v1, read64(p));
-            v2 = xround(v2, read64(p + 8));
-            v3 = xround(v3, read64(p + 16));
-            v4 = xround(v4, read64(p + 24));
-            p += 32;
-        } while (end - p >= 32);
-        h = rotl64(v1, 1) + rotl64(v2, 7) + rotl64(v3, 12) + rotl64(v4, 18);
-        h = xmerge(xmerge(xmerge(xmerge(h, v1), v2), v3), v4);
-    } else {
-        h = P5;
-    }
-    h += (uint64_t)len;
-    for (; end - p >= 8; p += 8)
-        h = rotl64(h ^ xround(0, read64(p)), 27) * P1 + P4;
-    if (end - p >= 4) {
-        h = rotl64(h ^ read32(p) * P1, 23) * P2 + P3;
-        p += 4;
-    }
-    for (; p < end; p++)
-        h = rotl64(h ^ *p * P5, 11) * P1;
-    h ^= h >> 33;
-    h *= P2;
-    h ^= h >> 29;
-    h *= P3;
-    return h ^ (h >> 32);
+    return XXH64(data, len, 0);
 }
 
 /* ---- taking the snapshot */
