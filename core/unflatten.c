@@ -649,7 +649,8 @@ void exdb_unflatten_describe(exdb_buf *b, const exdb_unflatten *u, const exdb_ue
         break;
     case EXDB_EV_EXIT:
         if (f)
-            exdb_buf_printf(b, " %s (%u nodes copied)", fqn_or_root(f->child_fqn), f->ncopied);
+            exdb_buf_printf(b, " %s (%u node%s copied)", fqn_or_root(f->child_fqn), f->ncopied,
+                            f->ncopied == 1 ? "" : "s");
         break;
     case EXDB_EV_DEDUP:
         exdb_buf_puts(b, ev->aux == 1   ? " same fqn: call redirected"
@@ -695,8 +696,8 @@ void exdb_unflatten_backtrace(exdb_buf *b, const exdb_unflatten *u) {
         exdb_buf_printf(b, "#%u  %s", r->depth - i, fqn_or_root(f->child_fqn));
         if (f->parent)
             exdb_buf_printf(b, " (call %d, module %s)", f->num_calls + 1, f->module_id);
-        exdb_buf_printf(b, " %s, %u nodes copied%s\n", f->type ? f->type : "", f->ncopied,
-                        f->sig ? ", preserved signature" : "");
+        exdb_buf_printf(b, " %s, %u node%s copied%s\n", f->type ? f->type : "", f->ncopied,
+                        f->ncopied == 1 ? "" : "s", f->sig ? ", preserved signature" : "");
     }
 }
 

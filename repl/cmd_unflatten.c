@@ -1103,8 +1103,8 @@ int cmd_unflatten_print_frame(session *s, int argc, char **argv) {
     const exdb_uframe *f = frame_arg(s, u, argc, argv);
     if (!f)
         return -1;
-    exdb_buf_printf(&s->buf, "# %s, so far (%u flat nodes copied)\n", label(f->child_fqn),
-                    f->ncopied);
+    exdb_buf_printf(&s->buf, "# %s, so far (%u flat node%s copied)\n", label(f->child_fqn),
+                    f->ncopied, cmd_s(f->ncopied));
     exdb_print_graph(&s->buf, f->graph);
     cmd_flush(s, 1);
     return 0;
