@@ -1,6 +1,6 @@
 /* container.c - locate the ExportedProgram JSON inside a .pt2 archive, a
  * legacy export zip or a bare JSON file, and write copies of the container
- * with the program replaced (pt2-format.md section 1).
+ * with the program replaced (docs/pt2-format.md section 1).
  *
  * Everything read from the file is treated as hostile: declared sizes are
  * checked before allocating, member data must be exactly as long as
@@ -91,7 +91,7 @@ static size_t trim_right(const char *s, size_t len) {
 }
 
 /* The name shown for a member in messages: relative to the archive folder,
- * the way pt2-format.md and PyTorch name them. */
+ * the way docs/pt2-format.md and PyTorch name them. */
 static const char *member_display(const exdb_container *c, const char *name) {
     size_t n = strlen(c->base);
     return (n && strncmp(name, c->base, n) == 0) ? name + n : name;
@@ -349,7 +349,7 @@ static int one_model(exdb_container *c, const char *member, zip_uint64_t index, 
     return 0;
 }
 
-/* Opens the zip and classifies it (pt2-format.md 1.1): archive_format means
+/* Opens the zip and classifies it (docs/pt2-format.md 1.1): archive_format means
  * a PT2 archive, serialized_exported_program.json a legacy export zip,
  * anything else is refused with the best guess of what it is. */
 static int open_zip(exdb_container *c, exdb_error *err) {

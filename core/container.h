@@ -1,7 +1,7 @@
 /* container.h - find the ExportedProgram JSON inside a file.
  *
  * A torch.export program arrives in one of three containers
- * (docs: pt2-format.md section 1):
+ * (docs: docs/pt2-format.md section 1):
  *   - a PT2 archive (torch >= 2.8): a zip with archive_format = "pt2" and one
  *     program per model name in models/<name>.json, all members usually under
  *     one top-level folder;

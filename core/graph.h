@@ -32,7 +32,7 @@ typedef struct exdb_sym {
 } exdb_sym;
 
 typedef struct exdb_tensor_meta {
-    int dtype;  /* ScalarType code (pt2-format.md §6) */
+    int dtype;  /* ScalarType code (docs/pt2-format.md §6) */
     int layout; /* Layout code; 7 = strided */
     int requires_grad;
     const char *device_type; /* "cpu", "cuda", "meta" */

@@ -1,4 +1,4 @@
-/* ivals.c - _IVals, newest semantics (unflatten-notes.md §5.6): a
+/* ivals.c - _IVals, newest semantics (docs/unflatten-notes.md §5.6): a
  * preserved-signature frame that needs the intermediate value of a
  * functionalized mutation reads the mutated tensor itself (node.args[0]);
  * update() later re-inserts aten.copy_(args[0], node) after the producer in

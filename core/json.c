@@ -17,10 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
-
 typedef struct {
     char *p, *start, *end;
     /* The line of the read position and where it starts, kept by skip_ws
@@ -240,49 +236,6 @@ static inline __attribute__((always_inline)) int scan_string(parser *ps, const c
          * escape has opened a gap between the read and write positions.
          * Escape-dense strings (from_node holds a quote every few bytes)
          * spend their time here. */
-#ifdef __SSE2__
-        /* The same with SSE2 (every x86-64), thirty-two bytes a step (two
-         * loads, both before any store), then sixteen. Stack traces and
-         * from_node texts are most of a program's bytes. */
-        while (ps->end - r >= 32) {
-            __m128i v0 = _mm_loadu_si128((const __m128i *)r);
-            __m128i v1 = _mm_loadu_si128((const __m128i *)(r + 16));
-            __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), c1f = _mm_set1_epi8(0x1F);
-            __m128i h0 = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v0, q), _mm_cmpeq_epi8(v0, bs)),
-                                      _mm_cmpeq_epi8(_mm_min_epu8(v0, c1f), v0));
-            __m128i h1 = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v1, q), _mm_cmpeq_epi8(v1, bs)),
-                                      _mm_cmpeq_epi8(_mm_min_epu8(v1, c1f), v1));
-            unsigned m = (unsigned)_mm_movemask_epi8(h0) | (unsigned)_mm_movemask_epi8(h1) << 16;
-            if (!m) {
-                if (write && w != r) {
-                    _mm_storeu_si128((__m128i *)w, v0);
-                    _mm_storeu_si128((__m128i *)(w + 16), v1);
-                }
-                r += 32;
-                w += 32;
-                continue;
-            }
-            k = (unsigned)__builtin_ctz(m);
-            goto found;
-        }
-        while (ps->end - r >= 16) {
-            __m128i v = _mm_loadu_si128((const __m128i *)r);
-            __m128i hit = _mm_or_si128(
-                _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
-                             _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
-                _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1F)), v)); /* v <= 0x1F */
-            unsigned m = (unsigned)_mm_movemask_epi8(hit);
-            if (!m) {
-                if (write && w != r)
-                    _mm_storeu_si128((__m128i *)w, v); /* v is loaded: no overlap issue */
-                r += 16;
-                w += 16;
-                continue;
-            }
-            k = (unsigned)__builtin_ctz(m);
-            goto found;
-        }
-#endif
         while (ps->end - r >= 8) {
             uint64_t v;
             memcpy(&v, r, 8);

@@ -1,12 +1,15 @@
 /* json.h - a small, strict JSON reader that builds a compact DOM in an arena.
  *
- * Why not cJSON for loading: a program JSON is megabytes to gigabytes, and
- * cJSON's tree costs ~100 bytes per value plus a malloc each. This reader
- * parses in situ: strings are unescaped inside the caller's buffer and
- * NUL-terminated there, so a value costs 24 bytes and the buffer doubles as
- * the string pool (it must outlive the DOM and anything pointing into it).
+ * Why not cJSON for loading (docs/json-reader.md has the measurements):
+ * cJSON rejects the bare NaN/Infinity tokens PyTorch writes, reads integers
+ * as doubles (2^53 + 1 comes back wrong), keeps the first of repeated keys
+ * where Python's json keeps the last, and takes 3x the time and ~3x the
+ * memory (a tree of ~64-byte values, a malloc each). This reader parses in
+ * situ: strings are unescaped inside the caller's buffer and NUL-terminated
+ * there, so a value costs 24 bytes and the buffer doubles as the string
+ * pool (it must outlive the DOM and anything pointing into it).
  *
- * Accepted beyond RFC 8259, because PyTorch writes them (pt2-format.md §2):
+ * Accepted beyond RFC 8259, because PyTorch writes them (docs/pt2-format.md §2):
  * the bare tokens Infinity, -Infinity and NaN (schema 5.x files). */
 #ifndef EXDB_JSON_H
 #define EXDB_JSON_H

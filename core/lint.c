@@ -2,7 +2,7 @@
  * unflatten pre-flight diagnoses. See lint.h for the families of checks.
  *
  * Messages quote upstream where upstream has one:
- *   torch/fx/graph.py Graph.lint (unflatten-notes.md §2), with the trailing
+ *   torch/fx/graph.py Graph.lint (docs/unflatten-notes.md §2), with the trailing
  *     "\n{graph}" dump dropped (findings are one line; `print graph` shows it);
  *   torch/_export/verifier.py _verify_exported_program_signature, with the
  *     dict dumps dropped;

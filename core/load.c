@@ -6,7 +6,7 @@
  * multi-output ops, one output node) with PyTorch's naming, and reads the
  * graph signature, module_call_graph and the rest. Schemas 2 (unions as
  * objects with every alternative, all but one null) through 8.20 (single-key
- * unions) are read; see pt2-format.md §12.
+ * unions) are read; see docs/pt2-format.md §12.
  *
  * Naming follows the deserializer (serialize.py's deserialize_node and
  * deserialize_outputs, restated in the functions below): create_node is given Node.name or the
@@ -658,7 +658,7 @@ static int load_values(loader *L, gscope *sc, const jpath *gp) {
 
 /* ---- metadata */
 
-/* nn_module_stack "key,path,type;key,path,type..." (pt2-format.md §9.1), split
+/* nn_module_stack "key,path,type;key,path,type..." (docs/pt2-format.md §9.1), split
  * as serialize.py's metadata_split does: entries at every ';', fields at
  * commas outside ()/[] (the depth goes negative on a stray closer, as in
  * Python, and then no later comma splits), exactly three fields. The call
@@ -760,7 +760,7 @@ static int is_known_meta_key(const char *k) {
            strcmp(k, "torch_fn") == 0 || strcmp(k, "custom") == 0 || strcmp(k, "from_node") == 0;
 }
 
-/* Node.metadata (str -> str, pt2-format.md §9). The keys PyTorch reads must
+/* Node.metadata (str -> str, docs/pt2-format.md §9). The keys PyTorch reads must
  * be strings; other keys are kept as extras when they are strings and
  * skipped otherwise (PyTorch ignores them). An empty nn_module_stack is no
  * stack, as in deserialize_metadata. */
@@ -1941,7 +1941,7 @@ static int arg_value_name(loader *L, const exdb_json *j, const jpath *p, const c
     return 0;
 }
 
-/* deserialize_signature: input_specs/output_specs (unions, pt2-format.md §7)
+/* deserialize_signature: input_specs/output_specs (unions, docs/pt2-format.md §7)
  * into prog->inputs/outputs. Loaded before the graph, since constant graph
  * inputs take their placeholder names from it. */
 static int load_signature(loader *L, const exdb_json *sig, const jpath *p) {

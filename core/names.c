@@ -1,4 +1,4 @@
-/* names.c - enum tables of the serialization schema (pt2-format.md §6,
+/* names.c - enum tables of the serialization schema (docs/pt2-format.md §6,
  * §7): dtype, layout and memory-format codes, signature kind names. */
 #include "program.h"
 

@@ -1,6 +1,6 @@
 /* print.c - see print.h. The FX formats are those of torch/fx/node.py
  * (_format_node_impl, _format_arg) and torch/fx/graph.py (Graph.__str__,
- * print_tabular); unflatten-notes.md §4 lists them with examples. */
+ * print_tabular); docs/unflatten-notes.md §4 lists them with examples. */
 #include "print.h"
 
 #include <math.h>

@@ -185,7 +185,7 @@ enum {
 
 /* ---- pieces shared with tests and other loaders */
 
-/* Parses an nn_module_stack string (pt2-format.md §9.1) into entries; more
+/* Parses an nn_module_stack string (docs/pt2-format.md §9.1) into entries; more
  * than EXDB_MAX_MODULE_DEPTH entries or path components, or a field longer
  * than EXDB_MAX_NAME_BYTES, is an error. */
 int exdb_parse_module_stack(exdb_arena *a, const char *text, exdb_stack_entry **out, uint32_t *n,

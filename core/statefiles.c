@@ -2,7 +2,7 @@
  * data/weights/{model}_weights_config.json lists parameters and persistent
  * buffers (the state dict), data/constants/{model}_constants_config.json
  * tensor constants, non-persistent buffers and custom objects
- * (pt2-format.md §1.2). Only the keys of "config" are read; weights never.
+ * (docs/pt2-format.md §1.2). Only the keys of "config" are read; weights never.
  * The members are those snapshot.c read when the program was loaded. */
 #include <stdio.h>
 #include <stdlib.h>

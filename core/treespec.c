@@ -1,6 +1,6 @@
 /* treespec.c - pytree TreeSpecs as torch.utils._pytree writes them
  * (treespec_dumps, JSON protocol 1): "[1, {"type": ..., "context": ...,
- * "children_spec": [...]}]". See pt2-format.md §8.
+ * "children_spec": [...]}]". See docs/pt2-format.md §8.
  *
  * exdb_treespec_str renders a spec as the Python literal it describes, with
  * "*" for each leaf: "((*, *), {'mask': *})", "[*, *]", "mypkg.Out(*, *)",

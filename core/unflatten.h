@@ -2,7 +2,7 @@
  * stepped one event at a time.
  *
  * The pipeline is UnflattenedModule.__init__ of the newest upstream
- * torch/export/unflatten.py (unflatten-notes.md §5): the prepasses
+ * torch/export/unflatten.py (docs/unflatten-notes.md §5): the prepasses
  * (_inplace_buffer_and_input_mutations, _fix_nn_module_stacks) run when a
  * run is created; then every decision is one event:
  *

@@ -1,6 +1,6 @@
 """scenarios.py - PyTorch's unflatten scenarios as small modules of our own.
 
-One function per scenario catalogued in ../shared/docs/unflatten-notes.md §1
+One function per scenario catalogued in docs/unflatten-notes.md §1
 (test/export/test_unflatten.py and the test_export.py tests that call
 unflatten). Each returns (module, args, kwargs) and is registered with the
 ways upstream's test exports it:

@@ -1,5 +1,5 @@
 """scenarios_errors.py - programs torch.export.unflatten rejects (the error
-catalogue of ../shared/docs/unflatten-notes.md §1.C), plus edge cases next to
+catalogue of docs/unflatten-notes.md §1.C), plus edge cases next to
 them, registered into scenarios.REGISTRY.
 
 Only errors raised by unflatten itself are reachable here: the catalogue's

@@ -1,5 +1,5 @@
 """scenarios_export.py - the test_export.py tests that call unflatten
-(../shared/docs/unflatten-notes.md §1.B), registered into scenarios.REGISTRY.
+(docs/unflatten-notes.md §1.B), registered into scenarios.REGISTRY.
 
 test_export.py's own export defaults to non-strict and every test is re-run
 strict (the _strict suffix), so both modes run unless upstream pins

@@ -1,6 +1,6 @@
 """scenarios_export_state.py - test_export.py's unflatten tests of 1.B.4-1.B.7
 (mutation and ivals, preserved signatures, symints/asserts, HOPs) in
-../shared/docs/unflatten-notes.md, registered into scenarios.REGISTRY.
+docs/unflatten-notes.md, registered into scenarios.REGISTRY.
 
 As in scenarios_export.py: both export modes unless upstream pins
 strict=False; no .run_decompositions().

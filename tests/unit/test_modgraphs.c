@@ -1,6 +1,6 @@
 /* test_modgraphs.c - Graph.lint() and eliminate_dead_code() on the graphs of
  * an unflattened module tree (core/modgraphs.h): FX's own lint cases
- * (unflatten-notes.md §2.1) moved into module graphs, where the owning
+ * (docs/unflatten-notes.md §2.1) moved into module graphs, where the owning
  * module makes FX check get_attr/call_module targets; higher-order op
  * subgraphs, flat and per module; module dce with FX's recursion into
  * GraphModule children; and every module graph of every real program. */
