@@ -17,6 +17,8 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # viz/cgdisc.c's fast DOT path leans on Graphviz 2.42's internals (Debian 12
 # ships 2.42.2, whose .pc says 2.43.0); other versions get the plain path.
+# tests/unit/test_cgdisc.c proves it: every view's DOT is the same graph as
+# the one cgraph's own disciplines write.
 CGRAPH_FAST = $(shell pkg-config --atleast-version=2.42 libcgraph 2>/dev/null && \
 	pkg-config --max-version=2.43.0 libcgraph 2>/dev/null && echo -DEXDB_CGRAPH_FAST)
 CFLAGS_ALL  = $(CSTD) $(WARN) $(OPT) $(PKG_CFLAGS) $(CGRAPH_FAST) -I. $(EXTRA_CFLAGS)

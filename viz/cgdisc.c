@@ -188,14 +188,19 @@ static int out_putstr(void *chan, const char *s) {
 
 /* ---- graphs */
 
+int vz_cg_plain;
+
 Agraph_t *vz_cg_open(const char *name, size_t count, size_t bytes) {
 #ifndef EXDB_CGRAPH_FAST
     /* Not the Graphviz these disciplines were written against (see the
      * Makefile's CGRAPH_FAST): cgraph's own, slower but safe. */
-    (void)count;
-    (void)bytes;
-    return agopen((char *)name, Agdirected, NULL);
+    vz_cg_plain = 1;
 #endif
+    if (vz_cg_plain) {
+        (void)count;
+        (void)bytes;
+        return agopen((char *)name, Agdirected, NULL);
+    }
     vz_cg *cg = calloc(1, sizeof *cg);
     if (!cg)
         return NULL;

@@ -109,6 +109,10 @@ Agraph_t *vz_emit(vz_graph *vg, int layout, exdb_viz_stats *st, exdb_error *err)
  * many names it will hold and their summed length (an upper bound keeps
  * the names in one block, in creation order). NULL when out of memory. */
 Agraph_t *vz_cg_open(const char *name, size_t count, size_t bytes);
+/* Set: vz_cg_open gives cgraph's own disciplines (always so when the
+ * Graphviz is not the one cgdisc.c was written against). The test that
+ * proves the disciplines write the same graph as cgraph's own sets it. */
+extern int vz_cg_plain;
 /* agclose, then frees what vz_cg_open allocated (any graph). */
 void vz_close(Agraph_t *g);
 /* agwrite of a vz_cg_open graph: to f, or appended to b when f is NULL.
