@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/outfile.h"
 #include "viz/layoutproc.h"
 
 /* What the child sends before the bytes. */
@@ -31,20 +32,6 @@ static double now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int write_all(int fd, const void *p, size_t n) {
-    const char *c = p;
-    while (n > 0) {
-        ssize_t w = write(fd, c, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        c += w;
-        n -= (size_t)w;
-    }
-    return 0;
 }
 
 /* In the child: lay out, render, send, and leave without running exit
@@ -62,7 +49,8 @@ static void child_main(int fd, GVC_t *gvc, Agraph_t *g, const char *engine, cons
             h.rc = 2;
         h.len = h.rc == 0 ? len : 0;
     }
-    int ok = write_all(fd, &h, sizeof h) == 0 && (h.len == 0 || write_all(fd, data, h.len) == 0);
+    int ok = exdb_out_write_all(fd, (const char *)&h, sizeof h) == 0 &&
+             (h.len == 0 || exdb_out_write_all(fd, data, h.len) == 0);
     _exit(ok ? 0 : 3);
 }
 
