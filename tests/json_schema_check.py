@@ -186,6 +186,7 @@ disable display
 enable display
 info breakpoints
 info watchpoints
+display
 display frame
 display/json backtrace
 info display
