@@ -403,20 +403,12 @@ static void setting_names(const char **what) {
 
 static void settings_json(session *s, const char *name);
 
-static int cmd_set(session *s, int argc, char **argv) {
-    const char *what[32];
-    setting_names(what);
-    int w = cmd_pick(s, "set", argv[1], what);
-    if (w < 0)
-        return -1;
-    if (w == 10) { /* logging on FILE, logging overwrite on... */
-        if (output_set_logging(s, argc - 1, argv + 1) < 0)
-            return -1;
-        settings_json(s, what[w]);
-        return 0;
-    }
+/* set NAME VALUE for setting w (named name): 0, or -1 after an error. */
+static int set_value(session *s, int w, const char *name, int argc, char **argv) {
+    if (w == 10) /* logging on FILE, logging overwrite on... */
+        return output_set_logging(s, argc - 1, argv + 1);
     if (argc != 3)
-        return cmd_fail(s, "Usage: set %s VALUE", what[w]);
+        return cmd_fail(s, "Usage: set %s VALUE", name);
     static const char *const onoff[] = {"on", "off", NULL};
     static const char *const onoffauto[] = {"on", "off", "auto", NULL};
     static const char *const stopcont[] = {"stop", "continue", NULL};
@@ -482,10 +474,19 @@ static int cmd_set(session *s, int argc, char **argv) {
         break;
     default: {
         exdb_error err = {0};
-        if (exdb_viz_set(&s->render, what[w], argv[2], &err) < 0)
+        if (exdb_viz_set(&s->render, name, argv[2], &err) < 0)
             return cmd_fail(s, "%s", err.msg);
     }
     }
+    return 0;
+}
+
+static int cmd_set(session *s, int argc, char **argv) {
+    const char *what[32];
+    setting_names(what);
+    int w = cmd_pick(s, "set", argv[1], what);
+    if (w < 0 || set_value(s, w, what[w], argc, argv) < 0)
+        return -1;
     settings_json(s, what[w]); /* the value the setting has now */
     return 0;
 }
