@@ -195,6 +195,8 @@ static int cmd_display(session *s, int argc, char **argv) {
         if (fmt)
             return cmd_fail(s, "Usage: display[/json] EXPR");
         cmd_display_show(s);
+        if (!s->displays || !s->displays->n || !s->prog) /* shown none: say so */
+            cmd_json_add(s, "displays", cJSON_CreateArray());
         return 0;
     }
     /* the expression: the words again, quoted where they need it */
