@@ -520,6 +520,9 @@ static uint32_t fqn_depth(const char *fqn) {
     return d;
 }
 
+/* named_modules visits in pre-order, so a module at depth d belongs under
+ * the module most recently visited at depth d - 1: the stack of open
+ * modules nests them without looking paths up. */
 static void tree_visit(void *vctx, const char *fqn, exdb_umodule *m) {
     tree_ctx *c = vctx;
     const char *cls = c->cls ? c->cls(c->cls_ctx, c->visit) : "";
@@ -551,14 +554,13 @@ static void tree_visit(void *vctx, const char *fqn, exdb_umodule *m) {
     cJSON_AddNumberToObject(o, "params", np);
     cJSON_AddNumberToObject(o, "buffers", nb);
     cJSON_AddNumberToObject(o, "constants", nc);
-    cJSON *kids = cJSON_AddArrayToObject(o, "children");
+    cJSON_AddArrayToObject(o, "children");
     if (!d)
         c->root = o;
     else
         cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(c->stack[d - 1], "children"), o);
     c->stack[d] = o;
     c->depth = d + 1;
-    (void)kids;
 }
 
 cJSON *ja_module_tree(const exdb_unflatten *u, ja_class_fn cls, void *ctx) {
