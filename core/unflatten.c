@@ -731,7 +731,7 @@ const char *exdb_umod_class_name(const exdb_umodule *m) {
 
 /* call sites whose call_module target resolves to m (after dedup's
  * retargeting, so resnet's relu counts both calls) */
-static uint32_t call_count(const exdb_urun *r, const exdb_umodule *m) {
+uint32_t exdb_umod_call_count(const exdb_urun *r, const exdb_umodule *m) {
     uint32_t n = 0;
     for (uint32_t p = 0; p < r->nparts; p++)
         for (uint32_t e = 0; e < r->parts[p].n; e++) {
@@ -756,7 +756,8 @@ static void print_mod(void *vctx, const char *fqn, exdb_umodule *m) {
     if (m->type)
         exdb_buf_printf(c->b, "  %s", m->type);
     if (m->kind == EXDB_UMOD_INTERP || m->kind == EXDB_UMOD_DISPATCH) {
-        uint32_t calls = m->kind == EXDB_UMOD_DISPATCH ? m->ncall_modules : call_count(c->r, m);
+        uint32_t calls =
+            m->kind == EXDB_UMOD_DISPATCH ? m->ncall_modules : exdb_umod_call_count(c->r, m);
         exdb_buf_printf(c->b, "  calls=%u", calls);
     }
     if (m->graph)

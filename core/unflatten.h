@@ -336,6 +336,9 @@ const char *exdb_umod_kind_name(const exdb_umodule *m);
 const char *exdb_umod_class_name(const exdb_umodule *m);
 /* How many parameters, buffers and constants m holds. */
 void exdb_umod_count_state(const exdb_umodule *m, uint32_t *np, uint32_t *nb, uint32_t *nc);
+/* The call sites whose call_module target resolves to m (after dedup's
+ * retargeting): the calls=N `info modules` shows for an InterpreterModule. */
+uint32_t exdb_umod_call_count(const exdb_urun *r, const exdb_umodule *m);
 /* The work item a later-phase event (IVAL, ATTRS, SINK, DEDUP, DISPATCH)
  * at or before the cursor was about (its name: a module fqn, a scope), or
  * NULL: the work lists of finished phases are kept for describing them. */

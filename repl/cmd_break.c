@@ -633,6 +633,38 @@ static cJSON *lines_json(const char *text) {
     return arr;
 }
 
+/* info breakpoints' JSON: one object per breakpoint shown (momentary
+ * ones, made by until/advance, are not). */
+static cJSON *breakpoints_json(const exdb_bptable *t) {
+    cJSON *arr = cJSON_CreateArray();
+    for (uint32_t i = 0; arr && t && i < t->n; i++) {
+        const bp *b = &t->v[i];
+        if (b->momentary)
+            continue;
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "number", b->num);
+        cJSON_AddStringToObject(o, "type", b->kind == BP_WATCH ? "watchpoint" : "breakpoint");
+        cJSON_AddStringToObject(o, "on", kind_words[b->kind]);
+        cJSON_AddStringToObject(o, "what", b->arg);
+        cJSON_AddBoolToObject(o, "enabled", b->enabled);
+        cJSON_AddBoolToObject(o, "temporary", b->temporary);
+        cJSON_AddNumberToObject(o, "hits", b->hits);
+        cJSON_AddNumberToObject(o, "ignore", b->ignore);
+        cJSON_AddItemToObject(o, "commands", lines_json(b->commands ? b->commands : ""));
+        if (b->cond)
+            cJSON_AddStringToObject(o, "condition", b->cond);
+        cJSON_AddItemToArray(arr, o);
+    }
+    return arr;
+}
+
+/* JSON mode: the table after a command changed it (delete, enable,
+ * disable, condition), as info breakpoints gives it. */
+static void table_changed(session *s) {
+    if (s->json)
+        cmd_json_add(s, "breakpoints", breakpoints_json(s->bps));
+}
+
 /* The breakpoint numbered by word, or NULL after an error. */
 static bp *find_bp(session *s, const char *word) {
     char *end;
@@ -652,6 +684,7 @@ static int cmd_delete(session *s, int argc, char **argv) {
         return cmd_display_delete(s, argc - 2, argv + 2);
     if (argc == 1) {
         cmd_break_free(s);
+        table_changed(s);
         return 0;
     }
     for (int i = 1; i < argc; i++) {
@@ -663,23 +696,22 @@ static int cmd_delete(session *s, int argc, char **argv) {
         memmove(b, b + 1, (t->n - at - 1) * sizeof *b);
         t->n--;
     }
+    table_changed(s);
     return 0;
 }
 
 static int set_enabled(session *s, int argc, char **argv, int on) {
     if (argc > 1 && strcmp(argv[1], "display") == 0) /* gdb's enable/disable display N */
         return cmd_display_enable(s, argc - 2, argv + 2, on);
-    if (argc == 1) {
-        for (uint32_t i = 0; s->bps && i < s->bps->n; i++)
-            s->bps->v[i].enabled = on;
-        return 0;
-    }
+    for (uint32_t i = 0; argc == 1 && s->bps && i < s->bps->n; i++)
+        s->bps->v[i].enabled = on;
     for (int i = 1; i < argc; i++) {
         bp *b = find_bp(s, argv[i]);
         if (!b)
             return -1;
         b->enabled = on;
     }
+    table_changed(s);
     return 0;
 }
 
@@ -700,9 +732,12 @@ static int cmd_condition(session *s, int argc, char **argv) {
         free(b->value);
         b->cond = b->value = NULL;
         fprintf(s->out, "Breakpoint %d now unconditional.\n", b->num);
-        return 0;
+    } else if (parse_cond(s, b, argc - 2, argv + 2) < 0) {
+        return -1;
     }
-    return parse_cond(s, b, argc - 2, argv + 2);
+    cmd_json_add(s, "breakpoint", cJSON_CreateNumber(b->num));
+    table_changed(s);
+    return 0;
 }
 
 /* ignore N COUNT: gdb's ignore counts. The next COUNT times breakpoint N
@@ -821,7 +856,7 @@ static int cmd_commands(session *s, int argc, char **argv) {
 
 int cmd_break_info(session *s) {
     exdb_bptable *t = s->bps;
-    cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
+    cJSON *arr = s->json ? breakpoints_json(t) : NULL;
     uint32_t shown = 0;
     for (uint32_t i = 0; t && i < t->n; i++)
         shown += !t->v[i].momentary;
@@ -856,21 +891,6 @@ int cmd_break_info(session *s) {
             size_t len = nl ? (size_t)(nl - l) : strlen(l);
             exdb_buf_printf(&s->buf, "        %.*s\n", (int)len, l);
             l += len + (nl != NULL);
-        }
-        if (arr) {
-            cJSON *o = cJSON_CreateObject();
-            cJSON_AddNumberToObject(o, "number", b->num);
-            cJSON_AddStringToObject(o, "type", b->kind == BP_WATCH ? "watchpoint" : "breakpoint");
-            cJSON_AddStringToObject(o, "on", kind_words[b->kind]);
-            cJSON_AddStringToObject(o, "what", b->arg);
-            cJSON_AddBoolToObject(o, "enabled", b->enabled);
-            cJSON_AddBoolToObject(o, "temporary", b->temporary);
-            cJSON_AddNumberToObject(o, "hits", b->hits);
-            cJSON_AddNumberToObject(o, "ignore", b->ignore);
-            cJSON_AddItemToObject(o, "commands", lines_json(b->commands ? b->commands : ""));
-            if (b->cond)
-                cJSON_AddStringToObject(o, "condition", b->cond);
-            cJSON_AddItemToArray(arr, o);
         }
     }
     exdb_buf_free(&w);

@@ -195,6 +195,8 @@ static int cmd_display(session *s, int argc, char **argv) {
         if (fmt)
             return cmd_fail(s, "Usage: display[/json] EXPR");
         cmd_display_show(s);
+        if (!s->displays || !s->displays->n || !s->prog) /* shown none: say so */
+            cmd_json_add(s, "displays", cJSON_CreateArray());
         return 0;
     }
     /* the expression: the words again, quoted where they need it */
@@ -266,12 +268,33 @@ static int display_index(session *s, const char *arg, uint32_t *k) {
     return cmd_fail(s, "No display number %ld.", n);
 }
 
+/* info display's JSON: one object per display expression. */
+static cJSON *table_json(const exdb_displays *t) {
+    cJSON *arr = cJSON_CreateArray();
+    for (uint32_t i = 0; arr && t && i < t->n; i++) {
+        const display *d = &t->v[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "number", d->num);
+        cJSON_AddStringToObject(o, "expression", d->expr);
+        cJSON_AddStringToObject(o, "runs", d->line);
+        cJSON_AddBoolToObject(o, "enabled", d->enabled);
+        cJSON_AddBoolToObject(o, "json", d->json);
+        cJSON_AddItemToArray(arr, o);
+    }
+    return arr;
+}
+
+/* JSON mode: the expressions after undisplay, delete/enable/disable
+ * display changed them, as info display gives them. */
+static void table_changed(session *s) {
+    if (s->json)
+        cmd_json_add(s, "displays", table_json(s->displays));
+}
+
 int cmd_display_delete(session *s, int argc, char **argv) {
     exdb_displays *t = s->displays;
-    if (argc == 0) {
+    if (argc == 0)
         cmd_display_free(s);
-        return 0;
-    }
     for (int i = 0; i < argc; i++) {
         uint32_t k;
         if (display_index(s, argv[i], &k) < 0)
@@ -281,6 +304,7 @@ int cmd_display_delete(session *s, int argc, char **argv) {
         memmove(&t->v[k], &t->v[k + 1], (t->n - k - 1) * sizeof *t->v);
         t->n--;
     }
+    table_changed(s);
     return 0;
 }
 
@@ -294,6 +318,7 @@ int cmd_display_enable(session *s, int argc, char **argv, int on) {
             return -1;
         t->v[k].enabled = on;
     }
+    table_changed(s);
     return 0;
 }
 
@@ -303,7 +328,7 @@ static int cmd_undisplay(session *s, int argc, char **argv) {
 
 int cmd_display_info(session *s) {
     exdb_displays *t = s->displays;
-    cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
+    cJSON *arr = s->json ? table_json(t) : NULL;
     if (!t || !t->n) {
         fputs("There are no auto-display expressions now.\n", s->out);
         cmd_json_add(s, "displays", arr);
@@ -314,15 +339,6 @@ int cmd_display_info(session *s) {
         const display *d = &t->v[i];
         exdb_buf_printf(&s->buf, "%-3d %-3s %s%s\n", d->num, d->enabled ? "y" : "n",
                         d->json ? "/json " : "", d->expr);
-        if (arr) {
-            cJSON *o = cJSON_CreateObject();
-            cJSON_AddNumberToObject(o, "number", d->num);
-            cJSON_AddStringToObject(o, "expression", d->expr);
-            cJSON_AddStringToObject(o, "runs", d->line);
-            cJSON_AddBoolToObject(o, "enabled", d->enabled);
-            cJSON_AddBoolToObject(o, "json", d->json);
-            cJSON_AddItemToArray(arr, o);
-        }
     }
     cmd_flush(s, 1);
     cmd_json_add(s, "displays", arr);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "command.h"
+#include "json_answers.h"
 #include "core/dce.h"
 #include "core/lint.h"
 #include "core/modgraphs.h"
@@ -471,6 +472,7 @@ static int cmd_undo(session *s, int argc, char **argv) {
     if (!module) /* the run was built from the graph as dce left it */
         forget_unflatten_run(s);
     fprintf(s->out, "Restored %u node%s removed by the last dce.\n", n, n == 1 ? "" : "s");
+    cmd_json_add(s, "restored", cJSON_CreateNumber(n));
     return 0;
 }
 
@@ -536,6 +538,8 @@ static int cmd_save(session *s, int argc, char **argv) {
         exdb_buf_printf(&s->buf, "Saved %s ", file);
     }
     save_report(s, &st, !dry);
+    if (s->json)
+        cmd_json_add(s, "file", ja_saved_file(dry ? NULL : file, &st));
     return 0;
 }
 
@@ -545,7 +549,9 @@ static int cmd_save(session *s, int argc, char **argv) {
  * program where the run completes instead, go on to dump the finished tree
  * and fail at its first stepping command (exit status 1). */
 static int cmd_quit_if_complete(session *s, int argc, char **argv) {
-    if (!s->run || s->run->failed || !exdb_unflatten_done(s->run))
+    int complete = s->run && !s->run->failed && exdb_unflatten_done(s->run);
+    cmd_json_add(s, "complete", cJSON_CreateBool(complete));
+    if (!complete)
         return 0;
     for (int i = 1; i < argc; i++)
         exdb_buf_printf(&s->buf, "%s%s", i > 1 ? " " : "", argv[i]);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "command.h"
+#include "json_answers.h"
 #include "core/unflatten.h"
 #include "session.h"
 #include "viz/render.h"
@@ -120,6 +121,8 @@ static int cmd_render(session *s, int argc, char **argv) {
         fprintf(s->out, "; %s layout", st.engine);
     }
     fputs(".\n", s->out);
+    if (s->json)
+        cmd_json_add(s, "file", ja_render_file(out, views[v], &st));
     return 0;
 }
 

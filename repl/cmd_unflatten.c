@@ -19,6 +19,7 @@
 #include <strings.h>
 
 #include "command.h"
+#include "json_answers.h"
 #include "core/print.h"
 #include "core/unflatten.h"
 
@@ -884,11 +885,17 @@ static void print_stack(exdb_buf *b, const exdb_uframe *f) {
     exdb_buf_puts(b, "]");
 }
 
-static int info_frame(session *s, const exdb_unflatten *u, const exdb_uframe *f) {
+/* The backtrace level of frame f (0 = innermost). */
+static uint32_t frame_level_of(const exdb_unflatten *u, const exdb_uframe *f) {
     uint32_t level = 0, depth = exdb_unflatten_depth(u);
     for (uint32_t i = 0; i < depth; i++)
         if (exdb_unflatten_frame(u, i) == f)
             level = depth - 1 - i;
+    return level;
+}
+
+static int info_frame(session *s, const exdb_unflatten *u, const exdb_uframe *f) {
+    uint32_t level = frame_level_of(u, f);
     exdb_buf *b = &s->buf;
     exdb_buf_printf(b, "Frame #%u (the %u%s frame created): %s\n", level, f->index + 1,
                     f->index == 0   ? "st"
@@ -1107,6 +1114,10 @@ int cmd_unflatten_print_frame(session *s, int argc, char **argv) {
                     f->ncopied, cmd_s(f->ncopied));
     exdb_print_graph(&s->buf, f->graph);
     cmd_flush(s, 1);
+    if (s->json) {
+        cmd_json_add(s, "frame", frame_json(u, f, frame_level_of(u, f)));
+        cmd_json_add(s, "graph", ja_graph(u->prog, f->graph));
+    }
     return 0;
 }
 
@@ -1577,7 +1588,13 @@ typedef struct module_json_ctx {
     cJSON *arr;
     const plain_classes *classes;
     uint32_t i;
+    const exdb_unflatten *u;
 } module_json_ctx;
+
+/* ja_module_tree's class of the visit-th module: plain_class. */
+static const char *tree_class(void *ctx, uint32_t visit) {
+    return plain_class(ctx, visit);
+}
 
 static void module_json(void *vctx, const char *fqn, exdb_umodule *m) {
     module_json_ctx *c = vctx;
@@ -1593,8 +1610,9 @@ static void module_json(void *vctx, const char *fqn, exdb_umodule *m) {
         cJSON_AddNullToObject(o, "stack_class");
     else if (*cls) /* a plain module: its class in nn_module_stack */
         cJSON_AddStringToObject(o, "stack_class", cls);
-    if (m->kind == EXDB_UMOD_DISPATCH)
-        cJSON_AddNumberToObject(o, "calls", m->ncall_modules);
+    int calls = ja_module_calls(c->u, m);
+    if (calls >= 0) /* as the text's calls=N */
+        cJSON_AddNumberToObject(o, "calls", calls);
     if (m->graph)
         cJSON_AddNumberToObject(o, "nodes", m->graph->count);
     uint32_t np, nb, nc;
@@ -1617,9 +1635,10 @@ int cmd_unflatten_info_modules(session *s) {
     annotate_plain(&s->buf, from, &classes);
     cmd_flush(s, 1);
     if (s->json) {
-        module_json_ctx c = {cJSON_CreateArray(), &classes, 0};
+        module_json_ctx c = {cJSON_CreateArray(), &classes, 0, u};
         exdb_unflatten_named_modules_run(u->run, module_json, &c);
         cmd_json_add(s, "modules", c.arr);
+        cmd_json_add(s, "tree", ja_module_tree(u, tree_class, &classes));
     }
     plain_classes_free(&classes);
     return 0;
@@ -1635,6 +1654,8 @@ int cmd_unflatten_print_module(session *s, const char *fqn) {
         return cmd_fail(s, "%s", err.msg);
     }
     cmd_flush(s, 1);
+    if (s->json)
+        cmd_json_add(s, "module", ja_module(u, fqn));
     return 0;
 }
 

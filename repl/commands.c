@@ -14,6 +14,7 @@
 #include "core/sha1.h"
 #include "core/unflatten.h"
 #include "command.h"
+#include "json_answers.h"
 #include "session.h"
 
 #define MAX_ARGS 64
@@ -225,15 +226,8 @@ static int cmd_load(session *s, int argc, char **argv) {
             p->path, p->schema_major, p->schema_minor, p->graph->count, cmd_s(p->graph->count),
             p->nserialized_nodes, p->ninputs, cmd_s(p->ninputs), user_in, p->noutputs,
             cmd_s(p->noutputs), p->ncalls, cmd_s(p->ncalls));
-    if (s->json) {
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "path", p->path);
-        cJSON_AddNumberToObject(o, "nodes", p->graph->count);
-        cJSON_AddNumberToObject(o, "inputs", p->ninputs);
-        cJSON_AddNumberToObject(o, "outputs", p->noutputs);
-        cJSON_AddNumberToObject(o, "modules", p->ncalls);
-        cmd_json_add(s, "program", o);
-    }
+    if (s->json)
+        cmd_json_add(s, "program", ja_program(p));
     return 0;
 }
 
@@ -270,13 +264,18 @@ static const char *const print_words[] = {"graph", "tabular", "node", "module", 
 static int print_nodes(session *s, const char *cmd, int argc, char **argv) {
     if (argc < 2)
         return cmd_fail(s, "Usage: %s node NAME...", cmd);
+    for (int i = 1; i < argc; i++)
+        if (!exdb_graph_find(s->prog->graph, argv[i]))
+            return cmd_node_not_found(s, argv[i]);
+    cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
     for (int i = 1; i < argc; i++) {
         const exdb_node *n = exdb_graph_find(s->prog->graph, argv[i]);
-        if (!n)
-            return cmd_node_not_found(s, argv[i]);
         exdb_print_node_info(&s->buf, s->prog, n);
+        if (arr)
+            cJSON_AddItemToArray(arr, ja_node(s->prog, n));
     }
     cmd_flush(s, 1);
+    cmd_json_add(s, "nodes", arr);
     return 0;
 }
 
@@ -295,16 +294,24 @@ static int cmd_info(session *s, int argc, char **argv) {
     switch (w) {
     case INFO_PROGRAM:
         exdb_print_program_info(&s->buf, s->prog);
+        if (s->json)
+            cmd_json_add(s, "program", ja_program(s->prog));
         break;
     case INFO_SIGNATURE:
         exdb_print_signature(&s->buf, s->prog);
+        if (s->json)
+            cmd_json_add(s, "signature", ja_signature(s->prog));
         break;
     case INFO_CALL_GRAPH:
         exdb_print_call_graph(&s->buf, s->prog);
+        if (s->json)
+            cmd_json_add(s, "module_call_graph", ja_call_graph(s->prog));
         break;
     case INFO_FACTS:
         exdb_print_facts(&s->buf, s->prog);
         exdb_print_name_digest(&s->buf, s->prog);
+        if (s->json)
+            cmd_json_add(s, "facts", ja_facts(exdb_buf_str(&s->buf)));
         break;
     case INFO_MODULES:
         return cmd_unflatten_info_modules(s);
@@ -339,20 +346,28 @@ static int cmd_print(session *s, int argc, char **argv) {
         exdb_print_graph(&s->buf, s->prog->graph);
     else
         exdb_print_tabular(&s->buf, s->prog->graph);
+    if (s->json)
+        cmd_json_add(s, "graph", ja_graph(s->prog, s->prog->graph));
     cmd_flush(s, 1);
     return 0;
 }
 
 static int cmd_echo(session *s, int argc, char **argv) {
     for (int i = 1; i < argc; i++)
-        fprintf(s->out, "%s%s", i > 1 ? " " : "", argv[i]);
-    fputc('\n', s->out);
+        exdb_buf_printf(&s->buf, "%s%s", i > 1 ? " " : "", argv[i]);
+    if (s->json)
+        cmd_json_add(s, "text", cJSON_CreateString(exdb_buf_str(&s->buf)));
+    exdb_buf_putc(&s->buf, '\n');
+    fputs(exdb_buf_str(&s->buf), s->out);
+    exdb_buf_reset(&s->buf);
     return 0;
 }
 
 static int cmd_source(session *s, int argc, char **argv) {
     (void)argc;
-    return session_source(s, argv[1]);
+    int rc = session_source(s, argv[1]);
+    cmd_json_add(s, "script", cJSON_CreateString(argv[1]));
+    return rc;
 }
 
 /* "unlimited"/"0" or a number up to 1e9: 0 or -1 after an error. */
@@ -386,16 +401,14 @@ static void setting_names(const char **what) {
     what[n] = NULL;
 }
 
-static int cmd_set(session *s, int argc, char **argv) {
-    const char *what[32];
-    setting_names(what);
-    int w = cmd_pick(s, "set", argv[1], what);
-    if (w < 0)
-        return -1;
+static void settings_json(session *s, const char *name);
+
+/* set NAME VALUE for setting w (named name): 0, or -1 after an error. */
+static int set_value(session *s, int w, const char *name, int argc, char **argv) {
     if (w == 10) /* logging on FILE, logging overwrite on... */
         return output_set_logging(s, argc - 1, argv + 1);
     if (argc != 3)
-        return cmd_fail(s, "Usage: set %s VALUE", what[w]);
+        return cmd_fail(s, "Usage: set %s VALUE", name);
     static const char *const onoff[] = {"on", "off", NULL};
     static const char *const onoffauto[] = {"on", "off", "auto", NULL};
     static const char *const stopcont[] = {"stop", "continue", NULL};
@@ -461,43 +474,77 @@ static int cmd_set(session *s, int argc, char **argv) {
         break;
     default: {
         exdb_error err = {0};
-        if (exdb_viz_set(&s->render, what[w], argv[2], &err) < 0)
+        if (exdb_viz_set(&s->render, name, argv[2], &err) < 0)
             return cmd_fail(s, "%s", err.msg);
     }
     }
     return 0;
 }
 
-static int cmd_show(session *s, int argc, char **argv) {
-    if (argc > 1 && (strcmp(argv[1], "alias") == 0 || strcmp(argv[1], "aliases") == 0))
-        return cmd_alias_list(s);
-    exdb_buf_printf(&s->buf, "trace-commands: %s\non-error: %s\noutput: %s\ncolor: %s\n",
+static int cmd_set(session *s, int argc, char **argv) {
+    const char *what[32];
+    setting_names(what);
+    int w = cmd_pick(s, "set", argv[1], what);
+    if (w < 0 || set_value(s, w, what[w], argc, argv) < 0)
+        return -1;
+    settings_json(s, what[w]); /* the value the setting has now */
+    return 0;
+}
+
+/* show's text: one "name: value" line per setting, in b. */
+static void settings_text(session *s, exdb_buf *b) {
+    exdb_buf_printf(b, "trace-commands: %s\non-error: %s\noutput: %s\ncolor: %s\n",
                     s->trace_commands ? "on" : "off", s->on_error_continue ? "continue" : "stop",
                     s->json ? "json" : "text",
                     s->color < 0 ? "auto"
                     : s->color   ? "on"
                                  : "off");
     if (s->listsize >= 1000000000)
-        exdb_buf_puts(&s->buf, "listsize: unlimited\n");
+        exdb_buf_puts(b, "listsize: unlimited\n");
     else
-        exdb_buf_printf(&s->buf, "listsize: %d\n", s->listsize);
+        exdb_buf_printf(b, "listsize: %d\n", s->listsize);
     if (s->max_lines)
-        exdb_buf_printf(&s->buf, "max-lines: %d\n", s->max_lines);
+        exdb_buf_printf(b, "max-lines: %d\n", s->max_lines);
     else
-        exdb_buf_puts(&s->buf, "max-lines: unlimited\n");
-    exdb_buf_printf(&s->buf, "timing: %s\n", s->timing ? "on" : "off");
+        exdb_buf_puts(b, "max-lines: unlimited\n");
+    exdb_buf_printf(b, "timing: %s\n", s->timing ? "on" : "off");
     if (s->width)
-        exdb_buf_printf(&s->buf, "width: %d\n", s->width);
+        exdb_buf_printf(b, "width: %d\n", s->width);
     else
-        exdb_buf_puts(&s->buf, "width: unlimited\n");
-    exdb_buf_printf(&s->buf, "pagination: %s\n", s->pagination ? "on" : "off");
+        exdb_buf_puts(b, "width: unlimited\n");
+    exdb_buf_printf(b, "pagination: %s\n", s->pagination ? "on" : "off");
     if (s->height > 0)
-        exdb_buf_printf(&s->buf, "height: %d\n", s->height);
+        exdb_buf_printf(b, "height: %d\n", s->height);
     else
-        exdb_buf_puts(&s->buf,
-                      s->height ? "height: auto (the terminal's)\n" : "height: unlimited\n");
-    output_show_logging(s, &s->buf);
-    exdb_viz_settings_show(&s->buf, &s->render);
+        exdb_buf_puts(b, s->height ? "height: auto (the terminal's)\n" : "height: unlimited\n");
+    output_show_logging(s, b);
+    exdb_viz_settings_show(b, &s->render);
+}
+
+/* JSON mode: "settings" with every setting, or only the line of name. */
+static void settings_json(session *s, const char *name) {
+    if (!s->json)
+        return;
+    exdb_buf b;
+    exdb_buf_init(&b);
+    settings_text(s, &b);
+    size_t nl = name ? strlen(name) : 0;
+    const char *line = exdb_buf_str(&b);
+    while (name && *line && !(strncmp(line, name, nl) == 0 && line[nl] == ':')) {
+        const char *end = strchr(line, '\n');
+        line = end ? end + 1 : line + strlen(line);
+    }
+    char *one = strndup(line, name ? strcspn(line, "\n") : strlen(line));
+    if (one)
+        cmd_json_add(s, "settings", ja_settings(one));
+    free(one);
+    exdb_buf_free(&b);
+}
+
+static int cmd_show(session *s, int argc, char **argv) {
+    if (argc > 1 && (strcmp(argv[1], "alias") == 0 || strcmp(argv[1], "aliases") == 0))
+        return cmd_alias_list(s);
+    settings_text(s, &s->buf);
     if (argc > 1) {
         /* show NAME (or a unique prefix of it, as set takes): only that
          * setting's line */
@@ -517,6 +564,7 @@ static int cmd_show(session *s, int argc, char **argv) {
             if (strncmp(line, name, nl) == 0 && line[nl] == ':') {
                 fprintf(s->out, "%.*s\n", (int)len, line);
                 exdb_buf_reset(&s->buf);
+                settings_json(s, name);
                 return 0;
             }
             line += len + (end != NULL);
@@ -525,6 +573,7 @@ static int cmd_show(session *s, int argc, char **argv) {
         return cmd_fail(s, "No setting \"%s\".  Try \"show\".", argv[1]);
     }
     cmd_flush(s, 1);
+    settings_json(s, NULL);
     return 0;
 }
 
@@ -534,6 +583,10 @@ static int cmd_cd(session *s, int argc, char **argv) {
     const char *dir = argc > 1 ? argv[1] : getenv("HOME");
     if (!dir || chdir(dir) < 0)
         return cmd_fail(s, "%s: %s", dir ? dir : "cd", dir ? strerror(errno) : "HOME is not set");
+    char *d = s->json ? getcwd(NULL, 0) : NULL;
+    if (d)
+        cmd_json_add(s, "directory", cJSON_CreateString(d));
+    free(d);
     return 0;
 }
 
@@ -544,6 +597,7 @@ static int cmd_pwd(session *s, int argc, char **argv) {
     if (!d)
         return cmd_fail(s, "pwd: %s", strerror(errno));
     fprintf(s->out, "Working directory %s.\n", d);
+    cmd_json_add(s, "directory", cJSON_CreateString(d));
     free(d);
     return 0;
 }
@@ -552,6 +606,7 @@ static int cmd_quit(session *s, int argc, char **argv) {
     (void)argc;
     (void)argv;
     s->quit_requested = 1;
+    cmd_json_add(s, "quit", cJSON_CreateTrue());
     return 0;
 }
 
@@ -812,6 +867,45 @@ static void alias_names(session *s, exdb_buf *b, const command *c) {
             exdb_buf_printf(b, "%s%s (%s)", b->len > start ? ", " : "", name, text);
 }
 
+/* help's JSON: a command from the table (its section's title, its
+ * subcommand words); full adds its help text, gdb's short names for it
+ * and the session's aliases of it. */
+static cJSON *command_json(session *s, const command *c, const char *section, int full) {
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject(o, "name", c->name);
+    cJSON_AddStringToObject(o, "usage", c->usage);
+    cJSON_AddStringToObject(o, "summary", c->summary);
+    for (size_t t = 0; !section && t < NTABLES; t++)
+        if (c >= tables[t].table && c < tables[t].table + *tables[t].count)
+            section = tables[t].title;
+    cJSON_AddStringToObject(o, "section", section ? section : "");
+    const char *const *words = command_subcommands(c->name);
+    cJSON *sub = words ? cJSON_AddArrayToObject(o, "subcommands") : NULL;
+    for (int i = 0; sub && words[i]; i++)
+        cJSON_AddItemToArray(sub, cJSON_CreateString(words[i]));
+    if (!words)
+        cJSON_AddNullToObject(o, "subcommands");
+    if (!full)
+        return o;
+    if (c->help)
+        cJSON_AddStringToObject(o, "help", c->help);
+    else
+        cJSON_AddNullToObject(o, "help");
+    cJSON *shorts = cJSON_AddArrayToObject(o, "short_names");
+    for (size_t i = 0; shorts && i < sizeof aliases / sizeof *aliases; i++)
+        if (strcmp(aliases[i].name, c->name) == 0)
+            cJSON_AddItemToArray(shorts, cJSON_CreateString(aliases[i].alias));
+    cJSON *mine = cJSON_AddArrayToObject(o, "aliases");
+    const char *name, *text;
+    int amb;
+    for (size_t i = 0; mine && (name = session_alias_at(s, i, &text)); i++)
+        if (session_line_command(s, text, &amb) == c)
+            cJSON_AddItemToArray(mine, cJSON_CreateString(name));
+    return o;
+}
+
 /* help aliases: gdb's short names and the session's aliases. */
 static int help_aliases(session *s) {
     exdb_buf_puts(&s->buf, "gdb's short names:\n");
@@ -852,13 +946,23 @@ static int cmd_help(session *s, int argc, char **argv) {
         exdb_buf_free(&names);
         if (c->help)
             fprintf(s->out, "\n%s\n", c->help);
+        if (s->json) {
+            cJSON *o = command_json(s, c, NULL, 1);
+            if (o && text)
+                cJSON_AddStringToObject(o, "alias_of", text);
+            cmd_json_add(s, "command_help", o);
+        }
         return 0;
     }
     fputs("exdb: a debugger for torch.export programs.\n", s->out);
+    cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
+    cmd_json_add(s, "commands", arr);
     for (size_t t = 0; t < NTABLES; t++) {
         fprintf(s->out, "\n%s:\n", tables[t].title);
         for (size_t i = 0; i < *tables[t].count; i++) {
             const command *c = &tables[t].table[i];
+            if (arr)
+                cJSON_AddItemToArray(arr, command_json(s, c, tables[t].title, 0));
             if (strlen(c->usage) > 40)
                 fprintf(s->out, "  %s\n  %-40s  %s\n", c->usage, "", c->summary);
             else

@@ -1,0 +1,471 @@
+#!/usr/bin/env python3
+"""json_schema_check.py - every command's --json answer against docs/json-schema.json.
+
+  python3 tests/json_schema_check.py EXDB [REAL_PT2_DIR]
+
+Runs exdb --json on the bundled example with a script that uses every
+command of the command table (and every subcommand word), and on one real
+program from REAL_PT2_DIR when it is there, and checks:
+
+  - the schema has an entry for every command and subcommand `help` lists
+    (a command added without one fails here);
+  - every answer validates: the envelope's properties and its command's,
+    no others; the entry's required fields when "ok" is true;
+  - every schema entry was answered at least once with "ok": true (so the
+    script below keeps up with the schema);
+  - the text ("output") is still there beside the data.
+
+The validator handles the subset of JSON Schema the schema file uses (type,
+enum, properties, required, additionalProperties, items, anyOf,
+minProperties, maxProperties, $ref); standard library only.
+Prints "json-schema: N passed, M failed".
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCHEMA = os.path.join(ROOT, "docs", "json-schema.json")
+EXAMPLE = os.path.join(ROOT, "tests", "fixtures", "example.json")
+
+
+class Invalid(Exception):
+    pass
+
+
+TYPES = {
+    "null": lambda v: v is None,
+    "boolean": lambda v: isinstance(v, bool),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "string": lambda v: isinstance(v, str),
+    "array": lambda v: isinstance(v, list),
+    "object": lambda v: isinstance(v, dict),
+}
+
+
+def resolve(root, ref):
+    if not ref.startswith("#/"):
+        raise Invalid("unsupported $ref " + ref)
+    node = root
+    for part in ref[2:].split("/"):
+        node = node[part]
+    return node
+
+
+def validate(root, schema, v, path="$"):
+    """Raises Invalid naming the JSON path where v does not fit schema."""
+    if schema is True or schema == {}:
+        return
+    if schema is False:
+        raise Invalid("%s: not allowed" % path)
+    if "$ref" in schema:
+        validate(root, resolve(root, schema["$ref"]), v, path)
+    if "anyOf" in schema:
+        errs = []
+        for s in schema["anyOf"]:
+            try:
+                validate(root, s, v, path)
+                break
+            except Invalid as e:
+                errs.append(str(e))
+        else:
+            raise Invalid("%s: matches none of anyOf (%s)" % (path, "; ".join(errs)))
+    if "type" in schema:
+        types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+        if not any(TYPES[t](v) for t in types):
+            raise Invalid("%s: %s is not %s" % (path, json.dumps(v)[:80], "/".join(types)))
+    if "enum" in schema and v not in schema["enum"]:
+        raise Invalid("%s: %s not one of %s" % (path, json.dumps(v)[:80], schema["enum"]))
+    if isinstance(v, dict):
+        props = schema.get("properties", {})
+        for k in schema.get("required", []):
+            if k not in v:
+                raise Invalid("%s: missing %r" % (path, k))
+        if "minProperties" in schema and len(v) < schema["minProperties"]:
+            raise Invalid("%s: fewer than %d properties" % (path, schema["minProperties"]))
+        if "maxProperties" in schema and len(v) > schema["maxProperties"]:
+            raise Invalid("%s: more than %d properties" % (path, schema["maxProperties"]))
+        extra = schema.get("additionalProperties", True)
+        for k, x in v.items():
+            if k in props:
+                validate(root, props[k], x, "%s.%s" % (path, k))
+            elif extra is False:
+                raise Invalid("%s: unexpected property %r" % (path, k))
+            elif isinstance(extra, dict):
+                validate(root, extra, x, "%s.%s" % (path, k))
+    if isinstance(v, list) and "items" in schema:
+        for i, x in enumerate(v):
+            validate(root, schema["items"], x, "%s[%d]" % (path, i))
+
+
+def answer_schema(root, key, ok):
+    """The schema of command KEY's answer: the envelope and the entry."""
+    env, entry = root["envelope"], root["commands"][key]
+    props = dict(env["properties"])
+    required = list(env["required"])
+    parts = []
+    if "$ref" in entry:
+        parts.append(resolve(root, entry["$ref"]))
+    parts.append(entry)
+    extra = False
+    for p in parts:
+        props.update(p.get("properties", {}))
+        if ok:
+            required += p.get("required", [])
+        if p.get("additionalProperties") is True:
+            extra = True
+    return {"type": "object", "properties": props, "required": required,
+            "additionalProperties": extra}
+
+
+def entry_key(root, line):
+    """The schema entry a command line (whole command names) answers to."""
+    words = line.split()
+    if not words:
+        return None
+    cmd = words[0].split("/")[0]  # display/json
+    rest = [w for w in words[1:] if not w.startswith("-")]
+    if rest and ("%s %s" % (cmd, rest[0])) in root["commands"]:
+        return "%s %s" % (cmd, rest[0])
+    return cmd
+
+
+# Every command and subcommand, in an order that leaves each one something
+# to answer. The commands a breakpoint runs (commands N ... end) and the
+# lines of `source` answer too, as their own lines.
+EXAMPLE_SCRIPT = """\
+set on-error continue
+help
+help info
+help aliases
+apropos lint
+alias pn = print node
+show alias
+show
+show listsize
+set listsize 12
+set logging file {tmp}/exdb-log.txt
+set pagination off
+set height 40
+quit-if-complete
+info program
+info signature
+info module-call-graph
+info facts
+info modules
+info node relu
+print graph
+print tabular
+print node relu native_layer_norm output p_embed_weight
+print module encoder
+print module encoder.layers.0.act
+print module ""
+echo hello
+pwd
+cd {tmp}
+cd {root}
+source {tmp}/inner.exdb
+pipe info program | wc -l
+break relu
+tbreak addmm_5
+break module encoder.layers.1
+watch node-map relu
+condition 1 call == 1
+condition 1
+ignore 1 0
+commands 3
+silent
+info frame
+end
+disable 1
+enable 1
+disable display
+enable display
+info breakpoints
+info watchpoints
+display
+display frame
+display/json backtrace
+info display
+run
+backtrace
+frame
+up
+down
+frame 0
+info frame
+info node-map
+info placeholders
+info seen-nodes
+info seen-modules
+info ivals
+info events 0-3
+print frame
+list
+step
+stepi
+next
+finish
+continue
+reverse-step
+reverse-stepi
+reverse-next
+reverse-continue
+delete display 1
+undisplay
+delete 1
+delete
+goto 40
+step 3
+reverse-finish
+until
+advance module head
+start
+restart
+unflatten
+info events later
+list
+unflatten restart
+unflatten run
+lint
+lint module encoder
+lint all
+dce --dry-run
+dce
+undo
+dce module encoder.layers.0 --dry-run
+dce all --dry-run
+save --dry-run
+save --force {tmp}/saved.json
+render tree -o {tmp}/tree.dot
+render flat -o {tmp}/flat.dot
+render modules -o {tmp}/modules.dot
+render module encoder -o {tmp}/module.dot
+goto 20
+render frame -o {tmp}/frame.dot
+print node nosuch
+info frame 99
+unflatten run
+quit-if-complete done
+"""
+
+INNER_SCRIPT = "echo inner\ninfo program\n"
+
+FIXTURE_COMMANDS = """\
+info program
+info signature
+info module-call-graph
+info facts
+info modules
+print graph
+print module ""
+"""
+
+REAL_SCRIPT = """\
+set on-error continue
+info program
+info signature
+info module-call-graph
+info facts
+info modules
+print graph
+print node {node}
+print module {module}
+step
+stepi 3
+backtrace
+print frame
+list
+info events 0-5
+lint
+render tree -o {tmp}/real_tree.dot
+"""
+
+
+def run(exdb, args, script, tmp):
+    path = os.path.join(tmp, "script.exdb")
+    with open(path, "w") as f:
+        f.write(script)
+    p = subprocess.run([exdb, "-q", "--json"] + args + ["-x", path, "-batch"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    return p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+
+
+def check_answers(root, text, name, seen, fails):
+    """Validates every line; returns the number checked."""
+    n = 0
+    for i, line in enumerate(text.splitlines()):
+        n += 1
+        try:
+            o = json.loads(line)
+        except ValueError as e:
+            fails.append("%s line %d: not JSON (%s): %s" % (name, i + 1, e, line[:100]))
+            continue
+        try:
+            if "stopped" in o:
+                validate(root, root["stopped"], o)
+                continue
+            key = entry_key(root, o.get("command", ""))
+            if key not in root["commands"]:
+                raise Invalid("no schema entry %r for %r" % (key, o.get("command")))
+            validate(root, answer_schema(root, key, o.get("ok") is True), o)
+            if o.get("ok") is True:
+                seen.add(key)
+        except Invalid as e:
+            fails.append("%s line %d (%s): %s" % (name, i + 1, o.get("command"), e))
+    return n
+
+
+def table_keys(exdb, root, fails):
+    """Schema entries the command table asks for: every command, and every
+    subcommand word of the commands that take them."""
+    out = subprocess.run([exdb, "-q", "--json", "-batch", "-ex", "help"],
+                         stdout=subprocess.PIPE, cwd=ROOT).stdout.decode()
+    cmds = json.loads(out.splitlines()[0]).get("commands") or []
+    if len(cmds) < 40:
+        fails.append("help's JSON lists only %d commands" % len(cmds))
+    missing = []
+    for c in cmds:
+        name = c["name"]
+        subs = c.get("subcommands") or []
+        keys = [k for k in root["commands"] if k == name or k.startswith(name + " ")]
+        if not keys:
+            missing.append(name)
+        missing += ["%s %s" % (name, w) for w in subs
+                    if "%s %s" % (name, w) not in root["commands"]]
+    if missing:
+        fails.append("commands without a schema entry: " + ", ".join(missing))
+    return len(cmds)
+
+
+def real_program(real_dir):
+    """A small real program: the smallest torchvision model.json there."""
+    if not real_dir or not os.path.isdir(real_dir):
+        return None
+    best = None
+    for f in os.listdir(real_dir):
+        if f.endswith("__model.json"):
+            p = os.path.join(real_dir, f)
+            if best is None or os.path.getsize(p) < os.path.getsize(best):
+                best = p
+    return best
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    exdb = os.path.abspath(sys.argv[1])
+    real_dir = sys.argv[2] if len(sys.argv) > 2 else os.path.join(
+        os.path.dirname(ROOT), "shared", "real_pt2")
+    with open(SCHEMA) as f:
+        root = json.load(f)
+    fails, seen = [], set()
+    passed = 0
+    if self_test(root, fails):
+        passed += 1
+    table_keys(exdb, root, fails)
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, "inner.exdb"), "w") as f:
+            f.write(INNER_SCRIPT)
+        script = EXAMPLE_SCRIPT.format(tmp=tmp, root=ROOT)
+        out, err = run(exdb, [EXAMPLE], script, tmp)
+        if "ERROR: " in err:
+            fails.append("example: sanitizer report:\n" + err[-2000:])
+        n = check_answers(root, out, "example", seen, fails)
+        answered = len([l for l in out.splitlines() if l.strip()])
+        if answered < len([l for l in script.splitlines() if l.strip()]) - 3:
+            fails.append("example: only %d answers for the script" % answered)
+        for line in out.splitlines():
+            o = json.loads(line) if line.startswith("{") else {}
+            if "command" in o and "stopped" not in o and "output" not in o:
+                fails.append("example: %r lost its text (\"output\")" % o["command"])
+        # an answer that stops a script: the "stopped" line
+        out2, _ = run(exdb, [EXAMPLE], "info program\nprint node nosuch\necho never\n", tmp)
+        n += check_answers(root, out2, "example-stop", seen, fails)
+        out4, _ = run(exdb, [EXAMPLE], "quit\necho never\n", tmp)
+        n += check_answers(root, out4, "example-quit", seen, fails)
+        if '"stopped"' not in out2:
+            fails.append("example-stop: no \"stopped\" line")
+        # every program among the fixtures (higher-order ops, symbolic
+        # shapes, constants, dispatchers, programs that do not unflatten)
+        fixtures = sorted(os.path.join(d, f) for d, _, fs in os.walk(os.path.join(ROOT, "tests",
+                                                                                 "fixtures"))
+                          for f in fs if f.endswith((".json", ".pt2")))
+        # and torch's own programs of the conformance corpus: dtype, device
+        # and memory_format arguments, preserved signatures, tied state
+        corpus = os.path.join(ROOT, "tests", "conformance", "corpus", "scenarios")
+        fixtures += sorted(os.path.join(corpus, d, "program.pt2") for d in os.listdir(corpus)
+                           if os.path.exists(os.path.join(corpus, d, "program.pt2")))
+        sweep = "set on-error continue\n" + "".join(
+            "load %s\n%s" % (f, FIXTURE_COMMANDS) for f in fixtures)
+        out5, err5 = run(exdb, [], sweep, tmp)
+        if "ERROR: " in err5:
+            fails.append("fixtures: sanitizer report:\n" + err5[-2000:])
+        n += check_answers(root, out5, "fixtures", seen, fails)
+        real = real_program(real_dir)
+        if real:
+            node, module = real_names(exdb, real)
+            out3, err3 = run(exdb, [real],
+                             REAL_SCRIPT.format(tmp=tmp, node=node, module=module), tmp)
+            if "ERROR: " in err3:
+                fails.append("real: sanitizer report:\n" + err3[-2000:])
+            n += check_answers(root, out3, os.path.basename(real), seen, fails)
+            if out3.count("\n") < 15:
+                fails.append("real: only %d answers" % out3.count("\n"))
+        else:
+            print("json-schema: no real program in %s: the example only" % real_dir)
+    unseen = sorted(set(root["commands"]) - seen)
+    if unseen:
+        fails.append("schema entries no command answered with ok: " + ", ".join(unseen))
+    passed += n - len([f for f in fails if " line " in f])
+    for f in fails:
+        print("FAIL " + f)
+    print("json-schema: %d passed, %d failed" % (max(passed, 0), len(fails)))
+    sys.exit(1 if fails else 0)
+
+
+def real_names(exdb, real):
+    """A call_function node and a module with a graph of the real program."""
+    out = subprocess.run([exdb, "-q", "--json", real, "-batch", "-ex", "info modules",
+                          "-ex", "print graph"], stdout=subprocess.PIPE, cwd=ROOT).stdout
+    lines = [json.loads(l) for l in out.decode().splitlines()]
+    mods = [m["fqn"] for m in lines[-2].get("modules", []) if m.get("nodes") and m["fqn"]]
+    nodes = [x["name"] for x in lines[-1].get("graph", {}).get("nodes", [])
+             if x["op"] == "call_function"]
+    return (nodes[0] if nodes else "output"), (mods[len(mods) // 2] if mods else '""')
+
+
+def self_test(root, fails):
+    """The validator must reject what the schema rules out (a check that
+    cannot fail is a defect): a node without users, a stray field, a
+    wrong type, an answer to a command with no entry."""
+    good = {"command": "print node x", "ok": True, "output": "", "nodes": []}
+    bad = [
+        dict(good, nodes=[{"name": "x"}]),
+        dict(good, extra_field=1),
+        dict(good, ok="yes"),
+        {"command": "print node x", "ok": True},
+    ]
+    try:
+        validate(root, answer_schema(root, "print node", True), good)
+    except Invalid as e:
+        fails.append("self-test: a good answer fails: %s" % e)
+        return False
+    for b in bad:
+        try:
+            validate(root, answer_schema(root, "print node", True), b)
+            fails.append("self-test: accepted %s" % json.dumps(b))
+            return False
+        except Invalid:
+            pass
+    if entry_key(root, "frobnicate now") in root["commands"]:
+        fails.append("self-test: an unknown command has an entry")
+        return False
+    return True
+
+
+if __name__ == "__main__":
+    main()
