@@ -122,6 +122,12 @@ int vz_view_modules(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_vie
                     exdb_error *err);
 int vz_view_module(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
                    exdb_error *err);
+/* The module at fqn of u (a dispatcher's call "n@1" too) as `module FQN`
+ * draws it, titled "module FQN: ..."; mark: a node drawn bold red, or NULL.
+ * The frame view uses it for the later phases' events (umodule.c). */
+struct exdb_unflatten;
+int vz_view_umodule(vz_graph *vg, const struct exdb_unflatten *u, const char *fqn,
+                    const exdb_node *mark, exdb_error *err);
 int vz_view_tree(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
                  exdb_error *err);
 /* The `tree` view cut to the subtree of the module at fqn ("" = root),

@@ -91,7 +91,7 @@ if ! "$exdb" -batch -q "$ex" -ex "render flat -o $out/flat.html" -ex "render tre
 fi
 check_page "example flat" "$out/flat.html" addmm addm "aten.addmm.default"
 check_page "example tree" "$out/tree.html" encoder encod "InterpreterModule"
-check_page "example frame" "$out/frame.html" frame0 frame "frame 0"
+check_page "example frame" "$out/frame.html" frame0 frame "#0 "
 
 if [ -d "$real" ]; then
     r18=$real/TheCBaH__pytorch.models.pt2__resnet18__model.json

@@ -1,0 +1,268 @@
+/* test_viz_views.c - what the pictures of the unflattener say: a
+ * dispatcher's calls named and numbered as bt, print module and break
+ * name them (render module n@1 works), deduplicated calls counted from the
+ * DEDUP events, frames numbered by level as bt does, and the frame view at
+ * a later-phase event drawing the module that event works on. */
+#include <criterion/criterion.h>
+
+#include <graphviz/cgraph.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/program.h"
+#include "core/unflatten.h"
+#include "viz/render.h"
+
+#include "testutil.h"
+
+#define EXAMPLE  "tests/fixtures/example.json"
+#define DISPATCH "tests/fixtures/unflatten/dispatch.json"
+
+static exdb_program *load(const char *path) {
+    exdb_error err = {0};
+    exdb_program *p = exdb_program_load(path, NULL, &err);
+    cr_assert_not_null(p, "%s", err.msg);
+    return p;
+}
+
+static exdb_unflatten *finished(const exdb_program *p) {
+    exdb_error err = {0};
+    exdb_unflatten *u = exdb_unflatten_new(p, &err);
+    cr_assert_not_null(u, "%s", err.msg);
+    cr_assert_eq(exdb_unflatten_run(u, &err), 0, "%s", err.msg);
+    return u;
+}
+
+/* The view as DOT read back by agmemread; err_out: when not NULL, the view
+ * is expected to fail and its message is copied there. */
+static Agraph_t *view_of(const exdb_viz_source *src, exdb_viz_view view, char *err_out) {
+    exdb_viz_settings set;
+    exdb_viz_settings_default(&set);
+    view.no_dup = 1;
+    exdb_buf b;
+    exdb_buf_init(&b);
+    exdb_error err = {0};
+    int rc = exdb_viz_dot(src, &view, &set, &b, NULL, &err);
+    if (err_out) {
+        cr_assert_eq(rc, -1);
+        snprintf(err_out, 512, "%.500s", err.msg);
+        exdb_buf_free(&b);
+        return NULL;
+    }
+    cr_assert_eq(rc, 0, "%s", err.msg);
+    Agraph_t *g = agmemread(b.s);
+    cr_assert_not_null(g, "agread failed on:\n%.400s", b.s);
+    exdb_buf_free(&b);
+    return g;
+}
+
+static Agraph_t *subg(Agraph_t *g, const char *name) {
+    for (Agraph_t *s = agfstsubg(g); s; s = agnxtsubg(s)) {
+        if (strcmp(agnameof(s), name) == 0)
+            return s;
+        Agraph_t *r = subg(s, name);
+        if (r)
+            return r;
+    }
+    return NULL;
+}
+
+static const char *glabel(Agraph_t *g) {
+    return agget(g, "label");
+}
+
+static const char *nattr(Agraph_t *g, const char *node, const char *attr) {
+    Agnode_t *n = agnode(g, (char *)node, 0);
+    cr_assert_not_null(n, "no node %s", node);
+    return agget(n, (char *)attr);
+}
+
+/* issue 16 items 11, 12: `render module n@1` draws call 2 of n, the
+ * dispatcher's clusters are named and numbered the same way, and a call
+ * that is not there names the ones that are. */
+Test(viz_views, dispatcher_calls_are_named_as_bt_and_print_name_them) {
+    exdb_program *p = load(DISPATCH);
+    exdb_unflatten *u = finished(p);
+    exdb_viz_source src = {.prog = p, .done = u};
+    exdb_umodule *call = exdb_unflatten_dispatch_call(u, "n@1");
+    cr_assert_not_null(call);
+
+    Agraph_t *g = view_of(&src, (exdb_viz_view){.kind = EXDB_VIEW_MODULE, .fqn = "n@1"}, NULL);
+    cr_assert_eq(agnnodes(g), (int)call->graph->count);
+    cr_assert(strstr(glabel(g), "module n@1: InterpreterModule") &&
+                  strstr(glabel(g), "call 2 of 3 of the dispatcher n"),
+              "%s", glabel(g));
+    agclose(g);
+
+    g = view_of(&src, (exdb_viz_view){.kind = EXDB_VIEW_MODULE, .fqn = "n"}, NULL);
+    static const char *const names[] = {"cluster_n", "cluster_n@1", "cluster_n@2"};
+    static const char *const labels[] = {"n  call 1 of 3", "n@1  call 2 of 3", "n@2  call 3 of 3"};
+    for (int i = 0; i < 3; i++) {
+        Agraph_t *s = subg(g, names[i]);
+        cr_assert_not_null(s, "%s", names[i]);
+        cr_assert(strncmp(glabel(s), labels[i], strlen(labels[i])) == 0, "%s", glabel(s));
+    }
+    cr_assert(strstr(glabel(g), "3 calls (n, n@1, n@2)"), "%s", glabel(g));
+    agclose(g);
+
+    char msg[512];
+    view_of(&src, (exdb_viz_view){.kind = EXDB_VIEW_MODULE, .fqn = "n@3"}, msg);
+    cr_assert(strstr(msg, "the dispatcher n has 3 calls, n to n@2"), "%s", msg);
+
+    g = view_of(&src, (exdb_viz_view){.kind = EXDB_VIEW_TREE}, NULL);
+    const char *l = nattr(g, "n#1", "label");
+    cr_assert(strncmp(l, "n@1 (call 2 of 3)", 17) == 0, "%s", l);
+    cr_assert(strncmp(nattr(g, "n#0", "label"), "n (call 1 of 3)", 15) == 0);
+    cr_assert(strncmp(nattr(g, "n#1", "tooltip"), "n@1\\n", 5) == 0, "%s",
+              nattr(g, "n#1", "tooltip"));
+    agclose(g);
+    exdb_unflatten_free(u);
+    exdb_program_free(p);
+}
+
+/* The DEDUP events of a run that redirected or aliased a call. */
+static uint32_t dedups(const exdb_unflatten *u) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < u->pos; i++)
+        n += u->log[i].kind == EXDB_EV_DEDUP && u->log[i].aux != 0;
+    return n;
+}
+
+/* issue 16 item 13: "N deduplicated calls" counts the DEDUP events that
+ * pointed a call at the module, not every call a dispatcher dispatches
+ * (dispatch.json: one redirect, the label said 3). */
+Test(viz_views, tree_counts_the_deduplications_that_happened) {
+    static const struct {
+        const char *path, *node, *want;
+    } cases[] = {
+        {DISPATCH, "n", "\\n1 deduplicated call"},
+        {"tests/fixtures/unflatten/ivals_child2parent_preserved.json", "child",
+         "\\n2 deduplicated calls"},
+        {EXAMPLE, "encoder.layers.0.act", "\\n1 deduplicated call"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        exdb_program *p = load(cases[i].path);
+        exdb_unflatten *u = finished(p);
+        exdb_viz_source src = {.prog = p, .done = u};
+        Agraph_t *g = view_of(&src, (exdb_viz_view){.kind = EXDB_VIEW_TREE}, NULL);
+        const char *l = nattr(g, cases[i].node, "label");
+        const char *at = strstr(l, cases[i].want);
+        cr_assert(at && (at[strlen(cases[i].want)] == '\0' || at[strlen(cases[i].want)] == '\\'),
+                  "%s: %s", cases[i].path, l);
+        /* every label's count together: the events */
+        uint32_t total = 0;
+        for (Agnode_t *n = agfstnode(g); n; n = agnxtnode(g, n)) {
+            const char *d = strstr(agget(n, "label"), " deduplicated call");
+            if (d) {
+                while (d > agget(n, "label") && d[-1] >= '0' && d[-1] <= '9')
+                    d--;
+                total += (uint32_t)atoi(d);
+            }
+        }
+        cr_assert_eq(total, dedups(u), "%s: %u in labels, %u events", cases[i].path, total,
+                     dedups(u));
+        agclose(g);
+        exdb_unflatten_free(u);
+        exdb_program_free(p);
+    }
+}
+
+/* issue 16 item 12: the frame view numbers frames as bt does (#0 the
+ * innermost; node "frameN" is what `frame N` selects), and says which
+ * frame was created when as info frame does. */
+Test(viz_views, frame_view_numbers_frames_as_bt) {
+    exdb_program *p = load(EXAMPLE);
+    exdb_error err = {0};
+    exdb_unflatten *u = exdb_unflatten_new(p, &err);
+    cr_assert_not_null(u, "%s", err.msg);
+    for (int i = 0; i < 60; i++)
+        cr_assert_eq(exdb_unflatten_step(u, NULL, &err), 1, "%s", err.msg);
+    uint32_t depth = exdb_unflatten_depth(u);
+    cr_assert_geq(depth, 3);
+    const exdb_uframe *inner = exdb_unflatten_frame(u, depth - 1);
+    const exdb_uframe *up1 = exdb_unflatten_frame(u, depth - 2);
+    cr_assert_gt(inner->index, depth, "the innermost frame is not frame #index");
+    exdb_viz_source src = {.prog = p, .cur = u};
+    Agraph_t *g = view_of(&src, (exdb_viz_view){.kind = EXDB_VIEW_FRAME, .window = 3}, NULL);
+    char want[256];
+    for (uint32_t level = 0; level < depth; level++) {
+        char name[32];
+        snprintf(name, sizeof name, "frame%u", level);
+        snprintf(want, sizeof want, "#%u ", level);
+        cr_assert(strncmp(nattr(g, name, "label"), want, strlen(want)) == 0, "%s: %s", name,
+                  nattr(g, name, "label"));
+    }
+    snprintf(want, sizeof want, "#0 %s (the %uth frame created)", inner->child_fqn,
+             inner->index + 1);
+    cr_assert(strncmp(nattr(g, "frame0", "tooltip"), want, strlen(want)) == 0, "%s",
+              nattr(g, "frame0", "tooltip"));
+    Agraph_t *fr = subg(g, "cluster_frame");
+    cr_assert(strncmp(glabel(fr), "#0 ", 3) == 0, "%s", glabel(fr));
+    agclose(g);
+    /* the frame `up` selects */
+    src.frame_level = 1;
+    g = view_of(&src, (exdb_viz_view){.kind = EXDB_VIEW_FRAME, .window = 3}, NULL);
+    snprintf(want, sizeof want, "#1 %s: its graph", up1->child_fqn);
+    fr = subg(g, "cluster_frame");
+    cr_assert(strncmp(glabel(fr), want, strlen(want)) == 0, "%s", glabel(fr));
+    int in_frame1 = 0;
+    for (Agnode_t *n = agfstnode(fr); n; n = agnxtnode(fr, n))
+        in_frame1 += strncmp(agnameof(n), "frame1/", 7) == 0;
+    cr_assert_gt(in_frame1, 0);
+    agclose(g);
+    exdb_unflatten_free(u);
+    exdb_program_free(p);
+}
+
+/* Goes to the first event of kind at or after event `from`. */
+static const exdb_uevent *goto_kind(exdb_unflatten *u, uint32_t from, int kind) {
+    exdb_error err = {0};
+    cr_assert_eq(exdb_unflatten_goto(u, from, &err), 0, "%s", err.msg);
+    while (!u->pos || u->log[u->pos - 1].kind != kind)
+        cr_assert_eq(exdb_unflatten_step(u, NULL, &err), 1, "no such event: %s", err.msg);
+    return &u->log[u->pos - 1];
+}
+
+/* issue 16 item 16: after outlining the frame view draws the module the
+ * event works on (it drew the root frame and the last flat nodes): a SINK
+ * its module, a DEDUP the parent whose call it redirected (that call_module
+ * node red), a DISPATCH the dispatcher. */
+Test(viz_views, frame_view_draws_the_module_a_later_event_works_on) {
+    exdb_program *p = load(EXAMPLE);
+    exdb_unflatten *u = finished(p);
+    exdb_viz_source src = {.prog = p, .cur = u};
+    goto_kind(u, 0, EXDB_EV_SINK);
+    const exdb_uwork *w = exdb_unflatten_event_work(u, &u->log[u->pos - 1]);
+    cr_assert(w && w->name && w->name[0]);
+    exdb_umodule *m = exdb_unflatten_module(u, w->name);
+    Agraph_t *g = view_of(&src, (exdb_viz_view){.kind = EXDB_VIEW_FRAME}, NULL);
+    char want[256];
+    snprintf(want, sizeof want, ": SINK %s\\nmodule %s: InterpreterModule", w->name, w->name);
+    cr_assert(strstr(glabel(g), want), "%s", glabel(g));
+    cr_assert_eq(agnnodes(g), (int)m->graph->count);
+    cr_assert_null(subg(g, "cluster_stack"));
+    agclose(g);
+
+    goto_kind(u, u->pos, EXDB_EV_DEDUP);
+    g = view_of(&src, (exdb_viz_view){.kind = EXDB_VIEW_FRAME}, NULL);
+    cr_assert(strstr(glabel(g), "DEDUP same fqn: call redirected\\nmodule encoder.layers.0: "),
+              "%s", glabel(g));
+    cr_assert_str_eq(nattr(g, "act_1", "fillcolor"), "#fb6a4a");
+    cr_assert(strstr(nattr(g, "act_1", "label"), "-> encoder.layers.0.act"));
+    agclose(g);
+    exdb_unflatten_free(u);
+    exdb_program_free(p);
+
+    p = load(DISPATCH);
+    u = finished(p);
+    src = (exdb_viz_source){.prog = p, .cur = u};
+    goto_kind(u, 0, EXDB_EV_DISPATCH);
+    g = view_of(&src, (exdb_viz_view){.kind = EXDB_VIEW_FRAME}, NULL);
+    cr_assert(strstr(glabel(g), "DISPATCH n\\nmodule n: InterpreterModuleDispatcher"), "%s",
+              glabel(g));
+    cr_assert_not_null(subg(g, "cluster_n@2"));
+    agclose(g);
+    exdb_unflatten_free(u);
+    exdb_program_free(p);
+}
