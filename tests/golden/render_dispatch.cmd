@@ -13,5 +13,11 @@ pipe echo | grep -o 'label="n[^"]*"' /tmp/exdb-golden-dn.dot /tmp/exdb-golden-dn
 pipe echo | grep -o 'label="module[^"]*"' /tmp/exdb-golden-dn.dot /tmp/exdb-golden-dn1.dot
 pipe echo | grep -o 'label="[^"]*call[^"]*"' /tmp/exdb-golden-dtree.dot
 print module n@1
+# break takes the same names; render frame numbers frames as bt does
+break module n@1
+run
+bt
+render frame -o /tmp/exdb-golden-dframe.dot
+pipe echo | grep -o 'label="#[^"]*"' /tmp/exdb-golden-dframe.dot
 set on-error continue
 render module n@3 -o /tmp/exdb-golden-dn3.dot
