@@ -104,37 +104,111 @@ void vz_fx_label(exdb_buf *b, const exdb_node *n, const char *kind_line) {
     exdb_buf_free(&t);
 }
 
-/* The first frame of a stack trace: its "File ..., line N, in f" line and
- * the source line under it, each trimmed. */
-static void first_frame(exdb_buf *b, const char *st) {
-    for (int line = 0; line < 2 && *st; line++) {
-        while (*st == ' ' || *st == '\n')
-            st++;
-        const char *e = strchr(st, '\n');
-        size_t len = e ? (size_t)(e - st) : strlen(st);
-        exdb_buf_puts(b, "\n  ");
-        exdb_buf_put(b, st, len > 200 ? 200 : len);
-        st += len;
+/* One frame of a Python traceback: the "File ..., line N, in f" line and
+ * the source line under it. */
+typedef struct tb_frame {
+    const char *file, *code;
+    size_t file_len, code_len;
+    int in_torch; /* a file of torch itself (.../torch/...), not the user's */
+} tb_frame;
+
+/* The next non-blank line at *st, trimmed, advancing *st past it. */
+static const char *next_line(const char **st, size_t *len) {
+    const char *s = *st;
+    while (*s == ' ' || *s == '\n')
+        s++;
+    const char *e = strchr(s, '\n');
+    *len = e ? (size_t)(e - s) : strlen(s);
+    *st = s + *len;
+    while (*len && s[*len - 1] == ' ')
+        (*len)--;
+    return s;
+}
+
+/* The innermost frame of a stack trace and the innermost one outside
+ * torch's own files (the user's line: torch.export records the traceback
+ * outermost first, so both are among the last). */
+static void last_frames(const char *st, tb_frame *inner, tb_frame *user) {
+    memset(inner, 0, sizeof *inner);
+    memset(user, 0, sizeof *user);
+    while (*st) {
+        size_t len;
+        const char *l = next_line(&st, &len);
+        if (!len)
+            break;
+        if (len < 5 || strncmp(l, "File ", 5) != 0)
+            continue;
+        tb_frame f = {.file = l, .file_len = len};
+        const char *save = st;
+        size_t clen;
+        const char *c = next_line(&st, &clen);
+        if (clen && !(clen >= 5 && strncmp(c, "File ", 5) == 0)) {
+            f.code = c;
+            f.code_len = clen;
+        } else {
+            st = save;
+        }
+        for (const char *t = l; t + 7 <= l + len; t++)
+            if (memcmp(t, "/torch/", 7) == 0)
+                f.in_torch = 1;
+        *inner = f;
+        if (!f.in_torch)
+            *user = f;
     }
 }
 
-/* The tooltip of an FX node (see fx_label for tmp). */
-static void fx_tooltip(exdb_buf *b, const exdb_node *n, exdb_buf *tmp) {
+static void put_frame(exdb_buf *b, const char *title, const tb_frame *f) {
+    exdb_buf_printf(b, "\n%s:\n  %.*s", title, (int)(f->file_len > 300 ? 300 : f->file_len),
+                    f->file);
+    if (f->code)
+        exdb_buf_printf(b, "\n    %.*s", (int)(f->code_len > 200 ? 200 : f->code_len), f->code);
+}
+
+/* The value a node produces: "f32[8, 32] torch.float32", as print node. */
+static void put_value(exdb_buf *b, const exdb_node *n, exdb_buf *tmp) {
+    if (!n->meta || !n->meta->val)
+        return;
     exdb_buf_reset(tmp);
-    exdb_format_node(tmp, n);
-    const exdb_stack_entry *leaf = vz_leaf_entry(n);
-    if (leaf) {
-        exdb_buf_puts(tmp, "\nmodule: ");
-        exdb_buf_puts(tmp, leaf->key ? leaf->key : leaf->path);
-        exdb_buf_puts(tmp, " (");
-        exdb_buf_puts(tmp, leaf->type ? leaf->type : "?");
-        exdb_buf_putc(tmp, ')');
+    exdb_format_val(tmp, n->meta->val);
+    if (!tmp->len)
+        return;
+    exdb_buf_printf(b, "\nvalue: %s", exdb_buf_str(tmp));
+    if (n->meta->val->kind == EXDB_VAL_TENSOR)
+        exdb_buf_printf(b, " %s", exdb_dtype_name(n->meta->val->u.t->dtype));
+}
+
+/* The tooltip of an FX node (see fx_label for tmp): the node as FX prints
+ * it, its value, its module stack (outermost first, as print node shows
+ * it) and where in the source it was made: the user's line and, when that
+ * is not the innermost frame, the innermost (a torch.nn module's forward). */
+static void fx_tooltip(exdb_buf *b, const exdb_node *n, exdb_buf *tmp) {
+    exdb_buf out;
+    exdb_buf_init(&out);
+    exdb_format_node(&out, n);
+    put_value(&out, n, tmp);
+    const exdb_meta *m = n->meta;
+    int header = 0;
+    for (uint32_t i = 0; m && i < m->nstack; i++) {
+        const exdb_stack_entry *e = &m->stack[i];
+        if (!e->path || !e->path[0])
+            continue;
+        if (!header++)
+            exdb_buf_puts(&out, "\nmodule stack:");
+        exdb_buf_printf(&out, "\n  %s", e->path);
+        if (e->call_idx)
+            exdb_buf_printf(&out, "@%d", e->call_idx);
+        exdb_buf_printf(&out, "  %s", e->type ? e->type : "?");
     }
-    if (n->meta && n->meta->stack_trace && n->meta->stack_trace[0]) {
-        exdb_buf_puts(tmp, "\nstack trace:");
-        first_frame(tmp, n->meta->stack_trace);
+    if (m && m->stack_trace && m->stack_trace[0]) {
+        tb_frame inner, user;
+        last_frames(m->stack_trace, &inner, &user);
+        if (user.file)
+            put_frame(&out, "source", &user);
+        if (inner.file && inner.file != user.file)
+            put_frame(&out, user.file ? "innermost frame" : "source (innermost frame)", &inner);
     }
-    vz_put_text(b, exdb_buf_str(tmp), 1500, 0);
+    vz_put_text(b, exdb_buf_str(&out), 1500, 0);
+    exdb_buf_free(&out);
 }
 
 void vz_fx_tooltip(exdb_buf *b, const exdb_node *n) {

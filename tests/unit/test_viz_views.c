@@ -266,3 +266,55 @@ Test(viz_views, frame_view_draws_the_module_a_later_event_works_on) {
     exdb_unflatten_free(u);
     exdb_program_free(p);
 }
+
+/* issue 16 item 14: a node's tooltip (also the HTML viewer's details)
+ * shows the user's source line and the innermost frame, not the outermost
+ * frame every node shares, and the value's shape and dtype and the whole
+ * module stack. */
+Test(viz_views, tooltips_show_the_innermost_frame_value_and_module_stack) {
+    exdb_program *p = load(EXAMPLE);
+    exdb_viz_source src = {.prog = p};
+    Agraph_t *g = view_of(&src, (exdb_viz_view){.kind = EXDB_VIEW_FLAT}, NULL);
+    const char *t = nattr(g, "relu", "tooltip");
+    static const char *const want[] = {
+        "\\nvalue: f32[8, 32] torch.float32\\n",
+        "\\nmodule stack:\\n  encoder  demo.Encoder\\n",
+        "\\n  encoder.layers.0.act  torch.nn.modules.activation.ReLU\\n",
+        "\\nsource:\\n  File \"/home/dev/src/tinyenc/demo.py\", line 32, in forward\\n    x = x + "
+        "self.act(self.attn(self.norm1(x)))\\n",
+        "\\ninnermost frame:\\n  File \"/home/dev/.venv/lib/python3.12/site-packages/torch/nn/"
+        "modules/activation.py\", line 143, in forward\\n    return F.relu(",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        cr_assert(strstr(t, want[i]), "no \"%s\" in %s", want[i], t);
+    /* the outermost frame (the model's forward, the same for every node) */
+    cr_assert_null(strstr(t, "line 57"), "%s", t);
+    agclose(g);
+    exdb_program_free(p);
+
+    /* resnet18: the tooltips' source lines differ from node to node */
+    char path[512];
+    snprintf(path, sizeof path, "%s/TheCBaH__pytorch.models.pt2__resnet18__model.json",
+             test_real_dir());
+    if (access(path, R_OK) != 0)
+        return;
+    p = load(path);
+    src.prog = p;
+    g = view_of(&src, (exdb_viz_view){.kind = EXDB_VIEW_FLAT}, NULL);
+    char first[512] = "";
+    int differ = 0;
+    for (Agnode_t *n = agfstnode(g); n; n = agnxtnode(g, n)) {
+        const char *s = strstr(agget(n, "tooltip"), "\\nsource:");
+        if (!s)
+            continue;
+        const char *e = strstr(s + 9, "\\n    ");
+        int len = e ? (int)(e - s) : (int)strlen(s);
+        if (!first[0])
+            snprintf(first, sizeof first, "%.*s", len, s);
+        else if (strncmp(first, s, (size_t)len) != 0)
+            differ++;
+    }
+    cr_assert_gt(differ, 10, "every node's source line is %s", first);
+    agclose(g);
+    exdb_program_free(p);
+}

@@ -89,7 +89,7 @@ if ! "$exdb" -batch -q "$ex" -ex "render flat -o $out/flat.html" -ex "render tre
     bad "example: render failed"
     cat "$out/log"
 fi
-check_page "example flat" "$out/flat.html" addmm addm "aten.addmm.default"
+check_page "example flat" "$out/flat.html" addmm addm "value: f32[8, 32] torch.float32"
 check_page "example tree" "$out/tree.html" encoder encod "InterpreterModule"
 check_page "example frame" "$out/frame.html" frame0 frame "#0 "
 
