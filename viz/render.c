@@ -253,12 +253,13 @@ static void rendered_free(rendered *r) {
     free(r->page);
 }
 
-/* The HTML page around the SVG, built in memory through html.c's writer. */
+/* The HTML page around the SVG (title not NULL) or the SVG file, built in
+ * memory through html.c's writers. */
 static int html_page(rendered *r, const char *title) {
     FILE *m = open_memstream(&r->page, &r->pagelen);
     if (!m)
         return -1;
-    int rc = vz_write_html(m, r->gv, r->gvlen, title);
+    int rc = title ? vz_write_html(m, r->gv, r->gvlen, title) : vz_write_svg(m, r->gv, r->gvlen, 1);
     if (fclose(m) != 0)
         rc = -1;
     return rc;
@@ -286,6 +287,8 @@ static int render_image(Agraph_t *g, exdb_viz_format fmt, const char *engine,
     if (fmt == EXDB_FMT_HTML && html_page(r, page_title(src, view, title, sizeof title)) < 0)
         return exdb_errorf(err, "%s: could not make the HTML page (out of memory, or no <svg>)",
                            path);
+    if (fmt == EXDB_FMT_SVG && html_page(r, NULL) < 0)
+        return exdb_errorf(err, "%s: could not write the SVG (out of memory, or no <svg>)", path);
     st->write_s = now() - t2;
     return 0;
 }

@@ -157,6 +157,10 @@ void vz_node_tooltip_to(exdb_buf *b, const vz_node *n, exdb_buf *tmp);
 /* Writes the HTML viewer page around an SVG document (html.c); title is
  * plain text. -1 when svg has no <svg> element or on a write error. */
 int vz_write_html(FILE *f, const char *svg, size_t len, const char *title);
+/* Writes Graphviz's SVG with text drawn at its exact size at any zoom
+ * (html.c); whole: with the XML prolog (an .svg file), else only the
+ * <svg> element. -1 when there is no <svg> element or on a write error. */
+int vz_write_svg(FILE *f, const char *svg, size_t len, int whole);
 
 /* Shared styling of program nodes (flat.c). */
 const char *vz_input_fill(exdb_input_kind k);

@@ -16,6 +16,12 @@
 
 #include "testutil.h"
 
+static void setup(void) {
+    test_tmpdir_make("vizv");
+}
+
+TestSuite(viz_views, .init = setup, .fini = test_tmpdir_remove);
+
 #define EXAMPLE  "tests/fixtures/example.json"
 #define DISPATCH "tests/fixtures/unflatten/dispatch.json"
 
@@ -316,5 +322,32 @@ Test(viz_views, tooltips_show_the_innermost_frame_value_and_module_stack) {
     }
     cr_assert_gt(differ, 10, "every node's source line is %s", first);
     agclose(g);
+    exdb_program_free(p);
+}
+
+/* issue 16 item 18: labels are measured and drawn with one font, DejaVu
+ * Sans (installed with the project), not "Helvetica", which Graphviz and
+ * the viewer each replaced with a font of their own; and SVG text is drawn
+ * at its exact size at every zoom. (tests/viz/html_chromium.sh checks in a
+ * browser that the font is installed and no label overflows.) */
+Test(viz_views, svg_names_one_installed_font_and_exact_text) {
+    exdb_program *p = load(EXAMPLE);
+    exdb_viz_source src = {.prog = p};
+    exdb_viz_settings set;
+    exdb_viz_settings_default(&set);
+    exdb_error err = {0};
+    exdb_viz_view view = {.kind = EXDB_VIEW_FLAT};
+    char out[512];
+    snprintf(out, sizeof out, "%s/flat.svg", test_tdir);
+    cr_assert_eq(exdb_viz_render(&src, &view, &set, out, NULL, &err), 0, "%s", err.msg);
+    FILE *f = fopen(out, "r");
+    cr_assert_not_null(f);
+    static char svg[1 << 20];
+    size_t n = fread(svg, 1, sizeof svg - 1, f);
+    fclose(f);
+    svg[n] = '\0';
+    cr_assert(strstr(svg, "<svg text-rendering=\"geometricPrecision\" "), "%.400s", svg);
+    cr_assert(strstr(svg, "font-family=\"DejaVu Sans,sans-Serif\""));
+    cr_assert_null(strstr(svg, "Helvetica"));
     exdb_program_free(p);
 }

@@ -5,7 +5,8 @@
 # resnet18's module layer1.0; loads them with `chromium --headless
 # --dump-dom` and checks what the page's script recorded on <body>
 # (viz/html.c): it ran without errors, a search finds the node, a click on
-# a node's shape shows its details, zooming changes the view box. Also
+# a node's shape shows its details, zooming changes the view box, the
+# fonts the SVG names are installed and no label overflows its shape. Also
 # takes a screenshot and checks the page needs no network.
 # Prints "html: N passed, M failed"; skips (0 passed, 0 failed) without
 # chromium.
@@ -73,6 +74,23 @@ check_page() {
         ok
     else
         bad "$name: a click on $node did not show its details ($detail)"
+    fi
+    # the fonts the SVG names are installed (Graphviz measured the labels
+    # with them, the browser draws them), and every label fits its shape
+    fonts=$(grep -o 'font-family="[^",]*' "$file" | sed 's/.*="//' | sort -u)
+    missing=$(printf '%s\n' "$fonts" | while IFS= read -r f; do
+        [ -z "$f" ] || fc-list "$f" family 2>/dev/null | grep -q . || printf ' "%s"' "$f"
+    done)
+    if [ -n "$fonts" ] && [ -z "$missing" ]; then
+        ok
+    else
+        bad "$name: the SVG names fonts that are not installed:${missing:- none named}"
+    fi
+    d=$(dom "$file" "measure=1")
+    if [ "$(body_attr "$d" overflow)" = 0 ]; then
+        ok
+    else
+        bad "$name: $(body_attr "$d" overflow) labels overflow their shapes"
     fi
     d=$(dom "$file" "zoom=2")
     vb=$(body_attr "$d" viewbox) home=$(body_attr "$d" home)
