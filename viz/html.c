@@ -1,14 +1,17 @@
 /* html.c - the HTML viewer: one self-contained page (no network) holding
  * the SVG Graphviz made, with pan (drag), zoom (wheel, buttons), search by
- * node name (Enter cycles through the matches) and a details panel that
- * shows a clicked node's or cluster's tooltip (the full FX node).
+ * node name (exact names first, then prefixes, then substrings; Enter
+ * cycles through the matches), which zooms to the match, centres it and
+ * marks it (the other nodes dimmed), and a details panel that shows a
+ * clicked node's or cluster's tooltip (the full FX node).
  *
  * The page also takes its state from the URL fragment, so it can be
  * checked headless (tests/viz/html_chromium.sh): "#search=relu" searches
  * on load, "#select=NAME" shows a node's details, "#click=NAME" clicks the
  * node's shape (the same path as a mouse click), "#zoom=2" zooms in. It
  * records what it did on <body>: data-ready, data-nodes, data-hits,
- * data-selected, data-viewbox / data-home (after / before zoom),
+ * data-selected, data-viewbox / data-home (after / before zoom), data-focus
+ * (the centre of the match a search went to),
  * data-errors (uncaught script errors), and with "#measure=1"
  * data-overflow (node labels wider than their shape, as the browser draws
  * the font), which `chromium --headless --dump-dom` prints. */
@@ -36,6 +39,8 @@ static const char page_style[] =
     "#details pre{white-space:pre-wrap;word-break:break-all;font:12px monospace}\n"
     ".node.hit polygon,.node.hit ellipse,.node.hit path{stroke:#e6550d;stroke-width:3}\n"
     ".node.sel polygon,.node.sel ellipse,.node.sel path{stroke:#3182bd;stroke-width:4}\n"
+    ".searching .node:not(.hit),.searching .edge{opacity:.3}\n"
+    ".node.cur polygon,.node.cur ellipse,.node.cur path{stroke:#d62728;stroke-width:6}\n"
     ".node,.cluster{cursor:pointer}\n"
     "</style>\n</head>\n<body>\n"
     "<div id=\"bar\"><input id=\"q\" type=\"search\" placeholder=\"search node name (Enter: "
@@ -84,9 +89,18 @@ static const char page_tail[] =
     "function tipOf(g){var a=g.querySelector('a');if(!a)return '';\n"
     "  return a.getAttributeNS(XL,'title')||a.getAttribute('xlink:title')||\n"
     "    a.getAttribute('title')||'';}\n"
-    "function center(g){var r=g.getBoundingClientRect();\n"
-    "  var p=toSvg(r.left+r.width/2,r.top+r.height/2);\n"
-    "  vb[0]=p.x-vb[2]/2;vb[1]=p.y-vb[3]/2;apply();}\n"
+    "function boxOf(g){var b=g.getBBox(),p=svg.createSVGPoint(),xs=[],ys=[];\n"
+    "  var m=svg.getScreenCTM().inverse().multiply(g.getScreenCTM());\n"
+    "  [[0,0],[1,0],[0,1],[1,1]].forEach(function(c){p.x=b.x+c[0]*b.width;\n"
+    "    p.y=b.y+c[1]*b.height;var t=p.matrixTransform(m);xs.push(t.x);ys.push(t.y);});\n"
+    "  var x=Math.min.apply(null,xs),y=Math.min.apply(null,ys);\n"
+    "  return {x:x,y:y,w:Math.max.apply(null,xs)-x,h:Math.max.apply(null,ys)-y};}\n"
+    "function focus(g){var b=boxOf(g),r=view.getBoundingClientRect();\n"
+    "  var a=r.width>0&&r.height>0?r.height/r.width:vb[3]/vb[2];\n"
+    "  var w=Math.max(b.w*3,r.width*0.75,b.h*3/a);\n"
+    "  w=Math.min(w,Math.max(home[2],home[3]/a,b.w*3));\n"
+    "  vb=[b.x+b.w/2-w/2,b.y+b.h/2-w*a/2,w,w*a];apply();\n"
+    "  body.dataset.focus=Math.round(b.x+b.w/2)+' '+Math.round(b.y+b.h/2);}\n"
     "function measure(){var n=0;\n"
     "  nodes.forEach(function(g){var s=g.querySelector('polygon,ellipse,path');if(!s)return;\n"
     "    var b=s.getBBox();g.querySelectorAll('text').forEach(function(t){var r=t.getBBox();\n"
@@ -100,15 +114,21 @@ static const char page_tail[] =
     "svg.addEventListener('click',function(e){if(moved)return;\n"
     "  var g=e.target.closest('g.node,g.cluster');if(!g)return;e.preventDefault();show(g);});\n"
     "var hits=[],cur=-1;\n"
-    "function search(s){hits.forEach(function(g){g.classList.remove('hit');});hits=[];cur=-1;\n"
-    "  s=s.trim().toLowerCase();\n"
-    "  if(s){hits=nodes.filter(function(g){return nameOf(g).toLowerCase().indexOf(s)>=0||\n"
-    "    g.id.toLowerCase().indexOf(s)>=0;});}\n"
+    "function rank(g,s){var n=nameOf(g).toLowerCase(),i=g.id.toLowerCase();\n"
+    "  return n===s||i===s?0:n.indexOf(s)===0||i.indexOf(s)===0?1:\n"
+    "    n.indexOf(s)>=0||i.indexOf(s)>=0?2:3;}\n"
+    "function search(s){hits.forEach(function(g){g.classList.remove('hit','cur');});\n"
+    "  hits=[];cur=-1;s=s.trim().toLowerCase();\n"
+    "  if(s){hits=nodes.map(function(g,k){return [rank(g,s),k,g];})\n"
+    "    .filter(function(e){return e[0]<3;})\n"
+    "    .sort(function(x,y){return x[0]-y[0]||x[1]-y[1];}).map(function(e){return e[2];});}\n"
     "  hits.forEach(function(g){g.classList.add('hit');});\n"
+    "  svg.classList.toggle('searching',hits.length>0);\n"
     "  body.dataset.hits=String(hits.length);\n"
     "  st.textContent=s?hits.length+' match'+(hits.length==1?'':'es'):nodes.length+' nodes';\n"
     "  if(hits.length)next();}\n"
-    "function next(){if(!hits.length)return;cur=(cur+1)%hits.length;center(hits[cur]);\n"
+    "function next(){if(!hits.length)return;if(cur>=0)hits[cur].classList.remove('cur');\n"
+    "  cur=(cur+1)%hits.length;hits[cur].classList.add('cur');focus(hits[cur]);\n"
     "  show(hits[cur]);st.textContent=(cur+1)+' of '+hits.length+': '+nameOf(hits[cur]);}\n"
     "q.addEventListener('input',function(){search(q.value);});\n"
     "q.addEventListener('keydown',function(e){if(e.key==='Enter')next();});\n"
