@@ -132,7 +132,7 @@ static const char page_tail[] =
     "  show(hits[cur]);st.textContent=(cur+1)+' of '+hits.length+': '+nameOf(hits[cur]);}\n"
     "q.addEventListener('input',function(){search(q.value);});\n"
     "q.addEventListener('keydown',function(e){if(e.key==='Enter')next();});\n"
-    "st.textContent=nodes.length+' nodes';\n"
+    "st.textContent=nodes.length+' node'+(nodes.length==1?'':'s');\n"
     "var h=decodeURIComponent(location.hash.slice(1)).split('&');\n"
     "h.forEach(function(kv){var i=kv.indexOf('=');if(i<0)return;\n"
     "  var k=kv.slice(0,i),v=kv.slice(i+1);\n"

@@ -259,8 +259,9 @@ int vz_view_tree(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
         return exdb_errorf(err, "render: out of memory");
     exdb_buf b;
     exdb_buf_init(&b);
-    exdb_buf_printf(&b, "%s: unflattened module tree, %u modules",
-                    src->prog && src->prog->path ? src->prog->path : "program", u->run->nmodules);
+    exdb_buf_printf(&b, "%s: unflattened module tree, %u module%s",
+                    src->prog && src->prog->path ? src->prog->path : "program", u->run->nmodules,
+                    u->run->nmodules == 1 ? "" : "s");
     vz_set_title(vg, exdb_buf_str(&b));
     exdb_buf_free(&b);
     return vg->oom ? exdb_errorf(err, "render: out of memory") : 0;

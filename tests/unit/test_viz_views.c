@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/program.h"
 #include "core/unflatten.h"
@@ -349,5 +350,168 @@ Test(viz_views, svg_names_one_installed_font_and_exact_text) {
     cr_assert(strstr(svg, "<svg text-rendering=\"geometricPrecision\" "), "%.400s", svg);
     cr_assert(strstr(svg, "font-family=\"DejaVu Sans,sans-Serif\""));
     cr_assert_null(strstr(svg, "Helvetica"));
+    exdb_program_free(p);
+}
+
+/* The size of an SVG file ("width="8050pt" height="..."), in points. */
+static void svg_size(const char *path, double *w, double *h) {
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
+    char head[2048];
+    size_t n = fread(head, 1, sizeof head - 1, f);
+    fclose(f);
+    head[n] = '\0';
+    const char *s = strstr(head, "<svg");
+    cr_assert_not_null(s);
+    const char *ws = strstr(s, " width=\""), *hs = strstr(s, " height=\"");
+    cr_assert(ws && hs);
+    *w = atof(ws + 8);
+    *h = atof(hs + 9);
+}
+
+/* issue 16 item 17: resnet50's flat view was a 22,323 x 15,218 pt
+ * staircase with its unused buffers in a row across the top. Inputs now
+ * sit beside their first user and unused state beside its module's other
+ * state; --hide state,dead leaves the ops. */
+Test(viz_views, resnet50_flat_is_no_staircase) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/TheCBaH__pytorch.models.pt2__resnet50__model.json",
+             test_real_dir());
+    if (access(path, R_OK) != 0)
+        return;
+    exdb_program *p = load(path);
+    exdb_viz_source src = {.prog = p};
+    exdb_viz_settings set;
+    exdb_viz_settings_default(&set);
+    exdb_error err = {0};
+    exdb_viz_view view = {.kind = EXDB_VIEW_FLAT};
+    char out[512];
+    snprintf(out, sizeof out, "%s/r50.svg", test_tdir);
+    cr_assert_eq(exdb_viz_render(&src, &view, &set, out, NULL, &err), 0, "%s", err.msg);
+    double w, h;
+    svg_size(out, &w, &h);
+    cr_assert_lt(w, 7000, "%.0f x %.0f pt", w, h);
+    cr_assert_lt(w, h / 2, "%.0f x %.0f pt", w, h);
+    cr_assert_eq(exdb_viz_parse_hide("state,dead", &view.hide, &err), 0, "%s", err.msg);
+    cr_assert_eq(exdb_viz_render(&src, &view, &set, out, NULL, &err), 0, "%s", err.msg);
+    svg_size(out, &w, &h);
+    cr_assert_lt(w, 2000, "%.0f x %.0f pt", w, h);
+    exdb_program_free(p);
+}
+
+/* The view graph's inputs beside their first user: same rank, minlen 0. */
+Test(viz_views, inputs_sit_beside_their_first_user) {
+    exdb_program *p = load(EXAMPLE);
+    exdb_viz_source src = {.prog = p};
+    Agraph_t *g = view_of(&src, (exdb_viz_view){.kind = EXDB_VIEW_FLAT}, NULL);
+    /* p_embed_weight's first user, in a rank=same subgraph with it */
+    Agraph_t *rank = NULL;
+    for (Agraph_t *s = agfstsubg(g); s && !rank; s = agnxtsubg(s))
+        if (strcmp(agget(s, "rank"), "same") == 0 && agnode(s, "p_head_weight", 0))
+            rank = s;
+    cr_assert_not_null(rank);
+    Agnode_t *w = agnode(g, "p_head_weight", 0);
+    Agedge_t *e = agfstout(g, w);
+    cr_assert_not_null(agnode(rank, agnameof(aghead(e)), 0));
+    cr_assert_str_eq(agget(e, "minlen"), "0");
+    /* the unused num_batches_tracked-like buffer: the example has none;
+     * every rank=same pair holds one placeholder and a user of it or of
+     * its module's state */
+    agclose(g);
+    exdb_program_free(p);
+}
+
+/* --hide: each word leaves its nodes out; a hidden getitem's users link
+ * to the producer with "[i]"; the title counts what was hidden. */
+Test(viz_views, hide_leaves_out_what_it_names) {
+    exdb_program *p = load(EXAMPLE);
+    exdb_viz_source src = {.prog = p};
+    exdb_error err = {0};
+    exdb_viz_view view = {.kind = EXDB_VIEW_FLAT};
+    cr_assert_eq(exdb_viz_parse_hide("params,buffers,constants,getitems,dead", &view.hide, &err),
+                 0);
+    cr_assert_eq(view.hide, EXDB_VIZ_HIDE_PARAMS | EXDB_VIZ_HIDE_BUFFERS | EXDB_VIZ_HIDE_CONSTANTS |
+                                EXDB_VIZ_HIDE_GETITEMS | EXDB_VIZ_HIDE_DEAD);
+    cr_assert_eq(exdb_viz_parse_hide("params,nope", &view.hide, &err), -1);
+    cr_assert(strstr(err.msg, "\"nope\""), "%s", err.msg);
+    cr_assert_eq(exdb_viz_parse_hide("params", &view.hide, &err), 0);
+    Agraph_t *g = view_of(&src, view, NULL);
+    int params = 0, drawn = 0;
+    for (uint32_t i = 0; i < p->ninputs; i++)
+        if (p->inputs[i].kind == EXDB_IN_PARAMETER) {
+            params++;
+            drawn += agnode(g, (char *)p->inputs[i].name, 0) != NULL;
+        }
+    cr_assert_gt(params, 10);
+    cr_assert_eq(drawn, 0);
+    cr_assert_eq(agnnodes(g), (int)p->graph->count - params);
+    char want[64];
+    snprintf(want, sizeof want, "; hidden: %d parameters", params);
+    cr_assert(strstr(glabel(g), want), "%s", glabel(g));
+    agclose(g);
+
+    cr_assert_eq(exdb_viz_parse_hide("getitems", &view.hide, &err), 0);
+    g = view_of(&src, view, NULL);
+    int getitems = 0;
+    for (const exdb_node *n = p->graph->head; n; n = n->next) {
+        int gi = n->op == EXDB_OP_CALL_FUNCTION && strcmp(n->target, "operator.getitem") == 0;
+        getitems += gi;
+        cr_assert(!gi || !agnode(g, (char *)n->name, 0), "%s drawn", n->name);
+    }
+    cr_assert_gt(getitems, 0);
+    /* the layer norm's users read it through "[0]" */
+    Agnode_t *ln = agnode(g, "native_layer_norm", 0);
+    cr_assert_not_null(ln);
+    Agedge_t *e = agfstout(g, ln);
+    cr_assert_not_null(e);
+    cr_assert_str_eq(agget(e, "label"), "[0]");
+    agclose(g);
+
+    cr_assert_eq(exdb_viz_parse_hide("dead", &view.hide, &err), 0);
+    g = view_of(&src, view, NULL);
+    for (const exdb_node *n = p->graph->head; n; n = n->next)
+        cr_assert(n->nusers || n->op == EXDB_OP_OUTPUT || !agnode(g, (char *)n->name, 0),
+                  "%s drawn", n->name);
+    agclose(g);
+    exdb_program_free(p);
+}
+
+/* set rankdir: auto keeps each view's own (the tree left to right), TB
+ * and LR apply to every view. */
+Test(viz_views, rankdir_setting) {
+    exdb_program *p = load(EXAMPLE);
+    exdb_unflatten *u = finished(p);
+    exdb_viz_source src = {.prog = p, .done = u};
+    exdb_viz_settings set;
+    exdb_viz_settings_default(&set);
+    exdb_error err = {0};
+    static const struct {
+        const char *value;
+        exdb_view_kind kind;
+        const char *want;
+    } cases[] = {{"auto", EXDB_VIEW_FLAT, "TB"},
+                 {"auto", EXDB_VIEW_TREE, "LR"},
+                 {"LR", EXDB_VIEW_FLAT, "LR"},
+                 {"lr", EXDB_VIEW_MODULE, "LR"},
+                 {"TB", EXDB_VIEW_TREE, "TB"}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        cr_assert_eq(exdb_viz_set(&set, "rankdir", cases[i].value, &err), 0, "%s", err.msg);
+        exdb_viz_view view = {.kind = cases[i].kind, .fqn = "encoder"};
+        exdb_buf b;
+        exdb_buf_init(&b);
+        cr_assert_eq(exdb_viz_dot(&src, &view, &set, &b, NULL, &err), 0, "%s", err.msg);
+        Agraph_t *g = agmemread(b.s);
+        cr_assert_str_eq(agget(g, "rankdir"), cases[i].want, "%s", cases[i].value);
+        agclose(g);
+        exdb_buf_free(&b);
+    }
+    cr_assert_eq(exdb_viz_set(&set, "rankdir", "BT", &err), -1);
+    exdb_buf b;
+    exdb_buf_init(&b);
+    cr_assert_eq(exdb_viz_set(&set, "rankdir", "LR", &err), 0);
+    exdb_viz_settings_show(&b, &set);
+    cr_assert(strstr(b.s, "\nrankdir: LR\n"), "%s", b.s);
+    exdb_buf_free(&b);
+    exdb_unflatten_free(u);
     exdb_program_free(p);
 }
