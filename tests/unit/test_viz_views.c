@@ -404,7 +404,7 @@ Test(viz_views, inputs_sit_beside_their_first_user) {
     exdb_program *p = load(EXAMPLE);
     exdb_viz_source src = {.prog = p};
     Agraph_t *g = view_of(&src, (exdb_viz_view){.kind = EXDB_VIEW_FLAT}, NULL);
-    /* p_embed_weight's first user, in a rank=same subgraph with it */
+    /* p_head_weight and its first user share a rank=same subgraph */
     Agraph_t *rank = NULL;
     for (Agraph_t *s = agfstsubg(g); s && !rank; s = agnxtsubg(s))
         if (strcmp(agget(s, "rank"), "same") == 0 && agnode(s, "p_head_weight", 0))
@@ -414,9 +414,6 @@ Test(viz_views, inputs_sit_beside_their_first_user) {
     Agedge_t *e = agfstout(g, w);
     cr_assert_not_null(agnode(rank, agnameof(aghead(e)), 0));
     cr_assert_str_eq(agget(e, "minlen"), "0");
-    /* the unused num_batches_tracked-like buffer: the example has none;
-     * every rank=same pair holds one placeholder and a user of it or of
-     * its module's state */
     agclose(g);
     exdb_program_free(p);
 }
