@@ -60,11 +60,19 @@ static int cmd_render(session *s, int argc, char **argv) {
                 return cmd_fail(s, "render: --depth needs a number >= 1");
             view.depth = (int)d;
             i++;
-        } else if (strcmp(a, "--layout") == 0 || strcmp(a, "--limit") == 0) {
+        } else if (strcmp(a, "--layout") == 0 || strcmp(a, "--limit") == 0 ||
+                   strcmp(a, "--rankdir") == 0) {
             if (!val)
                 return cmd_fail(s, "render: %s needs a value", a);
-            if (exdb_viz_set(&set, a[2] == 'l' && a[3] == 'a' ? "layout" : "render-limit", val,
-                             &err) < 0)
+            if (exdb_viz_set(&set, strcmp(a, "--limit") == 0 ? "render-limit" : a + 2, val, &err) <
+                0)
+                return cmd_fail(s, "render: %s", err.msg);
+            i++;
+        } else if (strcmp(a, "--hide") == 0 && v == 0) {
+            if (!val || val[0] == '-')
+                return cmd_fail(s, "render: --hide needs a list: params,buffers,constants,"
+                                   "getitems,dead");
+            if (exdb_viz_parse_hide(val, &view.hide, &err) < 0)
                 return cmd_fail(s, "render: %s", err.msg);
             i++;
         } else if (strcmp(a, "--force") == 0) {
@@ -106,10 +114,12 @@ static int cmd_render(session *s, int argc, char **argv) {
     exdb_unflatten_free(fresh);
     if (rc < 0)
         return cmd_fail(s, "%s", err.msg);
-    fprintf(s->out, "Wrote %s: %u nodes, %u edges, %u clusters", out, st.nodes, st.edges,
-            st.clusters);
+    fprintf(s->out, "Wrote %s: %u node%s, %u edge%s, %u cluster%s", out, st.nodes,
+            st.nodes == 1 ? "" : "s", st.edges, st.edges == 1 ? "" : "s", st.clusters,
+            st.clusters == 1 ? "" : "s");
     if (st.dup_nodes)
-        fprintf(s->out, " (%u dashed copies of high-fan-out nodes)", st.dup_nodes);
+        fprintf(s->out, " (%u dashed cop%s of high-fan-out nodes)", st.dup_nodes,
+                st.dup_nodes == 1 ? "y" : "ies");
     if (s->timing) {
         fprintf(s->out, "; built in %.2f s", st.build_s);
         if (st.engine)
@@ -130,34 +140,47 @@ const command render_commands[] = {
     {"render", 1, -1, CMD_NEEDS_PROGRAM,
      "render flat|modules|module FQN|tree|frame [OPTIONS] -o FILE.{dot,svg,png,pdf,html}",
      "Draw the program or the unflattener with Graphviz.",
-     "render flat [--by-module]       the exported graph; --by-module nests the nodes in\n"
-     "                                one cluster per module call (fqn@N for repeated calls)\n"
+     "render flat [--by-module] [--hide LIST]\n"
+     "                                the exported graph; --by-module nests the nodes in\n"
+     "                                one cluster per module call (fqn@N for repeated calls);\n"
+     "                                --hide leaves out a comma list of params, buffers,\n"
+     "                                constants (state: all three), getitems (the producer\n"
+     "                                links to their users, \"[i]\") and dead (nodes nothing\n"
+     "                                uses); state nothing uses sits beside its module's\n"
+     "                                first node\n"
      "render modules [--depth N]      module-level dataflow: modules cut at N FQN levels\n"
      "                                (default 2) as nodes, values crossing them as edges\n"
      "render module FQN               one unflattened module's graph (\"\" is the root):\n"
      "                                placeholders, get_attr of its state, call_module\n"
      "                                nodes naming the child they call; a module with no\n"
-     "                                graph (a ModuleList never called) draws its submodules\n"
+     "                                graph (a ModuleList never called) draws its submodules;\n"
+     "                                a dispatcher one cluster per call, named n, n@1...\n"
+     "                                (\"call 2 of 3\", as bt); module n@1 draws that call\n"
      "render tree                     the unflattened module hierarchy: types, call counts,\n"
      "                                dispatchers, shared (deduplicated) modules in red\n"
-     "render frame [--window N]       the outliner now: the frame stack (selected frame\n"
-     "                                highlighted), N flat nodes either side of the cursor\n"
-     "                                (default 12) done/pending, the frame's graph and its\n"
-     "                                node_map edges\n"
+     "render frame [--window N]       the outliner now: the frame stack (#0 innermost, as\n"
+     "                                bt; the selected frame highlighted), N flat nodes\n"
+     "                                either side of the cursor (default 12) done/pending,\n"
+     "                                the frame's graph and its node_map edges; after\n"
+     "                                outlining, the module the event (SINK, DEDUP, DISPATCH)\n"
+     "                                works on, the node it changed red\n"
      "module and tree use a complete unflatten run; when the session's run is not at\n"
      "the end a separate one is made, and the stepping position does not move.\n"
      "Options:\n"
      "  -o FILE            the format follows the extension: .dot .svg .png .pdf .html\n"
      "                     (.html: one self-contained page with the SVG, pan and zoom,\n"
-     "                     search by node name, click a node for its details)\n"
+     "                     search by node name (zooms to the match), click a node for\n"
+     "                     its details)\n"
      "  --layout dot|sfdp|auto   layout engine (auto: dot up to 1,500 nodes, else sfdp)\n"
+     "  --rankdir TB|LR|auto     top to bottom or left to right (auto: the view's own)\n"
      "  --limit N          refuse image layout above N nodes (default 2000); .dot never\n"
      "  --force            lay out even above the limit\n"
      "  --no-dup           draw each node once (by default a node with more than 8 far\n"
      "                     uses gets one dashed copy per use: dot is very slow otherwise)\n"
      "Placeholders are coloured by kind: user input blue, parameter orange, buffer green,\n"
      "constant purple, token red; mutations are red edges into the output. Node ids in\n"
-     "SVG are the FX node names; tooltips show the full node. Files are rendered in\n"
+     "SVG are the FX node names; tooltips show the full node, its value, module stack\n"
+     "and source line. Labels use DejaVu Sans. Files are rendered in\n"
      "memory, then written atomically, never over the loaded program and only over a\n"
      "regular file (not a device, a FIFO or a link).",
      cmd_render},

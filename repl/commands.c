@@ -675,6 +675,7 @@ const command program_commands[] = {
      "set width N|unlimited          cut listing lines wider than N columns with \"…\"\n"
      "                               (default unlimited; --all shows them whole)\n"
      "set layout dot|sfdp|auto       the Graphviz engine for render (auto: by size)\n"
+     "set rankdir TB|LR|auto         render top to bottom or left to right (auto: the view's)\n"
      "set render-limit N             refuse image layout above N nodes (DOT is never refused)\n"
      "set render-dup-fanout N        draw a value with more than N far uses once per use\n"
      "set render-dup-span N          ... when a use is more than N nodes away",

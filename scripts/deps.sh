@@ -41,6 +41,9 @@ have_cmd cc || need="$need gcc"
 have_cmd make || need="$need make"
 # dot's layout plugins (gvc loads them at run time) come with graphviz.
 have_cmd dot || need="$need graphviz"
+# render names DejaVu Sans for every label (viz/emit.c): Graphviz sizes the
+# boxes with it, and viewers on Linux draw it.
+fc-list "DejaVu Sans" family 2>/dev/null | grep -q . || need="$need fonts-dejavu-core"
 if [ "$1" = "test" ]; then
     have_pc criterion || need="$need libcriterion-dev"
     have_cmd python3 || need="$need python3"

@@ -204,10 +204,21 @@ static int build_clusters(emitter *em) {
     return rc;
 }
 
+/* The font of every label. Graphviz sizes boxes with the font fontconfig
+ * finds for this name, and the SVG names it for the viewer: "Helvetica"
+ * was measured as whatever fontconfig substituted (Liberation Sans where
+ * graphviz's recommended fonts-liberation2 is installed) and drawn as
+ * whatever the viewer substituted (DejaVu Sans, wider: labels overflowed).
+ * DejaVu Sans is installed with the project (scripts/deps.sh:
+ * fonts-dejavu-core, which fontconfig also depends on), so layout measures
+ * the font Linux viewers draw; a viewer without it falls back to a sans
+ * serif (Helvetica, Arial), which is narrower, so text still fits. */
+#define VZ_FONT "DejaVu Sans,sans-Serif"
+
 static void declare(emitter *em) {
     Agraph_t *g = em->g;
     syms *s = &em->s;
-    agattr(g, AGRAPH, "fontname", "Helvetica");
+    agattr(g, AGRAPH, "fontname", VZ_FONT);
     agattr(g, AGRAPH, "fontsize", "11");
     agattr(g, AGRAPH, "labeljust", "l");
     s->g_rankdir = agattr(g, AGRAPH, "rankdir", "TB");
@@ -216,7 +227,7 @@ static void declare(emitter *em) {
     s->g_fill = agattr(g, AGRAPH, "fillcolor", "");
     s->g_style = agattr(g, AGRAPH, "style", "");
     s->g_id = agattr(g, AGRAPH, "id", "");
-    agattr(g, AGNODE, "fontname", "Helvetica");
+    agattr(g, AGNODE, "fontname", VZ_FONT);
     agattr(g, AGNODE, "fontsize", "10");
     agattr(g, AGNODE, "margin", "0.06,0.03");
     s->n_shape = agattr(g, AGNODE, "shape", "box");
@@ -225,7 +236,7 @@ static void declare(emitter *em) {
     s->n_label = agattr(g, AGNODE, "label", "\\N");
     s->n_tooltip = agattr(g, AGNODE, "tooltip", "");
     s->n_id = agattr(g, AGNODE, "id", "");
-    agattr(g, AGEDGE, "fontname", "Helvetica");
+    agattr(g, AGEDGE, "fontname", VZ_FONT);
     agattr(g, AGEDGE, "fontsize", "9");
     s->e_label = agattr(g, AGEDGE, "label", "");
     s->e_color = agattr(g, AGEDGE, "color", "");

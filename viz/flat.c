@@ -104,37 +104,111 @@ void vz_fx_label(exdb_buf *b, const exdb_node *n, const char *kind_line) {
     exdb_buf_free(&t);
 }
 
-/* The first frame of a stack trace: its "File ..., line N, in f" line and
- * the source line under it, each trimmed. */
-static void first_frame(exdb_buf *b, const char *st) {
-    for (int line = 0; line < 2 && *st; line++) {
-        while (*st == ' ' || *st == '\n')
-            st++;
-        const char *e = strchr(st, '\n');
-        size_t len = e ? (size_t)(e - st) : strlen(st);
-        exdb_buf_puts(b, "\n  ");
-        exdb_buf_put(b, st, len > 200 ? 200 : len);
-        st += len;
+/* One frame of a Python traceback: the "File ..., line N, in f" line and
+ * the source line under it. */
+typedef struct tb_frame {
+    const char *file, *code;
+    size_t file_len, code_len;
+    int in_torch; /* a file of torch itself (.../torch/...), not the user's */
+} tb_frame;
+
+/* The next non-blank line at *st, trimmed, advancing *st past it. */
+static const char *next_line(const char **st, size_t *len) {
+    const char *s = *st;
+    while (*s == ' ' || *s == '\n')
+        s++;
+    const char *e = strchr(s, '\n');
+    *len = e ? (size_t)(e - s) : strlen(s);
+    *st = s + *len;
+    while (*len && s[*len - 1] == ' ')
+        (*len)--;
+    return s;
+}
+
+/* The innermost frame of a stack trace and the innermost one outside
+ * torch's own files (the user's line: torch.export records the traceback
+ * outermost first, so both are among the last). */
+static void last_frames(const char *st, tb_frame *inner, tb_frame *user) {
+    memset(inner, 0, sizeof *inner);
+    memset(user, 0, sizeof *user);
+    while (*st) {
+        size_t len;
+        const char *l = next_line(&st, &len);
+        if (!len)
+            break;
+        if (len < 5 || strncmp(l, "File ", 5) != 0)
+            continue;
+        tb_frame f = {.file = l, .file_len = len};
+        const char *save = st;
+        size_t clen;
+        const char *c = next_line(&st, &clen);
+        if (clen && !(clen >= 5 && strncmp(c, "File ", 5) == 0)) {
+            f.code = c;
+            f.code_len = clen;
+        } else {
+            st = save;
+        }
+        for (const char *t = l; t + 7 <= l + len; t++)
+            if (memcmp(t, "/torch/", 7) == 0)
+                f.in_torch = 1;
+        *inner = f;
+        if (!f.in_torch)
+            *user = f;
     }
 }
 
-/* The tooltip of an FX node (see fx_label for tmp). */
-static void fx_tooltip(exdb_buf *b, const exdb_node *n, exdb_buf *tmp) {
+static void put_frame(exdb_buf *b, const char *title, const tb_frame *f) {
+    exdb_buf_printf(b, "\n%s:\n  %.*s", title, (int)(f->file_len > 300 ? 300 : f->file_len),
+                    f->file);
+    if (f->code)
+        exdb_buf_printf(b, "\n    %.*s", (int)(f->code_len > 200 ? 200 : f->code_len), f->code);
+}
+
+/* The value a node produces: "f32[8, 32] torch.float32", as print node. */
+static void put_value(exdb_buf *b, const exdb_node *n, exdb_buf *tmp) {
+    if (!n->meta || !n->meta->val)
+        return;
     exdb_buf_reset(tmp);
-    exdb_format_node(tmp, n);
-    const exdb_stack_entry *leaf = vz_leaf_entry(n);
-    if (leaf) {
-        exdb_buf_puts(tmp, "\nmodule: ");
-        exdb_buf_puts(tmp, leaf->key ? leaf->key : leaf->path);
-        exdb_buf_puts(tmp, " (");
-        exdb_buf_puts(tmp, leaf->type ? leaf->type : "?");
-        exdb_buf_putc(tmp, ')');
+    exdb_format_val(tmp, n->meta->val);
+    if (!tmp->len)
+        return;
+    exdb_buf_printf(b, "\nvalue: %s", exdb_buf_str(tmp));
+    if (n->meta->val->kind == EXDB_VAL_TENSOR)
+        exdb_buf_printf(b, " %s", exdb_dtype_name(n->meta->val->u.t->dtype));
+}
+
+/* The tooltip of an FX node (see fx_label for tmp): the node as FX prints
+ * it, its value, its module stack (outermost first, as print node shows
+ * it) and where in the source it was made: the user's line and, when that
+ * is not the innermost frame, the innermost (a torch.nn module's forward). */
+static void fx_tooltip(exdb_buf *b, const exdb_node *n, exdb_buf *tmp) {
+    exdb_buf out;
+    exdb_buf_init(&out);
+    exdb_format_node(&out, n);
+    put_value(&out, n, tmp);
+    const exdb_meta *m = n->meta;
+    int header = 0;
+    for (uint32_t i = 0; m && i < m->nstack; i++) {
+        const exdb_stack_entry *e = &m->stack[i];
+        if (!e->path || !e->path[0])
+            continue;
+        if (!header++)
+            exdb_buf_puts(&out, "\nmodule stack:");
+        exdb_buf_printf(&out, "\n  %s", e->path);
+        if (e->call_idx)
+            exdb_buf_printf(&out, "@%d", e->call_idx);
+        exdb_buf_printf(&out, "  %s", e->type ? e->type : "?");
     }
-    if (n->meta && n->meta->stack_trace && n->meta->stack_trace[0]) {
-        exdb_buf_puts(tmp, "\nstack trace:");
-        first_frame(tmp, n->meta->stack_trace);
+    if (m && m->stack_trace && m->stack_trace[0]) {
+        tb_frame inner, user;
+        last_frames(m->stack_trace, &inner, &user);
+        if (user.file)
+            put_frame(&out, "source", &user);
+        if (inner.file && inner.file != user.file)
+            put_frame(&out, user.file ? "innermost frame" : "source (innermost frame)", &inner);
     }
-    vz_put_text(b, exdb_buf_str(tmp), 1500, 0);
+    vz_put_text(b, exdb_buf_str(&out), 1500, 0);
+    exdb_buf_free(&out);
 }
 
 void vz_fx_tooltip(exdb_buf *b, const exdb_node *n) {
@@ -179,7 +253,11 @@ typedef struct flat_ctx {
     exdb_strmap paths; /* module path -> cluster + 1 of its first call */
     exdb_strmap outs;  /* output value name -> edge label for its output specs */
     exdb_buf tmp;
-    const exdb_node *cur; /* the user whose inputs are being linked */
+    const uint8_t *hidden;     /* FX node id -> VZ_HIDDEN_*, or NULL */
+    const exdb_strmap *inputs; /* placeholder name -> input spec + 1 */
+    const uint32_t *cl;        /* --by-module: FX node id -> cluster (| UNUSED_STATE) */
+    uint32_t *anchor;          /* --by-module: cluster -> its first non-placeholder node */
+    const exdb_node *cur;      /* the user whose inputs are being linked */
     int by_module;
     int state_in_cluster; /* cur has a parameter/buffer input drawn in its cluster */
 } flat_ctx;
@@ -273,10 +351,22 @@ static const char *getitem_label(vz_graph *vg, exdb_buf *tmp, const exdb_node *n
 static void link_input(void *ctx, exdb_node *u) {
     flat_ctx *c = ctx;
     const exdb_node *n = c->cur;
+    long long via = -1; /* u is a hidden getitem: the edge comes from its producer */
+    if (c->hidden && c->hidden[u->id] == VZ_HIDDEN_GETITEM) {
+        const exdb_node *src = vz_getitem_source(u, &via);
+        u = (exdb_node *)src;
+    }
     vz_edge e = {.from = c->vidx[u->id], .to = c->vidx[n->id]};
     if (e.from == VZ_NONE || e.to == VZ_NONE)
         return;
+    if (!c->cl && c->vg->nodes[e.from].rank_with == e.to + 1)
+        e.minlen = "0"; /* an input beside its first user (vz_place_inputs) */
     e.label = getitem_label(c->vg, &c->tmp, n, u);
+    if (!e.label && via >= 0 && n->op != EXDB_OP_OUTPUT) {
+        exdb_buf_reset(&c->tmp);
+        exdb_buf_printf(&c->tmp, "[%lld]", via);
+        e.label = vz_str(c->vg, &c->tmp);
+    }
     if (e.label) {
         /* an output of a multi-output node: labelled "[i]" */
     } else if (n->op == EXDB_OP_OUTPUT) {
@@ -342,6 +432,51 @@ static void output_labels(flat_ctx *c, const exdb_node *out) {
     }
 }
 
+/* Adds FX node n to the view (see vz_view_flat). */
+static void add_fx_node(flat_ctx *c, const exdb_node *n) {
+    const exdb_program *p = c->prog;
+    vz_node v = {.name = n->name, .order = c->pos[n->id], .dup_ok = 1};
+    const char *kind_line = NULL, *kind_tip = NULL;
+    if (n->op == EXDB_OP_PLACEHOLDER) {
+        uintptr_t s = (uintptr_t)exdb_strmap_get(c->inputs, n->name);
+        v.shape = "ellipse";
+        v.style = "filled";
+        if (s) {
+            const exdb_input_spec *is = &p->inputs[s - 1];
+            v.fill = vz_input_fill(is->kind);
+            /* The label says the kind; the state FQN goes to the tooltip. */
+            kind_line = exdb_input_kind_name(is->kind);
+            kind_tip = is->target;
+        }
+    } else if (n->op == EXDB_OP_OUTPUT) {
+        v.shape = "invhouse";
+        v.style = "filled";
+        v.fill = "#9ecae1";
+    } else if (is_getitem(n)) {
+        v.fill = "#f2f2f2";
+    } else if (n->op == EXDB_OP_GET_ATTR) {
+        v.fill = "#e0e0e0";
+    }
+    v.fx = n;
+    v.kind_line = kind_line;
+    v.kind_tip = kind_tip;
+    if (c->cl)
+        v.cluster = c->cl[n->id] & ~UNUSED_STATE;
+    c->vidx[n->id] = vz_add_node(c->vg, &v);
+    if (c->cl && n->op != EXDB_OP_PLACEHOLDER && c->vidx[n->id] != VZ_NONE &&
+        c->anchor[v.cluster] == VZ_NONE)
+        c->anchor[v.cluster] = c->vidx[n->id];
+}
+
+/* An input of the node about to be added, added first when it is a
+ * placeholder not drawn yet (foreach_input callback). */
+static void place_input(void *ctx, exdb_node *u) {
+    flat_ctx *c = ctx;
+    if (u->op == EXDB_OP_PLACEHOLDER && c->vidx[u->id] == VZ_NONE &&
+        !(c->hidden && c->hidden[u->id]))
+        add_fx_node(c, u);
+}
+
 int vz_view_flat(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
                  exdb_error *err) {
     const exdb_program *p = src->prog;
@@ -368,6 +503,15 @@ int vz_view_flat(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
             *slot = (void *)(uintptr_t)(i + 1);
     }
     output_labels(&c, exdb_graph_output(g));
+    uint32_t nhidden[VZ_HIDDEN_KINDS] = {0};
+    uint8_t *hidden = view->hide ? vz_hidden_nodes(p, &inputs, view->hide, nhidden) : NULL;
+    if (view->hide && !hidden) {
+        free(c.vidx);
+        free(c.pos);
+        exdb_buf_free(&c.tmp);
+        return exdb_errorf(err, "render: out of memory");
+    }
+    c.hidden = hidden;
 
     /* Clusters first: a parameter, buffer or constant placeholder has no
      * module stack, so it is drawn in its users' cluster when they all
@@ -378,6 +522,7 @@ int vz_view_flat(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
         if (!cl) {
             free(c.vidx);
             free(c.pos);
+            free(hidden);
             exdb_buf_free(&c.tmp);
             return exdb_errorf(err, "render: out of memory");
         }
@@ -420,6 +565,7 @@ int vz_view_flat(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
         anchor = malloc(((size_t)vg->nclusters + 1) * sizeof *anchor);
         if (!anchor) {
             free(cl);
+            free(hidden);
             free(c.vidx);
             free(c.pos);
             exdb_buf_free(&c.tmp);
@@ -432,38 +578,26 @@ int vz_view_flat(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
     for (const exdb_node *n = g->head; n; n = n->next, at++) {
         c.pos[n->id] = at;
         c.vidx[n->id] = VZ_NONE;
-        vz_node v = {.name = n->name, .order = at, .dup_ok = 1};
-        const char *kind_line = NULL, *kind_tip = NULL;
-        if (n->op == EXDB_OP_PLACEHOLDER) {
-            uintptr_t s = (uintptr_t)exdb_strmap_get(&inputs, n->name);
-            v.shape = "ellipse";
-            v.style = "filled";
-            if (s) {
-                const exdb_input_spec *is = &p->inputs[s - 1];
-                v.fill = vz_input_fill(is->kind);
-                /* The label says the kind; the state FQN goes to the tooltip. */
-                kind_line = exdb_input_kind_name(is->kind);
-                kind_tip = is->target;
-            }
-        } else if (n->op == EXDB_OP_OUTPUT) {
-            v.shape = "invhouse";
-            v.style = "filled";
-            v.fill = "#9ecae1";
-        } else if (is_getitem(n)) {
-            v.fill = "#f2f2f2";
-        } else if (n->op == EXDB_OP_GET_ATTR) {
-            v.fill = "#e0e0e0";
-        }
-        v.fx = n;
-        v.kind_line = kind_line;
-        v.kind_tip = kind_tip;
-        if (cl)
-            v.cluster = cl[n->id] & ~UNUSED_STATE;
-        c.vidx[n->id] = vz_add_node(vg, &v);
-        if (cl && n->op != EXDB_OP_PLACEHOLDER && c.vidx[n->id] != VZ_NONE &&
-            anchor[v.cluster] == VZ_NONE)
-            anchor[v.cluster] = c.vidx[n->id];
     }
+    c.inputs = &inputs;
+    c.cl = cl;
+    c.anchor = anchor;
+    /* Each input is added right before its first user (the flat view):
+     * dot orders a rank by the order nodes were made, and with the ~300
+     * parameters and buffers of resnet50 made first, above the whole
+     * graph, it drew the blocks as a staircase 7,540 pt wide. */
+    for (const exdb_node *n = g->head; n; n = n->next) {
+        if (hidden && hidden[n->id])
+            continue;
+        if (!cl && n->op == EXDB_OP_PLACEHOLDER && n->nusers)
+            continue;
+        if (!cl)
+            exdb_node_foreach_input((exdb_node *)n, place_input, &c);
+        add_fx_node(&c, n);
+    }
+    for (const exdb_node *n = g->head; n; n = n->next)
+        if (c.vidx[n->id] == VZ_NONE && !(hidden && hidden[n->id]))
+            add_fx_node(&c, n); /* inputs only hidden nodes use */
     /* unused state beside the first node of its owner's cluster */
     for (const exdb_node *n = cl ? g->head : NULL; n; n = n->next) {
         if (!(cl[n->id] & UNUSED_STATE) || c.vidx[n->id] == VZ_NONE)
@@ -472,6 +606,10 @@ int vz_view_flat(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
         if (a != VZ_NONE)
             vg->nodes[c.vidx[n->id]].rank_with = a + 1;
     }
+    if (!cl && (vz_place_inputs(vg, g, c.vidx, c.pos) < 0 ||
+                vz_place_unused_state(vg, p, c.vidx, c.pos) < 0))
+        vg->oom = 1;
+
     for (const exdb_node *n = g->head; n; n = n->next) {
         c.cur = n;
         c.state_in_cluster = 0;
@@ -481,8 +619,9 @@ int vz_view_flat(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
     }
     exdb_buf lab;
     exdb_buf_init(&lab);
-    exdb_buf_printf(&lab, "%s: flat graph%s, %u nodes", p->path ? p->path : "program",
-                    view->by_module ? " by module" : "", g->count);
+    exdb_buf_printf(&lab, "%s: flat graph%s, %u node%s", p->path ? p->path : "program",
+                    view->by_module ? " by module" : "", g->count, g->count == 1 ? "" : "s");
+    vz_hidden_title(&lab, nhidden);
     exdb_buf reslab;
     exdb_buf_init(&reslab);
     vz_put_text(&reslab, exdb_buf_str(&lab), 0, 0);
@@ -490,6 +629,7 @@ int vz_view_flat(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
     exdb_buf_free(&reslab);
     exdb_buf_free(&lab);
     exdb_buf_free(&c.tmp);
+    free(hidden);
     free(cl);
     free(anchor);
     free(c.vidx);

@@ -52,7 +52,15 @@ static uint32_t add_cluster(frame_ctx *c, const char *name, const char *label, c
     return k;
 }
 
-/* One node per frame on the stack, outermost first, chained. */
+/* "st", "nd", "rd" or "th" after n, as in "the 21st frame created". */
+static const char *ordinal(uint32_t n) {
+    if (n % 100 >= 11 && n % 100 <= 13)
+        return "th";
+    return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+}
+
+/* One node per frame on the stack, outermost first, chained; named
+ * "frameN" and labelled "#N" by level, as bt and `frame N` number them. */
 static void draw_stack(frame_ctx *c, const exdb_uframe *sel) {
     const exdb_urun *r = c->r;
     uint32_t cl = add_cluster(c, "cluster_stack", "frame stack (innermost last)", "#f7f7f7");
@@ -71,21 +79,27 @@ static void draw_stack(frame_ctx *c, const exdb_uframe *sel) {
     }
     for (uint32_t i = 0; i < r->depth; i++) {
         const exdb_uframe *f = r->stack[i];
+        uint32_t level = r->depth - 1 - i; /* bt's #N, `frame N` selects it */
         exdb_buf_reset(&c->b);
-        exdb_buf_printf(&c->b, "frame%u", f->index);
+        exdb_buf_printf(&c->b, "frame%u", level);
         vz_node v = {.name = vz_str(c->vg, &c->b), .cluster = cl, .order = i};
         exdb_buf_reset(&c->b);
-        exdb_buf_printf(&c->b, "#%u %s\n", r->depth - 1 - i, fqn_or_root(f->child_fqn));
+        exdb_buf_printf(&c->b, "#%u %s\n", level, fqn_or_root(f->child_fqn));
         if (f->type && f->type[0])
             exdb_buf_printf(&c->b, "%s\n", f->type);
-        exdb_buf_printf(&c->b, "%u nodes copied, %u node_map, %u placeholders", f->ncopied,
-                        f->node_map.n, f->node_to_placeholder.n);
+        exdb_buf_printf(&c->b, "%u node%s copied, %u node_map, %u placeholder%s", f->ncopied,
+                        f->ncopied == 1 ? "" : "s", f->node_map.n, f->node_to_placeholder.n,
+                        f->node_to_placeholder.n == 1 ? "" : "s");
         v.label = text(c, exdb_buf_str(&c->b));
         exdb_buf_reset(&c->b);
-        exdb_buf_printf(&c->b, "frame %u: %s\nmodule id: %s\ncall %d%s%s", f->index,
-                        fqn_or_root(f->child_fqn), f->module_id ? f->module_id : "",
-                        f->num_calls + 1, f->sig ? "\npreserved signature" : "",
-                        f == sel ? "\n(selected)" : "");
+        exdb_buf_printf(&c->b, "#%u %s (the %u%s frame created)", level, fqn_or_root(f->child_fqn),
+                        f->index + 1, ordinal(f->index + 1));
+        if (f->parent)
+            exdb_buf_printf(&c->b, "\nmodule id: %s\ncall %d of %s",
+                            f->module_id ? f->module_id : "", f->num_calls + 1,
+                            f->module_id ? f->module_id : "");
+        exdb_buf_printf(&c->b, "%s%s", f->sig ? "\npreserved signature" : "",
+                        f == sel ? "\n(selected: \"info frame\" describes it)" : "");
         v.tooltip = text(c, exdb_buf_str(&c->b));
         v.fill = f == sel ? FILL_SELECTED : "#ffffff";
         v.style = f == sel ? "rounded,filled,bold" : NULL;
@@ -120,6 +134,62 @@ static uint32_t collapsed(frame_ctx *c, const char *name, uint32_t cl, const cha
     return vz_add_node(c->vg, &v);
 }
 
+/* The module a later-phase event worked on (the state right after it),
+ * *mark: the node it changed when there is one. DEDUP: the parent whose
+ * call_module node it redirected; SINK, IVAL, ATTRS, DISPATCH: the module
+ * of their work item; STATE, REORDER, DONE (and anything not found): the
+ * root. */
+static const char *phase_module(const exdb_unflatten *u, const exdb_uevent *ev,
+                                const exdb_node **mark) {
+    const exdb_urun *r = u->run;
+    const exdb_uwork *w = exdb_unflatten_event_work(u, ev);
+    const char *fqn = "";
+    *mark = NULL;
+    if (w && ev->kind == EXDB_EV_DEDUP && w->a >= 0 && (uint32_t)w->a < r->nparts && w->b >= 0 &&
+        (uint32_t)w->b < r->parts[w->a].n) {
+        const exdb_uentry *en = &r->parts[w->a].entries[w->b];
+        fqn = en->parent_fqn ? en->parent_fqn : "";
+        *mark = en->parent_call_module;
+    } else if (w && w->name &&
+               (ev->kind == EXDB_EV_SINK || ev->kind == EXDB_EV_IVAL || ev->kind == EXDB_EV_ATTRS ||
+                ev->kind == EXDB_EV_DISPATCH)) {
+        fqn = w->name;
+    }
+    if (!exdb_unflatten_module(u, fqn) && !exdb_unflatten_dispatch_call(u, fqn)) {
+        fqn = "";
+        *mark = NULL;
+    }
+    return fqn;
+}
+
+/* After outlining no frame is being filled: the stack is empty or only
+ * the root's, and the flat window stays at the end. At a later-phase event
+ * (IVAL ... DONE) the view draws the module that event works on, as
+ * `render module` does, the node it changed in red, titled with the event.
+ * 1 when drawn, 0 before the later phases, -1 on an error. */
+static int draw_later_phase(vz_graph *vg, const exdb_unflatten *u, exdb_error *err) {
+    if (!u->pos || u->pos > u->nlog || u->log[u->pos - 1].kind < EXDB_EV_IVAL)
+        return 0;
+    const exdb_uevent *ev = &u->log[u->pos - 1];
+    const exdb_node *mark;
+    const char *fqn = phase_module(u, ev, &mark);
+    const char *event_title = vg->title;
+    if (vz_view_umodule(vg, u, fqn, mark, err) < 0)
+        return -1;
+    exdb_buf b;
+    exdb_buf_init(&b);
+    exdb_buf_puts(&b, event_title ? event_title : "");
+    vz_put_nl(&b);
+    exdb_buf_puts(&b, vg->title ? vg->title : "");
+    if (mark) {
+        vz_put_nl(&b);
+        vz_put_text(&b, "red: the node the event changed", 0, 0);
+    }
+    vg->title = vz_str(vg, &b);
+    exdb_buf_free(&b);
+    return vg->oom ? exdb_errorf(err, "render: out of memory") : 1;
+}
+
 int vz_view_frame(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
                   exdb_error *err) {
     const exdb_unflatten *u = src->cur;
@@ -131,9 +201,10 @@ int vz_view_frame(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view 
     exdb_buf_init(&c.t);
     uint32_t w = view->window > 0 ? (uint32_t)view->window : DEFAULT_WINDOW;
     const exdb_uframe *sel = NULL;
+    uint32_t sel_level = 0;
     if (r->depth) {
-        uint32_t level = src->frame_level < r->depth ? src->frame_level : 0;
-        sel = r->stack[r->depth - 1 - level];
+        sel_level = src->frame_level < r->depth ? src->frame_level : 0;
+        sel = r->stack[r->depth - 1 - sel_level];
     }
     int has_cursor = r->phase <= EXDB_UPH_BODY && r->idx < r->nnodes;
     uint32_t at = has_cursor ? r->idx : r->nnodes;
@@ -154,6 +225,12 @@ int vz_view_frame(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view 
         exdb_buf_printf(&c.b, "\nstopped at an error: %s", u->err.msg);
     vz_set_title(vg, exdb_buf_str(&c.b));
 
+    int later = draw_later_phase(vg, u, err);
+    if (later != 0) {
+        exdb_buf_free(&c.b);
+        exdb_buf_free(&c.t);
+        return later < 0 ? -1 : 0;
+    }
     draw_stack(&c, sel);
 
     /* the flat window */
@@ -177,7 +254,7 @@ int vz_view_frame(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view 
         for (uint32_t i = 0; i < lo; i++)
             done += r->seen[r->nodes[i]->id] != 0;
         exdb_buf_reset(&c.b);
-        exdb_buf_printf(&c.b, "%u earlier nodes (%u done)", lo, done);
+        exdb_buf_printf(&c.b, "%u earlier node%s (%u done)", lo, lo == 1 ? "" : "s", done);
         before = collapsed(&c, "flat~before", fcl, exdb_buf_str(&c.b));
     }
     uint32_t prev = before;
@@ -194,7 +271,8 @@ int vz_view_frame(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view 
     }
     if (hi < r->nnodes) {
         exdb_buf_reset(&c.b);
-        exdb_buf_printf(&c.b, "%u later nodes (pending)", r->nnodes - hi);
+        exdb_buf_printf(&c.b, "%u later node%s (pending)", r->nnodes - hi,
+                        r->nnodes - hi == 1 ? "" : "s");
         after = collapsed(&c, "flat~after", fcl, exdb_buf_str(&c.b));
     }
     order_edge(&c, prev, after);
@@ -232,8 +310,8 @@ int vz_view_frame(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view 
             if (idx + 2 * w >= g->count || pick[n->id])
                 pick[n->id] = 1;
         exdb_buf_reset(&c.b);
-        exdb_buf_printf(&c.b, "frame %u graph: %s (%u nodes)", sel->index,
-                        fqn_or_root(sel->child_fqn), g->count);
+        exdb_buf_printf(&c.b, "#%u %s: its graph (%u node%s)", sel_level,
+                        fqn_or_root(sel->child_fqn), g->count, g->count == 1 ? "" : "s");
         uint32_t gcl = add_cluster(&c, "cluster_frame", exdb_buf_str(&c.b), "#fffbea");
         idx = 0;
         uint32_t skipped = 0, gprev = VZ_NONE;
@@ -243,7 +321,7 @@ int vz_view_frame(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view 
                 continue;
             }
             exdb_buf_reset(&c.b);
-            exdb_buf_printf(&c.b, "frame%u/%s", sel->index, n->name);
+            exdb_buf_printf(&c.b, "frame%u/%s", sel_level, n->name);
             vz_node v = {.name = vz_unique_name(vg, vz_str(vg, &c.b)),
                          .fx = n,
                          .cluster = gcl == VZ_NONE ? 0 : gcl,
@@ -260,7 +338,8 @@ int vz_view_frame(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view 
         }
         if (skipped) {
             exdb_buf_reset(&c.b);
-            exdb_buf_printf(&c.b, "%u other nodes of this frame", skipped);
+            exdb_buf_printf(&c.b, "%u other node%s of this frame", skipped,
+                            skipped == 1 ? "" : "s");
             collapsed(&c, "frame~rest", gcl == VZ_NONE ? 0 : gcl, exdb_buf_str(&c.b));
         }
         vz_link_graph(vg, g, gvidx);

@@ -189,9 +189,10 @@ static const char *mod_tooltip(mods_ctx *c, const mod *m) {
     vz_put_text(b, m->fqn, 0, 0);
     exdb_buf_puts(b, ": ");
     vz_put_text(b, m->type ? m->type : "container (never called itself)", 0, 0);
-    exdb_buf_printf(b, "\\n%u ops drawn in this node", m->ops);
+    exdb_buf_printf(b, "\\n%u op%s drawn in this node", m->ops, m->ops == 1 ? "" : "s");
     if (m->nmut)
-        exdb_buf_printf(b, "\\nwrites %u buffer(s), first: %s", m->nmut, m->mut);
+        exdb_buf_printf(b, "\\nwrites %u buffer%s, first: %s", m->nmut, m->nmut == 1 ? "" : "s",
+                        m->mut);
     return vz_str(c->vg, b);
 }
 

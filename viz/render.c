@@ -26,11 +26,12 @@
 
 /* ---- settings */
 
-const char *const exdb_viz_setting_names[] = {"layout", "render-limit", "render-dup-fanout",
-                                              "render-dup-span", NULL};
+const char *const exdb_viz_setting_names[] = {
+    "layout", "rankdir", "render-limit", "render-dup-fanout", "render-dup-span", NULL};
 
 void exdb_viz_settings_default(exdb_viz_settings *s) {
     s->layout = EXDB_VIZ_LAYOUT_AUTO;
+    s->rankdir = EXDB_VIZ_RANKDIR_AUTO;
     s->render_limit = 2000;
     s->dup_fanout = 8;
     s->dup_span = 16;
@@ -63,6 +64,17 @@ int exdb_viz_set(exdb_viz_settings *s, const char *name, const char *value, exdb
             return exdb_errorf(err, "layout \"%s\": expected dot, sfdp or auto", value);
         return 0;
     }
+    if (strcmp(name, "rankdir") == 0) {
+        if (strcasecmp(value, "auto") == 0)
+            s->rankdir = EXDB_VIZ_RANKDIR_AUTO;
+        else if (strcasecmp(value, "TB") == 0)
+            s->rankdir = EXDB_VIZ_RANKDIR_TB;
+        else if (strcasecmp(value, "LR") == 0)
+            s->rankdir = EXDB_VIZ_RANKDIR_LR;
+        else
+            return exdb_errorf(err, "rankdir \"%s\": expected TB, LR or auto", value);
+        return 0;
+    }
     uint32_t *field = strcmp(name, "render-limit") == 0        ? &s->render_limit
                       : strcmp(name, "render-dup-fanout") == 0 ? &s->dup_fanout
                       : strcmp(name, "render-dup-span") == 0   ? &s->dup_span
@@ -74,9 +86,45 @@ int exdb_viz_set(exdb_viz_settings *s, const char *name, const char *value, exdb
     return 0;
 }
 
+static const char *rankdir_name(exdb_viz_rankdir r) {
+    return r == EXDB_VIZ_RANKDIR_TB ? "TB" : r == EXDB_VIZ_RANKDIR_LR ? "LR" : "auto";
+}
+
 void exdb_viz_settings_show(exdb_buf *b, const exdb_viz_settings *s) {
-    exdb_buf_printf(b, "layout: %s\nrender-limit: %u\nrender-dup-fanout: %u\nrender-dup-span: %u\n",
-                    exdb_viz_layout_name(s->layout), s->render_limit, s->dup_fanout, s->dup_span);
+    exdb_buf_printf(b,
+                    "layout: %s\nrankdir: %s\nrender-limit: %u\nrender-dup-fanout: %u\n"
+                    "render-dup-span: %u\n",
+                    exdb_viz_layout_name(s->layout), rankdir_name(s->rankdir), s->render_limit,
+                    s->dup_fanout, s->dup_span);
+}
+
+int exdb_viz_parse_hide(const char *list, unsigned *hide, exdb_error *err) {
+    static const struct {
+        const char *word;
+        unsigned bit;
+    } words[] = {{"params", EXDB_VIZ_HIDE_PARAMS},
+                 {"parameters", EXDB_VIZ_HIDE_PARAMS},
+                 {"buffers", EXDB_VIZ_HIDE_BUFFERS},
+                 {"constants", EXDB_VIZ_HIDE_CONSTANTS},
+                 {"getitems", EXDB_VIZ_HIDE_GETITEMS},
+                 {"dead", EXDB_VIZ_HIDE_DEAD},
+                 {"state", EXDB_VIZ_HIDE_PARAMS | EXDB_VIZ_HIDE_BUFFERS | EXDB_VIZ_HIDE_CONSTANTS},
+                 {"none", 0}};
+    *hide = 0;
+    for (const char *w = list; *w;) {
+        size_t len = strcspn(w, ",");
+        size_t i = 0, n = sizeof words / sizeof *words;
+        while (i < n && !(strlen(words[i].word) == len && strncmp(words[i].word, w, len) == 0))
+            i++;
+        if (i == n)
+            return exdb_errorf(err,
+                               "--hide: \"%.*s\": expected a comma list of params, buffers, "
+                               "constants, state, getitems, dead",
+                               (int)len, w);
+        *hide |= words[i].bit;
+        w += len + (w[len] == ',');
+    }
+    return 0;
 }
 
 exdb_viz_format exdb_viz_format_of(const char *path) {
@@ -131,6 +179,8 @@ static int build(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
     }
     if (rc < 0)
         return -1;
+    if (set->rankdir != EXDB_VIZ_RANKDIR_AUTO)
+        vg->rankdir = set->rankdir == EXDB_VIZ_RANKDIR_LR ? "LR" : "TB";
     return vz_duplicate(vg, set, view->no_dup || no_dup, st, err);
 }
 
@@ -253,12 +303,14 @@ static void rendered_free(rendered *r) {
     free(r->page);
 }
 
-/* The HTML page around the SVG, built in memory through html.c's writer. */
+/* The HTML page around the SVG (title not NULL) or the SVG file, built in
+ * memory through html.c's writers. */
 static int html_page(rendered *r, const char *title) {
     FILE *m = open_memstream(&r->page, &r->pagelen);
     if (!m)
         return -1;
-    int rc = vz_write_html(m, r->img.data, r->img.len, title);
+    int rc = title ? vz_write_html(m, r->img.data, r->img.len, title)
+                   : vz_write_svg(m, r->img.data, r->img.len, 1);
     if (fclose(m) != 0)
         rc = -1;
     return rc;
@@ -285,6 +337,8 @@ static int render_image(Agraph_t *g, exdb_viz_format fmt, const char *engine,
     if (fmt == EXDB_FMT_HTML && html_page(r, page_title(src, view, title, sizeof title)) < 0)
         return exdb_errorf(err, "%s: could not make the HTML page (out of memory, or no <svg>)",
                            path);
+    if (fmt == EXDB_FMT_SVG && html_page(r, NULL) < 0)
+        return exdb_errorf(err, "%s: could not write the SVG (out of memory, or no <svg>)", path);
     st->write_s = now() - t2;
     return 0;
 }

@@ -39,9 +39,14 @@ typedef enum {
     EXDB_FMT_HTML, /* the self-contained viewer: the SVG, pan/zoom, search, details */
 } exdb_viz_format;
 
+/* Which way dot ranks a picture: each view's own (top to bottom, the tree
+ * left to right), or one for all. */
+typedef enum { EXDB_VIZ_RANKDIR_AUTO, EXDB_VIZ_RANKDIR_TB, EXDB_VIZ_RANKDIR_LR } exdb_viz_rankdir;
+
 /* Session-wide settings (`set layout`, `set render-limit`, ...). */
 typedef struct exdb_viz_settings {
     exdb_viz_layout layout;
+    exdb_viz_rankdir rankdir;
     uint32_t render_limit; /* image layout refused above this many nodes */
     uint32_t dup_fanout;   /* duplicate nodes with more uses than this; 0 = never */
     uint32_t dup_span;     /* ...but only the uses further away than this (node order) */
@@ -50,10 +55,20 @@ typedef struct exdb_viz_settings {
     volatile sig_atomic_t *interrupt;
 } exdb_viz_settings;
 
+/* What `render flat --hide` leaves out (a bit set). */
+enum {
+    EXDB_VIZ_HIDE_PARAMS = 1,    /* parameter placeholders */
+    EXDB_VIZ_HIDE_BUFFERS = 2,   /* buffer placeholders */
+    EXDB_VIZ_HIDE_CONSTANTS = 4, /* tensor constant and constant placeholders */
+    EXDB_VIZ_HIDE_GETITEMS = 8,  /* getitems: the producer links to their users, "[i]" */
+    EXDB_VIZ_HIDE_DEAD = 16,     /* nodes nothing uses (unused buffers, _unused getitems) */
+};
+
 /* One render request. */
 typedef struct exdb_viz_view {
     exdb_view_kind kind;
     int by_module;   /* flat: nested clusters by nn_module_stack */
+    unsigned hide;   /* flat: EXDB_VIZ_HIDE_* bits */
     int depth;       /* modules: collapse below this many FQN levels (>= 1) */
     int no_dup;      /* never duplicate high-fan-out nodes */
     int force;       /* lay out even above the render limit */
@@ -85,13 +100,17 @@ typedef struct exdb_viz_source {
 
 void exdb_viz_settings_default(exdb_viz_settings *s);
 /* Names of the settings exdb_viz_set understands, NULL-terminated:
- * "layout", "render-limit", "render-dup-fanout", "render-dup-span". */
+ * "layout", "rankdir", "render-limit", "render-dup-fanout",
+ * "render-dup-span". */
 extern const char *const exdb_viz_setting_names[];
 /* Sets one setting from text ("layout" "sfdp"). -1 with a message on error. */
 int exdb_viz_set(exdb_viz_settings *s, const char *name, const char *value, exdb_error *err);
 /* "layout: auto\nrender-limit: 2000\n..." for `show`. */
 void exdb_viz_settings_show(exdb_buf *b, const exdb_viz_settings *s);
 const char *exdb_viz_layout_name(exdb_viz_layout l);
+/* "params,buffers,constants,getitems,dead" (any comma list, "none") into
+ * EXDB_VIZ_HIDE_* bits. -1 with a message naming a word it does not know. */
+int exdb_viz_parse_hide(const char *list, unsigned *hide, exdb_error *err);
 
 /* The format a file name asks for, by extension; EXDB_FMT_NONE if unknown. */
 exdb_viz_format exdb_viz_format_of(const char *path);

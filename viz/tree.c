@@ -23,7 +23,7 @@ typedef struct tree_ctx {
     const exdb_urun *r;
     uint32_t *first; /* module id -> view node of its first path + 1 */
     uint32_t *calls; /* module id -> call sites resolving to it */
-    uint32_t *dedup; /* module id -> of those, calls whose own module was deduplicated */
+    uint32_t *dedup; /* module id -> of those, calls a DEDUP event pointed at it */
     int skipping;    /* inside the subtree of a duplicate (path in skip) */
     exdb_buf skip;   /* that duplicate's path */
     exdb_buf b, t;
@@ -48,25 +48,40 @@ static const char *kind_fill(const exdb_umodule *m) {
     }
 }
 
-/* Call sites per module: every seen_modules entry's call_module target,
- * resolved after dedup's retargeting (so a deduplicated call counts for the
- * module it now calls). One pass over the entries. */
-static void count_calls(tree_ctx *c) {
+/* The module a call entry's call_module node calls now, resolved after
+ * dedup's retargeting and dispatch (so a deduplicated call counts for the
+ * module it now calls), or NULL. */
+static exdb_umodule *callee(const exdb_uentry *en) {
+    if (!en->parent_call_module)
+        return NULL;
+    const char *t = en->parent_call_module->target;
+    return exdb_umod_get_path(en->parent_module, t ? t : "");
+}
+
+/* Call sites per module (every seen_modules entry), and the calls that
+ * _deduplicate_modules pointed at another call's module: the DEDUP events
+ * of the run that redirected a call (same fqn) or aliased its module
+ * (another fqn), counted for the module the call resolves to now. */
+static void count_calls(tree_ctx *c, const exdb_unflatten *u) {
     const exdb_urun *r = c->r;
     for (uint32_t p = 0; p < r->nparts; p++)
         for (uint32_t e = 0; e < r->parts[p].n; e++) {
-            const exdb_uentry *en = &r->parts[p].entries[e];
-            exdb_umodule *m =
-                en->parent_call_module
-                    ? exdb_umod_get_path(en->parent_module, en->parent_call_module->target
-                                                                ? en->parent_call_module->target
-                                                                : "")
-                    : NULL;
-            if (m && m->id < r->nmodules) {
+            exdb_umodule *m = callee(&r->parts[p].entries[e]);
+            if (m && m->id < r->nmodules)
                 c->calls[m->id]++;
-                c->dedup[m->id] += en->module != m;
-            }
         }
+    for (uint32_t i = 0; i < u->pos && i < u->nlog; i++) {
+        const exdb_uevent *ev = &u->log[i];
+        if (ev->kind != EXDB_EV_DEDUP || ev->aux == 0)
+            continue;
+        const exdb_uwork *w = exdb_unflatten_event_work(u, ev);
+        if (!w || w->a < 0 || (uint32_t)w->a >= r->nparts || w->b < 0 ||
+            (uint32_t)w->b >= r->parts[w->a].n)
+            continue;
+        exdb_umodule *m = callee(&r->parts[w->a].entries[w->b]);
+        if (m && m->id < r->nmodules)
+            c->dedup[m->id]++;
+    }
 }
 
 static const char *short_type(const char *ty) {
@@ -83,8 +98,10 @@ static const char *parent_path(tree_ctx *c, const char *fqn) {
     return exdb_buf_str(&c->t);
 }
 
-static uint32_t add_mod_node(tree_ctx *c, const char *name, const char *atom, exdb_umodule *m,
-                             uint32_t calls, uint32_t dedup) {
+/* A node for module m named name (the SVG id), labelled with atom; path:
+ * the name the tooltip gives (the call name "n@1" for a dispatcher's call). */
+static uint32_t add_mod_node(tree_ctx *c, const char *name, const char *path, const char *atom,
+                             exdb_umodule *m, uint32_t calls, uint32_t dedup) {
     vz_graph *vg = c->vg;
     vz_node v = {.name = name, .fill = kind_fill(m), .order = vg->nnodes};
     exdb_buf_reset(&c->b);
@@ -109,7 +126,7 @@ static uint32_t add_mod_node(tree_ctx *c, const char *name, const char *atom, ex
     }
     v.label = vz_str(vg, &c->b);
     exdb_buf_reset(&c->b);
-    exdb_buf_printf(&c->b, "%s\n%s #%u\ntype: %s", name, exdb_umod_kind_name(m), m->id,
+    exdb_buf_printf(&c->b, "%s\n%s #%u\ntype: %s", path, exdb_umod_kind_name(m), m->id,
                     m->type ? m->type : "None");
     uint32_t np, nb, nc;
     exdb_umod_count_state(m, &np, &nb, &nc);
@@ -140,7 +157,7 @@ static void visit(void *vctx, const char *fqn, exdb_umodule *m) {
     const char *atom = fqn[0] ? (strrchr(fqn, '.') ? strrchr(fqn, '.') + 1 : fqn) : "<root>";
     uint32_t id = m->id < c->r->nmodules ? m->id : 0;
     uint32_t first = c->first[id];
-    uint32_t k = add_mod_node(c, name, atom, m, c->calls[id], c->dedup[id]);
+    uint32_t k = add_mod_node(c, name, name, atom, m, c->calls[id], c->dedup[id]);
     if (k == VZ_NONE) {
         c->oom = 1;
         return;
@@ -187,11 +204,13 @@ static void visit(void *vctx, const char *fqn, exdb_umodule *m) {
         exdb_buf_printf(&c->b, "%s#%u", fqn, i);
         const char *cname = vz_unique_name(vg, vz_str(vg, &c->b));
         exdb_buf_reset(&c->b);
-        exdb_buf_printf(&c->b, "call %u: %s", i, fqn);
+        exdb_buf_puts(&c->b, fqn);
         if (i)
             exdb_buf_printf(&c->b, "@%u", i);
+        const char *call = vz_str(vg, &c->b);
+        exdb_buf_printf(&c->b, " (call %u of %u)", i + 1, m->ncall_modules);
         const char *catom = vz_str(vg, &c->b);
-        uint32_t ck = add_mod_node(c, cname, catom, cm, 1, 0);
+        uint32_t ck = add_mod_node(c, cname, call, catom, cm, 1, 0);
         if (ck == VZ_NONE) {
             c->oom = 1;
             return;
@@ -217,7 +236,7 @@ static int draw_tree(vz_graph *vg, const exdb_unflatten *u, const char *under) {
     exdb_buf_init(&c.b);
     exdb_buf_init(&c.t);
     exdb_buf_init(&c.skip);
-    count_calls(&c);
+    count_calls(&c, u);
     exdb_unflatten_named_modules(u, visit, &c);
     vg->rankdir = "LR";
     vg->ordering = "out"; /* children in registration order, as named_modules */
@@ -240,8 +259,9 @@ int vz_view_tree(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
         return exdb_errorf(err, "render: out of memory");
     exdb_buf b;
     exdb_buf_init(&b);
-    exdb_buf_printf(&b, "%s: unflattened module tree, %u modules",
-                    src->prog && src->prog->path ? src->prog->path : "program", u->run->nmodules);
+    exdb_buf_printf(&b, "%s: unflattened module tree, %u module%s",
+                    src->prog && src->prog->path ? src->prog->path : "program", u->run->nmodules,
+                    u->run->nmodules == 1 ? "" : "s");
     vz_set_title(vg, exdb_buf_str(&b));
     exdb_buf_free(&b);
     return vg->oom ? exdb_errorf(err, "render: out of memory") : 0;

@@ -60,8 +60,11 @@ static const char *child_path(vz_graph *vg, const char *fqn, const char *target)
 }
 
 /* Draws one module graph into cluster `cl`. Node names are the FX names,
- * made unique with ~N when a dispatcher draws several call graphs. */
-static int draw_graph(vz_graph *vg, exdb_umodule *m, const char *fqn, uint32_t cl) {
+ * made unique with ~N when a dispatcher draws several call graphs. mark, a
+ * node of the graph drawn bold red (the node a later-phase event changed,
+ * for the frame view), or NULL. */
+static int draw_graph(vz_graph *vg, exdb_umodule *m, const char *fqn, uint32_t cl,
+                      const exdb_node *mark) {
     const exdb_graph *g = m->graph;
     uint32_t *vidx = malloc(((size_t)g->next_id + 1) * sizeof *vidx);
     if (!vidx)
@@ -106,6 +109,10 @@ static int draw_graph(vz_graph *vg, exdb_umodule *m, const char *fqn, uint32_t c
                             path);
             v.kind_tip = vz_str(vg, &b);
         }
+        if (n == mark) {
+            v.fill = "#fb6a4a";
+            v.style = v.shape ? "filled,bold" : "rounded,filled,bold";
+        }
         vidx[n->id] = vz_add_node(vg, &v);
     }
     vz_link_graph(vg, g, vidx);
@@ -114,72 +121,148 @@ static int draw_graph(vz_graph *vg, exdb_umodule *m, const char *fqn, uint32_t c
     return vg->oom ? -1 : 0;
 }
 
-int vz_view_module(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
-                   exdb_error *err) {
-    const exdb_unflatten *u = src->done;
-    const char *fqn = view->fqn ? view->fqn : "";
-    if (!u)
-        return exdb_errorf(err, "render: no complete unflatten run");
-    exdb_umodule *m = exdb_unflatten_module(u, fqn);
-    if (!m)
+/* Appends "fqn@K  call K+1 of N": a dispatcher's call by the name
+ * `render module`, `print module` and `break module` take and the 1-based
+ * number bt and print module show (call 1 is fqn, call K+1 is fqn@K). */
+static void call_title(exdb_buf *b, const char *fqn, uint32_t i, uint32_t n) {
+    exdb_buf_puts(b, fqn);
+    if (i)
+        exdb_buf_printf(b, "@%u", i);
+    exdb_buf_printf(b, "  call %u of %u", i + 1, n);
+}
+
+/* A dispatcher (InterpreterModuleDispatcher): one cluster per call module,
+ * each named and labelled with the call's name. */
+static int draw_dispatcher(vz_graph *vg, exdb_umodule *m, const char *fqn, const exdb_node *mark) {
+    exdb_buf b, tb;
+    exdb_buf_init(&b);
+    exdb_buf_init(&tb);
+    int rc = 0;
+    for (uint32_t i = 0; i < m->ncall_modules && rc == 0; i++) {
+        exdb_umodule *cm = m->call_modules[i];
+        if (!cm->graph)
+            continue;
+        exdb_buf_reset(&b);
+        exdb_buf_printf(&b, "cluster_%s", fqn);
+        if (i)
+            exdb_buf_printf(&b, "@%u", i);
+        uint32_t k = vz_add_cluster(vg, vz_str(vg, &b), 0);
+        exdb_buf_reset(&b);
+        call_title(&b, fqn, i, m->ncall_modules);
+        exdb_buf_printf(&b, ": InterpreterModule #%u, %u node%s", cm->id, cm->graph->count,
+                        cm->graph->count == 1 ? "" : "s");
+        for (uint32_t j = 0; j < i; j++)
+            if (m->call_modules[j] == cm) {
+                /* _deduplicate_modules redirected this call to call j's module */
+                exdb_buf_printf(&b, " (call %u's module: deduplicated)", j + 1);
+                break;
+            }
+        exdb_buf_reset(&tb);
+        vz_put_text(&tb, exdb_buf_str(&b), 0, 0);
+        if (k != VZ_NONE) {
+            vg->clusters[k].label = vz_str(vg, &tb);
+            vg->clusters[k].fill = "#f7fbff";
+            exdb_buf_puts(&tb, "\\nrender module ");
+            vz_put_text(&tb, vg->clusters[k].name + 8, 0, 0);
+            exdb_buf_puts(&tb, " draws this call alone");
+            vg->clusters[k].tooltip = vz_str(vg, &tb);
+        }
+        rc = k == VZ_NONE ? -1 : draw_graph(vg, cm, fqn, k, mark);
+    }
+    exdb_buf_free(&b);
+    exdb_buf_free(&tb);
+    return rc;
+}
+
+/* One call of a dispatcher, "n@1" (call 2 of n): its graph, titled with
+ * the call it is; its call_module nodes name n's children. */
+static int draw_call(vz_graph *vg, const exdb_unflatten *u, const char *fqn, exdb_umodule *call,
+                     const exdb_node *mark, exdb_buf *t) {
+    const char *at = strrchr(fqn, '@');
+    exdb_buf base;
+    exdb_buf_init(&base);
+    exdb_buf_put(&base, fqn, (size_t)(at - fqn));
+    exdb_umodule *d = exdb_unflatten_module(u, exdb_buf_str(&base));
+    uint32_t k = (uint32_t)strtoul(at + 1, NULL, 10);
+    exdb_buf_printf(t, ", call %u of %u of the dispatcher %s, %u node%s", k + 1,
+                    d ? d->ncall_modules : 0, exdb_buf_str(&base), call->graph->count,
+                    call->graph->count == 1 ? "" : "s");
+    int rc = draw_graph(vg, call, exdb_buf_str(&base), 0, mark);
+    exdb_buf_free(&base);
+    return rc;
+}
+
+/* The error for a path with no module; "n@5" of a dispatcher n with
+ * fewer calls names the calls there are. */
+static int no_module(const exdb_unflatten *u, const char *fqn, exdb_error *err) {
+    const char *at = strrchr(fqn, '@');
+    exdb_umodule *d = NULL;
+    if (at) {
+        exdb_buf base;
+        exdb_buf_init(&base);
+        exdb_buf_put(&base, fqn, (size_t)(at - fqn));
+        d = exdb_unflatten_module(u, exdb_buf_str(&base));
+        exdb_buf_free(&base);
+    }
+    if (d && d->kind == EXDB_UMOD_DISPATCH && d->ncall_modules)
         return exdb_errorf(err,
-                           "render: no module \"%s\" in the unflattened module (\"info modules\" "
-                           "lists them)",
-                           fqn);
+                           "render: no call \"%s\": the dispatcher %.*s has %u call%s, %.*s to "
+                           "%.*s@%u",
+                           fqn, (int)(at - fqn), fqn, d->ncall_modules,
+                           d->ncall_modules == 1 ? "" : "s", (int)(at - fqn), fqn, (int)(at - fqn),
+                           fqn, d->ncall_modules - 1);
+    return exdb_errorf(err,
+                       "render: no module \"%s\" in the unflattened module (\"info modules\" "
+                       "lists them)",
+                       fqn);
+}
+
+int vz_view_umodule(vz_graph *vg, const exdb_unflatten *u, const char *fqn, const exdb_node *mark,
+                    exdb_error *err) {
+    exdb_umodule *m = exdb_unflatten_module(u, fqn);
+    exdb_umodule *call = m ? NULL : exdb_unflatten_dispatch_call(u, fqn);
+    if (!m && !call)
+        return no_module(u, fqn, err);
+    if (call && !call->graph)
+        return exdb_errorf(err, "render: the call %s has no graph", fqn);
     exdb_buf t;
     exdb_buf_init(&t);
-    exdb_buf_printf(&t, "module %s: %s", fqn[0] ? fqn : "<root>", exdb_umod_kind_name(m));
-    if (m->type)
-        exdb_buf_printf(&t, " (%s)", m->type);
-    if (m->kind == EXDB_UMOD_PLAIN ||
-        (m->kind != EXDB_UMOD_DISPATCH && (!m->graph || !m->graph->count))) {
+    exdb_buf_printf(&t, "module %s: %s", fqn[0] ? fqn : "<root>",
+                    exdb_umod_kind_name(m ? m : call));
+    if ((m ? m : call)->type)
+        exdb_buf_printf(&t, " (%s)", (m ? m : call)->type);
+    int rc;
+    if (call && !m) {
+        rc = draw_call(vg, u, fqn, call, mark, &t);
+    } else if (m->kind == EXDB_UMOD_PLAIN ||
+               (m->kind != EXDB_UMOD_DISPATCH && (!m->graph || !m->graph->count))) {
         /* No graph of its own: a plain torch.nn.Module (made by setattr of
          * a nested path), or the empty InterpreterModule create_module
          * makes for a container that is never called (a ModuleList
          * iterated in forward). Its submodules, as `tree` draws them. */
-        int rc = vz_view_subtree(vg, u, fqn, exdb_buf_str(&t), err);
+        rc = vz_view_subtree(vg, u, fqn, exdb_buf_str(&t), err);
         exdb_buf_free(&t);
         return rc;
-    }
-    if (m->kind == EXDB_UMOD_DISPATCH) {
-        exdb_buf_printf(&t, ", %u calls", m->ncall_modules);
-        for (uint32_t i = 0; i < m->ncall_modules; i++) {
-            exdb_umodule *cm = m->call_modules[i];
-            if (!cm->graph)
-                continue;
-            exdb_buf b;
-            exdb_buf_init(&b);
-            exdb_buf_printf(&b, "cluster_call%u", i);
-            uint32_t k = vz_add_cluster(vg, vz_str(vg, &b), 0);
-            exdb_buf_reset(&b);
-            /* The calls are named fqn, fqn@1, fqn@2... (_call_name). */
-            exdb_buf_puts(&b, fqn);
-            if (i)
-                exdb_buf_printf(&b, "@%u", i);
-            exdb_buf_printf(&b, "  call %u: InterpreterModule #%u, %u nodes", i, cm->id,
-                            cm->graph->count);
-            exdb_buf tb;
-            exdb_buf_init(&tb);
-            vz_put_text(&tb, exdb_buf_str(&b), 0, 0);
-            if (k != VZ_NONE) {
-                vg->clusters[k].label = vz_str(vg, &tb);
-                vg->clusters[k].fill = "#f7fbff";
-            }
-            exdb_buf_free(&tb);
-            exdb_buf_free(&b);
-            if (k == VZ_NONE || draw_graph(vg, cm, fqn, k) < 0) {
-                exdb_buf_free(&t);
-                return exdb_errorf(err, "render: out of memory");
-            }
-        }
+    } else if (m->kind == EXDB_UMOD_DISPATCH) {
+        exdb_buf_printf(&t, ", %u call%s (%s", m->ncall_modules, m->ncall_modules == 1 ? "" : "s",
+                        fqn);
+        for (uint32_t i = 1; i < m->ncall_modules && i < 4; i++)
+            exdb_buf_printf(&t, ", %s@%u", fqn, i);
+        exdb_buf_puts(&t, m->ncall_modules > 4 ? ", ...)" : ")");
+        rc = draw_dispatcher(vg, m, fqn, mark);
     } else {
-        exdb_buf_printf(&t, ", %u nodes", m->graph->count);
-        if (draw_graph(vg, m, fqn, 0) < 0) {
-            exdb_buf_free(&t);
-            return exdb_errorf(err, "render: out of memory");
-        }
+        exdb_buf_printf(&t, ", %u node%s", m->graph->count, m->graph->count == 1 ? "" : "s");
+        rc = draw_graph(vg, m, fqn, 0, mark);
     }
-    vz_set_title(vg, exdb_buf_str(&t));
+    if (rc == 0)
+        vz_set_title(vg, exdb_buf_str(&t));
     exdb_buf_free(&t);
-    return vg->oom ? exdb_errorf(err, "render: out of memory") : 0;
+    return rc < 0 || vg->oom ? exdb_errorf(err, "render: out of memory") : 0;
+}
+
+int vz_view_module(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
+                   exdb_error *err) {
+    if (!src->done)
+        return exdb_errorf(err, "render: no complete unflatten run");
+    return vz_view_umodule(vg, src->done, view->fqn ? view->fqn : "", NULL, err);
 }

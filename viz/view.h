@@ -126,6 +126,12 @@ int vz_view_modules(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_vie
                     exdb_error *err);
 int vz_view_module(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
                    exdb_error *err);
+/* The module at fqn of u (a dispatcher's call "n@1" too) as `module FQN`
+ * draws it, titled "module FQN: ..."; mark: a node drawn bold red, or NULL.
+ * The frame view uses it for the later phases' events (umodule.c). */
+struct exdb_unflatten;
+int vz_view_umodule(vz_graph *vg, const struct exdb_unflatten *u, const char *fqn,
+                    const exdb_node *mark, exdb_error *err);
 int vz_view_tree(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
                  exdb_error *err);
 /* The `tree` view cut to the subtree of the module at fqn ("" = root),
@@ -155,6 +161,43 @@ void vz_node_tooltip_to(exdb_buf *b, const vz_node *n, exdb_buf *tmp);
 /* Writes the HTML viewer page around an SVG document (html.c); title is
  * plain text. -1 when svg has no <svg> element or on a write error. */
 int vz_write_html(FILE *f, const char *svg, size_t len, const char *title);
+/* Writes Graphviz's SVG with text drawn at its exact size at any zoom
+ * (html.c); whole: with the XML prolog (an .svg file), else only the
+ * <svg> element. -1 when there is no <svg> element or on a write error. */
+int vz_write_svg(FILE *f, const char *svg, size_t len, int whole);
+
+/* ---- hide.c: `render flat --hide` and unused state */
+
+/* Why a node is hidden (0: drawn). */
+enum {
+    VZ_HIDDEN_PARAM = 1,
+    VZ_HIDDEN_BUFFER,
+    VZ_HIDDEN_CONSTANT,
+    VZ_HIDDEN_GETITEM,
+    VZ_HIDDEN_DEAD,
+    VZ_HIDDEN_KINDS
+};
+/* FX node id -> VZ_HIDDEN_* for the EXDB_VIZ_HIDE_* bits in hide (inputs:
+ * placeholder name -> input spec index + 1); counts[k]: how many of each.
+ * NULL when out of memory; the caller frees it. */
+uint8_t *vz_hidden_nodes(const exdb_program *p, const exdb_strmap *inputs, unsigned hide,
+                         uint32_t counts[VZ_HIDDEN_KINDS]);
+/* The node n = getitem(src, index) reads, or NULL when n is no getitem. */
+const exdb_node *vz_getitem_source(const exdb_node *n, long long *index);
+/* "; hidden: 161 parameters, 53 buffers" for the title (nothing when none). */
+void vz_hidden_title(exdb_buf *b, const uint32_t counts[VZ_HIDDEN_KINDS]);
+/* State nobody uses (a BatchNorm's num_batches_tracked) drawn on the rank
+ * of the first node using its module's other state (rank_with), when that
+ * node is in the same cluster. vidx, pos: FX node id -> view node and
+ * program position. -1 when out of memory. */
+int vz_place_unused_state(vz_graph *vg, const exdb_program *p, const uint32_t *vidx,
+                          const uint32_t *pos);
+
+/* Each placeholder with at most VZ_BESIDE_MAX_USERS users drawn on the
+ * rank of its first user, beside it (rank_with; flat.c gives that edge
+ * minlen=0), in the same cluster only. -1 when out of memory. */
+#define VZ_BESIDE_MAX_USERS 8
+int vz_place_inputs(vz_graph *vg, const exdb_graph *g, const uint32_t *vidx, const uint32_t *pos);
 
 /* Shared styling of program nodes (flat.c). */
 const char *vz_input_fill(exdb_input_kind k);
