@@ -4,6 +4,7 @@
 #define EXDB_STRBUF_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 typedef struct exdb_buf {
@@ -45,6 +46,13 @@ void exdb_buf_printf(exdb_buf *b, const char *fmt, ...) __attribute__((format(pr
 void exdb_buf_json_str(exdb_buf *b, const char *s);
 static inline const char *exdb_buf_str(const exdb_buf *b) {
     return b->s ? b->s : "";
+}
+/* "st", "nd", "rd" or "th" after n, as in "the 21st frame created"
+ * ("11th", "12th", "13th"). */
+static inline const char *exdb_ordinal_suffix(uint64_t n) {
+    if (n % 100 >= 11 && n % 100 <= 13)
+        return "th";
+    return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
 }
 
 #endif

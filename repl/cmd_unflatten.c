@@ -898,11 +898,7 @@ static int info_frame(session *s, const exdb_unflatten *u, const exdb_uframe *f)
     uint32_t level = frame_level_of(u, f);
     exdb_buf *b = &s->buf;
     exdb_buf_printf(b, "Frame #%u (the %u%s frame created): %s\n", level, f->index + 1,
-                    f->index == 0   ? "st"
-                    : f->index == 1 ? "nd"
-                    : f->index == 2 ? "rd"
-                                    : "th",
-                    label(f->child_fqn));
+                    exdb_ordinal_suffix(f->index + 1), label(f->child_fqn));
     exdb_buf_printf(b, "  module type:   %s\n", frame_type(u, f));
     if (f->parent) {
         exdb_buf_printf(b, "  module id:     %s (call %d)\n", f->module_id, f->num_calls + 1);

@@ -52,13 +52,6 @@ static uint32_t add_cluster(frame_ctx *c, const char *name, const char *label, c
     return k;
 }
 
-/* "st", "nd", "rd" or "th" after n, as in "the 21st frame created". */
-static const char *ordinal(uint32_t n) {
-    if (n % 100 >= 11 && n % 100 <= 13)
-        return "th";
-    return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
-}
-
 /* One node per frame on the stack, outermost first, chained; named
  * "frameN" and labelled "#N" by level, as bt and `frame N` number them. */
 static void draw_stack(frame_ctx *c, const exdb_uframe *sel) {
@@ -93,7 +86,7 @@ static void draw_stack(frame_ctx *c, const exdb_uframe *sel) {
         v.label = text(c, exdb_buf_str(&c->b));
         exdb_buf_reset(&c->b);
         exdb_buf_printf(&c->b, "#%u %s (the %u%s frame created)", level, fqn_or_root(f->child_fqn),
-                        f->index + 1, ordinal(f->index + 1));
+                        f->index + 1, exdb_ordinal_suffix(f->index + 1));
         if (f->parent)
             exdb_buf_printf(&c->b, "\nmodule id: %s\ncall %d of %s",
                             f->module_id ? f->module_id : "", f->num_calls + 1,
