@@ -999,7 +999,8 @@ uint32_t exdb_node_replace_all_uses_with(exdb_node *n, exdb_node *repl) {
     exdb_node **users = malloc((count ? count : 1) * sizeof *users);
     if (!users)
         return 0;
-    memcpy(users, n->users, count * sizeof *users);
+    if (count) /* a node without users may have no users array at all */
+        memcpy(users, n->users, count * sizeof *users);
     for (uint32_t i = 0; i < count; i++)
         exdb_node_replace_input_with(users[i], n, repl);
     free(users);

@@ -13,6 +13,7 @@
 #include "core/print.h"
 #include "core/sha1.h"
 #include "core/unflatten.h"
+#include "cmd_code.h"
 #include "command.h"
 #include "session.h"
 
@@ -262,8 +263,17 @@ static const char *const info_words[] = {
     "breakpoints",  "frame",     "node-map",          "placeholders", "seen-nodes",
     "seen-modules", "ivals",     "watchpoints",       "display",      "events",
     "node",         NULL};
-enum { PRINT_GRAPH, PRINT_TABULAR, PRINT_NODE, PRINT_MODULE, PRINT_FRAME };
-static const char *const print_words[] = {"graph", "tabular", "node", "module", "frame", NULL};
+enum {
+    PRINT_GRAPH,
+    PRINT_TABULAR,
+    PRINT_NODE,
+    PRINT_MODULE,
+    PRINT_FRAME,
+    PRINT_CODE,
+    PRINT_READABLE
+};
+static const char *const print_words[] = {"graph", "tabular", "node",     "module",
+                                          "frame", "code",    "readable", NULL};
 
 /* print node NAME... (and info node, as display's "node NAME" reads it):
  * argv[0] is "node". */
@@ -275,6 +285,7 @@ static int print_nodes(session *s, const char *cmd, int argc, char **argv) {
         if (!n)
             return cmd_node_not_found(s, argv[i]);
         exdb_print_node_info(&s->buf, s->prog, n);
+        cmd_code_node_line(s, n);
     }
     cmd_flush(s, 1);
     return 0;
@@ -333,6 +344,8 @@ static int cmd_print(session *s, int argc, char **argv) {
     }
     if (w == PRINT_NODE)
         return print_nodes(s, "print", argc - 1, argv + 1);
+    if (w == PRINT_CODE || w == PRINT_READABLE)
+        return cmd_code_print(s, w == PRINT_READABLE, argc - 1, argv + 1);
     if (argc > 2)
         return cmd_fail(s, "print %s takes no argument", print_words[w]);
     if (w == PRINT_GRAPH)
@@ -582,13 +595,19 @@ const command program_commands[] = {
      "info node NAME...       as print node (\"info node\" is not \"info node-map\")\n"
      "Add --all to see a listing longer than \"set max-lines\".",
      cmd_info},
-    {"print", 1, -1, CMD_NEEDS_PROGRAM, "print graph|tabular|node NAME...|module FQN|frame [N]",
+    {"print", 1, -1, CMD_NEEDS_PROGRAM,
+     "print graph|tabular|node NAME...|module FQN|frame [N]|code|readable",
      "Print the flat graph, nodes, a module's graph, or a frame's partial graph.",
      "print graph        the graph exactly as str(torch.fx.Graph) prints it\n"
      "print tabular      as Graph.print_tabular() prints it\n"
      "print node NAME    one node: op, target, args, users, value, module stack, stack trace\n"
      "print module FQN   one unflattened module's graph, as str(graph) prints it (\"\" = root)\n"
      "print frame [N]    the graph the outliner is building in frame N (default: selected)\n"
+     "print code         the Python FX generates: ep.graph_module.code\n"
+     "print readable     ep.graph_module.print_readable(); options --stride, --device,\n"
+     "                   --color (include_stride, include_device, colored)\n"
+     "print code|readable module FQN   that module's code / print_readable() (\"\" = root)\n"
+     "print code|readable frame [N]    the code of the graph frame N is building\n"
      "Add --all to see a listing longer than \"set max-lines\".",
      cmd_print},
     {"echo", 0, -1, 0, "echo TEXT", "Print TEXT.", NULL, cmd_echo},

@@ -1,0 +1,808 @@
+/* codegen.c - see codegen.h. Mirrors torch/fx/graph.py (torch 2.13):
+ * CodeGen._gen_python_code (add_global, _get_repr, _format_args,
+ * delete_unused_values, append_stacktrace_summary, emit_node), _Namespace,
+ * _format_target, _parse_stack_trace and _PyTreeCodeGen; and
+ * torch/fx/graph_module.py's _print_readable with nn.Module's _addindent. */
+#include "core/fx/codegen.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/fx/sympy.h"
+#include "core/print.h"
+
+/* graph.py's _color_codes */
+#define RED       "\033[31m"
+#define BLUE      "\033[34m"
+#define DIM       "\033[2m"
+#define DIM_BLUE  "\033[2m\033[34m"
+#define DIM_GREEN "\033[2m\033[32m"
+#define RESET     "\033[0m"
+
+/* One code generation: the state _gen_python_code keeps in its closure. */
+typedef struct cg {
+    const exdb_graph *g;
+    const exdb_codegen_opts *o;
+    exdb_arena arena;
+    exdb_graph *ns;      /* the _Namespace of this python_code() call */
+    const char **names;  /* repr(node) in that namespace, by node id */
+    uint32_t *last_use;  /* node id -> id + 1 of the user of its last use, 0: none */
+    uint8_t *deleted;    /* node id -> already set to None */
+    exdb_strmap globals; /* qualified name -> its global name */
+    exdb_buf body;       /* "".join(body), the counters left out */
+    const char **free_vars;
+    uint32_t nfree, capfree;
+    exdb_buf prev_summary; /* append_stacktrace_summary's prev_summary_str */
+    int have_prev;
+    int oom;
+} cg;
+
+static void color(cg *c, exdb_buf *b, const char *code, const char *s, size_t n) {
+    if (c->o->colored)
+        exdb_buf_puts(b, code);
+    exdb_buf_put(b, s, n);
+    if (c->o->colored)
+        exdb_buf_puts(b, RESET);
+}
+
+/* _Namespace.__init__ then add_global for each of _custom_builtins: those
+ * names are used from the start (each is its own object, so kept as is). */
+static int reserve_name(cg *c, const char *name) {
+    if (!exdb_strmap_put(&c->ns->names, name, NULL) ||
+        !exdb_strmap_put(&c->ns->base_count, name, NULL))
+        return -1;
+    return 0;
+}
+
+/* repr(node) while python_code runs: namespace.create_name(node.name, node). */
+static const char *node_name(cg *c, const exdb_node *n) {
+    if (n->graph != c->g || n->id >= c->g->next_id)
+        return n->name; /* not this graph's: as str(graph) would show it */
+    if (!c->names[n->id]) {
+        c->names[n->id] = exdb_graph_create_name(c->ns, n->name);
+        if (!c->names[n->id]) {
+            c->oom = 1;
+            return n->name;
+        }
+    }
+    return c->names[n->id];
+}
+
+static const char *const builtin_fns[] = {"getattr", "setattr", "hasattr", "isinstance", "len",
+                                          "abs",     "min",     "max",     "round",      "pow",
+                                          "all",     "any",     "sum",     NULL};
+
+/* _get_qualified_name(target) then add_global(qualified, target): the name
+ * the generated code calls. exdb keeps a Python function target as its
+ * serialized text with "_operator." shown as "operator." (load.c). */
+static const char *global_name(cg *c, const exdb_node *n) {
+    const char *t = n->target;
+    if (n->tkind == EXDB_T_OP || n->tkind == EXDB_T_HOP)
+        return t; /* _is_from_torch: the qualified name itself */
+    if (strncmp(t, "torch.", 6) == 0 && strncmp(t, "torch._dynamo.", 14) != 0 &&
+        strncmp(t, "torch._inductor.", 16) != 0)
+        return t;
+    const char *q = t;
+    if (strncmp(t, "builtins.", 9) == 0)
+        q = t + 9;
+    void **slot = exdb_strmap_find(&c->globals, q);
+    if (slot)
+        return *slot;
+    const char *name = NULL;
+    for (int i = 0; builtin_fns[i]; i++)
+        if (strcmp(q, builtin_fns[i]) == 0) {
+            /* a builtin is itself in _illegal_names: create_name keeps it */
+            name = q;
+            if (reserve_name(c, q) < 0)
+                c->oom = 1;
+        }
+    if (!name) {
+        const char *qual = strncmp(t, "operator.", 9) == 0
+                               ? exdb_arena_printf(&c->arena, "_operator.%s", t + 9)
+                               : t;
+        name = qual ? exdb_graph_create_name(c->ns, qual) : NULL;
+    }
+    const char *key = exdb_arena_strdup(&c->arena, q);
+    slot = key ? exdb_strmap_put(&c->globals, key, NULL) : NULL;
+    if (!slot || !name) {
+        c->oom = 1;
+        return t;
+    }
+    *slot = (void *)name;
+    return name;
+}
+
+/* repr() of a value inside a dict (no _get_repr there): nodes by their
+ * namespace name, the rest as Python's repr. */
+static void plain_repr(cg *c, exdb_buf *b, const exdb_arg *a) {
+    int tuple = a->kind == EXDB_ARG_TUPLE, dict = a->kind == EXDB_ARG_DICT;
+    if (a->kind == EXDB_ARG_NODE) {
+        exdb_buf_puts(b, node_name(c, a->u.node));
+        return;
+    }
+    if (!tuple && !dict && a->kind != EXDB_ARG_LIST) {
+        exdb_repr_arg(b, a);
+        return;
+    }
+    exdb_buf_putc(b, dict ? '{' : tuple ? '(' : '[');
+    for (uint32_t i = 0; i < a->n; i++) {
+        if (i)
+            exdb_buf_puts(b, ", ");
+        if (dict) {
+            exdb_arg k = exdb_arg_str(a->keys[i]);
+            exdb_repr_arg(b, &k);
+            exdb_buf_puts(b, ": ");
+        }
+        plain_repr(c, b, &a->u.items[i]);
+    }
+    if (tuple && a->n == 1)
+        exdb_buf_putc(b, ',');
+    exdb_buf_putc(b, dict ? '}' : tuple ? ')' : ']');
+}
+
+/* _get_repr(arg) */
+static void get_repr(cg *c, exdb_buf *b, const exdb_arg *a) {
+    switch ((exdb_arg_kind)a->kind) {
+    case EXDB_ARG_NODE:
+        exdb_buf_puts(b, node_name(c, a->u.node));
+        return;
+    case EXDB_ARG_TUPLE:
+    case EXDB_ARG_LIST: {
+        int tuple = a->kind == EXDB_ARG_TUPLE;
+        exdb_buf_putc(b, tuple ? '(' : '[');
+        for (uint32_t i = 0; i < a->n; i++) {
+            if (i)
+                exdb_buf_puts(b, ", ");
+            get_repr(c, b, &a->u.items[i]);
+        }
+        if (tuple && a->n == 1)
+            exdb_buf_putc(b, ',');
+        exdb_buf_putc(b, tuple ? ')' : ']');
+        return;
+    }
+    case EXDB_ARG_OPERATOR:
+        if (strncmp(a->u.s, "torch.ops.", 10) == 0) { /* an OpOverload or a HOP */
+            exdb_buf_puts(b, a->u.s);
+            return;
+        }
+        break;
+    default:
+        break;
+    }
+    if (c->o->colored)
+        exdb_buf_puts(b, BLUE);
+    plain_repr(c, b, a);
+    if (c->o->colored)
+        exdb_buf_puts(b, RESET);
+}
+
+/* _format_args(args, kwargs), args from position first on. */
+static void format_args(cg *c, exdb_buf *b, const exdb_node *n, uint32_t first) {
+    int any = 0;
+    for (uint32_t i = first; i < n->args.n; i++, any = 1) {
+        if (any)
+            exdb_buf_puts(b, ", ");
+        get_repr(c, b, &n->args.u.items[i]);
+    }
+    for (uint32_t i = 0; i < n->kwargs.n; i++, any = 1) {
+        if (any)
+            exdb_buf_puts(b, ", ");
+        exdb_buf_puts(b, n->kwargs.keys[i]);
+        exdb_buf_puts(b, " = ");
+        get_repr(c, b, &n->kwargs.u.items[i]);
+    }
+}
+
+/* str.isidentifier() for the ASCII names FX targets hold; a byte >= 0x80
+ * is taken as a letter (Python accepts most non-ASCII letters). */
+static int is_identifier(const char *s, size_t n) {
+    if (!n || (s[0] >= '0' && s[0] <= '9'))
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (!(ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+              (ch >= '0' && ch <= '9') || ch >= 0x80))
+            return 0;
+    }
+    return 1;
+}
+
+/* _format_target(base, target): "self.layer1.0.conv" as
+ * getattr(self.layer1, "0").conv. */
+static void format_target(exdb_buf *b, const char *base, const char *target) {
+    exdb_buf r;
+    exdb_buf_init(&r);
+    exdb_buf_puts(&r, base);
+    for (const char *p = target;;) {
+        const char *dot = strchr(p, '.');
+        size_t n = dot ? (size_t)(dot - p) : strlen(p);
+        if (is_identifier(p, n)) {
+            exdb_buf_putc(&r, '.');
+            exdb_buf_put(&r, p, n);
+        } else {
+            exdb_buf t;
+            exdb_buf_init(&t);
+            exdb_buf_printf(&t, "getattr(%s, \"%.*s\")", exdb_buf_str(&r), (int)n, p);
+            exdb_buf_free(&r);
+            r = t;
+        }
+        if (!dot)
+            break;
+        p = dot + 1;
+    }
+    if (r.oom)
+        b->oom = 1;
+    exdb_buf_puts(b, exdb_buf_str(&r));
+    exdb_buf_free(&r);
+}
+
+/* One dimension list: stringify_shape (str() of each entry). */
+static void shape(exdb_buf *b, const exdb_sym *d, uint32_t n) {
+    exdb_buf_putc(b, '[');
+    for (uint32_t i = 0; i < n; i++) {
+        if (i)
+            exdb_buf_puts(b, ", ");
+        if (d[i].expr)
+            exdb_sympy_str(b, d[i].expr);
+        else
+            exdb_buf_put_i64(b, (long long)d[i].v.i);
+    }
+    exdb_buf_putc(b, ']');
+}
+
+/* emit_node's verbose maybe_type_annotation: ': "f32[2, 3]"' for a tensor
+ * value (with _tensor_annotation's stride and device when asked),
+ * ': "Sym(s0)"' for a symbolic value; nothing otherwise. */
+static void annotation(cg *c, exdb_buf *b, const exdb_node *n) {
+    const exdb_val *v = n->meta ? n->meta->val : NULL;
+    if (!c->o->verbose || !v)
+        return;
+    if (v->kind == EXDB_VAL_TENSOR) {
+        const exdb_tensor_meta *t = v->u.t;
+        exdb_buf tmp;
+        exdb_buf_init(&tmp);
+        exdb_buf_puts(b, ": \"");
+        const char *ab = exdb_dtype_abbr(t->dtype);
+        color(c, b, RED, ab, strlen(ab));
+        shape(&tmp, t->sizes, t->ndim);
+        color(c, b, BLUE, tmp.s ? tmp.s : "", tmp.len);
+        /* _tensor_annotation colours the stride and device even when empty */
+        exdb_buf_reset(&tmp);
+        if (c->o->include_stride) {
+            if (t->strides)
+                shape(&tmp, t->strides, t->ndim);
+            else
+                exdb_buf_puts(&tmp, "[]");
+        }
+        color(c, b, DIM_BLUE, tmp.s ? tmp.s : "", tmp.len);
+        exdb_buf_reset(&tmp);
+        if (c->o->include_device) {
+            exdb_buf_puts(&tmp, t->device_type ? t->device_type : "cpu");
+            if (t->device_index >= 0)
+                exdb_buf_printf(&tmp, ":%d", t->device_index);
+        }
+        color(c, b, DIM_GREEN, tmp.s ? tmp.s : "", tmp.len);
+        exdb_buf_putc(b, '"');
+        if (tmp.oom)
+            b->oom = 1;
+        exdb_buf_free(&tmp);
+    } else if ((v->kind == EXDB_VAL_SYMINT || v->kind == EXDB_VAL_SYMFLOAT ||
+                v->kind == EXDB_VAL_SYMBOOL) &&
+               v->u.sym.expr) {
+        exdb_buf_puts(b, ": \"Sym(");
+        exdb_sympy_str(b, v->u.sym.expr);
+        exdb_buf_puts(b, ")\"");
+    }
+}
+
+static int is_space(char ch) {
+    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\v' || ch == '\f';
+}
+
+/* _parse_stack_trace(stack_trace).get_summary_str() into b: the innermost
+ * 'File "F", line N, in NAME' line and the code line after it. 0 when the
+ * trace has no such line. */
+static int stack_summary(exdb_buf *b, const char *st) {
+    while (is_space(*st))
+        st++;
+    size_t len = strlen(st);
+    while (len && is_space(st[len - 1]))
+        len--;
+    /* lines = stack_trace.strip().split("\n"): line starts */
+    size_t nl = 1;
+    for (size_t i = 0; i < len; i++)
+        nl += st[i] == '\n';
+    size_t *start = malloc((nl + 1) * sizeof *start);
+    if (!start) {
+        b->oom = 1;
+        return 0;
+    }
+    size_t k = 0;
+    start[k++] = 0;
+    for (size_t i = 0; i < len; i++)
+        if (st[i] == '\n')
+            start[k++] = i + 1;
+    start[nl] = len + 1;
+    int found = 0;
+    for (size_t idx = nl >= 2 ? nl - 1 : 0; idx-- > 0 && !found;) {
+        const char *s = st + start[idx], *e = st + start[idx + 1] - 1;
+        while (s < e && is_space(*s))
+            s++;
+        while (e > s && is_space(e[-1]))
+            e--;
+        if (e - s < 7 || strncmp(s, "File \"", 6) != 0)
+            continue;
+        /* ^File "(.+)", line (\d+), in (.+)$ with a greedy file: the last
+         * '", line ' that the rest matches after */
+        for (const char *q = e - 1; q > s + 6 && !found; q--) {
+            if (strncmp(q, "\", line ", 8) != 0 || q + 8 > e)
+                continue;
+            const char *d = q + 8, *de = d;
+            while (de < e && *de >= '0' && *de <= '9')
+                de++;
+            if (de == d || e - de < 6 || strncmp(de, ", in ", 5) != 0)
+                continue;
+            const char *cs = st + start[idx + 1], *ce = st + start[idx + 2] - 1;
+            while (cs < ce && is_space(*cs))
+                cs++;
+            while (ce > cs && is_space(ce[-1]))
+                ce--;
+            exdb_buf_printf(b, "File: %.*s:%.*s in %.*s, code: %.*s", (int)(q - s - 6), s + 6,
+                            (int)(de - d), d, (int)(e - de - 5), de + 5, (int)(ce - cs), cs);
+            found = 1;
+        }
+    }
+    free(start);
+    return found;
+}
+
+/* append_stacktrace_summary(node): "\n# File: ...\n" when it differs
+ * from the last one written. */
+static void stacktrace_summary(cg *c, const exdb_node *n) {
+    if (n->op == EXDB_OP_PLACEHOLDER || n->op == EXDB_OP_OUTPUT)
+        return;
+    exdb_buf s, line;
+    exdb_buf_init(&s);
+    exdb_buf_init(&line);
+    exdb_buf_puts(&line, "# ");
+    const char *st = n->meta ? n->meta->stack_trace : NULL;
+    if (!st || !*st || !stack_summary(&line, st)) {
+        exdb_buf_reset(&line);
+        exdb_buf_puts(&line, "# No stacktrace found for following nodes");
+    }
+    exdb_buf_putc(&s, '\n');
+    color(c, &s, DIM, line.s, line.len);
+    exdb_buf_putc(&s, '\n');
+    if (s.oom || line.oom)
+        c->oom = 1;
+    if (!c->have_prev || s.len != c->prev_summary.len ||
+        memcmp(s.s, c->prev_summary.s, s.len) != 0) {
+        exdb_buf_reset(&c->prev_summary);
+        exdb_buf_put(&c->prev_summary, s.s, s.len);
+        c->have_prev = 1;
+        exdb_buf_put(&c->body, s.s, s.len);
+    }
+    exdb_buf_free(&s);
+    exdb_buf_free(&line);
+}
+
+/* graph.py's magic_methods (reflectable ones included) and inplace_methods */
+static const char *const magic[][2] = {{"eq", "{} == {}"},
+                                       {"ne", "{} != {}"},
+                                       {"lt", "{} < {}"},
+                                       {"gt", "{} > {}"},
+                                       {"le", "{} <= {}"},
+                                       {"ge", "{} >= {}"},
+                                       {"pos", "+{}"},
+                                       {"neg", "-{}"},
+                                       {"invert", "~{}"},
+                                       {"add", "{} + {}"},
+                                       {"sub", "{} - {}"},
+                                       {"mul", "{} * {}"},
+                                       {"floordiv", "{} // {}"},
+                                       {"truediv", "{} / {}"},
+                                       {"div", "{} / {}"},
+                                       {"mod", "{} % {}"},
+                                       {"pow", "{} ** {}"},
+                                       {"lshift", "{} << {}"},
+                                       {"rshift", "{} >> {}"},
+                                       {"and_", "{} & {}"},
+                                       {"or_", "{} | {}"},
+                                       {"xor", "{} ^ {}"},
+                                       {"getitem", "{}[{}]"},
+                                       {"matmul", "{} @ {}"},
+                                       {NULL, NULL}};
+static const char *const inplace[][2] = {
+    {"iadd", "{} += {}"},     {"iand", "{} &= {}"},       {"ifloordiv", "{} //= {}"},
+    {"ilshift", "{} <<= {}"}, {"imod", "{} %= {}"},       {"imul", "{} *= {}"},
+    {"imatmul", "{} @= {}"},  {"ior", "{} |= {}"},        {"ipow", "{} **= {}"},
+    {"irshift", "{} >>= {}"}, {"isub", "{} -= {}"},       {"itruediv", "{} /= {}"},
+    {"ixor", "{} ^= {}"},     {"setitem", "{}[{}] = {}"}, {NULL, NULL}};
+
+static const char *op_format(const char *const (*table)[2], const exdb_node *n) {
+    if (n->tkind != EXDB_T_PYFN || strncmp(n->target, "operator.", 9) != 0)
+        return NULL;
+    for (int i = 0; table[i][0]; i++)
+        if (strcmp(n->target + 9, table[i][0]) == 0)
+            return table[i][1];
+    return NULL;
+}
+
+/* str.format(*(_get_repr(a) for a in node.args)) of a "{} + {}" form. */
+static void format_op(cg *c, exdb_buf *b, const char *fmt, const exdb_node *n) {
+    uint32_t i = 0;
+    for (const char *p = fmt; *p; p++) {
+        if (p[0] == '{' && p[1] == '}') {
+            if (i < n->args.n)
+                get_repr(c, b, &n->args.u.items[i]);
+            i++;
+            p++;
+        } else {
+            exdb_buf_putc(b, *p);
+        }
+    }
+}
+
+/* "name: annotation = " */
+static void lhs(cg *c, exdb_buf *b, const exdb_node *n) {
+    exdb_buf_puts(b, node_name(c, n));
+    annotation(c, b, n);
+    exdb_buf_puts(b, " = ");
+}
+
+static void emit_call_function(cg *c, exdb_buf *b, const exdb_node *n) {
+    const char *fmt = op_format(magic, n);
+    if (fmt) {
+        lhs(c, b, n);
+        format_op(c, b, fmt, n);
+        return;
+    }
+    if ((fmt = op_format(inplace, n))) {
+        format_op(c, b, fmt, n);
+        exdb_buf_puts(b, ";  ");
+        lhs(c, b, n);
+        if (n->args.n)
+            get_repr(c, b, &n->args.u.items[0]);
+        return;
+    }
+    const char *gname = global_name(c, n);
+    if (strcmp(gname, "getattr") == 0 && n->args.n == 2 &&
+        n->args.u.items[1].kind == EXDB_ARG_STR &&
+        is_identifier(n->args.u.items[1].u.s, strlen(n->args.u.items[1].u.s))) {
+        exdb_buf base;
+        exdb_buf_init(&base);
+        get_repr(c, &base, &n->args.u.items[0]);
+        lhs(c, b, n);
+        format_target(b, exdb_buf_str(&base), n->args.u.items[1].u.s);
+        exdb_buf_free(&base);
+        return;
+    }
+    lhs(c, b, n);
+    exdb_buf_puts(b, gname);
+    exdb_buf_putc(b, '(');
+    format_args(c, b, n, 0);
+    exdb_buf_putc(b, ')');
+}
+
+static int add_free_var(cg *c, const char *s) {
+    if (c->nfree == c->capfree) {
+        uint32_t cap = c->capfree ? c->capfree * 2 : 16;
+        const char **nv = exdb_arena_alloc(&c->arena, cap * sizeof *nv);
+        if (!nv)
+            return -1;
+        if (c->nfree)
+            memcpy(nv, c->free_vars, c->nfree * sizeof *nv);
+        c->free_vars = nv;
+        c->capfree = cap;
+    }
+    c->free_vars[c->nfree++] = s;
+    return 0;
+}
+
+/* emit_node(node), without the line end delete_unused_values adds. */
+static void emit_node(cg *c, const exdb_node *n) {
+    exdb_buf *b = &c->body;
+    switch ((exdb_op)n->op) {
+    case EXDB_OP_PLACEHOLDER: {
+        exdb_buf fv;
+        exdb_buf_init(&fv);
+        exdb_buf_puts(&fv, n->target);
+        annotation(c, &fv, n);
+        if (n->args.n) {
+            exdb_buf_puts(&fv, " = ");
+            get_repr(c, &fv, &n->args.u.items[0]);
+        }
+        const char *s = exdb_arena_strdup(&c->arena, exdb_buf_str(&fv));
+        if (fv.oom || !s || add_free_var(c, s) < 0)
+            c->oom = 1;
+        exdb_buf_free(&fv);
+        /* raw_name = node.target.replace("*", "") */
+        exdb_buf raw;
+        exdb_buf_init(&raw);
+        for (const char *p = n->target; *p; p++)
+            if (*p != '*')
+                exdb_buf_putc(&raw, *p);
+        const char *name = node_name(c, n);
+        if (strcmp(exdb_buf_str(&raw), name) != 0)
+            exdb_buf_printf(b, "%s = %s\n", name, exdb_buf_str(&raw));
+        exdb_buf_free(&raw);
+        return;
+    }
+    case EXDB_OP_CALL_METHOD: {
+        exdb_buf base;
+        exdb_buf_init(&base);
+        if (n->args.n)
+            get_repr(c, &base, &n->args.u.items[0]);
+        lhs(c, b, n);
+        format_target(b, exdb_buf_str(&base), n->target);
+        exdb_buf_free(&base);
+        exdb_buf_putc(b, '(');
+        format_args(c, b, n, 1);
+        exdb_buf_putc(b, ')');
+        return;
+    }
+    case EXDB_OP_CALL_FUNCTION:
+        emit_call_function(c, b, n);
+        return;
+    case EXDB_OP_CALL_MODULE:
+        lhs(c, b, n);
+        format_target(b, "self", n->target);
+        exdb_buf_putc(b, '(');
+        format_args(c, b, n, 0);
+        exdb_buf_putc(b, ')');
+        return;
+    case EXDB_OP_GET_ATTR:
+        lhs(c, b, n);
+        format_target(b, "self", n->target);
+        return;
+    case EXDB_OP_OUTPUT: {
+        const exdb_pytree_info *pt = c->o->pytree;
+        exdb_arg none = exdb_arg_none();
+        const exdb_arg *out = n->args.n ? &n->args.u.items[0] : &none;
+        if (pt && pt->has_out_spec) {
+            exdb_buf_puts(b, "return pytree.tree_unflatten(");
+            get_repr(c, b, out);
+            exdb_buf_puts(b, ", self._out_spec)");
+        } else {
+            exdb_buf_puts(b, "return ");
+            get_repr(c, b, out);
+        }
+        return;
+    }
+    }
+}
+
+/* delete_unused_values(user): ";  a = b = None" for the values whose last
+ * use this is (and the node itself when nothing uses it), then the line
+ * end. */
+static void delete_unused(cg *c, const exdb_node *u) {
+    if (u->op == EXDB_OP_PLACEHOLDER)
+        return;
+    if (u->op == EXDB_OP_OUTPUT) {
+        exdb_buf_putc(&c->body, '\n');
+        return;
+    }
+    exdb_buf del;
+    exdb_buf_init(&del);
+    for (int k = 0; k < 2; k++) {
+        const exdb_arg *root = k ? &u->kwargs : &u->args;
+        /* the node leaves in order: an explicit stack over the tree */
+        const exdb_arg *stack[64];
+        uint32_t idx[64];
+        int sp = 0;
+        stack[0] = root, idx[0] = 0;
+        while (sp >= 0) {
+            const exdb_arg *a = stack[sp];
+            if (idx[sp] >= a->n) {
+                sp--;
+                continue;
+            }
+            const exdb_arg *it = &a->u.items[idx[sp]++];
+            if (it->kind == EXDB_ARG_NODE) {
+                const exdb_node *in = it->u.node;
+                if (in->graph == c->g && in->id < c->g->next_id &&
+                    c->last_use[in->id] == u->id + 1 && !c->deleted[in->id]) {
+                    c->deleted[in->id] = 1;
+                    exdb_buf_puts(&del, node_name(c, in));
+                    exdb_buf_puts(&del, " = ");
+                }
+            } else if ((it->kind == EXDB_ARG_LIST || it->kind == EXDB_ARG_TUPLE ||
+                        it->kind == EXDB_ARG_DICT) &&
+                       sp + 1 < 64) {
+                stack[++sp] = it, idx[sp] = 0;
+            }
+        }
+    }
+    if (u->nusers == 0) {
+        exdb_buf_puts(&del, node_name(c, u));
+        exdb_buf_puts(&del, " = ");
+    }
+    if (del.len) {
+        exdb_buf_puts(&del, "None");
+        exdb_buf_puts(&c->body, ";  ");
+        color(c, &c->body, DIM, del.s, del.len);
+    }
+    if (del.oom)
+        c->oom = 1;
+    exdb_buf_free(&del);
+    exdb_buf_putc(&c->body, '\n');
+}
+
+/* register_last_uses over reversed(nodes): the user of each node's last use. */
+static void arg_last_uses(cg *c, const exdb_arg *a, const exdb_node *user) {
+    if (a->kind == EXDB_ARG_NODE) {
+        const exdb_node *in = a->u.node;
+        if (in->graph == c->g && in->id < c->g->next_id && !c->last_use[in->id])
+            c->last_use[in->id] = user->id + 1;
+    } else if (a->kind == EXDB_ARG_LIST || a->kind == EXDB_ARG_TUPLE || a->kind == EXDB_ARG_DICT) {
+        for (uint32_t i = 0; i < a->n; i++)
+            arg_last_uses(c, &a->u.items[i], user);
+    }
+}
+
+/* gen_fn_def: CodeGen's "def forward(self, a, b):", or _PyTreeCodeGen's
+ * with the forward's own arguments, the annotations line and the
+ * fx_pytree.tree_flatten_spec binding of the placeholders. */
+static void gen_fn_def(cg *c, exdb_buf *b) {
+    const exdb_pytree_info *pt = c->o->pytree;
+    exdb_buf_puts(b, "def forward(self");
+    if (!pt) {
+        for (uint32_t i = 0; i < c->nfree; i++)
+            if (i || strcmp(c->free_vars[i], "self") != 0)
+                exdb_buf_printf(b, ", %s", c->free_vars[i]);
+        exdb_buf_puts(b, "):");
+        return;
+    }
+    for (uint32_t i = 0; i < pt->norig_args; i++)
+        if (i || strcmp(pt->orig_args[i], "self") != 0)
+            exdb_buf_printf(b, ", %s", pt->orig_args[i]);
+    exdb_buf_puts(b, "):");
+    if (!c->nfree)
+        return;
+    /* _format_annotations */
+    int annotated = 0;
+    for (uint32_t i = 0; i < c->nfree; i++)
+        if (strchr(c->free_vars[i], ':')) {
+            exdb_buf_puts(b, annotated ? "" : "\n    ");
+            exdb_buf_printf(b, "%s; ", c->free_vars[i]);
+            annotated = 1;
+        }
+    if (annotated)
+        exdb_buf_putc(b, '\n');
+    exdb_buf_puts(b, "\n    ");
+    for (uint32_t i = 0; i < c->nfree; i++) {
+        const char *v = c->free_vars[i];
+        size_t n = strcspn(v, ":"); /* x.split(":")[0].split("#")[0] */
+        size_t h = strcspn(v, "#");
+        exdb_buf_printf(b, "%s%.*s", i ? ", " : "", (int)(h < n ? h : n), v);
+    }
+    exdb_buf_puts(b, ", = fx_pytree.tree_flatten_spec(");
+    if (pt->args_kwargs) {
+        exdb_buf_puts(b, "([");
+        for (uint32_t i = 0; i < pt->nargs && i < pt->norig_args; i++)
+            exdb_buf_printf(b, "%s%s", i ? ", " : "", pt->orig_args[i]);
+        exdb_buf_puts(b, "], {");
+        for (uint32_t i = 0; i < pt->nkwarg_keys && pt->nargs + i < pt->norig_args; i++)
+            exdb_buf_printf(b, "%s'%s':%s", i ? ", " : "", pt->kwarg_keys[i],
+                            pt->orig_args[pt->nargs + i]);
+        exdb_buf_puts(b, "}), self._in_spec)");
+    } else {
+        exdb_buf_putc(b, '[');
+        for (uint32_t i = 0; i < pt->norig_args; i++)
+            exdb_buf_printf(b, "%s%s", i ? ", " : "", pt->orig_args[i]);
+        exdb_buf_puts(b, "], self._in_spec)");
+    }
+}
+
+static int cg_init(cg *c, const exdb_graph *g, const exdb_codegen_opts *o) {
+    static const char *const custom_builtins[] = {"inf",    "nan",       "NoneType", "torch",
+                                                  "device", "fx_pytree", "pytree",   NULL};
+    memset(c, 0, sizeof *c);
+    c->g = g;
+    c->o = o;
+    exdb_arena_init(&c->arena);
+    exdb_strmap_init(&c->globals, &c->arena);
+    exdb_buf_init(&c->body);
+    exdb_buf_init(&c->prev_summary);
+    c->ns = exdb_graph_new(&c->arena);
+    size_t n = g->next_id ? g->next_id : 1;
+    c->names = calloc(n, sizeof *c->names);
+    c->last_use = calloc(n, sizeof *c->last_use);
+    c->deleted = calloc(n, 1);
+    if (!c->ns || !c->names || !c->last_use || !c->deleted)
+        return -1;
+    for (int i = 0; custom_builtins[i]; i++)
+        if (reserve_name(c, custom_builtins[i]) < 0)
+            return -1;
+    return 0;
+}
+
+static void cg_free(cg *c) {
+    free(c->names);
+    free(c->last_use);
+    free(c->deleted);
+    exdb_buf_free(&c->body);
+    exdb_buf_free(&c->prev_summary);
+    exdb_arena_destroy(&c->arena);
+}
+
+/* The body: every node's statement (line offsets in start[]), as
+ * _gen_python_code's loop writes it. */
+static void gen_body(cg *c, size_t *start, uint8_t *emitted) {
+    const exdb_graph *g = c->g;
+    for (const exdb_node *n = g->tail; n; n = n->prev) {
+        arg_last_uses(c, &n->args, n);
+        arg_last_uses(c, &n->kwargs, n);
+    }
+    uint32_t i = 0;
+    for (const exdb_node *n = g->head; n; n = n->next, i++) {
+        if (c->o->verbose)
+            stacktrace_summary(c, n);
+        if (start)
+            start[i] = c->body.len;
+        emit_node(c, n);
+        if (emitted)
+            emitted[i] = c->body.len > start[i];
+        delete_unused(c, n);
+    }
+    if (!c->body.len)
+        exdb_buf_puts(&c->body, "pass\n");
+}
+
+/* _gen_python_code(...).src: "\n\n\n" + prologue + "\n" + the body with
+ * its leading blank lines stripped and every line indented by 4. */
+int exdb_python_code(exdb_buf *out, const exdb_graph *g, const exdb_codegen_opts *o,
+                     uint32_t *lines) {
+    cg c;
+    size_t *start = NULL;
+    uint8_t *emitted = NULL;
+    int rc = -1;
+    if (cg_init(&c, g, o) < 0)
+        goto done;
+    if (lines) {
+        start = calloc(g->count + 1, sizeof *start);
+        emitted = calloc(g->count + 1, 1);
+        if (!start || !emitted)
+            goto done;
+    }
+    gen_body(&c, start, emitted);
+    exdb_buf pro;
+    exdb_buf_init(&pro);
+    gen_fn_def(&c, &pro);
+    uint32_t pro_lines = 1;
+    for (size_t i = 0; i < pro.len; i++)
+        pro_lines += pro.s[i] == '\n';
+    exdb_buf_puts(out, "\n\n\n");
+    exdb_buf_put(out, pro.s, pro.len);
+    exdb_buf_putc(out, '\n');
+    int pro_oom = pro.oom;
+    exdb_buf_free(&pro);
+    const char *body = exdb_buf_str(&c.body);
+    size_t k = 0;
+    while (body[k] == '\n')
+        k++;
+    exdb_buf_puts(out, "    ");
+    uint32_t line = 4 + pro_lines; /* the body's first line in out's text */
+    uint32_t i = 0, nn = g->count;
+    for (size_t p = k; p <= c.body.len; p++) {
+        while (lines && i < nn && start[i] <= p) {
+            lines[i] = emitted[i] && start[i] >= k ? line : 0;
+            i++;
+        }
+        if (p == c.body.len)
+            break;
+        exdb_buf_putc(out, body[p]);
+        if (body[p] == '\n') {
+            exdb_buf_puts(out, "    ");
+            line++;
+        }
+    }
+    while (lines && i < nn)
+        lines[i++] = 0;
+    rc = c.oom || c.body.oom || pro_oom || out->oom ? -1 : 0;
+done:
+    free(start);
+    free(emitted);
+    cg_free(&c);
+    return rc;
+}

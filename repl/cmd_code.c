@@ -1,0 +1,349 @@
+/* cmd_code.c - print code / print readable / save code: the Python
+ * torch.fx generates for the flat graph, a module of the unflattened tree
+ * or the graph a frame is building (core/fx/codegen.h), and the line of it
+ * print node shows. */
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd_code.h"
+#include "command.h"
+#include "core/container.h"
+#include "core/fx/readable.h"
+#include "core/fx/unlift.h"
+#include "core/outfile.h"
+#include "core/unflatten.h"
+#include "session.h"
+
+/* What one command asks for. */
+typedef struct code_req {
+    int readable;
+    exdb_codegen_opts o;
+    int where; /* W_FLAT, W_MODULE (fqn; NULL: ep.module()), W_FRAME (level) */
+    const char *fqn;
+    uint32_t level;
+    const char *file; /* save code */
+    int force;
+} code_req;
+
+enum { W_FLAT, W_MODULE, W_FRAME };
+
+/* print code [module [FQN] | frame [N]], print readable [--stride]
+ * [--device] [--color] [module FQN | frame [N]]; argv[0] is the
+ * subcommand. With file_too, the last word is the file (save code). */
+static int parse(session *s, code_req *r, int argc, char **argv, int file_too) {
+    const char *usage = file_too      ? "Usage: save code [--force] [module [FQN]] FILE"
+                        : r->readable ? "Usage: print readable [--stride] [--device] [--color] "
+                                        "[module [FQN] | frame [N]]"
+                                      : "Usage: print code [module [FQN] | frame [N]]";
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
+        if (r->readable && strcmp(argv[i], "--stride") == 0)
+            r->o.include_stride = 1;
+        else if (r->readable && strcmp(argv[i], "--device") == 0)
+            r->o.include_device = 1;
+        else if (r->readable && strcmp(argv[i], "--color") == 0)
+            r->o.colored = 1;
+        else if (file_too && strcmp(argv[i], "--force") == 0)
+            r->force = 1;
+        else
+            return cmd_fail(s, "%s", usage);
+    }
+    if (file_too) {
+        if (i >= argc)
+            return cmd_fail(s, "%s", usage);
+        r->file = argv[--argc];
+    }
+    if (i == argc)
+        return 0;
+    if (strcmp(argv[i], "module") == 0 && argc - i <= 2) {
+        r->where = W_MODULE;
+        r->fqn = argc - i == 2 ? argv[i + 1] : NULL;
+        if (!r->fqn && r->readable && !file_too)
+            return cmd_fail(s, "Usage: print readable module FQN   (\"\" is the root)");
+        return 0;
+    }
+    if (strcmp(argv[i], "frame") == 0 && argc - i <= 2 && !file_too) {
+        r->where = W_FRAME;
+        r->level = s->selected_frame;
+        if (argc - i == 2)
+            return cmd_parse_count(s, argv[i + 1][0] == '#' ? argv[i + 1] + 1 : argv[i + 1],
+                                   &r->level);
+        return 0;
+    }
+    return cmd_fail(s, "%s", usage);
+}
+
+/* The run, unflattened to the end when it had not been started. */
+static exdb_unflatten *finished_run(session *s) {
+    int fresh = s->run == NULL;
+    exdb_unflatten *u = cmd_unflatten_run(s);
+    if (u && fresh) {
+        exdb_error err = {0};
+        if (exdb_unflatten_run(u, &err) < 0) {
+            cmd_fail(s, "%s", err.msg);
+            return NULL;
+        }
+    }
+    return u;
+}
+
+/* The GraphModule children of a module of the tree (HOP subgraphs that
+ * _copy_graph_attrs moved in), in _modules order. */
+static int module_children(exdb_arena *a, const exdb_program *p, const exdb_umodule *m,
+                           exdb_readable_mod *rm) {
+    const exdb_udict *d = m->children;
+    uint32_t n = 0;
+    for (uint32_t i = 0; d && i < d->n; i++)
+        n += d->vals[i] && ((exdb_umodule *)d->vals[i])->kind == EXDB_UMOD_GRAPH;
+    if (!n)
+        return 0;
+    exdb_readable_mod *ch = exdb_arena_calloc(a, n, sizeof *ch);
+    if (!ch)
+        return -1;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < d->n; i++) {
+        const exdb_umodule *c = d->vals[i];
+        if (!c || c->kind != EXDB_UMOD_GRAPH)
+            continue;
+        if (exdb_readable_subgraph(a, p, d->keys[i], c->graph, &ch[k++]) < 0)
+            return -1;
+    }
+    rm->children = ch;
+    rm->nchildren = k;
+    return 0;
+}
+
+/* Appends the code (or readable text) of one module graph; lines as
+ * exdb_python_code's. */
+static int module_text(session *s, const code_req *r, exdb_arena *a, const exdb_umodule *m,
+                       const char *fqn, exdb_buf *out) {
+    exdb_readable_mod rm = {0};
+    rm.name = m->kind == EXDB_UMOD_ROOT    ? "UnflattenedModule"
+              : m->kind == EXDB_UMOD_GRAPH ? (strrchr(fqn, '.') ? strrchr(fqn, '.') + 1 : fqn)
+                                           : "InterpreterModule";
+    rm.graph = m->graph;
+    if (m->kind == EXDB_UMOD_GRAPH) {
+        if (exdb_readable_subgraph(a, s->prog, rm.name, m->graph, &rm) < 0)
+            return -1;
+    } else if (module_children(a, s->prog, m, &rm) < 0) {
+        return -1;
+    }
+    if (r->readable)
+        return exdb_print_readable(out, &rm, &r->o, NULL);
+    return exdb_python_code(out, m->graph, &r->o, NULL);
+}
+
+/* print code/readable module FQN: a dispatcher's calls joined as its
+ * print_readable joins them (code: each call under a "# call" line). */
+static int module_code(session *s, const code_req *r, exdb_buf *out) {
+    exdb_unflatten *u = finished_run(s);
+    if (!u)
+        return -1;
+    if (u->failed || !exdb_unflatten_done(u))
+        return cmd_fail(s, "The unflatten run did not finish: there is no module tree.");
+    exdb_umodule *m = exdb_unflatten_module(u, r->fqn);
+    if (!m)
+        m = exdb_unflatten_dispatch_call(u, r->fqn);
+    if (!m)
+        return cmd_fail(s, "No module \"%s\" in the unflattened module.", r->fqn);
+    if (m->kind == EXDB_UMOD_PLAIN)
+        return cmd_fail(s, "Module \"%s\" is a plain torch.nn.Module: it has no graph.", r->fqn);
+    exdb_arena a;
+    exdb_arena_init(&a);
+    int rc = 0;
+    if (m->kind == EXDB_UMOD_DISPATCH) {
+        for (uint32_t i = 0; i < m->ncall_modules && rc == 0; i++) {
+            if (i && r->readable)
+                exdb_buf_putc(out, '\n');
+            if (!r->readable)
+                exdb_buf_printf(out, "%s# call %u of %u\n", i ? "\n" : "", i + 1, m->ncall_modules);
+            rc = module_text(s, r, &a, m->call_modules[i], r->fqn, out);
+        }
+    } else {
+        rc = module_text(s, r, &a, m, r->fqn, out);
+    }
+    exdb_arena_destroy(&a);
+    return rc < 0 ? cmd_fail(s, "out of memory") : 0;
+}
+
+/* The frame at level (0 = innermost), as print frame finds it. */
+static const exdb_uframe *frame_at(session *s, uint32_t level) {
+    exdb_unflatten *u = cmd_unflatten_run(s);
+    if (!u)
+        return NULL;
+    uint32_t depth = exdb_unflatten_depth(u);
+    if (!depth) {
+        cmd_fail(s, "No frames: %s.",
+                 u->pos == 0 ? "outlining has not started (\"step\" starts it)"
+                             : "outlining has finished (\"reverse-step\" goes back into it)");
+        return NULL;
+    }
+    if (level >= depth) {
+        cmd_fail(s, "No frame at level %u (the stack has %u frame%s).", level, depth,
+                 depth == 1 ? "" : "s");
+        return NULL;
+    }
+    return exdb_unflatten_frame(u, depth - 1 - level);
+}
+
+/* print code module: ep.module().code, the graph _unlift makes with its
+ * _PyTreeCodeGen. torch adds the _guards_fn call when the loaded program
+ * has example inputs, which a .pt2 archive always carries. */
+static int cmd_code_module_unlifted(session *s, int readable, const exdb_codegen_opts *o,
+                                    exdb_buf *out) {
+    exdb_arena a;
+    exdb_arena_init(&a);
+    exdb_pytree_info pt;
+    exdb_error err = {0};
+    int guards = s->prog->container_kind == EXDB_CONT_PT2;
+    exdb_graph *g = exdb_unlift(&a, s->prog, guards, &pt, &err);
+    int rc;
+    if (!g) {
+        rc = cmd_fail(s, "%s", err.msg);
+    } else {
+        exdb_codegen_opts uo = *o;
+        uo.pytree = &pt;
+        exdb_readable_mod m = {.name = "GraphModule", .graph = g, .pytree = &pt};
+        rc = readable ? exdb_print_readable(out, &m, &uo, NULL)
+                      : exdb_python_code(out, g, &uo, NULL);
+        if (rc < 0)
+            cmd_fail(s, "out of memory");
+    }
+    exdb_arena_destroy(&a);
+    return rc;
+}
+
+/* The text a request names into out, with its graph's node lines (for
+ * the flat graph and frames) in *lines (malloc'd) and that graph in *g.
+ * 0, or -1 after printing an error. */
+static int produce(session *s, const code_req *r, exdb_buf *out, const exdb_graph **g,
+                   uint32_t **lines) {
+    *g = NULL;
+    *lines = NULL;
+    if (r->where == W_MODULE && r->fqn)
+        return module_code(s, r, out);
+    if (r->where == W_MODULE)
+        return cmd_code_module_unlifted(s, r->readable, &r->o, out);
+    const exdb_graph *gr = s->prog->graph;
+    if (r->where == W_FRAME) {
+        const exdb_uframe *f = frame_at(s, r->level);
+        if (!f)
+            return -1;
+        gr = f->graph;
+    }
+    *g = gr;
+    *lines = calloc(gr->count + 1, sizeof **lines);
+    if (!*lines)
+        return cmd_fail(s, "out of memory");
+    int rc;
+    if (r->readable && r->where == W_FLAT) {
+        exdb_arena a;
+        exdb_arena_init(&a);
+        exdb_readable_mod *m = exdb_readable_program(&a, s->prog);
+        rc = m ? exdb_print_readable(out, m, &r->o, *lines) : -1;
+        exdb_arena_destroy(&a);
+    } else if (r->readable) {
+        exdb_readable_mod m = {.name = "InterpreterModule", .graph = gr};
+        rc = exdb_print_readable(out, &m, &r->o, *lines);
+    } else {
+        rc = exdb_python_code(out, gr, &r->o, *lines);
+    }
+    return rc < 0 ? cmd_fail(s, "out of memory") : 0;
+}
+
+/* JSON: "code" (the text, exactly), "lines" {node: its statement's line}. */
+static void json_answer(session *s, const char *code, const exdb_graph *g, const uint32_t *lines) {
+    if (!s->json)
+        return;
+    cmd_json_add(s, "code", cJSON_CreateString(code));
+    if (!g || !lines)
+        return;
+    cJSON *o = cJSON_CreateObject();
+    uint32_t i = 0;
+    for (const exdb_node *n = g->head; n && o; n = n->next, i++)
+        if (lines[i])
+            cJSON_AddNumberToObject(o, n->name, lines[i]);
+    cmd_json_add(s, "lines", o);
+}
+
+int cmd_code_print(session *s, int readable, int argc, char **argv) {
+    code_req r = {.readable = readable};
+    if (parse(s, &r, argc, argv, 0) < 0)
+        return -1;
+    exdb_buf out;
+    exdb_buf_init(&out);
+    const exdb_graph *g;
+    uint32_t *lines;
+    int rc = produce(s, &r, &out, &g, &lines);
+    if (rc == 0) {
+        json_answer(s, exdb_buf_str(&out), g, lines);
+        /* print(gm.code) / print_readable(): the text and a newline */
+        exdb_buf_put(&s->buf, out.s ? out.s : "", out.len);
+        exdb_buf_putc(&s->buf, '\n');
+        cmd_flush(s, 0);
+    }
+    free(lines);
+    exdb_buf_free(&out);
+    return rc;
+}
+
+int cmd_code_save(session *s, int argc, char **argv) {
+    code_req r = {0};
+    if (parse(s, &r, argc, argv, 1) < 0)
+        return -1;
+    exdb_buf out;
+    exdb_buf_init(&out);
+    const exdb_graph *g;
+    uint32_t *lines;
+    int rc = produce(s, &r, &out, &g, &lines);
+    free(lines);
+    if (rc == 0) {
+        /* the module source a user can import: the code without its
+         * leading blank lines */
+        const char *t = exdb_buf_str(&out);
+        while (*t == '\n')
+            t++;
+        exdb_error err = {0};
+        if (exdb_out_write(r.file, t, strlen(t), 0644, r.force, &err) < 0)
+            rc = cmd_fail(s, "%s", err.msg);
+        else
+            exdb_buf_printf(&s->buf, "Saved %s\n", r.file);
+        cmd_flush(s, 0);
+    }
+    exdb_buf_free(&out);
+    return rc;
+}
+
+/* The line of a flat node in print code's text, or 0. */
+void cmd_code_node_line(session *s, const exdb_node *n) {
+    const exdb_graph *g = s->prog->graph;
+    if (n->graph != g)
+        return;
+    uint32_t *lines = calloc(g->count + 1, sizeof *lines);
+    exdb_buf code;
+    exdb_buf_init(&code);
+    exdb_codegen_opts o = {0};
+    if (lines && exdb_python_code(&code, g, &o, lines) == 0) {
+        uint32_t i = 0;
+        const exdb_node *x = g->head;
+        for (; x && x != n; x = x->next)
+            i++;
+        if (x && lines[i]) {
+            /* the line itself, without its indent */
+            const char *t = exdb_buf_str(&code);
+            for (uint32_t l = 1; l < lines[i] && t; l++)
+                t = strchr(t, '\n') ? strchr(t, '\n') + 1 : NULL;
+            if (t) {
+                while (*t == ' ')
+                    t++;
+                size_t len = strcspn(t, "\n");
+                exdb_buf_printf(&s->buf, "  code:      line %u: %.*s\n", lines[i], (int)len, t);
+                if (s->json)
+                    cmd_json_add(s, "code_line", cJSON_CreateNumber(lines[i]));
+            }
+        }
+    }
+    exdb_buf_free(&code);
+    free(lines);
+}
