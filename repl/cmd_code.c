@@ -114,10 +114,25 @@ static int module_children(exdb_arena *a, const exdb_program *p, const exdb_umod
     return 0;
 }
 
+/* In JSON mode, *lines_out becomes {node: its statement's line} for g
+ * (lines as exdb_python_code fills them). */
+static void lines_json(const session *s, const exdb_graph *g, const uint32_t *lines,
+                       cJSON **lines_out) {
+    if (!s->json || !lines_out || !lines)
+        return;
+    cJSON *o = cJSON_CreateObject();
+    uint32_t i = 0;
+    for (const exdb_node *n = g->head; n && o; n = n->next, i++)
+        if (lines[i])
+            cJSON_AddNumberToObject(o, n->name, lines[i]);
+    cJSON_Delete(*lines_out);
+    *lines_out = o;
+}
+
 /* Appends the code (or readable text) of one module graph; lines as
  * exdb_python_code's. */
 static int module_text(session *s, const code_req *r, exdb_arena *a, const exdb_umodule *m,
-                       const char *fqn, exdb_buf *out) {
+                       const char *fqn, exdb_buf *out, cJSON **lines_out) {
     exdb_readable_mod rm = {0};
     rm.name = m->kind == EXDB_UMOD_ROOT    ? "UnflattenedModule"
               : m->kind == EXDB_UMOD_GRAPH ? (strrchr(fqn, '.') ? strrchr(fqn, '.') + 1 : fqn)
@@ -129,14 +144,18 @@ static int module_text(session *s, const code_req *r, exdb_arena *a, const exdb_
     } else if (module_children(a, s->prog, m, &rm) < 0) {
         return -1;
     }
-    if (r->readable)
-        return exdb_print_readable(out, &rm, &r->o, NULL);
-    return exdb_python_code(out, m->graph, &r->o, NULL);
+    uint32_t *lines = lines_out ? calloc(m->graph->count + 1, sizeof *lines) : NULL;
+    int rc = r->readable ? exdb_print_readable(out, &rm, &r->o, lines)
+                         : exdb_python_code(out, m->graph, &r->o, lines);
+    if (rc == 0)
+        lines_json(s, m->graph, lines, lines_out);
+    free(lines);
+    return rc;
 }
 
 /* print code/readable module FQN: a dispatcher's calls joined as its
  * print_readable joins them (code: each call under a "# call" line). */
-static int module_code(session *s, const code_req *r, exdb_buf *out) {
+static int module_code(session *s, const code_req *r, exdb_buf *out, cJSON **lines_out) {
     exdb_unflatten *u = finished_run(s);
     if (!u)
         return -1;
@@ -158,10 +177,10 @@ static int module_code(session *s, const code_req *r, exdb_buf *out) {
                 exdb_buf_putc(out, '\n');
             if (!r->readable)
                 exdb_buf_printf(out, "%s# call %u of %u\n", i ? "\n" : "", i + 1, m->ncall_modules);
-            rc = module_text(s, r, &a, m->call_modules[i], r->fqn, out);
+            rc = module_text(s, r, &a, m->call_modules[i], r->fqn, out, NULL);
         }
     } else {
-        rc = module_text(s, r, &a, m, r->fqn, out);
+        rc = module_text(s, r, &a, m, r->fqn, out, lines_out);
     }
     exdb_arena_destroy(&a);
     return rc < 0 ? cmd_fail(s, "out of memory") : 0;
@@ -191,7 +210,7 @@ static const exdb_uframe *frame_at(session *s, uint32_t level) {
  * _PyTreeCodeGen. torch adds the _guards_fn call when the loaded program
  * has example inputs, which a .pt2 archive always carries. */
 static int cmd_code_module_unlifted(session *s, int readable, const exdb_codegen_opts *o,
-                                    exdb_buf *out) {
+                                    exdb_buf *out, cJSON **lines_out) {
     exdb_arena a;
     exdb_arena_init(&a);
     exdb_pytree_info pt;
@@ -205,66 +224,54 @@ static int cmd_code_module_unlifted(session *s, int readable, const exdb_codegen
         exdb_codegen_opts uo = *o;
         uo.pytree = &pt;
         exdb_readable_mod m = {.name = "GraphModule", .graph = g, .pytree = &pt};
-        rc = readable ? exdb_print_readable(out, &m, &uo, NULL)
-                      : exdb_python_code(out, g, &uo, NULL);
+        uint32_t *lines = calloc(g->count + 1, sizeof *lines);
+        rc = !lines     ? -1
+             : readable ? exdb_print_readable(out, &m, &uo, lines)
+                        : exdb_python_code(out, g, &uo, lines);
         if (rc < 0)
             cmd_fail(s, "out of memory");
+        else
+            lines_json(s, g, lines, lines_out);
+        free(lines);
     }
     exdb_arena_destroy(&a);
     return rc;
 }
 
-/* The text a request names into out, with its graph's node lines (for
- * the flat graph and frames) in *lines (malloc'd) and that graph in *g.
- * 0, or -1 after printing an error. */
-static int produce(session *s, const code_req *r, exdb_buf *out, const exdb_graph **g,
-                   uint32_t **lines) {
-    *g = NULL;
-    *lines = NULL;
+/* The text a request names into out, and in JSON mode its graph's node
+ * lines in *lines_out. 0, or -1 after printing an error. */
+static int produce(session *s, const code_req *r, exdb_buf *out, cJSON **lines_out) {
     if (r->where == W_MODULE && r->fqn)
-        return module_code(s, r, out);
+        return module_code(s, r, out, lines_out);
     if (r->where == W_MODULE)
-        return cmd_code_module_unlifted(s, r->readable, &r->o, out);
-    const exdb_graph *gr = s->prog->graph;
+        return cmd_code_module_unlifted(s, r->readable, &r->o, out, lines_out);
+    const exdb_graph *g = s->prog->graph;
     if (r->where == W_FRAME) {
         const exdb_uframe *f = frame_at(s, r->level);
         if (!f)
             return -1;
-        gr = f->graph;
+        g = f->graph;
     }
-    *g = gr;
-    *lines = calloc(gr->count + 1, sizeof **lines);
-    if (!*lines)
+    uint32_t *lines = calloc(g->count + 1, sizeof *lines);
+    if (!lines)
         return cmd_fail(s, "out of memory");
     int rc;
     if (r->readable && r->where == W_FLAT) {
         exdb_arena a;
         exdb_arena_init(&a);
         exdb_readable_mod *m = exdb_readable_program(&a, s->prog);
-        rc = m ? exdb_print_readable(out, m, &r->o, *lines) : -1;
+        rc = m ? exdb_print_readable(out, m, &r->o, lines) : -1;
         exdb_arena_destroy(&a);
     } else if (r->readable) {
-        exdb_readable_mod m = {.name = "InterpreterModule", .graph = gr};
-        rc = exdb_print_readable(out, &m, &r->o, *lines);
+        exdb_readable_mod m = {.name = "InterpreterModule", .graph = g};
+        rc = exdb_print_readable(out, &m, &r->o, lines);
     } else {
-        rc = exdb_python_code(out, gr, &r->o, *lines);
+        rc = exdb_python_code(out, g, &r->o, lines);
     }
+    if (rc == 0)
+        lines_json(s, g, lines, lines_out);
+    free(lines);
     return rc < 0 ? cmd_fail(s, "out of memory") : 0;
-}
-
-/* JSON: "code" (the text, exactly), "lines" {node: its statement's line}. */
-static void json_answer(session *s, const char *code, const exdb_graph *g, const uint32_t *lines) {
-    if (!s->json)
-        return;
-    cmd_json_add(s, "code", cJSON_CreateString(code));
-    if (!g || !lines)
-        return;
-    cJSON *o = cJSON_CreateObject();
-    uint32_t i = 0;
-    for (const exdb_node *n = g->head; n && o; n = n->next, i++)
-        if (lines[i])
-            cJSON_AddNumberToObject(o, n->name, lines[i]);
-    cmd_json_add(s, "lines", o);
 }
 
 int cmd_code_print(session *s, int readable, int argc, char **argv) {
@@ -273,17 +280,22 @@ int cmd_code_print(session *s, int readable, int argc, char **argv) {
         return -1;
     exdb_buf out;
     exdb_buf_init(&out);
-    const exdb_graph *g;
-    uint32_t *lines;
-    int rc = produce(s, &r, &out, &g, &lines);
+    cJSON *lines = NULL;
+    int rc = produce(s, &r, &out, &lines);
+    if (rc == 0 && s->json) {
+        /* "code": the text exactly; "lines": {node: its statement's line} */
+        cmd_json_add(s, "code", cJSON_CreateString(exdb_buf_str(&out)));
+        if (lines)
+            cmd_json_add(s, "lines", lines);
+        lines = NULL;
+    }
     if (rc == 0) {
-        json_answer(s, exdb_buf_str(&out), g, lines);
         /* print(gm.code) / print_readable(): the text and a newline */
         exdb_buf_put(&s->buf, out.s ? out.s : "", out.len);
         exdb_buf_putc(&s->buf, '\n');
         cmd_flush(s, 0);
     }
-    free(lines);
+    cJSON_Delete(lines);
     exdb_buf_free(&out);
     return rc;
 }
@@ -294,21 +306,28 @@ int cmd_code_save(session *s, int argc, char **argv) {
         return -1;
     exdb_buf out;
     exdb_buf_init(&out);
-    const exdb_graph *g;
-    uint32_t *lines;
-    int rc = produce(s, &r, &out, &g, &lines);
-    free(lines);
+    int rc = produce(s, &r, &out, NULL);
     if (rc == 0) {
-        /* the module source a user can import: the code without its
-         * leading blank lines */
+        /* a Python file: the code without its leading blank lines and the
+         * last line's indent, ending with a newline */
         const char *t = exdb_buf_str(&out);
         while (*t == '\n')
             t++;
+        size_t len = strlen(t);
+        while (len && (t[len - 1] == ' ' || t[len - 1] == '\n'))
+            len--;
+        exdb_buf file;
+        exdb_buf_init(&file);
+        exdb_buf_put(&file, t, len);
+        exdb_buf_putc(&file, '\n');
         exdb_error err = {0};
-        if (exdb_out_write(r.file, t, strlen(t), 0644, r.force, &err) < 0)
+        if (file.oom)
+            rc = cmd_fail(s, "out of memory");
+        else if (exdb_out_write(r.file, file.s, file.len, 0644, r.force, &err) < 0)
             rc = cmd_fail(s, "%s", err.msg);
         else
             exdb_buf_printf(&s->buf, "Saved %s\n", r.file);
+        exdb_buf_free(&file);
         cmd_flush(s, 0);
     }
     exdb_buf_free(&out);
