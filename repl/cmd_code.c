@@ -134,13 +134,16 @@ static void lines_json(const session *s, const exdb_graph *g, const uint32_t *li
 static int module_text(session *s, const code_req *r, exdb_arena *a, const exdb_umodule *m,
                        const char *fqn, exdb_buf *out, cJSON **lines_out) {
     exdb_readable_mod rm = {0};
-    rm.name = m->kind == EXDB_UMOD_ROOT    ? "UnflattenedModule"
-              : m->kind == EXDB_UMOD_GRAPH ? (strrchr(fqn, '.') ? strrchr(fqn, '.') + 1 : fqn)
-                                           : "InterpreterModule";
+    rm.name = m->kind == EXDB_UMOD_ROOT ? "UnflattenedModule" : "InterpreterModule";
     rm.graph = m->graph;
     if (m->kind == EXDB_UMOD_GRAPH) {
-        if (exdb_readable_subgraph(a, s->prog, rm.name, m->graph, &rm) < 0)
+        /* a HOP subgraph asked for itself: GraphModule.print_readable
+         * names its class after its type (_get_name()), its children
+         * after their attributes */
+        const char *attr = strrchr(fqn, '.') ? strrchr(fqn, '.') + 1 : fqn;
+        if (exdb_readable_subgraph(a, s->prog, attr, m->graph, &rm) < 0)
             return -1;
+        rm.name = "GraphModule";
     } else if (module_children(a, s->prog, m, &rm) < 0) {
         return -1;
     }
@@ -334,35 +337,17 @@ int cmd_code_save(session *s, int argc, char **argv) {
     return rc;
 }
 
-/* The line of a flat node in print code's text, or 0. */
+/* print node: the node's statement in print code and its line there. */
 void cmd_code_node_line(session *s, const exdb_node *n) {
-    const exdb_graph *g = s->prog->graph;
-    if (n->graph != g)
+    if (n->graph != s->prog->graph)
         return;
-    uint32_t *lines = calloc(g->count + 1, sizeof *lines);
-    exdb_buf code;
-    exdb_buf_init(&code);
-    exdb_codegen_opts o = {0};
-    if (lines && exdb_python_code(&code, g, &o, lines) == 0) {
-        uint32_t i = 0;
-        const exdb_node *x = g->head;
-        for (; x && x != n; x = x->next)
-            i++;
-        if (x && lines[i]) {
-            /* the line itself, without its indent */
-            const char *t = exdb_buf_str(&code);
-            for (uint32_t l = 1; l < lines[i] && t; l++)
-                t = strchr(t, '\n') ? strchr(t, '\n') + 1 : NULL;
-            if (t) {
-                while (*t == ' ')
-                    t++;
-                size_t len = strcspn(t, "\n");
-                exdb_buf_printf(&s->buf, "  code:      line %u: %.*s\n", lines[i], (int)len, t);
-                if (s->json)
-                    cmd_json_add(s, "code_line", cJSON_CreateNumber(lines[i]));
-            }
-        }
+    exdb_buf t;
+    exdb_buf_init(&t);
+    uint32_t line;
+    if (exdb_python_code_node(&t, s->prog->graph, n, &line) == 0 && line) {
+        exdb_buf_printf(&s->buf, "  code:      line %u: %s\n", line, exdb_buf_str(&t));
+        if (s->json)
+            cmd_json_add(s, "code_line", cJSON_CreateNumber(line));
     }
-    exdb_buf_free(&code);
-    free(lines);
+    exdb_buf_free(&t);
 }

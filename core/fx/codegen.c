@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fx/stacktrace.h"
 #include "core/fx/sympy.h"
 #include "core/print.h"
 
@@ -35,6 +36,10 @@ typedef struct cg {
     exdb_buf prev_summary; /* append_stacktrace_summary's prev_summary_str */
     int have_prev;
     int oom;
+    /* exdb_python_code_node: the one node whose text is kept, and the
+     * lines the nodes before it wrote */
+    const exdb_node *only;
+    uint32_t only_lines;
 } cg;
 
 static void color(cg *c, exdb_buf *b, const char *code, const char *s, size_t n) {
@@ -295,67 +300,6 @@ static void annotation(cg *c, exdb_buf *b, const exdb_node *n) {
     }
 }
 
-static int is_space(char ch) {
-    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\v' || ch == '\f';
-}
-
-/* _parse_stack_trace(stack_trace).get_summary_str() into b: the innermost
- * 'File "F", line N, in NAME' line and the code line after it. 0 when the
- * trace has no such line. */
-static int stack_summary(exdb_buf *b, const char *st) {
-    while (is_space(*st))
-        st++;
-    size_t len = strlen(st);
-    while (len && is_space(st[len - 1]))
-        len--;
-    /* lines = stack_trace.strip().split("\n"): line starts */
-    size_t nl = 1;
-    for (size_t i = 0; i < len; i++)
-        nl += st[i] == '\n';
-    size_t *start = malloc((nl + 1) * sizeof *start);
-    if (!start) {
-        b->oom = 1;
-        return 0;
-    }
-    size_t k = 0;
-    start[k++] = 0;
-    for (size_t i = 0; i < len; i++)
-        if (st[i] == '\n')
-            start[k++] = i + 1;
-    start[nl] = len + 1;
-    int found = 0;
-    for (size_t idx = nl >= 2 ? nl - 1 : 0; idx-- > 0 && !found;) {
-        const char *s = st + start[idx], *e = st + start[idx + 1] - 1;
-        while (s < e && is_space(*s))
-            s++;
-        while (e > s && is_space(e[-1]))
-            e--;
-        if (e - s < 7 || strncmp(s, "File \"", 6) != 0)
-            continue;
-        /* ^File "(.+)", line (\d+), in (.+)$ with a greedy file: the last
-         * '", line ' that the rest matches after */
-        for (const char *q = e - 1; q > s + 6 && !found; q--) {
-            if (strncmp(q, "\", line ", 8) != 0 || q + 8 > e)
-                continue;
-            const char *d = q + 8, *de = d;
-            while (de < e && *de >= '0' && *de <= '9')
-                de++;
-            if (de == d || e - de < 6 || strncmp(de, ", in ", 5) != 0)
-                continue;
-            const char *cs = st + start[idx + 1], *ce = st + start[idx + 2] - 1;
-            while (cs < ce && is_space(*cs))
-                cs++;
-            while (ce > cs && is_space(ce[-1]))
-                ce--;
-            exdb_buf_printf(b, "File: %.*s:%.*s in %.*s, code: %.*s", (int)(q - s - 6), s + 6,
-                            (int)(de - d), d, (int)(e - de - 5), de + 5, (int)(ce - cs), cs);
-            found = 1;
-        }
-    }
-    free(start);
-    return found;
-}
-
 /* append_stacktrace_summary(node): "\n# File: ...\n" when it differs
  * from the last one written. */
 static void stacktrace_summary(cg *c, const exdb_node *n) {
@@ -366,7 +310,7 @@ static void stacktrace_summary(cg *c, const exdb_node *n) {
     exdb_buf_init(&line);
     exdb_buf_puts(&line, "# ");
     const char *st = n->meta ? n->meta->stack_trace : NULL;
-    if (!st || !*st || !stack_summary(&line, st)) {
+    if (!st || !*st || !exdb_stack_summary(&line, st)) {
         exdb_buf_reset(&line);
         exdb_buf_puts(&line, "# No stacktrace found for following nodes");
     }
@@ -744,6 +688,13 @@ static void gen_body(cg *c, size_t *start, uint8_t *emitted) {
         if (emitted)
             emitted[i] = c->body.len > start[i];
         delete_unused(c, n);
+        if (c->only == n)
+            return;
+        if (c->only) { /* only the count of the lines written is kept */
+            for (size_t k = 0; k < c->body.len; k++)
+                c->only_lines += c->body.s[k] == '\n';
+            exdb_buf_reset(&c->body);
+        }
     }
     if (!c->body.len)
         exdb_buf_puts(&c->body, "pass\n");
@@ -803,6 +754,34 @@ int exdb_python_code(exdb_buf *out, const exdb_graph *g, const exdb_codegen_opts
 done:
     free(start);
     free(emitted);
+    cg_free(&c);
+    return rc;
+}
+
+/* The same text cut down to node n's own: as many string operations as a
+ * whole python_code() (names, globals and last uses come from the nodes
+ * before n), but no text kept but n's, so print node stays fast on a big
+ * graph. The plain CodeGen, non-verbose, a graph whose body does not start
+ * with blank lines (so no lstrip): what print node asks. */
+int exdb_python_code_node(exdb_buf *out, const exdb_graph *g, const exdb_node *n, uint32_t *line) {
+    static const exdb_codegen_opts plain = {0};
+    cg c;
+    int rc = -1;
+    *line = 0;
+    if (cg_init(&c, g, &plain) < 0)
+        goto done;
+    c.only = n;
+    gen_body(&c, NULL, NULL);
+    /* the body's first line is line 5: three blank lines and the def */
+    size_t len = c.body.len;
+    while (len && c.body.s[len - 1] == '\n')
+        len--;
+    if (len) {
+        exdb_buf_put(out, c.body.s, len);
+        *line = 5 + c.only_lines;
+    }
+    rc = c.oom || c.body.oom || out->oom ? -1 : 0;
+done:
     cg_free(&c);
     return rc;
 }

@@ -41,4 +41,9 @@ typedef struct exdb_codegen_opts {
 int exdb_python_code(exdb_buf *out, const exdb_graph *g, const exdb_codegen_opts *o,
                      uint32_t *lines);
 
+/* Node n's statement in exdb_python_code(g, plain options)'s text, without
+ * indent or line end, into out, and its line there in *line (0 and nothing
+ * appended when n has no line of its own). -1 on out of memory. */
+int exdb_python_code_node(exdb_buf *out, const exdb_graph *g, const exdb_node *n, uint32_t *line);
+
 #endif

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/dce.h"
+
 typedef struct ucopy {
     exdb_node **map; /* program node id -> its copy */
     uint32_t n;
@@ -257,6 +259,26 @@ static int add_guards(exdb_graph *g, exdb_error *err) {
     return c ? 0 : exdb_errorf(err, "out of memory");
 }
 
+/* ep.verifiers[0].dialect: the first of the program's verifiers, else its
+ * (older) dialect, else the default Verifier's "ATEN". */
+static const char *dialect(const exdb_program *p) {
+    if (p->nverifiers && p->verifiers[0])
+        return p->verifiers[0];
+    return p->dialect ? p->dialect : "ATEN";
+}
+
+/* _remove_effect_tokens(ep), which module() calls unless the dialect is
+ * TRAINING: no tokens to remove here, but it ends with
+ * eliminate_dead_code() on the graph. */
+static int remove_dead(exdb_graph *g, exdb_error *err) {
+    exdb_dce_log log;
+    exdb_dce_log_init(&log);
+    exdb_dce_opts o = {.impure_random = 1};
+    int n = exdb_dce_run(g, &o, &log, err);
+    exdb_dce_log_free(&log);
+    return n < 0 ? -1 : 0;
+}
+
 exdb_graph *exdb_unlift(exdb_arena *a, const exdb_program *p, int guards, exdb_pytree_info *pt,
                         exdb_error *err) {
     if (codegen_info(a, p, pt, err) < 0)
@@ -269,6 +291,8 @@ exdb_graph *exdb_unlift(exdb_arena *a, const exdb_program *p, int guards, exdb_p
     exdb_node **unlifted = calloc(p->ninputs + 1, sizeof *unlifted);
     exdb_node **inputs = calloc(p->ninputs + 1, sizeof *inputs);
     int rc = unlifted && inputs ? 0 : exdb_errorf(err, "out of memory");
+    if (rc == 0 && strcmp(dialect(p), "TRAINING") != 0)
+        rc = remove_dead(g, err);
     if (rc == 0)
         rc = unlift_inputs(g, p, unlifted, inputs, err);
     if (rc == 0)

@@ -1,7 +1,8 @@
 /* unlift.h - the graph ep.module() runs: torch/export/_unlift.py's
- * _unlift_exported_program_lifted_states (lifted parameters, buffers and
- * constants back to get_attr nodes, copy_ nodes for mutations, the
- * _guards_fn call) with the _PyTreeCodeGen info _get_codegen gives it. */
+ * _unlift_exported_program_lifted_states (dead code removed unless the
+ * dialect is TRAINING, lifted parameters, buffers and constants back to
+ * get_attr nodes, copy_ nodes for mutations, the _guards_fn call) with the
+ * _PyTreeCodeGen info _get_codegen gives it. */
 #ifndef EXDB_FX_UNLIFT_H
 #define EXDB_FX_UNLIFT_H
 

@@ -50,7 +50,9 @@ answers.json:
                  "readable": {"": ..., "sdc": ...}}} for the root ("")
                  and every module graph (a dispatcher's calls as fqn#i:
                  its own print_readable joins them with a newline); the
-                 root's readable is UnflattenedModule.print_readable()
+                 root's readable is UnflattenedModule.print_readable(); the
+                 HOP subgraphs (GraphModule) under their fqn too. Recorded
+                 before unflatten runs (it removes dead code in place)
 
 Only the standard library and torch are imported here.
 """
@@ -250,8 +252,8 @@ def code_answers(ep):
     for fqn, mod in uf.named_modules(remove_duplicate=False):
         if type(mod).__name__ == "InterpreterModuleDispatcher":
             calls = [(f"{fqn}#{i}", cm) for i, cm in enumerate(mod._call_modules)]
-        elif type(mod).__name__ == "InterpreterModule":
-            calls = [(fqn, mod)]
+        elif type(mod).__name__ == "InterpreterModule" or isinstance(mod, torch.fx.GraphModule):
+            calls = [(fqn, mod)]  # a GraphModule: a HOP subgraph _copy_graph_attrs moved in
         else:
             continue
         for label, cm in calls:
@@ -279,8 +281,11 @@ def answers(ep):
         a["dce_error"] = None
     except Exception as e:  # noqa: BLE001
         a["dce"], a["dce_error"] = None, _err_text(e)
-    a["unflatten"] = unflatten_answers(ep)
+    # before unflatten, which removes the flat graph's dead code in place
+    # (docs/conformance.md, deliberate difference 1): the code of the
+    # program as loaded, which is what exdb prints
     a["code"] = code_answers(ep)
+    a["unflatten"] = unflatten_answers(ep)
     return a
 
 

@@ -9,6 +9,8 @@ print readable
 load tests/conformance/corpus/scenarios/set_grad_unflatten__strict/program.pt2
 print code
 print readable module ""
+print code module submod_1
+print readable module submod_1
 load tests/conformance/corpus/scenarios/dedup_sym_size__nonstrict__preserve/program.pt2
 print readable
 load tests/conformance/corpus/scenarios/unflatten_asserts__nonstrict/program.pt2

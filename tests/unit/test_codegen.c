@@ -16,6 +16,7 @@
 
 #include "core/fx/codegen.h"
 #include "core/fx/sympy.h"
+#include "core/program.h"
 
 static exdb_arena A;
 static exdb_graph *G;
@@ -175,4 +176,44 @@ Test(codegen, sympy_str) {
     sym("Integer(-3)", "-3");
     sym("Max(Symbol('s0', integer=True), Symbol('s1', integer=True))", "Max(s0, s1)");
     sym("s0 + 1", "s0 + 1"); /* not an srepr: as written */
+}
+
+/* print node's shortcut gives each node of the example the line and text
+ * the whole code has (a node with no line: none). */
+Test(codegen, node_line_matches_whole_code) {
+    exdb_error err = {0};
+    exdb_program *p = exdb_program_load("tests/fixtures/example.json", NULL, &err);
+    cr_assert_not_null(p, "%s", err.msg);
+    const exdb_graph *g = p->graph;
+    uint32_t *lines = calloc(g->count, sizeof *lines);
+    exdb_codegen_opts o = {0};
+    char *whole = NULL;
+    {
+        exdb_buf b;
+        exdb_buf_init(&b);
+        cr_assert_eq(exdb_python_code(&b, g, &o, lines), 0);
+        whole = b.s;
+    }
+    uint32_t i = 0, checked = 0;
+    for (const exdb_node *n = g->head; n; n = n->next, i++) {
+        exdb_buf t;
+        exdb_buf_init(&t);
+        uint32_t line;
+        cr_assert_eq(exdb_python_code_node(&t, g, n, &line), 0);
+        cr_expect_eq(line, lines[i], "%s: line %u, whole code %u", n->name, line, lines[i]);
+        if (line) {
+            const char *l = whole;
+            for (uint32_t k = 1; k < line; k++)
+                l = strchr(l, '\n') + 1;
+            cr_expect(strncmp(l, "    ", 4) == 0 && strncmp(l + 4, t.s, t.len) == 0 &&
+                          l[4 + t.len] == '\n',
+                      "%s: %s", n->name, t.s);
+            checked++;
+        }
+        exdb_buf_free(&t);
+    }
+    cr_expect_gt(checked, 50);
+    free(lines);
+    free(whole);
+    exdb_program_free(p);
 }
