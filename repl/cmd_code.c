@@ -249,11 +249,14 @@ static int produce(session *s, const code_req *r, exdb_buf *out, cJSON **lines_o
     if (r->where == W_MODULE)
         return cmd_code_module_unlifted(s, r->readable, &r->o, out, lines_out);
     const exdb_graph *g = s->prog->graph;
+    const char *cls = "InterpreterModule"; /* a frame's graph becomes one's */
     if (r->where == W_FRAME) {
         const exdb_uframe *f = frame_at(s, r->level);
         if (!f)
             return -1;
         g = f->graph;
+        if (!f->parent)
+            cls = "UnflattenedModule";
     }
     uint32_t *lines = calloc(g->count + 1, sizeof *lines);
     if (!lines)
@@ -266,7 +269,7 @@ static int produce(session *s, const code_req *r, exdb_buf *out, cJSON **lines_o
         rc = m ? exdb_print_readable(out, m, &r->o, lines) : -1;
         exdb_arena_destroy(&a);
     } else if (r->readable) {
-        exdb_readable_mod m = {.name = "InterpreterModule", .graph = g};
+        exdb_readable_mod m = {.name = cls, .graph = g};
         rc = exdb_print_readable(out, &m, &r->o, lines);
     } else {
         rc = exdb_python_code(out, g, &r->o, lines);

@@ -9,6 +9,7 @@ step
 print code frame
 print readable frame
 print code frame 1
+print readable frame 1
 print node add_
 save code --force build/golden_code_frame.py
 pipe echo | cat build/golden_code_frame.py
