@@ -59,8 +59,6 @@ static int parse(session *s, code_req *r, int argc, char **argv, int file_too) {
     if (strcmp(argv[i], "module") == 0 && argc - i <= 2) {
         r->where = W_MODULE;
         r->fqn = argc - i == 2 ? argv[i + 1] : NULL;
-        if (!r->fqn && r->readable && !file_too)
-            return cmd_fail(s, "Usage: print readable module FQN   (\"\" is the root)");
         return 0;
     }
     if (strcmp(argv[i], "frame") == 0 && argc - i <= 2 && !file_too) {
@@ -228,7 +226,7 @@ static int cmd_code_module_unlifted(session *s, int readable, const exdb_codegen
         uo.pytree = &pt;
         exdb_readable_mod m = {.name = "GraphModule", .graph = g, .pytree = &pt};
         uint32_t *lines = calloc(g->count + 1, sizeof *lines);
-        rc = !lines     ? -1
+        rc = !lines || exdb_readable_attr_children(&a, s->prog, &m) < 0 ? -1
              : readable ? exdb_print_readable(out, &m, &uo, lines)
                         : exdb_python_code(out, g, &uo, lines);
         if (rc < 0)

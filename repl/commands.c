@@ -606,7 +606,8 @@ const command program_commands[] = {
      "print code         the Python FX generates: ep.graph_module.code\n"
      "print readable     ep.graph_module.print_readable(); options --stride, --device,\n"
      "                   --color (include_stride, include_device, colored)\n"
-     "print code|readable module FQN   that module's code / print_readable() (\"\" = root)\n"
+     "print code|readable module [FQN] that module's code / print_readable() (\"\" = root;\n"
+     "                   without FQN: ep.module()'s)\n"
      "print code|readable frame [N]    the code of the graph frame N is building\n"
      "Add --all to see a listing longer than \"set max-lines\".",
      cmd_print},

@@ -114,3 +114,27 @@ exdb_readable_mod *exdb_readable_program(exdb_arena *a, const exdb_program *p) {
     m->graph = p->graph;
     return subgraph_children(a, p, p->graph, m) < 0 ? NULL : m;
 }
+
+int exdb_readable_attr_children(exdb_arena *a, const exdb_program *p, exdb_readable_mod *m) {
+    uint32_t n = 0;
+    for (const exdb_node *x = m->graph->head; x; x = x->next)
+        n += x->op == EXDB_OP_GET_ATTR && exdb_program_subgraph(p, x->target) != NULL;
+    if (!n)
+        return 0;
+    exdb_readable_mod *ch = exdb_arena_calloc(a, n, sizeof *ch);
+    if (!ch)
+        return -1;
+    uint32_t k = 0;
+    for (const exdb_node *x = m->graph->head; x && k < n; x = x->next) {
+        const struct exdb_subgraph *sg =
+            x->op == EXDB_OP_GET_ATTR ? exdb_program_subgraph(p, x->target) : NULL;
+        int seen = 0; /* one child per attribute, however many get_attrs name it */
+        for (uint32_t i = 0; sg && i < k; i++)
+            seen |= strcmp(ch[i].name, sg->name) == 0;
+        if (sg && !seen && exdb_readable_subgraph(a, p, sg->name, sg->graph, &ch[k++]) < 0)
+            return -1;
+    }
+    m->children = ch;
+    m->nchildren = k;
+    return 0;
+}

@@ -32,4 +32,10 @@ exdb_readable_mod *exdb_readable_program(exdb_arena *a, const exdb_program *p);
 int exdb_readable_subgraph(exdb_arena *a, const exdb_program *p, const char *name,
                            const exdb_graph *graph, exdb_readable_mod *m);
 
+/* m's children for a GraphModule(root, m->graph): the program subgraphs
+ * the graph's get_attr nodes name, in node order (GraphModule.__init__
+ * copies those attributes from root), each once (in a). -1 on out of
+ * memory. */
+int exdb_readable_attr_children(exdb_arena *a, const exdb_program *p, exdb_readable_mod *m);
+
 #endif

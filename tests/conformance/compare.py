@@ -29,7 +29,8 @@ EXDB once in batch mode with --json and compares, with torch's answers
              module graph (root "" included); print readable module FQN
              (plain and with all three options) == its print_readable(), a
              dispatcher's being its calls' joined by a newline (bytes)
-  unlifted   print code module    == ep.module().code               (bytes)
+  unlifted   print code module    == ep.module().code, print readable module ==
+             ep.module().print_readable()                           (bytes)
 
 Two differences docs/conformance.md lists as deliberate are recognised here
 and counted apart ("deliberate"), never as plain passes: an unflatten error
@@ -67,7 +68,7 @@ def code_cmds(code):
     """the exdb commands whose answers the code checks compare"""
     if not code or "load_error" in code:
         return []
-    cmds = ["print code", "print code module"]
+    cmds = ["print code", "print code module", "print readable module"]
     cmds += ["print readable" + opt_words(o) for o in OPTS]
     u = code.get("unflatten")
     if isinstance(u, dict) and "error" not in u:
@@ -116,8 +117,9 @@ def check_code(res, get, code):
     res["code"] = (bad is None, bad or "")
     bad = [b for b in (one("print readable" + opt_words(o), code["readable"][o]) for o in OPTS) if b]
     res["readable"] = (not bad, "\n".join(bad))
-    bad = one("print code module", code["module"])
-    res["unlifted"] = (bad is None, bad or "")
+    bad = [b for b in (one("print code module", code["module"]),
+                       one("print readable module", code["module_readable"])) if b]
+    res["unlifted"] = (not bad, "\n".join(bad))
     u = code.get("unflatten")
     if not isinstance(u, dict) or "error" in u:
         res["module-code"] = (True, "torch cannot unflatten: nothing to compare")
