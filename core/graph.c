@@ -233,6 +233,10 @@ static int is_reserved(const char *s) {
     return 0;
 }
 
+int exdb_name_is_reserved(const char *s) {
+    return is_reserved(s);
+}
+
 exdb_graph *exdb_graph_new(exdb_arena *a) {
     exdb_graph *g = exdb_arena_calloc(a, 1, sizeof *g);
     if (!g)

@@ -8,17 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fx/pyexpr.h"
 #include "core/fx/stacktrace.h"
 #include "core/fx/sympy.h"
 #include "core/print.h"
 
 /* graph.py's _color_codes */
-#define RED       "\033[31m"
-#define BLUE      "\033[34m"
-#define DIM       "\033[2m"
-#define DIM_BLUE  "\033[2m\033[34m"
-#define DIM_GREEN "\033[2m\033[32m"
-#define RESET     "\033[0m"
+#define BLUE  "\033[34m"
+#define DIM   "\033[2m"
+#define RESET "\033[0m"
 
 /* One code generation: the state _gen_python_code keeps in its closure. */
 typedef struct cg {
@@ -40,6 +38,8 @@ typedef struct cg {
      * lines the nodes before it wrote */
     const exdb_node *only;
     uint32_t only_lines;
+    /* every node keeps its name in the namespace (see identity_names) */
+    int identity;
 } cg;
 
 static void color(cg *c, exdb_buf *b, const char *code, const char *s, size_t n) {
@@ -61,7 +61,7 @@ static int reserve_name(cg *c, const char *name) {
 
 /* repr(node) while python_code runs: namespace.create_name(node.name, node). */
 static const char *node_name(cg *c, const exdb_node *n) {
-    if (n->graph != c->g || n->id >= c->g->next_id)
+    if (n->graph != c->g || n->id >= c->g->next_id || c->identity)
         return n->name; /* not this graph's: as str(graph) would show it */
     if (!c->names[n->id]) {
         c->names[n->id] = exdb_graph_create_name(c->ns, n->name);
@@ -198,63 +198,6 @@ static void format_args(cg *c, exdb_buf *b, const exdb_node *n, uint32_t first) 
     }
 }
 
-/* str.isidentifier() for the ASCII names FX targets hold; a byte >= 0x80
- * is taken as a letter (Python accepts most non-ASCII letters). */
-static int is_identifier(const char *s, size_t n) {
-    if (!n || (s[0] >= '0' && s[0] <= '9'))
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if (!(ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-              (ch >= '0' && ch <= '9') || ch >= 0x80))
-            return 0;
-    }
-    return 1;
-}
-
-/* _format_target(base, target): "self.layer1.0.conv" as
- * getattr(self.layer1, "0").conv. */
-static void format_target(exdb_buf *b, const char *base, const char *target) {
-    exdb_buf r;
-    exdb_buf_init(&r);
-    exdb_buf_puts(&r, base);
-    for (const char *p = target;;) {
-        const char *dot = strchr(p, '.');
-        size_t n = dot ? (size_t)(dot - p) : strlen(p);
-        if (is_identifier(p, n)) {
-            exdb_buf_putc(&r, '.');
-            exdb_buf_put(&r, p, n);
-        } else {
-            exdb_buf t;
-            exdb_buf_init(&t);
-            exdb_buf_printf(&t, "getattr(%s, \"%.*s\")", exdb_buf_str(&r), (int)n, p);
-            exdb_buf_free(&r);
-            r = t;
-        }
-        if (!dot)
-            break;
-        p = dot + 1;
-    }
-    if (r.oom)
-        b->oom = 1;
-    exdb_buf_puts(b, exdb_buf_str(&r));
-    exdb_buf_free(&r);
-}
-
-/* One dimension list: stringify_shape (str() of each entry). */
-static void shape(exdb_buf *b, const exdb_sym *d, uint32_t n) {
-    exdb_buf_putc(b, '[');
-    for (uint32_t i = 0; i < n; i++) {
-        if (i)
-            exdb_buf_puts(b, ", ");
-        if (d[i].expr)
-            exdb_sympy_str(b, d[i].expr);
-        else
-            exdb_buf_put_i64(b, (long long)d[i].v.i);
-    }
-    exdb_buf_putc(b, ']');
-}
-
 /* emit_node's verbose maybe_type_annotation: ': "f32[2, 3]"' for a tensor
  * value (with _tensor_annotation's stride and device when asked),
  * ': "Sym(s0)"' for a symbolic value; nothing otherwise. */
@@ -263,34 +206,10 @@ static void annotation(cg *c, exdb_buf *b, const exdb_node *n) {
     if (!c->o->verbose || !v)
         return;
     if (v->kind == EXDB_VAL_TENSOR) {
-        const exdb_tensor_meta *t = v->u.t;
-        exdb_buf tmp;
-        exdb_buf_init(&tmp);
         exdb_buf_puts(b, ": \"");
-        const char *ab = exdb_dtype_abbr(t->dtype);
-        color(c, b, RED, ab, strlen(ab));
-        shape(&tmp, t->sizes, t->ndim);
-        color(c, b, BLUE, tmp.s ? tmp.s : "", tmp.len);
-        /* _tensor_annotation colours the stride and device even when empty */
-        exdb_buf_reset(&tmp);
-        if (c->o->include_stride) {
-            if (t->strides)
-                shape(&tmp, t->strides, t->ndim);
-            else
-                exdb_buf_puts(&tmp, "[]");
-        }
-        color(c, b, DIM_BLUE, tmp.s ? tmp.s : "", tmp.len);
-        exdb_buf_reset(&tmp);
-        if (c->o->include_device) {
-            exdb_buf_puts(&tmp, t->device_type ? t->device_type : "cpu");
-            if (t->device_index >= 0)
-                exdb_buf_printf(&tmp, ":%d", t->device_index);
-        }
-        color(c, b, DIM_GREEN, tmp.s ? tmp.s : "", tmp.len);
+        exdb_fx_tensor_annotation(b, v->u.t, c->o->include_stride, c->o->include_device,
+                                  c->o->colored);
         exdb_buf_putc(b, '"');
-        if (tmp.oom)
-            b->oom = 1;
-        exdb_buf_free(&tmp);
     } else if ((v->kind == EXDB_VAL_SYMINT || v->kind == EXDB_VAL_SYMFLOAT ||
                 v->kind == EXDB_VAL_SYMBOOL) &&
                v->u.sym.expr) {
@@ -330,48 +249,6 @@ static void stacktrace_summary(cg *c, const exdb_node *n) {
     exdb_buf_free(&line);
 }
 
-/* graph.py's magic_methods (reflectable ones included) and inplace_methods */
-static const char *const magic[][2] = {{"eq", "{} == {}"},
-                                       {"ne", "{} != {}"},
-                                       {"lt", "{} < {}"},
-                                       {"gt", "{} > {}"},
-                                       {"le", "{} <= {}"},
-                                       {"ge", "{} >= {}"},
-                                       {"pos", "+{}"},
-                                       {"neg", "-{}"},
-                                       {"invert", "~{}"},
-                                       {"add", "{} + {}"},
-                                       {"sub", "{} - {}"},
-                                       {"mul", "{} * {}"},
-                                       {"floordiv", "{} // {}"},
-                                       {"truediv", "{} / {}"},
-                                       {"div", "{} / {}"},
-                                       {"mod", "{} % {}"},
-                                       {"pow", "{} ** {}"},
-                                       {"lshift", "{} << {}"},
-                                       {"rshift", "{} >> {}"},
-                                       {"and_", "{} & {}"},
-                                       {"or_", "{} | {}"},
-                                       {"xor", "{} ^ {}"},
-                                       {"getitem", "{}[{}]"},
-                                       {"matmul", "{} @ {}"},
-                                       {NULL, NULL}};
-static const char *const inplace[][2] = {
-    {"iadd", "{} += {}"},     {"iand", "{} &= {}"},       {"ifloordiv", "{} //= {}"},
-    {"ilshift", "{} <<= {}"}, {"imod", "{} %= {}"},       {"imul", "{} *= {}"},
-    {"imatmul", "{} @= {}"},  {"ior", "{} |= {}"},        {"ipow", "{} **= {}"},
-    {"irshift", "{} >>= {}"}, {"isub", "{} -= {}"},       {"itruediv", "{} /= {}"},
-    {"ixor", "{} ^= {}"},     {"setitem", "{}[{}] = {}"}, {NULL, NULL}};
-
-static const char *op_format(const char *const (*table)[2], const exdb_node *n) {
-    if (n->tkind != EXDB_T_PYFN || strncmp(n->target, "operator.", 9) != 0)
-        return NULL;
-    for (int i = 0; table[i][0]; i++)
-        if (strcmp(n->target + 9, table[i][0]) == 0)
-            return table[i][1];
-    return NULL;
-}
-
 /* str.format(*(_get_repr(a) for a in node.args)) of a "{} + {}" form. */
 static void format_op(cg *c, exdb_buf *b, const char *fmt, const exdb_node *n) {
     uint32_t i = 0;
@@ -395,13 +272,13 @@ static void lhs(cg *c, exdb_buf *b, const exdb_node *n) {
 }
 
 static void emit_call_function(cg *c, exdb_buf *b, const exdb_node *n) {
-    const char *fmt = op_format(magic, n);
+    const char *fmt = exdb_fx_operator_format(n, 0);
     if (fmt) {
         lhs(c, b, n);
         format_op(c, b, fmt, n);
         return;
     }
-    if ((fmt = op_format(inplace, n))) {
+    if ((fmt = exdb_fx_operator_format(n, 1))) {
         format_op(c, b, fmt, n);
         exdb_buf_puts(b, ";  ");
         lhs(c, b, n);
@@ -412,12 +289,12 @@ static void emit_call_function(cg *c, exdb_buf *b, const exdb_node *n) {
     const char *gname = global_name(c, n);
     if (strcmp(gname, "getattr") == 0 && n->args.n == 2 &&
         n->args.u.items[1].kind == EXDB_ARG_STR &&
-        is_identifier(n->args.u.items[1].u.s, strlen(n->args.u.items[1].u.s))) {
+        exdb_fx_is_identifier(n->args.u.items[1].u.s, strlen(n->args.u.items[1].u.s))) {
         exdb_buf base;
         exdb_buf_init(&base);
         get_repr(c, &base, &n->args.u.items[0]);
         lhs(c, b, n);
-        format_target(b, exdb_buf_str(&base), n->args.u.items[1].u.s);
+        exdb_fx_format_target(b, exdb_buf_str(&base), n->args.u.items[1].u.s);
         exdb_buf_free(&base);
         return;
     }
@@ -478,7 +355,7 @@ static void emit_node(cg *c, const exdb_node *n) {
         if (n->args.n)
             get_repr(c, &base, &n->args.u.items[0]);
         lhs(c, b, n);
-        format_target(b, exdb_buf_str(&base), n->target);
+        exdb_fx_format_target(b, exdb_buf_str(&base), n->target);
         exdb_buf_free(&base);
         exdb_buf_putc(b, '(');
         format_args(c, b, n, 1);
@@ -490,14 +367,14 @@ static void emit_node(cg *c, const exdb_node *n) {
         return;
     case EXDB_OP_CALL_MODULE:
         lhs(c, b, n);
-        format_target(b, "self", n->target);
+        exdb_fx_format_target(b, "self", n->target);
         exdb_buf_putc(b, '(');
         format_args(c, b, n, 0);
         exdb_buf_putc(b, ')');
         return;
     case EXDB_OP_GET_ATTR:
         lhs(c, b, n);
-        format_target(b, "self", n->target);
+        exdb_fx_format_target(b, "self", n->target);
         return;
     case EXDB_OP_OUTPUT: {
         const exdb_pytree_info *pt = c->o->pytree;
@@ -638,6 +515,38 @@ static void gen_fn_def(cg *c, exdb_buf *b) {
     }
 }
 
+/* Whether the namespace would give every node its own name: each name a
+ * plain ASCII identifier, not one create_name refuses ("None" included:
+ * codegen's obj is the node), and no target that makes a global of its own
+ * name (a Python function neither torch's, nor an operator FX writes as
+ * one, nor a builtin), which a later node could have to yield to. Node
+ * names are unique, so then create_name(node.name) is node.name, and the
+ * namespace can be skipped: most of the time of a big graph's code. */
+static int identity_names(const exdb_graph *g) {
+    for (const exdb_node *n = g->head; n; n = n->next) {
+        const char *s = n->name;
+        if (!*s || (*s >= '0' && *s <= '9'))
+            return 0;
+        int digit = 0;
+        for (; *s; s++) {
+            if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+                  (*s >= '0' && *s <= '9') || *s == '_'))
+                return 0;
+            digit |= *s >= '0' && *s <= '9';
+        }
+        /* no refused name holds a digit, and most names of a big graph do */
+        if (!digit && (strcmp(n->name, "None") == 0 || exdb_name_is_reserved(n->name)))
+            return 0;
+        if (n->op == EXDB_OP_CALL_FUNCTION && n->tkind == EXDB_T_PYFN &&
+            (strncmp(n->target, "torch.", 6) != 0 ||
+             strncmp(n->target, "torch._dynamo.", 14) == 0 ||
+             strncmp(n->target, "torch._inductor.", 16) == 0) &&
+            !exdb_fx_operator_format(n, 0) && !exdb_fx_operator_format(n, 1))
+            return 0;
+    }
+    return 1;
+}
+
 static int cg_init(cg *c, const exdb_graph *g, const exdb_codegen_opts *o) {
     static const char *const custom_builtins[] = {"inf",    "nan",       "NoneType", "torch",
                                                   "device", "fx_pytree", "pytree",   NULL};
@@ -650,10 +559,12 @@ static int cg_init(cg *c, const exdb_graph *g, const exdb_codegen_opts *o) {
     exdb_buf_init(&c->prev_summary);
     c->ns = exdb_graph_new(&c->arena);
     size_t n = g->next_id ? g->next_id : 1;
-    c->names = calloc(n, sizeof *c->names);
+    c->identity = identity_names(g);
+    if (!c->identity) /* node names of their own: kept by node id */
+        c->names = calloc(n, sizeof *c->names);
     c->last_use = calloc(n, sizeof *c->last_use);
     c->deleted = calloc(n, 1);
-    if (!c->ns || !c->names || !c->last_use || !c->deleted)
+    if (!c->ns || (!c->identity && !c->names) || !c->last_use || !c->deleted)
         return -1;
     for (int i = 0; custom_builtins[i]; i++)
         if (reserve_name(c, custom_builtins[i]) < 0)
@@ -670,16 +581,109 @@ static void cg_free(cg *c) {
     exdb_arena_destroy(&c->arena);
 }
 
+/* What emit_node does to the namespace for a node before the one
+ * exdb_python_code_node wants, without its text: the global its target
+ * takes, then its name, in emit_node's order; and the lines it would
+ * write (one a node in the plain form, none for a placeholder that keeps
+ * its name). */
+static void skim_node(cg *c, const exdb_node *n) {
+    if (n->op == EXDB_OP_PLACEHOLDER) {
+        const char *name = node_name(c, n);
+        const char *t = n->target, *m = name;
+        for (; *t; t++) /* node.target.replace("*", "") != repr(node) */
+            if (*t != '*' && *t != *m++)
+                break;
+        c->only_lines += *t || *m;
+        return;
+    }
+    if (n->op == EXDB_OP_CALL_FUNCTION && !exdb_fx_operator_format(n, 0) &&
+        !exdb_fx_operator_format(n, 1))
+        global_name(c, n);
+    node_name(c, n);
+    c->only_lines++;
+}
+
+typedef struct use_ref {
+    const exdb_node *user, *input;
+} use_ref;
+
+static int cmp_use(const void *a, const void *b) {
+    const exdb_node *x = ((const use_ref *)a)->user, *y = ((const use_ref *)b)->user;
+    return x < y ? -1 : x > y;
+}
+
+/* register_last_uses as far as node c->only needs it: the inputs whose
+ * last use it is. A later use of an input is one of its users met after
+ * the node, so one walk over the rest of the graph looks each node up
+ * among the inputs' users (sorted) and reads no argument tree. */
+static void only_last_uses(cg *c) {
+    const exdb_node *n = c->only;
+    arg_last_uses(c, &n->args, n);
+    arg_last_uses(c, &n->kwargs, n);
+    size_t k = 0, cap = 0;
+    use_ref *refs = NULL;
+    for (int pass = 0; pass < 2 && !c->oom; pass++) {
+        const exdb_arg *root = pass ? &n->kwargs : &n->args;
+        for (uint32_t i = 0; i < root->n; i++) {
+            const exdb_arg *st[64];
+            uint32_t sp = 0;
+            st[sp++] = &root->u.items[i];
+            while (sp && !c->oom) {
+                const exdb_arg *a = st[--sp];
+                if (a->kind == EXDB_ARG_LIST || a->kind == EXDB_ARG_TUPLE ||
+                    a->kind == EXDB_ARG_DICT) {
+                    for (uint32_t j = 0; j < a->n && sp < 64; j++)
+                        st[sp++] = &a->u.items[j];
+                    continue;
+                }
+                const exdb_node *x = a->kind == EXDB_ARG_NODE ? a->u.node : NULL;
+                if (!x || x->graph != c->g || x->id >= c->g->next_id)
+                    continue;
+                if (k + x->nusers > cap) {
+                    cap = 2 * (k + x->nusers) + 16;
+                    use_ref *nr = realloc(refs, cap * sizeof *nr);
+                    if (!nr) {
+                        c->oom = 1;
+                        break;
+                    }
+                    refs = nr;
+                }
+                for (uint32_t u = 0; u < x->nusers; u++)
+                    refs[k++] = (use_ref){x->users[u], x};
+            }
+        }
+    }
+    if (k)
+        qsort(refs, k, sizeof *refs, cmp_use);
+    for (const exdb_node *m = n->next; m && k && !c->oom; m = m->next) {
+        use_ref key = {m, NULL};
+        use_ref *r = bsearch(&key, refs, k, sizeof *refs, cmp_use);
+        if (!r)
+            continue;
+        while (r > refs && r[-1].user == m)
+            r--;
+        for (; r < refs + k && r->user == m; r++) /* a use after the node */
+            c->last_use[r->input->id] = m->id + 1;
+    }
+    free(refs);
+}
+
 /* The body: every node's statement (line offsets in start[]), as
  * _gen_python_code's loop writes it. */
 static void gen_body(cg *c, size_t *start, uint8_t *emitted) {
     const exdb_graph *g = c->g;
-    for (const exdb_node *n = g->tail; n; n = n->prev) {
+    if (c->only)
+        only_last_uses(c);
+    for (const exdb_node *n = c->only ? NULL : g->tail; n; n = n->prev) {
         arg_last_uses(c, &n->args, n);
         arg_last_uses(c, &n->kwargs, n);
     }
     uint32_t i = 0;
     for (const exdb_node *n = g->head; n; n = n->next, i++) {
+        if (c->only && c->only != n) {
+            skim_node(c, n);
+            continue;
+        }
         if (c->o->verbose)
             stacktrace_summary(c, n);
         if (start)
@@ -690,11 +694,6 @@ static void gen_body(cg *c, size_t *start, uint8_t *emitted) {
         delete_unused(c, n);
         if (c->only == n)
             return;
-        if (c->only) { /* only the count of the lines written is kept */
-            for (size_t k = 0; k < c->body.len; k++)
-                c->only_lines += c->body.s[k] == '\n';
-            exdb_buf_reset(&c->body);
-        }
     }
     if (!c->body.len)
         exdb_buf_puts(&c->body, "pass\n");
