@@ -1030,7 +1030,7 @@ Test(unflatten, stepping_events) {
     exdb_buf b;
     exdb_buf_init(&b);
     exdb_unflatten_describe(&b, f.u, &f.u->log[f.u->pos - 1]);
-    cr_expect_str_eq(exdb_buf_str(&b), "EXIT foo (1 nodes copied)");
+    cr_expect_str_eq(exdb_buf_str(&b), "EXIT foo (1 node copied)");
     exdb_buf_free(&b);
     cr_assert_eq(exdb_unflatten_run(f.u, &e), 0);
     cr_expect(exdb_unflatten_done(f.u));
