@@ -26,11 +26,11 @@ LDLIBS_ALL  = $(PKG_LIBS) -lm
 
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-CORE_SRC := $(sort $(wildcard core/*.c))
+CORE_SRC := $(sort $(wildcard core/*.c core/fx/*.c))
 VIZ_SRC  := $(sort $(wildcard viz/*.c))
 REPL_SRC := $(sort $(wildcard repl/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
-HDRS     := $(wildcard core/*.h viz/*.h repl/*.h tests/unit/*.h)
+HDRS     := $(wildcard core/*.h core/fx/*.h viz/*.h repl/*.h tests/unit/*.h)
 
 # Release objects in build/rel, sanitizer objects in build/san.
 rel = $(patsubst %.c,build/rel/%.o,$(1))
@@ -143,7 +143,7 @@ install: all
 	install -m 644 core/*.h $(DESTDIR)$(PREFIX)/include/exdb/
 
 format:
-	clang-format -i $(CORE_SRC) $(VIZ_SRC) $(REPL_SRC) $(UNIT_SRC) $(wildcard core/*.h viz/*.h repl/*.h)
+	clang-format -i $(CORE_SRC) $(VIZ_SRC) $(REPL_SRC) $(UNIT_SRC) $(wildcard core/*.h core/fx/*.h viz/*.h repl/*.h)
 
 clean:
 	rm -rf build exdb core/libexdb.a

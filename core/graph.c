@@ -233,6 +233,10 @@ static int is_reserved(const char *s) {
     return 0;
 }
 
+int exdb_name_is_reserved(const char *s) {
+    return is_reserved(s);
+}
+
 exdb_graph *exdb_graph_new(exdb_arena *a) {
     exdb_graph *g = exdb_arena_calloc(a, 1, sizeof *g);
     if (!g)
@@ -999,7 +1003,8 @@ uint32_t exdb_node_replace_all_uses_with(exdb_node *n, exdb_node *repl) {
     exdb_node **users = malloc((count ? count : 1) * sizeof *users);
     if (!users)
         return 0;
-    memcpy(users, n->users, count * sizeof *users);
+    if (count) /* a node without users may have no users array at all */
+        memcpy(users, n->users, count * sizeof *users);
     for (uint32_t i = 0; i < count; i++)
         exdb_node_replace_input_with(users[i], n, repl);
     free(users);

@@ -222,6 +222,9 @@ int exdb_graph_reserve(exdb_graph *g, uint32_t n, uint32_t nbases);
  * makes it unique with _N suffixes exactly as FX does (graph.c cites the
  * rules). The name is reserved for good, even after its node is erased. */
 const char *exdb_graph_create_name(exdb_graph *g, const char *candidate);
+/* Whether create_name refuses name as it is (a Python keyword, builtin or
+ * FX custom builtin: _illegal_names, "None" excepted as graph.c says). */
+int exdb_name_is_reserved(const char *name);
 /* Graph._target_to_str: the default name candidate of a node with this op
  * and target (the callable's __name__ or the string, snake-cased), in a. */
 const char *exdb_target_to_str(exdb_arena *a, exdb_op op, const char *target,

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd_code.h"
 #include "command.h"
 #include "json_answers.h"
 #include "core/dce.h"
@@ -508,6 +509,8 @@ static void save_report(session *s, const exdb_save_stats *st, int paren) {
 }
 
 static int cmd_save(session *s, int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "code") == 0) /* save code ...: cmd_code.c */
+        return cmd_code_save(s, argc - 1, argv + 1);
     int force = 0, dry = 0;
     const char *file = NULL;
     for (int i = 1; i < argc; i++) {
@@ -606,7 +609,7 @@ const command lint_commands[] = {
      cmd_dce},
     {"undo", 0, 0, CMD_NEEDS_PROGRAM, "undo",
      "Put back what the last dce (flat, module or all) removed.", NULL, cmd_undo},
-    {"save", 1, 2, CMD_NEEDS_PROGRAM, "save [--force] FILE | save --dry-run",
+    {"save", 1, -1, CMD_NEEDS_PROGRAM, "save [--force] FILE | save --dry-run",
      "Write the current program (e.g. after dce) in the format it was loaded from.",
      "Bare JSON stays bare JSON; a .pt2 or legacy zip is copied member for member with the\n"
      "program replaced. Serialized nodes removed by dce are left out with their values.\n"
@@ -618,7 +621,9 @@ const command lint_commands[] = {
      "save refuses and writes nothing (load it again). The write is atomic (temporary\n"
      "file, then rename); an existing FILE is only replaced with --force, and never when\n"
      "it is not a regular file (a device, a FIFO, a link). --dry-run says what would be\n"
-     "written, and writes nothing.",
+     "written, and writes nothing.\n"
+     "save code [--force] [module [FQN]] FILE writes print code's Python instead (module\n"
+     "FQN: that module's, \"\" the root; module alone: ep.module()'s).",
      cmd_save},
     {"quit-if-complete", 0, -1, 0, "quit-if-complete [TEXT]",
      "In a script: if the unflatten run is complete, print TEXT and quit (status 0).",

@@ -13,6 +13,7 @@
 #include "core/print.h"
 #include "core/sha1.h"
 #include "core/unflatten.h"
+#include "cmd_code.h"
 #include "command.h"
 #include "json_answers.h"
 #include "session.h"
@@ -256,8 +257,17 @@ static const char *const info_words[] = {
     "breakpoints",  "frame",     "node-map",          "placeholders", "seen-nodes",
     "seen-modules", "ivals",     "watchpoints",       "display",      "events",
     "node",         NULL};
-enum { PRINT_GRAPH, PRINT_TABULAR, PRINT_NODE, PRINT_MODULE, PRINT_FRAME };
-static const char *const print_words[] = {"graph", "tabular", "node", "module", "frame", NULL};
+enum {
+    PRINT_GRAPH,
+    PRINT_TABULAR,
+    PRINT_NODE,
+    PRINT_MODULE,
+    PRINT_FRAME,
+    PRINT_CODE,
+    PRINT_READABLE
+};
+static const char *const print_words[] = {"graph", "tabular", "node",     "module",
+                                          "frame", "code",    "readable", NULL};
 
 /* print node NAME... (and info node, as display's "node NAME" reads it):
  * argv[0] is "node". */
@@ -271,8 +281,10 @@ static int print_nodes(session *s, const char *cmd, int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         const exdb_node *n = exdb_graph_find(s->prog->graph, argv[i]);
         exdb_print_node_info(&s->buf, s->prog, n);
-        if (arr)
-            cJSON_AddItemToArray(arr, ja_node(s->prog, n));
+        cJSON *nj = arr ? ja_node(s->prog, n) : NULL;
+        cmd_code_node_line(s, n, nj);
+        if (nj)
+            cJSON_AddItemToArray(arr, nj);
     }
     cmd_flush(s, 1);
     cmd_json_add(s, "nodes", arr);
@@ -340,6 +352,8 @@ static int cmd_print(session *s, int argc, char **argv) {
     }
     if (w == PRINT_NODE)
         return print_nodes(s, "print", argc - 1, argv + 1);
+    if (w == PRINT_CODE || w == PRINT_READABLE)
+        return cmd_code_print(s, w == PRINT_READABLE, argc - 1, argv + 1);
     if (argc > 2)
         return cmd_fail(s, "print %s takes no argument", print_words[w]);
     if (w == PRINT_GRAPH)
@@ -637,13 +651,20 @@ const command program_commands[] = {
      "info node NAME...       as print node (\"info node\" is not \"info node-map\")\n"
      "Add --all to see a listing longer than \"set max-lines\".",
      cmd_info},
-    {"print", 1, -1, CMD_NEEDS_PROGRAM, "print graph|tabular|node NAME...|module FQN|frame [N]",
+    {"print", 1, -1, CMD_NEEDS_PROGRAM,
+     "print graph|tabular|node NAME...|module FQN|frame [N]|code|readable",
      "Print the flat graph, nodes, a module's graph, or a frame's partial graph.",
      "print graph        the graph exactly as str(torch.fx.Graph) prints it\n"
      "print tabular      as Graph.print_tabular() prints it\n"
      "print node NAME    one node: op, target, args, users, value, module stack, stack trace\n"
      "print module FQN   one unflattened module's graph, as str(graph) prints it (\"\" = root)\n"
      "print frame [N]    the graph the outliner is building in frame N (default: selected)\n"
+     "print code         the Python FX generates: ep.graph_module.code\n"
+     "print readable     ep.graph_module.print_readable(); options --stride, --device,\n"
+     "                   --color (include_stride, include_device, colored)\n"
+     "print code|readable module [FQN] that module's code / print_readable() (\"\" = root;\n"
+     "                   without FQN: ep.module()'s)\n"
+     "print code|readable frame [N]    the code of the graph frame N is building\n"
      "Add --all to see a listing longer than \"set max-lines\".",
      cmd_print},
     {"echo", 0, -1, 0, "echo TEXT", "Print TEXT.", NULL, cmd_echo},

@@ -163,6 +163,12 @@ print node relu native_layer_norm output p_embed_weight
 print module encoder
 print module encoder.layers.0.act
 print module ""
+print code
+print readable --stride --device
+print code module
+print readable module encoder
+save code --force {tmp}/flat_code.py
+save code --force module encoder {tmp}/encoder_code.py
 echo hello
 pwd
 cd {tmp}
@@ -262,6 +268,8 @@ info facts
 info modules
 print graph
 print module ""
+print code
+print readable module ""
 """
 
 REAL_SCRIPT = """\
@@ -274,6 +282,8 @@ info modules
 print graph
 print node {node}
 print module {module}
+print code
+print readable module {module}
 step
 stepi 3
 backtrace

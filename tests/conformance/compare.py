@@ -21,6 +21,16 @@ EXDB once in batch mode with --json and compares, with torch's answers
              call of a dispatcher (bytes)
   lint-all   lint all: each module graph's FX findings == its Graph.lint()
   dce-all    dce all --dry-run: names removed per module graph
+  code       print code           == ep.graph_module.code           (bytes)
+  readable   print readable [--stride] [--device] [--color]
+                                  == ep.graph_module.print_readable(print_output=False,
+                                     include_stride=, include_device=, colored=): all 8
+  module-code  print code module FQN == graph.python_code("self").src of every
+             module graph (root "" included); print readable module FQN
+             (plain and with all three options) == its print_readable(), a
+             dispatcher's being its calls' joined by a newline (bytes)
+  unlifted   print code module    == ep.module().code, print readable module ==
+             ep.module().print_readable()                           (bytes)
 
 Two differences docs/conformance.md lists as deliberate are recognised here
 and counted apart ("deliberate"), never as plain passes: an unflatten error
@@ -31,7 +41,7 @@ in torch). Programs that torch refused to export or save are counted as
 
 --selftest PROG first changes each of torch's answers for the program in
 folder PROG in turn and checks that exdb is then found to differ (a check
-that cannot fail is a defect); those ten results count in the totals.
+that cannot fail is a defect); those results (one per check) count in the totals.
 
 Prints one line per failing check (all with --verbose), then
 "conformance: N passed, M failed" (checks). Exit 1 on any failure.
@@ -46,7 +56,95 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CHECKS = ["graph", "tabular", "lint", "dce", "unflatten", "events", "modules",
-          "module-graphs", "lint-all", "dce-all"]
+          "module-graphs", "lint-all", "dce-all", "code", "readable", "module-code", "unlifted"]
+OPTS = ["", "s", "d", "c", "sd", "sc", "dc", "sdc"]
+
+
+def opt_words(o):
+    return "".join(w for k, w in (("s", " --stride"), ("d", " --device"), ("c", " --color")) if k in o)
+
+
+def code_cmds(code):
+    """the exdb commands whose answers the code checks compare"""
+    if not code or "load_error" in code:
+        return []
+    cmds = ["print code", "print code module", "print readable module"]
+    cmds += ["print readable" + opt_words(o) for o in OPTS]
+    u = code.get("unflatten")
+    if isinstance(u, dict) and "error" not in u:
+        for fqn in sorted({lbl.split("#")[0] for lbl in u}):
+            for c in ("print code module ", "print readable module ",
+                      "print readable --stride --device --color module "):
+                cmds.append(c + quote(fqn))
+    return cmds
+
+
+def code_of(o):
+    return (o or {}).get("code")
+
+
+def class_blocks(text):
+    """a print_readable text as its own class and its nested classes in
+    name order: torch nests a module's HOP subgraphs in the order
+    _copy_graph_attrs added them, a Python set's (see hop_order)"""
+    parts = text.rstrip("\n").split("\n\n    class ")
+    return [parts[0]] + sorted(parts[1:])
+
+
+def check_code(res, get, code):
+    """the code, readable, module-code and unlifted checks"""
+    deliberate = []
+    def one(cmd, want):
+        if isinstance(want, dict):  # torch raised: exdb need not answer
+            return None
+        o = get.get(cmd)
+        if o is None or not o.get("ok"):
+            return f"{cmd}: " + ((o or {}).get("error") or "no answer")
+        have = code_of(o)
+        if have != want:
+            if cmd.startswith("print readable") and " module " in cmd and have and \
+                    class_blocks(have) == class_blocks(want):
+                deliberate.append(cmd)
+                return None
+            return f"{cmd}:\n" + diff(want, have or "")
+        return None
+
+    if not code or "load_error" in code:
+        for c in ("code", "readable", "module-code", "unlifted"):
+            res[c] = (True, "torch cannot load the program: nothing to compare")
+        return
+    bad = one("print code", code["graph_module"])
+    res["code"] = (bad is None, bad or "")
+    bad = [b for b in (one("print readable" + opt_words(o), code["readable"][o]) for o in OPTS) if b]
+    res["readable"] = (not bad, "\n".join(bad))
+    bad = [b for b in (one("print code module", code["module"]),
+                       one("print readable module", code["module_readable"])) if b]
+    res["unlifted"] = (not bad, "\n".join(bad))
+    u = code.get("unflatten")
+    if not isinstance(u, dict) or "error" in u:
+        res["module-code"] = (True, "torch cannot unflatten: nothing to compare")
+        return
+    bad = []
+    for fqn in sorted({lbl.split("#")[0] for lbl in u}):
+        calls = [lbl for lbl in u if lbl.split("#")[0] == fqn]
+        if calls == [fqn]:
+            e = u[fqn]
+            want_code, want_r, want_rsdc = e["code"], e["readable"][""], e["readable"]["sdc"]
+        else:  # a dispatcher: its calls fqn#0, fqn#1, ...
+            calls = sorted(calls, key=lambda x: int(x.split("#")[1]))
+            n = len(calls)
+            want_code = "\n".join(f"# call {i + 1} of {n}\n" + u[c]["code"] for i, c in enumerate(calls))
+            want_r = "\n".join(u[c]["readable"][""] for c in calls)
+            want_rsdc = "\n".join(u[c]["readable"]["sdc"] for c in calls)
+        for cmd, want in (("print code module ", want_code), ("print readable module ", want_r),
+                          ("print readable --stride --device --color module ", want_rsdc)):
+            b = one(cmd + quote(fqn), want)
+            if b:
+                bad.append(b)
+    if not bad and deliberate:
+        res["module-code"] = (True, "deliberate: HOP subgraph order in " + ", ".join(deliberate))
+    else:
+        res["module-code"] = (not bad, "\n".join(bad))
 
 
 def quote(fqn):
@@ -139,6 +237,7 @@ def compare_program(exdb, d, name, ans):
     for fqn in mods:
         cmds.append("print module " + quote(fqn))
     cmds += ["lint all", "dce all --dry-run", "dce --dry-run"]
+    cmds += code_cmds(ans.get("code"))
     p, outs = run_exdb(exdb, pt2, cmds)
     by = {}
     for o in outs:
@@ -164,6 +263,7 @@ def compare_program(exdb, d, name, ans):
         have = text_of(o)
         res[check] = (have.rstrip("\n") == want.rstrip("\n"), diff(want, have))
 
+    check_code(res, get, ans.get("code"))
     text_check("graph", "print graph", ans["graph"])
     text_check("tabular", "print tabular", ans["tabular"])
 
@@ -307,6 +407,10 @@ def selftest(exdb, d):
     def lint_all(a):
         a["unflatten"]["lint"][next(iter(a["unflatten"]["lint"]))] = "RuntimeError: made up"
 
+    def module_code(a):
+        e = a["code"]["unflatten"][next(iter(a["code"]["unflatten"]))]
+        e["code"] = e["code"].replace("def", "async def", 1)
+
     def dce_all(a):
         a["unflatten"]["dce"][next(iter(a["unflatten"]["dce"]))].append("made_up")
 
@@ -321,6 +425,10 @@ def selftest(exdb, d):
         "module-graphs": graphs,
         "lint-all": lint_all,
         "dce-all": dce_all,
+        "code": lambda a: a["code"].__setitem__("graph_module", a["code"]["graph_module"] + " "),
+        "readable": lambda a: a["code"]["readable"].__setitem__("sdc", a["code"]["readable"]["sdc"] + " "),
+        "module-code": module_code,
+        "unlifted": lambda a: a["code"].__setitem__("module", a["code"]["module"].replace("self", "this", 1)),
     }
     base = compare_program(exdb, d, "selftest", ans)
     unnoticed = [c for c in CHECKS if not base[c][0]]

@@ -40,6 +40,19 @@ answers.json:
                  reaches it (dispatcher calls as fqn#i)
     dce          {fqn: [removed names]}: eliminate_dead_code() of each module
                  graph, on a fresh unflatten (dispatcher calls as fqn#i)
+  code           the Python FX generates (code_answers):
+    graph_module ep.graph_module.code
+    readable     {OPTS: ep.graph_module.print_readable(print_output=False,
+                 include_stride=, include_device=, colored=)} for all 8
+                 combinations; OPTS is "" or the letters s, d, c present
+    module       ep.module().code; module_readable its print_readable()
+    unflatten    {label: {"code": graph.python_code("self").src,
+                 "readable": {"": ..., "sdc": ...}}} for the root ("")
+                 and every module graph (a dispatcher's calls as fqn#i:
+                 its own print_readable joins them with a newline); the
+                 root's readable is UnflattenedModule.print_readable(); the
+                 HOP subgraphs (GraphModule) under their fqn too. Recorded
+                 before unflatten runs (it removes dead code in place)
 
 Only the standard library and torch are imported here.
 """
@@ -203,6 +216,56 @@ def unflatten_answers(ep):
     return ans
 
 
+OPTS = ["", "s", "d", "c", "sd", "sc", "dc", "sdc"]
+
+
+def _readable(mod, opts):
+    return mod.print_readable(print_output=False, include_stride="s" in opts,
+                              include_device="d" in opts, colored="c" in opts)
+
+
+def _safe(fn):
+    try:
+        return fn()
+    except Exception as e:  # noqa: BLE001 - torch's own error is the answer
+        return {"error": _err_text(e)}
+
+
+def code_answers(ep):
+    """what FX's code generator writes for ep (see "code" above)."""
+    gm = ep.graph_module
+    c = {"graph_module": _safe(lambda: gm.code),
+         "readable": {o: _safe(lambda o=o: _readable(gm, o)) for o in OPTS}}
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        m = _safe(ep.module)
+        uf = _safe(lambda: torch.export.unflatten(ep))
+    if isinstance(m, dict):
+        c["module"] = c["module_readable"] = m
+    else:
+        c["module"] = _safe(lambda: m.code)
+        c["module_readable"] = _safe(lambda: _readable(m, ""))
+    if isinstance(uf, dict):
+        c["unflatten"] = uf
+        return c
+    u = {"": {"code": _safe(lambda: uf.graph.python_code("self").src),
+              "readable": {o: _safe(lambda o=o: _readable(uf, o)) for o in ("", "sdc")}}}
+    for fqn, mod in uf.named_modules(remove_duplicate=False):
+        if type(mod).__name__ == "InterpreterModuleDispatcher":
+            calls = [(f"{fqn}#{i}", cm) for i, cm in enumerate(mod._call_modules)]
+        elif type(mod).__name__ == "InterpreterModule" or isinstance(mod, torch.fx.GraphModule):
+            calls = [(fqn, mod)]  # a GraphModule: a HOP subgraph _copy_graph_attrs moved in
+        else:
+            continue
+        for label, cm in calls:
+            if label in u:
+                continue
+            u[label] = {"code": _safe(lambda cm=cm: cm.graph.python_code("self").src),
+                        "readable": {o: _safe(lambda cm=cm, o=o: _readable(cm, o))
+                                     for o in ("", "sdc")}}
+    c["unflatten"] = u
+    return c
+
+
 def answers(ep):
     a = {"torch": torch.__version__}
     a["graph"] = str(ep.graph)
@@ -218,8 +281,38 @@ def answers(ep):
         a["dce_error"] = None
     except Exception as e:  # noqa: BLE001
         a["dce"], a["dce_error"] = None, _err_text(e)
+    # before unflatten, which removes the flat graph's dead code in place
+    # (docs/conformance.md, deliberate difference 1): the code of the
+    # program as loaded, which is what exdb prints
+    a["code"] = code_answers(ep)
     a["unflatten"] = unflatten_answers(ep)
     return a
+
+
+def add_code(d):
+    """adds the "code" answers to d/answers.json from d/program.pt2 (what a
+    regeneration would record for them, without re-exporting)."""
+    path = os.path.join(d, "answers.json")
+    with open(path) as f:
+        a = json.load(f)
+    if "export_error" in a:
+        return
+    try:
+        ep = torch.export.load(os.path.join(d, "program.pt2"))
+    except Exception as e:  # noqa: BLE001 - as write(): no answers from a program torch cannot load
+        a["code"] = {"load_error": _err_text(e)}
+    else:
+        a["code"] = code_answers(ep)
+    with open(path, "w") as f:
+        json.dump(a, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    # python oracle.py --add-code DIR...: the code answers for committed programs
+    if sys.argv[1:2] == ["--add-code"]:
+        for d in sys.argv[2:]:
+            add_code(d)
 
 
 def write(ep, outdir, extra=None):

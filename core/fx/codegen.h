@@ -1,0 +1,49 @@
+/* codegen.h - the Python torch.fx generates for a graph (GraphModule.code)
+ * and print_readable()'s view of it, byte for byte as torch 2.13 writes
+ * them: the C twin of torch/fx/graph.py's CodeGen._gen_python_code and
+ * _PyTreeCodeGen (print_readable's nesting is readable.h). */
+#ifndef EXDB_FX_CODEGEN_H
+#define EXDB_FX_CODEGEN_H
+
+#include <stdint.h>
+
+#include "core/error.h"
+#include "core/graph.h"
+#include "core/program.h"
+#include "core/strbuf.h"
+
+/* _PyTreeInfo: the forward's own argument names, with the in/out specs
+ * that decide the binding line and the return (_PyTreeCodeGen). */
+typedef struct exdb_pytree_info {
+    const char **orig_args; /* forward's parameter names, "self" excluded */
+    uint32_t norig_args;
+    /* in_spec is tuple(tuple(args...), dict(kwargs...)): its kwargs' keys
+     * (the dict's context, in order) and how many positional arguments */
+    int args_kwargs;
+    uint32_t nargs;
+    const char **kwarg_keys;
+    uint32_t nkwarg_keys;
+    int has_out_spec; /* the return goes through pytree.tree_unflatten */
+} exdb_pytree_info;
+
+typedef struct exdb_codegen_opts {
+    int verbose; /* print_readable's form: annotations, "# File:" comments */
+    int include_stride, include_device, colored;
+    const exdb_pytree_info *pytree; /* NULL: the plain CodeGen */
+} exdb_codegen_opts;
+
+/* Graph.python_code(root_module="self").src for g: the text GraphModule.code
+ * holds ("\n\n\ndef forward(self, ...):\n    ...\n    "). lines, when not
+ * NULL, receives for each node of g in graph order the 1-based line of out's
+ * text (counted from the start of what this call appends) where the node's
+ * statement begins, 0 for a node with no line of its own (a placeholder not
+ * renamed); it must have room for g->count entries. -1 on out of memory. */
+int exdb_python_code(exdb_buf *out, const exdb_graph *g, const exdb_codegen_opts *o,
+                     uint32_t *lines);
+
+/* Node n's statement in exdb_python_code(g, plain options)'s text, without
+ * indent or line end, into out, and its line there in *line (0 and nothing
+ * appended when n has no line of its own). -1 on out of memory. */
+int exdb_python_code_node(exdb_buf *out, const exdb_graph *g, const exdb_node *n, uint32_t *line);
+
+#endif
