@@ -57,7 +57,13 @@ build/rel/%.o: %.c $(HDRS)
 build/san/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC-SAN  $<")
-	$(Q)$(CC) $(CFLAGS_ALL) $(SAN) -O1 -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_ALL) $(SAN) $(SAN_FAULT) -O1 -c $< -o $@
+
+# The sanitizer build of core/ and viz/ carries the out-of-memory fault
+# injection hook (core/fault.h): every malloc, calloc, realloc, strdup and
+# arena allocation can be made to fail by tests/faults/fault_walk.
+FAULT := -DEXDB_FAULT -include core/fault.h
+$(call san,$(CORE_SRC) $(VIZ_SRC)): SAN_FAULT = $(FAULT)
 
 core/libexdb.a: $(call rel,$(CORE_SRC))
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -76,6 +82,13 @@ build/san/exdb: $(call san,$(REPL_SRC) $(VIZ_SRC)) build/san/libexdb.a
 build/san/unit: $(call san,$(UNIT_SRC) $(VIZ_SRC)) build/san/libexdb.a
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(SAN) -o $@ $^ $(LDLIBS_ALL) $(shell pkg-config --libs criterion 2>/dev/null)
+
+# tests/faults/fault_walk.c: the session of the REPL (without main.c) with
+# the Nth allocation failing, for tests/run_faults.extra.sh.
+FAULT_WALK_OBJS = $(call san,$(VIZ_SRC) $(filter-out repl/main.c,$(REPL_SRC))) build/san/libexdb.a
+build/san/fault_walk: tests/faults/fault_walk.c core/fault.h $(FAULT_WALK_OBJS)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(CFLAGS_ALL) $(SAN) -DEXDB_FAULT -O1 -o $@ $< $(FAULT_WALK_OBJS) $(LDLIBS_ALL)
 
 build/rel/bench_load: scripts/bench/bench_load.c core/libexdb.a
 	@mkdir -p $(dir $@)
