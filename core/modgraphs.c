@@ -100,7 +100,8 @@ int exdb_modgraphs_collect(exdb_modgraphs *gs, const exdb_unflatten *u, const ch
                            exdb_error *err) {
     if (!fqn) {
         collect_ctx c = {gs, u, 0};
-        exdb_unflatten_named_modules(u, visit, &c);
+        if (exdb_unflatten_named_modules(u, visit, &c) < 0)
+            c.oom = 1;
         return c.oom ? exdb_errorf(err, "out of memory") : 0;
     }
     exdb_umodule *m = exdb_unflatten_module(u, fqn);

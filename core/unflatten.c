@@ -97,13 +97,14 @@ typedef struct nm_frame {
     uint32_t next;
 } nm_frame;
 
-void exdb_unflatten_named_modules_run(exdb_urun *r, exdb_umod_visit fn, void *ctx) {
+int exdb_unflatten_named_modules_run(exdb_urun *r, exdb_umod_visit fn, void *ctx) {
     uint32_t cap = 32, n = 0;
     nm_frame *st = malloc(cap * sizeof *st);
     if (!st)
-        return;
+        return -1;
     fn(ctx, "", r->root);
     st[n++] = (nm_frame){r->root, "", 0};
+    int rc = 0;
     while (n) {
         nm_frame *top = &st[n - 1];
         exdb_udict *d = top->m->children;
@@ -118,23 +119,28 @@ void exdb_unflatten_named_modules_run(exdb_urun *r, exdb_umod_visit fn, void *ct
         top->next++;
         const char *fqn =
             top->fqn[0] ? exdb_arena_printf(&r->arena, "%s.%s", top->fqn, name) : name;
-        if (!fqn)
+        if (!fqn) {
+            rc = -1;
             break;
+        }
         fn(ctx, fqn, c);
         if (n == cap) {
             cap *= 2;
             nm_frame *ns = realloc(st, cap * sizeof *ns);
-            if (!ns)
+            if (!ns) {
+                rc = -1;
                 break;
+            }
             st = ns;
         }
         st[n++] = (nm_frame){c, fqn, 0};
     }
     free(st);
+    return rc;
 }
 
-void exdb_unflatten_named_modules(const exdb_unflatten *u, exdb_umod_visit fn, void *ctx) {
-    exdb_unflatten_named_modules_run(u->run, fn, ctx);
+int exdb_unflatten_named_modules(const exdb_unflatten *u, exdb_umod_visit fn, void *ctx) {
+    return exdb_unflatten_named_modules_run(u->run, fn, ctx);
 }
 
 /* ---- runs */
@@ -769,7 +775,8 @@ static void print_mod(void *vctx, const char *fqn, exdb_umodule *m) {
 
 void exdb_unflatten_print_modules(exdb_buf *b, const exdb_unflatten *u) {
     mod_ctx c = {b, u->run};
-    exdb_unflatten_named_modules_run(u->run, print_mod, &c);
+    if (exdb_unflatten_named_modules_run(u->run, print_mod, &c) < 0)
+        b->oom = 1;
 }
 
 int exdb_unflatten_print_module(exdb_buf *b, const exdb_unflatten *u, const char *fqn,
@@ -855,5 +862,6 @@ void exdb_unflatten_dump(exdb_buf *b, const exdb_unflatten *u) {
         exdb_buf_putc(b, '\n');
     }
     mod_ctx c = {b, r};
-    exdb_unflatten_named_modules_run((exdb_urun *)r, dump_mod, &c);
+    if (exdb_unflatten_named_modules_run((exdb_urun *)r, dump_mod, &c) < 0)
+        b->oom = 1;
 }

@@ -1512,7 +1512,8 @@ static void plain_visit(void *vctx, const char *fqn, exdb_umodule *m) {
 static int plain_classes_find(plain_classes *c, const exdb_unflatten *u) {
     exdb_arena_init(&c->a);
     exdb_strmap_init(&c->paths, &c->a);
-    exdb_unflatten_named_modules_run(u->run, plain_visit, c);
+    if (exdb_unflatten_named_modules_run(u->run, plain_visit, c) < 0)
+        c->oom = 1;
     if (c->oom)
         return -1;
     for (const exdb_node *n = c->paths.count ? u->prog->graph->head : NULL; n; n = n->next)
@@ -1612,13 +1613,18 @@ int cmd_unflatten_info_modules(session *s) {
     size_t from = s->buf.len;
     exdb_unflatten_print_modules(&s->buf, u);
     plain_classes classes = {0};
-    if (plain_classes_find(&classes, u) < 0)
-        classes.n = 0; /* out of memory: no classes shown */
+    if (plain_classes_find(&classes, u) < 0) {
+        classes.n = 0;
+        s->buf.oom = 1; /* out of memory: cmd_flush says the text is incomplete */
+    }
     annotate_plain(&s->buf, from, &classes);
     cmd_flush(s, 1);
     if (s->json) {
         module_json_ctx c = {cJSON_CreateArray(), &classes, 0};
-        exdb_unflatten_named_modules_run(u->run, module_json, &c);
+        if (exdb_unflatten_named_modules_run(u->run, module_json, &c) < 0) {
+            cmd_fail(s, "out of memory: the answer is incomplete");
+            s->output_oom = 1;
+        }
         cmd_json_add(s, "modules", c.arr);
     }
     plain_classes_free(&classes);

@@ -218,9 +218,12 @@ static int draw_tree(vz_graph *vg, const exdb_unflatten *u, const char *under) {
     exdb_buf_init(&c.t);
     exdb_buf_init(&c.skip);
     count_calls(&c);
-    exdb_unflatten_named_modules(u, visit, &c);
+    if (exdb_unflatten_named_modules(u, visit, &c) < 0)
+        c.oom = 1;
     vg->rankdir = "LR";
     vg->ordering = "out"; /* children in registration order, as named_modules */
+    /* text cut short in a scratch buffer (copied with vz_put_text) fails too */
+    vg->oom |= c.b.oom || c.t.oom || c.skip.oom;
     exdb_buf_free(&c.b);
     exdb_buf_free(&c.t);
     exdb_buf_free(&c.skip);
@@ -243,6 +246,7 @@ int vz_view_tree(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
     exdb_buf_printf(&b, "%s: unflattened module tree, %u modules",
                     src->prog && src->prog->path ? src->prog->path : "program", u->run->nmodules);
     vz_set_title(vg, exdb_buf_str(&b));
+    vg->oom |= b.oom;
     exdb_buf_free(&b);
     return vg->oom ? exdb_errorf(err, "render: out of memory") : 0;
 }
@@ -257,6 +261,7 @@ int vz_view_subtree(vz_graph *vg, const exdb_unflatten *u, const char *fqn, cons
     exdb_buf_printf(&b, "%s, %d module%s (\"render module CHILD\" draws a child's graph)", title, n,
                     n == 1 ? "" : "s");
     vz_set_title(vg, exdb_buf_str(&b));
+    vg->oom |= b.oom;
     exdb_buf_free(&b);
     return vg->oom ? exdb_errorf(err, "render: out of memory") : 0;
 }

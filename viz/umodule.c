@@ -137,7 +137,8 @@ int vz_view_module(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view
          * a nested path), or the empty InterpreterModule create_module
          * makes for a container that is never called (a ModuleList
          * iterated in forward). Its submodules, as `tree` draws them. */
-        int rc = vz_view_subtree(vg, u, fqn, exdb_buf_str(&t), err);
+        int rc = t.oom ? exdb_errorf(err, "render: out of memory")
+                       : vz_view_subtree(vg, u, fqn, exdb_buf_str(&t), err);
         exdb_buf_free(&t);
         return rc;
     }
@@ -161,6 +162,7 @@ int vz_view_module(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view
             exdb_buf tb;
             exdb_buf_init(&tb);
             vz_put_text(&tb, exdb_buf_str(&b), 0, 0);
+            tb.oom |= b.oom;
             if (k != VZ_NONE) {
                 vg->clusters[k].label = vz_str(vg, &tb);
                 vg->clusters[k].fill = "#f7fbff";
@@ -180,6 +182,7 @@ int vz_view_module(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view
         }
     }
     vz_set_title(vg, exdb_buf_str(&t));
+    vg->oom |= t.oom;
     exdb_buf_free(&t);
     return vg->oom ? exdb_errorf(err, "render: out of memory") : 0;
 }

@@ -11,7 +11,7 @@
  * runs the same commands with the Nth allocation failing (with
  * --persistent, every one from the Nth on); it passes when
  *  - the command in which the allocation failed either fails with a
- *    message (and then, run again without failures, gives the reference
+ *    message saying "out of memory" (and then, run again without failures, gives the reference
  *    text: nothing it did was half done), or succeeds with the reference
  *    text (a fallback that needed no memory);
  *  - every later command gives the reference text, and the written files
@@ -237,7 +237,13 @@ static int step(const char *file, unsigned long n, const reference *ref) {
             if (r.rc < 0 && !r.err[0]) {
                 snprintf(why, sizeof why, "\"%s\" failed without a message", line);
                 bad = 1;
+            } else if (r.rc < 0 && !strstr(r.err, "memory")) {
+                snprintf(why, sizeof why, "\"%s\" failed with a message not saying why: %.500s",
+                         line, r.err);
+                bad = 1;
             } else if (r.rc < 0 && !persistent) {
+                if (verbose)
+                    printf("N=%lu \"%s\": %s", n, cmds[i], r.err);
                 result_free(&r);
                 exdb_fault_arm(0, 0);
                 run_cmd(&s, line, &r);
