@@ -2513,8 +2513,10 @@ exdb_program *exdb_program_load(const char *path, const char *model, exdb_error 
     }
     int kind = (int)exdb_container_kind_of(c);
     /* Messages name "FILE: MEMBER" for archives, the file alone otherwise. */
-    char *label = kind == EXDB_CONT_JSON ? strdup(path) : NULL;
-    if (!label) {
+    char *label;
+    if (kind == EXDB_CONT_JSON) {
+        label = strdup(path);
+    } else {
         size_t n = strlen(path) + strlen(member) + 3;
         label = malloc(n);
         if (label)
@@ -2531,10 +2533,16 @@ exdb_program *exdb_program_load(const char *path, const char *model, exdb_error 
         P->path = exdb_arena_strdup(&P->arena, path);
         P->member = exdb_arena_strdup(&P->arena, member);
         P->container_kind = kind;
-        if (model)
-            P->model = exdb_arena_strdup(&P->arena, model);
-        else if (exdb_container_model_count(c) == 1)
-            P->model = exdb_arena_strdup(&P->arena, exdb_container_model_name(c, 0));
+        const char *name = model                                 ? model
+                           : exdb_container_model_count(c) == 1 ? exdb_container_model_name(c, 0)
+                                                                : NULL;
+        if (name)
+            P->model = exdb_arena_strdup(&P->arena, name);
+        if (!P->path || !P->member || (name && !P->model)) {
+            exdb_errorf(err, "%s: out of memory", path);
+            exdb_program_free(P);
+            P = NULL;
+        }
     }
     free(label);
     exdb_container_close(c);
