@@ -49,10 +49,11 @@ deps-test:
 # V=1 shows the full compiler lines.
 Q := $(if $(V),,@)
 
+# assert() checks invariants (core/invariants.h) in the sanitizer build only.
 build/rel/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS_ALL) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_ALL) -DNDEBUG -c $< -o $@
 
 build/san/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)

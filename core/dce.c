@@ -1,7 +1,9 @@
 /* dce.c - Graph.eliminate_dead_code and Node.is_impure by operator name,
  * plus undo. See dce.h for where name-based impurity differs from PyTorch. */
 #include "dce.h"
+#include "invariants.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -351,6 +353,7 @@ int exdb_dce_run(exdb_graph *g, const exdb_dce_opts *opts, exdb_dce_log *log, ex
     log->applied = !o->dry_run;
     log->graph_count = g->count;
     log->graph_next_id = g->next_id;
+    assert(exdb_graph_ok(g));
     return rc < 0 ? -1 : (int)log->n;
 }
 
@@ -409,5 +412,6 @@ int exdb_dce_undo(exdb_dce_log *log, exdb_error *err) {
                 return exdb_errorf(err, "undo: out of memory");
     }
     log_clear(log);
+    assert(exdb_graph_ok(g));
     return 0;
 }

@@ -720,9 +720,14 @@ static void link_node(exdb_graph *g, exdb_node *n) {
         before->prev = n;
     }
     g->count++;
+    assert(n->prev ? n->prev->next == n : g->head == n);
+    assert(n->next ? n->next->prev == n : g->tail == n);
 }
 
 static void unlink_node(exdb_graph *g, exdb_node *n) {
+    assert(n->graph == g && !n->erased && g->count > 0);
+    assert(n->prev ? n->prev->next == n : g->head == n);
+    assert(n->next ? n->next->prev == n : g->tail == n);
     exdb_arena *a = g->arena;
     exdb_arena_will_write(a, &g->head, sizeof g->head + sizeof g->tail + sizeof g->count);
     EXDB_WILL_WRITE(a, n->prev);
@@ -861,13 +866,17 @@ exdb_node *exdb_graph_create_node(exdb_graph *g, exdb_op op, const char *target,
     if (!n->name)
         return NULL;
     exdb_node_hash_name(n);
+    /* room in every input's users first: out of memory leaves no input
+     * pointing to a node that is not in the graph */
+    user_ctx uc = {n, 0};
+    exdb_node_foreach_input(n, reserve_user_cb, &uc);
+    if (uc.failed)
+        return NULL;
     void **slot = exdb_strmap_find_hashed(&g->names, n->name, n->name_hash);
     EXDB_WILL_WRITE(g->arena, *slot);
     *slot = n;
-    user_ctx uc = {n, 0};
     exdb_node_foreach_input(n, add_user_cb, &uc);
-    if (uc.failed)
-        return NULL;
+    assert(!uc.failed);
     link_node(g, n);
     return n;
 }
@@ -1011,7 +1020,7 @@ int exdb_node_replace_all_uses_with(exdb_node *n, exdb_node *repl) {
     for (uint32_t i = 0; i < count && rc == 0; i++)
         rc = exdb_node_replace_input_with(users[i], n, repl);
     free(users);
-    return rc;
+    return rc < 0 ? -1 : (int)count;
 }
 
 /* node.args = args / node.kwargs = kwargs: Node._update_args_kwargs. */

@@ -258,8 +258,9 @@ int exdb_graph_erase_node(exdb_graph *g, exdb_node *n, exdb_error *err);
 
 /* Node.replace_all_uses_with: every use of n becomes a use of repl; n's
  * users move to the end of repl's users, in their order (one that used both
- * moves too). 0, or -1 when memory ran out (the users before the one it ran
- * out at are changed, the rest are not). */
+ * moves too). Returns the number of user nodes changed, or -1 when memory
+ * ran out (the users before the one it ran out at are changed, the rest
+ * are not). */
 int exdb_node_replace_all_uses_with(exdb_node *n, exdb_node *repl);
 
 /* Node.replace_input_with: in n's args/kwargs, old becomes new (new trees;

@@ -21,6 +21,7 @@
  * pairing up with graph inputs/outputs by count and by name. */
 #include "program.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <math.h>
@@ -29,6 +30,7 @@
 #include <string.h>
 
 #include "container.h"
+#include "invariants.h"
 #include "json.h"
 #include "snapshot.h"
 
@@ -2497,6 +2499,9 @@ exdb_program *exdb_program_from_json(char *buf, size_t len, const char *name, ex
         exdb_program_free(P);
         return NULL;
     }
+    assert(exdb_graph_ok(P->graph));
+    for (uint32_t i = 0; i < P->nsubgraphs; i++)
+        assert(exdb_graph_ok(P->subgraphs[i].graph));
     return P;
 }
 

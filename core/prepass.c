@@ -2,10 +2,12 @@
  * outlining: deepcopy(export_module.graph), _inplace_buffer_and_input_mutations,
  * _fix_nn_module_stacks and _root_module_type. The program's own graph is
  * never touched: the run works on its copy. */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dce.h"
+#include "invariants.h"
 #include "unflatten.h"
 
 static exdb_node *map_copied(void *ctx, exdb_node *n) {
@@ -302,5 +304,6 @@ int exdb_uprepass(exdb_urun *r, exdb_error *err) {
     uint32_t i = 0;
     for (exdb_node *n = r->flat->head; n; n = n->next)
         r->nodes[i++] = n;
+    assert(exdb_graph_ok(r->flat));
     return 0;
 }

@@ -2,6 +2,7 @@
  * the phase driver (UnflattenedModule.__init__ order), the event log,
  * forward/backward stepping, and the printers (info modules, print module,
  * backtrace, full dumps). */
+#include <assert.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -443,7 +444,16 @@ int exdb_unflatten_step(exdb_unflatten *u, exdb_uevent *ev, exdb_error *err) {
     if (!j) /* not recording: the old way */
         return step_unrecorded(u, &e, ev, err);
     exdb_journal_begin(j);
+    uint8_t phase = u->run->phase;
     int rc = run_step(u->run, &e, &u->err);
+    /* phases only move forward; frames are stacked while outlining (the
+     * root frame stays), as deep as the event says; the end is the end */
+    assert(u->run->phase >= phase && u->run->phase <= EXDB_UPH_DONE);
+    assert(rc != 0 || u->run->phase == EXDB_UPH_DONE);
+    assert(rc <= 0 || e.depth == u->run->depth);
+    assert(u->run->depth <= u->run->nframes &&
+           (u->run->depth <= 1 || u->run->phase <= EXDB_UPH_OUTER_OUTPUT));
+    (void)phase; /* NDEBUG */
     if (rc > 0) {
         if (log_event(u, &e) < 0) {
             exdb_journal_fail(j);
@@ -467,6 +477,7 @@ int exdb_unflatten_step(exdb_unflatten *u, exdb_uevent *ev, exdb_error *err) {
     }
     if (rc == 0)
         return 0;
+    assert(u->pos == u->nlog && u->journal.pos == u->pos);
     if (ev)
         *ev = e;
     return 1;
