@@ -77,6 +77,11 @@ static void add(exdb_lint_report *r, exdb_severity sev, const char *check, const
     f->graph = NULL;
     f->what = what;
     f->fix = fix ? fix : "";
+    if ((node && !f->node) || (module && !f->module)) {
+        r->n--; /* out of memory: the report says it is incomplete */
+        r->oom = 1;
+        return;
+    }
     r->count[sev]++;
 }
 

@@ -460,10 +460,10 @@ static int cmd_undo(session *s, int argc, char **argv) {
     for (uint32_t i = last.nlogs; i-- > 0;) {
         if (!last.logs[i].applied || !last.logs[i].n)
             continue;
-        if (exdb_dce_undo(&last.logs[i], &err) < 0) {
-            last_free();
+        /* a failed undo changed nothing in its graph (those after it are
+         * undone and cleared): "undo" again goes on where it stopped */
+        if (exdb_dce_undo(&last.logs[i], &err) < 0)
             return cmd_fail(s, "%s", err.msg);
-        }
     }
     uint32_t n = last.removed;
     int module = last.serial != 0;

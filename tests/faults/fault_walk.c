@@ -4,7 +4,8 @@
  * fails while a session runs load, unflatten, lint, dce, save and render
  * of FILE through session_exec, exactly as typed at the prompt.
  *
- *   fault_walk [--stride K] [--start N] [--persistent] [--sites] [-c CMD]... FILE...
+ *   fault_walk [--stride K] [--start N] [--persistent] [--arena-calls] [--sites]
+ *              [--trace N] [-v] [-c CMD]... FILE...
  *
  * For each FILE a run without failures is the reference: each command's
  * exit, its text, and the files it writes. Then for each N a fresh session
@@ -21,11 +22,20 @@
  * The walk of a file ends at the first N at which no allocation failed.
  * --stride K walks N = start, start+K, ... (sampling big programs). In
  * CMD, {F} is the file and {D} a scratch folder; the default commands are
- * below. Prints one line per failing N, then per file
- *   "FILE: N points (first..last), S allocation sites, F failed"
- * and at the end "faults: P passed, F failed" (one test per file). With
- * --sites, the sites hit (file:line of the allocating call) are listed.
- * Exit status 1 when anything failed. */
+ * below. Each batch of steps runs in a child process (a crash ends the
+ * child, not the walk) that looks for leaks once; a batch that leaked is
+ * run again one step per child to name the step. --arena-calls makes every
+ * arena call an allocation that may fail, not only those needing a new
+ * block (EXDB_FAULT_ARENA_CALLS). --trace N runs step N alone and prints
+ * the stack of the allocation made to fail.
+ *
+ * Prints one line per failing N, then per file
+ *   "FILE: N points (first..last of T allocations), S more allocation sites, F failed"
+ * (sites: code addresses whose allocation was made to fail, not seen for an
+ * earlier FILE), the sites in all, and at the end "faults: P passed, F
+ * failed" (one test per file). With --sites, the sites hit (file:line of the
+ * allocating call, times made to fail) are listed. Exit status 1 when
+ * anything failed. */
 #define EXDB_FAULT_NO_WRAP
 #include <dirent.h>
 #include <sanitizer/common_interface_defs.h>
@@ -33,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,8 +58,9 @@ static const char *const default_cmds[] = {
     "unflatten run",
     "lint all",
     "dce all",
+    "dce",
     "undo",
-    "dce all",
+    "dce",
     "save {D}/saved.json",
     "render flat -o {D}/flat.dot",
     "render flat --by-module -o {D}/bymod.dot",
@@ -217,13 +229,17 @@ typedef struct {
 } reference;
 
 /* One walk step: the session with allocation n failing. 0 when it passed,
- * 1 when it failed, 2 when no allocation failed (past the last one). */
-static int step(const char *file, unsigned long n, const reference *ref) {
+ * 1 when it failed, 2 when no allocation failed (past the last one).
+ * *site: the code address of the allocation made to fail (NULL if none);
+ * leaks are looked for when leak_check is set. */
+static int step(const char *file, unsigned long n, const reference *ref, int leak_check,
+                const void **site_out) {
     session s;
     session_open(&s);
     take_artifacts(NULL, 0);
     exdb_fault_arm(n, (persistent ? EXDB_FAULT_PERSISTENT : 0) | arena_calls);
     int faulted = -1, bad = 0;
+    const void *site = NULL;
     char why[1024] = "";
     for (int i = 0; i < ncmds && !bad; i++) {
         char *line = expand(cmds[i], file);
@@ -233,7 +249,7 @@ static int step(const char *file, unsigned long n, const reference *ref) {
         int fired = exdb_fault_failed() > before;
         if (fired && faulted < 0) {
             faulted = i;
-            note_site(exdb_fault_site());
+            site = exdb_fault_site();
             if (r.rc < 0 && !r.err[0]) {
                 snprintf(why, sizeof why, "\"%s\" failed without a message", line);
                 bad = 1;
@@ -270,7 +286,7 @@ static int step(const char *file, unsigned long n, const reference *ref) {
         result_free(&r);
         free(line);
     }
-    const void *site = exdb_fault_site();
+    *site_out = site;
     exdb_fault_arm(0, 0);
     session_close(&s);
     artifact arts[32];
@@ -287,7 +303,7 @@ static int step(const char *file, unsigned long n, const reference *ref) {
         }
     }
     artifacts_free(arts, narts);
-    if (__lsan_do_recoverable_leak_check()) {
+    if (leak_check && __lsan_do_recoverable_leak_check()) {
         snprintf(why, sizeof why, "leak (LeakSanitizer's report above)");
         bad = 1;
     }
@@ -301,6 +317,99 @@ static int step(const char *file, unsigned long n, const reference *ref) {
         fflush(stdout);
     }
     return bad;
+}
+
+typedef struct {
+    unsigned long n;
+    int rc; /* step's, or 3: the leak check of the batch found leaks */
+    const void *site;
+} record;
+
+/* Runs steps n, n+stride, ... (BATCH of them, fewer at the end) in a child
+ * process, which looks for leaks once after them: a crash or a sanitizer
+ * report ends the child, not the walk. *n becomes the next step to run.
+ * Returns 0 when the end of the allocations was reached. */
+enum { BATCH = 32 };
+static int run_children(const char *file, const reference *ref, unsigned long n,
+                        unsigned long stride, int count, int leak_each, record *out, int *nout) {
+    int fds[2];
+    if (pipe(fds) != 0) {
+        perror("pipe");
+        exit(2);
+    }
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        perror("fork");
+        exit(2);
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        for (int k = 0; k < count; k++) {
+            record r = {n + (unsigned long)k * stride, 0, NULL};
+            r.rc = step(file, r.n, ref, leak_each, &r.site);
+            if (write(fds[1], &r, sizeof r) != sizeof r)
+                _exit(2);
+            if (r.rc == 2)
+                break;
+        }
+        if (!leak_each && __lsan_do_recoverable_leak_check()) {
+            record r = {0, 3, NULL};
+            if (write(fds[1], &r, sizeof r) != sizeof r)
+                _exit(2);
+        }
+        fflush(stdout);
+        _exit(0);
+    }
+    close(fds[1]);
+    *nout = 0;
+    record r;
+    while (read(fds[0], &r, sizeof r) == sizeof r && *nout <= count)
+        out[(*nout)++] = r;
+    close(fds[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+static int batch(const char *file, const reference *ref, unsigned long *n, unsigned long stride,
+                 unsigned long *points, unsigned long *failed, unsigned long *last) {
+    record recs[BATCH + 1];
+    int nrec;
+    int clean = run_children(file, ref, *n, stride, BATCH, 0, recs, &nrec);
+    int leaked = nrec > 0 && recs[nrec - 1].rc == 3;
+    if (leaked) { /* which step leaked: each again, alone */
+        int k = nrec - 1;
+        for (int i = 0; i < k; i++) {
+            int one;
+            run_children(file, ref, recs[i].n, stride, 1, 1, &recs[i], &one);
+        }
+        nrec = k;
+    }
+    int end = 0;
+    for (int i = 0; i < nrec; i++) {
+        if (recs[i].rc == 2) {
+            end = 1;
+            break;
+        }
+        (*points)++;
+        *last = recs[i].n;
+        *failed += recs[i].rc != 0;
+        if (recs[i].site)
+            note_site(recs[i].site);
+    }
+    unsigned long ran = (unsigned long)nrec;
+    if (!clean && !end) { /* the child died in the step after the last record */
+        printf("FAIL %s N=%lu: the session crashed (the report is above)\n", file,
+               *n + ran * stride);
+        fflush(stdout);
+        (*points)++;
+        (*failed)++;
+        ran++;
+    }
+    *n += ran * stride;
+    return !end;
 }
 
 /* The reference run of file: 0, or -1 when the first command (the load)
@@ -356,23 +465,18 @@ static int walk(const char *file, unsigned long start, unsigned long stride) {
     unsigned long points = 0, failed = 0, n = start, last = 0;
     if (trace) {
         exdb_fault_on_fail = __sanitizer_print_stack_trace;
-        int rc = step(file, trace, &ref);
+        const void *site;
+        int rc = step(file, trace, &ref, 1, &site);
         exdb_fault_on_fail = NULL;
         for (int i = 0; i < ncmds; i++)
             result_free(&ref.ref[i]);
         artifacts_free(ref.arts, ref.narts);
         return rc == 1;
     }
-    for (;; n += stride) {
-        int rc = step(file, n, &ref);
-        if (rc == 2)
-            break;
-        points++;
-        last = n;
-        failed += rc;
-    }
-    printf("%s: %lu points (%lu..%lu of %lu allocations, stride %lu), %d allocation sites, %lu "
-           "failed\n",
+    for (int more = 1; more;)
+        more = batch(file, &ref, &n, stride, &points, &failed, &last);
+    printf("%s: %lu points (%lu..%lu of %lu allocations, stride %lu), %d more allocation sites, "
+           "%lu failed\n",
            file, points, start, last, total, stride, nsites - first_site, failed);
     for (int i = 0; i < ncmds; i++)
         result_free(&ref.ref[i]);
@@ -418,8 +522,12 @@ int main(int argc, char **argv) {
         cmds[i] = (char *)default_cmds[i];
     while (cmds[ncmds])
         ncmds++;
+    /* save and render fsync what they write: in memory (tmpfs) that costs
+     * nothing, on a disk it was most of the walk's time */
     const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%.40s/exdb-faults-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!tmp || !*tmp)
+        tmp = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    snprintf(dir, sizeof dir, "%.40s/exdb-faults-XXXXXX", tmp);
     if (!mkdtemp(dir) || !(outf = tmpfile()) || !(errf = tmpfile())) {
         perror("fault_walk");
         return 2;
@@ -439,6 +547,7 @@ int main(int argc, char **argv) {
     rmdir(dir);
     fclose(outf);
     fclose(errf);
+    printf("%d allocation sites made to fail in all\n", nsites);
     printf("faults: %d passed, %d failed\n", pass, fail);
     return fail ? 1 : 0;
 }
