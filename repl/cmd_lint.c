@@ -263,6 +263,10 @@ static void json_removed(session *s, cJSON *arr, const char *module, const char 
 static void note_kept_getitems(session *s, uint32_t kept, uint32_t n) {
     if (!kept)
         return;
+    if (kept == EXDB_SAVE_KEPT_UNKNOWN) {
+        exdb_buf_puts(&s->buf, "note: out of memory counting the getitems \"save\" keeps.\n");
+        return;
+    }
     int one = kept == 1;
     if (kept == n)
         exdb_buf_printf(&s->buf,
@@ -305,7 +309,8 @@ static int dce_flat(session *s, const exdb_dce_opts *o) {
         cJSON *arr = cJSON_CreateArray();
         json_removed(s, arr, NULL, NULL, &log);
         cmd_json_add(s, "removed", arr);
-        cmd_json_add(s, "kept_in_file", cJSON_CreateNumber(kept));
+        cmd_json_add(s, "kept_in_file",
+                     kept == EXDB_SAVE_KEPT_UNKNOWN ? cJSON_CreateNull() : cJSON_CreateNumber(kept));
     }
     if (o->dry_run || n == 0) {
         exdb_dce_log_free(&log);

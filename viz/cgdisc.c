@@ -50,6 +50,7 @@ typedef struct vz_cg {
     exdb_strmap names; /* name -> its copy, which is also its ID */
     char *at, *end;    /* the block name copies are carved from */
     IDTYPE anon;       /* the next anonymous ID: odd */
+    int oom;           /* a name could not be mapped: vz_write fails */
 } vz_cg;
 
 /* ---- memory */
@@ -125,9 +126,14 @@ static long id_map(void *state, int objtype, char *str, IDTYPE *id, int create) 
     void **v = exdb_strmap_find(&cg->names, str);
     if (!v) {
         char *copy;
-        if (!create || !(copy = copy_name(cg, str)) ||
-            !(v = exdb_strmap_put(&cg->names, copy, NULL)))
+        if (!create)
             return 0;
+        if (!(copy = copy_name(cg, str)) || !(v = exdb_strmap_put(&cg->names, copy, NULL))) {
+            /* cgraph then gives the object an anonymous ID, which would
+             * reorder the DOT: out of memory is an error instead */
+            cg->oom = 1;
+            return 0;
+        }
         *v = copy;
     }
     *id = (IDTYPE)(uintptr_t)*v;
@@ -330,6 +336,8 @@ int vz_write(Agraph_t *g, FILE *f, exdb_buf *b) {
         free(text);
         return rc == 0 && !b->oom ? 0 : -1;
     }
+    if (((vz_cg *)g->clos->state.mem)->oom)
+        return -1;
     exdb_buf local;
     exdb_buf_init(&local);
     dotout o = {.b = f ? &local : b, .f = f};

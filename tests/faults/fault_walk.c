@@ -14,7 +14,8 @@
  *  - the command in which the allocation failed either fails with a
  *    message saying "out of memory" (and then, run again without failures, gives the reference
  *    text: nothing it did was half done), or succeeds with the reference
- *    text (a fallback that needed no memory);
+ *    text (a fallback that needed no memory) or a text saying what memory
+ *    ran out for;
  *  - every later command gives the reference text, and the written files
  *    are the reference files, byte for byte;
  *  - nothing leaks (LeakSanitizer, checked after each N) and no sanitizer
@@ -228,6 +229,47 @@ typedef struct {
     int narts;
 } reference;
 
+static int cmp_line(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The lines of a text, sorted (the text is cut into them). */
+static char **sorted_lines(char *text, size_t *n) {
+    size_t cap = 1;
+    for (char *p = text; *p; p++)
+        cap += *p == '\n';
+    char **v = malloc(cap * sizeof *v);
+    *n = 0;
+    for (char *p = strtok(text, "\n"); p; p = strtok(NULL, "\n"))
+        v[(*n)++] = p;
+    qsort(v, *n, sizeof *v, cmp_line);
+    return v;
+}
+
+/* Byte for byte; for an image (SVG, or a page holding one) the same lines
+ * in any order: Graphviz writes clusters in the order of their IDs, which
+ * cgraph's default ID discipline takes from string addresses, so the order
+ * follows the heap (the same picture; it varies between any two sessions
+ * of one process, with or without failures). */
+static int same_file(const artifact *a, const artifact *b) {
+    if (a->len == b->len && memcmp(a->bytes, b->bytes, a->len) == 0)
+        return 1;
+    const char *dot = strrchr(a->name, '.');
+    if (a->len != b->len || !dot || (strcmp(dot, ".svg") != 0 && strcmp(dot, ".html") != 0))
+        return 0;
+    char *x = strdup(a->bytes), *y = strdup(b->bytes);
+    size_t nx, ny;
+    char **lx = sorted_lines(x, &nx), **ly = sorted_lines(y, &ny);
+    int same = nx == ny;
+    for (size_t i = 0; same && i < nx; i++)
+        same = strcmp(lx[i], ly[i]) == 0;
+    free(lx);
+    free(ly);
+    free(x);
+    free(y);
+    return same;
+}
+
 /* One walk step: the session with allocation n failing. 0 when it passed,
  * 1 when it failed, 2 when no allocation failed (past the last one).
  * *site: the code address of the allocation made to fail (NULL if none);
@@ -269,7 +311,8 @@ static int step(const char *file, unsigned long n, const reference *ref, int lea
                              r.out, r.err);
                     bad = 1;
                 }
-            } else if (r.rc == 0 && !same(&r, &ref->ref[i])) {
+            } else if (r.rc == 0 && !same(&r, &ref->ref[i]) && !strstr(r.out, "memory") &&
+                       !strstr(r.err, "memory")) {
                 snprintf(why, sizeof why,
                          "\"%s\" succeeded with other text than without failures: %.300s%.300s",
                          line, r.out, r.err);
@@ -292,13 +335,27 @@ static int step(const char *file, unsigned long n, const reference *ref, int lea
     artifact arts[32];
     int narts = take_artifacts(arts, 32);
     if (!bad && faulted >= 0 && !persistent) {
-        int ok = narts == ref->narts;
-        for (int i = 0; ok && i < narts; i++)
-            ok = strcmp(arts[i].name, ref->arts[i].name) == 0 &&
-                 arts[i].len == ref->arts[i].len &&
-                 memcmp(arts[i].bytes, ref->arts[i].bytes, arts[i].len) == 0;
+        int ok = narts == ref->narts, i = 0;
+        for (; ok && i < narts; i++)
+            ok = strcmp(arts[i].name, ref->arts[i].name) == 0 && same_file(&arts[i], &ref->arts[i]);
         if (!ok) {
-            snprintf(why, sizeof why, "the files written differ from those without failures");
+            snprintf(why, sizeof why, "the files written differ from those without failures (%s)",
+                     narts != ref->narts ? "not the same files" : arts[i - 1].name);
+            const char *keep = getenv("FAULT_WALK_KEEP"); /* a folder: both copies go there */
+            if (keep && narts == ref->narts) {
+                char path[600];
+                snprintf(path, sizeof path, "%s/%lu.%s", keep, n, arts[i - 1].name);
+                FILE *f = fopen(path, "wb");
+                if (f) {
+                    fwrite(arts[i - 1].bytes, 1, arts[i - 1].len, f);
+                    fclose(f);
+                }
+                snprintf(path, sizeof path, "%s/ref.%s", keep, arts[i - 1].name);
+                if ((f = fopen(path, "wb"))) {
+                    fwrite(ref->arts[i - 1].bytes, 1, ref->arts[i - 1].len, f);
+                    fclose(f);
+                }
+            }
             bad = 1;
         }
     }
@@ -452,15 +509,15 @@ static int walk(const char *file, unsigned long start, unsigned long stride) {
         artifacts_free(ref.arts, ref.narts);
         return 1;
     }
-    /* a second reference: the count must not depend on what ran before */
+    /* a second reference: the count of the steps, which run after it */
     reference again = {0};
     make_reference(file, &again, &total2);
     for (int i = 0; i < ncmds; i++)
         result_free(&again.ref[i]);
     artifacts_free(again.arts, again.narts);
-    if (total != total2)
-        fprintf(stderr, "fault_walk: %s: %lu allocations, then %lu: the walk is not exact\n", file,
-                total, total2);
+    /* the first session of a process may allocate once what later ones
+     * find made (Graphviz's context): the steps run after both, as the second */
+    total = total2;
     int first_site = nsites;
     unsigned long points = 0, failed = 0, n = start, last = 0;
     if (trace) {
@@ -485,8 +542,8 @@ static int walk(const char *file, unsigned long start, unsigned long stride) {
 }
 
 static int usage(void) {
-    fprintf(stderr, "usage: fault_walk [--stride K] [--start N] [--persistent] [--sites] [-c "
-                    "CMD]... FILE...\n");
+    fprintf(stderr, "usage: fault_walk [--stride K] [--start N] [--persistent] [--arena-calls] "
+                    "[--sites] [--trace N] [-v] [-c CMD]... FILE...\n");
     return 2;
 }
 
