@@ -5,6 +5,7 @@
 #   make bench   the speed and memory table
 #   make bench-peer  lint and dce against torch 2.13's torch.fx (build/venv)
 #   make conformance exdb against torch 2.13 itself (tests/conformance)
+#   make coverage  line coverage of core/ and viz/ by the unit, golden, malformed and fault suites
 #   make all | install PREFIX=/usr/local | clean | deps | format
 
 CC      ?= cc
@@ -159,6 +160,39 @@ format:
 
 clean:
 	rm -rf build exdb core/libexdb.a
+
+# ---- coverage (issue 13) ------------------------------------------------------
+# make coverage: everything built with gcc --coverage (no sanitizers, -O0,
+# the fault injection hook in) into build/cov/, then the unit, golden,
+# malformed and fault injection suites run with it, and
+# scripts/coverage.sh prints the line coverage of core/ and viz/ per file
+# and in total (plain gcov, no other tool). The suites' failures are
+# reported, not fatal: a coverage figure is wanted even then.
+COV_FLAGS := --coverage -O0 -g -DEXDB_COVERAGE
+cov = $(patsubst %.c,build/cov/%.o,$(1))
+
+build/cov/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC-COV  $<")
+	$(Q)$(CC) $(CSTD) $(WARN) $(PKG_CFLAGS) $(CGRAPH_FAST) -I. $(COV_FLAGS) $(COV_FAULT) -c $< -o $@
+
+$(call cov,$(CORE_SRC) $(VIZ_SRC)): COV_FAULT = $(FAULT)
+
+build/cov/exdb: $(call cov,$(REPL_SRC) $(VIZ_SRC) $(CORE_SRC))
+	$(Q)$(CC) --coverage -o $@ $^ $(LDLIBS_ALL)
+
+build/cov/unit: $(call cov,$(UNIT_SRC) $(VIZ_SRC) $(CORE_SRC))
+	$(Q)$(CC) --coverage -o $@ $^ $(LDLIBS_ALL) $(shell pkg-config --libs criterion 2>/dev/null)
+
+COV_WALK_OBJS = $(call cov,$(VIZ_SRC) $(filter-out repl/main.c,$(REPL_SRC)) $(CORE_SRC))
+build/cov/fault_walk: tests/faults/fault_walk.c core/fault.h $(COV_WALK_OBJS)
+	$(Q)$(CC) $(CSTD) $(WARN) $(PKG_CFLAGS) -I. $(COV_FLAGS) -DEXDB_FAULT -o $@ $< \
+		$(COV_WALK_OBJS) $(LDLIBS_ALL)
+
+.PHONY: coverage
+coverage: deps-test
+	@$(MAKE) --no-print-directory -j2 build/cov/exdb build/cov/unit build/cov/fault_walk
+	@scripts/coverage.sh build/cov
 
 # ---- fuzzing (issue 7) ---------------------------------------------------------
 # libFuzzer harnesses in tests/fuzz (clang's libFuzzer, ASan+UBSan):

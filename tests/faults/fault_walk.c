@@ -39,14 +39,30 @@
  * anything failed. */
 #define EXDB_FAULT_NO_WRAP
 #include <dirent.h>
-#include <sanitizer/common_interface_defs.h>
-#include <sanitizer/lsan_interface.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/common_interface_defs.h>
+#include <sanitizer/lsan_interface.h>
+#define leaked()                      __lsan_do_recoverable_leak_check()
+#define print_stack                   __sanitizer_print_stack_trace
+#define symbolize(pc, fmt, out, cap)  __sanitizer_symbolize_pc(pc, fmt, out, cap)
+#else /* make coverage: no sanitizer, no leak checks, no symbols */
+#define leaked()                      0
+#define print_stack                   NULL
+#define symbolize(pc, fmt, out, cap)  snprintf(out, cap, "%p", pc)
+#endif
+#ifdef EXDB_COVERAGE
+void __gcov_dump(void); /* a child's counts are written before _exit */
+#define child_exit(rc) (__gcov_dump(), _exit(rc))
+#else
+#define child_exit(rc) _exit(rc)
+#endif
 
 #include "core/arena.h"
 #include "core/fault.h"
@@ -217,7 +233,7 @@ static void note_site(const void *site) {
 }
 
 static const char *site_name(const void *site, char *buf, size_t cap) {
-    __sanitizer_symbolize_pc((void *)((const char *)site - 1), "%s:%l (%f)", buf, cap);
+    symbolize((void *)((const char *)site - 1), "%s:%l (%f)", buf, cap);
     const char *p = strstr(buf, "exdb/");
     const char *q = strstr(buf, "/core/") ? strstr(buf, "/core/") : strstr(buf, "/viz/");
     return q ? q + 1 : p ? p : buf;
@@ -360,7 +376,7 @@ static int step(const char *file, unsigned long n, const reference *ref, int lea
         }
     }
     artifacts_free(arts, narts);
-    if (leak_check && __lsan_do_recoverable_leak_check()) {
+    if (leak_check && leaked()) {
         snprintf(why, sizeof why, "leak (LeakSanitizer's report above)");
         bad = 1;
     }
@@ -407,17 +423,17 @@ static int run_children(const char *file, const reference *ref, unsigned long n,
             record r = {n + (unsigned long)k * stride, 0, NULL};
             r.rc = step(file, r.n, ref, leak_each, &r.site);
             if (write(fds[1], &r, sizeof r) != sizeof r)
-                _exit(2);
+                child_exit(2);
             if (r.rc == 2)
                 break;
         }
-        if (!leak_each && __lsan_do_recoverable_leak_check()) {
+        if (!leak_each && leaked()) {
             record r = {0, 3, NULL};
             if (write(fds[1], &r, sizeof r) != sizeof r)
-                _exit(2);
+                child_exit(2);
         }
         fflush(stdout);
-        _exit(0);
+        child_exit(0);
     }
     close(fds[1]);
     *nout = 0;
@@ -521,7 +537,7 @@ static int walk(const char *file, unsigned long start, unsigned long stride) {
     int first_site = nsites;
     unsigned long points = 0, failed = 0, n = start, last = 0;
     if (trace) {
-        exdb_fault_on_fail = __sanitizer_print_stack_trace;
+        exdb_fault_on_fail = print_stack;
         const void *site;
         int rc = step(file, trace, &ref, 1, &site);
         exdb_fault_on_fail = NULL;
