@@ -453,8 +453,7 @@ int exdb_dce_undo(exdb_dce_log *log, exdb_error *err) {
         n->kwargs = e->kwargs;
         *exdb_strmap_find(&g->names, n->name) = n;
         for (uint32_t k = 0; k < e->ninputs; k++)
-            insert_user(log->in[e->first_input + k].node, n,
-                        log->in[e->first_input + k].user_pos);
+            insert_user(log->in[e->first_input + k].node, n, log->in[e->first_input + k].user_pos);
     }
     log_clear(log);
     assert(exdb_graph_ok(g));

@@ -67,8 +67,8 @@ static int node_uses_ok(const exdb_node *n, exdb_error *err) {
     if (!m)
         m = input_missing_user(&n->kwargs, n);
     if (m)
-        return exdb_errorf(err, "graph: node %s uses %s, which does not list it as a user",
-                           n->name, m->name);
+        return exdb_errorf(err, "graph: node %s uses %s, which does not list it as a user", n->name,
+                           m->name);
     return 0;
 }
 

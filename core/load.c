@@ -2538,7 +2538,7 @@ exdb_program *exdb_program_load(const char *path, const char *model, exdb_error 
         P->path = exdb_arena_strdup(&P->arena, path);
         P->member = exdb_arena_strdup(&P->arena, member);
         P->container_kind = kind;
-        const char *name = model                                 ? model
+        const char *name = model                                ? model
                            : exdb_container_model_count(c) == 1 ? exdb_container_model_name(c, 0)
                                                                 : NULL;
         if (name)

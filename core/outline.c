@@ -856,7 +856,8 @@ static int finalize_outputs(exdb_urun *r, exdb_uframe *f, exdb_error *err) {
 }
 
 static int exit_frame(exdb_urun *r, exdb_error *err) {
-    assert(r->depth > 0 && r->stack[r->depth - 1]->depth == r->depth && !r->stack[r->depth - 1]->finalized);
+    assert(r->depth > 0 && r->stack[r->depth - 1]->depth == r->depth &&
+           !r->stack[r->depth - 1]->finalized);
     exdb_uframe *f = r->stack[r->depth - 1];
     if (finalize_outputs(r, f, err) < 0)
         return -1;

@@ -310,7 +310,8 @@ static int dce_flat(session *s, const exdb_dce_opts *o) {
         json_removed(s, arr, NULL, NULL, &log);
         cmd_json_add(s, "removed", arr);
         cmd_json_add(s, "kept_in_file",
-                     kept == EXDB_SAVE_KEPT_UNKNOWN ? cJSON_CreateNull() : cJSON_CreateNumber(kept));
+                     kept == EXDB_SAVE_KEPT_UNKNOWN ? cJSON_CreateNull()
+                                                    : cJSON_CreateNumber(kept));
     }
     if (o->dry_run || n == 0) {
         exdb_dce_log_free(&log);

@@ -49,13 +49,13 @@
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/common_interface_defs.h>
 #include <sanitizer/lsan_interface.h>
-#define leaked()                      __lsan_do_recoverable_leak_check()
-#define print_stack                   __sanitizer_print_stack_trace
-#define symbolize(pc, fmt, out, cap)  __sanitizer_symbolize_pc(pc, fmt, out, cap)
+#define leaked()                     __lsan_do_recoverable_leak_check()
+#define print_stack                  __sanitizer_print_stack_trace
+#define symbolize(pc, fmt, out, cap) __sanitizer_symbolize_pc(pc, fmt, out, cap)
 #else /* make coverage: no sanitizer, no leak checks, no symbols */
-#define leaked()                      0
-#define print_stack                   NULL
-#define symbolize(pc, fmt, out, cap)  snprintf(out, cap, "%p", pc)
+#define leaked()                     0
+#define print_stack                  NULL
+#define symbolize(pc, fmt, out, cap) snprintf(out, cap, "%p", pc)
 #endif
 #ifdef EXDB_COVERAGE
 void __gcov_dump(void); /* a child's counts are written before _exit */
@@ -500,8 +500,9 @@ static int make_reference(const char *file, reference *ref, unsigned long *total
         double t0 = now();
         run_cmd(&s, line, &ref->ref[i]);
         if (verbose)
-            fprintf(stderr, "  %-45s %6lu allocations %8.1f ms%s\n", line, exdb_fault_seen() - seen0,
-                    (now() - t0) * 1e3, ref->ref[i].rc < 0 ? " (fails)" : "");
+            fprintf(stderr, "  %-45s %6lu allocations %8.1f ms%s\n", line,
+                    exdb_fault_seen() - seen0, (now() - t0) * 1e3,
+                    ref->ref[i].rc < 0 ? " (fails)" : "");
         if (ref->ref[i].rc < 0 && i == 0) {
             fprintf(stderr, "fault_walk: %s: \"%s\" fails without injected failures: %s\n", file,
                     line, ref->ref[i].err);
