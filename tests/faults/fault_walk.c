@@ -286,6 +286,38 @@ static int same_file(const artifact *a, const artifact *b) {
     return same;
 }
 
+/* Whether the files the step wrote (taken from the folder) are the
+ * reference's; why says which differ. FAULT_WALK_KEEP=DIR keeps both
+ * copies of the first that differs there. */
+static int same_files(const reference *ref, unsigned long n, char *why, size_t cap) {
+    artifact arts[32];
+    int narts = take_artifacts(arts, 32);
+    int ok = narts == ref->narts, i = 0;
+    for (; ok && i < narts; i++)
+        ok = strcmp(arts[i].name, ref->arts[i].name) == 0 && same_file(&arts[i], &ref->arts[i]);
+    if (!ok) {
+        snprintf(why, cap, "the files written differ from those without failures (%s)",
+                 narts != ref->narts ? "not the same files" : arts[i - 1].name);
+        const char *keep = getenv("FAULT_WALK_KEEP");
+        if (keep && narts == ref->narts) {
+            char path[600];
+            snprintf(path, sizeof path, "%s/%lu.%s", keep, n, arts[i - 1].name);
+            FILE *f = fopen(path, "wb");
+            if (f) {
+                fwrite(arts[i - 1].bytes, 1, arts[i - 1].len, f);
+                fclose(f);
+            }
+            snprintf(path, sizeof path, "%s/ref.%s", keep, arts[i - 1].name);
+            if ((f = fopen(path, "wb"))) {
+                fwrite(ref->arts[i - 1].bytes, 1, ref->arts[i - 1].len, f);
+                fclose(f);
+            }
+        }
+    }
+    artifacts_free(arts, narts);
+    return ok;
+}
+
 /* One walk step: the session with allocation n failing. 0 when it passed,
  * 1 when it failed, 2 when no allocation failed (past the last one).
  * *site: the code address of the allocation made to fail (NULL if none);
@@ -348,34 +380,8 @@ static int step(const char *file, unsigned long n, const reference *ref, int lea
     *site_out = site;
     exdb_fault_arm(0, 0);
     session_close(&s);
-    artifact arts[32];
-    int narts = take_artifacts(arts, 32);
-    if (!bad && faulted >= 0 && !persistent) {
-        int ok = narts == ref->narts, i = 0;
-        for (; ok && i < narts; i++)
-            ok = strcmp(arts[i].name, ref->arts[i].name) == 0 && same_file(&arts[i], &ref->arts[i]);
-        if (!ok) {
-            snprintf(why, sizeof why, "the files written differ from those without failures (%s)",
-                     narts != ref->narts ? "not the same files" : arts[i - 1].name);
-            const char *keep = getenv("FAULT_WALK_KEEP"); /* a folder: both copies go there */
-            if (keep && narts == ref->narts) {
-                char path[600];
-                snprintf(path, sizeof path, "%s/%lu.%s", keep, n, arts[i - 1].name);
-                FILE *f = fopen(path, "wb");
-                if (f) {
-                    fwrite(arts[i - 1].bytes, 1, arts[i - 1].len, f);
-                    fclose(f);
-                }
-                snprintf(path, sizeof path, "%s/ref.%s", keep, arts[i - 1].name);
-                if ((f = fopen(path, "wb"))) {
-                    fwrite(ref->arts[i - 1].bytes, 1, ref->arts[i - 1].len, f);
-                    fclose(f);
-                }
-            }
-            bad = 1;
-        }
-    }
-    artifacts_free(arts, narts);
+    if (!bad && faulted >= 0 && !persistent && !same_files(ref, n, why, sizeof why))
+        bad = 1;
     if (leak_check && leaked()) {
         snprintf(why, sizeof why, "leak (LeakSanitizer's report above)");
         bad = 1;
