@@ -578,7 +578,7 @@ static int event_in_range(session *s, exdb_unflatten *u, uint32_t k) {
                         u->pos == 1 ? "" : "s");
     if (exdb_unflatten_goto(u, from, &back) < 0)
         exdb_buf_printf(&why, " (and going back to event %u failed: %s)", from, back.msg);
-    cmd_fail(s, "%s", exdb_buf_str(&why));
+    cmd_fail(s, "%s", why.oom ? "out of memory" : exdb_buf_str(&why));
     exdb_buf_free(&why);
     return 0;
 }
@@ -1569,6 +1569,7 @@ static void annotate_plain(exdb_buf *b, size_t from, const plain_classes *c) {
     }
     exdb_buf_reset(b);
     exdb_buf_puts(b, exdb_buf_str(&out));
+    b->oom |= out.oom; /* cut short: cmd_flush says so */
     exdb_buf_free(&out);
 }
 

@@ -13,11 +13,15 @@
 #     fixture;
 #   - allocations failing from the Nth on (--persistent), every 7th N: the
 #     example;
+#   - stepping both ways through the journal (goto, reverse-stepi, stepi),
+#     backtrace, info modules, print graph, lint and a restart: the example
+#     and the .pt2 fixture, every N, and the .pt2 fixture's every arena call;
 #   - a real program, every FAULTS_REAL_STRIDE-th N (default 5): resnet18
 #     from ${REAL_PT2:-../shared/real_pt2} when that folder exists.
 # Builds build/san/fault_walk with make (EXDB is only used for its folder's
-# name). Prints each walk's lines, the allocation sites made to fail, and
-# "faults: N passed, M failed" (one test per walk).
+# name). Prints each walk's lines, the allocation sites made to fail (per
+# walk, and the distinct file:line sites of all walks), and
+# "faults: N passed, M failed" (one test per file walked).
 exdb=${1:?usage: run_faults.extra.sh EXDB}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 2
@@ -26,6 +30,8 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/tests/lsan.supp:print_suppressions=0}
 walk=build/san/fault_walk
 pass=0 fail=0
+sites=$(mktemp)
+trap 'rm -f "$sites"' EXIT
 if ! make --no-print-directory -s "$walk" >/tmp/exdb-faults-build.$$ 2>&1; then
     tail -20 /tmp/exdb-faults-build.$$
     rm -f /tmp/exdb-faults-build.$$
@@ -39,9 +45,10 @@ run() {
     label=$1
     shift
     out=$(mktemp)
-    "$walk" "$@" >"$out" 2>&1
+    "$walk" --sites "$@" >"$out" 2>&1
     rc=$?
-    sed -n '/^faults: /!p' "$out" | sed "s|^|$label: |"
+    grep '^site ' "$out" | sed 's/: [0-9]*$//' >>"$sites"
+    grep -v '^faults: \|^site ' "$out" | sed "s|^|$label: |"
     line=$(grep -E '^faults: [0-9]+ passed, [0-9]+ failed' "$out" | tail -1)
     if [ -z "$line" ]; then
         echo "$label: fault_walk did not finish (exit $rc)"
@@ -60,6 +67,12 @@ run blocks tests/fixtures/example.json tests/fixtures/unflatten/constant_aliasin
     tests/fixtures/dce/dead_pure.json
 run arena-calls --arena-calls tests/fixtures/dce/dead_pure.json
 run persistent --persistent --stride 7 tests/fixtures/example.json
+# stepping both ways (the journal), listings, a restart
+set -- -c "load '{F}'" -c "unflatten run" -c "goto 50" -c "reverse-stepi 5" -c "stepi 3" \
+    -c backtrace -c "info modules" -c "print graph" -c "info program" -c lint \
+    -c "unflatten restart" -c "unflatten run"
+run stepping "$@" tests/fixtures/example.json tests/fixtures/unflatten/constant_aliasing.pt2
+run stepping-arena-calls --arena-calls "$@" tests/fixtures/unflatten/constant_aliasing.pt2
 real=${REAL_PT2:-$(cd "$root/.." && pwd)/shared/real_pt2}
 prog=$real/TheCBaH__pytorch.models.pt2__resnet18@209890a1__model.json
 if [ -f "$prog" ]; then
@@ -67,5 +80,6 @@ if [ -f "$prog" ]; then
 else
     echo "real: $prog not found: the walk over a real program is skipped"
 fi
+echo "faults: $(sort -u "$sites" | wc -l) distinct allocation sites (file:line) made to fail in all"
 echo "faults: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
