@@ -277,8 +277,18 @@ int exdb_modgraphs_dce(exdb_modgraphs *gs, const exdb_unflatten *u, const exdb_d
             !still_used(gs->items[g->parent].graph, &logs[g->parent], g->subgraph, o->dry_run))
             continue;
         int n = exdb_dce_run(g->graph, &opts, &logs[i], err);
-        if (n < 0)
+        if (n < 0) {
+            /* out of memory part way (exdb_dce_run put back its own graph's
+             * nodes): the graphs done before go back too, newest first, so
+             * a failed dce changes nothing; a log undo could not restore
+             * stays applied (the caller keeps it for "undo") */
+            for (uint32_t k = i; k-- > 0;) {
+                exdb_error ignored = {0};
+                if (logs[k].applied && logs[k].n)
+                    exdb_dce_undo(&logs[k], &ignored);
+            }
             return -1;
+        }
         total += n;
     }
     return total;

@@ -1,6 +1,7 @@
 #!/bin/sh
 # coverage.sh COV_DIR - runs the unit, golden, malformed and fault injection
-# suites with the gcov build in COV_DIR (make coverage builds it), then
+# suites (the walks of tests/run_faults.extra.sh over the bundled fixtures)
+# with the gcov build in COV_DIR (make coverage builds it), then
 # prints the line coverage of every file of core/ and viz/ and the total,
 # from plain gcov's "Lines executed" (no gcovr or lcov needed).
 set -u
@@ -17,6 +18,10 @@ walk=$cov/fault_walk
 "$walk" tests/fixtures/example.json tests/fixtures/unflatten/constant_aliasing.pt2 \
     tests/fixtures/dce/dead_pure.json 2>&1 | tail -1 | sed 's/^/  blocks: /'
 "$walk" --arena-calls tests/fixtures/dce/dead_pure.json 2>&1 | tail -1 | sed 's/^/  arena calls: /'
+"$walk" --arena-calls -c "load '{F}'" -c "unflatten run" -c "goto 50" -c "reverse-stepi 5" \
+    -c "stepi 3" -c backtrace -c "info modules" -c "print graph" -c "info program" -c lint \
+    -c "unflatten restart" -c "unflatten run" tests/fixtures/example.json \
+    tests/fixtures/unflatten/constant_aliasing.pt2 2>&1 | tail -1 | sed 's/^/  stepping: /'
 
 # gcov -n (no .gcov files) per source: its "File 'X'" block's "Lines
 # executed:P% of N" (headers' inline functions get blocks of their own).
