@@ -8,7 +8,8 @@
 # without failures, and leak nothing (LeakSanitizer).
 #
 #   - every arena block and malloc, every N: the bundled example, a .pt2
-#     fixture and a dce fixture (a program with dead code);
+#     fixture and a dce fixture (a program with dead code); programs
+#     unflatten refuses, dce across module graphs, getitems save keeps;
 #   - every arena call too (EXDB_FAULT_ARENA_CALLS), every N: the dce
 #     fixture;
 #   - allocations failing from the Nth on (--persistent), every 7th N: the
@@ -16,7 +17,7 @@
 #   - stepping both ways through the journal (goto, reverse-stepi, stepi),
 #     backtrace, info modules, print graph, lint and a restart: the example
 #     and the .pt2 fixture, every N, and the .pt2 fixture's every arena call;
-#   - a real program, every FAULTS_REAL_STRIDE-th N (default 5): resnet18
+#   - a real program, every FAULTS_REAL_STRIDE-th N (default 7): resnet18
 #     from ${REAL_PT2:-../shared/real_pt2} when that folder exists.
 # Builds build/san/fault_walk with make (EXDB is only used for its folder's
 # name). Prints each walk's lines, the allocation sites made to fail (per
@@ -65,6 +66,10 @@ run() {
 
 run blocks tests/fixtures/example.json tests/fixtures/unflatten/constant_aliasing.pt2 \
     tests/fixtures/dce/dead_pure.json
+# programs unflatten refuses, dce across module graphs, getitems save keeps
+run blocks-more tests/fixtures/unflatten/error_no_stack.json \
+    tests/fixtures/unflatten/preserve_const.json tests/fixtures/unflatten/closure.json \
+    tests/fixtures/dce/getitems.json
 run arena-calls --arena-calls tests/fixtures/dce/dead_pure.json
 run persistent --persistent --stride 7 tests/fixtures/example.json
 # stepping both ways (the journal), listings, a restart
@@ -76,7 +81,7 @@ run stepping-arena-calls --arena-calls "$@" tests/fixtures/unflatten/constant_al
 real=${REAL_PT2:-$(cd "$root/.." && pwd)/shared/real_pt2}
 prog=$real/TheCBaH__pytorch.models.pt2__resnet18@209890a1__model.json
 if [ -f "$prog" ]; then
-    run real --stride "${FAULTS_REAL_STRIDE:-5}" "$prog"
+    run real --stride "${FAULTS_REAL_STRIDE:-7}" "$prog"
 else
     echo "real: $prog not found: the walk over a real program is skipped"
 fi
