@@ -5,6 +5,7 @@
 #   make bench   the speed and memory table
 #   make bench-peer  lint and dce against torch 2.13's torch.fx (build/venv)
 #   make conformance exdb against torch 2.13 itself (tests/conformance)
+#   make coverage  line coverage of core/ and viz/ by the unit, golden, malformed and fault suites
 #   make all | install PREFIX=/usr/local | clean | deps | format
 
 CC      ?= cc
@@ -51,15 +52,22 @@ deps-test:
 # V=1 shows the full compiler lines.
 Q := $(if $(V),,@)
 
+# assert() checks invariants (core/invariants.h) in the sanitizer build only.
 build/rel/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS_ALL) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_ALL) -DNDEBUG -c $< -o $@
 
 build/san/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC-SAN  $<")
-	$(Q)$(CC) $(CFLAGS_ALL) $(SAN) -O1 -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_ALL) $(SAN) $(SAN_FAULT) -O1 -c $< -o $@
+
+# The sanitizer build of core/ and viz/ carries the out-of-memory fault
+# injection hook (core/fault.h): every malloc, calloc, realloc, strdup and
+# arena allocation can be made to fail by tests/faults/fault_walk.
+FAULT := -DEXDB_FAULT -include core/fault.h
+$(call san,$(CORE_SRC) $(VIZ_SRC)): SAN_FAULT = $(FAULT)
 
 core/libexdb.a: $(call rel,$(CORE_SRC))
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -78,6 +86,13 @@ build/san/exdb: $(call san,$(REPL_SRC) $(VIZ_SRC)) build/san/libexdb.a
 build/san/unit: $(call san,$(UNIT_SRC) $(VIZ_SRC)) build/san/libexdb.a
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(SAN) -o $@ $^ $(LDLIBS_ALL) $(shell pkg-config --libs criterion 2>/dev/null)
+
+# tests/faults/fault_walk.c: the session of the REPL (without main.c) with
+# the Nth allocation failing, for tests/run_faults.extra.sh.
+FAULT_WALK_OBJS = $(call san,$(VIZ_SRC) $(filter-out repl/main.c,$(REPL_SRC))) build/san/libexdb.a
+build/san/fault_walk: tests/faults/fault_walk.c core/fault.h $(FAULT_WALK_OBJS)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(CFLAGS_ALL) $(SAN) -DEXDB_FAULT -O1 -o $@ $< $(FAULT_WALK_OBJS) $(LDLIBS_ALL)
 
 build/rel/bench_load: scripts/bench/bench_load.c core/libexdb.a
 	@mkdir -p $(dir $@)
@@ -147,6 +162,39 @@ format:
 
 clean:
 	rm -rf build exdb core/libexdb.a
+
+# ---- coverage (issue 13) ------------------------------------------------------
+# make coverage: everything built with gcc --coverage (no sanitizers, -O0,
+# the fault injection hook in) into build/cov/, then the unit, golden,
+# malformed and fault injection suites run with it, and
+# scripts/coverage.sh prints the line coverage of core/ and viz/ per file
+# and in total (plain gcov, no other tool). The suites' failures are
+# reported, not fatal: a coverage figure is wanted even then.
+COV_FLAGS := --coverage -O0 -g -DEXDB_COVERAGE
+cov = $(patsubst %.c,build/cov/%.o,$(1))
+
+build/cov/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC-COV  $<")
+	$(Q)$(CC) $(CSTD) $(WARN) $(PKG_CFLAGS) $(CGRAPH_FAST) -I. $(COV_FLAGS) $(COV_FAULT) -c $< -o $@
+
+$(call cov,$(CORE_SRC) $(VIZ_SRC)): COV_FAULT = $(FAULT)
+
+build/cov/exdb: $(call cov,$(REPL_SRC) $(VIZ_SRC) $(CORE_SRC))
+	$(Q)$(CC) --coverage -o $@ $^ $(LDLIBS_ALL)
+
+build/cov/unit: $(call cov,$(UNIT_SRC) $(VIZ_SRC) $(CORE_SRC))
+	$(Q)$(CC) --coverage -o $@ $^ $(LDLIBS_ALL) $(shell pkg-config --libs criterion 2>/dev/null)
+
+COV_WALK_OBJS = $(call cov,$(VIZ_SRC) $(filter-out repl/main.c,$(REPL_SRC)) $(CORE_SRC))
+build/cov/fault_walk: tests/faults/fault_walk.c core/fault.h $(COV_WALK_OBJS)
+	$(Q)$(CC) $(CSTD) $(WARN) $(PKG_CFLAGS) -I. $(COV_FLAGS) -DEXDB_FAULT -o $@ $< \
+		$(COV_WALK_OBJS) $(LDLIBS_ALL)
+
+.PHONY: coverage
+coverage: deps-test
+	@$(MAKE) --no-print-directory -j2 build/cov/exdb build/cov/unit build/cov/fault_walk
+	@scripts/coverage.sh build/cov
 
 # ---- fuzzing (issue 7) ---------------------------------------------------------
 # libFuzzer harnesses in tests/fuzz (clang's libFuzzer, ASan+UBSan):

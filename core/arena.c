@@ -2,6 +2,10 @@
  * million-node program costs a few dozen mallocs, and huge single requests
  * get a block of their own. */
 #include "arena.h"
+#include "fault.h"
+/* Fault injection counts arena blocks where they are needed (see
+ * arena_alloc_at), not in block_new. */
+#undef malloc
 #include "prefault.h"
 
 #include <stdarg.h>
@@ -160,6 +164,10 @@ static struct {
 static int ntaken;
 
 void *exdb_mem_take(size_t n) {
+#ifdef EXDB_FAULT
+    if (exdb_fault_hit(__builtin_return_address(0)))
+        return NULL;
+#endif
     if (ntaken == TAKEN_MAX || n > SIZE_MAX - sizeof(exdb_arena_block))
         return malloc(n);
     exdb_arena_block *b = cache_take(n);
@@ -229,7 +237,16 @@ static void prefault(exdb_arena_block *b, size_t upto) {
 #endif
 }
 
-void *exdb_arena_alloc(exdb_arena *a, size_t n) {
+/* exdb_arena_alloc for the code at site (the public calls' caller): under
+ * fault injection (fault.h) any call may fail, as any call may be the one
+ * that needs a new block when memory runs out. */
+static void *arena_alloc_at(exdb_arena *a, size_t n, const void *site) {
+#ifdef EXDB_FAULT
+    if (exdb_fault_arena_calls() && exdb_fault_hit(site))
+        return NULL;
+#else
+    (void)site;
+#endif
     if (n == 0)
         n = 1;
     if (n > SIZE_MAX - 64)
@@ -242,6 +259,10 @@ void *exdb_arena_alloc(exdb_arena *a, size_t n) {
             want = ARENA_MAX_BLOCK;
         if (want < n)
             want = n;
+#ifdef EXDB_FAULT
+        if (!exdb_fault_arena_calls() && exdb_fault_hit(site))
+            return NULL;
+#endif
         exdb_arena_block *nb = cache_take(want);
         if (nb) {
             want = nb->size;
@@ -274,17 +295,21 @@ void *exdb_arena_alloc(exdb_arena *a, size_t n) {
     return p;
 }
 
+void *exdb_arena_alloc(exdb_arena *a, size_t n) {
+    return arena_alloc_at(a, n, __builtin_return_address(0));
+}
+
 void *exdb_arena_calloc(exdb_arena *a, size_t count, size_t size) {
     if (size && count > SIZE_MAX / size)
         return NULL;
-    void *p = exdb_arena_alloc(a, count * size);
+    void *p = arena_alloc_at(a, count * size, __builtin_return_address(0));
     if (p)
         memset(p, 0, count * size);
     return p;
 }
 
-char *exdb_arena_strndup(exdb_arena *a, const char *s, size_t n) {
-    char *p = exdb_arena_alloc(a, n + 1);
+static char *arena_strndup_at(exdb_arena *a, const char *s, size_t n, const void *site) {
+    char *p = arena_alloc_at(a, n + 1, site);
     if (!p)
         return NULL;
     memcpy(p, s, n);
@@ -292,8 +317,12 @@ char *exdb_arena_strndup(exdb_arena *a, const char *s, size_t n) {
     return p;
 }
 
+char *exdb_arena_strndup(exdb_arena *a, const char *s, size_t n) {
+    return arena_strndup_at(a, s, n, __builtin_return_address(0));
+}
+
 char *exdb_arena_strdup(exdb_arena *a, const char *s) {
-    return exdb_arena_strndup(a, s, strlen(s));
+    return arena_strndup_at(a, s, strlen(s), __builtin_return_address(0));
 }
 
 int exdb_arena_block_of(const exdb_arena *a, const void *p, const void **lo, const void **hi) {
@@ -328,7 +357,7 @@ char *exdb_arena_printf(exdb_arena *a, const char *fmt, ...) {
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
     char *p = NULL;
-    if (n >= 0 && (p = exdb_arena_alloc(a, (size_t)n + 1)))
+    if (n >= 0 && (p = arena_alloc_at(a, (size_t)n + 1, __builtin_return_address(0))))
         vsnprintf(p, (size_t)n + 1, fmt, ap2);
     va_end(ap2);
     return p;

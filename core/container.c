@@ -211,20 +211,24 @@ fail:
 
 /* Looks rel up under the archive folder first, then at the root: PyTorch
  * only looks under the folder, but zips made by hand often have none.
- * Sets *base to the prefix it was found under. */
-static int find_member(exdb_container *c, const char *rel, const char **base, zip_uint64_t *idx) {
+ * Sets *base to the prefix it was found under. 0 when found, 1 when not,
+ * -1 (err set) when memory ran out: not finding is then no answer. */
+static int find_member(exdb_container *c, const char *rel, const char **base, zip_uint64_t *idx,
+                       exdb_error *err) {
     if (c->folder[0]) {
         char *full = exdb_arena_printf(&c->arena, "%s/%s", c->folder, rel);
-        zip_int64_t i = full ? zip_name_locate(c->za, full, ZIP_FL_ENC_RAW) : -1;
+        if (!full)
+            return exdb_errorf(err, "%s: out of memory", c->path);
+        zip_int64_t i = zip_name_locate(c->za, full, ZIP_FL_ENC_RAW);
         if (i >= 0) {
             *base = exdb_arena_printf(&c->arena, "%s/", c->folder);
             *idx = (zip_uint64_t)i;
-            return *base ? 0 : -1;
+            return *base ? 0 : exdb_errorf(err, "%s: out of memory", c->path);
         }
     }
     zip_int64_t i = zip_name_locate(c->za, rel, ZIP_FL_ENC_RAW);
     if (i < 0)
-        return -1;
+        return 1;
     *base = "";
     *idx = (zip_uint64_t)i;
     return 0;
@@ -383,7 +387,10 @@ static int open_zip(exdb_container *c, exdb_error *err) {
 
     const char *base;
     zip_uint64_t idx;
-    if (find_member(c, "archive_format", &base, &idx) == 0) {
+    int found = find_member(c, "archive_format", &base, &idx, err);
+    if (found < 0)
+        return -1;
+    if (found == 0) {
         const char *fmt;
         size_t flen;
         c->kind = EXDB_CONT_PT2;
@@ -396,7 +403,9 @@ static int open_zip(exdb_container *c, exdb_error *err) {
             return exdb_errorf(err, "%s: archive_format: expected \"pt2\", found \"%s\"", c->path,
                                q);
         }
-        if (find_member(c, "archive_version", &base, &idx) == 0 && strcmp(base, c->base) == 0 &&
+        if ((found = find_member(c, "archive_version", &base, &idx, err)) < 0)
+            return -1;
+        if (found == 0 && strcmp(base, c->base) == 0 &&
             read_small_text(c, idx, &c->version, NULL, err) != 0)
             return -1;
         if (list_models(c, err) != 0)
@@ -406,16 +415,22 @@ static int open_zip(exdb_container *c, exdb_error *err) {
                                c->path);
         return 0;
     }
-    if (find_member(c, "serialized_exported_program.json", &base, &idx) == 0) {
+    if ((found = find_member(c, "serialized_exported_program.json", &base, &idx, err)) < 0)
+        return -1;
+    if (found == 0) {
         zip_uint64_t vidx;
         c->kind = EXDB_CONT_LEGACY_ZIP;
         c->base = base;
-        if (find_member(c, "version", &base, &vidx) == 0 && strcmp(base, c->base) == 0 &&
+        if ((found = find_member(c, "version", &base, &vidx, err)) < 0)
+            return -1;
+        if (found == 0 && strcmp(base, c->base) == 0 &&
             read_small_text(c, vidx, &c->version, NULL, err) != 0)
             return -1;
         return one_model(c, "serialized_exported_program.json", idx, err);
     }
-    if (find_member(c, "data.pkl", &base, &idx) == 0)
+    if ((found = find_member(c, "data.pkl", &base, &idx, err)) < 0)
+        return -1;
+    if (found == 0)
         return exdb_errorf(err,
                            "%s: data.pkl: this is a TorchScript (or torch.save) archive, not a "
                            "torch.export program",
@@ -658,8 +673,9 @@ int exdb_container_read_member(exdb_container *c, const char *rel, size_t max, c
         return 1;
     const char *base;
     zip_uint64_t idx;
-    if (find_member(c, rel, &base, &idx) < 0)
-        return 1;
+    int found = find_member(c, rel, &base, &idx, err);
+    if (found != 0)
+        return found;
     size_t n;
     if (read_member(c, idx, max, "a member", buf, &n, err) != 0)
         return -1;

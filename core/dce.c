@@ -1,7 +1,10 @@
 /* dce.c - Graph.eliminate_dead_code and Node.is_impure by operator name,
  * plus undo. See dce.h for where name-based impurity differs from PyTorch. */
 #include "dce.h"
+#include "invariants.h"
 
+#include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -351,29 +354,74 @@ int exdb_dce_run(exdb_graph *g, const exdb_dce_opts *opts, exdb_dce_log *log, ex
     log->applied = !o->dry_run;
     log->graph_count = g->count;
     log->graph_next_id = g->next_id;
+    if (rc < 0 && log->applied && log->n) {
+        /* ran out of memory part way: the nodes removed so far go back, so
+         * a failed dce changes nothing (undo allocates before it changes
+         * anything; when even that fails, the log is kept for "undo") */
+        exdb_error e2 = {0};
+        if (exdb_dce_undo(log, &e2) < 0 && err) {
+            size_t l = strlen(err->msg);
+            snprintf(err->msg + l, sizeof err->msg - l,
+                     " (%u removed nodes stay removed: undo puts them back)", log->n);
+        }
+    }
+    assert(exdb_graph_ok(g));
     return rc < 0 ? -1 : (int)log->n;
 }
 
 /* ---- undo */
 
-/* Inserts user at position pos of in's users (a fresh arena array, since the
- * old one may have no room in front or behind). */
-static int insert_user(exdb_node *in, exdb_node *user, uint32_t pos) {
-    uint32_t n = in->nusers;
-    exdb_node **nu = exdb_arena_alloc(in->graph->arena, (size_t)(n + 1) * 2 * sizeof *nu);
+/* Room for `more` users after in's last one: a bigger arena array when
+ * there is not (the old one stays behind). */
+static int users_room(exdb_node *in, uint32_t more) {
+    if (in->users_cap - in->nusers >= more)
+        return 0;
+    uint32_t cap = (in->nusers + more) * 2;
+    exdb_node **nu = exdb_arena_alloc(in->graph->arena, (size_t)cap * sizeof *nu);
     if (!nu)
         return -1;
+    if (in->nusers)
+        memcpy(nu, in->users, in->nusers * sizeof *nu);
+    in->users = nu;
+    in->users_cap = cap;
+    return 0;
+}
+
+/* Inserts user at position pos of in's users (users_room made the room). */
+static void insert_user(exdb_node *in, exdb_node *user, uint32_t pos) {
+    uint32_t n = in->nusers;
     if (pos > n)
         pos = n;
-    if (pos)
-        memcpy(nu, in->users, pos * sizeof *nu);
-    nu[pos] = user;
-    if (n > pos)
-        memcpy(nu + pos + 1, in->users + pos, (n - pos) * sizeof *nu);
-    in->users = nu;
-    in->users_cap = (n + 1) * 2;
+    memmove(in->users + pos + 1, in->users + pos, (n - pos) * sizeof *in->users);
+    in->users[pos] = user;
     in->nusers = n + 1;
-    return 0;
+}
+
+/* What undo allocates, before it changes anything: room in every input's
+ * users for the nodes coming back, and their names' slots. -1 when memory
+ * ran out (the graph is as it was; the log too). */
+static int undo_reserve(exdb_dce_log *log) {
+    exdb_graph *g = log->graph;
+    uint32_t *need = calloc((size_t)g->next_id + 1, sizeof *need);
+    if (!need)
+        return -1;
+    int rc = 0;
+    for (uint32_t k = 0; k < log->nin; k++)
+        if (log->in[k].node->id < g->next_id)
+            need[log->in[k].node->id]++;
+    for (uint32_t k = 0; k < log->nin && rc == 0; k++) {
+        exdb_node *in = log->in[k].node;
+        uint32_t more = in->id < g->next_id ? need[in->id] : 1;
+        if (more && users_room(in, more) < 0)
+            rc = -1;
+        if (in->id < g->next_id)
+            need[in->id] = 0; /* once per input node */
+    }
+    free(need);
+    for (uint32_t i = 0; i < log->n && rc == 0; i++)
+        if (!exdb_strmap_put(&g->names, log->items[i].node->name, NULL))
+            rc = -1;
+    return rc;
 }
 
 int exdb_dce_undo(exdb_dce_log *log, exdb_error *err) {
@@ -382,7 +430,10 @@ int exdb_dce_undo(exdb_dce_log *log, exdb_error *err) {
         return exdb_errorf(err, "Nothing to undo.");
     if (g->count != log->graph_count || g->next_id != log->graph_next_id)
         return exdb_errorf(err, "The graph changed since the last dce; cannot undo it.");
-    /* newest removal first: each node's recorded prev is live again by then */
+    if (undo_reserve(log) < 0)
+        return exdb_errorf(err, "undo: out of memory");
+    /* newest removal first: each node's recorded prev is live again by then;
+     * nothing below allocates */
     for (uint32_t i = log->n; i-- > 0;) {
         exdb_dce_entry *e = &log->items[i];
         exdb_node *n = e->node;
@@ -400,14 +451,11 @@ int exdb_dce_undo(exdb_dce_log *log, exdb_error *err) {
         n->erased = 0;
         n->args = e->args;
         n->kwargs = e->kwargs;
-        void **slot = exdb_strmap_put(&g->names, n->name, NULL);
-        if (slot)
-            *slot = n;
+        *exdb_strmap_find(&g->names, n->name) = n;
         for (uint32_t k = 0; k < e->ninputs; k++)
-            if (insert_user(log->in[e->first_input + k].node, n,
-                            log->in[e->first_input + k].user_pos) < 0)
-                return exdb_errorf(err, "undo: out of memory");
+            insert_user(log->in[e->first_input + k].node, n, log->in[e->first_input + k].user_pos);
     }
     log_clear(log);
+    assert(exdb_graph_ok(g));
     return 0;
 }

@@ -234,7 +234,9 @@ int exdb_udedup_apply(exdb_urun *r, const exdb_uwork *w, int *decision, exdb_err
     uint32_t i = (uint32_t)w->b;
     exdb_uentry *entry = &part->entries[i];
     const char *child_fqn = exdb_ucall_name(r, entry->fqn, entry->call_idx);
-    const char *target = child_fqn ? exdb_ucompute_accessor(r, entry->parent_fqn, child_fqn) : NULL;
+    if (!child_fqn)
+        return exdb_errorf(err, "out of memory");
+    const char *target = exdb_ucompute_accessor(r, entry->parent_fqn, child_fqn);
     if (!target)
         return exdb_errorf(err,
                            "RuntimeError: Child module '%s' is not a descendant of parent "
@@ -251,8 +253,9 @@ int exdb_udedup_apply(exdb_urun *r, const exdb_uwork *w, int *decision, exdb_err
             if (pop_target(r, part, i, target, err) < 0)
                 return -1;
             const char *seen_child = exdb_ucall_name(r, seen->fqn, seen->call_idx);
-            const char *seen_target =
-                seen_child ? exdb_ucompute_accessor(r, entry->parent_fqn, seen_child) : NULL;
+            if (!seen_child)
+                return exdb_errorf(err, "out of memory");
+            const char *seen_target = exdb_ucompute_accessor(r, entry->parent_fqn, seen_child);
             if (!seen_target)
                 return exdb_errorf(err,
                                    "RuntimeError: Child module '%s' is not a descendant of "

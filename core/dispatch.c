@@ -179,7 +179,8 @@ int exdb_udispatch_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
     dispatch_plan *dp = (dispatch_plan *)w->node;
     if (w->a < 0) {
         elide_ctx c = {r, dp};
-        exdb_unflatten_named_modules_run(r, elide_visit, &c);
+        if (exdb_unflatten_named_modules_run(r, elide_visit, &c) < 0)
+            return exdb_errorf(err, "out of memory");
         return 0;
     }
     called *c = &dp->c[w->a];

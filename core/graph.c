@@ -3,6 +3,7 @@
 #include "graph.h"
 #include "strbuf.h"
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -489,11 +490,10 @@ void exdb_node_foreach_input(exdb_node *n, exdb_node_visit_fn fn, void *ctx) {
  * per user node, however many uses). Here it is a dense array in the same
  * order, so printers can index it directly. */
 
-/* Appends user (the caller knows it is not there yet, as dict.setdefault
- * would). The array doubles inside the arena; the old one is left behind. */
-static int add_user(exdb_node *in, exdb_node *user) {
+/* Room for one more user: the array doubles inside the arena when full (the
+ * old one is left behind); -1 when memory ran out, nothing changed. */
+static int reserve_user(exdb_node *in) {
     exdb_arena *a = in->graph->arena;
-    EXDB_WILL_WRITE(a, in->nusers);
     if (in->nusers == in->users_cap) {
         EXDB_WILL_WRITE(a, in->users);
         EXDB_WILL_WRITE(a, in->users_cap);
@@ -508,6 +508,16 @@ static int add_user(exdb_node *in, exdb_node *user) {
         in->users = nu;
         in->users_cap = ncap;
     }
+    return 0;
+}
+
+/* Appends user (the caller knows it is not there yet, as dict.setdefault
+ * would). */
+static int add_user(exdb_node *in, exdb_node *user) {
+    if (reserve_user(in) < 0)
+        return -1;
+    exdb_arena *a = in->graph->arena;
+    EXDB_WILL_WRITE(a, in->nusers);
     EXDB_WILL_WRITE(a, in->users[in->nusers]);
     in->users[in->nusers++] = user;
     return 0;
@@ -565,12 +575,25 @@ static void remove_user_cb(void *vctx, exdb_node *in) {
     remove_user(in, c->user);
 }
 
+static void reserve_user_cb(void *vctx, exdb_node *in) {
+    user_ctx *c = vctx;
+    if (reserve_user(in) < 0)
+        c->failed = 1;
+}
+
 /* Node._update_args_kwargs, the one way FX changes a node's inputs: n leaves
  * the users of every old input, then joins (at the end) the users of every
  * input of the new args then kwargs. Even an input that stays moves n to
- * the end of its users, exactly as in FX. NULL keeps that part as it is. */
+ * the end of its users, exactly as in FX. NULL keeps that part as it is.
+ * Every new input gets room for n first, so running out of memory (-1)
+ * changes nothing; after that, nothing can fail. */
 static int update_args_kwargs(exdb_node *n, const exdb_arg *args, const exdb_arg *kwargs) {
     user_ctx uc = {n, 0};
+    uint32_t s = next_stamp();
+    foreach_node_in((exdb_arg *)(args ? args : &n->args), s, reserve_user_cb, &uc);
+    foreach_node_in((exdb_arg *)(kwargs ? kwargs : &n->kwargs), s, reserve_user_cb, &uc);
+    if (uc.failed)
+        return -1;
     exdb_node_foreach_input(n, remove_user_cb, &uc);
     _Static_assert(sizeof(exdb_arg) % 8 == 0, "exdb_arg: whole words");
     if (args) {
@@ -582,7 +605,8 @@ static int update_args_kwargs(exdb_node *n, const exdb_arg *args, const exdb_arg
         n->kwargs = *kwargs;
     }
     exdb_node_foreach_input(n, add_user_cb, &uc);
-    return uc.failed ? -1 : 0;
+    assert(!uc.failed);
+    return 0;
 }
 
 /* ---- argument trees */
@@ -700,9 +724,14 @@ static void link_node(exdb_graph *g, exdb_node *n) {
         before->prev = n;
     }
     g->count++;
+    assert(n->prev ? n->prev->next == n : g->head == n);
+    assert(n->next ? n->next->prev == n : g->tail == n);
 }
 
 static void unlink_node(exdb_graph *g, exdb_node *n) {
+    assert(n->graph == g && !n->erased && g->count > 0);
+    assert(n->prev ? n->prev->next == n : g->head == n);
+    assert(n->next ? n->next->prev == n : g->tail == n);
     exdb_arena *a = g->arena;
     exdb_arena_will_write(a, &g->head, sizeof g->head + sizeof g->tail + sizeof g->count);
     EXDB_WILL_WRITE(a, n->prev);
@@ -841,13 +870,17 @@ exdb_node *exdb_graph_create_node(exdb_graph *g, exdb_op op, const char *target,
     if (!n->name)
         return NULL;
     exdb_node_hash_name(n);
+    /* room in every input's users first: out of memory leaves no input
+     * pointing to a node that is not in the graph */
+    user_ctx uc = {n, 0};
+    exdb_node_foreach_input(n, reserve_user_cb, &uc);
+    if (uc.failed)
+        return NULL;
     void **slot = exdb_strmap_find_hashed(&g->names, n->name, n->name_hash);
     EXDB_WILL_WRITE(g->arena, *slot);
     *slot = n;
-    user_ctx uc = {n, 0};
     exdb_node_foreach_input(n, add_user_cb, &uc);
-    if (uc.failed)
-        return NULL;
+    assert(!uc.failed);
     link_node(g, n);
     return n;
 }
@@ -952,14 +985,6 @@ static void find_cb(void *vctx, exdb_arg *a) {
         c->found = 1;
 }
 
-static void replace_in_place_cb(void *vctx, exdb_arg *a) {
-    replace_ctx *c = vctx;
-    if (a->u.node == c->old) {
-        EXDB_WILL_WRITE(c->old->graph->arena, a->u.node);
-        a->u.node = c->repl;
-    }
-}
-
 static int replace_cb(void *vctx, exdb_node *n, exdb_arg *out) {
     replace_ctx *c = vctx;
     *out = exdb_arg_node(n == c->old ? c->repl : n);
@@ -970,45 +995,37 @@ static int replace_cb(void *vctx, exdb_node *n, exdb_arg *out) {
  * map_arg; the old trees may be shared, so they are not edited), then
  * _update_args_kwargs, which FX calls even when old is absent: n then moves
  * to the end of the users of each of its inputs. */
-void exdb_node_replace_input_with(exdb_node *n, exdb_node *old, exdb_node *repl) {
+int exdb_node_replace_input_with(exdb_node *n, exdb_node *old, exdb_node *repl) {
     replace_ctx c = {old, repl, 0};
     walk_arg(&n->args, find_cb, &c);
     walk_arg(&n->kwargs, find_cb, &c);
-    if (!c.found || old == repl) {
-        update_args_kwargs(n, NULL, NULL);
-        return;
-    }
+    if (!c.found || old == repl)
+        return update_args_kwargs(n, NULL, NULL);
     exdb_arena *a = n->graph->arena;
     exdb_arg args, kwargs;
-    if (map_arg(a, &n->args, &args, replace_cb, &c) == 0 &&
-        map_arg(a, &n->kwargs, &kwargs, replace_cb, &c) == 0) {
-        update_args_kwargs(n, &args, &kwargs);
-        return;
-    }
-    /* out of memory for the copies: edit the trees where they are */
-    user_ctx uc = {n, 0};
-    exdb_node_foreach_input(n, remove_user_cb, &uc);
-    walk_arg(&n->args, replace_in_place_cb, &c);
-    walk_arg(&n->kwargs, replace_in_place_cb, &c);
-    exdb_node_foreach_input(n, add_user_cb, &uc);
+    if (map_arg(a, &n->args, &args, replace_cb, &c) < 0 ||
+        map_arg(a, &n->kwargs, &kwargs, replace_cb, &c) < 0)
+        return -1; /* out of memory for the copies: n is as it was */
+    return update_args_kwargs(n, &args, &kwargs);
 }
 
 /* Node.replace_all_uses_with (without delete_user_cb): for each user, in
  * users order, user._replace_input_with(n, repl). Each user is removed from
  * the front of n's users and appended to repl's, so repl's users end with
  * n's former users in their order. */
-uint32_t exdb_node_replace_all_uses_with(exdb_node *n, exdb_node *repl) {
+int exdb_node_replace_all_uses_with(exdb_node *n, exdb_node *repl) {
     uint32_t count = n->nusers;
     /* to_process = list(self.users): replacing edits n->users */
     exdb_node **users = malloc((count ? count : 1) * sizeof *users);
     if (!users)
-        return 0;
+        return -1;
     if (count) /* a node without users may have no users array at all */
         memcpy(users, n->users, count * sizeof *users);
-    for (uint32_t i = 0; i < count; i++)
-        exdb_node_replace_input_with(users[i], n, repl);
+    int rc = 0;
+    for (uint32_t i = 0; i < count && rc == 0; i++)
+        rc = exdb_node_replace_input_with(users[i], n, repl);
     free(users);
-    return count;
+    return rc < 0 ? -1 : (int)count;
 }
 
 /* node.args = args / node.kwargs = kwargs: Node._update_args_kwargs. */

@@ -261,13 +261,15 @@ int exdb_graph_erase_node(exdb_graph *g, exdb_node *n, exdb_error *err);
 
 /* Node.replace_all_uses_with: every use of n becomes a use of repl; n's
  * users move to the end of repl's users, in their order (one that used both
- * moves too). Returns the number of user nodes changed. */
-uint32_t exdb_node_replace_all_uses_with(exdb_node *n, exdb_node *repl);
+ * moves too). Returns the number of user nodes changed, or -1 when memory
+ * ran out (the users before the one it ran out at are changed, the rest
+ * are not). */
+int exdb_node_replace_all_uses_with(exdb_node *n, exdb_node *repl);
 
 /* Node.replace_input_with: in n's args/kwargs, old becomes new (new trees;
  * the old ones are not edited). As in FX, n moves to the end of the users of
- * each of its inputs. */
-void exdb_node_replace_input_with(exdb_node *n, exdb_node *old, exdb_node *repl);
+ * each of its inputs. 0, or -1 when memory ran out (n is left as it was). */
+int exdb_node_replace_input_with(exdb_node *n, exdb_node *old, exdb_node *repl);
 
 /* Node.insert_arg: inserts a at position idx of n's args tuple; -1 when
  * idx > number of args (FX asserts). n joins the users of a's nodes that

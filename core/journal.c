@@ -1,6 +1,8 @@
 /* journal.c - see journal.h. */
 #include "journal.h"
+#include "invariants.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,6 +100,8 @@ void exdb_journal_save(exdb_journal *j, const void *p, size_t n) {
 }
 
 void exdb_journal_begin(exdb_journal *j) {
+    /* only at the newest event, nothing open, a failed event undone */
+    assert(!j->recording && !j->failed_open && j->pos == j->nev && j->n == j->ev[j->nev]);
     j->open = j->n;
     j->recording = 1;
     if (++j->epoch == 0) { /* wrapped: forget every remembered word */
@@ -127,6 +131,7 @@ static void diff_obj(exdb_journal *j) {
 }
 
 int exdb_journal_commit(exdb_journal *j) {
+    assert(j->recording && j->open == j->ev[j->nev]);
     j->recording = 0;
     diff_obj(j);
     if (j->nev + 1 == j->ev_cap) {
@@ -140,15 +145,17 @@ int exdb_journal_commit(exdb_journal *j) {
         }
     }
     if (j->oom) {
-        exdb_journal_fail(j);
+        j->failed_open = 1; /* as exdb_journal_fail: the object was diffed above */
         return -1;
     }
     j->ev[++j->nev] = j->n;
     j->pos = j->nev;
+    assert(j->ev[j->nev] >= j->ev[j->nev - 1] && j->n <= j->cap);
     return 0;
 }
 
 void exdb_journal_fail(exdb_journal *j) {
+    assert(j->recording);
     j->recording = 0;
     diff_obj(j);
     j->failed_open = 1;
@@ -184,6 +191,9 @@ static void redo_range(exdb_journal *j, size_t from, size_t to) {
 }
 
 void exdb_journal_goto(exdb_journal *j, uint32_t k) {
+    assert(!j->recording);
+    /* the whole bookkeeping on jumps only: a step costs O(1), not O(events) */
+    assert((k + 1 >= j->pos && k <= j->pos + 1) || exdb_journal_ok(j));
     if (j->failed_open) {
         undo_range(j, j->open, j->n);
         j->n = j->open;

@@ -77,6 +77,11 @@ static void add(exdb_lint_report *r, exdb_severity sev, const char *check, const
     f->graph = NULL;
     f->what = what;
     f->fix = fix ? fix : "";
+    if ((node && !f->node) || (module && !f->module)) {
+        r->n--; /* out of memory: the report says it is incomplete */
+        r->oom = 1;
+        return;
+    }
     r->count[sev]++;
 }
 
@@ -855,6 +860,11 @@ static const char *dropped_list(exdb_lint_report *r, const exdb_meta *m, uint32_
     for (uint32_t i = 0; i < m->nstack; i++)
         exdb_buf_printf(&b, "%s'%s'", i ? ", " : "", m->stack[i].path);
     exdb_buf_putc(&b, ']');
+    if (b.oom) {
+        exdb_buf_free(&b);
+        r->oom = 1;
+        return NULL;
+    }
     const char *s = rfmt(r,
                          "nn_module_stack fqns %s at node %s do not form a stack! dropping "
                          "last %u entries",

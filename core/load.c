@@ -21,6 +21,7 @@
  * pairing up with graph inputs/outputs by count and by name. */
 #include "program.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <math.h>
@@ -29,6 +30,7 @@
 #include <string.h>
 
 #include "container.h"
+#include "invariants.h"
 #include "json.h"
 #include "snapshot.h"
 
@@ -2497,6 +2499,9 @@ exdb_program *exdb_program_from_json(char *buf, size_t len, const char *name, ex
         exdb_program_free(P);
         return NULL;
     }
+    assert(exdb_graph_ok(P->graph));
+    for (uint32_t i = 0; i < P->nsubgraphs; i++)
+        assert(exdb_graph_ok(P->subgraphs[i].graph));
     return P;
 }
 
@@ -2513,8 +2518,10 @@ exdb_program *exdb_program_load(const char *path, const char *model, exdb_error 
     }
     int kind = (int)exdb_container_kind_of(c);
     /* Messages name "FILE: MEMBER" for archives, the file alone otherwise. */
-    char *label = kind == EXDB_CONT_JSON ? strdup(path) : NULL;
-    if (!label) {
+    char *label;
+    if (kind == EXDB_CONT_JSON) {
+        label = strdup(path);
+    } else {
         size_t n = strlen(path) + strlen(member) + 3;
         label = malloc(n);
         if (label)
@@ -2531,10 +2538,16 @@ exdb_program *exdb_program_load(const char *path, const char *model, exdb_error 
         P->path = exdb_arena_strdup(&P->arena, path);
         P->member = exdb_arena_strdup(&P->arena, member);
         P->container_kind = kind;
-        if (model)
-            P->model = exdb_arena_strdup(&P->arena, model);
-        else if (exdb_container_model_count(c) == 1)
-            P->model = exdb_arena_strdup(&P->arena, exdb_container_model_name(c, 0));
+        const char *name = model                                ? model
+                           : exdb_container_model_count(c) == 1 ? exdb_container_model_name(c, 0)
+                                                                : NULL;
+        if (name)
+            P->model = exdb_arena_strdup(&P->arena, name);
+        if (!P->path || !P->member || (name && !P->model)) {
+            exdb_errorf(err, "%s: out of memory", path);
+            exdb_program_free(P);
+            P = NULL;
+        }
     }
     free(label);
     exdb_container_close(c);

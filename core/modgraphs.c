@@ -134,7 +134,8 @@ int exdb_modgraphs_collect(exdb_modgraphs *gs, const exdb_unflatten *u, const ch
                            exdb_error *err) {
     if (!fqn) {
         collect_ctx c = {gs, u, 0};
-        exdb_unflatten_named_modules(u, visit, &c);
+        if (exdb_unflatten_named_modules(u, visit, &c) < 0)
+            c.oom = 1;
         return c.oom ? exdb_errorf(err, "out of memory") : 0;
     }
     exdb_umodule *m = exdb_unflatten_module(u, fqn);
@@ -330,14 +331,19 @@ int exdb_modgraphs_dce(exdb_modgraphs *gs, const exdb_unflatten *u, const exdb_d
         assert(g->parent < (int32_t)i); /* a parent's dce runs before its subgraphs' */
         int used =
             g->parent < 0 ? 1 : still_used(&a, maps, gs, logs, g->parent, g->subgraph, o->dry_run);
-        if (used < 0) {
-            total = exdb_errorf(err, "out of memory");
-            break;
-        }
-        if (!used)
-            continue;
-        int n = exdb_dce_run(g->graph, &opts, &logs[i], err);
-        if (n < 0) {
+        int n = used > 0 ? exdb_dce_run(g->graph, &opts, &logs[i], err) : 0;
+        if (used < 0)
+            exdb_errorf(err, "out of memory");
+        if (used < 0 || n < 0) {
+            /* out of memory part way (exdb_dce_run put back its own graph's
+             * nodes): the graphs done before go back too, newest first, so
+             * a failed dce changes nothing; a log undo could not restore
+             * stays applied (the caller keeps it for "undo") */
+            for (uint32_t k = i; k-- > 0;) {
+                exdb_error ignored = {0};
+                if (logs[k].applied && logs[k].n)
+                    exdb_dce_undo(&logs[k], &ignored);
+            }
             total = -1;
             break;
         }

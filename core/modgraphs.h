@@ -72,7 +72,8 @@ uint32_t exdb_umod_lint(exdb_lint_report *r, exdb_umodule *m, const exdb_graph *
  * (InterpreterModule has no _is_impure), so a dead submodule call goes.
  * logs[i] (initialised by the caller) records entry i's removals. Returns
  * the number of nodes removed (would be, for a dry run), -1 on out of
- * memory. */
+ * memory, after putting back what the graphs done before had removed (a
+ * log that could not be undone stays applied). */
 int exdb_modgraphs_dce(exdb_modgraphs *gs, const exdb_unflatten *u, const exdb_dce_opts *o,
                        exdb_dce_log *logs, exdb_error *err);
 

@@ -5,6 +5,7 @@
  * copy it into the innermost frame (COPY), open a frame for a deeper module
  * (ENTER), or finalise the innermost frame (EXIT). remap_input still walks
  * up the parent chain recursively; its depth is the module nesting depth. */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -402,6 +403,7 @@ static int push_frame(exdb_urun *r, exdb_uframe *f) {
     EXDB_WILL_WRITE(&r->arena, r->stack[r->depth]);
     r->frames[r->nframes++] = f;
     r->stack[r->depth++] = f;
+    assert(f->depth == r->depth); /* a frame's module stack is as deep as the frame stack */
     return 0;
 }
 
@@ -854,6 +856,8 @@ static int finalize_outputs(exdb_urun *r, exdb_uframe *f, exdb_error *err) {
 }
 
 static int exit_frame(exdb_urun *r, exdb_error *err) {
+    assert(r->depth > 0 && r->stack[r->depth - 1]->depth == r->depth &&
+           !r->stack[r->depth - 1]->finalized);
     exdb_uframe *f = r->stack[r->depth - 1];
     if (finalize_outputs(r, f, err) < 0)
         return -1;

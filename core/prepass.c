@@ -2,10 +2,12 @@
  * outlining: deepcopy(export_module.graph), _inplace_buffer_and_input_mutations,
  * _fix_nn_module_stacks and _root_module_type. The program's own graph is
  * never touched: the run works on its copy. */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dce.h"
+#include "invariants.h"
 #include "unflatten.h"
 
 static exdb_node *map_copied(void *ctx, exdb_node *n) {
@@ -51,11 +53,12 @@ static int replace_uses_except(exdb_node *old, exdb_node *repl, const exdb_node 
     if (!users)
         return -1;
     memcpy(users, old->users, count * sizeof *users);
-    for (uint32_t i = 0; i < count; i++)
+    int rc = 0;
+    for (uint32_t i = 0; i < count && rc == 0; i++)
         if (users[i] != repl && users[i] != out)
-            exdb_node_replace_input_with(users[i], old, repl);
+            rc = exdb_node_replace_input_with(users[i], old, repl);
     free(users);
-    return 0;
+    return rc;
 }
 
 /* _inplace_buffer_and_input_mutations */
@@ -245,7 +248,7 @@ static int remove_dead(exdb_urun *r, exdb_error *err) {
             exdb_buf_printf(&b, " %s", log.items[log.n - 1 - i].node->name);
         if (log.n > 8)
             exdb_buf_printf(&b, " ... (%u more)", log.n - 8);
-        const char *w = exdb_arena_strndup(&r->arena, exdb_buf_str(&b), b.len);
+        const char *w = b.oom ? NULL : exdb_arena_strndup(&r->arena, exdb_buf_str(&b), b.len);
         exdb_buf_free(&b);
         if (!w || add_warning(r, w) < 0)
             n = exdb_errorf(err, "out of memory");
@@ -301,5 +304,6 @@ int exdb_uprepass(exdb_urun *r, exdb_error *err) {
     uint32_t i = 0;
     for (exdb_node *n = r->flat->head; n; n = n->next)
         r->nodes[i++] = n;
+    assert(exdb_graph_ok(r->flat));
     return 0;
 }

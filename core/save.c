@@ -313,7 +313,7 @@ uint32_t exdb_save_kept_getitems(const exdb_program *p, const exdb_dce_log *log)
         return 0;
     uint8_t *op_gone = calloc(p->nserialized_nodes + 1, 1);
     if (!op_gone)
-        return 0; /* only a note is lost */
+        return EXDB_SAVE_KEPT_UNKNOWN;
     const exdb_dce_entry *e = log->items;
     for (uint32_t i = 0; i < log->n; i++) {
         const exdb_arg *args = log->applied ? &e[i].args : &e[i].node->args;

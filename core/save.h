@@ -65,6 +65,7 @@ int exdb_program_save_json(const exdb_program *p, exdb_buf *b, exdb_save_stats *
  * of a multi-output op that the same log does not remove. The format has no
  * node for them (the op's outputs name them; the loader makes the getitems),
  * so when every removed node is one, save writes the program as loaded. */
+#define EXDB_SAVE_KEPT_UNKNOWN UINT32_MAX /* out of memory counting them */
 uint32_t exdb_save_kept_getitems(const exdb_program *p, const exdb_dce_log *log);
 
 /* json.dumps(value) with default separators and ensure_ascii=True; numbers

@@ -307,7 +307,10 @@ int exdb_usink_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
                 break;
             }
             ga->meta = ph->meta; /* propagate_meta=True */
-            exdb_node_replace_all_uses_with(ph, ga);
+            if (exdb_node_replace_all_uses_with(ph, ga) < 0) {
+                rc = exdb_errorf(err, "out of memory");
+                break;
+            }
         }
         if (exdb_graph_erase_node(g, ph, err) < 0) {
             rc = -1;

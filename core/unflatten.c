@@ -2,6 +2,7 @@
  * the phase driver (UnflattenedModule.__init__ order), the event log,
  * forward/backward stepping, and the printers (info modules, print module,
  * backtrace, full dumps). */
+#include <assert.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,13 +98,14 @@ typedef struct nm_frame {
     uint32_t next;
 } nm_frame;
 
-void exdb_unflatten_named_modules_run(exdb_urun *r, exdb_umod_visit fn, void *ctx) {
+int exdb_unflatten_named_modules_run(exdb_urun *r, exdb_umod_visit fn, void *ctx) {
     uint32_t cap = 32, n = 0;
     nm_frame *st = malloc(cap * sizeof *st);
     if (!st)
-        return;
+        return -1;
     fn(ctx, "", r->root);
     st[n++] = (nm_frame){r->root, "", 0};
+    int rc = 0;
     while (n) {
         nm_frame *top = &st[n - 1];
         exdb_udict *d = top->m->children;
@@ -118,23 +120,28 @@ void exdb_unflatten_named_modules_run(exdb_urun *r, exdb_umod_visit fn, void *ct
         top->next++;
         const char *fqn =
             top->fqn[0] ? exdb_arena_printf(&r->arena, "%s.%s", top->fqn, name) : name;
-        if (!fqn)
+        if (!fqn) {
+            rc = -1;
             break;
+        }
         fn(ctx, fqn, c);
         if (n == cap) {
             cap *= 2;
             nm_frame *ns = realloc(st, cap * sizeof *ns);
-            if (!ns)
+            if (!ns) {
+                rc = -1;
                 break;
+            }
             st = ns;
         }
         st[n++] = (nm_frame){c, fqn, 0};
     }
     free(st);
+    return rc;
 }
 
-void exdb_unflatten_named_modules(const exdb_unflatten *u, exdb_umod_visit fn, void *ctx) {
-    exdb_unflatten_named_modules_run(u->run, fn, ctx);
+int exdb_unflatten_named_modules(const exdb_unflatten *u, exdb_umod_visit fn, void *ctx) {
+    return exdb_unflatten_named_modules_run(u->run, fn, ctx);
 }
 
 /* ---- runs */
@@ -437,7 +444,16 @@ int exdb_unflatten_step(exdb_unflatten *u, exdb_uevent *ev, exdb_error *err) {
     if (!j) /* not recording: the old way */
         return step_unrecorded(u, &e, ev, err);
     exdb_journal_begin(j);
+    uint8_t phase = u->run->phase;
     int rc = run_step(u->run, &e, &u->err);
+    /* phases only move forward; frames are stacked while outlining (the
+     * root frame stays), as deep as the event says; the end is the end */
+    assert(u->run->phase >= phase && u->run->phase <= EXDB_UPH_DONE);
+    assert(rc != 0 || u->run->phase == EXDB_UPH_DONE);
+    assert(rc <= 0 || e.depth == u->run->depth);
+    assert(u->run->depth <= u->run->nframes &&
+           (u->run->depth <= 1 || u->run->phase <= EXDB_UPH_OUTER_OUTPUT));
+    (void)phase; /* NDEBUG */
     if (rc > 0) {
         if (log_event(u, &e) < 0) {
             exdb_journal_fail(j);
@@ -461,6 +477,7 @@ int exdb_unflatten_step(exdb_unflatten *u, exdb_uevent *ev, exdb_error *err) {
     }
     if (rc == 0)
         return 0;
+    assert(u->pos == u->nlog && u->journal.pos == u->pos);
     if (ev)
         *ev = e;
     return 1;
@@ -771,7 +788,8 @@ static void print_mod(void *vctx, const char *fqn, exdb_umodule *m) {
 
 void exdb_unflatten_print_modules(exdb_buf *b, const exdb_unflatten *u) {
     mod_ctx c = {b, u->run};
-    exdb_unflatten_named_modules_run(u->run, print_mod, &c);
+    if (exdb_unflatten_named_modules_run(u->run, print_mod, &c) < 0)
+        b->oom = 1;
 }
 
 int exdb_unflatten_print_module(exdb_buf *b, const exdb_unflatten *u, const char *fqn,
@@ -857,5 +875,6 @@ void exdb_unflatten_dump(exdb_buf *b, const exdb_unflatten *u) {
         exdb_buf_putc(b, '\n');
     }
     mod_ctx c = {b, r};
-    exdb_unflatten_named_modules_run((exdb_urun *)r, dump_mod, &c);
+    if (exdb_unflatten_named_modules_run((exdb_urun *)r, dump_mod, &c) < 0)
+        b->oom = 1;
 }

@@ -360,9 +360,10 @@ int exdb_unflatten_print_module(exdb_buf *b, const exdb_unflatten *u, const char
 void exdb_unflatten_dump(exdb_buf *b, const exdb_unflatten *u);
 
 /* named_modules(remove_duplicate=False): calls fn for every module path in
- * pre-order (root first, fqn ""). */
+ * pre-order (root first, fqn ""). 0, or -1 when memory ran out before
+ * every path was visited. */
 typedef void (*exdb_umod_visit)(void *ctx, const char *fqn, exdb_umodule *m);
-void exdb_unflatten_named_modules(const exdb_unflatten *u, exdb_umod_visit fn, void *ctx);
+int exdb_unflatten_named_modules(const exdb_unflatten *u, exdb_umod_visit fn, void *ctx);
 
 /* ---- engine internals shared by the phase files (core/u*.c, outline.c...) */
 
@@ -397,7 +398,7 @@ int exdb_umod_assign_state(exdb_urun *r, exdb_umodule *root, const char *target,
                            exdb_error *err);
 int exdb_ureorder_submodules(exdb_urun *r, exdb_error *err);
 /* named_modules(remove_duplicate=False) over a run's tree */
-void exdb_unflatten_named_modules_run(exdb_urun *r, exdb_umod_visit fn, void *ctx);
+int exdb_unflatten_named_modules_run(exdb_urun *r, exdb_umod_visit fn, void *ctx);
 /* _call_name(base, n) and _compute_accessor(parent_fqn, child_fqn) */
 const char *exdb_ucall_name(exdb_urun *r, const char *base, int n);
 const char *exdb_ucompute_accessor(exdb_urun *r, const char *parent_fqn, const char *child_fqn);

@@ -185,6 +185,8 @@ static int lint_modules(session *s, exdb_lint_report *r, const char *fqn, uint32
     exdb_unflatten *temp;
     exdb_error err = {0};
     exdb_unflatten *u = tree_to_read(s, &temp, &err);
+    if (!u && strstr(err.msg, "out of memory")) /* not a finding about the program */
+        return cmd_fail(s, "lint: %s", err.msg);
     if (!u) {
         if (fqn)
             return cmd_fail(s, "lint module: unflatten fails, so there are no modules: %s",
@@ -265,6 +267,10 @@ static void json_removed(session *s, cJSON *arr, const char *module, const char 
 static void note_kept_getitems(session *s, uint32_t kept, uint32_t n) {
     if (!kept)
         return;
+    if (kept == EXDB_SAVE_KEPT_UNKNOWN) {
+        exdb_buf_puts(&s->buf, "note: out of memory counting the getitems \"save\" keeps.\n");
+        return;
+    }
     int one = kept == 1;
     if (kept == n)
         exdb_buf_printf(&s->buf,
@@ -307,7 +313,9 @@ static int dce_flat(session *s, const exdb_dce_opts *o) {
         cJSON *arr = cJSON_CreateArray();
         json_removed(s, arr, NULL, NULL, &log);
         cmd_json_add(s, "removed", arr);
-        cmd_json_add(s, "kept_in_file", cJSON_CreateNumber(kept));
+        cmd_json_add(s, "kept_in_file",
+                     kept == EXDB_SAVE_KEPT_UNKNOWN ? cJSON_CreateNull()
+                                                    : cJSON_CreateNumber(kept));
     }
     if (o->dry_run || n == 0) {
         exdb_dce_log_free(&log);
@@ -462,10 +470,10 @@ static int cmd_undo(session *s, int argc, char **argv) {
     for (uint32_t i = last.nlogs; i-- > 0;) {
         if (!last.logs[i].applied || !last.logs[i].n)
             continue;
-        if (exdb_dce_undo(&last.logs[i], &err) < 0) {
-            last_free();
+        /* a failed undo changed nothing in its graph (those after it are
+         * undone and cleared): "undo" again goes on where it stopped */
+        if (exdb_dce_undo(&last.logs[i], &err) < 0)
             return cmd_fail(s, "%s", err.msg);
-        }
     }
     uint32_t n = last.removed;
     int module = last.serial != 0;

@@ -579,7 +579,7 @@ static int event_in_range(session *s, exdb_unflatten *u, uint32_t k) {
                         u->pos == 1 ? "" : "s");
     if (exdb_unflatten_goto(u, from, &back) < 0)
         exdb_buf_printf(&why, " (and going back to event %u failed: %s)", from, back.msg);
-    cmd_fail(s, "%s", exdb_buf_str(&why));
+    cmd_fail(s, "%s", why.oom ? "out of memory" : exdb_buf_str(&why));
     exdb_buf_free(&why);
     return 0;
 }
@@ -1519,7 +1519,8 @@ static void plain_visit(void *vctx, const char *fqn, exdb_umodule *m) {
 static int plain_classes_find(plain_classes *c, const exdb_unflatten *u) {
     exdb_arena_init(&c->a);
     exdb_strmap_init(&c->paths, &c->a);
-    exdb_unflatten_named_modules_run(u->run, plain_visit, c);
+    if (exdb_unflatten_named_modules_run(u->run, plain_visit, c) < 0)
+        c->oom = 1;
     if (c->oom)
         return -1;
     for (const exdb_node *n = c->paths.count ? u->prog->graph->head : NULL; n; n = n->next)
@@ -1575,6 +1576,7 @@ static void annotate_plain(exdb_buf *b, size_t from, const plain_classes *c) {
     }
     exdb_buf_reset(b);
     exdb_buf_puts(b, exdb_buf_str(&out));
+    b->oom |= out.oom; /* cut short: cmd_flush says so */
     exdb_buf_free(&out);
 }
 
@@ -1626,13 +1628,18 @@ int cmd_unflatten_info_modules(session *s) {
     size_t from = s->buf.len;
     exdb_unflatten_print_modules(&s->buf, u);
     plain_classes classes = {0};
-    if (plain_classes_find(&classes, u) < 0)
-        classes.n = 0; /* out of memory: no classes shown */
+    if (plain_classes_find(&classes, u) < 0) {
+        classes.n = 0;
+        s->buf.oom = 1; /* out of memory: cmd_flush says the text is incomplete */
+    }
     annotate_plain(&s->buf, from, &classes);
     cmd_flush(s, 1);
     if (s->json) {
         module_json_ctx c = {cJSON_CreateArray(), &classes, 0, u};
-        exdb_unflatten_named_modules_run(u->run, module_json, &c);
+        if (exdb_unflatten_named_modules_run(u->run, module_json, &c) < 0) {
+            cmd_fail(s, "out of memory: the answer is incomplete");
+            s->output_oom = 1;
+        }
         cmd_json_add(s, "modules", c.arr);
         cmd_json_add(s, "tree", ja_module_tree(u, tree_class, &classes));
     }

@@ -77,6 +77,16 @@ static void put_listing(session *s, const char *t, size_t n) {
 void cmd_flush(session *s, int newline) {
     const char *t = exdb_buf_str(&s->buf);
     size_t len = s->buf.len;
+    if (s->buf.oom) {
+        /* an append ran out of memory: the text is cut short, and the
+         * command fails saying so rather than look complete */
+        put_listing(s, t, len);
+        exdb_buf_reset(&s->buf);
+        s->buf.oom = 0;
+        s->output_oom = 1;
+        cmd_fail(s, "%sout of memory: the output is incomplete", len ? "\n" : "");
+        return;
+    }
     if (s->max_lines > 0 && !s->show_all && !s->json) {
         /* cut after max_lines lines, but never to hide a single line */
         size_t lines = 0, cut = 0;
@@ -1156,7 +1166,14 @@ static int exec_split(session *s, char *copy, const command **cp) {
     s->color_now = !s->json && (s->color == 1 || (s->color < 0 && output_isatty(s) &&
                                                   !(getenv("NO_COLOR") && *getenv("NO_COLOR"))));
     long before = s->run ? (long)s->run->pos : -1;
+    s->output_oom = 0;
+    if (s->buf.oom) { /* an earlier command's cut-short text (oom sticks to a buffer) */
+        exdb_buf_reset(&s->buf);
+        s->buf.oom = 0;
+    }
     int rc = c->fn(s, argc, argv);
+    if (s->output_oom)
+        rc = -1; /* its output was cut short (cmd_flush said so) */
     cmd_lint_after_command(s);
     s->show_all = 0;
     s->color_now = 0;

@@ -31,7 +31,8 @@ struct session {
     int on_error_continue;
     int quit_requested;
     int source_depth;
-    exdb_buf buf; /* scratch output */
+    exdb_buf buf;   /* scratch output */
+    int output_oom; /* cmd_flush found buf cut short by a failed allocation */
 
     /* output */
     int json;           /* "set output json" / --json: one JSON object per command */

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fault.h"
 #include "viz/view.h"
 
 /* agwrite asks aghtmlstr whether each string it writes, names included, is
@@ -49,6 +50,7 @@ typedef struct vz_cg {
     exdb_strmap names; /* name -> its copy, which is also its ID */
     char *at, *end;    /* the block name copies are carved from */
     IDTYPE anon;       /* the next anonymous ID: odd */
+    int oom;           /* a name could not be mapped: vz_write fails */
 } vz_cg;
 
 /* ---- memory */
@@ -57,8 +59,13 @@ static void *mem_open(Agdisc_t *disc) {
     return disc;
 }
 
+/* Never made to fail by fault injection (core/fault.h): cgraph 2.42 uses
+ * what agalloc returns without looking. */
 static void *mem_alloc(void *state, size_t n) {
-    return exdb_arena_calloc(&((vz_cg *)state)->arena, 1, n);
+    EXDB_FAULT_HOLD(1);
+    void *p = exdb_arena_calloc(&((vz_cg *)state)->arena, 1, n);
+    EXDB_FAULT_HOLD(0);
+    return p;
 }
 
 /* cgraph grows attribute arrays this way; the old copy stays in the arena
@@ -119,9 +126,14 @@ static long id_map(void *state, int objtype, char *str, IDTYPE *id, int create) 
     void **v = exdb_strmap_find(&cg->names, str);
     if (!v) {
         char *copy;
-        if (!create || !(copy = copy_name(cg, str)) ||
-            !(v = exdb_strmap_put(&cg->names, copy, NULL)))
+        if (!create)
             return 0;
+        if (!(copy = copy_name(cg, str)) || !(v = exdb_strmap_put(&cg->names, copy, NULL))) {
+            /* cgraph then gives the object an anonymous ID, which would
+             * reorder the DOT: out of memory is an error instead */
+            cg->oom = 1;
+            return 0;
+        }
         *v = copy;
     }
     *id = (IDTYPE)(uintptr_t)*v;
@@ -329,6 +341,8 @@ int vz_write(Agraph_t *g, FILE *f, exdb_buf *b) {
         free(text);
         return rc == 0 && !b->oom ? 0 : -1;
     }
+    if (((vz_cg *)g->clos->state.mem)->oom)
+        return -1;
     exdb_buf local;
     exdb_buf_init(&local);
     dotout o = {.b = f ? &local : b, .f = f};

@@ -95,6 +95,7 @@ static void fx_label(exdb_buf *b, const exdb_node *n, const char *kind_line, exd
             vz_put_text(b, exdb_buf_str(tmp), LINE_MAX_CHARS, 0);
         }
     }
+    b->oom |= tmp->oom; /* cut-short pieces make a cut-short label */
 }
 
 void vz_fx_label(exdb_buf *b, const exdb_node *n, const char *kind_line) {
@@ -208,6 +209,7 @@ static void fx_tooltip(exdb_buf *b, const exdb_node *n, exdb_buf *tmp) {
             put_frame(&out, user.file ? "innermost frame" : "source (innermost frame)", &inner);
     }
     vz_put_text(b, exdb_buf_str(&out), 1500, 0);
+    b->oom |= out.oom | tmp->oom;
     exdb_buf_free(&out);
 }
 
@@ -301,9 +303,13 @@ static uint32_t call_cluster(flat_ctx *c, uint32_t parent, const exdb_stack_entr
     void **slot = exdb_strmap_put(&c->calls, key, NULL);
     if (slot)
         *slot = (void *)(uintptr_t)(k + 1);
+    else
+        vg->oom = 1;
     slot = exdb_strmap_put(&c->paths, e->path, NULL);
     if (slot && !*slot)
         *slot = (void *)(uintptr_t)(k + 1);
+    else if (!slot)
+        vg->oom = 1;
     return k;
 }
 
@@ -410,8 +416,10 @@ static void output_labels(flat_ctx *c, const exdb_node *out) {
             continue;
         const exdb_output_spec *o = &p->outputs[i];
         void **slot = exdb_strmap_put(&c->outs, a->u.node->name, NULL);
-        if (!slot)
+        if (!slot) {
+            c->vg->oom = 1;
             return;
+        }
         const char *prev = *slot;
         int mut = o->kind != EXDB_OUT_USER_OUTPUT && o->kind != EXDB_OUT_LOSS_OUTPUT;
         exdb_buf_reset(&c->tmp);
@@ -501,6 +509,8 @@ int vz_view_flat(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
         void **slot = p->inputs[i].name ? exdb_strmap_put(&inputs, p->inputs[i].name, NULL) : NULL;
         if (slot)
             *slot = (void *)(uintptr_t)(i + 1);
+        else if (p->inputs[i].name)
+            vg->oom = 1;
     }
     output_labels(&c, exdb_graph_output(g));
     uint32_t nhidden[VZ_HIDDEN_KINDS] = {0};
@@ -625,7 +635,9 @@ int vz_view_flat(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
     exdb_buf reslab;
     exdb_buf_init(&reslab);
     vz_put_text(&reslab, exdb_buf_str(&lab), 0, 0);
+    reslab.oom |= lab.oom;
     vg->title = vz_str(vg, &reslab);
+    vg->oom |= c.tmp.oom; /* a lookup key cut short */
     exdb_buf_free(&reslab);
     exdb_buf_free(&lab);
     exdb_buf_free(&c.tmp);

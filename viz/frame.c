@@ -364,6 +364,8 @@ int vz_view_frame(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view 
         free(gvidx);
     }
     free(fvidx);
+    /* text cut short in a scratch buffer (copied with vz_put_text) fails too */
+    vg->oom |= c.b.oom || c.t.oom;
     exdb_buf_free(&c.b);
     exdb_buf_free(&c.t);
     return vg->oom ? exdb_errorf(err, "render: out of memory") : 0;

@@ -96,6 +96,8 @@ static uint32_t get_mod(mods_ctx *c, uint32_t parent, const char *path, size_t p
     void **slot = exdb_strmap_put(&c->byname, key, NULL);
     if (slot)
         *slot = (void *)(uintptr_t)(k + 1);
+    else
+        c->vg->oom = 1;
     return k;
 }
 
@@ -257,6 +259,8 @@ int vz_view_modules(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_vie
         void **slot = p->inputs[i].name ? exdb_strmap_put(&inputs, p->inputs[i].name, NULL) : NULL;
         if (slot)
             *slot = (void *)(uintptr_t)(i + 1);
+        else if (p->inputs[i].name)
+            vg->oom = 1;
     }
     /* Which values are written back as mutations (output specs). */
     const exdb_node *out = exdb_graph_output(g);
@@ -269,11 +273,15 @@ int vz_view_modules(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_vie
             void **slot = exdb_strmap_put(&uouts, tup->u.items[i].u.node->name, NULL);
             if (slot)
                 *slot = (void *)"";
+            else
+                vg->oom = 1;
             continue;
         }
         void **slot = exdb_strmap_put(&muts, tup->u.items[i].u.node->name, NULL);
         if (slot)
             *slot = (void *)(o->target ? o->target : exdb_output_kind_name(o->kind));
+        else
+            vg->oom = 1;
     }
 
     /* Pass 1: every FX node to its module; modules get op counts. */
@@ -369,6 +377,7 @@ int vz_view_modules(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_vie
             exdb_buf esc;
             exdb_buf_init(&esc);
             vz_put_text(&esc, exdb_buf_str(&c.tmp), 48, 0);
+            esc.oom |= c.tmp.oom;
             vg->edges[i].label = vz_str(vg, &esc);
             exdb_buf_free(&esc);
         }
@@ -380,6 +389,7 @@ int vz_view_modules(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_vie
         exdb_buf esc;
         exdb_buf_init(&esc);
         vz_put_text(&esc, exdb_buf_str(&c.tmp), 0, 0);
+        esc.oom |= c.tmp.oom;
         vg->title = vz_str(vg, &esc);
         exdb_buf_free(&esc);
     }

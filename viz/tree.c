@@ -237,9 +237,12 @@ static int draw_tree(vz_graph *vg, const exdb_unflatten *u, const char *under) {
     exdb_buf_init(&c.t);
     exdb_buf_init(&c.skip);
     count_calls(&c, u);
-    exdb_unflatten_named_modules(u, visit, &c);
+    if (exdb_unflatten_named_modules(u, visit, &c) < 0)
+        c.oom = 1;
     vg->rankdir = "LR";
     vg->ordering = "out"; /* children in registration order, as named_modules */
+    /* text cut short in a scratch buffer (copied with vz_put_text) fails too */
+    vg->oom |= c.b.oom || c.t.oom || c.skip.oom;
     exdb_buf_free(&c.b);
     exdb_buf_free(&c.t);
     exdb_buf_free(&c.skip);
@@ -263,6 +266,7 @@ int vz_view_tree(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
                     src->prog && src->prog->path ? src->prog->path : "program", u->run->nmodules,
                     u->run->nmodules == 1 ? "" : "s");
     vz_set_title(vg, exdb_buf_str(&b));
+    vg->oom |= b.oom;
     exdb_buf_free(&b);
     return vg->oom ? exdb_errorf(err, "render: out of memory") : 0;
 }
@@ -277,6 +281,7 @@ int vz_view_subtree(vz_graph *vg, const exdb_unflatten *u, const char *fqn, cons
     exdb_buf_printf(&b, "%s, %d module%s (\"render module CHILD\" draws a child's graph)", title, n,
                     n == 1 ? "" : "s");
     vz_set_title(vg, exdb_buf_str(&b));
+    vg->oom |= b.oom;
     exdb_buf_free(&b);
     return vg->oom ? exdb_errorf(err, "render: out of memory") : 0;
 }

@@ -159,6 +159,7 @@ static int draw_dispatcher(vz_graph *vg, exdb_umodule *m, const char *fqn, const
             }
         exdb_buf_reset(&tb);
         vz_put_text(&tb, exdb_buf_str(&b), 0, 0);
+        tb.oom |= b.oom;
         if (k != VZ_NONE) {
             vg->clusters[k].label = vz_str(vg, &tb);
             vg->clusters[k].fill = "#f7fbff";
@@ -240,7 +241,8 @@ int vz_view_umodule(vz_graph *vg, const exdb_unflatten *u, const char *fqn, cons
          * a nested path), or the empty InterpreterModule create_module
          * makes for a container that is never called (a ModuleList
          * iterated in forward). Its submodules, as `tree` draws them. */
-        rc = vz_view_subtree(vg, u, fqn, exdb_buf_str(&t), err);
+        rc = t.oom ? exdb_errorf(err, "render: out of memory")
+                   : vz_view_subtree(vg, u, fqn, exdb_buf_str(&t), err);
         exdb_buf_free(&t);
         return rc;
     } else if (m->kind == EXDB_UMOD_DISPATCH) {
@@ -256,6 +258,7 @@ int vz_view_umodule(vz_graph *vg, const exdb_unflatten *u, const char *fqn, cons
     }
     if (rc == 0)
         vz_set_title(vg, exdb_buf_str(&t));
+    vg->oom |= t.oom;
     exdb_buf_free(&t);
     return rc < 0 || vg->oom ? exdb_errorf(err, "render: out of memory") : 0;
 }

@@ -132,8 +132,9 @@ uint32_t vz_add_cluster(vz_graph *vg, const char *name, uint32_t parent) {
     return i;
 }
 
+/* A buffer an append failed on holds cut-short text: the view fails. */
 const char *vz_str(vz_graph *vg, const exdb_buf *b) {
-    char *s = exdb_arena_strndup(&vg->arena, exdb_buf_str(b), b->len);
+    char *s = b->oom ? NULL : exdb_arena_strndup(&vg->arena, exdb_buf_str(b), b->len);
     if (!s)
         vg->oom = 1;
     return s ? s : "";

@@ -236,6 +236,45 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     seed("container", zipit(pt2("dup", valid) + [("dup/byteorder", b"big")]))
 seed("container", zipit(pt2("many", valid) + [("many/models/m%d.json" % i, b"{}") for i in range(1000)]))
+# ---- the archive shapes of issue 13 (items 7 and 9; zip64)
+
+
+def zip64_eocd(data):
+    """data (a zip without a comment) with a ZIP64 end of central directory
+    record and locator before its end record, whose counts and offsets then
+    say 0xFFFF/0xFFFFFFFF ("look in the ZIP64 record"), as writers do past
+    65,535 entries or 4 GiB."""
+    import struct
+    end = data.rindex(b"PK\x05\x06")
+    (_, _, _, n_disk, n_total, cd_size, cd_off, _) = struct.unpack("<IHHHHIIH", data[end:end + 22])
+    z64_off = end
+    rec = struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 45, 45, 0, 0, n_disk, n_total, cd_size, cd_off)
+    loc = struct.pack("<IIQI", 0x07064B50, 0, z64_off, 1)
+    eocd = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0)
+    return data[:end] + rec + loc + eocd
+
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    # the program member itself twice, different texts (refused on load)
+    seed("container", zipit(pt2("dupm", valid) + [("dupm/models/model.json", b"{}")]))
+    seed("container", zipit(pt2("dupm", valid, weights=small_cfg) +
+                            [("dupm/data/weights/model_weights_config.json", b'{"config": {}}')],
+                            zipfile.ZIP_DEFLATED))
+    # the same name at the root and under the folder; two archive folders
+    seed("container", zipit(pt2("twin", valid) + [("models/model.json", valid)]))
+    seed("container", zipit(pt2("one", valid) + pt2("two", valid)))
+# many models that all load, and many with one name repeated
+seed("container", zipit(pt2("many2", valid, models=tuple("m%03d" % i for i in range(64)))))
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    seed("container", zipit(pt2("manydup", valid) +
+                            [("manydup/models/m.json", b"{}") for _ in range(200)]))
+# zip64: extra fields on every member, and a ZIP64 end record
+seed("container", zipit(pt2("z64d", valid, weights=small_cfg), zipfile.ZIP_DEFLATED,
+                        force_zip64=True))
+seed("container", zip64_eocd(zipit(pt2("z64e", valid))))
+seed("container", zip64_eocd(zipit(pt2("z64m", valid, models=("a", "b", "c")), force_zip64=True)))
 if real_programs:
     prog = json.dumps(cut_program(real_programs[0], 8) or {}).encode()
     cfg = read(sorted(configs, key=os.path.getsize)[0])[:4096] if configs else small_cfg

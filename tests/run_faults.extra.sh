@@ -1,0 +1,90 @@
+#!/bin/sh
+# run_faults.extra.sh EXDB - out-of-memory fault injection (issue 13,
+# "SQLite's habits"): tests/faults/fault_walk.c fails the Nth allocation of
+# core/ and viz/ (core/fault.h, in the sanitizer build) while a session
+# loads a program, unflattens it, lints, runs dce and undo, saves and
+# renders every view, for every N; each failure must give an "out of
+# memory" message, leave nothing half done, write the same files as
+# without failures, and leak nothing (LeakSanitizer).
+#
+#   - every arena block and malloc, every N: the bundled example, a .pt2
+#     fixture and a dce fixture (a program with dead code); programs
+#     unflatten refuses, dce across module graphs, getitems save keeps;
+#   - every arena call too (EXDB_FAULT_ARENA_CALLS), every N: the dce
+#     fixture;
+#   - allocations failing from the Nth on (--persistent), every 7th N: the
+#     example;
+#   - stepping both ways through the journal (goto, reverse-stepi, stepi),
+#     backtrace, info modules, print graph, lint and a restart: the example
+#     and the .pt2 fixture, every N, and the .pt2 fixture's every arena call;
+#   - a real program, every FAULTS_REAL_STRIDE-th N (default 7): resnet18
+#     from ${REAL_PT2:-../shared/real_pt2} when that folder exists.
+# Builds build/san/fault_walk with make (EXDB is only used for its folder's
+# name). Prints each walk's lines, the allocation sites made to fail (per
+# walk, and the distinct file:line sites of all walks), and
+# "faults: N passed, M failed" (one test per file walked).
+exdb=${1:?usage: run_faults.extra.sh EXDB}
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 2
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/tests/lsan.supp:print_suppressions=0}
+walk=build/san/fault_walk
+pass=0 fail=0
+sites=$(mktemp)
+trap 'rm -f "$sites"' EXIT
+if ! make --no-print-directory -s "$walk" >/tmp/exdb-faults-build.$$ 2>&1; then
+    tail -20 /tmp/exdb-faults-build.$$
+    rm -f /tmp/exdb-faults-build.$$
+    echo "faults: 0 passed, 1 failed (cannot build $walk)"
+    exit 1
+fi
+rm -f /tmp/exdb-faults-build.$$
+
+# run LABEL ARGS...: one fault_walk; its per-file lines count as tests.
+run() {
+    label=$1
+    shift
+    out=$(mktemp)
+    "$walk" --sites "$@" >"$out" 2>&1
+    rc=$?
+    grep '^site ' "$out" | sed 's/: [0-9]*$//' >>"$sites"
+    grep -v '^faults: \|^site ' "$out" | sed "s|^|$label: |"
+    line=$(grep -E '^faults: [0-9]+ passed, [0-9]+ failed' "$out" | tail -1)
+    if [ -z "$line" ]; then
+        echo "$label: fault_walk did not finish (exit $rc)"
+        fail=$((fail + 1))
+    else
+        p=$(echo "$line" | sed -E 's/faults: ([0-9]+) passed.*/\1/')
+        f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+        pass=$((pass + p))
+        fail=$((fail + f))
+        [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && fail=$((fail + 1))
+    fi
+    rm -f "$out"
+}
+
+run blocks tests/fixtures/example.json tests/fixtures/unflatten/constant_aliasing.pt2 \
+    tests/fixtures/dce/dead_pure.json
+# programs unflatten refuses, dce across module graphs, getitems save keeps
+run blocks-more tests/fixtures/unflatten/error_no_stack.json \
+    tests/fixtures/unflatten/preserve_const.json tests/fixtures/unflatten/closure.json \
+    tests/fixtures/dce/getitems.json
+run arena-calls --arena-calls tests/fixtures/dce/dead_pure.json
+run persistent --persistent --stride 7 tests/fixtures/example.json
+# stepping both ways (the journal), listings, a restart
+set -- -c "load '{F}'" -c "unflatten run" -c "goto 50" -c "reverse-stepi 5" -c "stepi 3" \
+    -c backtrace -c "info modules" -c "print graph" -c "info program" -c lint \
+    -c "unflatten restart" -c "unflatten run"
+run stepping "$@" tests/fixtures/example.json tests/fixtures/unflatten/constant_aliasing.pt2
+run stepping-arena-calls --arena-calls "$@" tests/fixtures/unflatten/constant_aliasing.pt2
+real=${REAL_PT2:-$(cd "$root/.." && pwd)/shared/real_pt2}
+prog=$real/TheCBaH__pytorch.models.pt2__resnet18@209890a1__model.json
+if [ -f "$prog" ]; then
+    run real --stride "${FAULTS_REAL_STRIDE:-7}" "$prog"
+else
+    echo "real: $prog not found: the walk over a real program is skipped"
+fi
+echo "faults: $(sort -u "$sites" | wc -l) distinct allocation sites (file:line) made to fail in all"
+echo "faults: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

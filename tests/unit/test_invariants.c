@@ -1,0 +1,111 @@
+/* test_invariants.c - the checks behind the sanitizer build's assert()s
+ * (core/invariants.h) see each kind of damage they are there to catch: a
+ * broken list link, a wrong count, a node missing from the name index, a
+ * user that does not use its input and an input that does not list its
+ * user; and the journal's event ranges out of order. A correct graph and
+ * journal pass. */
+#include <criterion/criterion.h>
+
+#include <string.h>
+
+#include "core/graph.h"
+#include "core/invariants.h"
+#include "core/journal.h"
+
+static exdb_arena A;
+static exdb_graph *G;
+static exdb_node *X, *Y, *S;
+
+#define ADD "torch.ops.aten.add.Tensor"
+
+/* x, y placeholders; s = add(x, y) */
+static void setup(void) {
+    exdb_arena_init(&A);
+    G = exdb_graph_new(&A);
+    cr_assert_not_null(G);
+    X = exdb_graph_create_node(G, EXDB_OP_PLACEHOLDER, "x", EXDB_T_STR, NULL, NULL, NULL);
+    Y = exdb_graph_create_node(G, EXDB_OP_PLACEHOLDER, "y", EXDB_T_STR, NULL, NULL, NULL);
+    exdb_arg t;
+    cr_assert_eq(exdb_arg_seq(&A, EXDB_ARG_TUPLE, 2, &t), 0);
+    t.u.items[0] = exdb_arg_node(X);
+    t.u.items[1] = exdb_arg_node(Y);
+    S = exdb_graph_create_node(G, EXDB_OP_CALL_FUNCTION, ADD, EXDB_T_OP, &t, NULL, "s");
+    cr_assert(X && Y && S);
+}
+
+static void teardown(void) {
+    exdb_arena_destroy(&A);
+}
+
+TestSuite(invariants, .init = setup, .fini = teardown);
+
+static void expect_broken(const char *what) {
+    exdb_error err = {0};
+    cr_assert_eq(exdb_graph_check(G, &err), -1, "not caught: %s", what);
+    cr_assert(strstr(err.msg, what), "\"%s\" not in \"%s\"", what, err.msg);
+    cr_assert(!exdb_graph_ok(G));
+}
+
+Test(invariants, a_correct_graph_passes) {
+    exdb_error err = {0};
+    cr_assert_eq(exdb_graph_check(G, &err), 0, "%s", err.msg);
+    cr_assert(exdb_graph_ok(G));
+}
+
+Test(invariants, broken_prev_link) {
+    S->prev = X;
+    expect_broken("prev link broken");
+}
+
+Test(invariants, wrong_count) {
+    G->count = 2;
+    expect_broken("count 2");
+}
+
+Test(invariants, wrong_tail) {
+    G->tail = Y;
+    expect_broken("tail is not the last node");
+}
+
+Test(invariants, erased_node_in_the_list) {
+    Y->erased = 1;
+    expect_broken("erased node in the list");
+}
+
+Test(invariants, node_missing_from_the_name_index) {
+    *exdb_strmap_find(&G->names, "y") = NULL;
+    expect_broken("y not found under its name");
+}
+
+Test(invariants, input_without_its_user) {
+    X->nusers = 0;
+    expect_broken("node s uses x, which does not list it as a user");
+}
+
+Test(invariants, user_that_does_not_use) {
+    S->args.u.items[1] = exdb_arg_node(X); /* s = add(x, x): y still lists s */
+    expect_broken("node y lists s as a user, which does not use it");
+}
+
+Test(invariants, journal_ranges) {
+    exdb_journal j;
+    exdb_arena ra;
+    exdb_arena_init(&ra);
+    uint64_t obj[2] = {1, 2};
+    cr_assert_eq(exdb_journal_init(&j, &ra, obj, sizeof obj), 0);
+    cr_assert(exdb_journal_ok(&j));
+    exdb_journal_begin(&j);
+    obj[0] = 3;
+    cr_assert_eq(exdb_journal_commit(&j), 0);
+    cr_assert(exdb_journal_ok(&j));
+    j.ev[1] = j.n + 1; /* an event ending past the records */
+    exdb_error err = {0};
+    cr_assert_eq(exdb_journal_check(&j, &err), -1);
+    cr_assert(strstr(err.msg, "past the records"), "%s", err.msg);
+    j.ev[1] = j.n;
+    j.pos = 2;
+    cr_assert(!exdb_journal_ok(&j));
+    j.pos = 1;
+    exdb_journal_free(&j);
+    exdb_arena_destroy(&ra);
+}
