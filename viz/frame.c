@@ -218,10 +218,13 @@ int vz_view_frame(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view 
         exdb_buf_printf(&c.b, "\nstopped at an error: %s", u->err.msg);
     vz_set_title(vg, exdb_buf_str(&c.b));
 
+    vg->oom |= c.b.oom; /* a title cut short is no picture of this event */
     int later = draw_later_phase(vg, u, err);
     if (later != 0) {
         exdb_buf_free(&c.b);
         exdb_buf_free(&c.t);
+        if (later > 0 && vg->oom)
+            return exdb_errorf(err, "render: out of memory");
         return later < 0 ? -1 : 0;
     }
     draw_stack(&c, sel);
