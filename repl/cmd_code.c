@@ -190,21 +190,7 @@ static int module_code(session *s, const code_req *r, exdb_buf *out, cJSON **lin
 /* The frame at level (0 = innermost), as print frame finds it. */
 static const exdb_uframe *frame_at(session *s, uint32_t level) {
     exdb_unflatten *u = cmd_unflatten_run(s);
-    if (!u)
-        return NULL;
-    uint32_t depth = exdb_unflatten_depth(u);
-    if (!depth) {
-        cmd_fail(s, "No frames: %s.",
-                 u->pos == 0 ? "outlining has not started (\"step\" starts it)"
-                             : "outlining has finished (\"reverse-step\" goes back into it)");
-        return NULL;
-    }
-    if (level >= depth) {
-        cmd_fail(s, "No frame at level %u (the stack has %u frame%s).", level, depth,
-                 depth == 1 ? "" : "s");
-        return NULL;
-    }
-    return exdb_unflatten_frame(u, depth - 1 - level);
+    return u ? cmd_unflatten_frame_at(s, u, level) : NULL;
 }
 
 /* print code module: ep.module().code, the graph _unlift makes with its

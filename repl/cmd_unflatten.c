@@ -718,8 +718,7 @@ static int cmd_reverse_continue(session *s, int argc, char **argv) {
 
 /* ---- frames */
 
-/* The frame at backtrace level `level`, or NULL with an error printed. */
-static const exdb_uframe *frame_level(session *s, const exdb_unflatten *u, uint32_t level) {
+const exdb_uframe *cmd_unflatten_frame_at(session *s, const exdb_unflatten *u, uint32_t level) {
     uint32_t depth = exdb_unflatten_depth(u);
     if (!depth) {
         cmd_fail(s, "No frames: %s.",
@@ -743,7 +742,7 @@ static const exdb_uframe *frame_arg(session *s, const exdb_unflatten *u, int arg
         if (cmd_parse_count(s, w, &level) < 0)
             return NULL;
     }
-    return frame_level(s, u, level);
+    return cmd_unflatten_frame_at(s, u, level);
 }
 
 /* A frame's module type; the root frame's stack says None, so the
@@ -834,7 +833,7 @@ static int select_frame(session *s, uint32_t level) {
     exdb_unflatten *u = get_run(s, 0);
     if (!u)
         return -1;
-    const exdb_uframe *f = frame_level(s, u, level);
+    const exdb_uframe *f = cmd_unflatten_frame_at(s, u, level);
     if (!f)
         return -1;
     s->selected_frame = level;
