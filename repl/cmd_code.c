@@ -72,20 +72,6 @@ static int parse(session *s, code_req *r, int argc, char **argv, int file_too) {
     return cmd_fail(s, "%s", usage);
 }
 
-/* The run, unflattened to the end when it had not been started. */
-static exdb_unflatten *finished_run(session *s) {
-    int fresh = s->run == NULL;
-    exdb_unflatten *u = cmd_unflatten_run(s);
-    if (u && fresh) {
-        exdb_error err = {0};
-        if (exdb_unflatten_run(u, &err) < 0) {
-            cmd_fail(s, "%s", err.msg);
-            return NULL;
-        }
-    }
-    return u;
-}
-
 /* The GraphModule children of a module of the tree (HOP subgraphs that
  * _copy_graph_attrs moved in), in _modules order. */
 static int module_children(exdb_arena *a, const exdb_program *p, const exdb_umodule *m,
@@ -157,7 +143,7 @@ static int module_text(session *s, const code_req *r, exdb_arena *a, const exdb_
 /* print code/readable module FQN: a dispatcher's calls joined as its
  * print_readable joins them (code: each call under a "# call" line). */
 static int module_code(session *s, const code_req *r, exdb_buf *out, cJSON **lines_out) {
-    exdb_unflatten *u = finished_run(s);
+    exdb_unflatten *u = cmd_unflatten_shown_run(s);
     if (!u)
         return -1;
     if (u->failed || !exdb_unflatten_done(u))

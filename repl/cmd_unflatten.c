@@ -1452,9 +1452,7 @@ static int cmd_list(session *s, int argc, char **argv) {
 
 /* ---- views of the finished module (info modules, print module) */
 
-/* The run to show: the one being stepped, or, when there is none yet, a
- * complete run (what torch.export.unflatten returns). */
-static exdb_unflatten *shown_run(session *s) {
+exdb_unflatten *cmd_unflatten_shown_run(session *s) {
     int fresh = s->run == NULL;
     exdb_unflatten *u = get_run(s, 0);
     if (u && fresh) {
@@ -1621,7 +1619,7 @@ static void module_json(void *vctx, const char *fqn, exdb_umodule *m) {
 }
 
 int cmd_unflatten_info_modules(session *s) {
-    exdb_unflatten *u = shown_run(s);
+    exdb_unflatten *u = cmd_unflatten_shown_run(s);
     if (!u)
         return -1;
     size_t from = s->buf.len;
@@ -1647,7 +1645,7 @@ int cmd_unflatten_info_modules(session *s) {
 }
 
 int cmd_unflatten_print_module(session *s, const char *fqn) {
-    exdb_unflatten *u = shown_run(s);
+    exdb_unflatten *u = cmd_unflatten_shown_run(s);
     if (!u)
         return -1;
     exdb_error err = {0};

@@ -68,6 +68,10 @@ void cmd_unflatten_forget(session *s); /* the program is about to change */
 /* The session's run (created at event 0 when there is none), or NULL after
  * an error was printed. */
 struct exdb_unflatten *cmd_unflatten_run(session *s);
+/* The run to show: the one being stepped, or, when there is none yet, a
+ * complete run (what torch.export.unflatten returns); NULL after an error
+ * was printed. */
+struct exdb_unflatten *cmd_unflatten_shown_run(session *s);
 /* The frame at backtrace level `level` (0 = innermost) of u, or NULL
  * after an error was printed (no frames, or no such level). */
 const struct exdb_uframe *cmd_unflatten_frame_at(session *s, const struct exdb_unflatten *u,
