@@ -152,10 +152,12 @@ readme-picture: exdb
 	    -ex 'render modules --depth 2 -o docs/resnet18-modules.svg' -batch
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/exdb
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
+		$(DESTDIR)$(PREFIX)/include/exdb/core/fx
 	install -m 755 exdb $(DESTDIR)$(PREFIX)/bin/exdb
 	install -m 644 core/libexdb.a $(DESTDIR)$(PREFIX)/lib/libexdb.a
-	install -m 644 core/*.h $(DESTDIR)$(PREFIX)/include/exdb/
+	install -m 644 core/*.h $(DESTDIR)$(PREFIX)/include/exdb/core/
+	install -m 644 core/fx/*.h $(DESTDIR)$(PREFIX)/include/exdb/core/fx/
 
 format:
 	clang-format -i $(CORE_SRC) $(VIZ_SRC) $(REPL_SRC) $(UNIT_SRC) $(wildcard core/*.h core/fx/*.h viz/*.h repl/*.h)
