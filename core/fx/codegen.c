@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/fx/pyexpr.h"
+#include "core/fx/pyrepr.h"
 #include "core/fx/stacktrace.h"
 #include "core/fx/sympy.h"
 #include "core/print.h"
@@ -227,12 +228,15 @@ static void stacktrace_summary(cg *c, const exdb_node *n) {
     exdb_buf s, line;
     exdb_buf_init(&s);
     exdb_buf_init(&line);
-    exdb_buf_puts(&line, "# ");
+    /* "#{annotation_str}{maybe_recompute_info} {stack_trace_str}"; the
+     * recompute tags are torch.compile's, not in exported programs */
+    exdb_buf_putc(&line, '#');
+    if (n->meta && exdb_fx_annotation(&line, n->meta->custom) < 0)
+        c->oom = 1;
+    exdb_buf_putc(&line, ' ');
     const char *st = n->meta ? n->meta->stack_trace : NULL;
-    if (!st || !*st || !exdb_stack_summary(&line, st)) {
-        exdb_buf_reset(&line);
-        exdb_buf_puts(&line, "# No stacktrace found for following nodes");
-    }
+    if (!st || !*st || !exdb_stack_summary(&line, st)) /* appends nothing on 0 */
+        exdb_buf_puts(&line, "No stacktrace found for following nodes");
     exdb_buf_putc(&s, '\n');
     color(c, &s, DIM, line.s, line.len);
     exdb_buf_putc(&s, '\n');

@@ -333,3 +333,33 @@ def long_module_name():
     """a 600-byte submodule name: lint's and unflatten's target walks took at
     most 511 bytes an atom, and reported the module as nonexistent"""
     return _LongName(), (torch.ones(3),), {}
+
+
+class _AnnotatedChild(nn.Module):
+    def forward(self, x):
+        from torch.fx.traceback import annotate
+        with annotate({"pp_stage": 1, "ratio": 0.5, "on": True, "none": None,
+                       "tags": ["a", "b's"], "nested": {"k": [1, 2.5e-05]},
+                       "long": "x" * 45, "longlist": list(range(20)), "uni": "é" * 45}):
+            y = x.sin()
+        return y.cos()
+
+
+class _Annotated(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.child = _AnnotatedChild()
+
+    def forward(self, x):
+        from torch.fx.traceback import annotate
+        with annotate({"stage": "root"}):
+            x = x + 1
+        return self.child(x)
+
+
+@scenario("issue 15: print_readable's '# Annotation:' lines (fx.traceback.annotate, kept by strict "
+          "export as node.meta['custom'])", strict=(True,))
+def annotated():
+    """values of every JSON kind, str() over 40 characters cut to 40 and '...'
+    (unicode counted by character), in the root and a submodule"""
+    return _Annotated(), (torch.randn(2),), {}
