@@ -577,6 +577,12 @@ int exdb_unflatten_back(exdb_unflatten *u, uint32_t n, exdb_error *err) {
 
 /* ---- inspection */
 
+const char *exdb_unflatten_frame_type(const exdb_unflatten *u, const exdb_uframe *f) {
+    if (f->type)
+        return f->type;
+    return !f->parent && u->run->root_type ? u->run->root_type : "";
+}
+
 uint32_t exdb_unflatten_depth(const exdb_unflatten *u) {
     return u->run->depth;
 }

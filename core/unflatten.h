@@ -320,6 +320,9 @@ int exdb_unflatten_done(const exdb_unflatten *u);
 
 /* The frame stack, innermost last. */
 uint32_t exdb_unflatten_depth(const exdb_unflatten *u);
+/* The class a frame's module has, as bt shows it: its nn_module_stack
+ * type, the root's the program's root class ("" when unknown). */
+const char *exdb_unflatten_frame_type(const exdb_unflatten *u, const exdb_uframe *f);
 const exdb_uframe *exdb_unflatten_frame(const exdb_unflatten *u, uint32_t level);
 /* The module at FQN (call names like "n@1" allowed; "" = root), or NULL. */
 exdb_umodule *exdb_unflatten_module(const exdb_unflatten *u, const char *fqn);

@@ -747,12 +747,6 @@ static const exdb_uframe *frame_arg(session *s, const exdb_unflatten *u, int arg
 
 /* A frame's module type; the root frame's stack says None, so the
  * program's root type (what UnflattenedModule is built from) stands in. */
-static const char *frame_type(const exdb_unflatten *u, const exdb_uframe *f) {
-    if (f->type)
-        return f->type;
-    return !f->parent && u->run->root_type ? u->run->root_type : "";
-}
-
 static int str_width(const char *t) {
     return (int)strlen(t);
 }
@@ -763,7 +757,7 @@ static void bt_line(session *s, const exdb_unflatten *u, const exdb_uframe *f, u
     exdb_buf *b = &s->buf;
     exdb_buf_printf(b, "%s#%-2u%s %s%-*s%s  %-*s", cmd_color(s, C_BOLD), level,
                     cmd_color(s, C_RESET), cmd_color(s, C_CYAN), wl, label(f->child_fqn),
-                    cmd_color(s, C_RESET), wt, frame_type(u, f));
+                    cmd_color(s, C_RESET), wt, exdb_unflatten_frame_type(u, f));
     exdb_buf_printf(b, "  %u copied", f->ncopied);
     if (f->parent) {
         exdb_buf_printf(b, ", %u placeholder%s, call %d of %s", f->node_to_placeholder.n,
@@ -782,7 +776,7 @@ static cJSON *frame_json(const exdb_unflatten *u, const exdb_uframe *f, uint32_t
     cJSON_AddNumberToObject(o, "level", level);
     cJSON_AddNumberToObject(o, "index", f->index);
     cJSON_AddStringToObject(o, "fqn", f->child_fqn ? f->child_fqn : "");
-    cJSON_AddStringToObject(o, "type", frame_type(u, f));
+    cJSON_AddStringToObject(o, "type", exdb_unflatten_frame_type(u, f));
     cJSON_AddNumberToObject(o, "copied", f->ncopied);
     cJSON_AddNumberToObject(o, "placeholders", f->node_to_placeholder.n);
     if (f->parent) {
@@ -812,7 +806,7 @@ static int cmd_backtrace(session *s, int argc, char **argv) {
     int wl = 0, wt = 0;
     for (uint32_t i = 0; i < depth; i++) {
         const exdb_uframe *f = exdb_unflatten_frame(u, i);
-        int l = str_width(label(f->child_fqn)), t = str_width(frame_type(u, f));
+        int l = str_width(label(f->child_fqn)), t = str_width(exdb_unflatten_frame_type(u, f));
         wl = l > wl ? l : wl;
         wt = t > wt ? t : wt;
     }
@@ -898,7 +892,7 @@ static int info_frame(session *s, const exdb_unflatten *u, const exdb_uframe *f)
     exdb_buf *b = &s->buf;
     exdb_buf_printf(b, "Frame #%u (the %u%s frame created): %s\n", level, f->index + 1,
                     exdb_ordinal_suffix(f->index + 1), label(f->child_fqn));
-    exdb_buf_printf(b, "  module type:   %s\n", frame_type(u, f));
+    exdb_buf_printf(b, "  module type:   %s\n", exdb_unflatten_frame_type(u, f));
     if (f->parent) {
         exdb_buf_printf(b, "  module id:     %s (call %d)\n", f->module_id, f->num_calls + 1);
         exdb_buf_printf(b, "  called as:     ");

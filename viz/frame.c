@@ -78,8 +78,9 @@ static void draw_stack(frame_ctx *c, const exdb_uframe *sel) {
         vz_node v = {.name = vz_str(c->vg, &c->b), .cluster = cl, .order = i};
         exdb_buf_reset(&c->b);
         exdb_buf_printf(&c->b, "#%u %s\n", level, fqn_or_root(f->child_fqn));
-        if (f->type && f->type[0])
-            exdb_buf_printf(&c->b, "%s\n", f->type);
+        const char *type = exdb_unflatten_frame_type(c->u, f); /* as bt shows it */
+        if (type[0])
+            exdb_buf_printf(&c->b, "%s\n", type);
         exdb_buf_printf(&c->b, "%u node%s copied, %u node_map, %u placeholder%s", f->ncopied,
                         f->ncopied == 1 ? "" : "s", f->node_map.n, f->node_to_placeholder.n,
                         f->node_to_placeholder.n == 1 ? "" : "s");

@@ -206,6 +206,10 @@ Test(viz_views, frame_view_numbers_frames_as_bt) {
               nattr(g, "frame0", "tooltip"));
     Agraph_t *fr = subg(g, "cluster_frame");
     cr_assert(strncmp(glabel(fr), "#0 ", 3) == 0, "%s", glabel(fr));
+    /* the root frame names its class as bt does ("#2  <root>  demo.TinyModel") */
+    char root[32];
+    snprintf(root, sizeof root, "frame%u", depth - 1);
+    cr_assert(strstr(nattr(g, root, "label"), "demo.TinyModel"), "%s", nattr(g, root, "label"));
     agclose(g);
     /* the frame `up` selects */
     src.frame_level = 1;
