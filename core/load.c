@@ -1875,7 +1875,14 @@ static int load_graph(loader *L, const exdb_json *jg, const jpath *gp, exdb_grap
     return 0;
 }
 
-/* Indexes the subgraphs by name once all are loaded (entries no longer
+/* qsort order of subgraphs_by_owner: by the owner node's address. */
+static int by_owner(const void *a, const void *b) {
+    uintptr_t x = (uintptr_t)(*(struct exdb_subgraph *const *)a)->owner;
+    uintptr_t y = (uintptr_t)(*(struct exdb_subgraph *const *)b)->owner;
+    return x < y ? -1 : x > y;
+}
+
+/* Indexes the subgraphs by name (and by owner node) once all are loaded (entries no longer
  * move): exdb_program_subgraph is then one hash lookup, not a scan of a
  * list that a program of N higher-order ops makes N long. */
 static int index_subgraphs(loader *L) {
@@ -1889,11 +1896,35 @@ static int index_subgraphs(loader *L) {
             return oom(L);
         *slot = &P->subgraphs[i];
     }
+    if (!P->nsubgraphs)
+        return 0;
+    P->subgraphs_by_owner = exdb_arena_alloc(L->a, P->nsubgraphs * sizeof *P->subgraphs_by_owner);
+    if (!P->subgraphs_by_owner)
+        return oom(L);
+    for (uint32_t i = 0; i < P->nsubgraphs; i++)
+        P->subgraphs_by_owner[i] = &P->subgraphs[i];
+    qsort(P->subgraphs_by_owner, P->nsubgraphs, sizeof *P->subgraphs_by_owner, by_owner);
     return 0;
 }
 
 const struct exdb_subgraph *exdb_program_subgraph(const exdb_program *p, const char *name) {
     return exdb_strmap_get(&p->subgraph_names, name);
+}
+
+const struct exdb_subgraph *exdb_program_subgraph_owned(const exdb_program *p,
+                                                        const exdb_node *owner) {
+    uint32_t lo = 0, hi = p->subgraphs_by_owner ? p->nsubgraphs : 0;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        const exdb_node *o = p->subgraphs_by_owner[mid]->owner;
+        if (o == owner)
+            return p->subgraphs_by_owner[mid];
+        if ((uintptr_t)o < (uintptr_t)owner)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
 }
 
 /* ---- signature */

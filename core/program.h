@@ -120,6 +120,7 @@ typedef struct exdb_program {
     } * subgraphs;
     uint32_t nsubgraphs;
     exdb_strmap subgraph_names; /* name -> its last struct exdb_subgraph (exdb_program_subgraph) */
+    struct exdb_subgraph **subgraphs_by_owner; /* sorted by owner (exdb_program_subgraph_owned) */
 
     exdb_input_spec *inputs;
     uint32_t ninputs;
@@ -153,6 +154,11 @@ void exdb_program_free(exdb_program *p);
  * several share it, as getattr on the GraphModule would see), or NULL: a
  * hash lookup, so callers resolving every get_attr stay linear. */
 const struct exdb_subgraph *exdb_program_subgraph(const exdb_program *p, const char *name);
+/* The subgraph whose get_attr node in its parent graph is owner (each
+ * as_graph argument gets a get_attr of its own), or NULL: a binary search,
+ * so walking a graph's subgraphs in node order stays O(n log n). */
+const struct exdb_subgraph *exdb_program_subgraph_owned(const exdb_program *p,
+                                                        const exdb_node *owner);
 
 const char *exdb_input_kind_name(exdb_input_kind k);   /* "parameter", ... (JSON key) */
 const char *exdb_output_kind_name(exdb_output_kind k); /* "user_output", ... */

@@ -140,14 +140,15 @@ done
 ops_row "$hop"
 # The module graphs of many higher-order ops: unflatten, `lint all` and
 # `dce all` through exdb (issue 13: dce all scanned the parent graph per
-# subgraph and collected graphs with a scan per graph, 2 s at 20k).
+# subgraph and collected graphs with a scan per graph, 2 s at 20k;
+# print readable matched each node against every subgraph, 0.8 s at 20k).
 # Linear growth wanted: the us/HOP stay near each other.
 echo
-printf '%-36s %7s %14s %14s %14s\n' "higher-order ops (ms, us/HOP)" HOPs "unflatten run" "lint all" "dce all"
+printf '%-36s %7s %14s %14s %14s %14s\n' "higher-order ops (ms, us/HOP)" HOPs "unflatten run" "lint all" "dce all" "print readable"
 for k in 5000 10000 20000; do
     f=$out/hop_$((k / 1000))k.json
     line=$(printf '%-36s %7d' "$(basename "$f" .json)" $k)
-    for c in "unflatten run" "lint all" "dce all --dry-run"; do
+    for c in "unflatten run" "lint all" "dce all --dry-run" "print readable"; do
         t=$(./exdb -q "$f" -ex "echo" -batch >/dev/null 2>&1; s0=$(date +%s.%N);
             ./exdb -q "$f" -ex "$c" -batch >/dev/null 2>&1; s1=$(date +%s.%N);
             ./exdb -q "$f" -batch >/dev/null 2>&1; s2=$(date +%s.%N);

@@ -73,25 +73,25 @@ int exdb_print_readable(exdb_buf *out, const exdb_readable_mod *m, const exdb_co
 static int subgraph_children(exdb_arena *a, const exdb_program *p, const exdb_graph *g,
                              exdb_readable_mod *m) {
     uint32_t n = 0;
-    for (uint32_t i = 0; i < p->nsubgraphs; i++)
-        n += p->subgraphs[i].owner && p->subgraphs[i].owner->graph == g;
+    for (const exdb_node *x = g->head; x; x = x->next)
+        n += x->op == EXDB_OP_GET_ATTR && exdb_program_subgraph_owned(p, x) != NULL;
     if (!n)
         return 0;
     exdb_readable_mod *ch = exdb_arena_calloc(a, n, sizeof *ch);
     if (!ch)
         return -1;
     uint32_t k = 0;
-    for (const exdb_node *x = g->head; x; x = x->next)
-        for (uint32_t i = 0; i < p->nsubgraphs && k < n; i++) {
-            const struct exdb_subgraph *sg = &p->subgraphs[i];
-            if (sg->owner != x)
-                continue;
-            ch[k].name = sg->name;
-            ch[k].graph = sg->graph;
-            if (subgraph_children(a, p, sg->graph, &ch[k]) < 0)
-                return -1;
-            k++;
-        }
+    for (const exdb_node *x = g->head; x && k < n; x = x->next) {
+        const struct exdb_subgraph *sg =
+            x->op == EXDB_OP_GET_ATTR ? exdb_program_subgraph_owned(p, x) : NULL;
+        if (!sg)
+            continue;
+        ch[k].name = sg->name;
+        ch[k].graph = sg->graph;
+        if (subgraph_children(a, p, sg->graph, &ch[k]) < 0)
+            return -1;
+        k++;
+    }
     m->children = ch;
     m->nchildren = k;
     return 0;
