@@ -27,11 +27,15 @@ LDLIBS_ALL  = $(PKG_LIBS) -lm
 
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-CORE_SRC := $(sort $(wildcard core/*.c core/fx/*.c))
+# core/'s folders, lowest first: each may include only its own and lower
+# folders' headers (scripts/check_layers.sh, run before the library is built).
+LAYERS   := base format fx export unflatten
+CORE_SRC := $(sort $(foreach l,$(LAYERS),$(wildcard core/$(l)/*.c)))
 VIZ_SRC  := $(sort $(wildcard viz/*.c))
 REPL_SRC := $(sort $(wildcard repl/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
-HDRS     := $(wildcard core/*.h core/fx/*.h viz/*.h repl/*.h tests/unit/*.h)
+CORE_HDR := $(sort $(foreach l,$(LAYERS),$(wildcard core/$(l)/*.h)))
+HDRS     := $(CORE_HDR) $(wildcard viz/*.h repl/*.h tests/unit/*.h)
 
 # Release objects in build/rel, sanitizer objects in build/san.
 rel = $(patsubst %.c,build/rel/%.o,$(1))
@@ -52,7 +56,7 @@ deps-test:
 # V=1 shows the full compiler lines.
 Q := $(if $(V),,@)
 
-# assert() checks invariants (core/invariants.h) in the sanitizer build only.
+# assert() checks invariants (core/fx/graph_check.h, core/unflatten/journal.h) in the sanitizer build only.
 build/rel/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
@@ -64,16 +68,21 @@ build/san/%.o: %.c $(HDRS)
 	$(Q)$(CC) $(CFLAGS_ALL) $(SAN) $(SAN_FAULT) -O1 -c $< -o $@
 
 # The sanitizer build of core/ and viz/ carries the out-of-memory fault
-# injection hook (core/fault.h): every malloc, calloc, realloc, strdup and
+# injection hook (core/base/fault.h): every malloc, calloc, realloc, strdup and
 # arena allocation can be made to fail by tests/faults/fault_walk.
-FAULT := -DEXDB_FAULT -include core/fault.h
+FAULT := -DEXDB_FAULT -include core/base/fault.h
 $(call san,$(CORE_SRC) $(VIZ_SRC)): SAN_FAULT = $(FAULT)
 
-core/libexdb.a: $(call rel,$(CORE_SRC))
-	$(Q)rm -f $@ && ar rcs $@ $^
+# An #include that runs back up the layers (base <- format <- fx <- export <-
+# unflatten <- viz <- repl) fails the build.
+build/layers.ok: scripts/check_layers.sh $(CORE_SRC) $(HDRS) $(VIZ_SRC) $(REPL_SRC)
+	$(Q)scripts/check_layers.sh && mkdir -p build && touch $@
 
-build/san/libexdb.a: $(call san,$(CORE_SRC))
-	$(Q)rm -f $@ && ar rcs $@ $^
+core/libexdb.a: $(call rel,$(CORE_SRC)) build/layers.ok
+	$(Q)rm -f $@ && ar rcs $@ $(filter %.o,$^)
+
+build/san/libexdb.a: $(call san,$(CORE_SRC)) build/layers.ok
+	$(Q)rm -f $@ && ar rcs $@ $(filter %.o,$^)
 
 exdb: $(call rel,$(REPL_SRC) $(VIZ_SRC)) core/libexdb.a
 	@$(if $(Q),echo "  LINK    $@")
@@ -90,7 +99,7 @@ build/san/unit: $(call san,$(UNIT_SRC) $(VIZ_SRC)) build/san/libexdb.a
 # tests/faults/fault_walk.c: the session of the REPL (without main.c) with
 # the Nth allocation failing, for tests/run_faults.extra.sh.
 FAULT_WALK_OBJS = $(call san,$(VIZ_SRC) $(filter-out repl/main.c,$(REPL_SRC))) build/san/libexdb.a
-build/san/fault_walk: tests/faults/fault_walk.c core/fault.h $(FAULT_WALK_OBJS)
+build/san/fault_walk: tests/faults/fault_walk.c core/base/fault.h $(FAULT_WALK_OBJS)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(CFLAGS_ALL) $(SAN) -DEXDB_FAULT -O1 -o $@ $< $(FAULT_WALK_OBJS) $(LDLIBS_ALL)
 
@@ -153,14 +162,13 @@ readme-picture: exdb
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
-		$(DESTDIR)$(PREFIX)/include/exdb/core/fx
+		$(foreach l,$(LAYERS),$(DESTDIR)$(PREFIX)/include/exdb/core/$(l))
 	install -m 755 exdb $(DESTDIR)$(PREFIX)/bin/exdb
 	install -m 644 core/libexdb.a $(DESTDIR)$(PREFIX)/lib/libexdb.a
-	install -m 644 core/*.h $(DESTDIR)$(PREFIX)/include/exdb/core/
-	install -m 644 core/fx/*.h $(DESTDIR)$(PREFIX)/include/exdb/core/fx/
+	$(foreach l,$(LAYERS),install -m 644 core/$(l)/*.h $(DESTDIR)$(PREFIX)/include/exdb/core/$(l)/ &&) true
 
 format:
-	clang-format -i $(CORE_SRC) $(VIZ_SRC) $(REPL_SRC) $(UNIT_SRC) $(wildcard core/*.h core/fx/*.h viz/*.h repl/*.h)
+	clang-format -i $(CORE_SRC) $(VIZ_SRC) $(REPL_SRC) $(UNIT_SRC) $(CORE_HDR) $(wildcard viz/*.h repl/*.h)
 
 clean:
 	rm -rf build exdb core/libexdb.a
@@ -189,7 +197,7 @@ build/cov/unit: $(call cov,$(UNIT_SRC) $(VIZ_SRC) $(CORE_SRC))
 	$(Q)$(CC) --coverage -o $@ $^ $(LDLIBS_ALL) $(shell pkg-config --libs criterion 2>/dev/null)
 
 COV_WALK_OBJS = $(call cov,$(VIZ_SRC) $(filter-out repl/main.c,$(REPL_SRC)) $(CORE_SRC))
-build/cov/fault_walk: tests/faults/fault_walk.c core/fault.h $(COV_WALK_OBJS)
+build/cov/fault_walk: tests/faults/fault_walk.c core/base/fault.h $(COV_WALK_OBJS)
 	$(Q)$(CC) $(CSTD) $(WARN) $(PKG_CFLAGS) -I. $(COV_FLAGS) -DEXDB_FAULT -o $@ $< \
 		$(COV_WALK_OBJS) $(LDLIBS_ALL)
 

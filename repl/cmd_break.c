@@ -14,7 +14,8 @@
 #include <strings.h>
 
 #include "command.h"
-#include "core/unflatten.h"
+#include "core/export/program.h"
+#include "core/unflatten/unflatten.h"
 
 typedef enum { BP_NODE, BP_ENTER, BP_EXIT, BP_OP, BP_EVENT, BP_WATCH } bp_kind;
 

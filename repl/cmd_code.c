@@ -8,11 +8,13 @@
 
 #include "cmd_code.h"
 #include "command.h"
-#include "core/container.h"
+#include "core/export/program.h"
+#include "core/format/container.h"
+#include "core/export/graph_module.h"
 #include "core/fx/readable.h"
-#include "core/fx/unlift.h"
-#include "core/outfile.h"
-#include "core/unflatten.h"
+#include "core/export/unlift.h"
+#include "core/base/outfile.h"
+#include "core/unflatten/unflatten.h"
 #include "session.h"
 
 /* What one command asks for. */

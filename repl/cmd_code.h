@@ -3,7 +3,7 @@
 #ifndef EXDB_CMD_CODE_H
 #define EXDB_CMD_CODE_H
 
-#include "core/graph.h"
+#include "core/fx/graph.h"
 #include "session.h"
 
 /* print code ... (readable 0) or print readable ... (readable 1); argv[0]

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "command.h"
-#include "core/unflatten.h"
+#include "core/unflatten/unflatten.h"
 
 typedef struct display {
     int num;

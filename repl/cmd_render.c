@@ -7,7 +7,7 @@
 
 #include "command.h"
 #include "json_answers.h"
-#include "core/unflatten.h"
+#include "core/unflatten/unflatten.h"
 #include "session.h"
 #include "viz/render.h"
 

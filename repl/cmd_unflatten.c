@@ -1,6 +1,6 @@
 /* cmd_unflatten.c - stepping torch.export.unflatten as gdb steps a program.
  *
- * The engine (core/unflatten.h) applies one event at a time: COPY a flat
+ * The engine (core/unflatten/unflatten.h) applies one event at a time: COPY a flat
  * node into the current frame, ENTER a module frame, EXIT it, then the
  * later phases (IVAL, ATTRS, STATE, SINK, DEDUP, DISPATCH, REORDER, DONE).
  * Every moving command here is one call of drive(): run events until the
@@ -20,8 +20,8 @@
 
 #include "command.h"
 #include "json_answers.h"
-#include "core/print.h"
-#include "core/unflatten.h"
+#include "core/fx/print.h"
+#include "core/unflatten/unflatten.h"
 
 /* The session's run for the loaded program, created (at event 0) when
  * needed; `load` frees it with the program it belongs to. */

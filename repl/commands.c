@@ -10,9 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/print.h"
-#include "core/sha1.h"
-#include "core/unflatten.h"
+#include "core/export/program.h"
+#include "core/export/describe.h"
+#include "core/export/facts.h"
+#include "core/fx/print.h"
+#include "core/base/sha1.h"
+#include "core/unflatten/unflatten.h"
 #include "cmd_code.h"
 #include "command.h"
 #include "json_answers.h"

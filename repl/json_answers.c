@@ -12,9 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/print.h"
-#include "core/save.h"
-#include "core/strbuf.h"
+#include "core/export/program.h"
+#include "core/fx/print.h"
+#include "core/export/save.h"
+#include "core/base/strbuf.h"
 
 /* ---- values */
 

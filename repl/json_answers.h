@@ -8,8 +8,8 @@
 #ifndef EXDB_JSON_ANSWERS_H
 #define EXDB_JSON_ANSWERS_H
 
-#include "core/program.h"
-#include "core/unflatten.h"
+#include "core/export/program.h"
+#include "core/unflatten/unflatten.h"
 #include "viz/render.h"
 
 struct cJSON;

@@ -7,8 +7,8 @@
 #include <signal.h>
 #include <stdio.h>
 
-#include "core/program.h"
-#include "core/strbuf.h"
+#include "core/export/program.h"
+#include "core/base/strbuf.h"
 #include "viz/render.h"
 
 struct exdb_unflatten;

@@ -27,7 +27,7 @@ walk=$cov/fault_walk
 # executed:P% of N" (headers' inline functions get blocks of their own).
 printf '\n%-22s %7s %7s %7s\n' file lines run covered
 total=0 run=0
-for src in core/*.c core/fx/*.c viz/*.c; do
+for src in core/*/*.c viz/*.c; do
     obj=$cov/$(dirname "$src")
     line=$(gcov -n -o "$obj" "$src" 2>/dev/null | awk -v f="$src" '
         /^File / { cur = $2; gsub(/\047/, "", cur) }

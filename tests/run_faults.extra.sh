@@ -1,7 +1,7 @@
 #!/bin/sh
 # run_faults.extra.sh EXDB - out-of-memory fault injection (issue 13,
 # "SQLite's habits"): tests/faults/fault_walk.c fails the Nth allocation of
-# core/ and viz/ (core/fault.h, in the sanitizer build) while a session
+# core/ and viz/ (core/base/fault.h, in the sanitizer build) while a session
 # loads a program, unflattens it, lints, runs dce and undo, saves and
 # renders every view, for every N; each failure must give an "out of
 # memory" message, leave nothing half done, write the same files as

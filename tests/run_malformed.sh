@@ -79,7 +79,7 @@ for _ in range(300):
     spec = {"type": "builtins.tuple", "context": "null", "children_spec": [spec]}
 p["graph_module"]["module_call_graph"][0]["signature"]["out_spec"] = json.dumps([1, spec])
 write("spec_deep_nesting.json", json.dumps(p).encode())
-# ---- the limits of README "Limits" (core/program.h), one step past each
+# ---- the limits of README "Limits" (core/export/program.h), one step past each
 def mutate(name, fn):
     q = json.loads(valid)
     fn(q)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # run_snapshot.extra.sh EXDB - a loaded program is a snapshot of its file
-# (core/snapshot.h; issue 13, items 2 and 3): one session on a 100k-node
+# (core/export/snapshot.h; issue 13, items 2 and 3): one session on a 100k-node
 # program (scripts/gen_synth.py) whose file is then edited in place keeping
 # its size, put back, moved, replaced, and deleted, with a `cd` between.
 # What exdb shows never changes; `save` writes the program as loaded or

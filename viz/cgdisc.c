@@ -11,7 +11,7 @@
  *    shortcut; vz_close then frees the dictionary headers cdt mallocs
  *    itself, and the arena (close_cg).
  *  - IDs: a name maps to its copy in one block through a hash map
- *    (core/strmap.h). Named objects' IDs are those (even) pointers, as in
+ *    (core/base/strmap.h). Named objects' IDs are those (even) pointers, as in
  *    cgraph's default ID discipline, anonymous ones odd counters. As the
  *    copies are laid out in creation order, IDs grow with it: cgraph orders
  *    subgraphs (agfstsubg) and a node's edges by ID, so the DOT lists them
@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/fault.h"
+#include "core/base/fault.h"
 #include "viz/view.h"
 
 /* agwrite asks aghtmlstr whether each string it writes, names included, is
@@ -59,7 +59,7 @@ static void *mem_open(Agdisc_t *disc) {
     return disc;
 }
 
-/* Never made to fail by fault injection (core/fault.h): cgraph 2.42 uses
+/* Never made to fail by fault injection (core/base/fault.h): cgraph 2.42 uses
  * what agalloc returns without looking. */
 static void *mem_alloc(void *state, size_t n) {
     EXDB_FAULT_HOLD(1);

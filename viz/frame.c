@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/unflatten.h"
+#include "core/unflatten/unflatten.h"
 #include "viz/view.h"
 
 #define DEFAULT_WINDOW    12

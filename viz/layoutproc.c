@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/outfile.h"
+#include "core/base/outfile.h"
 #include "viz/layoutproc.h"
 
 /* What the child sends before the bytes. */

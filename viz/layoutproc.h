@@ -7,7 +7,7 @@
 #include <signal.h>
 #include <stddef.h>
 
-#include "core/error.h"
+#include "core/base/error.h"
 
 /* The rendered bytes of one graph. */
 typedef struct vz_laid_out {

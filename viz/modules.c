@@ -17,7 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/print.h"
+#include "core/export/program.h"
+#include "core/fx/print.h"
 #include "viz/view.h"
 
 typedef struct mod {

@@ -1,6 +1,6 @@
 /* render.c - settings, view dispatch, and writing: DOT through agwrite,
  * images through gvLayout + gvRenderData, all into memory first; then
- * core/outfile.c writes the file (atomically, only over a regular file,
+ * core/base/outfile.c writes the file (atomically, only over a regular file,
  * its temporary removed if a signal ends exdb meanwhile). */
 #include <errno.h>
 #include <graphviz/cgraph.h>
@@ -13,8 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/outfile.h"
-#include "core/snapshot.h"
+#include "core/base/outfile.h"
+#include "core/export/snapshot.h"
 #include "viz/layoutproc.h"
 #include "viz/view.h"
 

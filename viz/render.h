@@ -15,9 +15,9 @@
 #include <signal.h>
 #include <stdint.h>
 
-#include "core/error.h"
-#include "core/program.h"
-#include "core/strbuf.h"
+#include "core/base/error.h"
+#include "core/export/program.h"
+#include "core/base/strbuf.h"
 
 typedef enum {
     EXDB_VIEW_FLAT,    /* the exported graph (with --by-module: module clusters) */

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/unflatten.h"
+#include "core/unflatten/unflatten.h"
 #include "viz/view.h"
 
 typedef struct tree_ctx {

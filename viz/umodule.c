@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/unflatten.h"
+#include "core/unflatten/unflatten.h"
 #include "viz/view.h"
 
 /* The attribute a get_attr target names inside m ("layer1.0.conv1.weight"

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/prefault.h"
+#include "core/base/mem.h"
 #include "viz/view.h"
 
 int vz_init(vz_graph *vg) {

@@ -9,9 +9,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "core/arena.h"
-#include "core/strbuf.h"
-#include "core/strmap.h"
+#include "core/base/arena.h"
+#include "core/base/strbuf.h"
+#include "core/base/strmap.h"
 #include "viz/render.h"
 
 #define VZ_NONE UINT32_MAX

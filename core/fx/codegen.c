@@ -12,7 +12,7 @@
 #include "core/fx/pyrepr.h"
 #include "core/fx/stacktrace.h"
 #include "core/fx/sympy.h"
-#include "core/print.h"
+#include "core/fx/print.h"
 
 /* graph.py's _color_codes */
 #define BLUE  "\033[34m"

@@ -7,10 +7,10 @@
 
 #include <stdint.h>
 
-#include "core/error.h"
-#include "core/graph.h"
-#include "core/program.h"
-#include "core/strbuf.h"
+#include "core/base/error.h"
+#include "core/fx/graph.h"
+#include "core/format/schema.h"
+#include "core/base/strbuf.h"
 
 /* _PyTreeInfo: the forward's own argument names, with the in/out specs
  * that decide the binding line and the return (_PyTreeCodeGen). */

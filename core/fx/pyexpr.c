@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core/fx/sympy.h"
-#include "core/program.h"
+#include "core/format/schema.h"
 
 /* graph.py's _color_codes */
 #define RED       "\033[31m"

@@ -6,8 +6,8 @@
 
 #include <stddef.h>
 
-#include "core/graph.h"
-#include "core/strbuf.h"
+#include "core/fx/graph.h"
+#include "core/base/strbuf.h"
 
 /* str.isidentifier() of s[0..n) for the ASCII names FX targets hold (a
  * byte >= 0x80 counts as a letter). */

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/arena.h"
-#include "core/json.h"
-#include "core/print.h"
+#include "core/base/arena.h"
+#include "core/format/json.h"
+#include "core/fx/print.h"
 
 /* repr(str): single quotes unless the text holds ' and no ", as Python
  * picks; backslash, the quote, \t \n \r and other control bytes escaped;

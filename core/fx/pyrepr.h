@@ -4,7 +4,7 @@
 #ifndef EXDB_FX_PYREPR_H
 #define EXDB_FX_PYREPR_H
 
-#include "core/strbuf.h"
+#include "core/base/strbuf.h"
 
 /* The " Annotation: {...}" part of FX's stack trace summary for a node
  * whose meta["custom"] is the JSON text custom: each value as is, or when

@@ -22,20 +22,4 @@ typedef struct exdb_readable_mod {
 int exdb_print_readable(exdb_buf *out, const exdb_readable_mod *m, const exdb_codegen_opts *o,
                         uint32_t *lines);
 
-/* The readable tree of the flat program: "GraphModule" with its HOP
- * subgraphs as children (as torch.export.load builds ep.graph_module), in
- * arena a. NULL on out of memory. */
-exdb_readable_mod *exdb_readable_program(exdb_arena *a, const exdb_program *p);
-
-/* A HOP subgraph's GraphModule named name showing graph, with the program
- * subgraphs nested in it as children (in a). -1 on out of memory. */
-int exdb_readable_subgraph(exdb_arena *a, const exdb_program *p, const char *name,
-                           const exdb_graph *graph, exdb_readable_mod *m);
-
-/* m's children for a GraphModule(root, m->graph): the program subgraphs
- * the graph's get_attr nodes name, in node order (GraphModule.__init__
- * copies those attributes from root), each once (in a). -1 on out of
- * memory. */
-int exdb_readable_attr_children(exdb_arena *a, const exdb_program *p, exdb_readable_mod *m);
-
 #endif

@@ -3,7 +3,7 @@
 #ifndef EXDB_FX_STACKTRACE_H
 #define EXDB_FX_STACKTRACE_H
 
-#include "core/strbuf.h"
+#include "core/base/strbuf.h"
 
 /* _parse_stack_trace(st).get_summary_str() appended to b: the innermost
  * 'File "F", line N, in NAME' line and the code line after it. Returns 0

@@ -5,7 +5,7 @@
 #ifndef EXDB_FX_SYMPY_H
 #define EXDB_FX_SYMPY_H
 
-#include "core/strbuf.h"
+#include "core/base/strbuf.h"
 
 /* Appends str(sympify(srepr)); text that is not an srepr goes as it is. */
 void exdb_sympy_str(exdb_buf *b, const char *srepr);

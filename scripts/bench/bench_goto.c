@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "core/program.h"
-#include "core/unflatten.h"
+#include "core/export/program.h"
+#include "core/unflatten/unflatten.h"
 
 static double cpu(void) {
     struct timespec ts;

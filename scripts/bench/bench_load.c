@@ -23,7 +23,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/program.h"
+#include "core/export/program.h"
 
 static double now(void) {
     struct timespec ts;

@@ -18,11 +18,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/dce.h"
-#include "core/lint.h"
-#include "core/program.h"
-#include "core/strbuf.h"
-#include "core/unflatten.h"
+#include "core/fx/dce.h"
+#include "core/fx/lint.h"
+#include "core/unflatten/preflight.h"
+#include "core/export/program.h"
+#include "core/base/strbuf.h"
+#include "core/unflatten/unflatten.h"
 #include "viz/render.h"
 
 /* CPU time of this thread for the --peer rows: on the shared machine the

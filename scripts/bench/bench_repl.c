@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/unflatten.h"
+#include "core/unflatten/unflatten.h"
 #include "repl/session.h"
 
 static double now(void) {

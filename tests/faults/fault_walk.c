@@ -1,6 +1,6 @@
 /* fault_walk.c - out-of-memory fault injection over a whole session, as
  * SQLite tests its malloc failures: for N = 1, 2, ... the Nth allocation
- * of core/ and viz/ (malloc, calloc, realloc, strdup, arena; core/fault.h)
+ * of core/ and viz/ (malloc, calloc, realloc, strdup, arena; core/base/fault.h)
  * fails while a session runs load, unflatten, lint, dce, save and render
  * of FILE through session_exec, exactly as typed at the prompt.
  *
@@ -66,8 +66,8 @@ void __gcov_dump(void); /* a child's counts are written before _exit */
 #define child_exit(rc) _exit(rc)
 #endif
 
-#include "core/arena.h"
-#include "core/fault.h"
+#include "core/base/arena.h"
+#include "core/base/fault.h"
 #include "repl/session.h"
 
 enum { MAX_CMDS = 64, MAX_FILES = 32, MAX_SITES = 8192 };

@@ -1,5 +1,5 @@
-/* fuzz_container.c - the container layer (core/container.c over libzip, and
- * core/statefiles.c, core/snapshot.c): the input is written to a scratch file, opened as a
+/* fuzz_container.c - the container layer (core/format/container.c over libzip, and
+ * core/export/statefiles.c, core/export/snapshot.c): the input is written to a scratch file, opened as a
  * .pt2 archive, legacy export zip or bare JSON, and every reader is run:
  * kind, names, version, each model's program, a member, the state configs.
  * When a program reads, the container is also saved (the program replaced
@@ -10,11 +10,12 @@
  * archive would stop at libzip's CRC check and never reach the readers
  * behind it. Compressed members keep their CRCs: mutating them tests the
  * check itself. */
-#include "core/arena.h"
-#include "core/container.h"
-#include "core/lint.h"
-#include "core/snapshot.h"
-#include "core/statefiles.h"
+#include "core/base/arena.h"
+#include "core/format/container.h"
+#include "core/fx/lint.h"
+#include "core/export/siglint.h"
+#include "core/export/snapshot.h"
+#include "core/export/statefiles.h"
 #include "fuzz_common.h"
 
 enum { MAX_MODELS = 8, MEMBER_MAX = 1 << 20 };

@@ -1,4 +1,4 @@
-/* fuzz_json.c - the JSON reader (core/json.c): exdb_json_parse on any bytes,
+/* fuzz_json.c - the JSON reader (core/format/json.c): exdb_json_parse on any bytes,
  * then every accessor over the whole DOM (member lookup, int and double
  * conversion, type names); and exdb_json_parse_lazy on the same bytes, which
  * must accept exactly what the full parse accepts, fail with the same
@@ -9,8 +9,8 @@
  * path exdb's loader uses). */
 #include <string.h>
 
-#include "core/arena.h"
-#include "core/json.h"
+#include "core/base/arena.h"
+#include "core/format/json.h"
 #include "fuzz_common.h"
 
 #define FUZZ_ASSERT(c)                                                                             \

@@ -1,19 +1,22 @@
-/* fuzz_load.c - the program loader (core/load.c) on program JSON, and on
+/* fuzz_load.c - the program loader (core/export/load.c) on program JSON, and on
  * success what a user does next: every printer (graph, tabular, signature,
  * info, call graph, facts, node info), lint, dce (dry run, run, save JSON,
  * undo) and the check that undo restores the graph exactly.
  *
  * The input is written to a scratch file and loaded from there, because
  * exdb_program_save_json goes back to the file the program was loaded from
- * (core/snapshot.h); when the file cannot be written, from memory, without
+ * (core/export/snapshot.h); when the file cannot be written, from memory, without
  * the save. */
-#include "core/dce.h"
-#include "core/lint.h"
-#include "core/print.h"
-#include "core/program.h"
-#include "core/save.h"
-#include "core/sha1.h"
-#include "core/strbuf.h"
+#include "core/fx/dce.h"
+#include "core/fx/lint.h"
+#include "core/unflatten/preflight.h"
+#include "core/export/describe.h"
+#include "core/export/facts.h"
+#include "core/fx/print.h"
+#include "core/export/program.h"
+#include "core/export/save.h"
+#include "core/base/sha1.h"
+#include "core/base/strbuf.h"
 #include "fuzz_common.h"
 
 enum { MAX_NODE_INFO = 64, MAX_SUBGRAPHS = 16 };

@@ -13,7 +13,7 @@
  * directory or two levels above the harness binary. */
 #include <limits.h>
 
-#include "core/program.h"
+#include "core/export/program.h"
 #include "repl/command.h"
 #include "repl/session.h"
 #include "fuzz_common.h"

@@ -1,8 +1,8 @@
 /* fuzz_stack.c - the nn_module_stack parser (exdb_parse_module_stack in
- * core/load.c): the input, up to its first NUL, is the metadata string
+ * core/export/load.c): the input, up to its first NUL, is the metadata string
  * "key,path,type;key,path,type". */
-#include "core/arena.h"
-#include "core/program.h"
+#include "core/base/arena.h"
+#include "core/export/program.h"
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -1,8 +1,8 @@
-/* fuzz_treespec.c - the TreeSpec parser (core/treespec.c): the input, up to
+/* fuzz_treespec.c - the TreeSpec parser (core/format/treespec.c): the input, up to
  * its first NUL, is a module_call_graph in_spec/out_spec string; on success
  * it is rendered as exdb shows it. */
-#include "core/arena.h"
-#include "core/program.h"
+#include "core/base/arena.h"
+#include "core/export/program.h"
 #include "fuzz_common.h"
 
 static uint32_t count_leaves(const exdb_treespec *s, int depth) {

@@ -1,11 +1,11 @@
-/* fuzz_unflatten.c - the unflatten engine (core/unflatten.c and the phase
+/* fuzz_unflatten.c - the unflatten engine (core/unflatten/unflatten.c and the phase
  * files) on any program the loader accepts: run to the end, print the
  * module tree and every module's graph, then travel back and forth through
  * the event log (goto, back, step) and dump the state. An extra harness
  * beyond the loader's: unflatten is what a user runs next on a file. */
-#include "core/program.h"
-#include "core/strbuf.h"
-#include "core/unflatten.h"
+#include "core/export/program.h"
+#include "core/base/strbuf.h"
+#include "core/unflatten/unflatten.h"
 #include "fuzz_common.h"
 
 enum { MAX_MODULES = 32 };

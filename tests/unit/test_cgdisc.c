@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/program.h"
-#include "core/unflatten.h"
+#include "core/export/program.h"
+#include "core/unflatten/unflatten.h"
 #include "viz/render.h"
 #include "viz/view.h"
 

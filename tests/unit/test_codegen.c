@@ -16,7 +16,7 @@
 
 #include "core/fx/codegen.h"
 #include "core/fx/sympy.h"
-#include "core/program.h"
+#include "core/export/program.h"
 
 static exdb_arena A;
 static exdb_graph *G;

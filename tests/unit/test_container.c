@@ -13,8 +13,8 @@
 #include <unistd.h>
 #include <zip.h>
 
-#include "core/arena.h"
-#include "core/container.h"
+#include "core/base/arena.h"
+#include "core/format/container.h"
 
 #include "testutil.h"
 

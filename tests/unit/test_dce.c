@@ -5,8 +5,9 @@
 
 #include <string.h>
 
-#include "core/dce.h"
-#include "core/print.h"
+#include "core/export/program.h"
+#include "core/fx/dce.h"
+#include "core/fx/print.h"
 
 static exdb_program *load(const char *path) {
     exdb_error err = {0};

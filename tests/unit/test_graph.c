@@ -14,8 +14,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/graph.h"
-#include "core/print.h"
+#include "core/fx/graph.h"
+#include "core/fx/print.h"
 
 static exdb_arena A;
 static exdb_graph *G;
@@ -173,7 +173,7 @@ static void check_consistent(exdb_graph *g) {
 }
 
 /* ---- naming: _Namespace.create_name (torch/fx/graph.py, newest form; the
- * rules are quoted above exdb_graph_create_name in core/graph.c) */
+ * rules are quoted above exdb_graph_create_name in core/fx/graph.c) */
 
 /* `add` is free -> kept; taken -> num = _base_count["add"] (0) and the
  * while loop probes add_1, then add_2. */

@@ -1,16 +1,16 @@
 /* test_invariants.c - the checks behind the sanitizer build's assert()s
- * (core/invariants.h) see each kind of damage they are there to catch: a
- * broken list link, a wrong count, a node missing from the name index, a
- * user that does not use its input and an input that does not list its
- * user; and the journal's event ranges out of order. A correct graph and
- * journal pass. */
+ * (core/fx/graph_check.h, core/unflatten/journal.h) see each kind of damage they are there to
+ * catch: a broken list link, a wrong count, a node missing from the name index, a user that does
+ * not use its input and an input that does not list its user; and the journal's event ranges out of
+ * order. A correct graph and journal pass. */
 #include <criterion/criterion.h>
 
 #include <string.h>
 
-#include "core/graph.h"
-#include "core/invariants.h"
-#include "core/journal.h"
+#include "core/fx/graph.h"
+#include "core/fx/graph_check.h"
+#include "core/unflatten/journal.h"
+#include "core/unflatten/journal.h"
 
 static exdb_arena A;
 static exdb_graph *G;

@@ -1,4 +1,4 @@
-/* test_json.c - the JSON reader (core/json.c): value kinds, escapes,
+/* test_json.c - the JSON reader (core/format/json.c): value kinds, escapes,
  * PyTorch's non-standard number tokens, limits and error positions. */
 #include <criterion/criterion.h>
 
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/json.h"
+#include "core/format/json.h"
 
 static exdb_arena arena;
 static char *text; /* the buffer being parsed (modified in place) */
@@ -146,9 +146,10 @@ Test(json, nul_escape_in_a_key_is_refused) {
     cr_assert_str_eq(bad("{\"a\": 1,\n \"x\\u0000junk\": 2}"),
                      "t.json: line 2, column 2: an object key holding \\u0000 (U+0000), which exdb "
                      "cannot keep");
-    cr_assert_str_eq(bad("{\"\\u00e9\\u20ac\": {\"\\u0000\": 1}}"),
-                     "t.json: line 1, column 19: an object key holding \\u0000 (U+0000), which exdb "
-                     "cannot keep");
+    cr_assert_str_eq(
+        bad("{\"\\u00e9\\u20ac\": {\"\\u0000\": 1}}"),
+        "t.json: line 1, column 19: an object key holding \\u0000 (U+0000), which exdb "
+        "cannot keep");
     /* an escaped backslash before u0000 is no escape of U+0000 */
     exdb_json *j = ok("{\"a\\\\u0000\": \"v\\u0000\"}");
     cr_assert_str_eq(j->u.kids[0].key, "a\\u0000");
@@ -293,7 +294,7 @@ Test(json, nul_byte_in_buffer) {
 }
 
 /* The string scanner jumps 16 and 8 bytes at a time to the first quote,
- * backslash or control byte (core/json.c parse_string). Put an escape, a
+ * backslash or control byte (core/format/json.c parse_string). Put an escape, a
  * run of escapes and a raw control byte at every offset across those
  * strides, after plain and after already-shifted text, and check the
  * unescaped result byte for byte against a one-byte-at-a-time reference. */

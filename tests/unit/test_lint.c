@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/json.h"
-#include "core/lint.h"
+#include "core/export/program.h"
+#include "core/format/json.h"
+#include "core/fx/lint.h"
+#include "core/unflatten/preflight.h"
 
 #include "testutil.h"
 

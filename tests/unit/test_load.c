@@ -1,4 +1,4 @@
-/* test_load.c - the program loader (core/load.c) on small programs held in
+/* test_load.c - the program loader (core/export/load.c) on small programs held in
  * strings: how the FX graph is rebuilt and named (multi-output ops and
  * their getitems, sym ops, ops returning nothing, constant inputs, kwargs,
  * higher-order ops with subgraphs), old schemas (2, 5.x, 8.14), and the
@@ -13,10 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/graph.h"
-#include "core/print.h"
-#include "core/program.h"
-#include "core/strbuf.h"
+#include "core/export/describe.h"
+#include "core/fx/graph.h"
+#include "core/fx/print.h"
+#include "core/export/program.h"
+#include "core/base/strbuf.h"
 
 static exdb_program *prog;
 static exdb_buf out;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/program.h"
+#include "core/export/program.h"
 
 static exdb_arena arena;
 

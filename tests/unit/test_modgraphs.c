@@ -1,5 +1,5 @@
 /* test_modgraphs.c - Graph.lint() and eliminate_dead_code() on the graphs of
- * an unflattened module tree (core/modgraphs.h): FX's own lint cases
+ * an unflattened module tree (core/unflatten/modgraphs.h): FX's own lint cases
  * (docs/unflatten-notes.md §2.1) moved into module graphs, where the owning
  * module makes FX check get_attr/call_module targets; higher-order op
  * subgraphs, flat and per module; module dce with FX's recursion into
@@ -11,8 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/modgraphs.h"
-#include "core/print.h"
+#include "core/export/program.h"
+#include "core/unflatten/modgraphs.h"
+#include "core/unflatten/preflight.h"
+#include "core/fx/print.h"
 #include "testutil.h"
 
 #define EXAMPLE "tests/fixtures/example.json"

@@ -1,4 +1,4 @@
-/* test_outfile.c - core/outfile.c: only regular files are replaced, and a
+/* test_outfile.c - core/base/outfile.c: only regular files are replaced, and a
  * terminating signal removes the temporaries of a write in progress (a
  * file, or a directory with what the container layer and libzip put in it)
  * while a signal exdb handles itself, or ignores, leaves the write alone. */
@@ -14,9 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/outfile.h"
-#include "core/program.h"
-#include "core/save.h"
+#include "core/base/outfile.h"
+#include "core/export/program.h"
+#include "core/export/save.h"
 
 #include "testutil.h"
 

@@ -11,10 +11,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/dce.h"
-#include "core/lint.h"
-#include "core/print.h"
-#include "core/save.h"
+#include "core/export/program.h"
+#include "core/fx/dce.h"
+#include "core/fx/lint.h"
+#include "core/unflatten/preflight.h"
+#include "core/fx/print.h"
+#include "core/export/save.h"
 
 #include "testutil.h"
 

@@ -1,5 +1,5 @@
 /* test_snapshot.c - a loaded program is a snapshot of its file
- * (core/snapshot.h): a `cd`, or the file changed, moved, removed or
+ * (core/export/snapshot.h): a `cd`, or the file changed, moved, removed or
  * replaced by another of the same name after loading, changes nothing
  * exdb shows (unflatten's STATE phase, lint's state checks), and nothing
  * save writes; save refuses, saying why, when the file it copies from is
@@ -13,12 +13,14 @@
 #include <unistd.h>
 #include <zip.h>
 
-#include "core/dce.h"
-#include "core/lint.h"
-#include "core/save.h"
-#include "core/snapshot.h"
-#include "core/statefiles.h"
-#include "core/unflatten.h"
+#include "core/export/program.h"
+#include "core/fx/dce.h"
+#include "core/fx/lint.h"
+#include "core/export/siglint.h"
+#include "core/export/save.h"
+#include "core/export/snapshot.h"
+#include "core/export/statefiles.h"
+#include "core/unflatten/unflatten.h"
 
 #include "testutil.h"
 

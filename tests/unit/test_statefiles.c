@@ -7,9 +7,10 @@
 #include <unistd.h>
 #include <zip.h>
 
-#include "core/lint.h"
-#include "core/program.h"
-#include "core/statefiles.h"
+#include "core/fx/lint.h"
+#include "core/export/siglint.h"
+#include "core/export/program.h"
+#include "core/export/statefiles.h"
 
 /* A one-parameter program: out = x + p_w (parameter "w"). */
 static const char *program_json =

@@ -11,9 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/container.h"
-#include "core/print.h"
-#include "core/unflatten.h"
+#include "core/export/program.h"
+#include "core/format/container.h"
+#include "core/fx/print.h"
+#include "core/unflatten/unflatten.h"
 
 #define FIX  "tests/fixtures/unflatten/"
 #define REAL "../shared/real_pt2/"

@@ -19,9 +19,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/print.h"
-#include "core/program.h"
-#include "core/unflatten.h"
+#include "core/fx/print.h"
+#include "core/export/program.h"
+#include "core/unflatten/unflatten.h"
 #include "viz/render.h"
 #include "viz/view.h"
 

@@ -1,0 +1,52 @@
+/* strmap.h - string -> pointer hash map (open addressing, FNV-1a), storage
+ * from an arena. Keys are not copied: they must live as long as the map
+ * (arena strings do). Entries are never deleted; store NULL to retire one. */
+#ifndef EXDB_STRMAP_H
+#define EXDB_STRMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/base/arena.h"
+
+typedef struct exdb_strmap_slot {
+    const char *key;
+    void *val;
+    uint32_t hash;
+} exdb_strmap_slot;
+
+typedef struct exdb_strmap {
+    exdb_strmap_slot *slots;
+    uint32_t cap, count;
+    exdb_arena *a;
+} exdb_strmap;
+
+void exdb_strmap_init(exdb_strmap *m, exdb_arena *a);
+/* Makes room for n keys in all without growing again: a loader that knows
+ * how many keys come sizes the table once, instead of doubling it ~20
+ * times (each old slot array stays behind in the arena). -1 when memory is
+ * exhausted. */
+int exdb_strmap_reserve(exdb_strmap *m, uint32_t n);
+/* The value slot for key, or NULL when absent. */
+void **exdb_strmap_find(const exdb_strmap *m, const char *key);
+/* The value slot for key, created (holding NULL) when absent; NULL only when
+ * memory is exhausted. *created (if given) tells which happened. The slot
+ * is recorded in the arena's journal, so callers may store through it;
+ * a caller storing through exdb_strmap_find's slot records it itself. */
+void **exdb_strmap_put(exdb_strmap *m, const char *key, int *created);
+/* For callers that look many keys up in a row (lint walks every node name):
+ * the map's hash of a key, a prefetch of the slot a hash starts probing at,
+ * and find with the hash already computed. Hashing a key a few lookups ahead
+ * and prefetching its slot hides the cache misses of a big table. */
+uint32_t exdb_strmap_hash(const char *key);
+static inline void exdb_strmap_prefetch(const exdb_strmap *m, uint32_t h) {
+    if (m->cap)
+        __builtin_prefetch(&m->slots[h & (m->cap - 1)]);
+}
+void **exdb_strmap_find_hashed(const exdb_strmap *m, const char *key, uint32_t h);
+static inline void *exdb_strmap_get(const exdb_strmap *m, const char *key) {
+    void **v = exdb_strmap_find(m, key);
+    return v ? *v : NULL;
+}
+
+#endif

@@ -1,0 +1,163 @@
+/* program.h - an ExportedProgram in memory: the flat graph plus everything
+ * torch.export.save writes beside it (graph signature, module_call_graph
+ * with parsed TreeSpecs, range constraints, versions). One arena owns it all.
+ * Loading lives in load.c; the container (zip/JSON) layer in container.c. */
+#ifndef EXDB_PROGRAM_H
+#define EXDB_PROGRAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/base/arena.h"
+#include "core/base/error.h"
+#include "core/format/schema.h"
+#include "core/format/treespec.h"
+#include "core/fx/graph.h"
+
+typedef struct exdb_input_spec {
+    exdb_input_kind kind;
+    const char *name;      /* the placeholder's name (NULL for a constant input with none) */
+    const char *target;    /* state FQN: parameter_name, buffer_name, ... or NULL */
+    int persistent;        /* buffers: 1/0; -1 otherwise */
+    const char *class_fqn; /* custom objects */
+    exdb_arg value;        /* constant inputs: the value; user inputs that are constants */
+} exdb_input_spec;
+
+typedef struct exdb_output_spec {
+    exdb_output_kind kind;
+    const char *name;   /* the output value's name, NULL for a constant output */
+    const char *target; /* buffer/parameter/user-input name for mutations and gradients */
+    exdb_arg value;     /* constant outputs */
+} exdb_output_spec;
+
+/* ModuleCallSignature. inputs/outputs: value names (NULL for a constant,
+ * a ConstantArgument: its value in input_values/output_values, which hold
+ * None beside a name). */
+typedef struct exdb_call_signature {
+    const char **inputs;
+    uint32_t ninputs;
+    const char **outputs;
+    uint32_t noutputs;
+    exdb_arg *input_values, *output_values;
+    exdb_treespec *in_spec, *out_spec;
+    const char *in_spec_text, *out_spec_text;
+    const char **forward_arg_names; /* NULL when absent */
+    uint32_t nforward_arg_names;
+} exdb_call_signature;
+
+typedef struct exdb_module_call {
+    const char *fqn;
+    exdb_call_signature *sig; /* NULL unless the root or a preserved module */
+} exdb_module_call;
+
+typedef struct exdb_range {
+    const char *symbol;
+    uint8_t has_min, has_max; /* 0 = unbounded */
+    int64_t min, max;
+} exdb_range;
+
+typedef struct exdb_program {
+    exdb_arena arena;
+    /* The main graph's argument trees, in node order and nothing else
+     * between them: every pass over the graph (lint, dce, unflatten,
+     * print) reads each node's args, and on a graph bigger than the cache
+     * reading them scattered among the loader's other allocations cost a
+     * cache miss per node (a bare walk of 141k nodes' inputs: 57 ns per
+     * node, 13 ns at 14k nodes). */
+    exdb_arena args_arena;
+    char *buf; /* the program JSON text, unescaped in place: the string pool */
+    size_t json_bytes;
+    const char *path;   /* the file it came from */
+    const char *member; /* the zip member, or the path for bare JSON */
+    const char *model;  /* model name inside a pt2 archive ("model") */
+    int container_kind; /* exdb_container_kind */
+
+    int schema_major, schema_minor; /* schema 2: major 2, minor 0 */
+    const char *torch_version;      /* NULL when absent ("<= 2.4") */
+    const char *dialect;            /* 5.x "dialect" */
+    const char **verifiers;
+    uint32_t nverifiers;
+    exdb_kv *opset;
+    uint32_t nopset;
+
+    exdb_graph *graph;
+    /* Subgraphs of higher-order ops (as_graph arguments), by attribute name. */
+    struct exdb_subgraph {
+        const char *name;
+        exdb_graph *graph;
+        exdb_node *owner; /* the get_attr node in its parent graph */
+    } * subgraphs;
+    uint32_t nsubgraphs;
+    exdb_strmap subgraph_names; /* name -> its last struct exdb_subgraph (exdb_program_subgraph) */
+    struct exdb_subgraph **subgraphs_by_owner; /* sorted by owner (exdb_program_subgraph_owned) */
+
+    exdb_input_spec *inputs;
+    uint32_t ninputs;
+    exdb_output_spec *outputs;
+    uint32_t noutputs;
+    exdb_module_call *calls;
+    uint32_t ncalls;
+    exdb_range *ranges;
+    uint32_t nranges;
+    exdb_kv *gm_metadata; /* graph_module.metadata */
+    uint32_t ngm_metadata;
+
+    uint32_t nserialized_nodes; /* len(graph.nodes) in the file */
+    /* What later commands need from the file, read when it was loaded
+     * (snapshot.h); NULL for exdb_program_from_json's programs. */
+    struct exdb_snapshot *snapshot;
+} exdb_program;
+
+/* Loads PATH (a .pt2 archive, a legacy export zip, or bare program JSON).
+ * model selects a program inside a multi-model archive (NULL: the only one).
+ * On error returns NULL with a one-line message in err. */
+exdb_program *exdb_program_load(const char *path, const char *model, exdb_error *err);
+
+/* Builds a program from JSON text already in memory (buf is modified and
+ * adopted: freed with the program). name is used in messages. */
+exdb_program *exdb_program_from_json(char *buf, size_t len, const char *name, exdb_error *err);
+
+void exdb_program_free(exdb_program *p);
+
+/* The subgraph registered under attribute name `name` (the last one when
+ * several share it, as getattr on the GraphModule would see), or NULL: a
+ * hash lookup, so callers resolving every get_attr stay linear. */
+const struct exdb_subgraph *exdb_program_subgraph(const exdb_program *p, const char *name);
+/* The subgraph whose get_attr node in its parent graph is owner (each
+ * as_graph argument gets a get_attr of its own), or NULL: a binary search,
+ * so walking a graph's subgraphs in node order stays O(n log n). */
+const struct exdb_subgraph *exdb_program_subgraph_owned(const exdb_program *p,
+                                                        const exdb_node *owner);
+
+/* ---- limits (README "Limits"): a program beyond one is refused with a
+ * one-line error naming the file, the JSON path and the limit, before it can
+ * exhaust memory or the C stack. Real programs are far below them: resnet152
+ * has 1,600 nodes, names under 100 bytes, 6 levels of modules. */
+enum {
+    /* graph inputs plus serialized nodes, over the graph and its subgraphs
+     * (a 1M-node program is 1.9 GB of JSON) */
+    EXDB_MAX_NODES = 4000000,
+    /* a value or node name, an op target, a module fqn, an nn_module_stack
+     * key or type */
+    EXDB_MAX_NAME_BYTES = 4096,
+    /* nn_module_stack entries, and the components of a module fqn: unflatten
+     * builds one module per level (and each fqn repeats its parents') */
+    EXDB_MAX_MODULE_DEPTH = 64,
+    /* distinct module fqns, their parents included, in the nn_module_stacks
+     * and module_call_graph */
+    EXDB_MAX_MODULES = 1000000,
+};
+/* The text of those fqns together: a 4 KB path of 64 components names 64
+ * modules of up to 4 KB each, so fqns could otherwise cost 64 times the
+ * file (the 1M-node synthetic program needs 5 MB). */
+#define EXDB_MAX_MODULE_BYTES ((size_t)64 << 20)
+
+/* ---- pieces shared with tests and other loaders */
+
+/* Parses an nn_module_stack string (docs/pt2-format.md §9.1) into entries; more
+ * than EXDB_MAX_MODULE_DEPTH entries or path components, or a field longer
+ * than EXDB_MAX_NAME_BYTES, is an error. */
+int exdb_parse_module_stack(exdb_arena *a, const char *text, exdb_stack_entry **out, uint32_t *n,
+                            exdb_error *err);
+
+#endif

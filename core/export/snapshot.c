@@ -1,0 +1,184 @@
+/* snapshot.c - see snapshot.h: what a loaded program keeps of its file. */
+#include "core/export/snapshot.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "core/export/statefiles.h"
+#include "core/base/strbuf.h"
+
+/* XXH64 from Debian's libxxhash (the reference implementation). */
+uint64_t exdb_hash64(const void *data, size_t len) {
+    return XXH64(data, len, 0);
+}
+
+/* ---- taking the snapshot */
+
+int exdb_snapshot_read_member(exdb_container *c, const char *rel, exdb_arena *a,
+                              exdb_snap_member *m, exdb_error *err) {
+    memset(m, 0, sizeof *m);
+    m->label = exdb_arena_printf(a, "%s: %s", exdb_container_path(c), rel);
+    if (!m->label)
+        return exdb_errorf(err, "%s: out of memory", exdb_container_path(c));
+    char *buf = NULL;
+    size_t len = 0;
+    exdb_error e = {0};
+    int rc = exdb_container_read_member(c, rel, EXDB_CONFIG_MAX, &buf, &len, &e);
+    /* A member that cannot be read is part of the snapshot (run reports it
+     * when it needs the member); memory running out is not the file's
+     * doing: the load fails (libzip says "Malloc failure"). */
+    if (rc < 0 && (strstr(e.msg, "out of memory") || strstr(e.msg, "Malloc failure")))
+        return exdb_errorf(err, "%s", e.msg);
+    if (rc < 0)
+        m->error = exdb_arena_strdup(a, e.msg);
+    else if (rc == 0 && (m->bytes = exdb_arena_strndup(a, buf, len)))
+        m->len = len;
+    free(buf);
+    if ((rc < 0 && !m->error) || (rc == 0 && !m->bytes))
+        return exdb_errorf(err, "%s: out of memory", m->label);
+    return 0;
+}
+
+/* The file's absolute path: realpath, or the working directory and path
+ * joined when that fails (the file went away during the load). */
+static const char *absolute(exdb_arena *a, const char *path) {
+    char *r = realpath(path, NULL);
+    if (r) {
+        const char *s = exdb_arena_strdup(a, r);
+        free(r);
+        return s;
+    }
+    char cwd[PATH_MAX];
+    if (path[0] == '/' || !getcwd(cwd, sizeof cwd))
+        return exdb_arena_strdup(a, path);
+    return exdb_arena_printf(a, "%s/%s", cwd, path);
+}
+
+/* XXH64 of what save copies from a zip besides the program (0 for JSON). */
+static int members_hash(exdb_container *c, uint64_t *out, exdb_error *err) {
+    exdb_buf b;
+    exdb_buf_init(&b);
+    int rc = exdb_container_describe(c, &b, err);
+    *out = rc == 0 && b.len ? exdb_hash64(b.s, b.len) : 0;
+    exdb_buf_free(&b);
+    return rc;
+}
+
+/* Fills s from the open container c (model: the one loaded, NULL when it
+ * is the only one). */
+static int take(exdb_arena *a, exdb_snapshot *s, exdb_container *c, const char *model,
+                exdb_error *err) {
+    const char *path = exdb_container_path(c);
+    s->kind = (int)exdb_container_kind_of(c);
+    s->model = model ? exdb_arena_strdup(a, model) : NULL;
+    s->abs_path = absolute(a, path);
+    if (!s->abs_path || (model && !s->model))
+        return exdb_errorf(err, "%s: out of memory", path);
+    struct stat st;
+    if (stat(s->abs_path, &st) == 0) {
+        s->dev = (uint64_t)st.st_dev;
+        s->ino = (uint64_t)st.st_ino;
+    }
+    if (members_hash(c, &s->members_hash, err) < 0)
+        return -1;
+    if (s->kind != EXDB_CONT_PT2)
+        return 0;
+    const char *name = model ? model : exdb_container_model_name(c, 0);
+    char rel[600];
+    snprintf(rel, sizeof rel, "data/weights/%s_weights_config.json", name ? name : "model");
+    if (exdb_snapshot_read_member(c, rel, a, &s->weights, err) < 0)
+        return -1;
+    snprintf(rel, sizeof rel, "data/constants/%s_constants_config.json", name ? name : "model");
+    return exdb_snapshot_read_member(c, rel, a, &s->constants, err);
+}
+
+exdb_program *exdb_snapshot_load(exdb_container *c, const char *model, char *buf, size_t len,
+                                 const char *label, exdb_error *err) {
+    uint64_t hash = exdb_hash64(buf, len); /* before the parse unescapes buf in place */
+    exdb_program *p = exdb_program_from_json(buf, len, label, err);
+    if (!p)
+        return NULL;
+    exdb_snapshot *s = exdb_arena_calloc(&p->arena, 1, sizeof *s);
+    if (!s) {
+        exdb_errorf(err, "%s: out of memory", label);
+    } else {
+        s->program_hash = hash;
+        s->program_len = len;
+        if (take(&p->arena, s, c, model, err) == 0) {
+            p->snapshot = s;
+            return p;
+        }
+    }
+    exdb_program_free(p);
+    return NULL;
+}
+
+/* ---- going back to the file (save) */
+
+/* The reason in a container error "PATH: REASON" (PATH is the one it was
+ * opened with), for a message that names the file once. */
+static const char *reason(const exdb_error *e, const char *path) {
+    size_t n = strlen(path);
+    return strncmp(e->msg, path, n) == 0 && strncmp(e->msg + n, ": ", 2) == 0 ? e->msg + n + 2
+                                                                              : e->msg;
+}
+
+/* Whether the open container c holds what s recorded: same kind, same
+ * members (zips), the same program text. Reads the program into *buf. */
+static int same_file(const exdb_snapshot *s, const exdb_program *p, exdb_container *c, char **buf,
+                     size_t *len, exdb_error *err) {
+    const char *why = "another kind of file";
+    exdb_error e = {0};
+    uint64_t members;
+    if ((int)exdb_container_kind_of(c) == s->kind) {
+        why = "its members differ";
+        if (members_hash(c, &members, &e) < 0)
+            why = reason(&e, s->abs_path);
+        else if (members == s->members_hash) {
+            const char *model = exdb_container_model_count(c) > 1 ? p->model : NULL;
+            why = "its program differs";
+            if (exdb_container_read_program(c, model, buf, len, NULL, &e) < 0)
+                why = reason(&e, s->abs_path);
+            else if (*len == s->program_len && exdb_hash64(*buf, *len) == s->program_hash)
+                return 0;
+        }
+    }
+    exdb_mem_release(*buf);
+    *buf = NULL;
+    return exdb_errorf(err,
+                       "%s: changed on disk since the program was loaded (%s): save writes the "
+                       "program from that file and will not write it from other content; load "
+                       "it again to save what it holds now",
+                       s->abs_path, why);
+}
+
+int exdb_snapshot_reopen(const exdb_program *p, exdb_container **c, char **buf, size_t *len,
+                         exdb_error *err) {
+    const exdb_snapshot *s = p->snapshot;
+    *c = NULL;
+    *buf = NULL;
+    if (!s)
+        return exdb_errorf(err,
+                           "%s: the program was not loaded from a file: save has nothing to "
+                           "write it from",
+                           p->path ? p->path : "program");
+    exdb_error e = {0};
+    if (exdb_container_open(s->abs_path, c, &e) < 0)
+        return exdb_errorf(err,
+                           "%s: the file the program was loaded from cannot be read (%s): save "
+                           "writes the program from that file; load it again from where it is "
+                           "now to save it",
+                           s->abs_path, reason(&e, s->abs_path));
+    if (same_file(s, p, *c, buf, len, err) < 0) {
+        exdb_container_close(*c);
+        *c = NULL;
+        return -1;
+    }
+    return 0;
+}

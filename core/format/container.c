@@ -1,0 +1,998 @@
+/* container.c - locate the ExportedProgram JSON inside a .pt2 archive, a
+ * legacy export zip or a bare JSON file, and write copies of the container
+ * with the program replaced (docs/pt2-format.md section 1).
+ *
+ * Everything read from the file is treated as hostile: declared sizes are
+ * checked before allocating, member data must be exactly as long as
+ * declared, and member names are only ever compared, never used as paths. */
+#include "core/format/container.h"
+#include "core/base/outfile.h"
+#include "core/base/mem.h"
+
+#include "core/base/arena.h"
+#include "core/base/strbuf.h"
+#include "core/base/strmap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zip.h>
+
+#define SMALL_MEMBER_MAX 256    /* archive_format, archive_version, version */
+#define PT2_ALIGN        64     /* PyTorch's kFieldAlignment */
+#define FB_EXTRA_ID      0x4246 /* the bytes 'F','B' read as a little-endian u16 */
+#define LOCAL_HEADER_LEN 30
+#define ZIP64_LOCAL_LEN  20                /* id, length, uncompressed and compressed size */
+#define READ_STEP        ((size_t)1 << 20) /* first buffer for a member; doubles */
+
+typedef struct cont_model {
+    const char *name;   /* model name: "model" for models/model.json */
+    const char *member; /* member name relative to the archive folder */
+    zip_uint64_t index; /* zip index of the member; unused for bare JSON */
+} cont_model;
+
+struct exdb_container {
+    exdb_arena arena; /* every string and array below */
+    const char *path;
+    exdb_container_kind kind;
+    zip_t *za;          /* NULL for bare JSON */
+    const char *folder; /* "model" for model/archive_format, else "" */
+    const char *base;   /* prefix the program members were found under: "model/" or "" */
+    cont_model *models;
+    size_t nmodels;
+    const char *version;
+    mode_t mode; /* permission bits, given to saved copies */
+};
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static int is_json_space(int ch) {
+    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
+}
+
+/* libzip's text for an error code from zip_open. */
+static void zip_code_text(int code, char *out, size_t n) {
+    zip_error_t ze;
+    zip_error_init_with_code(&ze, code);
+    snprintf(out, n, "%s", zip_error_strerror(&ze));
+    zip_error_fini(&ze);
+}
+
+/* Copies untrusted member text into out for an error message: printable
+ * ASCII as is, everything else as \xNN, cut with "..." when too long. */
+static void quote_text(char *out, size_t n, const char *s, size_t len) {
+    size_t o = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        char tmp[8];
+        int k = (ch >= 0x20 && ch < 0x7f && ch != '"' && ch != '\\')
+                    ? snprintf(tmp, sizeof tmp, "%c", ch)
+                    : snprintf(tmp, sizeof tmp, "\\x%02x", ch);
+        if (o + (size_t)k + 4 >= n) {
+            snprintf(out + o, n - o, "...");
+            return;
+        }
+        memcpy(out + o, tmp, (size_t)k);
+        o += (size_t)k;
+    }
+    out[o] = '\0';
+}
+
+/* Drops trailing whitespace: "pt2\n" and "8.6\n" are what writers produce. */
+static size_t trim_right(const char *s, size_t len) {
+    while (len > 0 && (is_json_space((unsigned char)s[len - 1]) || s[len - 1] == '\0'))
+        len--;
+    return len;
+}
+
+/* The name shown for a member in messages: relative to the archive folder,
+ * the way docs/pt2-format.md and PyTorch name them. */
+static const char *member_display(const exdb_container *c, const char *name) {
+    size_t n = strlen(c->base);
+    return (n && strncmp(name, c->base, n) == 0) ? name + n : name;
+}
+
+/* "a, b, c" into out, cut with "..." when the list is long. */
+static void join_model_names(const exdb_container *c, char *out, size_t n) {
+    size_t o = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < c->nmodels; i++) {
+        int k = snprintf(out + o, n - o, "%s%s", i ? ", " : "", c->models[i].name);
+        if (k < 0 || (size_t)k >= n - o || n - o - (size_t)k < 8) {
+            snprintf(out + o, n - o, "%s...", i ? ", " : "");
+            return;
+        }
+        o += (size_t)k;
+    }
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+/* Reads member idx into a malloc'd NUL-terminated buffer. The declared size
+ * is checked against max before anything is allocated, and the data must be
+ * exactly that long: a lying header cannot make us allocate or read more.
+ * `what` names the limit in the message ("a program"). */
+static int read_member(exdb_container *c, zip_uint64_t idx, size_t max, const char *what,
+                       char **buf, size_t *len, exdb_error *err) {
+    zip_stat_t st;
+    const char *name = zip_get_name(c->za, idx, ZIP_FL_ENC_RAW);
+    const char *shown = name ? member_display(c, name) : "?";
+
+    zip_stat_init(&st);
+    if (zip_stat_index(c->za, idx, 0, &st) != 0)
+        return exdb_errorf(err, "%s: %s: cannot read member: %s", c->path, shown,
+                           zip_strerror(c->za));
+    if (!(st.valid & ZIP_STAT_SIZE))
+        return exdb_errorf(err, "%s: %s: member has no declared size", c->path, shown);
+    if (st.size > max)
+        return exdb_errorf(err,
+                           "%s: %s: declared size %llu bytes exceeds the %zu-byte limit for %s",
+                           c->path, shown, (unsigned long long)st.size, max, what);
+    if ((st.valid & ZIP_STAT_ENCRYPTION_METHOD) && st.encryption_method != ZIP_EM_NONE)
+        return exdb_errorf(err, "%s: %s: member is encrypted", c->path, shown);
+
+    /* The buffer grows with the data actually read, up to the declared size,
+     * instead of being allocated at the declared size up front: a 249-byte
+     * archive can declare a 1.75 GiB member (under the program limit) and
+     * hold none of it (fuzz_container; tests/fuzz/regressions/container/
+     * declared_size_1750mb.pt2). Memory now follows the bytes the file
+     * really yields, at most twice over. */
+    size_t size = (size_t)st.size, got = 0, populated = 0;
+    size_t cap = size < READ_STEP ? size : READ_STEP;
+    char *p = malloc(cap + 1);
+    if (!p)
+        return exdb_errorf(err, "%s: %s: out of memory reading %zu bytes", c->path, shown, size);
+    zip_file_t *zf = zip_fopen_index(c->za, idx, 0);
+    if (!zf) {
+        free(p);
+        return exdb_errorf(err, "%s: %s: cannot read member: %s", c->path, shown,
+                           zip_strerror(c->za));
+    }
+    while (got < size) {
+        if (got == cap) {
+            size_t ncap = cap > size / 2 ? size : cap * 2;
+            char *np = realloc(p, ncap + 1);
+            if (!np) {
+                exdb_errorf(err, "%s: %s: out of memory reading %zu bytes", c->path, shown, size);
+                goto fail;
+            }
+            p = np;
+            cap = ncap;
+        }
+        if (cap > populated) {
+            /* fresh room: populate it in bulk rather than fault per page */
+            exdb_mem_hugepage(p, cap + 1);
+            exdb_mem_populate(p + got, cap - got);
+            populated = cap;
+        }
+        zip_int64_t n = zip_fread(zf, p + got, cap - got);
+        if (n < 0) {
+            exdb_errorf(err, "%s: %s: cannot read member: %s", c->path, shown,
+                        zip_file_strerror(zf));
+            goto fail;
+        }
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    if (got < size) {
+        exdb_errorf(err, "%s: %s: member data is shorter than its declared size (%zu of %zu bytes)",
+                    c->path, shown, got, size);
+        goto fail;
+    }
+    /* One more byte must hit the end: this also makes libzip check the CRC. */
+    char extra;
+    zip_int64_t n = zip_fread(zf, &extra, 1);
+    if (n > 0) {
+        exdb_errorf(err, "%s: %s: member data is longer than its declared size of %zu bytes",
+                    c->path, shown, size);
+        goto fail;
+    }
+    if (n < 0) {
+        exdb_errorf(err, "%s: %s: cannot read member: %s", c->path, shown, zip_file_strerror(zf));
+        goto fail;
+    }
+    zip_fclose(zf);
+    p[size] = '\0';
+    *buf = p;
+    *len = size;
+    return 0;
+
+fail:
+    zip_fclose(zf);
+    free(p);
+    return -1;
+}
+
+/* Looks rel up under the archive folder first, then at the root: PyTorch
+ * only looks under the folder, but zips made by hand often have none.
+ * Sets *base to the prefix it was found under. 0 when found, 1 when not,
+ * -1 (err set) when memory ran out: not finding is then no answer. */
+static int find_member(exdb_container *c, const char *rel, const char **base, zip_uint64_t *idx,
+                       exdb_error *err) {
+    if (c->folder[0]) {
+        char *full = exdb_arena_printf(&c->arena, "%s/%s", c->folder, rel);
+        if (!full)
+            return exdb_errorf(err, "%s: out of memory", c->path);
+        zip_int64_t i = zip_name_locate(c->za, full, ZIP_FL_ENC_RAW);
+        if (i >= 0) {
+            *base = exdb_arena_printf(&c->arena, "%s/", c->folder);
+            *idx = (zip_uint64_t)i;
+            return *base ? 0 : exdb_errorf(err, "%s: out of memory", c->path);
+        }
+    }
+    zip_int64_t i = zip_name_locate(c->za, rel, ZIP_FL_ENC_RAW);
+    if (i < 0)
+        return 1;
+    *base = "";
+    *idx = (zip_uint64_t)i;
+    return 0;
+}
+
+/* Reads a short text member (version strings) into the arena, trailing
+ * whitespace removed and control bytes replaced by '?'. */
+static int read_small_text(exdb_container *c, zip_uint64_t idx, const char **out, size_t *outlen,
+                           exdb_error *err) {
+    char *buf;
+    size_t len;
+    if (read_member(c, idx, SMALL_MEMBER_MAX, "this member", &buf, &len, err) != 0)
+        return -1;
+    len = trim_right(buf, len);
+    char *s = exdb_arena_strndup(&c->arena, buf, len);
+    free(buf);
+    if (!s)
+        return exdb_errorf(err, "%s: out of memory", c->path);
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] == 0x7f)
+            s[i] = '?';
+    *out = s;
+    if (outlen)
+        *outlen = len;
+    return 0;
+}
+
+/* A model name taken from models/<name>.json must be something a user can
+ * type back: no path separators, not "." or "..", no control bytes. */
+static int valid_model_name(const char *s, size_t n) {
+    if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch == '/' || ch == '\\' || ch < 0x20 || ch == 0x7f)
+            return 0;
+    }
+    return 1;
+}
+
+/* Refuses an archive in which two members share a name. libzip opens it
+ * and its lookups find the first, but `save` cannot write such a copy
+ * (libzip: "File already exists"), and which of the two PyTorch would read
+ * is not exdb's to guess. One pass with a hash map (an archive may hold
+ * 100k members). */
+static int check_unique_names(exdb_container *c, exdb_error *err) {
+    zip_int64_t n = zip_get_num_entries(c->za, 0);
+    exdb_arena a;
+    exdb_strmap seen;
+    int rc = 0;
+    exdb_arena_init(&a);
+    exdb_strmap_init(&seen, &a);
+    if (n > 0 && n < ((zip_int64_t)1 << 30) && exdb_strmap_reserve(&seen, (uint32_t)n) < 0)
+        rc = exdb_errorf(err, "%s: out of memory", c->path);
+    for (zip_int64_t i = 0; i < n && rc == 0; i++) {
+        const char *name = zip_get_name(c->za, (zip_uint64_t)i, ZIP_FL_ENC_RAW);
+        if (!name)
+            continue;
+        int fresh;
+        void **slot = exdb_strmap_put(&seen, name, &fresh);
+        if (!slot) {
+            rc = exdb_errorf(err, "%s: out of memory", c->path);
+        } else if (!fresh) {
+            char q[300];
+            quote_text(q, sizeof q, name, strlen(name));
+            rc = exdb_errorf(err,
+                             "%s: %s: two members have this name (entries %jd and %jd), expected "
+                             "each member name once",
+                             c->path, q, (intmax_t)((uintptr_t)*slot - 1), (intmax_t)i);
+        } else {
+            *slot = (void *)(uintptr_t)(i + 1);
+        }
+    }
+    exdb_arena_destroy(&a);
+    return rc;
+}
+
+/* Collects every models/<name>.json under c->base, in archive order.
+ * Member names are unique (check_unique_names), so model names are too. */
+static int list_models(exdb_container *c, exdb_error *err) {
+    static const char pre[] = "models/", suf[] = ".json";
+    size_t blen = strlen(c->base);
+    zip_int64_t n = zip_get_num_entries(c->za, 0);
+    if (n <= 0)
+        return 0;
+    c->models = exdb_arena_calloc(&c->arena, (size_t)n, sizeof *c->models);
+    if (!c->models)
+        return exdb_errorf(err, "%s: out of memory", c->path);
+    for (zip_int64_t i = 0; i < n; i++) {
+        const char *name = zip_get_name(c->za, (zip_uint64_t)i, ZIP_FL_ENC_RAW);
+        if (!name || strncmp(name, c->base, blen) != 0)
+            continue;
+        const char *rel = name + blen;
+        size_t rlen = strlen(rel);
+        if (rlen <= strlen(pre) + strlen(suf) || strncmp(rel, pre, strlen(pre)) != 0 ||
+            strcmp(rel + rlen - strlen(suf), suf) != 0)
+            continue;
+        const char *mname = rel + strlen(pre);
+        size_t mlen = rlen - strlen(pre) - strlen(suf);
+        if (!valid_model_name(mname, mlen))
+            continue;
+        cont_model *m = &c->models[c->nmodels];
+        m->name = exdb_arena_strndup(&c->arena, mname, mlen);
+        m->member = exdb_arena_strdup(&c->arena, rel);
+        m->index = (zip_uint64_t)i;
+        if (!m->name || !m->member)
+            return exdb_errorf(err, "%s: out of memory", c->path);
+        c->nmodels++;
+    }
+    return 0;
+}
+
+/* Sets c->models to the single program of a bare JSON file or legacy zip. */
+static int one_model(exdb_container *c, const char *member, zip_uint64_t index, exdb_error *err) {
+    c->models = exdb_arena_calloc(&c->arena, 1, sizeof *c->models);
+    if (!c->models)
+        return exdb_errorf(err, "%s: out of memory", c->path);
+    c->models[0].name = "model";
+    c->models[0].member = member;
+    c->models[0].index = index;
+    c->nmodels = 1;
+    return 0;
+}
+
+/* Opens the zip and classifies it (docs/pt2-format.md 1.1): archive_format means
+ * a PT2 archive, serialized_exported_program.json a legacy export zip,
+ * anything else is refused with the best guess of what it is. */
+static int open_zip(exdb_container *c, exdb_error *err) {
+    int code = 0;
+    char why[256];
+    c->za = zip_open(c->path, ZIP_RDONLY, &code);
+    if (!c->za) {
+        zip_code_text(code, why, sizeof why);
+        if (code == ZIP_ER_NOZIP || code == ZIP_ER_INCONS)
+            return exdb_errorf(err, "%s: truncated or corrupt zip archive: %s", c->path, why);
+        return exdb_errorf(err, "%s: cannot open zip archive: %s", c->path, why);
+    }
+    if (check_unique_names(c, err) != 0)
+        return -1;
+
+    /* The folder is the text before the first '/' of the first member. A
+     * leading '/', "." or ".." is not a folder we would ever trust. */
+    c->folder = "";
+    c->base = "";
+    const char *first =
+        zip_get_num_entries(c->za, 0) > 0 ? zip_get_name(c->za, 0, ZIP_FL_ENC_RAW) : NULL;
+    const char *slash = first ? strchr(first, '/') : NULL;
+    if (slash && slash != first) {
+        size_t n = (size_t)(slash - first);
+        if (!(n == 1 && first[0] == '.') && !(n == 2 && first[0] == '.' && first[1] == '.')) {
+            c->folder = exdb_arena_strndup(&c->arena, first, n);
+            if (!c->folder)
+                return exdb_errorf(err, "%s: out of memory", c->path);
+        }
+    }
+
+    const char *base;
+    zip_uint64_t idx;
+    int found = find_member(c, "archive_format", &base, &idx, err);
+    if (found < 0)
+        return -1;
+    if (found == 0) {
+        const char *fmt;
+        size_t flen;
+        c->kind = EXDB_CONT_PT2;
+        c->base = base;
+        if (read_small_text(c, idx, &fmt, &flen, err) != 0)
+            return -1;
+        if (strcmp(fmt, "pt2") != 0) {
+            char q[64];
+            quote_text(q, sizeof q, fmt, flen);
+            return exdb_errorf(err, "%s: archive_format: expected \"pt2\", found \"%s\"", c->path,
+                               q);
+        }
+        if ((found = find_member(c, "archive_version", &base, &idx, err)) < 0)
+            return -1;
+        if (found == 0 && strcmp(base, c->base) == 0 &&
+            read_small_text(c, idx, &c->version, NULL, err) != 0)
+            return -1;
+        if (list_models(c, err) != 0)
+            return -1;
+        if (c->nmodels == 0)
+            return exdb_errorf(err, "%s: no program in archive (expected models/<name>.json)",
+                               c->path);
+        return 0;
+    }
+    if ((found = find_member(c, "serialized_exported_program.json", &base, &idx, err)) < 0)
+        return -1;
+    if (found == 0) {
+        zip_uint64_t vidx;
+        c->kind = EXDB_CONT_LEGACY_ZIP;
+        c->base = base;
+        if ((found = find_member(c, "version", &base, &vidx, err)) < 0)
+            return -1;
+        if (found == 0 && strcmp(base, c->base) == 0 &&
+            read_small_text(c, vidx, &c->version, NULL, err) != 0)
+            return -1;
+        return one_model(c, "serialized_exported_program.json", idx, err);
+    }
+    if ((found = find_member(c, "data.pkl", &base, &idx, err)) < 0)
+        return -1;
+    if (found == 0)
+        return exdb_errorf(err,
+                           "%s: data.pkl: this is a TorchScript (or torch.save) archive, not a "
+                           "torch.export program",
+                           c->path);
+    return exdb_errorf(err,
+                       "%s: zip archive holds no torch.export program (expected archive_format or "
+                       "serialized_exported_program.json)",
+                       c->path);
+}
+
+/* Decides zip or JSON from the first bytes of the file. A JSON program must
+ * start with '{' after optional whitespace; anything else is refused here
+ * rather than producing a confusing parse error later. Returns 1 for zip,
+ * 0 for JSON, -1 on error. */
+static int sniff(int fd, const char *path, off_t size, exdb_error *err) {
+    unsigned char buf[4096];
+    off_t off = 0;
+    if (size == 0) {
+        /* /proc and /sys files report size 0 and still have text: say what
+         * they are rather than calling them empty. */
+        ssize_t n;
+        while ((n = pread(fd, buf, 1, 0)) < 0 && errno == EINTR)
+            ;
+        if (n > 0)
+            return exdb_errorf(err,
+                               "%s: the file reports a size of 0 but is not empty (a /proc or "
+                               "/sys file?): copy it to a regular file and load that",
+                               path);
+        return exdb_errorf(
+            err, "%s: empty file: expected a .pt2/zip archive or JSON starting with '{'", path);
+    }
+    for (;;) {
+        ssize_t n = pread(fd, buf, sizeof buf, off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return exdb_errorf(err, "%s: %s", path, strerror(errno));
+        if (n == 0)
+            break;
+        if (off == 0 && n >= 4 && buf[0] == 'P' && buf[1] == 'K' &&
+            ((buf[2] == 3 && buf[3] == 4) || (buf[2] == 5 && buf[3] == 6)))
+            return 1;
+        for (ssize_t i = 0; i < n; i++) {
+            if (is_json_space(buf[i]))
+                continue;
+            if (buf[i] == '{')
+                return 0;
+            goto not_program;
+        }
+        off += n;
+    }
+not_program:
+    return exdb_errorf(err,
+                       "%s: not a torch.export program: expected a .pt2/zip archive or JSON "
+                       "starting with '{'",
+                       path);
+}
+
+int exdb_container_open(const char *path, exdb_container **out, exdb_error *err) {
+    struct stat st;
+    *out = NULL;
+    if (stat(path, &st) != 0)
+        return exdb_errorf(err, "%s: %s", path, strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return exdb_errorf(err, "%s: is a directory, expected a .pt2/zip archive or a JSON file",
+                           path);
+    if (!S_ISREG(st.st_mode))
+        return exdb_errorf(
+            err, "%s: not a regular file, expected a .pt2/zip archive or a JSON file", path);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return exdb_errorf(err, "%s: %s", path, strerror(errno));
+    int is_zip = sniff(fd, path, st.st_size, err);
+    close(fd);
+    if (is_zip < 0)
+        return -1;
+    if (!is_zip && (uintmax_t)st.st_size > EXDB_MAX_PROGRAM_BYTES)
+        return exdb_errorf(err, "%s: file size %jd bytes exceeds the %zu-byte limit for a program",
+                           path, (intmax_t)st.st_size, EXDB_MAX_PROGRAM_BYTES);
+
+    exdb_container *c = calloc(1, sizeof *c);
+    if (!c)
+        return exdb_errorf(err, "%s: out of memory", path);
+    exdb_arena_init(&c->arena);
+    c->mode = st.st_mode & 0777;
+    c->folder = "";
+    c->base = "";
+    c->path = exdb_arena_strdup(&c->arena, path);
+    if (!c->path) {
+        exdb_container_close(c);
+        return exdb_errorf(err, "%s: out of memory", path);
+    }
+    int rc;
+    if (is_zip) {
+        rc = open_zip(c, err);
+    } else {
+        c->kind = EXDB_CONT_JSON;
+        rc = one_model(c, c->path, 0, err);
+    }
+    if (rc != 0) {
+        exdb_container_close(c);
+        return -1;
+    }
+    *out = c;
+    return 0;
+}
+
+exdb_container_kind exdb_container_kind_of(const exdb_container *c) {
+    return c->kind;
+}
+
+const char *exdb_container_kind_name(exdb_container_kind kind) {
+    switch (kind) {
+    case EXDB_CONT_JSON:
+        return "json";
+    case EXDB_CONT_PT2:
+        return "pt2";
+    case EXDB_CONT_LEGACY_ZIP:
+        return "zip";
+    }
+    return "?";
+}
+
+const char *exdb_container_path(const exdb_container *c) {
+    return c->path;
+}
+
+size_t exdb_container_model_count(const exdb_container *c) {
+    return c->nmodels;
+}
+
+const char *exdb_container_model_name(const exdb_container *c, size_t i) {
+    return i < c->nmodels ? c->models[i].name : NULL;
+}
+
+const char *exdb_container_version(const exdb_container *c) {
+    return c->version;
+}
+
+const char *exdb_container_archive_name(const exdb_container *c) {
+    return c->folder;
+}
+
+/* Picks the model a read or save is about; with several models the caller
+ * must name one, and the message lists them so the user can. */
+static const cont_model *resolve_model(const exdb_container *c, const char *model,
+                                       exdb_error *err) {
+    char names[600];
+    if (!model) {
+        if (c->nmodels == 1)
+            return &c->models[0];
+        join_model_names(c, names, sizeof names);
+        exdb_errorf(err, "%s: archive holds %zu models (%s): name the one to use", c->path,
+                    c->nmodels, names);
+        return NULL;
+    }
+    for (size_t i = 0; i < c->nmodels; i++)
+        if (strcmp(c->models[i].name, model) == 0)
+            return &c->models[i];
+    join_model_names(c, names, sizeof names);
+    exdb_errorf(err, "%s: no model named \"%s\" (models: %s)", c->path, model, names);
+    return NULL;
+}
+
+/* Reads a bare JSON file whole. The size is checked again (the file may have
+ * changed since open) and the read stops at that size. */
+static int read_json_file(exdb_container *c, char **buf, size_t *len, exdb_error *err) {
+    struct stat st;
+    int fd = open(c->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return exdb_errorf(err, "%s: %s", c->path, strerror(errno));
+    if (fstat(fd, &st) != 0) {
+        exdb_errorf(err, "%s: %s", c->path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if ((uintmax_t)st.st_size > EXDB_MAX_PROGRAM_BYTES) {
+        close(fd);
+        return exdb_errorf(err, "%s: file size %jd bytes exceeds the %zu-byte limit for a program",
+                           c->path, (intmax_t)st.st_size, EXDB_MAX_PROGRAM_BYTES);
+    }
+    size_t size = (size_t)st.st_size, got = 0;
+    char *p = exdb_mem_take(size + 1); /* reloads reuse it (arena.h) */
+    if (!p) {
+        close(fd);
+        return exdb_errorf(err, "%s: out of memory reading %zu bytes", c->path, size);
+    }
+    /* read() into fresh pages faults once per page; populate them first. */
+    exdb_mem_hugepage(p, size + 1);
+    exdb_mem_populate(p, size + 1);
+    while (got < size) {
+        ssize_t n = read(fd, p + got, size - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            exdb_errorf(err, "%s: %s", c->path, strerror(errno));
+            break;
+        }
+        if (n == 0) {
+            exdb_errorf(err, "%s: file shrank while being read (%zu of %zu bytes)", c->path, got,
+                        size);
+            break;
+        }
+        got += (size_t)n;
+    }
+    close(fd);
+    if (got < size) {
+        exdb_mem_release(p);
+        return -1;
+    }
+    p[size] = '\0';
+    *buf = p;
+    *len = size;
+    return 0;
+}
+
+int exdb_container_read_program(exdb_container *c, const char *model, char **buf, size_t *len,
+                                const char **member, exdb_error *err) {
+    size_t n;
+    *buf = NULL;
+    const cont_model *m = resolve_model(c, model, err);
+    if (!m)
+        return -1;
+    int rc = c->kind == EXDB_CONT_JSON
+                 ? read_json_file(c, buf, &n, err)
+                 : read_member(c, m->index, EXDB_MAX_PROGRAM_BYTES, "a program", buf, &n, err);
+    if (rc != 0)
+        return -1;
+    if (len)
+        *len = n;
+    if (member)
+        *member = m->member;
+    return 0;
+}
+
+int exdb_container_read_member(exdb_container *c, const char *rel, size_t max, char **buf,
+                               size_t *len, exdb_error *err) {
+    *buf = NULL;
+    if (c->kind == EXDB_CONT_JSON)
+        return 1;
+    const char *base;
+    zip_uint64_t idx;
+    int found = find_member(c, rel, &base, &idx, err);
+    if (found != 0)
+        return found;
+    size_t n;
+    if (read_member(c, idx, max, "a member", buf, &n, err) != 0)
+        return -1;
+    if (len)
+        *len = n;
+    return 0;
+}
+
+/* ---- saving ------------------------------------------------------------- */
+
+/* A libzip source that streams one member of the open archive, uncompressed,
+ * into the archive being written. Unlike zip_source_zip, whose treatment of
+ * compressed members changed across libzip versions, it always yields the
+ * plain bytes, and it holds the data to its declared size the way
+ * read_member does. */
+typedef struct copy_src {
+    exdb_container *c;
+    zip_uint64_t index;
+    const char *shown; /* member name for messages */
+    zip_uint64_t size, got;
+    time_t mtime;
+    int has_mtime;
+    zip_file_t *zf;
+    zip_error_t error;
+    exdb_error *err;
+} copy_src;
+
+/* Records why a copy failed (the first reason wins) and tells libzip. */
+static zip_int64_t copy_fail(copy_src *s, int code, const char *why) {
+    exdb_errorf(s->err, "%s: %s: cannot copy member: %s", s->c->path, s->shown, why);
+    zip_error_set(&s->error, code, 0);
+    return -1;
+}
+
+static zip_int64_t copy_src_cb(void *ud, void *data, zip_uint64_t len, zip_source_cmd_t cmd) {
+    copy_src *s = ud;
+    switch (cmd) {
+    case ZIP_SOURCE_OPEN:
+        s->zf = zip_fopen_index(s->c->za, s->index, 0);
+        if (!s->zf)
+            return copy_fail(s, ZIP_ER_READ, zip_strerror(s->c->za));
+        s->got = 0;
+        return 0;
+    case ZIP_SOURCE_READ: {
+        if (s->got == s->size) {
+            char extra;
+            zip_int64_t n = zip_fread(s->zf, &extra, 1);
+            if (n > 0)
+                return copy_fail(s, ZIP_ER_INCONS, "member data is longer than its declared size");
+            if (n < 0)
+                return copy_fail(s, ZIP_ER_READ, zip_file_strerror(s->zf));
+            return 0;
+        }
+        zip_uint64_t want = s->size - s->got < len ? s->size - s->got : len;
+        zip_int64_t n = zip_fread(s->zf, data, want);
+        if (n < 0)
+            return copy_fail(s, ZIP_ER_READ, zip_file_strerror(s->zf));
+        if (n == 0)
+            return copy_fail(s, ZIP_ER_INCONS, "member data is shorter than its declared size");
+        s->got += (zip_uint64_t)n;
+        return n;
+    }
+    case ZIP_SOURCE_CLOSE:
+        if (s->zf)
+            zip_fclose(s->zf);
+        s->zf = NULL;
+        return 0;
+    case ZIP_SOURCE_STAT: {
+        zip_stat_t *st = data;
+        if (len < sizeof *st) {
+            zip_error_set(&s->error, ZIP_ER_INVAL, 0);
+            return -1;
+        }
+        zip_stat_init(st);
+        st->valid = ZIP_STAT_SIZE | ZIP_STAT_COMP_METHOD;
+        st->size = s->size;
+        st->comp_method = ZIP_CM_STORE;
+        if (s->has_mtime) {
+            st->valid |= ZIP_STAT_MTIME;
+            st->mtime = s->mtime;
+        }
+        return (zip_int64_t)sizeof *st;
+    }
+    case ZIP_SOURCE_ERROR:
+        return zip_error_to_data(&s->error, data, len);
+    case ZIP_SOURCE_FREE:
+        if (s->zf)
+            zip_fclose(s->zf);
+        zip_error_fini(&s->error);
+        free(s);
+        return 0;
+    case ZIP_SOURCE_SUPPORTS:
+        return zip_source_make_command_bitmap(ZIP_SOURCE_OPEN, ZIP_SOURCE_READ, ZIP_SOURCE_CLOSE,
+                                              ZIP_SOURCE_STAT, ZIP_SOURCE_ERROR, ZIP_SOURCE_FREE,
+                                              -1);
+    default:
+        zip_error_set(&s->error, ZIP_ER_OPNOTSUPP, 0);
+        return -1;
+    }
+}
+
+/* Adds one entry to dst and returns its index, or -1 with err set. */
+static zip_int64_t add_entry(exdb_container *c, zip_t *dst, zip_uint64_t i, const char *name,
+                             const zip_stat_t *st, const char *json, size_t len,
+                             const char *out_path, exdb_error *err) {
+    zip_source_t *src;
+    if (json) {
+        src = zip_source_buffer(dst, json, len, 0);
+    } else {
+        copy_src *s = calloc(1, sizeof *s);
+        if (!s)
+            return exdb_errorf(err, "%s: out of memory", out_path);
+        s->c = c;
+        s->index = i;
+        s->shown = member_display(c, name);
+        s->size = st->size;
+        s->has_mtime = (st->valid & ZIP_STAT_MTIME) != 0;
+        s->mtime = st->mtime;
+        s->err = err;
+        zip_error_init(&s->error);
+        src = zip_source_function(dst, copy_src_cb, s);
+        if (!src) {
+            zip_error_fini(&s->error);
+            free(s);
+        }
+    }
+    if (!src)
+        return exdb_errorf(err, "%s: %s: %s", out_path, member_display(c, name), zip_strerror(dst));
+    zip_int64_t idx = zip_file_add(dst, name, src, ZIP_FL_ENC_GUESS);
+    if (idx < 0) {
+        zip_source_free(src);
+        return exdb_errorf(err, "%s: %s: %s", out_path, member_display(c, name), zip_strerror(dst));
+    }
+    return idx;
+}
+
+/* Writes the copy of a zip container to tmp with libzip.
+ *
+ * PyTorch's writer starts every member's data on a 64-byte boundary by
+ * padding the local header with an extra field 'F','B' (u16 length, then
+ * 'Z' bytes; inline_container.cc getPadding), so that weights can be
+ * mmapped. libzip does not align, but for entries it writes itself (fresh
+ * sources, stored, known size) the layout is fixed: each local header is 30
+ * bytes + name + its local extra fields (+ a 20-byte ZIP64 field when the
+ * size reaches 4 GiB), followed directly by the data, starting at offset 0.
+ * So the offsets are predicted here and the FB field sized to land each
+ * data start on the boundary. The central directory carries no FB field,
+ * like PyTorch's. Legacy zips (Python's zipfile) were never aligned and get
+ * no padding. */
+static int write_zip(exdb_container *c, const cont_model *m, const char *json, size_t len,
+                     const char *tmp, const char *out_path, exdb_error *err) {
+    static const char zpad[PT2_ALIGN + 1] =
+        "ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ";
+    int code = 0;
+    char why[256];
+    zip_t *dst = zip_open(tmp, ZIP_TRUNCATE, &code);
+    if (!dst) {
+        zip_code_text(code, why, sizeof why);
+        return exdb_errorf(err, "%s: cannot write zip archive: %s", out_path, why);
+    }
+
+    zip_int64_t n = zip_get_num_entries(c->za, 0);
+    zip_uint64_t off = 0; /* where the next local header will start */
+    for (zip_int64_t i = 0; i < n; i++) {
+        zip_uint64_t ui = (zip_uint64_t)i;
+        const char *name = zip_get_name(c->za, ui, ZIP_FL_ENC_RAW);
+        zip_stat_t st;
+        zip_stat_init(&st);
+        if (!name || zip_stat_index(c->za, ui, 0, &st) != 0) {
+            exdb_errorf(err, "%s: member %jd: %s", c->path, (intmax_t)i, zip_strerror(c->za));
+            goto fail;
+        }
+        if (!(st.valid & ZIP_STAT_SIZE)) {
+            exdb_errorf(err, "%s: %s: member has no declared size", c->path,
+                        member_display(c, name));
+            goto fail;
+        }
+        int is_prog = ui == m->index;
+        zip_uint64_t size = is_prog ? (zip_uint64_t)len : st.size;
+        zip_int64_t idx =
+            add_entry(c, dst, ui, name, &st, is_prog ? json : NULL, len, out_path, err);
+        if (idx < 0)
+            goto fail;
+        zip_uint64_t di = (zip_uint64_t)idx;
+        zip_uint8_t opsys;
+        zip_uint32_t attr;
+        if (zip_set_file_compression(dst, di, ZIP_CM_STORE, 0) != 0 ||
+            ((st.valid & ZIP_STAT_MTIME) && zip_file_set_mtime(dst, di, st.mtime, 0) != 0) ||
+            (zip_file_get_external_attributes(c->za, ui, 0, &opsys, &attr) == 0 &&
+             zip_file_set_external_attributes(dst, di, 0, opsys, attr) != 0)) {
+            exdb_errorf(err, "%s: %s: %s", out_path, member_display(c, name), zip_strerror(dst));
+            goto fail;
+        }
+        zip_uint64_t header = LOCAL_HEADER_LEN + strlen(name);
+        if (size >= 0xffffffffu)
+            header += ZIP64_LOCAL_LEN;
+        if (c->kind == EXDB_CONT_PT2) {
+            zip_uint16_t pad =
+                (zip_uint16_t)((PT2_ALIGN - (off + header + 4) % PT2_ALIGN) % PT2_ALIGN);
+            if (zip_file_extra_field_set(dst, di, FB_EXTRA_ID, ZIP_EXTRA_FIELD_NEW,
+                                         (const zip_uint8_t *)zpad, pad, ZIP_FL_LOCAL) != 0) {
+                exdb_errorf(err, "%s: %s: %s", out_path, member_display(c, name),
+                            zip_strerror(dst));
+                goto fail;
+            }
+            header += 4 + pad;
+        }
+        off += header + size;
+    }
+
+    int clen = 0;
+    const char *comment = zip_get_archive_comment(c->za, &clen, ZIP_FL_ENC_RAW);
+    if (comment && clen > 0 && zip_set_archive_comment(dst, comment, (zip_uint16_t)clen) != 0) {
+        exdb_errorf(err, "%s: %s", out_path, zip_strerror(dst));
+        goto fail;
+    }
+    if (zip_close(dst) != 0) {
+        /* A failing copy source has already recorded the precise reason. */
+        exdb_errorf(err, "%s: cannot write zip archive: %s", out_path, zip_strerror(dst));
+        goto fail;
+    }
+    return 0;
+
+fail:
+    zip_discard(dst);
+    return -1;
+}
+
+int exdb_container_save(exdb_container *c, const char *model, const char *json, size_t len,
+                        const char *out_path, int force, exdb_error *err) {
+    const cont_model *m = resolve_model(c, model, err);
+    if (!m)
+        return -1;
+    if (len > EXDB_MAX_PROGRAM_BYTES)
+        return exdb_errorf(err, "%s: program of %zu bytes exceeds the %zu-byte limit", out_path,
+                           len, EXDB_MAX_PROGRAM_BYTES);
+    /* outfile.c: only an absent or regular target, a temporary beside it
+     * that a terminating signal removes, installed atomically */
+    if (exdb_out_check(out_path, force, err) < 0)
+        return -1;
+    char *tmp;
+    int fd;
+    if (exdb_out_temp(out_path, 0, &tmp, &fd, err) < 0)
+        return -1;
+
+    if (c->kind == EXDB_CONT_JSON) {
+        if (exdb_out_write_all(fd, json, len) != 0) {
+            exdb_errorf(err, "%s: %s", out_path, strerror(errno));
+            goto fail;
+        }
+    } else {
+        /* libzip writes its own temporary file and renames it over tmp. */
+        close(fd);
+        fd = -1;
+        if (write_zip(c, m, json, len, tmp, out_path, err) != 0)
+            goto fail;
+        fd = open(tmp, O_RDWR | O_CLOEXEC);
+        if (fd < 0) {
+            exdb_errorf(err, "%s: %s", out_path, strerror(errno));
+            goto fail;
+        }
+    }
+    if (fchmod(fd, c->mode) != 0 || fsync(fd) != 0) {
+        exdb_errorf(err, "%s: %s", out_path, strerror(errno));
+        goto fail;
+    }
+    int rc = close(fd);
+    fd = -1;
+    if (rc != 0) {
+        exdb_errorf(err, "%s: %s", out_path, strerror(errno));
+        goto fail;
+    }
+    if (exdb_out_install(tmp, out_path, force, err) != 0)
+        goto fail;
+    exdb_out_forget(tmp);
+    return 0;
+
+fail:
+    if (fd >= 0)
+        close(fd);
+    exdb_out_discard(tmp);
+    return -1;
+}
+
+/* ---- for snapshot.c ------------------------------------------------------ */
+
+int exdb_container_describe(exdb_container *c, exdb_buf *b, exdb_error *err) {
+    if (c->kind == EXDB_CONT_JSON)
+        return 0;
+    zip_int64_t n = zip_get_num_entries(c->za, 0);
+    for (zip_int64_t i = 0; i < n; i++) {
+        zip_uint64_t ui = (zip_uint64_t)i;
+        const char *name = zip_get_name(c->za, ui, ZIP_FL_ENC_RAW);
+        zip_stat_t st;
+        zip_stat_init(&st);
+        zip_uint8_t opsys = 0;
+        zip_uint32_t attr = 0;
+        if (!name || zip_stat_index(c->za, ui, 0, &st) != 0)
+            return exdb_errorf(err, "%s: member %jd: %s", c->path, (intmax_t)i,
+                               zip_strerror(c->za));
+        zip_file_get_external_attributes(c->za, ui, 0, &opsys, &attr);
+        exdb_buf_printf(b, "%s%c%llu %lx %lld %u %lx\n", name, 0, (unsigned long long)st.size,
+                        (unsigned long)st.crc, (long long)st.mtime, (unsigned)opsys,
+                        (unsigned long)attr);
+    }
+    int clen = 0;
+    const char *comment = zip_get_archive_comment(c->za, &clen, ZIP_FL_ENC_RAW);
+    if (comment && clen > 0)
+        exdb_buf_put(b, comment, (size_t)clen);
+    return b->oom ? exdb_errorf(err, "%s: out of memory", c->path) : 0;
+}
+
+void exdb_container_close(exdb_container *c) {
+    if (!c)
+        return;
+    if (c->za)
+        zip_discard(c->za);
+    exdb_arena_destroy(&c->arena);
+    free(c);
+}

@@ -1,0 +1,89 @@
+/* container.h - find the ExportedProgram JSON inside a file.
+ *
+ * A torch.export program arrives in one of three containers
+ * (docs: docs/pt2-format.md section 1):
+ *   - a PT2 archive (torch >= 2.8): a zip with archive_format = "pt2" and one
+ *     program per model name in models/<name>.json, all members usually under
+ *     one top-level folder;
+ *   - a legacy export zip (torch 2.2-2.7): serialized_exported_program.json
+ *     plus a version member;
+ *   - a bare JSON file holding the program itself.
+ * This layer only locates and reads the program text (never extracting to
+ * disk) and can write a copy of the container with the program replaced. */
+#ifndef EXDB_CONTAINER_H
+#define EXDB_CONTAINER_H
+
+#include <stddef.h>
+
+#include "core/base/error.h"
+
+typedef enum { EXDB_CONT_JSON, EXDB_CONT_PT2, EXDB_CONT_LEGACY_ZIP } exdb_container_kind;
+
+typedef struct exdb_container exdb_container;
+
+#define EXDB_MAX_PROGRAM_BYTES                                                                     \
+    ((size_t)2 << 30) /* 2 GiB; larger program members/files are refused */
+
+/* Opens path and decides what it is. 0 on success, -1 with err set. */
+int exdb_container_open(const char *path, exdb_container **out, exdb_error *err);
+
+exdb_container_kind exdb_container_kind_of(const exdb_container *c);
+
+/* "json", "pt2" or "zip" - for messages and `info`. */
+const char *exdb_container_kind_name(exdb_container_kind kind);
+
+const char *exdb_container_path(const exdb_container *c);
+
+/* Bare JSON and legacy zip: 1 ("model"). */
+size_t exdb_container_model_count(const exdb_container *c);
+
+/* NULL when i is out of range. */
+const char *exdb_container_model_name(const exdb_container *c, size_t i);
+
+/* The archive_version text of a PT2 archive, the version member of a legacy
+ * zip (trailing whitespace removed), or NULL (bare JSON, member absent). */
+const char *exdb_container_version(const exdb_container *c);
+
+/* The top-level folder all members of a zip sit under ("model" for
+ * model/archive_format), or "" when they sit at the root or for bare JSON. */
+const char *exdb_container_archive_name(const exdb_container *c);
+
+/* Reads the program JSON of model `model` (NULL = the only model; if there
+ * are several, fails with a message listing the model names). *buf is
+ * NUL-terminated and the caller's, released with exdb_mem_release (arena.h:
+ * a bare JSON file's text comes from the arena block cache, so a reload
+ * reuses its memory); *member gets the member name
+ * (e.g. "models/model.json" or "serialized_exported_program.json"; the file
+ * path itself for bare JSON), owned by c. len and member may be NULL. */
+int exdb_container_read_program(exdb_container *c, const char *model, char **buf, size_t *len,
+                                const char **member, exdb_error *err);
+
+/* Writes a copy of the container to out_path with the program member of
+ * `model` replaced by json/len (bare JSON: just the text). Every other member
+ * is copied byte for byte, in the same order, stored (method 0); PT2 members
+ * get their data aligned to 64 bytes the way PyTorch writes them. Atomic
+ * (temporary file in the same directory, fsync, rename). If out_path exists
+ * and force == 0, fails with "<out_path>: file exists (use --force to replace
+ * it)". */
+/* Reads member rel (relative to the archive folder, e.g.
+ * "data/weights/model_weights_config.json") into a malloc'd NUL-terminated
+ * buffer, refusing members declared larger than max. Returns 0, 1 when the
+ * container has no such member (or is bare JSON), -1 on error. */
+int exdb_container_read_member(exdb_container *c, const char *rel, size_t max, char **buf,
+                               size_t *len, exdb_error *err);
+
+int exdb_container_save(exdb_container *c, const char *model, const char *json, size_t len,
+                        const char *out_path, int force, exdb_error *err);
+
+/* Appends to b what exdb_container_save copies of a zip besides the
+ * program: every member's name, size, CRC-32, modification time and
+ * attributes, in order, and the archive comment (nothing for bare JSON).
+ * Two opens of an unchanged file describe it alike (snapshot.c hashes it
+ * to tell that the archive save copies from is the one loaded). */
+struct exdb_buf;
+int exdb_container_describe(exdb_container *c, struct exdb_buf *b, exdb_error *err);
+
+/* NULL is fine. */
+void exdb_container_close(exdb_container *c);
+
+#endif

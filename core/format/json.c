@@ -1,0 +1,878 @@
+/* json.c - see json.h. A recursive-descent parser with an explicit depth
+ * limit; children of arrays and objects are gathered on a scratch stack and
+ * copied into the arena contiguously when the container closes, so lookups
+ * index an array and the DOM holds no per-value pointers.
+ *
+ * Deliberately lenient where Python's json is (the last of repeated keys
+ * wins, lone surrogates are kept) and on bytes: invalid UTF-8 passes through
+ * unchanged (PyTorch writes ASCII only; the loader refuses such strings where
+ * it keeps them: tests/malformed/README.md). An object key holding \u0000
+ * is refused, since keys are kept as C strings. Errors
+ * say "line L, column C" (characters, as editors count) and what was found. */
+#include "core/format/json.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    char *p, *start, *end;
+    /* The line of the read position and where it starts, kept by skip_ws
+     * (raw newlines only occur between tokens). Counting newlines from the
+     * start at error time would count the ones in-place unescaping has
+     * written into strings already parsed (a stack trace's "\n"). */
+    size_t line;
+    const char *line_start;
+    /* Characters on the current line that in-place unescaping has turned
+     * into UTF-8 continuation bytes (which fail_at does not count): a
+     * "\u00e9" is six characters as written, two bytes once decoded. */
+    size_t col_adjust;
+    exdb_arena *a;
+    const char *fname;
+    exdb_error *err;
+    exdb_json *stk; /* scratch stack of children being gathered */
+    size_t top, cap;
+    int depth;
+    /* exdb_json_parse_lazy: the members (prefix keys from the root, then
+     * one of the last keys) whose elements are left unparsed, and how many
+     * prefix keys the open containers match */
+    const char *const *lazy;
+    int nlazy, matched;
+    const char *const *lazy_last;
+    int stk_arena; /* the scratch stack starts in a, not malloc (see push) */
+    int stk_heap;  /* ps->stk is malloc'd (free it) */
+} parser;
+
+/* Describes what sits at the read position for "found ..." in messages:
+ * a word or number as text, a punctuation character quoted, any other byte
+ * in hex. */
+static int is_word_byte(unsigned char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '.' || c == '-' || c == '+';
+}
+
+static void describe_here(const parser *ps, char *out, size_t cap) {
+    const unsigned char *p = (const unsigned char *)ps->p;
+    const unsigned char *end = (const unsigned char *)ps->end;
+    size_t n = 0;
+    while (p + n < end && n < 24 && is_word_byte(p[n]))
+        n++;
+    if (n > 0)
+        snprintf(out, cap, "'%.*s%s'", (int)n, (const char *)p,
+                 p + n < end && is_word_byte(p[n]) ? "..." : "");
+    else if (*p >= 0x20 && *p < 0x7f)
+        snprintf(out, cap, "'%c'", *p);
+    else
+        snprintf(out, cap, "byte 0x%02X", *p);
+}
+
+/* Reports a syntax error at the current position as line:column (both
+ * 1-based; the column counts characters, not UTF-8 bytes, as editors do).
+ * With found != 0 the message says what sits there instead. */
+static int fail_at(parser *ps, const char *what, int found) {
+    size_t line = ps->line, col = 1 + ps->col_adjust;
+    for (const char *q = ps->line_start; q < ps->p && q < ps->end; q++)
+        if (((unsigned char)*q & 0xC0) != 0x80)
+            col++;
+    if (ps->p >= ps->end)
+        return exdb_errorf(ps->err, "%s: line %zu, column %zu: %s (the input ends here)", ps->fname,
+                           line, col, what);
+    if (found) {
+        char here[48];
+        describe_here(ps, here, sizeof here);
+        return exdb_errorf(ps->err, "%s: line %zu, column %zu: %s, found %s", ps->fname, line, col,
+                           what, here);
+    }
+    return exdb_errorf(ps->err, "%s: line %zu, column %zu: %s", ps->fname, line, col, what);
+}
+
+static int fail(parser *ps, const char *what) {
+    return fail_at(ps, what, 0);
+}
+
+/* "expected X, found Y" at the read position. */
+static int fail_found(parser *ps, const char *what) {
+    return fail_at(ps, what, 1);
+}
+
+/* buf[len] is a NUL written by exdb_json_parse: the scan stops there without
+ * comparing against the end (JSON from json.dumps has one space after each
+ * separator, so this runs for most values). */
+static inline void skip_ws(parser *ps) {
+    char *p = ps->p;
+    for (;;) {
+        if (*p == ' ' || *p == '\r' || *p == '\t') {
+            p++;
+        } else if (*p == '\n') {
+            ps->line++;
+            ps->col_adjust = 0;
+            ps->line_start = ++p;
+        } else {
+            break;
+        }
+    }
+    ps->p = p;
+}
+
+/* Most arena stack slots one exdb_json_parse_raw takes before the stack
+ * moves to the heap. */
+#define ARENA_STACK_MAX 4096
+
+/* A free slot on the scratch stack, grown as needed. exdb_json_parse_raw's
+ * stack starts in the caller's arena, which is reset between elements (no
+ * malloc per element); past ARENA_STACK_MAX slots it moves to the heap, since
+ * every doubling in the arena leaves the old copy behind and written: a
+ * node holding one 10M-element list took 3 slots of 24 bytes per element
+ * (64 bytes of memory per byte of JSON in all). realloc of a big block
+ * remaps pages rather than copying them, and untouched capacity is not
+ * resident. */
+static exdb_json *push(parser *ps) {
+    if (ps->top == ps->cap) {
+        size_t ncap = ps->cap ? ps->cap * 2 : ps->stk_arena ? 64 : 1024;
+        exdb_json *n;
+        if (ps->stk_arena && ncap <= ARENA_STACK_MAX) {
+            n = exdb_arena_alloc(ps->a, ncap * sizeof *n);
+            if (n && ps->top)
+                memcpy(n, ps->stk, ps->top * sizeof *n);
+        } else {
+            n = realloc(ps->stk_heap ? ps->stk : NULL, ncap * sizeof *n);
+            if (n && !ps->stk_heap && ps->top)
+                memcpy(n, ps->stk, ps->top * sizeof *n);
+            if (n)
+                ps->stk_heap = 1;
+        }
+        if (!n)
+            return NULL;
+        ps->stk = n;
+        ps->cap = ncap;
+    }
+    exdb_json *j = &ps->stk[ps->top++];
+    memset(j, 0, sizeof *j);
+    return j;
+}
+
+static int hexval(int c) {
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+static int read_hex4(parser *ps, const char *q, unsigned *out) {
+    if (ps->end - q < 4)
+        return -1;
+    unsigned v = 0;
+    for (int i = 0; i < 4; i++) {
+        int h = hexval((unsigned char)q[i]);
+        if (h < 0)
+            return -1;
+        v = v * 16 + (unsigned)h;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Non-zero when one of the 8 bytes in v is '"', '\\' or a control
+ * character (< 0x20): the classic has-zero-byte bit trick. */
+static inline uint64_t special8(uint64_t v) {
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    uint64_t q = v ^ (ones * '"'), b = v ^ (ones * '\\');
+    return (((q - ones) & ~q) | ((b - ones) & ~b) | ((v - ones * 0x20) & ~v)) & highs;
+}
+
+/* Index of the first byte (in memory order) flagged by special8. */
+static inline unsigned first_flagged(uint64_t m) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return (unsigned)__builtin_clzll(m) >> 3;
+#else
+    return (unsigned)__builtin_ctzll(m) >> 3;
+#endif
+}
+
+/* "invalid escape" at the backslash (ps->p), for escape character c. */
+static int bad_escape(parser *ps, char c) {
+    char what[128];
+    if ((unsigned char)c >= 0x21 && (unsigned char)c < 0x7f)
+        snprintf(what, sizeof what, "invalid escape \"\\%c\" in a string", c);
+    else
+        snprintf(what, sizeof what, "invalid escape (backslash, byte 0x%02X) in a string",
+                 (unsigned char)c);
+    return fail(ps, what);
+}
+
+/* Before a string's error: the error's column is counted over the bytes
+ * in front of it. When it lies before the string, the string's decoded
+ * escapes do not count (col_adjust as it was); when inside it, the bytes
+ * the escapes freed so far (from w to the error) become spaces, which
+ * makes col_adjust exact there too. */
+static void string_err_at(parser *ps, const char *begin, char *w, size_t adj0, int write) {
+    if (ps->p <= begin)
+        ps->col_adjust = adj0;
+    else if (write && w < ps->p)
+        memset(w, ' ', (size_t)(ps->p - w));
+}
+
+/* Parses a string starting at the opening quote and unescapes it in place.
+ * The unescaped text is never longer than the escaped one, so writing behind
+ * the read position is safe; the closing quote's byte becomes the NUL.
+ * With write 0 it only checks the string (same errors) and leaves the bytes
+ * alone: a lazy array's elements are checked once and parsed later. */
+static inline __attribute__((always_inline)) int scan_string(parser *ps, const char **out,
+                                                             uint32_t *outlen, const int write) {
+    char *r = ps->p + 1, *w = r;
+    char *begin = r;
+    size_t adj0 = ps->col_adjust;
+    unsigned k;
+    for (;;) {
+        /* Fast path: eight bytes at a time. The lowest flagged byte of
+         * special8 is exact (false positives only sit above a true one), so
+         * the plain prefix before it is moved in one go and the loop lands
+         * on the quote or backslash directly; bytes move only once an
+         * escape has opened a gap between the read and write positions.
+         * Escape-dense strings (from_node holds a quote every few bytes)
+         * spend their time here. */
+        while (ps->end - r >= 8) {
+            uint64_t v;
+            memcpy(&v, r, 8);
+            uint64_t m = special8(v);
+            if (!m) {
+                if (write && w != r)
+                    memcpy(w, &v, 8); /* v is already loaded: no overlap issue */
+                r += 8;
+                w += 8;
+                continue;
+            }
+            k = first_flagged(m);
+            goto found;
+        }
+        while (r < ps->end && *r != '"' && *r != '\\' && (unsigned char)*r >= 0x20) {
+            if (write)
+                *w = *r;
+            w++;
+            r++;
+        }
+        goto special;
+    found: /* k plain bytes, then the special byte */
+        if (write && w != r) {
+            for (unsigned i = 0; i < k; i++)
+                w[i] = r[i];
+        }
+        r += k;
+        w += k;
+    special:
+        if (r >= ps->end) {
+            ps->p = begin - 1;
+            string_err_at(ps, begin, w, adj0, write);
+            return fail(ps, "unterminated string: no closing quote before the end of the input");
+        }
+        if (*r == '"')
+            break;
+        if ((unsigned char)*r < 0x20) {
+            /* JSON wants control characters escaped (Python's json.loads
+             * refuses them too). */
+            char what[96];
+            unsigned c = (unsigned char)*r;
+            const char *esc = c == '\n'   ? " (write it as \\n)"
+                              : c == '\t' ? " (write it as \\t)"
+                              : c == '\r' ? " (write it as \\r)"
+                                          : "";
+            snprintf(what, sizeof what, "unescaped control character U+%04X inside a string%s", c,
+                     esc);
+            ps->p = r;
+            string_err_at(ps, begin, w, adj0, write);
+            return fail(ps, what);
+        }
+        /* Backslash escape. */
+        if (r + 1 >= ps->end) {
+            ps->p = begin - 1;
+            string_err_at(ps, begin, w, adj0, write);
+            return fail(ps, "unterminated string: no closing quote before the end of the input");
+        }
+        char c = r[1];
+        r += 2;
+        if (!write) {
+            /* check only: the same errors as below, no bytes moved */
+            if (c == 'u') {
+                unsigned cp, lo;
+                if (read_hex4(ps, r, &cp) < 0) {
+                    ps->p = r - 2;
+                    string_err_at(ps, begin, w, adj0, write);
+                    return fail(ps, "invalid \\u escape in a string: expected four hex digits");
+                }
+                r += 4;
+                if (cp >= 0xD800 && cp <= 0xDBFF && ps->end - r >= 6 && r[0] == '\\' &&
+                    r[1] == 'u' && read_hex4(ps, r + 2, &lo) == 0 && lo >= 0xDC00 && lo <= 0xDFFF)
+                    r += 6;
+            } else if (c != '"' && c != '\\' && c != '/' && c != 'b' && c != 'f' && c != 'n' &&
+                       c != 'r' && c != 't') {
+                ps->p = r - 2;
+                string_err_at(ps, begin, w, adj0, write);
+                return bad_escape(ps, c);
+            }
+            w = r;
+            continue;
+        }
+        switch (c) {
+        case '"':
+            *w++ = '"';
+            break;
+        case '\\':
+            *w++ = '\\';
+            break;
+        case '/':
+            *w++ = '/';
+            break;
+        case 'b':
+            *w++ = '\b';
+            break;
+        case 'f':
+            *w++ = '\f';
+            break;
+        case 'n':
+            *w++ = '\n';
+            break;
+        case 'r':
+            *w++ = '\r';
+            break;
+        case 't':
+            *w++ = '\t';
+            break;
+        case 'u': {
+            unsigned cp;
+            if (read_hex4(ps, r, &cp) < 0) {
+                ps->p = r - 2;
+                string_err_at(ps, begin, w, adj0, write);
+                return fail(ps, "invalid \\u escape in a string: expected four hex digits");
+            }
+            r += 4;
+            if (cp >= 0xD800 && cp <= 0xDBFF && ps->end - r >= 6 && r[0] == '\\' && r[1] == 'u') {
+                unsigned lo;
+                if (read_hex4(ps, r + 2, &lo) == 0 && lo >= 0xDC00 && lo <= 0xDFFF) {
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                    r += 6;
+                }
+            }
+            /* UTF-8 encode (a lone surrogate is kept as its 3-byte form,
+             * as Python's json module keeps it). */
+            ps->col_adjust += cp < 0x80 ? 0 : cp < 0x800 ? 1 : cp < 0x10000 ? 2 : 3;
+            if (cp < 0x80) {
+                *w++ = (char)cp;
+            } else if (cp < 0x800) {
+                *w++ = (char)(0xC0 | (cp >> 6));
+                *w++ = (char)(0x80 | (cp & 0x3F));
+            } else if (cp < 0x10000) {
+                *w++ = (char)(0xE0 | (cp >> 12));
+                *w++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+                *w++ = (char)(0x80 | (cp & 0x3F));
+            } else {
+                *w++ = (char)(0xF0 | (cp >> 18));
+                *w++ = (char)(0x80 | ((cp >> 12) & 0x3F));
+                *w++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+                *w++ = (char)(0x80 | (cp & 0x3F));
+            }
+            break;
+        }
+        default:
+            ps->p = r - 2;
+            string_err_at(ps, begin, w, adj0, write);
+            return bad_escape(ps, c);
+        }
+    }
+    size_t n = (size_t)(w - begin);
+    if (n > UINT32_MAX) {
+        ps->p = begin;
+        string_err_at(ps, begin, w, adj0, write);
+        return fail(ps, "string longer than 4 GiB");
+    }
+    if (write) {
+        *w = '\0'; /* w <= r, and r points at the closing quote */
+        /* The bytes an escape freed between the text and its closing quote
+         * become spaces, so columns counted over this string later stay
+         * those of the text as written (see col_adjust). */
+        if (r - w > 1)
+            memset(w + 1, ' ', (size_t)(r - w - 1));
+    }
+    ps->p = r + 1;
+    *out = begin;
+    *outlen = (uint32_t)n;
+    return 0;
+}
+
+static int parse_string(parser *ps, const char **out, uint32_t *outlen) {
+    return scan_string(ps, out, outlen, 1);
+}
+
+static int check_string(parser *ps) {
+    const char *s;
+    uint32_t n;
+    return scan_string(ps, &s, &n, 0);
+}
+
+/* Whether the escaped string text [s, e) holds a \u0000 escape. */
+static int has_nul_escape(const char *s, const char *e) {
+    for (; s < e; s++) {
+        if (*s != '\\')
+            continue;
+        if (e - s >= 6 && s[1] == 'u' && memcmp(s + 2, "0000", 4) == 0)
+            return 1;
+        s++; /* the escaped character; a \uXXXX's digits hold no backslash */
+    }
+    return 0;
+}
+
+/* An object key (parse_string / check_string) holding U+0000 is refused at
+ * its opening quote: the DOM keeps keys as C strings, so "x\u0000junk" would
+ * be looked up as "x" (a tensor_values entry would describe value x). */
+static int key_nul(parser *ps, char *quote, size_t adj0) {
+    ps->p = quote;
+    ps->col_adjust = adj0;
+    return fail(ps, "an object key holding \\u0000 (U+0000), which exdb cannot keep");
+}
+
+/* parse_string and check_string of a key. Only a key holding an escape
+ * can hold U+0000 (raw control bytes are refused): a parsed key decoded
+ * shorter than written is searched, a checked one scanned for \u0000. */
+static int parse_key(parser *ps, const char **out, uint32_t *outlen) {
+    char *quote = ps->p;
+    size_t adj0 = ps->col_adjust;
+    if (parse_string(ps, out, outlen) < 0)
+        return -1;
+    if (*outlen == (size_t)(ps->p - quote - 2))
+        return 0;
+    return memchr(*out, 0, *outlen) ? key_nul(ps, quote, adj0) : 0;
+}
+
+static int check_key(parser *ps) {
+    char *quote = ps->p;
+    size_t adj0 = ps->col_adjust;
+    if (check_string(ps) < 0)
+        return -1;
+    return has_nul_escape(quote + 1, ps->p - 1) ? key_nul(ps, quote, adj0) : 0;
+}
+
+static int match_word(parser *ps, const char *w) {
+    size_t n = strlen(w);
+    if ((size_t)(ps->end - ps->p) >= n && memcmp(ps->p, w, n) == 0) {
+        ps->p += n;
+        return 1;
+    }
+    return 0;
+}
+
+/* Validates a JSON number (or Infinity/-Infinity/NaN) and records its text. */
+static int parse_number(parser *ps, exdb_json *j) {
+    char *s = ps->p, *p = s;
+    if (p < ps->end && *p == '-')
+        p++;
+    ps->p = p;
+    if (match_word(ps, "Infinity")) {
+        p = ps->p;
+    } else if (p == s && match_word(ps, "NaN")) {
+        p = ps->p;
+    } else {
+        if (p >= ps->end || !(*p >= '0' && *p <= '9')) {
+            ps->p = s;
+            return fail_found(ps, "expected a value");
+        }
+        if (*p == '0') {
+            p++;
+            if (p < ps->end && *p >= '0' && *p <= '9') {
+                ps->p = p - 1;
+                return fail(ps, "a number must not start with 0 followed by digits");
+            }
+        } else
+            while (p < ps->end && *p >= '0' && *p <= '9')
+                p++;
+        if (p < ps->end && *p == '.') {
+            p++;
+            if (p >= ps->end || !(*p >= '0' && *p <= '9')) {
+                ps->p = p;
+                return fail_found(ps, "expected digits after the decimal point");
+            }
+            while (p < ps->end && *p >= '0' && *p <= '9')
+                p++;
+        }
+        if (p < ps->end && (*p == 'e' || *p == 'E')) {
+            p++;
+            if (p < ps->end && (*p == '+' || *p == '-'))
+                p++;
+            if (p >= ps->end || !(*p >= '0' && *p <= '9')) {
+                ps->p = p;
+                return fail_found(ps, "expected digits in the exponent");
+            }
+            while (p < ps->end && *p >= '0' && *p <= '9')
+                p++;
+        }
+    }
+    if (p - s > 4096) {
+        ps->p = s;
+        return fail(ps, "number longer than 4096 characters");
+    }
+    j->type = EXDB_JNUMBER;
+    j->u.str = s;
+    j->len = (uint32_t)(p - s);
+    ps->p = p;
+    return 0;
+}
+
+/* Moves the children gathered above `base` into the arena. */
+static int close_container(parser *ps, size_t slot_idx, size_t base) {
+    size_t n = ps->top - base;
+    if (n > UINT32_MAX)
+        return fail(ps, "container with more than 4 billion members");
+    exdb_json *kids = NULL;
+    if (n) {
+        kids = exdb_arena_alloc(ps->a, n * sizeof *kids);
+        if (!kids)
+            return fail(ps, "out of memory");
+        memcpy(kids, ps->stk + base, n * sizeof *kids);
+    }
+    ps->top = base;
+    ps->stk[slot_idx].u.kids = kids;
+    ps->stk[slot_idx].len = (uint32_t)n;
+    return 0;
+}
+
+/* What parse_container does with the elements of a container. */
+enum {
+    ELEMS_PARSE, /* parse each into a slot (parse_at, parse_member) */
+    ELEMS_RAW,   /* check each (skip_value) and keep its text (EXDB_JRAW) */
+    ELEMS_CHECK, /* check each, keep nothing (no slot for the container either) */
+};
+
+static int parse_at(parser *ps, size_t idx);
+static int parse_member(parser *ps, size_t idx, const char *key);
+static int skip_value(parser *ps);
+
+/* The array or object at ps->p ('[' or '{') into slot idx: one walk for
+ * parsing, lazy elements and checking, so all three find the same errors
+ * at the same places. Inlined with mode a constant in each caller. */
+static inline __attribute__((always_inline)) int parse_container(parser *ps, size_t idx,
+                                                                 const int mode) {
+    if (++ps->depth > EXDB_JSON_MAX_DEPTH)
+        return fail(ps, "nesting deeper than 512 levels");
+    int is_obj = *ps->p == '{';
+    char close = is_obj ? '}' : ']';
+    if (mode != ELEMS_CHECK)
+        ps->stk[idx].type = is_obj ? EXDB_JOBJECT : EXDB_JARRAY;
+    ps->p++;
+    size_t base = ps->top;
+    skip_ws(ps);
+    if (ps->p < ps->end && *ps->p == close) {
+        ps->p++;
+    } else {
+        for (;;) {
+            const char *key = NULL;
+            uint32_t klen;
+            skip_ws(ps);
+            if (is_obj) {
+                if (ps->p >= ps->end || *ps->p != '"')
+                    return fail_found(ps, "expected a string key in object");
+                if ((mode == ELEMS_CHECK ? check_key(ps) : parse_key(ps, &key, &klen)) < 0)
+                    return -1;
+                skip_ws(ps);
+                if (ps->p >= ps->end || *ps->p != ':')
+                    return fail_found(ps, "expected ':' after object key");
+                ps->p++;
+                skip_ws(ps);
+            }
+            if (mode == ELEMS_CHECK) {
+                if (skip_value(ps) < 0)
+                    return -1;
+            } else {
+                if (!push(ps))
+                    return fail(ps, "out of memory");
+                size_t kid = ps->top - 1;
+                if (mode == ELEMS_RAW) {
+                    char *start = ps->p;
+                    if (skip_value(ps) < 0)
+                        return -1;
+                    ps->stk[kid].type = EXDB_JRAW;
+                    ps->stk[kid].u.str = start;
+                    ps->stk[kid].len = (uint32_t)(ps->p - start); /* inputs are < 4 GiB */
+                } else if ((key ? parse_member(ps, kid, key) : parse_at(ps, kid)) < 0) {
+                    return -1;
+                }
+                ps->stk[kid].key = key;
+            }
+            skip_ws(ps);
+            if (ps->p < ps->end && *ps->p == ',') {
+                ps->p++;
+                continue;
+            }
+            if (ps->p < ps->end && *ps->p == close) {
+                ps->p++;
+                break;
+            }
+            return fail_found(ps, is_obj ? "expected ',' or '}' after an object member"
+                                         : "expected ',' or ']' after an array element");
+        }
+    }
+    ps->depth--;
+    return mode == ELEMS_CHECK ? 0 : close_container(ps, idx, base);
+}
+
+/* Checks the value at ps->p as parse_at would parse it (the same errors at
+ * the same places, the same depth limit) without building anything or
+ * writing a byte. */
+static int skip_value(parser *ps) {
+    skip_ws(ps);
+    if (ps->p >= ps->end)
+        return fail(ps, "expected a value");
+    char c = *ps->p;
+    if (c == '"')
+        return check_string(ps);
+    if (c == '{' || c == '[')
+        return parse_container(ps, 0, ELEMS_CHECK);
+    if (match_word(ps, "true") || match_word(ps, "false") || match_word(ps, "null"))
+        return 0;
+    exdb_json num;
+    return parse_number(ps, &num);
+}
+
+/* The array or object at ps->p with its elements (member values) checked
+ * but left unparsed: each becomes an EXDB_JRAW slot holding its text, for
+ * exdb_json_parse_raw (members keep their keys). Any other value is parsed
+ * as usual. */
+static int parse_lazy_value(parser *ps, size_t idx) {
+    skip_ws(ps);
+    if (ps->p >= ps->end || (*ps->p != '[' && *ps->p != '{'))
+        return parse_at(ps, idx);
+    return parse_container(ps, idx, ELEMS_RAW);
+}
+
+static int is_lazy_last(const parser *ps, const char *key) {
+    for (const char *const *k = ps->lazy_last; *k; k++)
+        if (strcmp(key, *k) == 0)
+            return 1;
+    return 0;
+}
+
+/* Parses the value of the member named key at ps->p into slot idx: lazily
+ * when the member ends the lazy path, following the path when it continues
+ * it. Depth d is the depth of the object holding the member (root = 1). */
+static int parse_member(parser *ps, size_t idx, const char *key) {
+    int d = ps->depth;
+    if (!ps->lazy_last || ps->matched != d - 1 || d > ps->nlazy + 1)
+        return parse_at(ps, idx);
+    if (d == ps->nlazy + 1)
+        return is_lazy_last(ps, key) ? parse_lazy_value(ps, idx) : parse_at(ps, idx);
+    if (strcmp(key, ps->lazy[d - 1]) != 0)
+        return parse_at(ps, idx);
+    ps->matched++;
+    int rc = parse_at(ps, idx);
+    ps->matched--;
+    return rc;
+}
+
+/* Parses the value at ps->p into the scratch slot at index idx. Slots are
+ * addressed by index because the scratch stack may move when it grows. */
+static int parse_at(parser *ps, size_t idx) {
+    skip_ws(ps);
+    if (ps->p >= ps->end)
+        return fail(ps, "expected a value");
+    char c = *ps->p;
+    if (c == '{' || c == '[')
+        return parse_container(ps, idx, ELEMS_PARSE);
+    exdb_json *j = &ps->stk[idx];
+    if (c == '"') {
+        j->type = EXDB_JSTRING;
+        return parse_string(ps, &j->u.str, &j->len);
+    }
+    if (match_word(ps, "true")) {
+        j->type = EXDB_JTRUE;
+        return 0;
+    }
+    if (match_word(ps, "false")) {
+        j->type = EXDB_JFALSE;
+        return 0;
+    }
+    if (match_word(ps, "null")) {
+        j->type = EXDB_JNULL;
+        return 0;
+    }
+    return parse_number(ps, j);
+}
+
+int exdb_json_parse(char *buf, size_t len, exdb_arena *a, const char *fname, exdb_json **out,
+                    exdb_error *err) {
+    return exdb_json_parse_lazy(buf, len, a, fname, NULL, 0, NULL, out, err);
+}
+
+int exdb_json_parse_lazy(char *buf, size_t len, exdb_arena *a, const char *fname,
+                         const char *const *prefix, int nprefix, const char *const *last,
+                         exdb_json **out, exdb_error *err) {
+    parser ps = {.p = buf,
+                 .start = buf,
+                 .end = buf + len,
+                 .line = 1,
+                 .line_start = buf,
+                 .a = a,
+                 .fname = fname,
+                 .err = err,
+                 .lazy = prefix,
+                 .nlazy = prefix ? nprefix : 0,
+                 .lazy_last = last};
+    buf[len] = '\0'; /* the sentinel skip_ws relies on */
+    *out = NULL;
+    int rc = -1;
+    if (!push(&ps)) {
+        exdb_errorf(err, "%s: out of memory", fname);
+        goto done;
+    }
+    if (parse_at(&ps, 0) < 0)
+        goto done;
+    skip_ws(&ps);
+    if (ps.p < ps.end) {
+        fail_found(&ps, "expected the end of the input after the JSON value");
+        goto done;
+    }
+    exdb_json *root = exdb_arena_alloc(a, sizeof *root);
+    if (!root) {
+        exdb_errorf(err, "%s: out of memory", fname);
+        goto done;
+    }
+    /* Number texts are not NUL-terminated in place; readers use len. */
+    *root = ps.stk[0];
+    *out = root;
+    rc = 0;
+done:
+    if (ps.stk_heap)
+        free(ps.stk);
+    return rc;
+}
+
+int exdb_json_parse_raw(const exdb_json *raw, exdb_arena *a, const char *fname, exdb_json *out,
+                        exdb_error *err) {
+    if (!raw || raw->type != EXDB_JRAW) {
+        if (raw)
+            *out = *raw;
+        return raw ? 0 : exdb_errorf(err, "%s: no value", fname);
+    }
+    /* The text lies inside the buffer exdb_json_parse_lazy was given (a
+     * char buffer it may modify); it was checked then, so only memory can
+     * run out here. */
+    char *p = (char *)raw->u.str;
+    parser ps = {.p = p,
+                 .start = p,
+                 .end = p + raw->len,
+                 .line = 1,
+                 .line_start = p,
+                 .a = a,
+                 .fname = fname,
+                 .err = err,
+                 .stk_arena = 1};
+    int rc = push(&ps) && parse_at(&ps, 0) == 0 ? 0 : -1;
+    if (rc == 0) {
+        const char *key = raw->key;
+        *out = ps.stk[0];
+        out->key = key;
+    } else {
+        exdb_errorf(err, "%s: out of memory", fname);
+    }
+    if (ps.stk_heap)
+        free(ps.stk);
+    return rc;
+}
+
+const exdb_json *exdb_json_get(const exdb_json *obj, const char *key) {
+    if (!obj || obj->type != EXDB_JOBJECT)
+        return NULL;
+    /* Objects are small (a handful of keys): compare the first byte before
+     * calling strcmp; the loader asks for fixed keys millions of times. */
+    for (uint32_t i = obj->len; i-- > 0;) {
+        const char *k = obj->u.kids[i].key;
+        if (k[0] == key[0] && strcmp(k, key) == 0)
+            return &obj->u.kids[i];
+    }
+    return NULL;
+}
+
+/* Integers are parsed by hand (no copy, no strtoll): the loader reads one
+ * per tensor dimension and stride, millions in a large program. */
+int exdb_json_int(const exdb_json *j, int64_t *out) {
+    if (!j || j->type != EXDB_JNUMBER || j->len == 0 || j->len > 24)
+        return -1;
+    const char *s = j->u.str, *e = s + j->len;
+    int neg = 0;
+    if (*s == '-') {
+        neg = 1;
+        s++;
+    }
+    if (s == e)
+        return -1;
+    uint64_t v = 0;
+    for (; s < e; s++) {
+        if (*s < '0' || *s > '9')
+            return -1;
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    if (neg ? v > (uint64_t)INT64_MAX + 1 : v > (uint64_t)INT64_MAX)
+        return -1;
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    return 0;
+}
+
+int exdb_json_double(const exdb_json *j, double *out) {
+    if (!j)
+        return -1;
+    const char *s;
+    size_t n;
+    if (j->type == EXDB_JNUMBER || j->type == EXDB_JSTRING) {
+        s = j->u.str;
+        n = j->len;
+    } else {
+        return -1;
+    }
+    if (n == 8 && memcmp(s, "Infinity", 8) == 0) {
+        *out = INFINITY;
+        return 0;
+    }
+    if (n == 9 && memcmp(s, "-Infinity", 9) == 0) {
+        *out = -INFINITY;
+        return 0;
+    }
+    if (n == 3 && memcmp(s, "NaN", 3) == 0) {
+        *out = NAN;
+        return 0;
+    }
+    if (j->type != EXDB_JNUMBER || n > 4096)
+        return -1;
+    char tmp[4100];
+    memcpy(tmp, s, n);
+    tmp[n] = '\0';
+    char *e;
+    *out = strtod(tmp, &e);
+    return *e ? -1 : 0;
+}
+
+const char *exdb_json_type_name(const exdb_json *j) {
+    if (!j)
+        return "nothing";
+    switch ((exdb_jtype)j->type) {
+    case EXDB_JNULL:
+        return "null";
+    case EXDB_JFALSE:
+    case EXDB_JTRUE:
+        return "a boolean";
+    case EXDB_JNUMBER:
+        return "a number";
+    case EXDB_JSTRING:
+        return "a string";
+    case EXDB_JARRAY:
+        return "an array";
+    case EXDB_JOBJECT:
+        return "an object";
+    case EXDB_JRAW:
+        break;
+    }
+    return "a value";
+}

@@ -1,0 +1,93 @@
+/* journal.h - undo and redo records that make an unflatten run reversible.
+ *
+ * A run keeps all its state in one arena (plus its exdb_urun struct). An
+ * event either allocates new arena memory, which nothing reachable from the
+ * state before the event points to, or stores into memory that existed
+ * before it. Every store of the second kind is preceded by
+ * EXDB_WILL_WRITE (arena.h), which records the 8-byte words it covers with
+ * their old values (exdb_arena_will_store: only the words that change);
+ * the exdb_urun struct itself is compared word by word with a shadow copy
+ * at the end of each event instead of being hooked.
+ * Stores into memory the event itself allocated need no record (nothing
+ * older points to it), and a word is recorded once per event.
+ *
+ * Undoing or redoing a word swaps the recorded value with the one in
+ * memory, so one value per word serves both directions: undoing an event
+ * (its words in reverse) leaves each record holding the value the event
+ * produced, which redoing (in order) puts back.
+ *
+ * Going back from event k to j applies the old values of events k..j+1 in
+ * reverse; the arena is not rewound (the memory those events allocated stays
+ * where it is, unreachable). Going forward again over recorded events
+ * applies the redo values in order: what the events allocated is still in
+ * place, so the state is exactly the one the run had (tests compare the
+ * bytes). Time is proportional to the words recorded between the two
+ * events, not to the size of the program. */
+#ifndef EXDB_JOURNAL_H
+#define EXDB_JOURNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/base/arena.h"
+#include "core/base/error.h"
+
+typedef struct exdb_jword {
+    uint64_t *addr;
+    uint64_t val; /* the other value: before the event while it is applied */
+} exdb_jword;
+
+#define EXDB_JOURNAL_SEEN 1024 /* words remembered as recorded (power of 2) */
+#define EXDB_JCHUNK_BITS  16   /* records per chunk: 1 << bits (1 MiB) */
+
+typedef struct exdb_journal {
+    exdb_jword **chunks; /* every recorded word, oldest first, in chunks */
+    size_t n, cap;       /* records; cap = chunks allocated << bits */
+    size_t nchunks_cap;
+    exdb_arena store; /* the chunks (prefaulted, never moved) */
+    size_t *ev;       /* words of event e (1-based): [ev[e-1], ev[e]) */
+    uint32_t nev, ev_cap;
+    uint32_t pos;        /* the memory holds the state after pos events */
+    size_t open;         /* first word of the event being recorded */
+    uint8_t recording;   /* between begin and commit/fail */
+    uint8_t failed_open; /* the last event failed: its words are kept until goto */
+    uint8_t oom;         /* a record could not be stored */
+    uint64_t *obj;       /* the object compared at each event's end */
+    uint64_t *shadow;
+    size_t obj_words;
+    exdb_arena *arena;                 /* only stores into its blocks are recorded */
+    uintptr_t hit_lo, hit_hi;          /* the block that matched last */
+    uintptr_t fresh_lo, fresh_hi;      /* allocated by the open event (in its first block) */
+    uintptr_t seen[EXDB_JOURNAL_SEEN]; /* words recorded by the open event (a cache) */
+    uint32_t seen_epoch[EXDB_JOURNAL_SEEN];
+    uint32_t epoch;
+} exdb_journal;
+
+/* Records stores into arena a (whose journal this becomes); obj (8-byte
+ * aligned, size a multiple of 8, outside the arena) is compared with a
+ * shadow copy at each event's end. -1 when out of memory. Stores into
+ * anything else (stack temporaries, malloc'd scratch) are not state and
+ * are not recorded. */
+int exdb_journal_init(exdb_journal *j, exdb_arena *a, void *obj, size_t size);
+void exdb_journal_free(exdb_journal *j);
+/* Opens event pos + 1 (only at the newest event: pos == nev). */
+void exdb_journal_begin(exdb_journal *j);
+/* Closes it: -1 when a record was lost to memory exhaustion. */
+int exdb_journal_commit(exdb_journal *j);
+/* The open event failed: its records are kept (the state stays as the
+ * failure left it) and dropped by the next exdb_journal_goto. */
+void exdb_journal_fail(exdb_journal *j);
+/* Brings the memory to the state after k events (k <= nev). */
+void exdb_journal_goto(exdb_journal *j, uint32_t k);
+/* Bytes held by the records (for `make bench`). */
+size_t exdb_journal_bytes(const exdb_journal *j);
+
+/* For assert() (NDEBUG is off in the sanitizer build): the journal's
+ * bookkeeping, events' record ranges in order and within the records, the
+ * position within the events, nothing open unless recording. O(events). */
+int exdb_journal_check(const exdb_journal *j, exdb_error *err);
+static inline int exdb_journal_ok(const exdb_journal *j) {
+    return exdb_journal_check(j, NULL) == 0;
+}
+
+#endif

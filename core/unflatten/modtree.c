@@ -1,0 +1,756 @@
+/* modtree.c - the module objects unflatten builds: InterpreterModule,
+ * plain torch.nn.Module intermediates, dispatchers, and the Python
+ * attribute semantics the upstream code relies on (_modules dicts shared
+ * between the calls of one module, setattr/getattr, _add_submodule,
+ * set_submodule, _assign_attr, _add_spec) plus _reorder_submodules. */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/unflatten/unflatten.h"
+
+char *exdb_ustrdup(exdb_urun *r, const char *s) {
+    return exdb_arena_strdup(&r->arena, s);
+}
+
+/* ---- ordered dicts
+ *
+ * Most dicts are tiny (a Linear's attrs: weight, bias; most _modules: a
+ * handful of children), and there is one per module object: 23k of them in
+ * the 141k-node synthetic program. A hash index would cost at least 384
+ * zeroed bytes each, so a dict is searched linearly until it holds more
+ * than UDICT_LINEAR slots and gets its exdb_strmap index only then. */
+
+#define UDICT_LINEAR 8
+
+static int udict_init(exdb_urun *r, exdb_udict *d) {
+    memset(d, 0, sizeof *d);
+    exdb_strmap_init(&d->index, &r->arena);
+    return 0;
+}
+
+/* The slot of the live entry for key, or -1. */
+static long udict_slot(const exdb_udict *d, const char *key) {
+    if (d->index.cap) {
+        void **slot = exdb_strmap_find(&d->index, key);
+        return slot && *slot ? (long)((uintptr_t)*slot - 1) : -1;
+    }
+    for (uint32_t i = 0; i < d->n; i++)
+        if (d->vals[i] && strcmp(d->keys[i], key) == 0)
+            return (long)i;
+    return -1;
+}
+
+void *exdb_udict_get(const exdb_udict *d, const char *key) {
+    long i = udict_slot(d, key);
+    return i < 0 ? NULL : d->vals[i];
+}
+
+/* Indexes the live slots once the dict outgrows linear search. */
+static int udict_build_index(exdb_udict *d) {
+    for (uint32_t i = 0; i < d->n; i++) {
+        if (!d->vals[i])
+            continue;
+        void **slot = exdb_strmap_put(&d->index, d->keys[i], NULL);
+        if (!slot)
+            return -1;
+        *slot = (void *)(uintptr_t)(i + 1);
+    }
+    return 0;
+}
+
+/* d[key] = val: in place when present, appended otherwise. */
+int exdb_udict_set(exdb_urun *r, exdb_udict *d, const char *key, void *val) {
+    long i = udict_slot(d, key);
+    exdb_arena *a = &r->arena;
+    if (i >= 0) {
+        EXDB_WILL_WRITE(a, d->vals[i]);
+        d->vals[i] = val;
+        return 0;
+    }
+    exdb_arena_will_write(a, d, offsetof(exdb_udict, index));
+    if (d->n == d->cap) {
+        uint32_t ncap = d->cap ? d->cap * 2 : 2;
+        const char **nk = exdb_arena_alloc(&r->arena, ncap * sizeof *nk);
+        void **nv = exdb_arena_alloc(&r->arena, ncap * sizeof *nv);
+        if (!nk || !nv)
+            return -1;
+        if (d->n) {
+            memcpy(nk, d->keys, d->n * sizeof *nk);
+            memcpy(nv, d->vals, d->n * sizeof *nv);
+        }
+        d->keys = nk;
+        d->vals = nv;
+        d->cap = ncap;
+    }
+    EXDB_WILL_WRITE(a, d->keys[d->n]);
+    EXDB_WILL_WRITE(a, d->vals[d->n]);
+    d->keys[d->n] = key;
+    d->vals[d->n] = val;
+    d->n++;
+    d->live++;
+    if (strpbrk(key, "@\n"))
+        d->nodd++;
+    if (d->index.cap) {
+        void **slot = exdb_strmap_put(&d->index, key, NULL);
+        if (!slot)
+            return -1;
+        *slot = (void *)(uintptr_t)d->n;
+    } else if (d->n > UDICT_LINEAR && udict_build_index(d) < 0) {
+        return -1;
+    }
+    return 0;
+}
+
+void *exdb_udict_pop(exdb_udict *d, const char *key) {
+    long i = udict_slot(d, key);
+    if (i < 0)
+        return NULL;
+    exdb_arena *a = d->index.a;
+    void *v = d->vals[i];
+    EXDB_WILL_WRITE(a, d->vals[i]);
+    d->vals[i] = NULL;
+    if (d->index.cap) {
+        void **slot = exdb_strmap_find(&d->index, key);
+        EXDB_WILL_WRITE(a, *slot);
+        *slot = NULL;
+    }
+    EXDB_WILL_WRITE(a, d->live);
+    d->live--;
+    return v;
+}
+
+/* ---- module objects */
+
+exdb_umodule *exdb_umod_new(exdb_urun *r, exdb_umod_kind kind, const char *type) {
+    exdb_umodule *m = exdb_arena_calloc(&r->arena, 1, sizeof *m);
+    exdb_udict *ch = exdb_arena_calloc(&r->arena, 1, sizeof *ch);
+    if (!m || !ch)
+        return NULL;
+    m->kind = (uint8_t)kind;
+    m->type = type;
+    udict_init(r, ch);
+    udict_init(r, &m->attrs);
+    m->children = ch;
+    if (kind == EXDB_UMOD_INTERP || kind == EXDB_UMOD_ROOT) {
+        m->graph = exdb_graph_new(&r->arena);
+        if (!m->graph)
+            return NULL;
+    }
+    if (r->nmodules == r->modules_cap) {
+        uint32_t ncap = r->modules_cap ? r->modules_cap * 2 : 64;
+        exdb_umodule **nm = exdb_arena_alloc(&r->arena, ncap * sizeof *nm);
+        if (!nm)
+            return NULL;
+        if (r->nmodules)
+            memcpy(nm, r->modules, r->nmodules * sizeof *nm);
+        r->modules = nm;
+        r->modules_cap = ncap;
+    }
+    m->id = r->nmodules;
+    EXDB_WILL_WRITE(&r->arena, r->modules[r->nmodules]);
+    r->modules[r->nmodules++] = m;
+    return m;
+}
+
+void *exdb_umod_getattr(exdb_umodule *m, const char *name, int *is_module) {
+    void *a = exdb_udict_get(&m->attrs, name);
+    if (a) {
+        *is_module = 0;
+        return a;
+    }
+    *is_module = 1;
+    return exdb_udict_get(m->children, name);
+}
+
+/* setattr(m, name, module): into _modules, out of the other dicts. */
+static int setattr_module(exdb_urun *r, exdb_umodule *m, const char *name, exdb_umodule *sub) {
+    exdb_udict_pop(&m->attrs, name);
+    return exdb_udict_set(r, m->children, name, sub);
+}
+
+static int setattr_value(exdb_urun *r, exdb_umodule *m, const char *name, exdb_uattr *a) {
+    exdb_udict_pop(m->children, name);
+    return exdb_udict_set(r, &m->attrs, name, a);
+}
+
+/* The dotted-path atom at s as a NUL-terminated string: in buf when it
+ * fits, else copied into the arena. Lookups need no lasting copy; a key
+ * that is stored is copied with exdb_arena_strndup by the caller. */
+static const char *atom_at(exdb_urun *r, const char *s, size_t len, char *buf, size_t cap) {
+    if (len < cap) {
+        memcpy(buf, s, len);
+        buf[len] = '\0';
+        return buf;
+    }
+    return exdb_arena_strndup(&r->arena, s, len);
+}
+
+exdb_umodule *exdb_umod_get_path(exdb_umodule *m, const char *path) {
+    if (!path[0])
+        return m;
+    char atom[EXDB_MAX_NAME_BYTES + 1];
+    const char *s = path;
+    while (m) {
+        const char *e = strchr(s, '.');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        if (len >= sizeof atom)
+            return NULL;
+        memcpy(atom, s, len);
+        atom[len] = '\0';
+        int is_mod;
+        void *v = exdb_umod_getattr(m, atom, &is_mod);
+        if (!v || !is_mod)
+            return NULL;
+        m = v;
+        if (!e)
+            return m;
+        s = e + 1;
+    }
+    return NULL;
+}
+
+/* type(value).__name__ of an attribute, for Python's AttributeError text */
+static const char *attr_class(const exdb_uattr *a) {
+    switch (a->kind) {
+    case EXDB_UATTR_PARAM:
+        return "Parameter";
+    case EXDB_UATTR_SPEC:
+        return "TreeSpec";
+    case EXDB_UATTR_GRAPH:
+        return "GraphModule";
+    default:
+        return "Tensor";
+    }
+}
+
+void *exdb_umod_get_attr_list(exdb_umodule *m, const char *path, int *is_module, const char *why,
+                              exdb_error *err) {
+    const exdb_uattr *attr = NULL; /* the object walked onto is this attribute */
+    char atom[EXDB_MAX_NAME_BYTES + 1];
+    *is_module = 1;
+    if (!path[0])
+        return m;
+    for (const char *s = path;;) {
+        const char *dot = strchr(s, '.');
+        size_t len = dot ? (size_t)(dot - s) : strlen(s);
+        void *v = NULL;
+        int is_mod = 0;
+        if (!attr && len < sizeof atom) { /* a tensor or spec: no attributes of interest */
+            memcpy(atom, s, len);
+            atom[len] = '\0';
+            v = exdb_umod_getattr(m, atom, &is_mod);
+        }
+        if (!v && dot) { /* getattr(t, item, None) on the prefix */
+            exdb_errorf(err, "AssertionError: Attribute '%.*s' not found in model (%s)", (int)len,
+                        s, why);
+            return NULL;
+        }
+        if (!v) { /* getattr(t, field) */
+            const char *cls = attr ? attr_class(attr) : exdb_umod_class_name(m);
+            exdb_errorf(err, "AttributeError: '%s' object has no attribute '%.*s' (%s)", cls,
+                        (int)len, s, why);
+            return NULL;
+        }
+        if (!dot) {
+            *is_module = is_mod;
+            return v;
+        }
+        if (is_mod)
+            m = v;
+        else
+            attr = v;
+        s = dot + 1;
+    }
+}
+
+/* _add_submodule(mod, target, module_to_add, create_module): missing
+ * intermediates come from create_module, which reuses created_modules.
+ * The last atom is a suffix of target, which outlives the run, so only
+ * created intermediates need their names copied. */
+int exdb_umod_add_submodule(exdb_urun *r, exdb_umodule *m, const char *target, exdb_umodule *add,
+                            const char *parent_fqn, const char *ty) {
+    const char *s = target;
+    char buf[512];
+    for (;;) {
+        size_t len = strcspn(s, ".");
+        if (!s[len])
+            break;
+        const char *atom = atom_at(r, s, len, buf, sizeof buf);
+        if (!atom)
+            return -1;
+        int is_mod;
+        void *v = exdb_umod_getattr(m, atom, &is_mod);
+        if (!v) {
+            exdb_umodule *sub = NULL;
+            const char *key = exdb_arena_strndup(&r->arena, s, len);
+            if (!key)
+                return -1;
+            if (parent_fqn) { /* create_module(".".join(prefix[: i + 1])) */
+                size_t lp = strlen(parent_fqn), lt = (size_t)(s + len - target);
+                char *path = exdb_arena_alloc(&r->arena, lp + lt + 2);
+                if (!path)
+                    return -1;
+                memcpy(path, parent_fqn, lp);
+                if (lp)
+                    path[lp++] = '.';
+                memcpy(path + lp, target, lt);
+                path[lp + lt] = '\0';
+                sub = exdb_strmap_get(&r->created_modules, path);
+                if (!sub) {
+                    sub = exdb_umod_new(r, EXDB_UMOD_INTERP, ty);
+                    void **slot = exdb_strmap_put(&r->created_modules, path, NULL);
+                    if (!sub || !slot)
+                        return -1;
+                    *slot = sub;
+                }
+            } else {
+                sub = exdb_umod_new(r, EXDB_UMOD_PLAIN, NULL);
+                if (!sub)
+                    return -1;
+            }
+            if (setattr_module(r, m, key, sub) < 0)
+                return -1;
+            v = sub;
+            is_mod = 1;
+        }
+        if (!is_mod)
+            return 0; /* `return False`: not a module, nothing added */
+        m = v;
+        s += len + 1;
+    }
+    return exdb_udict_set(r, m->children, s, add);
+}
+
+/* nn.Module.set_submodule(target, module); target outlives the run. */
+int exdb_umod_set_submodule(exdb_urun *r, exdb_umodule *m, const char *target, exdb_umodule *add,
+                            exdb_error *err) {
+    const char *s = target;
+    char buf[512];
+    for (;;) {
+        size_t len = strcspn(s, ".");
+        if (!s[len])
+            break;
+        const char *atom = atom_at(r, s, len, buf, sizeof buf);
+        if (!atom)
+            return exdb_errorf(err, "out of memory");
+        int is_mod;
+        void *v = exdb_umod_getattr(m, atom, &is_mod);
+        if (!v || !is_mod)
+            return exdb_errorf(err, "set_submodule(%s): `%s` is not an nn.Module", target, atom);
+        m = v;
+        s += len + 1;
+    }
+    return setattr_module(r, m, s, add) < 0 ? exdb_errorf(err, "out of memory") : 0;
+}
+
+const char *exdb_umod_add_spec(exdb_urun *r, exdb_umodule *m, const exdb_treespec *spec,
+                               const char *text) {
+    char name[32];
+    int is_mod;
+    for (int i = 0;; i++) {
+        snprintf(name, sizeof name, "_spec_%d", i);
+        if (!exdb_umod_getattr(m, name, &is_mod))
+            break;
+    }
+    exdb_uattr *a = exdb_arena_calloc(&r->arena, 1, sizeof *a);
+    const char *nm = exdb_ustrdup(r, name);
+    if (!a || !nm)
+        return NULL;
+    a->kind = EXDB_UATTR_SPEC;
+    a->spec = spec;
+    a->spec_text = text;
+    a->identity = spec;
+    return setattr_value(r, m, nm, a) < 0 ? NULL : nm;
+}
+
+/* A list of module objects, inline while short (_assign_attr's to_modules). */
+typedef struct modlist {
+    exdb_umodule **v;
+    uint32_t n, cap;
+    exdb_umodule *inl[8];
+} modlist;
+
+static void modlist_init(modlist *l) {
+    l->v = l->inl;
+    l->n = 0;
+    l->cap = sizeof l->inl / sizeof *l->inl;
+}
+
+static void modlist_free(modlist *l) {
+    if (l->v != l->inl)
+        free(l->v);
+}
+
+/* Adds m unless present (to_modules is a set). */
+static int modlist_add(modlist *l, exdb_umodule *m) {
+    for (uint32_t i = 0; i < l->n; i++)
+        if (l->v[i] == m)
+            return 0;
+    if (l->n == l->cap) {
+        exdb_umodule **nv = malloc(2 * l->cap * sizeof *nv);
+        if (!nv)
+            return -1;
+        memcpy(nv, l->v, l->n * sizeof *nv);
+        modlist_free(l);
+        l->v = nv;
+        l->cap *= 2;
+    }
+    l->v[l->n++] = m;
+    return 0;
+}
+
+/* _is_call_name(key, item): re.match(re.escape(item) + r"(@\d+)?$", key),
+ * with `$` also matching before a final newline. \d is ASCII here (Python
+ * also takes other Unicode decimal digits), as in graph.c's name regex. */
+static int is_call_name(const char *key, const char *item, size_t len) {
+    if (strncmp(key, item, len) != 0)
+        return 0;
+    const char *s = key + len;
+    if (*s == '@' && s[1] >= '0' && s[1] <= '9')
+        for (s++; *s >= '0' && *s <= '9'; s++)
+            ;
+    return !*s || (s[0] == '\n' && !s[1]);
+}
+
+/* The modules of tm's _modules whose key is a call name of item (item,
+ * item@1, item@7, ...: every key, in dict order, since dead-code
+ * elimination leaves gaps in the call numbers). A dict that never held a
+ * key with '@' or '\n' can only match item itself, so only the dicts that
+ * did are scanned (upstream scans every dict: quadratic under a ModuleList
+ * of thousands). */
+static int add_call_variants(modlist *next, exdb_umodule *tm, const char *item, size_t len) {
+    const exdb_udict *d = tm->children;
+    if (!d->nodd) {
+        exdb_umodule *sub = exdb_udict_get(d, item);
+        return sub ? modlist_add(next, sub) : 0;
+    }
+    for (uint32_t i = 0; i < d->n; i++)
+        if (d->vals[i] && is_call_name(d->keys[i], item, len) && modlist_add(next, d->vals[i]) < 0)
+            return -1;
+    return 0;
+}
+
+/* _assign_attr(from_obj, root, target, attr_kind, persistent): the value is
+ * set on every call-name variant (foo, foo@1, ...) of each prefix atom;
+ * a missing atom becomes a plain Module first, and its variants are still
+ * found beside it. */
+int exdb_umod_assign_state(exdb_urun *r, exdb_umodule *root, const char *target,
+                           exdb_uattr_kind kind, int persistent, const void *identity,
+                           exdb_error *err) {
+    modlist lists[2];
+    modlist_init(&lists[0]);
+    modlist_init(&lists[1]);
+    modlist *cur = &lists[0], *next = &lists[1];
+    cur->v[cur->n++] = root;
+    const char *s = target;
+    char buf[512];
+    int rc = 0;
+    for (;;) {
+        size_t len = strcspn(s, ".");
+        if (!s[len])
+            break;
+        const char *item = atom_at(r, s, len, buf, sizeof buf);
+        if (!item) {
+            rc = exdb_errorf(err, "out of memory");
+            goto done;
+        }
+        next->n = 0;
+        for (uint32_t k = 0; k < cur->n; k++) {
+            exdb_umodule *tm = cur->v[k];
+            int is_mod;
+            if (!exdb_umod_getattr(tm, item, &is_mod)) {
+                exdb_umodule *plain = exdb_umod_new(r, EXDB_UMOD_PLAIN, NULL);
+                const char *key = exdb_arena_strndup(&r->arena, s, len);
+                if (!plain || !key || setattr_module(r, tm, key, plain) < 0) {
+                    rc = exdb_errorf(err, "out of memory");
+                    goto done;
+                }
+            }
+            if (add_call_variants(next, tm, item, len) < 0) {
+                rc = exdb_errorf(err, "out of memory");
+                goto done;
+            }
+        }
+        modlist *t = cur;
+        cur = next;
+        next = t;
+        s += len + 1;
+    }
+    const char *field = s; /* a suffix of target: outlives the run */
+    for (uint32_t k = 0; k < cur->n && rc == 0; k++) {
+        exdb_umodule *tm = cur->v[k];
+        exdb_uattr *old = exdb_udict_get(&tm->attrs, field);
+        exdb_uattr *a = exdb_arena_calloc(&r->arena, 1, sizeof *a);
+        if (!a) {
+            rc = exdb_errorf(err, "out of memory");
+            break;
+        }
+        a->kind = (uint8_t)kind;
+        a->persistent = (uint8_t)persistent;
+        a->state = target;
+        a->identity = identity;
+        if (kind == EXDB_UATTR_CONST && old && old->kind == EXDB_UATTR_BUFFER) {
+            /* setattr of a tensor onto a registered buffer replaces the buffer */
+            a->kind = EXDB_UATTR_BUFFER;
+            a->persistent = old->persistent;
+            a->state = old->state;
+        } else if (kind != EXDB_UATTR_CONST && exdb_udict_get(tm->children, field)) {
+            rc = exdb_errorf(err, "_assign_attr(%s): attribute '%s' already exists", target, field);
+            break;
+        }
+        if (setattr_value(r, tm, field, a) < 0)
+            rc = exdb_errorf(err, "out of memory");
+    }
+done:
+    modlist_free(&lists[0]);
+    modlist_free(&lists[1]);
+    return rc;
+}
+
+/* ---- _reorder_submodules */
+
+typedef struct order_ctx {
+    exdb_urun *r;
+    exdb_strmap order; /* fqn_order: fqn -> (uintptr_t)(index + 1) */
+    const char **keys; /* its keys in insertion order */
+    uint32_t nkeys, cap;
+    char *path; /* reorder's prefix + name, grown as needed */
+    size_t path_cap;
+} order_ctx;
+
+/* fqn_order[fqn] = index, keeping the first insertion's position. */
+static int order_set(order_ctx *o, const char *fqn, uint32_t index) {
+    void **slot = exdb_strmap_put(&o->order, fqn, NULL);
+    if (!slot)
+        return -1;
+    if (!*slot) {
+        if (o->nkeys == o->cap) {
+            uint32_t ncap = o->cap ? o->cap * 2 : 64;
+            const char **nk = exdb_arena_alloc(&o->r->arena, ncap * sizeof *nk);
+            if (!nk)
+                return -1;
+            if (o->nkeys)
+                memcpy(nk, o->keys, o->nkeys * sizeof *nk);
+            o->keys = nk;
+            o->cap = ncap;
+        }
+        o->keys[o->nkeys++] = fqn;
+    }
+    *slot = (void *)(uintptr_t)(index + 1);
+    return 0;
+}
+
+static long order_get(const order_ctx *o, const char *fqn) {
+    void *v = exdb_strmap_get(&o->order, fqn);
+    return v ? (long)(uintptr_t)v - 1 : -1;
+}
+
+/* Makes room for n bytes of o->path. */
+static int path_reserve(order_ctx *o, size_t n) {
+    if (n <= o->path_cap)
+        return 0;
+    size_t ncap = o->path_cap ? o->path_cap : 256;
+    while (ncap < n)
+        ncap *= 2;
+    char *np = realloc(o->path, ncap);
+    if (!np)
+        return -1;
+    o->path = np;
+    o->path_cap = ncap;
+    return 0;
+}
+
+typedef struct child_rec {
+    long key;
+    uint32_t seq;
+    const char *name;
+    exdb_umodule *child;
+} child_rec;
+
+static int child_cmp(const void *a, const void *b) {
+    const child_rec *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* _reorder_submodules(parent, fqn_order, prefix), prefix being
+ * o->path[0..plen). Each child sorts at fqn_order.get(fqn,
+ * fqn_order.get(base_fqn, len(fqn_order))) and is recursed into with the
+ * prefix base_fqn + "." (fqn.split("@")[0]). The lookups are made before
+ * the recursion, which never changes fqn_order; recursion depth is the
+ * module tree's depth. */
+static int reorder(order_ctx *o, exdb_umodule *parent, size_t plen) {
+    exdb_udict *d = parent->children;
+    uint32_t total = d->n;
+    if (!total)
+        return 0;
+    /* snapshot: list(parent._modules.items()) */
+    child_rec *recs = malloc(total * sizeof *recs);
+    const char **keys = malloc(total * sizeof *keys);
+    void **vals = malloc(total * sizeof *vals);
+    uint32_t n = 0;
+    if (!recs || !keys || !vals)
+        goto fail;
+    memcpy(keys, d->keys, total * sizeof *keys);
+    memcpy(vals, d->vals, total * sizeof *vals);
+    for (uint32_t i = 0; i < total; i++) {
+        if (!vals[i])
+            continue;
+        size_t ln = strlen(keys[i]);
+        if (path_reserve(o, plen + ln + 2) < 0)
+            goto fail;
+        memcpy(o->path + plen, keys[i], ln + 1); /* fqn = prefix + name */
+        long k = order_get(o, o->path);
+        size_t blen = plen + strcspn(keys[i], "@");
+        if (k < 0) {
+            o->path[blen] = '\0'; /* base_fqn */
+            k = order_get(o, o->path);
+        }
+        if (k < 0)
+            k = (long)o->nkeys;
+        recs[n] = (child_rec){k, n, keys[i], vals[i]};
+        n++;
+        o->path[blen] = '.';
+        if (reorder(o, vals[i], blen + 1) < 0)
+            goto fail;
+    }
+    /* delattr each, then register_module in sorted order: rebuild in place
+     * (the dict object may be shared between calls of one module) */
+    qsort(recs, n, sizeof *recs, child_cmp);
+    exdb_udict nd;
+    udict_init(o->r, &nd);
+    for (uint32_t i = 0; i < total; i++)
+        if (vals[i])
+            exdb_udict_pop(d, keys[i]);
+    for (uint32_t i = 0; i < n; i++)
+        if (exdb_udict_set(o->r, &nd, recs[i].name, recs[i].child) < 0)
+            goto fail;
+    /* names popped but still present in d (set during recursion) survive */
+    for (uint32_t i = 0; i < d->n; i++)
+        if (d->vals[i] && exdb_udict_set(o->r, &nd, d->keys[i], d->vals[i]) < 0)
+            goto fail;
+    EXDB_WILL_WRITE(&o->r->arena, *d);
+    *d = nd;
+    free(recs);
+    free(keys);
+    free(vals);
+    return 0;
+fail:
+    free(recs);
+    free(keys);
+    free(vals);
+    return -1;
+}
+
+/* _get_submodule(parent, fqn) is None */
+static int missing_submodule(exdb_umodule *m, const char *fqn) {
+    const char *s = fqn;
+    char atom[EXDB_MAX_NAME_BYTES + 1];
+    for (;;) {
+        const char *e = strchr(s, '.');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        if (len >= sizeof atom)
+            return 1;
+        memcpy(atom, s, len);
+        atom[len] = '\0';
+        int is_mod;
+        void *v = exdb_umod_getattr(m, atom, &is_mod);
+        if (!e)
+            return v == NULL;
+        if (!v || !is_mod)
+            return 1;
+        m = v;
+        s = e + 1;
+    }
+}
+
+/* named_modules(remove_duplicate=False) paths not in fqn_order yet get
+ * len(fqn_order). Pre-order with an explicit stack; each path is built
+ * once in the arena (it becomes a key of fqn_order). */
+static int order_named_modules(order_ctx *o) {
+    typedef struct nm {
+        exdb_umodule *m;
+        const char *fqn;
+        size_t len;
+        uint32_t next;
+    } nm;
+    uint32_t cap = 32, n = 0;
+    nm *st = malloc(cap * sizeof *st);
+    if (!st)
+        return -1;
+    st[n++] = (nm){o->r->root, "", 0, 0};
+    int rc = 0;
+    if (!exdb_strmap_get(&o->order, ""))
+        rc = order_set(o, "", o->nkeys);
+    while (n && rc == 0) {
+        nm *top = &st[n - 1];
+        exdb_udict *d = top->m->children;
+        while (top->next < d->n && !d->vals[top->next])
+            top->next++;
+        if (top->next >= d->n) {
+            n--;
+            continue;
+        }
+        const char *name = d->keys[top->next];
+        exdb_umodule *c = d->vals[top->next];
+        top->next++;
+        size_t ln = strlen(name), len = top->len ? top->len + 1 + ln : ln;
+        char *fqn = exdb_arena_alloc(&o->r->arena, len + 1);
+        if (!fqn) {
+            rc = -1;
+            break;
+        }
+        if (top->len) {
+            memcpy(fqn, top->fqn, top->len);
+            fqn[top->len] = '.';
+        }
+        memcpy(fqn + len - ln, name, ln + 1);
+        if (!exdb_strmap_get(&o->order, fqn))
+            rc = order_set(o, fqn, o->nkeys);
+        if (n == cap) {
+            cap *= 2;
+            nm *ns = realloc(st, cap * sizeof *ns);
+            if (!ns) {
+                rc = -1;
+                break;
+            }
+            st = ns;
+        }
+        st[n++] = (nm){c, fqn, len, 0};
+    }
+    free(st);
+    return rc;
+}
+
+/* UnflattenedModule.__init__'s fqn_order (module_call_graph order minus
+ * redirected and "@" fqns, then every remaining named_modules path), then
+ * _reorder_submodules: missing call-graph fqns get empty modules and
+ * children are re-registered in that order. */
+int exdb_ureorder_submodules(exdb_urun *r, exdb_error *err) {
+    order_ctx o = {.r = r};
+    exdb_strmap_init(&o.order, &r->arena);
+    const exdb_program *p = r->prog;
+    uint32_t i = 0; /* {fqn: i for i, fqn in enumerate(fqn_list)} */
+    for (uint32_t c = 0; c < p->ncalls; c++) {
+        const char *fqn = p->calls[c].fqn;
+        if (exdb_strmap_get(&r->redirected, fqn) || strchr(fqn, '@'))
+            continue;
+        if (order_set(&o, fqn, i++) < 0)
+            return exdb_errorf(err, "out of memory");
+    }
+    if (order_named_modules(&o) < 0)
+        return exdb_errorf(err, "out of memory");
+    for (uint32_t k = 1; k < o.nkeys; k++) {
+        if (missing_submodule(r->root, o.keys[k])) {
+            exdb_umodule *m = exdb_umod_new(r, EXDB_UMOD_PLAIN, NULL);
+            if (!m || exdb_umod_add_submodule(r, r->root, o.keys[k], m, NULL, NULL) < 0)
+                return exdb_errorf(err, "out of memory");
+        }
+    }
+    int rc = path_reserve(&o, 256) < 0 ? -1 : reorder(&o, r->root, 0);
+    free(o.path);
+    return rc < 0 ? exdb_errorf(err, "out of memory") : 0;
+}

@@ -1,0 +1,337 @@
+/* sink.c - _sink_params: parameters, buffers and constants enter the flat
+ * graph as placeholders; each module graph gets a get_attr for the state it
+ * owns (matched by scope), and the placeholder is erased.
+ *
+ * Upstream recurses post-order over _modules (duplicates included) and
+ * memoises by module object. The plan below is that traversal flattened
+ * into a work list (one SINK event per module graph); the call_module
+ * argument filtering then reads the children's results, recorded as they
+ * are applied. Filtering is one pass per call node with a set lookup. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/unflatten/unflatten.h"
+
+typedef struct sframe {
+    exdb_umodule *m;
+    const char **scope;
+    uint32_t nscope;
+    size_t name_len; /* ".".join(scope) */
+    const char *name;
+    uint32_t next; /* next child slot */
+} sframe;
+
+/* module_id_to_inputs_removed[id(module)]: the placeholder names sinking
+ * erased from one module's graph. `done` is `id(module) in ...`: set once
+ * the module was processed, even when nothing was removed. Most sets are
+ * tiny, so they are arrays searched linearly; a big one gets a hash index
+ * the first time a parent filters against it. */
+typedef struct sink_removed {
+    const char **names;
+    uint32_t n;
+    uint8_t done;
+    exdb_strmap *index;
+} sink_removed;
+
+/* The plan's state, shared by its work items through their `node` pointer
+ * (as dedup.c and dispatch.c hang theirs): one entry per module object. */
+typedef struct sink_plan {
+    sink_removed *removed; /* by module id */
+    uint32_t nmodules;
+} sink_plan;
+
+#define SINK_LINEAR 8
+
+/* _sink_params' traversal, flattened: post-order over _modules (duplicates
+ * included, modules with a graph memoised by object), one work item per
+ * module graph. The work items share one sink_plan. */
+int exdb_usink_plan(exdb_urun *r, exdb_error *err) {
+    sink_plan *plan = exdb_arena_calloc(&r->arena, 1, sizeof *plan);
+    if (!plan)
+        return exdb_errorf(err, "out of memory");
+    plan->nmodules = r->nmodules;
+    plan->removed =
+        exdb_arena_calloc(&r->arena, r->nmodules ? r->nmodules : 1, sizeof(sink_removed));
+    uint32_t cap = 16, n = 0;
+    sframe *st = malloc(cap * sizeof *st);
+    uint8_t *done = calloc(r->nmodules ? r->nmodules : 1, 1);
+    if (!plan->removed || !st || !done) {
+        free(st);
+        free(done);
+        return exdb_errorf(err, "out of memory");
+    }
+    st[n++] = (sframe){r->root, NULL, 0, 0, "", 0};
+    int rc = 0;
+    while (n && rc == 0) {
+        sframe *top = &st[n - 1];
+        exdb_udict *d = top->m->children;
+        /* next live child not yet memoised */
+        while (top->next < d->n && !d->vals[top->next])
+            top->next++;
+        if (top->next < d->n) {
+            exdb_umodule *c = d->vals[top->next];
+            const char *name = d->keys[top->next];
+            top->next++;
+            if (done[c->id])
+                continue;
+            const char **scope = exdb_arena_alloc(&r->arena, (top->nscope + 1) * sizeof *scope);
+            size_t ln = strlen(name), len = top->nscope ? top->name_len + 1 + ln : ln;
+            char *full = exdb_arena_alloc(&r->arena, len + 1);
+            if (!scope || !full) {
+                rc = exdb_errorf(err, "out of memory");
+                break;
+            }
+            if (top->nscope)
+                memcpy(scope, top->scope, top->nscope * sizeof *scope);
+            scope[top->nscope] = name;
+            if (top->nscope) {
+                memcpy(full, top->name, top->name_len);
+                full[top->name_len] = '.';
+            }
+            memcpy(full + len - ln, name, ln + 1);
+            if (n == cap) {
+                cap *= 2;
+                sframe *ns = realloc(st, cap * sizeof *ns);
+                if (!ns) {
+                    rc = exdb_errorf(err, "out of memory");
+                    break;
+                }
+                st = ns;
+                top = &st[n - 1];
+            }
+            st[n++] = (sframe){c, scope, top->nscope + 1, len, full, 0};
+            continue;
+        }
+        /* post-visit */
+        exdb_umodule *m = top->m;
+        if (m->graph && m->graph->count > 0) {
+            exdb_uwork w = {0};
+            w.module = m;
+            w.scope = top->scope;
+            w.nscope = top->nscope;
+            w.name = top->name;
+            w.node = (exdb_node *)plan;
+            if (exdb_uwork_push(r, w) < 0)
+                rc = exdb_errorf(err, "out of memory");
+            done[m->id] = 1;
+        }
+        n--;
+    }
+    free(st);
+    free(done);
+    return rc;
+}
+
+/* n.name in module_id_to_inputs_removed[id(submodule)] */
+static int removed_has(exdb_urun *r, sink_removed *s, const char *name) {
+    if (s->n <= SINK_LINEAR) {
+        for (uint32_t i = 0; i < s->n; i++)
+            if (strcmp(s->names[i], name) == 0)
+                return 1;
+        return 0;
+    }
+    if (!s->index) {
+        EXDB_WILL_WRITE(&r->arena, s->index);
+        s->index = exdb_arena_calloc(&r->arena, 1, sizeof *s->index);
+        if (!s->index)
+            return -1;
+        exdb_strmap_init(s->index, &r->arena);
+        for (uint32_t i = 0; i < s->n; i++) {
+            void **slot = exdb_strmap_put(s->index, s->names[i], NULL);
+            if (!slot)
+                return -1;
+            *slot = (void *)1;
+        }
+    }
+    return exdb_strmap_get(s->index, name) != NULL;
+}
+
+/* node.args = tuple(filter(lambda n: n.name not in removed, node.args)):
+ * FX reassigns (and so re-registers the node as a user) even when nothing
+ * is filtered out; a new tuple is only built when something is. */
+static int filter_call_args(exdb_urun *r, exdb_node *n, sink_removed *s) {
+    uint8_t gone_inline[64], *gone = n->args.n <= 64 ? gone_inline : malloc(n->args.n);
+    if (!gone)
+        return -1;
+    uint32_t keep = 0;
+    for (uint32_t i = 0; i < n->args.n; i++) {
+        const exdb_arg *a = &n->args.u.items[i];
+        int g = a->kind == EXDB_ARG_NODE ? removed_has(r, s, a->u.node->name) : 0;
+        if (g < 0) {
+            keep = UINT32_MAX;
+            break;
+        }
+        gone[i] = (uint8_t)g;
+        keep += !g;
+    }
+    exdb_arg nargs = n->args;
+    int rc = keep == UINT32_MAX ? -1 : 0;
+    if (rc == 0 && keep != n->args.n) {
+        rc = exdb_arg_seq(&r->arena, EXDB_ARG_TUPLE, keep, &nargs);
+        for (uint32_t i = 0, k = 0; rc == 0 && i < n->args.n; i++)
+            if (!gone[i])
+                nargs.u.items[k++] = n->args.u.items[i];
+    }
+    if (gone != gone_inline)
+        free(gone);
+    return rc < 0 ? -1 : exdb_node_set_args(n, &nargs, NULL);
+}
+
+/* sn.split(".")[: len(scope)] == [x.split("@")[0] for x in scope] */
+static int scope_matches(const char *sn, const char **scope, uint32_t nscope, const char **rest) {
+    const char *s = sn;
+    for (uint32_t i = 0; i < nscope; i++) {
+        const char *atom = scope[i];
+        const char *at = strchr(atom, '@');
+        size_t alen = at ? (size_t)(at - atom) : strlen(atom);
+        const char *e = strchr(s, '.');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        if (!*s && !e)
+            return 0; /* fewer atoms than the scope */
+        if (len != alen || strncmp(s, atom, len) != 0)
+            return 0;
+        if (!e) {
+            s += len;
+            if (i + 1 < nscope)
+                return 0;
+            break;
+        }
+        s = e + 1;
+    }
+    *rest = s;
+    return 1;
+}
+
+/* _get_attr_via_attr_list(module, attr_path) is a tensor or script object */
+static int state_attr_ok(exdb_umodule *m, const char *path) {
+    if (!*path)
+        return 0; /* the module itself */
+    char atom[EXDB_MAX_NAME_BYTES + 1];
+    const char *s = path;
+    for (;;) {
+        const char *e = strchr(s, '.');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        if (len >= sizeof atom)
+            return 0;
+        memcpy(atom, s, len);
+        atom[len] = '\0';
+        int is_mod;
+        void *v = exdb_umod_getattr(m, atom, &is_mod);
+        if (!v)
+            return 0;
+        if (!e) {
+            const exdb_uattr *a = v;
+            return !is_mod && (a->kind == EXDB_UATTR_PARAM || a->kind == EXDB_UATTR_BUFFER ||
+                               a->kind == EXDB_UATTR_CONST);
+        }
+        if (!is_mod)
+            return 0;
+        m = v;
+        s = e + 1;
+    }
+}
+
+/* One module of _sink_params: drop the args its children's sinking removed
+ * from its call_module nodes, then turn each placeholder that is state in
+ * this scope into a get_attr after the last placeholder (or just erase it
+ * when unused). */
+int exdb_usink_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
+    exdb_umodule *m = w->module;
+    sink_plan *plan = (sink_plan *)w->node;
+    exdb_graph *g = m->graph;
+    const char *mname = w->name[0] ? w->name : "<root>";
+    /* inputs, the_last_input */
+    uint32_t ninputs = 0;
+    for (exdb_node *n = g->head; n; n = n->next)
+        ninputs += n->op == EXDB_OP_PLACEHOLDER;
+    exdb_node *inline_inputs[16];
+    exdb_node **inputs = ninputs <= 16 ? inline_inputs : malloc(ninputs * sizeof *inputs);
+    if (!inputs)
+        return exdb_errorf(err, "out of memory");
+    uint32_t k = 0;
+    for (exdb_node *n = g->head; n && k < ninputs; n = n->next)
+        if (n->op == EXDB_OP_PLACEHOLDER)
+            inputs[k++] = n;
+    exdb_node *last = ninputs ? inputs[ninputs - 1] : NULL;
+    int rc = 0;
+    /* call_module nodes: drop args the child's sinking removed */
+    for (exdb_node *n = g->head; n && rc == 0; n = n->next) {
+        if (n->op != EXDB_OP_CALL_MODULE)
+            continue;
+        /* submodule = _get_attr(module, node.target): raises when dedup of
+         * an earlier call left the target unresolvable */
+        int is_mod = 0;
+        char why[EXDB_MAX_NAME_BYTES + 64];
+        snprintf(why, sizeof why, "_sink_params of module %s, call_module %s", mname, n->name);
+        exdb_umodule *sub = exdb_umod_get_attr_list(m, n->target, &is_mod, why, err);
+        if (!sub) {
+            rc = -1;
+            break;
+        }
+        if (!is_mod || sub->id >= plan->nmodules || !plan->removed[sub->id].done)
+            continue;
+        if (filter_call_args(r, n, &plan->removed[sub->id]) < 0)
+            rc = exdb_errorf(err, "out of memory");
+    }
+    sink_removed *removed = &plan->removed[m->id];
+    for (uint32_t i = 0; i < ninputs && rc == 0; i++) {
+        exdb_node *ph = inputs[i];
+        const char **targets = exdb_strmap_get(&r->inputs_to_state, ph->name);
+        if (!targets)
+            continue;
+        const char *rest = NULL;
+        for (const char **t = targets; *t; t++)
+            if (scope_matches(*t, w->scope, w->nscope, &rest))
+                break;
+        if (!rest)
+            continue;
+        if (ph->nusers > 0) {
+            if (!state_attr_ok(m, rest)) {
+                rc = exdb_errorf(err,
+                                 "AssertionError: expected state_attr to be torch.Tensor or "
+                                 "torch.ScriptObject: no state '%s' (placeholder %s, module '%s')",
+                                 rest, ph->name, mname);
+                break;
+            }
+            exdb_insert_mode mode = g->insert_mode;
+            exdb_node *ref = g->insert_ref;
+            exdb_graph_insert_after(g, last);
+            exdb_node *ga =
+                exdb_graph_create_node(g, EXDB_OP_GET_ATTR, rest, EXDB_T_STR, NULL, NULL, NULL);
+            exdb_graph_insert_after(g, NULL); /* logs the insertion point, then: */
+            g->insert_mode = mode;
+            g->insert_ref = ref;
+            if (!ga) {
+                rc = exdb_errorf(err, "out of memory");
+                break;
+            }
+            ga->meta = ph->meta; /* propagate_meta=True */
+            if (exdb_node_replace_all_uses_with(ph, ga) < 0) {
+                rc = exdb_errorf(err, "out of memory");
+                break;
+            }
+        }
+        if (exdb_graph_erase_node(g, ph, err) < 0) {
+            rc = -1;
+            break;
+        }
+        exdb_arena_will_write(&r->arena, removed, sizeof *removed);
+        if (!removed->names) {
+            removed->names = exdb_arena_alloc(&r->arena, ninputs * sizeof *removed->names);
+            if (!removed->names) {
+                rc = exdb_errorf(err, "out of memory");
+                break;
+            }
+        }
+        removed->names[removed->n++] = ph->name; /* placeholder names are unique */
+    }
+    if (inputs != inline_inputs)
+        free(inputs);
+    if (rc == 0) {
+        EXDB_WILL_WRITE(&r->arena, removed->done);
+        removed->done = 1;
+        rc = exdb_ufinalize(r, m, err); /* if isinstance(module, InterpreterModule) */
+    }
+    return rc;
+}
