@@ -16,6 +16,8 @@
 #include "command.h"
 #include "core/export/program.h"
 #include "core/unflatten/unflatten.h"
+#include "core/unflatten/describe.h"
+#include "core/unflatten/unodemap.h"
 
 typedef enum { BP_NODE, BP_ENTER, BP_EXIT, BP_OP, BP_EVENT, BP_WATCH } bp_kind;
 
@@ -508,7 +510,7 @@ static int add_bp_ex(session *s, int temporary, int watch, int momentary, uint32
     } else {
         b.event_kind = -1;
         for (int k = 0; k <= EXDB_EV_DONE; k++)
-            if (strcasecmp(arg, exdb_uevent_kind_name(k)) == 0)
+            if (strcasecmp(arg, exdb_unflatten_event_kind_name(k)) == 0)
                 b.event_kind = k;
         if (b.event_kind < 0)
             return cmd_fail(s,

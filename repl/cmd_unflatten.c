@@ -21,7 +21,11 @@
 #include "command.h"
 #include "json_answers.h"
 #include "core/fx/print.h"
+#include "core/unflatten/step.h"
 #include "core/unflatten/unflatten.h"
+#include "core/unflatten/describe.h"
+#include "core/unflatten/modtree.h"
+#include "core/unflatten/unodemap.h"
 
 /* The session's run for the loaded program, created (at event 0) when
  * needed; `load` frees it with the program it belongs to. */
@@ -137,7 +141,7 @@ static cJSON *event_json(session *s, const exdb_unflatten *u, uint32_t k, const 
     if (!o)
         return NULL;
     cJSON_AddNumberToObject(o, "event", k);
-    cJSON_AddStringToObject(o, "kind", k ? exdb_uevent_kind_name(ev->kind) : "START");
+    cJSON_AddStringToObject(o, "kind", k ? exdb_unflatten_event_kind_name(ev->kind) : "START");
     const exdb_node *n = flat_at(u, ev->flat);
     const exdb_uframe *f = frame_at(u, ev->frame);
     if (n) {
@@ -1248,7 +1252,7 @@ static int list_decisions(session *s, exdb_unflatten *u) {
         } else if (i < (long)(ndone + npend)) {
             const exdb_uwork *w = &r->work[r->work_pos + (uint32_t)(i - (long)ndone)];
             int ek = phase_event(r->phase);
-            const char *kind = exdb_uevent_kind_name(ek);
+            const char *kind = exdb_unflatten_event_kind_name(ek);
             const exdb_uentry *call = ek == EXDB_EV_DEDUP ? dedup_call(u, w) : NULL;
             const char *name = call ? call->fqn : w->name ? w->name : "";
             if (ek == EXDB_EV_DISPATCH && !name[0])
@@ -1333,7 +1337,7 @@ static int info_events(session *s, exdb_unflatten *u, int argc, char **argv) {
         }
         kind = -1;
         for (int k = 0; k <= EXDB_EV_DONE; k++)
-            if (strcasecmp(argv[i], exdb_uevent_kind_name(k)) == 0)
+            if (strcasecmp(argv[i], exdb_unflatten_event_kind_name(k)) == 0)
                 kind = k;
         if (kind < 0)
             return cmd_fail(s,
@@ -1510,7 +1514,7 @@ static void plain_visit(void *vctx, const char *fqn, exdb_umodule *m) {
 static int plain_classes_find(plain_classes *c, const exdb_unflatten *u) {
     exdb_arena_init(&c->a);
     exdb_strmap_init(&c->paths, &c->a);
-    if (exdb_unflatten_named_modules_run(u->run, plain_visit, c) < 0)
+    if (exdb_modtree_named_modules(u->run, plain_visit, c) < 0)
         c->oom = 1;
     if (c->oom)
         return -1;
@@ -1589,7 +1593,7 @@ static void module_json(void *vctx, const char *fqn, exdb_umodule *m) {
     module_json_ctx *c = vctx;
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "fqn", fqn);
-    cJSON_AddStringToObject(o, "kind", exdb_umod_class_name(m));
+    cJSON_AddStringToObject(o, "kind", exdb_modtree_class_name(m));
     if (m->type && m->kind != EXDB_UMOD_GRAPH) /* type_name(): a GraphModule has none */
         cJSON_AddStringToObject(o, "type", m->type);
     else
@@ -1605,7 +1609,7 @@ static void module_json(void *vctx, const char *fqn, exdb_umodule *m) {
     if (m->graph)
         cJSON_AddNumberToObject(o, "nodes", m->graph->count);
     uint32_t np, nb, nc;
-    exdb_umod_count_state(m, &np, &nb, &nc);
+    exdb_modtree_count_state(m, &np, &nb, &nc);
     cJSON_AddNumberToObject(o, "params", np);
     cJSON_AddNumberToObject(o, "buffers", nb);
     cJSON_AddNumberToObject(o, "constants", nc);
@@ -1627,7 +1631,7 @@ int cmd_unflatten_info_modules(session *s) {
     cmd_flush(s, 1);
     if (s->json) {
         module_json_ctx c = {cJSON_CreateArray(), &classes, 0, u};
-        if (exdb_unflatten_named_modules_run(u->run, module_json, &c) < 0) {
+        if (exdb_modtree_named_modules(u->run, module_json, &c) < 0) {
             cmd_fail(s, "out of memory: the answer is incomplete");
             s->output_oom = 1;
         }

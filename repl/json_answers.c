@@ -16,6 +16,8 @@
 #include "core/fx/print.h"
 #include "core/export/save.h"
 #include "core/base/strbuf.h"
+#include "core/unflatten/modtree.h"
+#include "core/unflatten/unflatten.h"
 
 /* ---- values */
 
@@ -499,7 +501,7 @@ int ja_module_calls(const exdb_unflatten *u, const exdb_umodule *m) {
     if (m->kind == EXDB_UMOD_DISPATCH)
         return (int)m->ncall_modules;
     if (m->kind == EXDB_UMOD_INTERP)
-        return (int)exdb_umod_call_count(u->run, m);
+        return (int)exdb_modtree_call_count(u->run, m);
     return -1;
 }
 
@@ -537,7 +539,7 @@ static void tree_visit(void *vctx, const char *fqn, exdb_umodule *m) {
     const char *dot = strrchr(fqn, '.');
     cJSON_AddStringToObject(o, "name", dot ? dot + 1 : fqn);
     cJSON_AddStringToObject(o, "fqn", fqn);
-    cJSON_AddStringToObject(o, "kind", exdb_umod_class_name(m));
+    cJSON_AddStringToObject(o, "kind", exdb_modtree_class_name(m));
     add_str_or_null(o, "type", m->type && m->kind != EXDB_UMOD_GRAPH ? m->type : NULL);
     /* the class: _ty, or for a plain module the one nn_module_stack gives */
     add_str_or_null(o, "class", m->type ? m->type : cls && *cls ? cls : NULL);
@@ -551,7 +553,7 @@ static void tree_visit(void *vctx, const char *fqn, exdb_umodule *m) {
     else
         cJSON_AddNullToObject(o, "nodes");
     uint32_t np, nb, nc;
-    exdb_umod_count_state(m, &np, &nb, &nc);
+    exdb_modtree_count_state(m, &np, &nb, &nc);
     cJSON_AddNumberToObject(o, "params", np);
     cJSON_AddNumberToObject(o, "buffers", nb);
     cJSON_AddNumberToObject(o, "constants", nc);
@@ -566,7 +568,7 @@ static void tree_visit(void *vctx, const char *fqn, exdb_umodule *m) {
 
 cJSON *ja_module_tree(const exdb_unflatten *u, ja_class_fn cls, void *ctx) {
     tree_ctx c = {.u = u, .cls = cls, .cls_ctx = ctx};
-    exdb_unflatten_named_modules_run(u->run, tree_visit, &c);
+    exdb_modtree_named_modules(u->run, tree_visit, &c);
     return c.root;
 }
 
@@ -578,7 +580,7 @@ static cJSON *module_graph(const exdb_unflatten *u, const char *fqn, const exdb_
 }
 
 cJSON *ja_module(const exdb_unflatten *u, const char *fqn) {
-    exdb_umodule *m = exdb_umod_get_path(u->run->root, fqn);
+    exdb_umodule *m = exdb_modtree_get_path(u->run->root, fqn);
     int call = 0;
     if (!m && (m = exdb_unflatten_dispatch_call(u, fqn)) != NULL)
         call = 1;
@@ -588,7 +590,7 @@ cJSON *ja_module(const exdb_unflatten *u, const char *fqn) {
     if (!o)
         return NULL;
     cJSON_AddStringToObject(o, "fqn", fqn);
-    cJSON_AddStringToObject(o, "kind", exdb_umod_class_name(m));
+    cJSON_AddStringToObject(o, "kind", exdb_modtree_class_name(m));
     add_str_or_null(o, "type", m->type && m->kind != EXDB_UMOD_GRAPH ? m->type : NULL);
     cJSON_AddBoolToObject(o, "dispatch_call", call);
     cJSON *graphs = cJSON_AddArrayToObject(o, "graphs");

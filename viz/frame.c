@@ -18,6 +18,8 @@
 
 #include "core/unflatten/unflatten.h"
 #include "viz/view.h"
+#include "core/unflatten/describe.h"
+#include "core/unflatten/unodemap.h"
 
 #define DEFAULT_WINDOW    12
 #define FILL_DONE         "#c7e9c0"

@@ -17,6 +17,8 @@
 
 #include "core/unflatten/unflatten.h"
 #include "viz/view.h"
+#include "core/unflatten/describe.h"
+#include "core/unflatten/modtree.h"
 
 typedef struct tree_ctx {
     vz_graph *vg;
@@ -55,7 +57,7 @@ static exdb_umodule *callee(const exdb_uentry *en) {
     if (!en->parent_call_module)
         return NULL;
     const char *t = en->parent_call_module->target;
-    return exdb_umod_get_path(en->parent_module, t ? t : "");
+    return exdb_modtree_get_path(en->parent_module, t ? t : "");
 }
 
 /* Call sites per module (every seen_modules entry), and the calls that
@@ -111,7 +113,7 @@ static uint32_t add_mod_node(tree_ctx *c, const char *name, const char *path, co
         vz_put_text(&c->b, short_type(m->type), 64, 0);
     }
     vz_put_nl(&c->b);
-    exdb_buf_puts(&c->b, m->kind == EXDB_UMOD_DISPATCH ? "Dispatcher" : exdb_umod_kind_name(m));
+    exdb_buf_puts(&c->b, m->kind == EXDB_UMOD_DISPATCH ? "Dispatcher" : exdb_modtree_kind_name(m));
     if (m->kind == EXDB_UMOD_INTERP || m->kind == EXDB_UMOD_DISPATCH)
         exdb_buf_printf(&c->b, " calls=%u", calls);
     if (m->graph)
@@ -126,10 +128,10 @@ static uint32_t add_mod_node(tree_ctx *c, const char *name, const char *path, co
     }
     v.label = vz_str(vg, &c->b);
     exdb_buf_reset(&c->b);
-    exdb_buf_printf(&c->b, "%s\n%s #%u\ntype: %s", path, exdb_umod_kind_name(m), m->id,
+    exdb_buf_printf(&c->b, "%s\n%s #%u\ntype: %s", path, exdb_modtree_kind_name(m), m->id,
                     m->type ? m->type : "None");
     uint32_t np, nb, nc;
-    exdb_umod_count_state(m, &np, &nb, &nc);
+    exdb_modtree_count_state(m, &np, &nb, &nc);
     exdb_buf_printf(&c->b, "\nparameters=%u buffers=%u constants=%u", np, nb, nc);
     exdb_buf_reset(&c->t);
     vz_put_text(&c->t, exdb_buf_str(&c->b), 0, 0);

@@ -9,6 +9,8 @@
 
 #include "core/unflatten/unflatten.h"
 #include "viz/view.h"
+#include "core/unflatten/modtree.h"
+#include "core/unflatten/udict.h"
 
 /* The attribute a get_attr target names inside m ("layer1.0.conv1.weight"
  * in the root: the prefix is a module path, the last atom the attribute). */
@@ -23,7 +25,7 @@ static const exdb_uattr *resolve_attr(exdb_umodule *m, const char *target) {
             return NULL;
         memcpy(path, target, len);
         path[len] = '\0';
-        m = exdb_umod_get_path(m, path);
+        m = exdb_modtree_get_path(m, path);
         target = dot + 1;
     }
     return m ? exdb_udict_get(&m->attrs, target) : NULL;
@@ -95,7 +97,7 @@ static int draw_graph(vz_graph *vg, exdb_umodule *m, const char *fqn, uint32_t c
         } else if (n->op == EXDB_OP_CALL_MODULE) {
             /* The child it calls, after dedup's retargeting. */
             const char *path = child_path(vg, fqn, n->target);
-            exdb_umodule *child = exdb_umod_get_path(m, n->target ? n->target : "");
+            exdb_umodule *child = exdb_modtree_get_path(m, n->target ? n->target : "");
             exdb_buf_reset(&b);
             exdb_buf_printf(&b, "-> %s", path);
             if (child && child->type) {
@@ -105,8 +107,8 @@ static int draw_graph(vz_graph *vg, exdb_umodule *m, const char *fqn, uint32_t c
             v.kind_line = vz_str(vg, &b);
             exdb_buf_reset(&b);
             exdb_buf_printf(&b, "child module: %s, %s #%u: render module %s", path,
-                            child ? exdb_umod_kind_name(child) : "missing", child ? child->id : 0,
-                            path);
+                            child ? exdb_modtree_kind_name(child) : "missing",
+                            child ? child->id : 0, path);
             v.kind_tip = vz_str(vg, &b);
         }
         if (n == mark) {
@@ -229,7 +231,7 @@ int vz_view_umodule(vz_graph *vg, const exdb_unflatten *u, const char *fqn, cons
     exdb_buf t;
     exdb_buf_init(&t);
     exdb_buf_printf(&t, "module %s: %s", fqn[0] ? fqn : "<root>",
-                    exdb_umod_kind_name(m ? m : call));
+                    exdb_modtree_kind_name(m ? m : call));
     if ((m ? m : call)->type)
         exdb_buf_printf(&t, " (%s)", (m ? m : call)->type);
     int rc;

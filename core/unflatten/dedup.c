@@ -13,7 +13,11 @@
 #include <string.h>
 
 #include "core/fx/print.h"
-#include "core/unflatten/unflatten.h"
+#include "core/unflatten/dedup.h"
+#include "core/unflatten/modtree.h"
+#include "core/unflatten/outline.h"
+#include "core/unflatten/udict.h"
+#include "core/unflatten/urun.h"
 
 /* The dump _check_graph_equivalence compares: "i: op[target](args)" with
  * nodes as %index, kwargs as key=value; target only for call_function and
@@ -71,7 +75,7 @@ static char *graph_dump(exdb_urun *r, exdb_graph *g) {
     }
     for (exdb_node *n = g->head; n; n = n->next)
         n->aux = NULL;
-    char *s = b.oom ? NULL : exdb_ustrdup(r, exdb_buf_str(&b));
+    char *s = b.oom ? NULL : exdb_urun_strdup(r, exdb_buf_str(&b));
     exdb_buf_free(&b);
     return s;
 }
@@ -95,7 +99,7 @@ static uint64_t fnv64(const char *s) {
 
 static int plan_parts(exdb_urun *r, int32_t *by_module, exdb_error *err);
 
-int exdb_udedup_plan(exdb_urun *r, exdb_error *err) {
+int exdb_dedup_plan(exdb_urun *r, exdb_error *err) {
     int32_t *by_module = calloc(r->nmodules ? r->nmodules : 1, sizeof *by_module);
     if (!by_module)
         return exdb_errorf(err, "out of memory");
@@ -152,7 +156,7 @@ static int plan_parts(exdb_urun *r, int32_t *by_module, exdb_error *err) {
             w.a = (int32_t)p;
             w.b = (int32_t)e;
             w.node = (exdb_node *)info; /* the partition's dump table */
-            if (exdb_uwork_push(r, w) < 0)
+            if (exdb_urun_work_push(r, w) < 0)
                 return exdb_errorf(err, "out of memory");
         }
     }
@@ -169,7 +173,7 @@ static exdb_umodule *target_holder(exdb_urun *r, exdb_umodule *parent, const cha
     char why[EXDB_MAX_NAME_BYTES + 64];
     snprintf(why, sizeof why, "_deduplicate_modules, removing call name %s", target);
     int is_mod = 0;
-    void *v = prefix ? exdb_umod_get_attr_list(parent, prefix, &is_mod, why, err) : NULL;
+    void *v = prefix ? exdb_modtree_get_attr_list(parent, prefix, &is_mod, why, err) : NULL;
     if (!prefix)
         exdb_errorf(err, "out of memory");
     else if (v && !is_mod)
@@ -185,8 +189,8 @@ static const exdb_uentry *earlier_pop(exdb_urun *r, const exdb_upartition *part,
                                       const exdb_udict *dict, const char *name) {
     for (uint32_t s = 0; s < i; s++) {
         const exdb_uentry *e = &part->entries[s];
-        const char *child = exdb_ucall_name(r, e->fqn, e->call_idx);
-        const char *t = child ? exdb_ucompute_accessor(r, e->parent_fqn, child) : NULL;
+        const char *child = exdb_outline_call_name(r, e->fqn, e->call_idx);
+        const char *t = child ? exdb_outline_compute_accessor(r, e->parent_fqn, child) : NULL;
         if (!t || !exdb_strmap_get(&r->redirected, child))
             continue;
         const char *dot = strrchr(t, '.');
@@ -228,15 +232,15 @@ static int pop_target(exdb_urun *r, const exdb_upartition *part, uint32_t i, con
                        name, entry->call_idx, entry->fqn, target, where);
 }
 
-int exdb_udedup_apply(exdb_urun *r, const exdb_uwork *w, int *decision, exdb_error *err) {
+int exdb_dedup_apply(exdb_urun *r, const exdb_uwork *w, int *decision, exdb_error *err) {
     exdb_upartition *part = &r->parts[w->a];
     const dd_info *info = (const dd_info *)w->node;
     uint32_t i = (uint32_t)w->b;
     exdb_uentry *entry = &part->entries[i];
-    const char *child_fqn = exdb_ucall_name(r, entry->fqn, entry->call_idx);
+    const char *child_fqn = exdb_outline_call_name(r, entry->fqn, entry->call_idx);
     if (!child_fqn)
         return exdb_errorf(err, "out of memory");
-    const char *target = exdb_ucompute_accessor(r, entry->parent_fqn, child_fqn);
+    const char *target = exdb_outline_compute_accessor(r, entry->parent_fqn, child_fqn);
     if (!target)
         return exdb_errorf(err,
                            "RuntimeError: Child module '%s' is not a descendant of parent "
@@ -252,10 +256,11 @@ int exdb_udedup_apply(exdb_urun *r, const exdb_uwork *w, int *decision, exdb_err
             /* Case 1: same fqn, drop this call name */
             if (pop_target(r, part, i, target, err) < 0)
                 return -1;
-            const char *seen_child = exdb_ucall_name(r, seen->fqn, seen->call_idx);
+            const char *seen_child = exdb_outline_call_name(r, seen->fqn, seen->call_idx);
             if (!seen_child)
                 return exdb_errorf(err, "out of memory");
-            const char *seen_target = exdb_ucompute_accessor(r, entry->parent_fqn, seen_child);
+            const char *seen_target =
+                exdb_outline_compute_accessor(r, entry->parent_fqn, seen_child);
             if (!seen_target)
                 return exdb_errorf(err,
                                    "RuntimeError: Child module '%s' is not a descendant of "
@@ -271,7 +276,7 @@ int exdb_udedup_apply(exdb_urun *r, const exdb_uwork *w, int *decision, exdb_err
             break;
         } else if (!deduplicated) {
             /* Case 2: another fqn, alias the attribute to the seen module */
-            if (exdb_umod_set_submodule(r, entry->parent_module, target, seen->module, err) < 0)
+            if (exdb_modtree_set_submodule(r, entry->parent_module, target, seen->module, err) < 0)
                 return -1;
             deduplicated = 1;
             *decision = 2;

@@ -6,8 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "core/unflatten/unflatten.h"
+#include "core/unflatten/dispatch.h"
+#include "core/unflatten/modtree.h"
+#include "core/unflatten/outline.h"
+#include "core/unflatten/udict.h"
+#include "core/unflatten/urun.h"
 
 typedef struct called {
     const char *base;
@@ -32,7 +35,7 @@ static int get_attr_error(exdb_urun *r, const char *path, exdb_error *err) {
     char why[EXDB_MAX_NAME_BYTES + 96];
     snprintf(why, sizeof why, "_dispatch_modules: the preserved call %s was never outlined", path);
     int is_mod = 0;
-    void *v = exdb_umod_get_attr_list(r->root, path, &is_mod, why, err);
+    void *v = exdb_modtree_get_attr_list(r->root, path, &is_mod, why, err);
     if (!v)
         return -1;
     return exdb_errorf(err,
@@ -41,7 +44,7 @@ static int get_attr_error(exdb_urun *r, const char *path, exdb_error *err) {
                        path, is_mod ? "module" : "non-module attribute");
 }
 
-int exdb_udispatch_plan(exdb_urun *r, exdb_error *err) {
+int exdb_dispatch_plan(exdb_urun *r, exdb_error *err) {
     dispatch_plan *dp = exdb_arena_calloc(&r->arena, 1, sizeof *dp);
     if (!dp)
         return exdb_errorf(err, "out of memory");
@@ -58,7 +61,7 @@ int exdb_udispatch_plan(exdb_urun *r, exdb_error *err) {
         if (!fqn[0] || !p->calls[i].sig)
             continue;
         const char *red = exdb_strmap_get(&r->redirected, fqn);
-        exdb_umodule *mod = exdb_umod_get_path(r->root, red ? red : fqn);
+        exdb_umodule *mod = exdb_modtree_get_path(r->root, red ? red : fqn);
         if (!mod)
             return get_attr_error(r, red ? red : fqn, err);
         const char *at = strchr(fqn, '@');
@@ -103,7 +106,7 @@ int exdb_udispatch_plan(exdb_urun *r, exdb_error *err) {
         w.a = (int32_t)i;
         w.node = (exdb_node *)dp;
         w.name = dp->c[i].base;
-        if (exdb_uwork_push(r, w) < 0)
+        if (exdb_urun_work_push(r, w) < 0)
             return exdb_errorf(err, "out of memory");
     }
     if (dp->n) {
@@ -111,7 +114,7 @@ int exdb_udispatch_plan(exdb_urun *r, exdb_error *err) {
         w.a = -1;
         w.node = (exdb_node *)dp;
         w.name = "";
-        if (exdb_uwork_push(r, w) < 0)
+        if (exdb_urun_work_push(r, w) < 0)
             return exdb_errorf(err, "out of memory");
     }
     return 0;
@@ -165,7 +168,7 @@ static int copy_attrs(exdb_urun *r, exdb_umodule *d, exdb_umodule *first, const 
             name = t;
         }
         int is_mod;
-        void *v = exdb_umod_getattr(first, name, &is_mod);
+        void *v = exdb_modtree_getattr(first, name, &is_mod);
         if (!v)
             continue;
         if (is_mod ? exdb_udict_set(r, d->children, name, v) < 0
@@ -175,17 +178,17 @@ static int copy_attrs(exdb_urun *r, exdb_umodule *d, exdb_umodule *first, const 
     return 0;
 }
 
-int exdb_udispatch_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
+int exdb_dispatch_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
     dispatch_plan *dp = (dispatch_plan *)w->node;
     if (w->a < 0) {
         elide_ctx c = {r, dp};
-        if (exdb_unflatten_named_modules_run(r, elide_visit, &c) < 0)
+        if (exdb_modtree_named_modules(r, elide_visit, &c) < 0)
             return exdb_errorf(err, "out of memory");
         return 0;
     }
     called *c = &dp->c[w->a];
     for (uint32_t i = 0; i < c->n; i++) {
-        const char *fqn = exdb_ucall_name(r, c->base, (int)i + 1);
+        const char *fqn = exdb_outline_call_name(r, c->base, (int)i + 1);
         if (!fqn)
             return exdb_errorf(err, "out of memory");
         if (exdb_strmap_get(&r->redirected, fqn))
@@ -194,12 +197,12 @@ int exdb_udispatch_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
         exdb_umodule *holder = r->root;
         if (dot) {
             char *prefix = exdb_arena_strndup(&r->arena, fqn, (size_t)(dot - fqn));
-            holder = prefix ? exdb_umod_get_path(r->root, prefix) : NULL;
+            holder = prefix ? exdb_modtree_get_path(r->root, prefix) : NULL;
         }
         if (!holder || !exdb_udict_pop(holder->children, dot ? dot + 1 : fqn))
             return exdb_errorf(err, "KeyError: _dispatch_modules: no submodule '%s'", fqn);
     }
-    exdb_umodule *d = exdb_umod_new(r, EXDB_UMOD_DISPATCH, c->mods[0]->type);
+    exdb_umodule *d = exdb_modtree_new(r, EXDB_UMOD_DISPATCH, c->mods[0]->type);
     if (!d)
         return exdb_errorf(err, "out of memory");
     d->children = c->mods[0]->children;
@@ -207,5 +210,5 @@ int exdb_udispatch_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
     d->ncall_modules = c->n;
     if (copy_attrs(r, d, c->mods[0], c->base) < 0)
         return exdb_errorf(err, "out of memory");
-    return exdb_umod_set_submodule(r, r->root, c->base, d, err);
+    return exdb_modtree_set_submodule(r, r->root, c->base, d, err);
 }

@@ -14,8 +14,8 @@
  * "nonexistent" to torch's lint. exdb keeps that snapshot (exdb_ugm) on the
  * module and modgraphs.c resolves lint targets through it. */
 #include <string.h>
-
-#include "core/unflatten/unflatten.h"
+#include "core/unflatten/finalize.h"
+#include "core/unflatten/modtree.h"
 
 static exdb_ugm *gm_child(exdb_ugm *v, const char *atom, size_t len) {
     for (exdb_ugm *c = v->kids; c; c = c->next)
@@ -52,7 +52,7 @@ static int copy_attr(exdb_urun *r, exdb_umodule *m, exdb_ugm *top, const char *t
         memcpy(atom, s, len);
         atom[len] = '\0';
         int is_mod = 0;
-        void *f = from ? exdb_umod_getattr(from, atom, &is_mod) : NULL;
+        void *f = from ? exdb_modtree_getattr(from, atom, &is_mod) : NULL;
         if (!f)
             return 0;
         exdb_ugm *t = gm_child(to, atom, len);
@@ -80,7 +80,7 @@ static int copy_attr(exdb_urun *r, exdb_umodule *m, exdb_ugm *top, const char *t
     }
 }
 
-int exdb_ufinalize(exdb_urun *r, exdb_umodule *m, exdb_error *err) {
+int exdb_finalize(exdb_urun *r, exdb_umodule *m, exdb_error *err) {
     if (m->kind != EXDB_UMOD_INTERP || !m->graph)
         return 0;
     exdb_ugm *top = exdb_arena_calloc(&r->arena, 1, sizeof *top);

@@ -6,8 +6,10 @@
  * stray `print("Checking mutability", ...)` is not reproduced: core/ never
  * prints.) */
 #include <string.h>
-
-#include "core/unflatten/unflatten.h"
+#include "core/unflatten/ivals.h"
+#include "core/unflatten/outline.h"
+#include "core/unflatten/urun.h"
+#include "core/unflatten/ustrset.h"
 
 /* _IVals._is_mutable: isinstance(target, OpOverload) and
  * target._schema.is_mutable, i.e. some argument is annotated (a!). The
@@ -51,7 +53,7 @@ static int is_mutable(const exdb_node *n) {
 }
 
 /* _IVals.read */
-int exdb_uivals_read(exdb_urun *r, exdb_uframe *f, exdb_node *x, exdb_node **out, exdb_error *err) {
+int exdb_ivals_read(exdb_urun *r, exdb_uframe *f, exdb_node *x, exdb_node **out, exdb_error *err) {
     const char *mod = f->child_fqn[0] ? f->child_fqn : "<root>";
     if (x->op != EXDB_OP_CALL_FUNCTION)
         return exdb_errorf(err,
@@ -74,12 +76,12 @@ int exdb_uivals_read(exdb_urun *r, exdb_uframe *f, exdb_node *x, exdb_node **out
     if (x->args.n < 1 || x->args.u.items[0].kind != EXDB_ARG_NODE)
         return exdb_errorf(err, "_IVals.read: node %s has no tensor first argument (module '%s')",
                            x->name, mod);
-    return exdb_uremap_input(r, f, x->args.u.items[0].u.node, out, err);
+    return exdb_outline_remap_input(r, f, x->args.u.items[0].u.node, out, err);
 }
 
 /* _IVals.update, planned: one work item per node to follow with a copy_,
  * partitions and entries in seen_modules order. */
-int exdb_uivals_plan(exdb_urun *r, exdb_error *err) {
+int exdb_ivals_plan(exdb_urun *r, exdb_error *err) {
     if (!r->nivals)
         return 0;
     for (uint32_t p = 0; p < r->nparts; p++) {
@@ -97,7 +99,7 @@ int exdb_uivals_plan(exdb_urun *r, exdb_error *err) {
                 w.module = ent->module;
                 w.node = n;
                 w.name = ent->fqn;
-                if (exdb_uwork_push(r, w) < 0)
+                if (exdb_urun_work_push(r, w) < 0)
                     return exdb_errorf(err, "out of memory");
             }
         }
@@ -105,7 +107,7 @@ int exdb_uivals_plan(exdb_urun *r, exdb_error *err) {
     return 0;
 }
 
-int exdb_uivals_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
+int exdb_ivals_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
     exdb_node *n = w->node;
     exdb_graph *g = w->module->graph;
     if (n->args.n < 1 || n->args.u.items[0].kind != EXDB_ARG_NODE)

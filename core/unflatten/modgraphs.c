@@ -3,6 +3,8 @@
  * See modgraphs.h. */
 #include "core/unflatten/modgraphs.h"
 #include "core/base/strmap.h"
+#include "core/unflatten/modtree.h"
+#include "core/unflatten/unflatten.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -225,7 +227,7 @@ static exdb_attr_kind owner_kind(void *vctx, const char *qual) {
         memcpy(atom, s, len);
         atom[len] = '\0';
         int is_mod = 0;
-        void *v = m ? exdb_umod_getattr(m, atom, &is_mod) : NULL;
+        void *v = m ? exdb_modtree_getattr(m, atom, &is_mod) : NULL;
         exdb_attr_kind k;
         if (!v) {
             if (!(first && nested_subgraph(o, atom)))
@@ -252,8 +254,8 @@ uint32_t exdb_modgraph_lint(exdb_lint_report *r, const exdb_unflatten *u, const 
     return exdb_lint_graph_in(r, g->graph, &owner, g->module, g->subgraph);
 }
 
-uint32_t exdb_umod_lint(exdb_lint_report *r, exdb_umodule *m, const exdb_graph *g,
-                        const char *module_fqn) {
+uint32_t exdb_modgraphs_lint(exdb_lint_report *r, exdb_umodule *m, const exdb_graph *g,
+                             const char *module_fqn) {
     owner_ctx oc = {m, NULL, NULL};
     exdb_lint_owner owner = {owner_kind, &oc};
     return exdb_lint_graph(r, g, &owner, module_fqn);

@@ -60,8 +60,8 @@ uint32_t exdb_modgraph_lint(exdb_lint_report *r, const exdb_unflatten *u, const 
 /* Graph.lint() of a module's own graph g during a run, with module m as
  * owning_module (through the GraphModule finalize() made, when m has one):
  * the root's final lint in UnflattenedModule.__init__ (rootlint.c). */
-uint32_t exdb_umod_lint(exdb_lint_report *r, exdb_umodule *m, const exdb_graph *g,
-                        const char *module_fqn);
+uint32_t exdb_modgraphs_lint(exdb_lint_report *r, exdb_umodule *m, const exdb_graph *g,
+                             const char *module_fqn);
 
 /* eliminate_dead_code on every entry, in order, as FX with an owning module
  * when each graph is asked in turn: a graph is linted first (pass 2

@@ -7,131 +7,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "core/unflatten/unflatten.h"
-
-char *exdb_ustrdup(exdb_urun *r, const char *s) {
-    return exdb_arena_strdup(&r->arena, s);
-}
-
-/* ---- ordered dicts
- *
- * Most dicts are tiny (a Linear's attrs: weight, bias; most _modules: a
- * handful of children), and there is one per module object: 23k of them in
- * the 141k-node synthetic program. A hash index would cost at least 384
- * zeroed bytes each, so a dict is searched linearly until it holds more
- * than UDICT_LINEAR slots and gets its exdb_strmap index only then. */
-
-#define UDICT_LINEAR 8
-
-static int udict_init(exdb_urun *r, exdb_udict *d) {
-    memset(d, 0, sizeof *d);
-    exdb_strmap_init(&d->index, &r->arena);
-    return 0;
-}
-
-/* The slot of the live entry for key, or -1. */
-static long udict_slot(const exdb_udict *d, const char *key) {
-    if (d->index.cap) {
-        void **slot = exdb_strmap_find(&d->index, key);
-        return slot && *slot ? (long)((uintptr_t)*slot - 1) : -1;
-    }
-    for (uint32_t i = 0; i < d->n; i++)
-        if (d->vals[i] && strcmp(d->keys[i], key) == 0)
-            return (long)i;
-    return -1;
-}
-
-void *exdb_udict_get(const exdb_udict *d, const char *key) {
-    long i = udict_slot(d, key);
-    return i < 0 ? NULL : d->vals[i];
-}
-
-/* Indexes the live slots once the dict outgrows linear search. */
-static int udict_build_index(exdb_udict *d) {
-    for (uint32_t i = 0; i < d->n; i++) {
-        if (!d->vals[i])
-            continue;
-        void **slot = exdb_strmap_put(&d->index, d->keys[i], NULL);
-        if (!slot)
-            return -1;
-        *slot = (void *)(uintptr_t)(i + 1);
-    }
-    return 0;
-}
-
-/* d[key] = val: in place when present, appended otherwise. */
-int exdb_udict_set(exdb_urun *r, exdb_udict *d, const char *key, void *val) {
-    long i = udict_slot(d, key);
-    exdb_arena *a = &r->arena;
-    if (i >= 0) {
-        EXDB_WILL_WRITE(a, d->vals[i]);
-        d->vals[i] = val;
-        return 0;
-    }
-    exdb_arena_will_write(a, d, offsetof(exdb_udict, index));
-    if (d->n == d->cap) {
-        uint32_t ncap = d->cap ? d->cap * 2 : 2;
-        const char **nk = exdb_arena_alloc(&r->arena, ncap * sizeof *nk);
-        void **nv = exdb_arena_alloc(&r->arena, ncap * sizeof *nv);
-        if (!nk || !nv)
-            return -1;
-        if (d->n) {
-            memcpy(nk, d->keys, d->n * sizeof *nk);
-            memcpy(nv, d->vals, d->n * sizeof *nv);
-        }
-        d->keys = nk;
-        d->vals = nv;
-        d->cap = ncap;
-    }
-    EXDB_WILL_WRITE(a, d->keys[d->n]);
-    EXDB_WILL_WRITE(a, d->vals[d->n]);
-    d->keys[d->n] = key;
-    d->vals[d->n] = val;
-    d->n++;
-    d->live++;
-    if (strpbrk(key, "@\n"))
-        d->nodd++;
-    if (d->index.cap) {
-        void **slot = exdb_strmap_put(&d->index, key, NULL);
-        if (!slot)
-            return -1;
-        *slot = (void *)(uintptr_t)d->n;
-    } else if (d->n > UDICT_LINEAR && udict_build_index(d) < 0) {
-        return -1;
-    }
-    return 0;
-}
-
-void *exdb_udict_pop(exdb_udict *d, const char *key) {
-    long i = udict_slot(d, key);
-    if (i < 0)
-        return NULL;
-    exdb_arena *a = d->index.a;
-    void *v = d->vals[i];
-    EXDB_WILL_WRITE(a, d->vals[i]);
-    d->vals[i] = NULL;
-    if (d->index.cap) {
-        void **slot = exdb_strmap_find(&d->index, key);
-        EXDB_WILL_WRITE(a, *slot);
-        *slot = NULL;
-    }
-    EXDB_WILL_WRITE(a, d->live);
-    d->live--;
-    return v;
-}
+#include "core/unflatten/modtree.h"
+#include "core/unflatten/udict.h"
+#include "core/unflatten/urun.h"
 
 /* ---- module objects */
 
-exdb_umodule *exdb_umod_new(exdb_urun *r, exdb_umod_kind kind, const char *type) {
+exdb_umodule *exdb_modtree_new(exdb_urun *r, exdb_umod_kind kind, const char *type) {
     exdb_umodule *m = exdb_arena_calloc(&r->arena, 1, sizeof *m);
     exdb_udict *ch = exdb_arena_calloc(&r->arena, 1, sizeof *ch);
     if (!m || !ch)
         return NULL;
     m->kind = (uint8_t)kind;
     m->type = type;
-    udict_init(r, ch);
-    udict_init(r, &m->attrs);
+    exdb_udict_init(r, ch);
+    exdb_udict_init(r, &m->attrs);
     m->children = ch;
     if (kind == EXDB_UMOD_INTERP || kind == EXDB_UMOD_ROOT) {
         m->graph = exdb_graph_new(&r->arena);
@@ -154,7 +44,7 @@ exdb_umodule *exdb_umod_new(exdb_urun *r, exdb_umod_kind kind, const char *type)
     return m;
 }
 
-void *exdb_umod_getattr(exdb_umodule *m, const char *name, int *is_module) {
+void *exdb_modtree_getattr(exdb_umodule *m, const char *name, int *is_module) {
     void *a = exdb_udict_get(&m->attrs, name);
     if (a) {
         *is_module = 0;
@@ -187,7 +77,7 @@ static const char *atom_at(exdb_urun *r, const char *s, size_t len, char *buf, s
     return exdb_arena_strndup(&r->arena, s, len);
 }
 
-exdb_umodule *exdb_umod_get_path(exdb_umodule *m, const char *path) {
+exdb_umodule *exdb_modtree_get_path(exdb_umodule *m, const char *path) {
     if (!path[0])
         return m;
     char atom[EXDB_MAX_NAME_BYTES + 1];
@@ -200,7 +90,7 @@ exdb_umodule *exdb_umod_get_path(exdb_umodule *m, const char *path) {
         memcpy(atom, s, len);
         atom[len] = '\0';
         int is_mod;
-        void *v = exdb_umod_getattr(m, atom, &is_mod);
+        void *v = exdb_modtree_getattr(m, atom, &is_mod);
         if (!v || !is_mod)
             return NULL;
         m = v;
@@ -225,8 +115,8 @@ static const char *attr_class(const exdb_uattr *a) {
     }
 }
 
-void *exdb_umod_get_attr_list(exdb_umodule *m, const char *path, int *is_module, const char *why,
-                              exdb_error *err) {
+void *exdb_modtree_get_attr_list(exdb_umodule *m, const char *path, int *is_module, const char *why,
+                                 exdb_error *err) {
     const exdb_uattr *attr = NULL; /* the object walked onto is this attribute */
     char atom[EXDB_MAX_NAME_BYTES + 1];
     *is_module = 1;
@@ -240,7 +130,7 @@ void *exdb_umod_get_attr_list(exdb_umodule *m, const char *path, int *is_module,
         if (!attr && len < sizeof atom) { /* a tensor or spec: no attributes of interest */
             memcpy(atom, s, len);
             atom[len] = '\0';
-            v = exdb_umod_getattr(m, atom, &is_mod);
+            v = exdb_modtree_getattr(m, atom, &is_mod);
         }
         if (!v && dot) { /* getattr(t, item, None) on the prefix */
             exdb_errorf(err, "AssertionError: Attribute '%.*s' not found in model (%s)", (int)len,
@@ -248,7 +138,7 @@ void *exdb_umod_get_attr_list(exdb_umodule *m, const char *path, int *is_module,
             return NULL;
         }
         if (!v) { /* getattr(t, field) */
-            const char *cls = attr ? attr_class(attr) : exdb_umod_class_name(m);
+            const char *cls = attr ? attr_class(attr) : exdb_modtree_class_name(m);
             exdb_errorf(err, "AttributeError: '%s' object has no attribute '%.*s' (%s)", cls,
                         (int)len, s, why);
             return NULL;
@@ -269,8 +159,8 @@ void *exdb_umod_get_attr_list(exdb_umodule *m, const char *path, int *is_module,
  * intermediates come from create_module, which reuses created_modules.
  * The last atom is a suffix of target, which outlives the run, so only
  * created intermediates need their names copied. */
-int exdb_umod_add_submodule(exdb_urun *r, exdb_umodule *m, const char *target, exdb_umodule *add,
-                            const char *parent_fqn, const char *ty) {
+int exdb_modtree_add_submodule(exdb_urun *r, exdb_umodule *m, const char *target, exdb_umodule *add,
+                               const char *parent_fqn, const char *ty) {
     const char *s = target;
     char buf[512];
     for (;;) {
@@ -281,7 +171,7 @@ int exdb_umod_add_submodule(exdb_urun *r, exdb_umodule *m, const char *target, e
         if (!atom)
             return -1;
         int is_mod;
-        void *v = exdb_umod_getattr(m, atom, &is_mod);
+        void *v = exdb_modtree_getattr(m, atom, &is_mod);
         if (!v) {
             exdb_umodule *sub = NULL;
             const char *key = exdb_arena_strndup(&r->arena, s, len);
@@ -299,14 +189,14 @@ int exdb_umod_add_submodule(exdb_urun *r, exdb_umodule *m, const char *target, e
                 path[lp + lt] = '\0';
                 sub = exdb_strmap_get(&r->created_modules, path);
                 if (!sub) {
-                    sub = exdb_umod_new(r, EXDB_UMOD_INTERP, ty);
+                    sub = exdb_modtree_new(r, EXDB_UMOD_INTERP, ty);
                     void **slot = exdb_strmap_put(&r->created_modules, path, NULL);
                     if (!sub || !slot)
                         return -1;
                     *slot = sub;
                 }
             } else {
-                sub = exdb_umod_new(r, EXDB_UMOD_PLAIN, NULL);
+                sub = exdb_modtree_new(r, EXDB_UMOD_PLAIN, NULL);
                 if (!sub)
                     return -1;
             }
@@ -324,8 +214,8 @@ int exdb_umod_add_submodule(exdb_urun *r, exdb_umodule *m, const char *target, e
 }
 
 /* nn.Module.set_submodule(target, module); target outlives the run. */
-int exdb_umod_set_submodule(exdb_urun *r, exdb_umodule *m, const char *target, exdb_umodule *add,
-                            exdb_error *err) {
+int exdb_modtree_set_submodule(exdb_urun *r, exdb_umodule *m, const char *target, exdb_umodule *add,
+                               exdb_error *err) {
     const char *s = target;
     char buf[512];
     for (;;) {
@@ -336,7 +226,7 @@ int exdb_umod_set_submodule(exdb_urun *r, exdb_umodule *m, const char *target, e
         if (!atom)
             return exdb_errorf(err, "out of memory");
         int is_mod;
-        void *v = exdb_umod_getattr(m, atom, &is_mod);
+        void *v = exdb_modtree_getattr(m, atom, &is_mod);
         if (!v || !is_mod)
             return exdb_errorf(err, "set_submodule(%s): `%s` is not an nn.Module", target, atom);
         m = v;
@@ -345,17 +235,17 @@ int exdb_umod_set_submodule(exdb_urun *r, exdb_umodule *m, const char *target, e
     return setattr_module(r, m, s, add) < 0 ? exdb_errorf(err, "out of memory") : 0;
 }
 
-const char *exdb_umod_add_spec(exdb_urun *r, exdb_umodule *m, const exdb_treespec *spec,
-                               const char *text) {
+const char *exdb_modtree_add_spec(exdb_urun *r, exdb_umodule *m, const exdb_treespec *spec,
+                                  const char *text) {
     char name[32];
     int is_mod;
     for (int i = 0;; i++) {
         snprintf(name, sizeof name, "_spec_%d", i);
-        if (!exdb_umod_getattr(m, name, &is_mod))
+        if (!exdb_modtree_getattr(m, name, &is_mod))
             break;
     }
     exdb_uattr *a = exdb_arena_calloc(&r->arena, 1, sizeof *a);
-    const char *nm = exdb_ustrdup(r, name);
+    const char *nm = exdb_urun_strdup(r, name);
     if (!a || !nm)
         return NULL;
     a->kind = EXDB_UATTR_SPEC;
@@ -436,9 +326,9 @@ static int add_call_variants(modlist *next, exdb_umodule *tm, const char *item, 
  * set on every call-name variant (foo, foo@1, ...) of each prefix atom;
  * a missing atom becomes a plain Module first, and its variants are still
  * found beside it. */
-int exdb_umod_assign_state(exdb_urun *r, exdb_umodule *root, const char *target,
-                           exdb_uattr_kind kind, int persistent, const void *identity,
-                           exdb_error *err) {
+int exdb_modtree_assign_state(exdb_urun *r, exdb_umodule *root, const char *target,
+                              exdb_uattr_kind kind, int persistent, const void *identity,
+                              exdb_error *err) {
     modlist lists[2];
     modlist_init(&lists[0]);
     modlist_init(&lists[1]);
@@ -460,8 +350,8 @@ int exdb_umod_assign_state(exdb_urun *r, exdb_umodule *root, const char *target,
         for (uint32_t k = 0; k < cur->n; k++) {
             exdb_umodule *tm = cur->v[k];
             int is_mod;
-            if (!exdb_umod_getattr(tm, item, &is_mod)) {
-                exdb_umodule *plain = exdb_umod_new(r, EXDB_UMOD_PLAIN, NULL);
+            if (!exdb_modtree_getattr(tm, item, &is_mod)) {
+                exdb_umodule *plain = exdb_modtree_new(r, EXDB_UMOD_PLAIN, NULL);
                 const char *key = exdb_arena_strndup(&r->arena, s, len);
                 if (!plain || !key || setattr_module(r, tm, key, plain) < 0) {
                     rc = exdb_errorf(err, "out of memory");
@@ -621,7 +511,7 @@ static int reorder(order_ctx *o, exdb_umodule *parent, size_t plen) {
      * (the dict object may be shared between calls of one module) */
     qsort(recs, n, sizeof *recs, child_cmp);
     exdb_udict nd;
-    udict_init(o->r, &nd);
+    exdb_udict_init(o->r, &nd);
     for (uint32_t i = 0; i < total; i++)
         if (vals[i])
             exdb_udict_pop(d, keys[i]);
@@ -657,7 +547,7 @@ static int missing_submodule(exdb_umodule *m, const char *fqn) {
         memcpy(atom, s, len);
         atom[len] = '\0';
         int is_mod;
-        void *v = exdb_umod_getattr(m, atom, &is_mod);
+        void *v = exdb_modtree_getattr(m, atom, &is_mod);
         if (!e)
             return v == NULL;
         if (!v || !is_mod)
@@ -729,7 +619,7 @@ static int order_named_modules(order_ctx *o) {
  * redirected and "@" fqns, then every remaining named_modules path), then
  * _reorder_submodules: missing call-graph fqns get empty modules and
  * children are re-registered in that order. */
-int exdb_ureorder_submodules(exdb_urun *r, exdb_error *err) {
+int exdb_modtree_reorder_submodules(exdb_urun *r, exdb_error *err) {
     order_ctx o = {.r = r};
     exdb_strmap_init(&o.order, &r->arena);
     const exdb_program *p = r->prog;
@@ -745,12 +635,105 @@ int exdb_ureorder_submodules(exdb_urun *r, exdb_error *err) {
         return exdb_errorf(err, "out of memory");
     for (uint32_t k = 1; k < o.nkeys; k++) {
         if (missing_submodule(r->root, o.keys[k])) {
-            exdb_umodule *m = exdb_umod_new(r, EXDB_UMOD_PLAIN, NULL);
-            if (!m || exdb_umod_add_submodule(r, r->root, o.keys[k], m, NULL, NULL) < 0)
+            exdb_umodule *m = exdb_modtree_new(r, EXDB_UMOD_PLAIN, NULL);
+            if (!m || exdb_modtree_add_submodule(r, r->root, o.keys[k], m, NULL, NULL) < 0)
                 return exdb_errorf(err, "out of memory");
         }
     }
     int rc = path_reserve(&o, 256) < 0 ? -1 : reorder(&o, r->root, 0);
     free(o.path);
     return rc < 0 ? exdb_errorf(err, "out of memory") : 0;
+}
+
+/* ---- named_modules(remove_duplicate=False), pre-order, explicit stack */
+
+typedef struct nm_frame {
+    exdb_umodule *m;
+    const char *fqn;
+    uint32_t next;
+} nm_frame;
+
+int exdb_modtree_named_modules(exdb_urun *r, exdb_umod_visit fn, void *ctx) {
+    uint32_t cap = 32, n = 0;
+    nm_frame *st = malloc(cap * sizeof *st);
+    if (!st)
+        return -1;
+    fn(ctx, "", r->root);
+    st[n++] = (nm_frame){r->root, "", 0};
+    int rc = 0;
+    while (n) {
+        nm_frame *top = &st[n - 1];
+        exdb_udict *d = top->m->children;
+        while (top->next < d->n && !d->vals[top->next])
+            top->next++;
+        if (top->next >= d->n) {
+            n--;
+            continue;
+        }
+        exdb_umodule *c = d->vals[top->next];
+        const char *name = d->keys[top->next];
+        top->next++;
+        const char *fqn =
+            top->fqn[0] ? exdb_arena_printf(&r->arena, "%s.%s", top->fqn, name) : name;
+        if (!fqn) {
+            rc = -1;
+            break;
+        }
+        fn(ctx, fqn, c);
+        if (n == cap) {
+            cap *= 2;
+            nm_frame *ns = realloc(st, cap * sizeof *ns);
+            if (!ns) {
+                rc = -1;
+                break;
+            }
+            st = ns;
+        }
+        st[n++] = (nm_frame){c, fqn, 0};
+    }
+    free(st);
+    return rc;
+}
+
+void exdb_modtree_count_state(const exdb_umodule *m, uint32_t *np, uint32_t *nb, uint32_t *nc) {
+    *np = *nb = *nc = 0;
+    for (uint32_t i = 0; i < m->attrs.n; i++) {
+        const exdb_uattr *a = m->attrs.vals[i];
+        if (!a)
+            continue;
+        *np += a->kind == EXDB_UATTR_PARAM;
+        *nb += a->kind == EXDB_UATTR_BUFFER;
+        *nc += a->kind == EXDB_UATTR_CONST;
+    }
+}
+
+const char *exdb_modtree_kind_name(const exdb_umodule *m) {
+    switch (m->kind) {
+    case EXDB_UMOD_PLAIN:
+        return "torch.nn.Module";
+    case EXDB_UMOD_INTERP:
+        return "InterpreterModule";
+    case EXDB_UMOD_DISPATCH:
+        return "InterpreterModuleDispatcher";
+    case EXDB_UMOD_ROOT:
+        return "UnflattenedModule";
+    default:
+        return "GraphModule";
+    }
+}
+
+const char *exdb_modtree_class_name(const exdb_umodule *m) {
+    return m->kind == EXDB_UMOD_PLAIN ? "Module" : exdb_modtree_kind_name(m);
+}
+
+/* call sites whose call_module target resolves to m (after dedup's
+ * retargeting, so resnet's relu counts both calls) */
+uint32_t exdb_modtree_call_count(const exdb_urun *r, const exdb_umodule *m) {
+    uint32_t n = 0;
+    for (uint32_t p = 0; p < r->nparts; p++)
+        for (uint32_t e = 0; e < r->parts[p].n; e++) {
+            const exdb_uentry *en = &r->parts[p].entries[e];
+            n += exdb_modtree_get_path(en->parent_module, en->parent_call_module->target) == m;
+        }
+    return n;
 }

@@ -1,7 +1,7 @@
 /* outline.c - _outline_submodules: the _ModuleFrame outliner as an explicit
  * machine. Upstream recurses (run_from creates a child _ModuleFrame and
  * calls its run_from); here the frames live on r->stack and each call of
- * exdb_uoutline_step makes exactly one decision for the flat node at r->idx:
+ * exdb_outline_step makes exactly one decision for the flat node at r->idx:
  * copy it into the innermost frame (COPY), open a frame for a deeper module
  * (ENTER), or finalise the innermost frame (EXIT). remap_input still walks
  * up the parent chain recursively; its depth is the module nesting depth. */
@@ -11,100 +11,17 @@
 #include <string.h>
 
 #include "core/fx/dce.h"
-#include "core/unflatten/unflatten.h"
+#include "core/unflatten/outline.h"
+#include "core/unflatten/ivals.h"
+#include "core/unflatten/modtree.h"
+#include "core/unflatten/unodemap.h"
+#include "core/unflatten/ustrset.h"
 
 #define EMPTY_STACK_KEY "_empty_nn_module_stack_from_metadata_hook"
 
-/* ---- the flat-node -> node maps */
-
-static uint32_t hash_id(uint32_t id) {
-    return id * 2654435761u;
-}
-
-exdb_node *exdb_unodemap_get(const exdb_unodemap *m, const exdb_node *k) {
-    if (!m->nslots)
-        return NULL;
-    uint32_t mask = m->nslots - 1;
-    for (uint32_t h = hash_id(k->id) & mask;; h = (h + 1) & mask) {
-        uint32_t s = m->slots[h];
-        if (!s)
-            return NULL;
-        if (m->keys[s - 1] == k)
-            return m->vals[s - 1];
-    }
-}
-
-static int nodemap_grow(exdb_urun *r, exdb_unodemap *m) {
-    uint32_t ns = m->nslots ? m->nslots * 2 : 8;
-    uint32_t *slots = exdb_arena_calloc(&r->arena, ns, sizeof *slots);
-    if (!slots)
-        return -1;
-    for (uint32_t i = 0; i < m->n; i++) {
-        uint32_t h = hash_id(m->keys[i]->id) & (ns - 1);
-        while (slots[h])
-            h = (h + 1) & (ns - 1);
-        slots[h] = i + 1;
-    }
-    m->slots = slots;
-    m->nslots = ns;
-    return 0;
-}
-
-/* m[k] = v: in place when k is present (dict semantics). */
-int exdb_unodemap_put(exdb_urun *r, exdb_unodemap *m, exdb_node *k, exdb_node *v) {
-    if (m->nslots) {
-        uint32_t mask = m->nslots - 1;
-        for (uint32_t h = hash_id(k->id) & mask;; h = (h + 1) & mask) {
-            uint32_t s = m->slots[h];
-            if (!s)
-                break;
-            if (m->keys[s - 1] == k) {
-                EXDB_WILL_WRITE(&r->arena, m->vals[s - 1]);
-                m->vals[s - 1] = v;
-                return 0;
-            }
-        }
-    }
-    EXDB_WILL_WRITE(&r->arena, m->n);
-    if ((m->n + 1) * 2 > m->nslots) {
-        EXDB_WILL_WRITE(&r->arena, m->slots);
-        EXDB_WILL_WRITE(&r->arena, m->nslots);
-        if (nodemap_grow(r, m) < 0)
-            return -1;
-    }
-    if (m->n == m->cap) {
-        EXDB_WILL_WRITE(&r->arena, m->keys);
-        EXDB_WILL_WRITE(&r->arena, m->vals);
-        EXDB_WILL_WRITE(&r->arena, m->cap);
-        uint32_t ncap = m->cap ? m->cap * 2 : 4;
-        exdb_node **nk = exdb_arena_alloc(&r->arena, ncap * sizeof *nk);
-        exdb_node **nv = exdb_arena_alloc(&r->arena, ncap * sizeof *nv);
-        if (!nk || !nv)
-            return -1;
-        if (m->n) {
-            memcpy(nk, m->keys, m->n * sizeof *nk);
-            memcpy(nv, m->vals, m->n * sizeof *nv);
-        }
-        m->keys = nk;
-        m->vals = nv;
-        m->cap = ncap;
-    }
-    EXDB_WILL_WRITE(&r->arena, m->keys[m->n]);
-    EXDB_WILL_WRITE(&r->arena, m->vals[m->n]);
-    m->keys[m->n] = k;
-    m->vals[m->n] = v;
-    uint32_t mask = m->nslots - 1;
-    uint32_t h = hash_id(k->id) & mask;
-    while (m->slots[h])
-        h = (h + 1) & mask;
-    EXDB_WILL_WRITE(&r->arena, m->slots[h]);
-    m->slots[h] = ++m->n;
-    return 0;
-}
-
 /* ---- small helpers */
 
-int exdb_uadd_user(exdb_node *in, exdb_node *user) {
+int exdb_outline_add_user(exdb_node *in, exdb_node *user) {
     for (uint32_t i = in->nusers; i > 0; i--)
         if (in->users[i - 1] == user)
             return 0;
@@ -129,7 +46,7 @@ int exdb_uadd_user(exdb_node *in, exdb_node *user) {
 
 /* parent_call_module.insert_arg(0, input) without copying the tuple each
  * time: the args live in f->pc_buf with spare room in front. */
-int exdb_uprepend_arg(exdb_urun *r, exdb_uframe *f, exdb_node *input) {
+int exdb_outline_prepend_arg(exdb_urun *r, exdb_uframe *f, exdb_node *input) {
     exdb_node *call = f->parent_call_module;
     exdb_arg *args = &call->args;
     int ours =
@@ -155,11 +72,11 @@ int exdb_uprepend_arg(exdb_urun *r, exdb_uframe *f, exdb_node *input) {
     args->kind = EXDB_ARG_TUPLE;
     args->u.items = f->pc_buf + f->pc_front;
     args->n++;
-    return exdb_uadd_user(input, call);
+    return exdb_outline_add_user(input, call);
 }
 
 /* _call_name(base, n) = base if n == 1 else f"{base}@{n - 1}" */
-const char *exdb_ucall_name(exdb_urun *r, const char *base, int n) {
+const char *exdb_outline_call_name(exdb_urun *r, const char *base, int n) {
     if (n == 1)
         return base;
     return exdb_arena_printf(&r->arena, "%s@%d", base, n - 1);
@@ -167,7 +84,8 @@ const char *exdb_ucall_name(exdb_urun *r, const char *base, int n) {
 
 /* _compute_accessor: the child's path relative to the parent, or NULL when
  * the child is not a descendant (split on '.', compared atom by atom). */
-const char *exdb_ucompute_accessor(exdb_urun *r, const char *parent_fqn, const char *child_fqn) {
+const char *exdb_outline_compute_accessor(exdb_urun *r, const char *parent_fqn,
+                                          const char *child_fqn) {
     if (!parent_fqn[0])
         return child_fqn;
     size_t lp = strlen(parent_fqn);
@@ -236,7 +154,7 @@ static exdb_node *getitem(exdb_urun *r, exdb_graph *g, exdb_node *of, exdb_arg i
  * get_attr of it, and the call, at g's insertion point. */
 static exdb_node *gen_spec_call(exdb_urun *r, exdb_umodule *m, exdb_graph *g, const char *fn,
                                 exdb_arg first, const exdb_treespec *spec, const char *spec_text) {
-    const char *name = exdb_umod_add_spec(r, m, spec, spec_text);
+    const char *name = exdb_modtree_add_spec(r, m, spec, spec_text);
     if (!name)
         return NULL;
     exdb_node *sn = new_node(g, EXDB_OP_GET_ATTR, name, EXDB_T_STR, NULL, NULL, NULL);
@@ -264,7 +182,7 @@ typedef struct remap_ctx {
 static exdb_node *remap_cb(void *vctx, exdb_node *x) {
     remap_ctx *c = vctx;
     exdb_node *out = NULL;
-    if (exdb_uremap_input(c->r, c->f, x, &out, c->err) < 0)
+    if (exdb_outline_remap_input(c->r, c->f, x, &out, c->err) < 0)
         return NULL;
     return out;
 }
@@ -322,8 +240,8 @@ static int copy_sym_call_function(exdb_urun *r, exdb_uframe *f, exdb_node *x, ex
 }
 
 /* _ModuleFrame.remap_input */
-int exdb_uremap_input(exdb_urun *r, exdb_uframe *f, exdb_node *x, exdb_node **out,
-                      exdb_error *err) {
+int exdb_outline_remap_input(exdb_urun *r, exdb_uframe *f, exdb_node *x, exdb_node **out,
+                             exdb_error *err) {
     if (x->graph != r->flat)
         return exdb_errorf(err,
                            "AssertionError: expected x.graph to be flat_graph (node %s, "
@@ -345,8 +263,8 @@ int exdb_uremap_input(exdb_urun *r, exdb_uframe *f, exdb_node *x, exdb_node **ou
             ipoint p = ip_save(pg);
             exdb_graph_insert_before(pg, f->parent_call_module);
             exdb_node *up = NULL;
-            int rc = exdb_uremap_input(r, f->parent, x, &up, err);
-            if (rc == 0 && exdb_uprepend_arg(r, f, up) < 0)
+            int rc = exdb_outline_remap_input(r, f->parent, x, &up, err);
+            if (rc == 0 && exdb_outline_prepend_arg(r, f, up) < 0)
                 rc = exdb_errorf(err, "out of memory");
             ip_restore(pg, p);
             if (rc < 0)
@@ -357,7 +275,7 @@ int exdb_uremap_input(exdb_urun *r, exdb_uframe *f, exdb_node *x, exdb_node **ou
     }
     if (is_recompute_target(x))
         return copy_sym_call_function(r, f, x, out, err);
-    return exdb_uivals_read(r, f, x, out, err);
+    return exdb_ivals_read(r, f, x, out, err);
 }
 
 /* _ModuleFrame.copy_node */
@@ -584,7 +502,7 @@ static int preserved_setup(exdb_urun *r, exdb_uframe *f, exdb_error *err) {
             continue;
         }
         exdb_node *m = NULL;
-        rc = exdb_uremap_input(r, P, seen, &m, err);
+        rc = exdb_outline_remap_input(r, P, seen, &m, err);
         if (rc == 0)
             inputs.u.items[i] = exdb_arg_node(m);
     }
@@ -648,25 +566,26 @@ static int enter_frame(exdb_urun *r, exdb_uframe *parent, const exdb_stack_entry
     f->fqn = e->path;
     f->type = f->stack_ty[d - 1];
     f->num_calls = e->call_idx;
-    f->child_fqn = exdb_ucall_name(r, f->fqn, f->num_calls + 1);
+    f->child_fqn = exdb_outline_call_name(r, f->fqn, f->num_calls + 1);
     const char *at = strchr(e->key, '@');
     f->module_id = at ? exdb_arena_strndup(A, e->key, (size_t)(at - e->key)) : e->key;
     if (!f->child_fqn || !f->module_id)
         return exdb_errorf(err, "out of memory");
     f->module = exdb_strmap_get(&r->created_modules, f->fqn);
     if (!f->module)
-        f->module = exdb_umod_new(r, EXDB_UMOD_INTERP, f->type);
+        f->module = exdb_modtree_new(r, EXDB_UMOD_INTERP, f->type);
     if (!f->module)
         return exdb_errorf(err, "out of memory");
     f->graph = f->module->graph;
-    const char *accessor = exdb_ucompute_accessor(r, parent->fqn, f->child_fqn);
+    const char *accessor = exdb_outline_compute_accessor(r, parent->fqn, f->child_fqn);
     if (!accessor)
         return exdb_errorf(err,
                            "RuntimeError: Child module '%s' is not a descendant of parent module "
                            "'%s'.This is currently unsupported.Please try to make child module "
                            "attach to parent module directly.",
                            f->child_fqn, parent->fqn);
-    if (exdb_umod_add_submodule(r, parent->module, accessor, f->module, parent->fqn, f->type) < 0)
+    if (exdb_modtree_add_submodule(r, parent->module, accessor, f->module, parent->fqn, f->type) <
+        0)
         return exdb_errorf(err, "out of memory");
     f->parent_call_module =
         new_node(parent->graph, EXDB_OP_CALL_MODULE, accessor, EXDB_T_STR, NULL, NULL, NULL);
@@ -893,7 +812,7 @@ static void set_ev(exdb_uevent *ev, int kind, const exdb_urun *r, int32_t flat, 
     ev->item = -1;
 }
 
-int exdb_uoutline_step(exdb_urun *r, exdb_uevent *ev, exdb_error *err) {
+int exdb_outline_step(exdb_urun *r, exdb_uevent *ev, exdb_error *err) {
     if (r->depth == 0 && r->phase == EXDB_UPH_OUTER_PLACEHOLDERS && root_frame(r, err) < 0)
         return -1;
     for (;;) {
@@ -987,52 +906,4 @@ int exdb_uoutline_step(exdb_urun *r, exdb_uevent *ev, exdb_error *err) {
         r->idx++;
         return 1;
     }
-}
-
-/* ---- _copy_graph_attrs: one event per (child fqn, attribute) */
-
-static exdb_node *map_by_id(void *ctx, exdb_node *n) {
-    exdb_node **by_id = ctx;
-    return by_id[n->id];
-}
-
-/* getattr(gm, name) of a HOP subgraph, copied into the run (sink may edit it). */
-int exdb_ugraph_attrs_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
-    const exdb_program *p = r->prog;
-    const char *fqn = w->name, *name = (const char *)w->node;
-    exdb_umodule *m = exdb_umod_get_path(r->root, fqn);
-    if (!m)
-        return exdb_errorf(err, "AttributeError: _copy_graph_attrs: no module '%s'", fqn);
-    const struct exdb_subgraph *sub = exdb_program_subgraph(p, name); /* the last of the name */
-    const exdb_graph *src = sub ? sub->graph : NULL;
-    if (!src)
-        return exdb_errorf(err,
-                           "AttributeError: _copy_graph_attrs: the program has no attribute "
-                           "'%s' (module '%s')",
-                           name, fqn[0] ? fqn : "<root>");
-    exdb_umodule *gm = exdb_umod_new(r, EXDB_UMOD_GRAPH, "torch.fx.graph_module.GraphModule");
-    if (!gm)
-        return exdb_errorf(err, "out of memory");
-    gm->graph = exdb_graph_new(&r->arena);
-    exdb_node **by_id =
-        exdb_arena_calloc(&r->arena, src->next_id ? src->next_id : 1, sizeof *by_id);
-    if (!gm->graph || !by_id)
-        return exdb_errorf(err, "out of memory");
-    for (exdb_node *n = src->head; n; n = n->next) {
-        exdb_node *c = exdb_graph_node_copy(gm->graph, n, map_by_id, by_id);
-        if (!c)
-            return exdb_errorf(err, "out of memory");
-        by_id[n->id] = c;
-    }
-    /* the subgraph as _remove_effect_tokens left it (see remove_dead in
-     * prepass.c): eliminate_dead_code() ran on it */
-    exdb_dce_log log;
-    exdb_dce_log_init(&log);
-    exdb_dce_opts o = {.impure_random = 1};
-    int dead = exdb_dce_run(gm->graph, &o, &log, err);
-    exdb_dce_log_free(&log);
-    if (dead < 0)
-        return -1;
-    exdb_udict_pop(&m->attrs, name);
-    return exdb_udict_set(r, m->children, name, gm) < 0 ? exdb_errorf(err, "out of memory") : 0;
 }

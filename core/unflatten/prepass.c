@@ -8,7 +8,9 @@
 
 #include "core/fx/dce.h"
 #include "core/fx/graph_check.h"
-#include "core/unflatten/unflatten.h"
+#include "core/unflatten/prepass.h"
+
+#include "core/base/strbuf.h"
 
 static exdb_node *map_copied(void *ctx, exdb_node *n) {
     exdb_node **by_id = ctx;
@@ -228,7 +230,7 @@ static int fix_stacks(exdb_urun *r, exdb_error *err) {
 
 /* torch.export.unflatten first calls _remove_effect_tokens, which ends
  * with eliminate_dead_code() on the program's graph (and on every HOP
- * subgraph: exdb_ugraph_attrs_apply), in place on the ExportedProgram, even
+ * subgraph: exdb_attrs_apply), in place on the ExportedProgram, even
  * when there are no tokens: dead nodes never reach the outliner. The run's
  * copy is cleaned the same way (a warning names what went); the loaded
  * program is left as it was (docs/conformance.md). */
@@ -269,7 +271,7 @@ static const char *root_type(const exdb_graph *g) {
     return NULL;
 }
 
-int exdb_uprepass(exdb_urun *r, exdb_error *err) {
+int exdb_prepass(exdb_urun *r, exdb_error *err) {
     const exdb_program *p = r->prog;
     if (!p->graph)
         return exdb_errorf(err, "unflatten: the program has no graph");

@@ -12,7 +12,8 @@
 #include <string.h>
 
 #include "core/unflatten/modgraphs.h"
-#include "core/unflatten/unflatten.h"
+#include "core/unflatten/rootlint.h"
+#include "core/unflatten/outline.h"
 
 /* The entry whose call is root node n, or NULL. */
 static const exdb_uentry *entry_of_call(const exdb_urun *r, const exdb_node *n) {
@@ -27,7 +28,7 @@ static const exdb_uentry *entry_of_call(const exdb_urun *r, const exdb_node *n) 
 static int explain(exdb_urun *r, const exdb_finding *f, exdb_error *err) {
     const exdb_node *n = f->node ? exdb_graph_find(r->root->graph, f->node) : NULL;
     const exdb_uentry *e = n && n->op == EXDB_OP_CALL_MODULE ? entry_of_call(r, n) : NULL;
-    const char *child = e ? exdb_ucall_name(r, e->fqn, e->call_idx) : NULL;
+    const char *child = e ? exdb_outline_call_name(r, e->fqn, e->call_idx) : NULL;
     if (child && exdb_strmap_get(&r->redirected, child))
         return exdb_errorf(err,
                            "RuntimeError: %s (UnflattenedModule.__init__'s final "
@@ -42,12 +43,12 @@ static int explain(exdb_urun *r, const exdb_finding *f, exdb_error *err) {
                        f->what);
 }
 
-int exdb_uroot_lint(exdb_urun *r, exdb_error *err) {
+int exdb_rootlint(exdb_urun *r, exdb_error *err) {
     if (!r->root->graph)
         return 0;
     exdb_lint_report rep;
     exdb_lint_report_init(&rep);
-    exdb_umod_lint(&rep, r->root, r->root->graph, "");
+    exdb_modgraphs_lint(&rep, r->root, r->root->graph, "");
     int rc = rep.oom ? exdb_errorf(err, "out of memory") : 0;
     for (uint32_t i = 0; rc == 0 && i < rep.n; i++)
         if (rep.items[i].sev == EXDB_SEV_ERROR) /* Graph.lint raises the first */

@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "core/unflatten/unflatten.h"
+#include "core/unflatten/sink.h"
+#include "core/unflatten/finalize.h"
+#include "core/unflatten/modtree.h"
+#include "core/unflatten/urun.h"
 
 typedef struct sframe {
     exdb_umodule *m;
@@ -46,7 +48,7 @@ typedef struct sink_plan {
 /* _sink_params' traversal, flattened: post-order over _modules (duplicates
  * included, modules with a graph memoised by object), one work item per
  * module graph. The work items share one sink_plan. */
-int exdb_usink_plan(exdb_urun *r, exdb_error *err) {
+int exdb_sink_plan(exdb_urun *r, exdb_error *err) {
     sink_plan *plan = exdb_arena_calloc(&r->arena, 1, sizeof *plan);
     if (!plan)
         return exdb_errorf(err, "out of memory");
@@ -112,7 +114,7 @@ int exdb_usink_plan(exdb_urun *r, exdb_error *err) {
             w.nscope = top->nscope;
             w.name = top->name;
             w.node = (exdb_node *)plan;
-            if (exdb_uwork_push(r, w) < 0)
+            if (exdb_urun_work_push(r, w) < 0)
                 rc = exdb_errorf(err, "out of memory");
             done[m->id] = 1;
         }
@@ -217,7 +219,7 @@ static int state_attr_ok(exdb_umodule *m, const char *path) {
         memcpy(atom, s, len);
         atom[len] = '\0';
         int is_mod;
-        void *v = exdb_umod_getattr(m, atom, &is_mod);
+        void *v = exdb_modtree_getattr(m, atom, &is_mod);
         if (!v)
             return 0;
         if (!e) {
@@ -236,7 +238,7 @@ static int state_attr_ok(exdb_umodule *m, const char *path) {
  * from its call_module nodes, then turn each placeholder that is state in
  * this scope into a get_attr after the last placeholder (or just erase it
  * when unused). */
-int exdb_usink_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
+int exdb_sink_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
     exdb_umodule *m = w->module;
     sink_plan *plan = (sink_plan *)w->node;
     exdb_graph *g = m->graph;
@@ -264,7 +266,7 @@ int exdb_usink_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
         int is_mod = 0;
         char why[EXDB_MAX_NAME_BYTES + 64];
         snprintf(why, sizeof why, "_sink_params of module %s, call_module %s", mname, n->name);
-        exdb_umodule *sub = exdb_umod_get_attr_list(m, n->target, &is_mod, why, err);
+        exdb_umodule *sub = exdb_modtree_get_attr_list(m, n->target, &is_mod, why, err);
         if (!sub) {
             rc = -1;
             break;
@@ -331,7 +333,7 @@ int exdb_usink_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
     if (rc == 0) {
         EXDB_WILL_WRITE(&r->arena, removed->done);
         removed->done = 1;
-        rc = exdb_ufinalize(r, m, err); /* if isinstance(module, InterpreterModule) */
+        rc = exdb_finalize(r, m, err); /* if isinstance(module, InterpreterModule) */
     }
     return rc;
 }

@@ -22,7 +22,9 @@
 #include "core/format/json.h"
 #include "core/export/statefiles.h"
 #include "core/base/strbuf.h"
-#include "core/unflatten/unflatten.h"
+#include "core/unflatten/state.h"
+#include "core/unflatten/modtree.h"
+#include "core/unflatten/urun.h"
 
 /* One state value: a state_dict entry or a constant. id numbers the
  * distinct tensors: equal ids mean one tensor (upstream's _id). The flags
@@ -53,7 +55,7 @@ static long intern(state_ctx *c, const char *text) {
     void **slot = exdb_strmap_find(&c->ids, text);
     if (slot)
         return (long)((uintptr_t)*slot - 1);
-    char *s = exdb_ustrdup(c->r, text);
+    char *s = exdb_urun_strdup(c->r, text);
     slot = s ? exdb_strmap_put(&c->ids, s, NULL) : NULL;
     if (!slot)
         return -1;
@@ -150,7 +152,7 @@ static int add_config(void *vctx, const exdb_json *cfg, const char *label, exdb_
         const exdb_json *pn = exdb_json_get(e, "path_name");
         if (!exdb_json_is(pn, EXDB_JSTRING))
             return exdb_errorf(err, "%s: $.config.%s.path_name: expected a string", label, e->key);
-        const char *fqn = exdb_ustrdup(k->c->r, e->key);
+        const char *fqn = exdb_urun_strdup(k->c->r, e->key);
         long id = config_id(k->c, pn->u.str, exdb_json_get(e, "tensor_meta"));
         if (!fqn || id < 0 ||
             svals_add(k->c, k->d, fqn, (uint32_t)id,
@@ -234,9 +236,9 @@ static int assign_all(state_ctx *c, exdb_error *err) {
             if (!obj)
                 return exdb_errorf(err, "out of memory");
             v->assigned = 1;
-            if (exdb_umod_assign_state(r, r->root, s->target,
-                                       is_param ? EXDB_UATTR_PARAM : EXDB_UATTR_BUFFER,
-                                       is_param || s->persistent != 0, obj, err) < 0)
+            if (exdb_modtree_assign_state(r, r->root, s->target,
+                                          is_param ? EXDB_UATTR_PARAM : EXDB_UATTR_BUFFER,
+                                          is_param || s->persistent != 0, obj, err) < 0)
                 return -1;
         }
     }
@@ -250,9 +252,9 @@ static int assign_all(state_ctx *c, exdb_error *err) {
         const void *obj = object_for(c, is_buffer ? id_to_buffer : id_to_param, v->id);
         if (!obj)
             return exdb_errorf(err, "out of memory");
-        if (exdb_umod_assign_state(r, r->root, v->fqn,
-                                   is_buffer ? EXDB_UATTR_BUFFER : EXDB_UATTR_PARAM, 1, obj,
-                                   err) < 0)
+        if (exdb_modtree_assign_state(r, r->root, v->fqn,
+                                      is_buffer ? EXDB_UATTR_BUFFER : EXDB_UATTR_PARAM, 1, obj,
+                                      err) < 0)
             return -1;
     }
     /* every constant, aliased ones sharing one object */
@@ -261,7 +263,7 @@ static int assign_all(state_ctx *c, exdb_error *err) {
         const void *obj = object_for(c, id_to_const, v->id);
         if (!obj)
             return exdb_errorf(err, "out of memory");
-        if (exdb_umod_assign_state(r, r->root, v->fqn, EXDB_UATTR_CONST, 0, obj, err) < 0)
+        if (exdb_modtree_assign_state(r, r->root, v->fqn, EXDB_UATTR_CONST, 0, obj, err) < 0)
             return -1;
     }
     return 0;
@@ -390,7 +392,7 @@ static int build_inputs_to_state(state_ctx *c, exdb_error *err) {
 }
 
 /* The STATE event: _assign_attr of all state, then inputs_to_state. */
-int exdb_ustate_assign(exdb_urun *r, exdb_error *err) {
+int exdb_state_assign(exdb_urun *r, exdb_error *err) {
     state_ctx c = {.r = r};
     exdb_strmap_init(&c.ids, &r->arena);
     if (load_state(&c, err) < 0 || assign_all(&c, err) < 0 || build_inputs_to_state(&c, err) < 0)

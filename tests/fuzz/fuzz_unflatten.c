@@ -5,8 +5,10 @@
  * beyond the loader's: unflatten is what a user runs next on a file. */
 #include "core/export/program.h"
 #include "core/base/strbuf.h"
+#include "core/unflatten/step.h"
 #include "core/unflatten/unflatten.h"
 #include "fuzz_common.h"
+#include "core/unflatten/describe.h"
 
 enum { MAX_MODULES = 32 };
 

@@ -16,6 +16,7 @@
 #include "core/unflatten/preflight.h"
 #include "core/fx/print.h"
 #include "testutil.h"
+#include "core/unflatten/unflatten.h"
 
 #define EXAMPLE "tests/fixtures/example.json"
 #define COND    "tests/fixtures/unflatten/cond.json"

@@ -23,6 +23,7 @@
 #include "core/unflatten/unflatten.h"
 
 #include "testutil.h"
+#include "core/unflatten/describe.h"
 
 /* tied_embeddings: its weights config says emb.weight and head.weight are
  * one tensor, so unflatten sinks it into emb as a get_attr; without the

@@ -14,7 +14,11 @@
 #include "core/export/program.h"
 #include "core/format/container.h"
 #include "core/fx/print.h"
+#include "core/unflatten/step.h"
 #include "core/unflatten/unflatten.h"
+#include "core/unflatten/describe.h"
+#include "core/unflatten/udict.h"
+#include "core/unflatten/ustrset.h"
 
 #define FIX  "tests/fixtures/unflatten/"
 #define REAL "../shared/real_pt2/"

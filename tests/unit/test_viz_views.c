@@ -16,6 +16,7 @@
 #include "viz/render.h"
 
 #include "testutil.h"
+#include "core/unflatten/describe.h"
 
 static void setup(void) {
     test_tmpdir_make("vizv");

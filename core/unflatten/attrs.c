@@ -1,0 +1,55 @@
+/* attrs.c - the ATTRS phase: _copy_graph_attrs, a module's HOP subgraph
+ * attributes (see attrs.h). */
+#include "core/unflatten/attrs.h"
+#include "core/unflatten/modtree.h"
+#include "core/unflatten/udict.h"
+
+#include <string.h>
+
+#include "core/fx/dce.h"
+
+static exdb_node *map_by_id(void *ctx, exdb_node *n) {
+    exdb_node **by_id = ctx;
+    return by_id[n->id];
+}
+
+/* getattr(gm, name) of a HOP subgraph, copied into the run (sink may edit it). */
+int exdb_attrs_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
+    const exdb_program *p = r->prog;
+    const char *fqn = w->name, *name = (const char *)w->node;
+    exdb_umodule *m = exdb_modtree_get_path(r->root, fqn);
+    if (!m)
+        return exdb_errorf(err, "AttributeError: _copy_graph_attrs: no module '%s'", fqn);
+    const struct exdb_subgraph *sub = exdb_program_subgraph(p, name); /* the last of the name */
+    const exdb_graph *src = sub ? sub->graph : NULL;
+    if (!src)
+        return exdb_errorf(err,
+                           "AttributeError: _copy_graph_attrs: the program has no attribute "
+                           "'%s' (module '%s')",
+                           name, fqn[0] ? fqn : "<root>");
+    exdb_umodule *gm = exdb_modtree_new(r, EXDB_UMOD_GRAPH, "torch.fx.graph_module.GraphModule");
+    if (!gm)
+        return exdb_errorf(err, "out of memory");
+    gm->graph = exdb_graph_new(&r->arena);
+    exdb_node **by_id =
+        exdb_arena_calloc(&r->arena, src->next_id ? src->next_id : 1, sizeof *by_id);
+    if (!gm->graph || !by_id)
+        return exdb_errorf(err, "out of memory");
+    for (exdb_node *n = src->head; n; n = n->next) {
+        exdb_node *c = exdb_graph_node_copy(gm->graph, n, map_by_id, by_id);
+        if (!c)
+            return exdb_errorf(err, "out of memory");
+        by_id[n->id] = c;
+    }
+    /* the subgraph as _remove_effect_tokens left it (see remove_dead in
+     * prepass.c): eliminate_dead_code() ran on it */
+    exdb_dce_log log;
+    exdb_dce_log_init(&log);
+    exdb_dce_opts o = {.impure_random = 1};
+    int dead = exdb_dce_run(gm->graph, &o, &log, err);
+    exdb_dce_log_free(&log);
+    if (dead < 0)
+        return -1;
+    exdb_udict_pop(&m->attrs, name);
+    return exdb_udict_set(r, m->children, name, gm) < 0 ? exdb_errorf(err, "out of memory") : 0;
+}

@@ -1,0 +1,10 @@
+/* attrs.h - the ATTRS phase: a module's HOP subgraph attributes (_copy_graph_attrs). */
+#ifndef EXDB_UATTRS_H
+#define EXDB_UATTRS_H
+
+#include "core/unflatten/urun.h"
+
+/* One ATTRS event: _copy_graph_attrs for the module in w. */
+int exdb_attrs_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err);
+
+#endif

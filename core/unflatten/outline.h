@@ -1,0 +1,28 @@
+/* outline.h - the module-frame outliner: _ModuleFrame.run_outer / run_from /
+ * copy_node / remap_input, one COPY, ENTER or EXIT event per step. */
+#ifndef EXDB_UOUTLINE_H
+#define EXDB_UOUTLINE_H
+
+#include "core/unflatten/urun.h"
+
+/* _call_name(base, n) and _compute_accessor(parent_fqn, child_fqn) */
+const char *exdb_outline_call_name(exdb_urun *r, const char *base, int n);
+
+const char *exdb_outline_compute_accessor(exdb_urun *r, const char *parent_fqn,
+                                          const char *child_fqn);
+
+/* Appends a node argument at the front of n's args (insert_arg(0)) in
+ * amortised O(1): avoids upstream's quadratic prepends. */
+int exdb_outline_prepend_arg(exdb_urun *r, exdb_uframe *f, exdb_node *input);
+
+/* user bookkeeping for args edited in place */
+int exdb_outline_add_user(exdb_node *in, exdb_node *user);
+
+/* One outliner event. 1 event, 0 outlining finished, -1 error. */
+int exdb_outline_step(exdb_urun *r, exdb_uevent *ev, exdb_error *err);
+
+/* _ModuleFrame.remap_input */
+int exdb_outline_remap_input(exdb_urun *r, exdb_uframe *f, exdb_node *x, exdb_node **out,
+                             exdb_error *err);
+
+#endif

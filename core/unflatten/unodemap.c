@@ -1,0 +1,91 @@
+/* unodemap.c - see unodemap.h. */
+#include "core/unflatten/unodemap.h"
+
+#include <string.h>
+
+/* ---- the flat-node -> node maps */
+
+static uint32_t hash_id(uint32_t id) {
+    return id * 2654435761u;
+}
+
+exdb_node *exdb_unodemap_get(const exdb_unodemap *m, const exdb_node *k) {
+    if (!m->nslots)
+        return NULL;
+    uint32_t mask = m->nslots - 1;
+    for (uint32_t h = hash_id(k->id) & mask;; h = (h + 1) & mask) {
+        uint32_t s = m->slots[h];
+        if (!s)
+            return NULL;
+        if (m->keys[s - 1] == k)
+            return m->vals[s - 1];
+    }
+}
+
+static int nodemap_grow(exdb_urun *r, exdb_unodemap *m) {
+    uint32_t ns = m->nslots ? m->nslots * 2 : 8;
+    uint32_t *slots = exdb_arena_calloc(&r->arena, ns, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (uint32_t i = 0; i < m->n; i++) {
+        uint32_t h = hash_id(m->keys[i]->id) & (ns - 1);
+        while (slots[h])
+            h = (h + 1) & (ns - 1);
+        slots[h] = i + 1;
+    }
+    m->slots = slots;
+    m->nslots = ns;
+    return 0;
+}
+
+/* m[k] = v: in place when k is present (dict semantics). */
+int exdb_unodemap_put(exdb_urun *r, exdb_unodemap *m, exdb_node *k, exdb_node *v) {
+    if (m->nslots) {
+        uint32_t mask = m->nslots - 1;
+        for (uint32_t h = hash_id(k->id) & mask;; h = (h + 1) & mask) {
+            uint32_t s = m->slots[h];
+            if (!s)
+                break;
+            if (m->keys[s - 1] == k) {
+                EXDB_WILL_WRITE(&r->arena, m->vals[s - 1]);
+                m->vals[s - 1] = v;
+                return 0;
+            }
+        }
+    }
+    EXDB_WILL_WRITE(&r->arena, m->n);
+    if ((m->n + 1) * 2 > m->nslots) {
+        EXDB_WILL_WRITE(&r->arena, m->slots);
+        EXDB_WILL_WRITE(&r->arena, m->nslots);
+        if (nodemap_grow(r, m) < 0)
+            return -1;
+    }
+    if (m->n == m->cap) {
+        EXDB_WILL_WRITE(&r->arena, m->keys);
+        EXDB_WILL_WRITE(&r->arena, m->vals);
+        EXDB_WILL_WRITE(&r->arena, m->cap);
+        uint32_t ncap = m->cap ? m->cap * 2 : 4;
+        exdb_node **nk = exdb_arena_alloc(&r->arena, ncap * sizeof *nk);
+        exdb_node **nv = exdb_arena_alloc(&r->arena, ncap * sizeof *nv);
+        if (!nk || !nv)
+            return -1;
+        if (m->n) {
+            memcpy(nk, m->keys, m->n * sizeof *nk);
+            memcpy(nv, m->vals, m->n * sizeof *nv);
+        }
+        m->keys = nk;
+        m->vals = nv;
+        m->cap = ncap;
+    }
+    EXDB_WILL_WRITE(&r->arena, m->keys[m->n]);
+    EXDB_WILL_WRITE(&r->arena, m->vals[m->n]);
+    m->keys[m->n] = k;
+    m->vals[m->n] = v;
+    uint32_t mask = m->nslots - 1;
+    uint32_t h = hash_id(k->id) & mask;
+    while (m->slots[h])
+        h = (h + 1) & mask;
+    EXDB_WILL_WRITE(&r->arena, m->slots[h]);
+    m->slots[h] = ++m->n;
+    return 0;
+}

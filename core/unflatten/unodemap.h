@@ -1,0 +1,12 @@
+/* unodemap.h - flat-node -> node maps that remember insertion order (node_map,
+ * node_to_placeholder). */
+#ifndef EXDB_UNODEMAP_H
+#define EXDB_UNODEMAP_H
+
+#include "core/unflatten/urun.h"
+
+exdb_node *exdb_unodemap_get(const exdb_unodemap *m, const exdb_node *k);
+
+int exdb_unodemap_put(exdb_urun *r, exdb_unodemap *m, exdb_node *k, exdb_node *v);
+
+#endif
