@@ -178,34 +178,21 @@ static cJSON *event_json(session *s, const exdb_unflatten *u, uint32_t k, const 
 
 /* ---- driving the run */
 
-typedef enum {
-    STOP_EVENTS, /* stepi N: after N events */
-    STOP_COPIES, /* step N: after N COPY events */
-    STOP_NEXT,   /* next N: N COPYs in this frame or above; child frames run through */
-    STOP_FINISH, /* finish: when the frame at `depth` exits */
-    STOP_NEVER,  /* continue, run: only breakpoints, Ctrl-C, the end or an error */
-} stop_mode;
-
+/* A moving command: the core's stop conditions (core/unflatten/step.h)
+ * and what the REPL shows while the run moves. */
 typedef struct drive {
+    exdb_step st;
     session *s;
-    stop_mode mode;
-    uint32_t count, depth;
-    int trace;           /* print every event passed (step, stepi) */
-    int bp;              /* the breakpoint that stopped the run */
-    int interrupted;     /* Ctrl-C */
-    uint32_t exit_depth; /* until/advance: stop when the frame this deep exits */
-    uint32_t target;     /* until/advance K: stop after event K */
-    int located;         /* until/advance: the location was reached */
-    int exited;          /* until/advance: the frame exited first */
-    uint32_t printed;    /* the last event printed by the trace */
-    exdb_buf why;
-    cJSON *events; /* JSON mode: the traced events */
+    int trace;        /* print every event passed (step, stepi) */
+    uint32_t printed; /* the last event printed by the trace */
+    exdb_buf why;     /* the breakpoint's report for the event just applied */
+    cJSON *events;    /* JSON mode: the traced events */
 } drive;
 
 /* Prints event k (the one just applied) with the reason it stopped, if any. */
 static void print_event(drive *d, const exdb_unflatten *u, const exdb_uevent *ev) {
     session *s = d->s;
-    if (d->bp > 0 && !cmd_break_silent(s)) {
+    if (d->st.bp > 0 && !cmd_break_silent(s)) {
         const char *w = exdb_buf_str(&d->why);
         int multi = d->why.len && w[d->why.len - 1] == '\n'; /* a watchpoint's report */
         exdb_buf_printf(&s->buf, "%s%s%s%s", cmd_color(s, C_RED), w, cmd_color(s, C_RESET),
@@ -221,50 +208,20 @@ static void print_event(drive *d, const exdb_unflatten *u, const exdb_uevent *ev
     }
 }
 
-/* The run_until predicate of every moving command. */
-static int drive_pred(void *ctx, const exdb_unflatten *u, const exdb_uevent *ev) {
+/* The breakpoints, after each event (exdb_step's check). */
+static int drive_check(void *ctx, const exdb_unflatten *u, const exdb_uevent *ev) {
     drive *d = ctx;
-    int stop = 0;
-    if (exdb_interrupted) {
-        d->interrupted = 1;
-        stop = 1;
-    }
     exdb_buf_reset(&d->why);
-    d->bp = cmd_break_check(d->s, u, ev, 1, &d->why);
-    if (d->bp)
-        stop = 1;
-    if (d->bp < 0 || (d->target && u->pos >= d->target)) {
-        d->located = 1; /* until/advance's own location: no "Breakpoint N" */
-        d->bp = d->bp < 0 ? 0 : d->bp;
-        stop = 1;
-    } else if (d->exit_depth && ev->kind == EXDB_EV_EXIT && ev->depth < d->exit_depth) {
-        d->exited = 1;
-        stop = 1;
-    }
-    int counted = 0;
-    switch (d->mode) {
-    case STOP_EVENTS:
-        counted = 1;
-        break;
-    case STOP_COPIES:
-        counted = ev->kind == EXDB_EV_COPY;
-        break;
-    case STOP_NEXT:
-        counted = (ev->kind == EXDB_EV_COPY && ev->depth <= d->depth) || ev->depth < d->depth;
-        break;
-    case STOP_FINISH:
-        counted = ev->kind == EXDB_EV_EXIT && ev->depth < d->depth;
-        break;
-    case STOP_NEVER:
-        break;
-    }
-    if (counted && d->count && --d->count == 0)
-        stop = 1;
-    /* a stop at `silent` breakpoints is not announced (the trace of step
-     * still shows the event) */
-    if (d->trace || (stop && !(d->bp > 0 && cmd_break_silent(d->s))))
+    return cmd_break_check(d->s, u, ev, 1, &d->why);
+}
+
+/* What the user sees as the run moves (exdb_step's observe): the trace,
+ * and the event it stops at (not announced at a `silent` breakpoint; the
+ * trace of step still shows it). */
+static void drive_observe(void *ctx, const exdb_unflatten *u, const exdb_uevent *ev, int stop) {
+    drive *d = ctx;
+    if (d->trace || (stop && !(d->st.bp > 0 && cmd_break_silent(d->s))))
         print_event(d, u, ev);
-    return stop;
 }
 
 /* Where the run is, for commands that jump (goto, reverse-*, restart). */
@@ -302,62 +259,63 @@ static int can_go_forward(session *s, const exdb_unflatten *u) {
     return 0;
 }
 
-/* Runs the events of one command and says where it stopped; d holds the
- * command's stop conditions. */
+/* Runs the events of one command and says where it stopped; dp->st holds
+ * the command's stop conditions. */
 static int drive_go(session *s, exdb_unflatten *u, drive *dp, uint32_t depth) {
     drive d = *dp;
     d.s = s;
     exdb_buf_init(&d.why);
-    d.depth = depth ? depth : exdb_unflatten_depth(u);
-    if (d.mode == STOP_NEXT && d.depth == 0)
-        d.depth = 1; /* before the root frame exists, next is step */
+    d.st.depth = depth;
+    d.st.check = drive_check;
+    d.st.observe = drive_observe;
+    d.st.ctx = &d;
+    d.st.interrupt = &exdb_interrupted;
     cmd_break_arm(s, u);
     exdb_error err = {0};
-    int rc = exdb_unflatten_run_until(u, drive_pred, &d, &err);
+    int rc = exdb_step_go(u, &d.st, &err);
     s->selected_frame = 0;
     s->list_next = -1;
-    const char *reason = d.interrupted ? "interrupt"
-                         : d.bp        ? "breakpoint"
-                         : d.located   ? "location"
-                         : d.exited    ? "frame-exit"
-                                       : "step";
+    static const char *const reasons[] = {
+        [EXDB_STOP_STEP] = "step",           [EXDB_STOP_BREAKPOINT] = "breakpoint",
+        [EXDB_STOP_LOCATION] = "location",   [EXDB_STOP_FRAME_EXIT] = "frame-exit",
+        [EXDB_STOP_INTERRUPT] = "interrupt", [EXDB_STOP_END] = "end",
+        [EXDB_STOP_ERROR] = "error",
+    };
+    const char *reason = reasons[d.st.reason];
     if (rc == 0) {
         /* the end: show the last event unless the trace did */
         if (u->pos && d.printed != u->pos)
             print_position(s, u);
         exdb_buf_printf(&s->buf, "unflatten complete: %u event%s, %u module%s\n", u->pos,
                         cmd_s(u->pos), u->run->nmodules, cmd_s(u->run->nmodules));
-        reason = "end";
     } else if (rc < 0) {
         if (u->pos && d.printed != u->pos)
             print_position(s, u);
-        reason = "error";
     }
-    if (d.interrupted)
+    if (d.st.reason == EXDB_STOP_INTERRUPT)
         exdb_buf_printf(&s->buf, "Interrupted after event %u.\n", u->pos);
     cmd_flush(s, 1);
     if (s->json) {
         if (d.events)
             cmd_json_add(s, "events", d.events);
-        if (d.bp)
-            cmd_json_add(s, "breakpoint", cJSON_CreateNumber(d.bp));
-        if (d.bp > 0 && cmd_break_silent(s))
+        if (d.st.bp)
+            cmd_json_add(s, "breakpoint", cJSON_CreateNumber(d.st.bp));
+        if (d.st.bp > 0 && cmd_break_silent(s))
             cmd_json_add(s, "silent", cJSON_CreateTrue());
         json_position(s, u, reason);
     } else {
         cJSON_Delete(d.events);
     }
     exdb_buf_free(&d.why);
-    dp->located = d.located;
-    dp->exited = d.exited;
+    dp->st = d.st;
     if (rc < 0)
         return cmd_fail(s, "%s", err.msg);
     return 0;
 }
 
-static int drive_run(session *s, exdb_unflatten *u, stop_mode mode, uint32_t count, int trace,
+static int drive_run(session *s, exdb_unflatten *u, exdb_step_mode mode, uint32_t count, int trace,
                      uint32_t depth) {
-    drive d = {.mode = mode, .count = count, .trace = trace};
+    drive d = {.st = {.mode = mode, .count = count}, .trace = trace};
     return drive_go(s, u, &d, depth);
 }
 
@@ -373,14 +331,15 @@ static int optional_count(session *s, int argc, char **argv, uint32_t *n) {
 }
 
 /* step/stepi/next/finish/continue share one shape. */
-static int forward(session *s, int argc, char **argv, stop_mode mode, int trace) {
+static int forward(session *s, int argc, char **argv, exdb_step_mode mode, int trace) {
     uint32_t n = 1;
-    if (mode != STOP_FINISH && mode != STOP_NEVER && optional_count(s, argc, argv, &n) < 0)
+    if (mode != EXDB_STEP_FINISH && mode != EXDB_STEP_NEVER &&
+        optional_count(s, argc, argv, &n) < 0)
         return -1;
     exdb_unflatten *u = get_run(s, 0);
     if (!u || can_go_forward(s, u) < 0)
         return -1;
-    if (mode == STOP_FINISH) {
+    if (mode == EXDB_STEP_FINISH) {
         /* the selected frame: `up` then `finish` runs until the caller exits */
         uint32_t depth = exdb_unflatten_depth(u);
         if (s->selected_frame < depth)
@@ -406,23 +365,23 @@ static int forward(session *s, int argc, char **argv, stop_mode mode, int trace)
 }
 
 static int cmd_stepi(session *s, int argc, char **argv) {
-    return forward(s, argc, argv, STOP_EVENTS, 1);
+    return forward(s, argc, argv, EXDB_STEP_EVENTS, 1);
 }
 
 static int cmd_step(session *s, int argc, char **argv) {
-    return forward(s, argc, argv, STOP_COPIES, 1);
+    return forward(s, argc, argv, EXDB_STEP_COPIES, 1);
 }
 
 static int cmd_next(session *s, int argc, char **argv) {
-    return forward(s, argc, argv, STOP_NEXT, 0);
+    return forward(s, argc, argv, EXDB_STEP_NEXT, 0);
 }
 
 static int cmd_finish(session *s, int argc, char **argv) {
-    return forward(s, argc, argv, STOP_FINISH, 0);
+    return forward(s, argc, argv, EXDB_STEP_FINISH, 0);
 }
 
 static int cmd_continue(session *s, int argc, char **argv) {
-    return forward(s, argc, argv, STOP_NEVER, 0);
+    return forward(s, argc, argv, EXDB_STEP_NEVER, 0);
 }
 
 static int cmd_run(session *s, int argc, char **argv) {
@@ -431,7 +390,7 @@ static int cmd_run(session *s, int argc, char **argv) {
     exdb_unflatten *u = get_run(s, 1);
     if (!u)
         return -1;
-    return drive_run(s, u, STOP_NEVER, 0, 0, 0);
+    return drive_run(s, u, EXDB_STEP_NEVER, 0, 0, 0);
 }
 
 /* start: as gdb's start runs to main, a temporary breakpoint on the first
@@ -452,7 +411,7 @@ static int cmd_start(session *s, int argc, char **argv) {
     char *bargv[] = {"tbreak", (char *)n->name, NULL};
     if (cmd_break_add(s, 1, 2, bargv) < 0)
         return -1;
-    return drive_run(s, u, STOP_NEVER, 0, 0, 0);
+    return drive_run(s, u, EXDB_STEP_NEVER, 0, 0, 0);
 }
 
 /* until [LOCATION] / advance LOCATION, as gdb's: run until LOCATION is
@@ -467,7 +426,7 @@ static int until_cmd(session *s, int argc, char **argv, int advance) {
     uint32_t depth = exdb_unflatten_depth(u);
     if (s->selected_frame < depth)
         depth -= s->selected_frame;
-    drive d = {.mode = STOP_NEVER, .exit_depth = depth};
+    drive d = {.st = {.mode = EXDB_STEP_NEVER, .exit_depth = depth}};
     char *end;
     long k = strtol(argv[1], &end, 10);
     if (argc == 2 && *argv[1] && !*end) {
@@ -476,7 +435,7 @@ static int until_cmd(session *s, int argc, char **argv, int advance) {
                             "Event %ld is not ahead (the run is after event %u); \"goto %ld\" "
                             "goes back there.",
                             k, u->pos, k);
-        d.target = (uint32_t)k;
+        d.st.target = (uint32_t)k;
     } else {
         const char *w = argv[1][0] == '%' ? argv[1] + 1 : argv[1];
         if (argc == 2) {
@@ -497,7 +456,7 @@ static int until_cmd(session *s, int argc, char **argv, int advance) {
     }
     int rc = drive_go(s, u, &d, depth);
     cmd_break_clear_momentary(s);
-    if (rc == 0 && d.exited && !d.located) {
+    if (rc == 0 && d.st.exited && !d.st.located) {
         exdb_buf_printf(&s->buf, "(the frame exited before %s was reached)\n", argv[argc - 1]);
         cmd_flush(s, 1);
     }
@@ -506,7 +465,7 @@ static int until_cmd(session *s, int argc, char **argv, int advance) {
 
 static int cmd_until(session *s, int argc, char **argv) {
     if (argc == 1) /* no loops in the outliner: until is next */
-        return forward(s, argc, argv, STOP_NEXT, 0);
+        return forward(s, argc, argv, EXDB_STEP_NEXT, 0);
     return until_cmd(s, argc, argv, 0);
 }
 
@@ -620,12 +579,7 @@ static int cmd_reverse_step(session *s, int argc, char **argv) {
     exdb_unflatten *u = get_run(s, 0);
     if (!u)
         return -1;
-    uint32_t k = u->pos;
-    for (uint32_t i = 0; i < n && k > 0; i++) {
-        k--;
-        while (k > 0 && u->log[k - 1].kind != EXDB_EV_COPY)
-            k--;
-    }
+    uint32_t k = exdb_step_reverse_copies(u, n);
     return jump(s, u, k, "step");
 }
 
@@ -637,18 +591,7 @@ static int cmd_reverse_next(session *s, int argc, char **argv) {
     exdb_unflatten *u = get_run(s, 0);
     if (!u)
         return -1;
-    uint32_t k = u->pos;
-    if (k == 0)
-        return jump(s, u, 0, "step");
-    uint32_t depth = u->log[k - 1].depth;
-    k--;
-    while (k > 0) {
-        const exdb_uevent *e = &u->log[k - 1];
-        if ((e->kind == EXDB_EV_COPY && e->depth <= depth) || e->depth < depth ||
-            (e->kind == EXDB_EV_ENTER && e->depth == depth))
-            break;
-        k--;
-    }
+    uint32_t k = exdb_step_reverse_next(u);
     return jump(s, u, k, "step");
 }
 
@@ -659,14 +602,32 @@ static int cmd_reverse_finish(session *s, int argc, char **argv) {
     exdb_unflatten *u = get_run(s, 0);
     if (!u)
         return -1;
-    uint32_t depth = exdb_unflatten_depth(u);
-    if (depth <= 1)
+    uint32_t k;
+    if (exdb_step_reverse_finish(u, exdb_unflatten_depth(u), &k) < 0)
         return cmd_fail(s, "\"reverse-finish\" not meaningful in the outermost frame.");
-    uint32_t index = exdb_unflatten_frame(u, depth - 1)->index;
-    uint32_t k = u->pos;
-    while (k > 0 && !(u->log[k - 1].kind == EXDB_EV_ENTER && u->log[k - 1].frame == (int32_t)index))
-        k--;
-    return jump(s, u, k ? k - 1 : 0, "step");
+    return jump(s, u, k, "step");
+}
+
+/* reverse-continue's breakpoint test: the report of the last hit is kept. */
+typedef struct rc_ctx {
+    session *s;
+    exdb_buf why;
+    char *last_why;
+} rc_ctx;
+
+static int rc_check(void *ctx, const exdb_unflatten *u, const exdb_uevent *ev) {
+    rc_ctx *c = ctx;
+    exdb_buf_reset(&c->why);
+    return cmd_break_check(c->s, u, ev, 0, &c->why);
+}
+
+static void rc_observe(void *ctx, const exdb_unflatten *u, const exdb_uevent *ev, int stop) {
+    (void)u;
+    (void)ev;
+    (void)stop;
+    rc_ctx *c = ctx;
+    free(c->last_why);
+    c->last_why = strdup(exdb_buf_str(&c->why));
 }
 
 /* reverse-continue: replays from the start with the breakpoints tested
@@ -679,29 +640,21 @@ static int cmd_reverse_continue(session *s, int argc, char **argv) {
     if (!u)
         return -1;
     uint32_t target = u->pos, last = 0;
-    int last_bp = 0;
+    rc_ctx c = {.s = s};
+    exdb_buf_init(&c.why);
+    exdb_step st = {
+        .check = rc_check, .observe = rc_observe, .ctx = &c, .interrupt = &exdb_interrupted};
     exdb_error err = {0};
-    if (exdb_unflatten_goto(u, 0, &err) < 0)
+    if (exdb_unflatten_goto(u, 0, &err) < 0) {
+        exdb_buf_free(&c.why);
         return cmd_fail(s, "%s", err.msg);
-    cmd_break_arm(s, u);
-    exdb_buf why;
-    exdb_buf_init(&why);
-    char *last_why = NULL;
-    exdb_uevent ev;
-    while (u->pos + 1 < target && !exdb_interrupted) {
-        if (exdb_unflatten_step(u, &ev, &err) != 1)
-            break;
-        exdb_buf_reset(&why);
-        int bp = cmd_break_check(s, u, &ev, 0, &why);
-        if (bp) {
-            last = u->pos;
-            last_bp = bp;
-            free(last_why);
-            last_why = strdup(exdb_buf_str(&why));
-        }
     }
-    exdb_buf_free(&why);
-    int interrupted = exdb_interrupted;
+    cmd_break_arm(s, u);
+    exdb_step_reverse_continue(u, target, &st, &last, &err);
+    int last_bp = st.bp;
+    char *last_why = c.last_why;
+    exdb_buf_free(&c.why);
+    int interrupted = st.reason == EXDB_STOP_INTERRUPT;
     int quiet = last_bp && !interrupted && cmd_break_silent(s);
     if (last_bp && last_why && !quiet)
         exdb_buf_printf(&s->buf, "%s%s%s%s", cmd_color(s, C_RED), last_why, cmd_color(s, C_RESET),

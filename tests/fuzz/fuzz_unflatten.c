@@ -70,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         memset(&err, 0, sizeof err);
         (void)exdb_unflatten_step(u, NULL, &err);
         memset(&err, 0, sizeof err);
-        (void)exdb_unflatten_next(u, &err);
+        (void)exdb_step_next(u, &err);
         exdb_unflatten_dump(&b, u);
         exdb_buf_reset(&b);
     }

@@ -1025,12 +1025,24 @@ Test(unflatten, stepping_events) {
     cr_expect_eq(ev.kind, EXDB_EV_ENTER);
     cr_expect_eq(exdb_unflatten_depth(f.u), 2);
     cr_expect_str_eq(exdb_unflatten_frame(f.u, 1)->child_fqn, "foo");
-    /* next: over foo.nested */
-    cr_assert_eq(exdb_unflatten_next(f.u, &e), 1);
+    /* next: over foo.nested (entered, div copied, exited) to the next COPY
+     * in foo, as the REPL's `next` (both go through exdb_step_go) */
+    cr_assert_eq(exdb_step_next(f.u, &e), 1);
     cr_expect_eq(exdb_unflatten_depth(f.u), 2);
-    cr_expect_eq(f.u->log[f.u->pos - 1].kind, EXDB_EV_EXIT);
+    cr_expect_eq(f.u->pos, 10);
+    cr_expect_eq(f.u->log[8].kind, EXDB_EV_EXIT);
+    cr_expect_eq(f.u->log[f.u->pos - 1].kind, EXDB_EV_COPY);
+    /* where the reverse commands go from here (event 10, COPY add in foo) */
+    cr_expect_eq(exdb_step_reverse_copies(f.u, 1), 8); /* after COPY div */
+    cr_expect_eq(exdb_step_reverse_copies(f.u, 2), 5); /* after COPY mul */
+    cr_expect_eq(exdb_step_reverse_copies(f.u, 99), 0);
+    cr_expect_eq(exdb_step_reverse_next(f.u), 6); /* foo's ENTER, over foo.nested */
+    uint32_t k = 99;
+    cr_expect_eq(exdb_step_reverse_finish(f.u, 2, &k), 0);
+    cr_expect_eq(k, 5); /* just before foo was entered */
+    cr_expect_eq(exdb_step_reverse_finish(f.u, 1, &k), -1);
     /* finish foo */
-    cr_assert_eq(exdb_unflatten_finish(f.u, &e), 1);
+    cr_assert_eq(exdb_step_finish(f.u, &e), 1);
     cr_expect_eq(exdb_unflatten_depth(f.u), 1);
     exdb_buf b;
     exdb_buf_init(&b);
