@@ -918,27 +918,28 @@ int cmd_break_info(session *s) {
 
 const command break_commands[] = {
     {"break", 1, -1, CMD_NEEDS_PROGRAM, "break NODE|module FQN|exit FQN|op GLOB|event KIND [if C]",
-     "Stop the unflatten run at a node, a module call, an op or an event.", BREAK_HELP, cmd_break},
+     "Stop the unflatten run at a node, a module call, an op or an event.", BREAK_HELP, cmd_break,
+     NULL, NULL},
     {"tbreak", 1, -1, CMD_NEEDS_PROGRAM, "tbreak ...", "A breakpoint deleted when first hit.",
-     BREAK_HELP, cmd_tbreak},
+     BREAK_HELP, cmd_tbreak, NULL, NULL},
     {"watch", 2, -1, CMD_NEEDS_PROGRAM, "watch node-map NODE [if COND]",
      "Stop when NODE gets mapped in a frame (node_map or node_to_placeholder).",
      "Fires once per frame that maps the flat node: where it is copied, where a child\n"
      "frame makes a placeholder for it, where an exiting frame hands its output back to\n"
      "the parent. Conditions as for break (\"help break\").",
-     cmd_watch},
+     cmd_watch, NULL, NULL},
     {"delete", 0, -1, 0, "delete [N...]|display [N...]",
-     "Delete breakpoints N... (all without N), or auto-displays.", NULL, cmd_delete},
+     "Delete breakpoints N... (all without N), or auto-displays.", NULL, cmd_delete, NULL, NULL},
     {"disable", 0, -1, 0, "disable [N...]|display [N...]",
-     "Disable breakpoints N... (all without N), or auto-displays.", NULL, cmd_disable},
+     "Disable breakpoints N... (all without N), or auto-displays.", NULL, cmd_disable, NULL, NULL},
     {"enable", 0, -1, 0, "enable [N...]|display [N...]",
-     "Enable breakpoints N... (all without N), or auto-displays.", NULL, cmd_enable},
+     "Enable breakpoints N... (all without N), or auto-displays.", NULL, cmd_enable, NULL, NULL},
     {"ignore", 2, 2, 0, "ignore N COUNT",
      "Pass breakpoint N the next COUNT times it is reached (0: stop again).",
      "As gdb's ignore counts: each crossing passed still counts as a hit; \"info\n"
      "breakpoints\" shows the count left. reverse-continue passes a breakpoint whose\n"
      "count is not 0 (and does not use it up).",
-     cmd_ignore},
+     cmd_ignore, NULL, NULL},
     {"commands", 0, -1, 0, "commands [N...]",
      "Commands to run when breakpoint N stops the run, up to a line \"end\".",
      "As gdb's: the lines after \"commands N\" (in a script, on standard input or at the\n"
@@ -948,9 +949,9 @@ const command break_commands[] = {
      "ends the list: the commands after it do not run, those of the breakpoint it stops\n"
      "at do. Without N: the last breakpoint made. \"commands N\" and \"end\" alone remove\n"
      "N's commands. \"info breakpoints\" lists them under each breakpoint.",
-     cmd_commands},
+     cmd_commands, NULL, NULL},
     {"condition", 1, 4, 0, "condition N [VAR OP VALUE]",
      "Stop at breakpoint N only when the condition holds (none: always).",
-     "See \"help break\" for the variables.", cmd_condition},
+     "See \"help break\" for the variables.", cmd_condition, NULL, NULL},
 };
 const size_t break_ncommands = sizeof break_commands / sizeof *break_commands;

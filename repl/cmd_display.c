@@ -363,8 +363,8 @@ int cmd_display_info(session *s) {
 const command display_commands[] = {
     {"display", 0, -1, 0, "display[/json] [EXPR]",
      "Show EXPR (node-map, frame, node NAME, ...) every time the run stops.", DISPLAY_HELP,
-     cmd_display},
+     cmd_display, NULL, NULL},
     {"undisplay", 0, -1, 0, "undisplay [N...]", "Remove auto-displays N... (all without N).", NULL,
-     cmd_undisplay},
+     cmd_undisplay, NULL, NULL},
 };
 const size_t display_ncommands = sizeof display_commands / sizeof *display_commands;

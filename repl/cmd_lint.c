@@ -597,7 +597,7 @@ const command lint_commands[] = {
      "--json prints one JSON array with one object per finding: {\"severity\", \"check\",\n"
      "\"node\", \"module\", \"graph\", \"message\", \"fix\"} (null when not applicable).\n"
      "Fails (exit status 1 in batch mode) when there is a finding of severity error.",
-     cmd_lint},
+     cmd_lint, NULL, NULL},
     {"dce", 0, 3, CMD_NEEDS_PROGRAM, "dce [module FQN|all] [--dry-run]",
      "Remove nodes without users that have no side effects (Graph.eliminate_dead_code).",
      "One reverse pass, as torch.fx does: a dead chain goes at once. Kept: placeholders,\n"
@@ -616,9 +616,9 @@ const command lint_commands[] = {
      "part way is refused (\"continue\" first). Going back (reverse-*, goto, restart, run) or\n"
      "a flat dce/undo rebuilds the run from the flat graph, which discards the module edits\n"
      "(a note says so); \"save\" writes the flat program, never module edits.",
-     cmd_dce},
+     cmd_dce, NULL, NULL},
     {"undo", 0, 0, CMD_NEEDS_PROGRAM, "undo",
-     "Put back what the last dce (flat, module or all) removed.", NULL, cmd_undo},
+     "Put back what the last dce (flat, module or all) removed.", NULL, cmd_undo, NULL, NULL},
     {"save", 1, -1, CMD_NEEDS_PROGRAM, "save [--force] FILE | save --dry-run",
      "Write the current program (e.g. after dce) in the format it was loaded from.",
      "Bare JSON stays bare JSON; a .pt2 or legacy zip is copied member for member with the\n"
@@ -634,7 +634,7 @@ const command lint_commands[] = {
      "written, and writes nothing.\n"
      "save code [--force] [module [FQN]] FILE writes print code's Python instead (module\n"
      "FQN: that module's, \"\" the root; module alone: ep.module()'s).",
-     cmd_save},
+     cmd_save, NULL, NULL},
     {"quit-if-complete", 0, -1, 0, "quit-if-complete [TEXT]",
      "In a script: if the unflatten run is complete, print TEXT and quit (status 0).",
      "For scripts that run to a stop (a breakpoint, unflatten's error) and then inspect it:\n"
@@ -647,6 +647,6 @@ const command lint_commands[] = {
      "  break event copy if target ~ torch.ops.aten.copy_.*\n"
      "  run\n"
      "  quit-if-complete No buffer mutations.",
-     cmd_quit_if_complete},
+     cmd_quit_if_complete, NULL, NULL},
 };
 const size_t lint_ncommands = sizeof lint_commands / sizeof *lint_commands;

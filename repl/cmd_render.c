@@ -183,6 +183,6 @@ const command render_commands[] = {
      "and source line. Labels use DejaVu Sans. Files are rendered in\n"
      "memory, then written atomically, never over the loaded program and only over a\n"
      "regular file (not a device, a FIFO or a link).",
-     cmd_render},
+     cmd_render, NULL, NULL},
 };
 const size_t render_ncommands = sizeof render_commands / sizeof *render_commands;

@@ -1619,16 +1619,16 @@ const command unflatten_commands[] = {
      "Unflatten from the start until a breakpoint, Ctrl-C, an error or the end.",
      "Starts a fresh run of torch.export.unflatten (event 0) and continues it. See\n"
      "\"help unflatten\" for the events, \"help break\" for where it stops.",
-     cmd_run},
+     cmd_run, NULL, NULL},
     {"start", 0, 0, P, "start",
      "Run from the start to the first node that is not a placeholder (as gdb's start).",
      "Sets a temporary breakpoint on the first flat node that is not a placeholder (the\n"
      "program's first computation, as main is a C program's) and runs: the run stops\n"
      "after that node is copied, in the module frames it belongs to. A breakpoint met\n"
      "before it stops the run first, and the temporary one stays.",
-     cmd_start},
+     cmd_start, NULL, NULL},
     {"restart", 0, 0, P, "restart", "Back to event 0: the prepasses done, nothing outlined.", NULL,
-     cmd_restart},
+     cmd_restart, NULL, NULL},
     {"step", 0, 1, R, "step [N]", "Run to the N-th next flat node copied, entering module frames.",
      "Prints each event passed, as PyTorch's _ModuleFrame trace words it:\n"
      "  [K] STEP i in FRAME: copying %node : ...           (copy_node)\n"
@@ -1636,35 +1636,37 @@ const command unflatten_commands[] = {
      "  [K] STEP i in FRAME: outlining FQN (N nodes copied; called as %node in PARENT)\n"
      "[K] is the event number (\"goto K\" comes back), i the flat node index (upstream's\n"
      "node_idx), FRAME the frame doing it. Stops early at a breakpoint.",
-     cmd_step},
+     cmd_step, NULL, NULL},
     {"stepi", 0, 1, R, "stepi [N]", "Apply N unflatten events (default 1), printing each.",
      "Events: COPY, ENTER, EXIT (outlining), then the later phases IVAL, ATTRS, STATE,\n"
      "SINK, DEDUP, DISPATCH, REORDER and DONE (see \"help unflatten\").",
-     cmd_stepi},
+     cmd_stepi, NULL, NULL},
     {"next", 0, 1, R, "next [N]",
-     "Run to the next node copied in this frame, over child module frames.", NULL, cmd_next},
+     "Run to the next node copied in this frame, over child module frames.", NULL, cmd_next, NULL,
+     NULL},
     {"finish", 0, 0, R, "finish",
      "Run until the selected frame exits; print the call_module node left in its parent.", NULL,
-     cmd_finish},
+     cmd_finish, NULL, NULL},
     {"continue", 0, 0, R, "continue",
-     "Run until a breakpoint, a watchpoint, Ctrl-C, an error or the end.", NULL, cmd_continue},
+     "Run until a breakpoint, a watchpoint, Ctrl-C, an error or the end.", NULL, cmd_continue, NULL,
+     NULL},
     {"reverse-step", 0, 1, R, "reverse-step [N]", "Go back to the N-th flat node copied before.",
      "The run is deterministic: going back replays it from the start to that event.",
-     cmd_reverse_step},
+     cmd_reverse_step, NULL, NULL},
     {"reverse-stepi", 0, 1, R, "reverse-stepi [N]", "Go back N unflatten events (default 1).", NULL,
-     cmd_reverse_stepi},
+     cmd_reverse_stepi, NULL, NULL},
     {"reverse-next", 0, 0, R, "reverse-next",
      "Go back to the previous node copied in this frame, over child frames.", NULL,
-     cmd_reverse_next},
+     cmd_reverse_next, NULL, NULL},
     {"reverse-finish", 0, 0, R, "reverse-finish",
-     "Go back to just before the current frame was created.", NULL, cmd_reverse_finish},
+     "Go back to just before the current frame was created.", NULL, cmd_reverse_finish, NULL, NULL},
     {"reverse-continue", 0, 0, R, "reverse-continue",
      "Go back to the last event before this one that hits a breakpoint.", NULL,
-     cmd_reverse_continue},
+     cmd_reverse_continue, NULL, NULL},
     {"goto", 1, 1, P, "goto K", "Go to the state right after event K (0: the start).",
      "Forwards or backwards (going back replays the run: it is deterministic). A K past the\n"
      "last event, or past an event that fails, is an error and the run stays where it is.",
-     cmd_goto},
+     cmd_goto, NULL, NULL},
     {"until", 0, 2, P | CMD_REPEAT_BARE, "until [LOCATION]",
      "Run until LOCATION in this frame, or until the selected frame exits.",
      "Without LOCATION, as next (the outliner has no loops to skip). LOCATION is:\n"
@@ -1673,12 +1675,12 @@ const command unflatten_commands[] = {
      "  module FQN    when a frame for FQN is created here (exit FQN, op GLOB, event KIND:\n"
      "                as \"help break\")\n"
      "Breakpoints still stop it. \"advance\" also stops in deeper frames.",
-     cmd_until},
+     cmd_until, NULL, NULL},
     {"advance", 1, 2, P, "advance LOCATION",
      "Run until LOCATION (anywhere), or until the selected frame exits.",
      "LOCATION as for until (K, NODE, module FQN, exit FQN, op GLOB, event KIND), but\n"
      "reached in any frame, deeper ones too. Breakpoints still stop it.",
-     cmd_advance},
+     cmd_advance, NULL, NULL},
     {"unflatten", 0, 1, P, "unflatten [run|restart]",
      "Run torch.export.unflatten to the end, ignoring breakpoints (restart: event 0).",
      "Replays the newest upstream UnflattenedModule.__init__: the mutation and module-stack\n"
@@ -1696,18 +1698,20 @@ const command unflatten_commands[] = {
      "  DISPATCH  a multiply-called preserved fqn dispatched, or call indices elided\n"
      "  REORDER   submodules re-registered in call-graph order\n"
      "  DONE      the root graph linted (self.graph.lint()): the module is complete",
-     cmd_unflatten},
+     cmd_unflatten, NULL, NULL},
     {"backtrace", 0, 0, I, "backtrace", "The outliner's frame stack, innermost (#0) first.",
      "#N  FQN[@call]  TYPE  K copied, P placeholders, call C of MODULE_ID, as %node in PARENT\n"
      "FQN@N is the N-th extra call of a module (PyTorch's _call_name); MODULE_ID is the\n"
      "nn_module_stack key the calls share (seen_modules); %node is the call_module node\n"
      "the frame is building in its parent's graph.",
-     cmd_backtrace},
+     cmd_backtrace, NULL, NULL},
     {"frame", 0, 1, I, "frame [N]", "Select frame N of the backtrace (default: show the selected).",
      "info frame, info node-map, info placeholders and print frame use the selected frame.",
-     cmd_frame},
-    {"up", 0, 1, I, "up [N]", "Select the frame N levels up (towards the root).", NULL, cmd_up},
-    {"down", 0, 1, I, "down [N]", "Select the frame N levels down (towards #0).", NULL, cmd_down},
+     cmd_frame, NULL, NULL},
+    {"up", 0, 1, I, "up [N]", "Select the frame N levels up (towards the root).", NULL, cmd_up,
+     NULL, NULL},
+    {"down", 0, 1, I, "down [N]", "Select the frame N levels down (towards #0).", NULL, cmd_down,
+     NULL, NULL},
     {"list", 0, 1, I | CMD_REPEAT, "list [NODE|INDEX]",
      "The flat nodes around the cursor (or NODE): copied ones and the next (=>).",
      "Columns: the cursor (=> the next node the outliner looks at), the flat index\n"
@@ -1715,6 +1719,6 @@ const command unflatten_commands[] = {
      "nn_module_stack (fqn@N for a repeated call) and, when it differs, the frame it was\n"
      "copied into. \"set listsize N\" sets the window; \"list\" again (or an empty line)\n"
      "shows the next nodes.",
-     cmd_list},
+     cmd_list, NULL, NULL},
 };
 const size_t unflatten_ncommands = sizeof unflatten_commands / sizeof *unflatten_commands;

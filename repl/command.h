@@ -22,15 +22,32 @@ enum {
 
 typedef int (*command_fn)(session *s, int argc, char **argv);
 
+/* A subcommand word of a command ("info frame", "lint module"): a unique
+ * prefix of it names it (the command sees the whole word), completion
+ * offers it. fn (or NULL when the command reads the word itself) runs it
+ * with argv[0] the word; max_args words may follow it (-1: any); needs a
+ * loaded program unless no_program. */
+typedef struct subcommand {
+    const char *word;
+    command_fn fn;
+    int max_args;
+    int no_program;
+} subcommand;
+
 struct command {
     const char *name;
     int min_args, max_args; /* words after the name; -1 = no limit */
     int flags;
-    const char *usage;   /* "print graph|tabular|node NAME..." */
-    const char *summary; /* one line for `help` */
-    const char *help;    /* more lines for `help NAME`, or NULL */
-    command_fn fn;       /* argv[0] is the command name; returns 0 or -1 */
+    const char *usage;            /* "print graph|tabular|node NAME..." */
+    const char *summary;          /* one line for `help` */
+    const char *help;             /* more lines for `help NAME`, or NULL */
+    command_fn fn;                /* argv[0] is the command name; returns 0 or -1 */
+    const subcommand *subs;       /* its subcommand words ({NULL} ends them), or NULL */
+    const char *(*help_fn)(void); /* the help when it is built from a table (set) */
 };
+
+/* c's help text (help_fn's or help), or NULL. */
+const char *command_help(const command *c);
 
 /* Prints a one-line error to the session's error stream; returns -1. */
 int cmd_fail(session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -20,6 +20,7 @@
 #include "command.h"
 #include "json_answers.h"
 #include "session.h"
+#include "settings.h"
 
 #define MAX_ARGS 64
 
@@ -397,210 +398,46 @@ static int cmd_source(session *s, int argc, char **argv) {
     return rc;
 }
 
-/* "unlimited"/"0" or a number up to 1e9: 0 or -1 after an error. */
-static int parse_limit(session *s, const char *name, const char *v, int *out) {
-    if (strcmp(v, "unlimited") == 0) {
-        *out = 0;
-        return 0;
-    }
-    char *end;
-    long n = strtol(v, &end, 10);
-    if (!*v || *end || n < 0 || n > 1000000000)
-        return cmd_fail(s, "set %s: expected a number or \"unlimited\", found \"%s\"", name, v);
-    *out = (int)n;
-    return 0;
-}
-
-/* The session's own settings, before the render settings of viz/. */
-static const char *const session_settings[] = {"trace-commands", "on-error",  "output",  "color",
-                                               "listsize",       "max-lines", "timing",  "width",
-                                               "pagination",     "height",    "logging", NULL};
-
-/* The names set and show take: the session's own settings, then the
- * render settings (viz/render.h), so `set layout sfdp` works like `set
- * on-error continue`. what has room for 32. */
-static void setting_names(const char **what) {
-    int n = 0;
-    for (int i = 0; session_settings[i]; i++)
-        what[n++] = session_settings[i];
-    for (int i = 0; exdb_viz_setting_names[i] && n < 31; i++)
-        what[n++] = exdb_viz_setting_names[i];
-    what[n] = NULL;
-}
-
-static void settings_json(session *s, const char *name);
-
-/* set NAME VALUE for setting w (named name): 0, or -1 after an error. */
-static int set_value(session *s, int w, const char *name, int argc, char **argv) {
-    if (w == 10) /* logging on FILE, logging overwrite on... */
-        return output_set_logging(s, argc - 1, argv + 1);
-    if (argc != 3)
-        return cmd_fail(s, "Usage: set %s VALUE", name);
-    static const char *const onoff[] = {"on", "off", NULL};
-    static const char *const onoffauto[] = {"on", "off", "auto", NULL};
-    static const char *const stopcont[] = {"stop", "continue", NULL};
-    static const char *const outputs[] = {"text", "json", NULL};
-    int x = 0;
-    switch (w) {
-    case 0:
-        if ((x = cmd_pick(s, "set trace-commands", argv[2], onoff)) < 0)
-            return -1;
-        s->trace_commands = x == 0;
-        break;
-    case 1:
-        if ((x = cmd_pick(s, "set on-error", argv[2], stopcont)) < 0)
-            return -1;
-        s->on_error_continue = x == 1;
-        break;
-    case 2:
-        if ((x = cmd_pick(s, "set output", argv[2], outputs)) < 0)
-            return -1;
-        s->json = x == 1;
-        break;
-    case 3:
-        if ((x = cmd_pick(s, "set color", argv[2], onoffauto)) < 0)
-            return -1;
-        s->color = x == 0 ? 1 : x == 1 ? 0 : -1;
-        break;
-    case 4:
-        if (parse_limit(s, "listsize", argv[2], &x) < 0)
-            return -1;
-        s->listsize = x ? x : 1000000000;
-        break;
-    case 5:
-        if (parse_limit(s, "max-lines", argv[2], &x) < 0)
-            return -1;
-        s->max_lines = x;
-        break;
-    case 6:
-        if ((x = cmd_pick(s, "set timing", argv[2], onoff)) < 0)
-            return -1;
-        s->timing = x == 0;
-        break;
-    case 7:
-        if (parse_limit(s, "width", argv[2], &x) < 0)
-            return -1;
-        if (x && x < 8)
-            return cmd_fail(s, "set width: at least 8 columns, or \"unlimited\".");
-        s->width = x;
-        break;
-    case 8:
-        if ((x = cmd_pick(s, "set pagination", argv[2], onoff)) < 0)
-            return -1;
-        s->pagination = x == 0;
-        cmd_json_add(s, "pagination", cJSON_CreateBool(s->pagination));
-        break;
-    case 9:
-        if (strcmp(argv[2], "auto") == 0)
-            x = -1;
-        else if (parse_limit(s, "height", argv[2], &x) < 0)
-            return -1;
-        s->height = x;
-        /* JSON: the rows, 0 for unlimited, null for the terminal's */
-        cmd_json_add(s, "height", x < 0 ? cJSON_CreateNull() : cJSON_CreateNumber(x));
-        break;
-    default: {
-        exdb_error err = {0};
-        if (exdb_viz_set(&s->render, name, argv[2], &err) < 0)
-            return cmd_fail(s, "%s", err.msg);
-    }
-    }
-    return 0;
-}
+static void settings_json(session *s, const setting *st);
 
 static int cmd_set(session *s, int argc, char **argv) {
-    const char *what[32];
-    setting_names(what);
-    int w = cmd_pick(s, "set", argv[1], what);
-    if (w < 0 || set_value(s, w, what[w], argc, argv) < 0)
+    const setting *st = settings_pick(s, "set", argv[1]);
+    if (!st || st->set(s, st, argc, argv) < 0)
         return -1;
-    settings_json(s, what[w]); /* the value the setting has now */
+    settings_json(s, st); /* the value the setting has now */
     return 0;
 }
 
-/* show's text: one "name: value" line per setting, in b. */
-static void settings_text(session *s, exdb_buf *b) {
-    exdb_buf_printf(b, "trace-commands: %s\non-error: %s\noutput: %s\ncolor: %s\n",
-                    s->trace_commands ? "on" : "off", s->on_error_continue ? "continue" : "stop",
-                    s->json ? "json" : "text",
-                    s->color < 0 ? "auto"
-                    : s->color   ? "on"
-                                 : "off");
-    if (s->listsize >= 1000000000)
-        exdb_buf_puts(b, "listsize: unlimited\n");
-    else
-        exdb_buf_printf(b, "listsize: %d\n", s->listsize);
-    if (s->max_lines)
-        exdb_buf_printf(b, "max-lines: %d\n", s->max_lines);
-    else
-        exdb_buf_puts(b, "max-lines: unlimited\n");
-    exdb_buf_printf(b, "timing: %s\n", s->timing ? "on" : "off");
-    if (s->width)
-        exdb_buf_printf(b, "width: %d\n", s->width);
-    else
-        exdb_buf_puts(b, "width: unlimited\n");
-    exdb_buf_printf(b, "pagination: %s\n", s->pagination ? "on" : "off");
-    if (s->height > 0)
-        exdb_buf_printf(b, "height: %d\n", s->height);
-    else
-        exdb_buf_puts(b, s->height ? "height: auto (the terminal's)\n" : "height: unlimited\n");
-    output_show_logging(s, b);
-    exdb_viz_settings_show(b, &s->render);
-}
-
-/* JSON mode: "settings" with every setting, or only the line of name. */
-static void settings_json(session *s, const char *name) {
+/* JSON mode: "settings" with every setting, or only st's. */
+static void settings_json(session *s, const setting *st) {
     if (!s->json)
         return;
     exdb_buf b;
     exdb_buf_init(&b);
-    settings_text(s, &b);
-    size_t nl = name ? strlen(name) : 0;
-    const char *line = exdb_buf_str(&b);
-    while (name && *line && !(strncmp(line, name, nl) == 0 && line[nl] == ':')) {
-        const char *end = strchr(line, '\n');
-        line = end ? end + 1 : line + strlen(line);
-    }
-    char *one = strndup(line, name ? strcspn(line, "\n") : strlen(line));
-    if (one)
-        cmd_json_add(s, "settings", ja_settings(one));
-    free(one);
+    settings_show(s, st, &b);
+    if (!b.oom)
+        cmd_json_add(s, "settings", ja_settings(exdb_buf_str(&b)));
     exdb_buf_free(&b);
 }
 
 static int cmd_show(session *s, int argc, char **argv) {
     if (argc > 1 && (strcmp(argv[1], "alias") == 0 || strcmp(argv[1], "aliases") == 0))
         return cmd_alias_list(s);
-    settings_text(s, &s->buf);
+    /* show NAME (or a unique prefix of it, as set takes): only that line */
+    const setting *st = NULL;
     if (argc > 1) {
-        /* show NAME (or a unique prefix of it, as set takes): only that
-         * setting's line */
-        const char *what[32];
-        setting_names(what);
-        int w = pick_quiet(argv[1], what);
-        if (w == -2) {
-            exdb_buf_reset(&s->buf);
-            return cmd_pick(s, "show", argv[1], what) < 0 ? -1 : 0;
-        }
-        const char *name = w >= 0 ? what[w] : argv[1];
-        const char *t = exdb_buf_str(&s->buf);
-        size_t nl = strlen(name);
-        for (const char *line = t; *line;) {
-            const char *end = strchr(line, '\n');
-            size_t len = end ? (size_t)(end - line) : strlen(line);
-            if (strncmp(line, name, nl) == 0 && line[nl] == ':') {
-                fprintf(s->out, "%.*s\n", (int)len, line);
-                exdb_buf_reset(&s->buf);
-                settings_json(s, name);
-                return 0;
-            }
-            line += len + (end != NULL);
-        }
-        exdb_buf_reset(&s->buf);
-        return cmd_fail(s, "No setting \"%s\".  Try \"show\".", argv[1]);
+        size_t n = strlen(argv[1]), hits = 0;
+        for (const setting *t = settings; t->name; t++)
+            hits += strncmp(t->name, argv[1], n) == 0;
+        if (!hits)
+            return cmd_fail(s, "No setting \"%s\".  Try \"show\".", argv[1]);
+        if (!(st = settings_pick(s, "show", argv[1])))
+            return -1;
+        exdb_buf_reset(&s->buf); /* only that line */
     }
+    settings_show(s, st, &s->buf);
     cmd_flush(s, 1);
-    settings_json(s, NULL);
+    settings_json(s, st);
     return 0;
 }
 
@@ -642,7 +479,7 @@ const command program_commands[] = {
      "FILE is a .pt2 written by torch.export.save (2.8+ archive or the older zip with\n"
      "serialized_exported_program.json) or bare program JSON. MODEL picks one program of a\n"
      "multi-model archive. Weights are never read.",
-     cmd_load},
+     cmd_load, NULL, NULL},
     {"info", 1, -1, 0,
      "info program|signature|module-call-graph|modules|facts|breakpoints|frame|node-map|node|...",
      "Describe the loaded program, the outliner's state, or the breakpoints.",
@@ -663,7 +500,7 @@ const command program_commands[] = {
      "info display            the auto-display expressions\n"
      "info node NAME...       as print node (\"info node\" is not \"info node-map\")\n"
      "Add --all to see a listing longer than \"set max-lines\".",
-     cmd_info},
+     cmd_info, NULL, NULL},
     {"print", 1, -1, CMD_NEEDS_PROGRAM,
      "print graph|tabular|node NAME...|module FQN|frame [N]|code|readable",
      "Print the flat graph, nodes, a module's graph, or a frame's partial graph.",
@@ -679,56 +516,29 @@ const command program_commands[] = {
      "                   without FQN: ep.module()'s)\n"
      "print code|readable frame [N]    the code of the graph frame N is building\n"
      "Add --all to see a listing longer than \"set max-lines\".",
-     cmd_print},
-    {"echo", 0, -1, 0, "echo TEXT", "Print TEXT.", NULL, cmd_echo},
+     cmd_print, NULL, NULL},
+    {"echo", 0, -1, 0, "echo TEXT", "Print TEXT.", NULL, cmd_echo, NULL, NULL},
     {"source", 1, 1, 0, "source FILE", "Run the commands in FILE.",
      "Lines starting with # are comments. A failing command stops the script unless\n"
      "\"set on-error continue\".",
-     cmd_source},
-    {"set", 2, 4, 0, "set NAME VALUE", "Change a setting (see show).",
-     "set trace-commands on|off      echo script commands as they run (+cmd)\n"
-     "set on-error stop|continue     whether a failing command stops a script\n"
-     "set output text|json           json: every command answers one JSON object per line:\n"
-     "                               {\"command\", \"ok\", [data...], \"output\", [\"error\"]}\n"
-     "set color on|off|auto          auto: on a terminal, unless NO_COLOR is set\n"
-     "set listsize N|unlimited       lines `list` shows (default 10)\n"
-     "set max-lines N|unlimited      cut longer listings with \"(N more lines)\" (default\n"
-     "                               unlimited; --all overrides)\n"
-     "set pagination on|off          at a terminal, stop each screenful of output and ask\n"
-     "                               \"--Type <RET> for more, q to quit, c to continue\n"
-     "                               without paging--\" (as gdb; never in batch mode or\n"
-     "                               with commands on a pipe; default on)\n"
-     "set height N|unlimited|auto    rows of a page (auto, the default: the terminal's)\n"
-     "set logging on [FILE]          copy the output (and errors) to FILE (default exdb.txt;\n"
-     "                               appended to, as gdb's), colour left out\n"
-     "set logging off                stop copying\n"
-     "set logging file FILE          the file for the next \"set logging on\"\n"
-     "set logging overwrite on|off   truncate the file instead of appending to it\n"
-     "set logging redirect on|off    send the output to the file only, not the terminal\n"
-     "set timing on|off              render says how long each stage took\n"
-     "set width N|unlimited          cut listing lines wider than N columns with \"…\"\n"
-     "                               (default unlimited; --all shows them whole)\n"
-     "set layout dot|sfdp|auto       the Graphviz engine for render (auto: by size)\n"
-     "set rankdir TB|LR|auto         render top to bottom or left to right (auto: the view's)\n"
-     "set render-limit N             refuse image layout above N nodes (DOT is never refused)\n"
-     "set render-dup-fanout N        draw a value with more than N far uses once per use\n"
-     "set render-dup-span N          ... when a use is more than N nodes away",
-     cmd_set},
+     cmd_source, NULL, NULL},
+    {"set", 2, 4, 0, "set NAME VALUE", "Change a setting (see show).", NULL, cmd_set, NULL,
+     settings_help},
     {"show", 0, 1, 0, "show [NAME|alias]", "Show the settings, or one; show alias: the aliases.",
-     NULL, cmd_show},
+     NULL, cmd_show, NULL, NULL},
     {"cd", 0, 1, 0, "cd [DIR]", "Change the working directory (relative paths start there).", NULL,
-     cmd_cd},
-    {"pwd", 0, 0, 0, "pwd", "Print the working directory.", NULL, cmd_pwd},
+     cmd_cd, NULL, NULL},
+    {"pwd", 0, 0, 0, "pwd", "Print the working directory.", NULL, cmd_pwd, NULL, NULL},
     {"help", 0, 1, 0, "help [COMMAND|aliases]", "List commands, or describe one.",
      "help aliases lists gdb's short names (p, b, bt...) and the aliases made with\n"
      "\"alias\"; help ALIAS says what the alias runs.",
-     cmd_help},
+     cmd_help, NULL, NULL},
     {"apropos", 1, -1, 0, "apropos REGEX",
      "The commands whose name, usage or help text matches REGEX (as gdb's).",
      "REGEX is a POSIX extended regular expression; case is ignored. Each command shows\n"
      "as \"NAME, ALIASES -- SUMMARY\"; when only lines of its help match, those lines\n"
      "follow (\"apropos pagination\" finds set's line).",
-     cmd_apropos},
+     cmd_apropos, NULL, NULL},
     {"pipe", 1, -1, 0, "pipe COMMAND | SHELL-COMMAND",
      "Send COMMAND's output to a shell command (as gdb's pipe; also \"| COMMAND | ...\").",
      "\"pipe print graph | grep relu\", \"| info breakpoints | wc -l\". The first \"|\" ends\n"
@@ -737,7 +547,7 @@ const command program_commands[] = {
      "as typed. The shell writes to the terminal (so \"| less\" pages); when the output\n"
      "is being logged or answered as JSON, what it prints becomes the pipe's output.\n"
      "JSON: shell_status, the shell's exit status.",
-     cmd_pipe},
+     cmd_pipe, NULL, NULL},
     {"alias", 0, -1, 0, "alias [NAME = COMMAND [ARGS...]]",
      "Make NAME run COMMAND with ARGS first (as gdb's); alone: list the aliases.",
      "\"alias ib = info breakpoints\" makes \"ib\" that command; \"alias pm = print module\"\n"
@@ -746,8 +556,8 @@ const command program_commands[] = {
      "command's whole name or one of gdb's short names, and wins over a command it is\n"
      "a prefix of. An alias made again is replaced. \"show alias\" and \"help aliases\"\n"
      "list them; aliases last for the session (put them in a script to keep them).",
-     cmd_alias},
-    {"quit", 0, 0, 0, "quit", "Leave exdb (also: Ctrl-D).", NULL, cmd_quit},
+     cmd_alias, NULL, NULL},
+    {"quit", 0, 0, 0, "quit", "Leave exdb (also: Ctrl-D).", NULL, cmd_quit, NULL, NULL},
 };
 const size_t program_ncommands = sizeof program_commands / sizeof *program_commands;
 
@@ -902,6 +712,10 @@ static void alias_names(session *s, exdb_buf *b, const command *c) {
             exdb_buf_printf(b, "%s%s (%s)", b->len > start ? ", " : "", name, text);
 }
 
+const char *command_help(const command *c) {
+    return c->help_fn ? c->help_fn() : c->help;
+}
+
 /* help's JSON: a command from the table (its section's title, its
  * subcommand words); full adds its help text, gdb's short names for it
  * and the session's aliases of it. */
@@ -924,8 +738,8 @@ static cJSON *command_json(session *s, const command *c, const char *section, in
         cJSON_AddNullToObject(o, "subcommands");
     if (!full)
         return o;
-    if (c->help)
-        cJSON_AddStringToObject(o, "help", c->help);
+    if (command_help(c))
+        cJSON_AddStringToObject(o, "help", command_help(c));
     else
         cJSON_AddNullToObject(o, "help");
     cJSON *shorts = cJSON_AddArrayToObject(o, "short_names");
@@ -979,8 +793,8 @@ static int cmd_help(session *s, int argc, char **argv) {
         if (names.len)
             fprintf(s->out, "Aliases: %s\n", exdb_buf_str(&names));
         exdb_buf_free(&names);
-        if (c->help)
-            fprintf(s->out, "\n%s\n", c->help);
+        if (command_help(c))
+            fprintf(s->out, "\n%s\n", command_help(c));
         if (s->json) {
             cJSON *o = command_json(s, c, NULL, 1);
             if (o && text)
@@ -1026,7 +840,7 @@ static int apropos_one(session *s, const command *c, const regex_t *re, cJSON *a
     cJSON *lines = arr ? cJSON_CreateArray() : NULL;
     exdb_buf found;
     exdb_buf_init(&found);
-    for (const char *l = c->help; !head && l && *l;) {
+    for (const char *l = command_help(c); !head && l && *l;) {
         size_t len = strcspn(l, "\n");
         char *one = strndup(l, len);
         if (one && regexec(re, one, 0, NULL, 0) == 0) {

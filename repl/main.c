@@ -12,6 +12,7 @@
 
 #include "command.h"
 #include "session.h"
+#include "settings.h"
 
 #define EXDB_VERSION "0.1.0"
 
@@ -147,32 +148,26 @@ static void cand_display(char **w, int nw) {
 /* After set or show: the settings, then a setting's values. 1 when the
  * word is a file name (set logging on|file FILE). */
 static int cand_setting(const char *cmd, char **w, int nw) {
-    static const char *const set_words[] = {"trace-commands",  "on-error",
-                                            "output",          "color",
-                                            "listsize",        "max-lines",
-                                            "timing",          "width",
-                                            "pagination",      "height",
-                                            "logging",         "layout",
-                                            "render-limit",    "render-dup-fanout",
-                                            "render-dup-span", NULL};
-    static const char *const outputs[] = {"text", "json", NULL};
-    static const char *const layouts[] = {"dot", "sfdp", "auto", NULL};
-    static const char *const logging[] = {"on", "off", "file", "overwrite", "redirect", NULL};
-    static const char *const on_error[] = {"stop", "continue", NULL};
-    static const char *const values[] = {"on", "off", "auto", "unlimited", NULL};
+    static const char *const onoff[] = {"on", "off", NULL};
     if (nw == 1) {
-        cand_words(set_words);
+        cand_words(settings_names());
         if (!strcmp(cmd, "show"))
             cand_add("alias");
-    } else if (!strcmp(w[1], "logging")) {
-        if (nw > 2 && (!strcmp(w[2], "file") || !strcmp(w[2], "on")))
+        return 0;
+    }
+    const setting *st = NULL;
+    for (const setting *t = settings; t->name && !st; t++)
+        if (!strcmp(t->name, w[1]))
+            st = t;
+    if (!st || !strcmp(cmd, "show"))
+        return 0;
+    if (!strcmp(st->name, "logging") && nw > 2) {
+        /* set logging on|file FILE; overwrite|redirect on|off */
+        if (!strcmp(w[2], "file") || !strcmp(w[2], "on"))
             return 1;
-        cand_words(nw == 2 ? logging : values);
-    } else {
-        cand_words(!strcmp(w[1], "output")     ? outputs
-                   : !strcmp(w[1], "layout")   ? layouts
-                   : !strcmp(w[1], "on-error") ? on_error
-                                               : values);
+        cand_words(onoff);
+    } else if (st->values) {
+        cand_words(st->values);
     }
     return 0;
 }

@@ -26,9 +26,6 @@
 
 /* ---- settings */
 
-const char *const exdb_viz_setting_names[] = {
-    "layout", "rankdir", "render-limit", "render-dup-fanout", "render-dup-span", NULL};
-
 void exdb_viz_settings_default(exdb_viz_settings *s) {
     s->layout = EXDB_VIZ_LAYOUT_AUTO;
     s->rankdir = EXDB_VIZ_RANKDIR_AUTO;
@@ -90,12 +87,17 @@ static const char *rankdir_name(exdb_viz_rankdir r) {
     return r == EXDB_VIZ_RANKDIR_TB ? "TB" : r == EXDB_VIZ_RANKDIR_LR ? "LR" : "auto";
 }
 
-void exdb_viz_settings_show(exdb_buf *b, const exdb_viz_settings *s) {
-    exdb_buf_printf(b,
-                    "layout: %s\nrankdir: %s\nrender-limit: %u\nrender-dup-fanout: %u\n"
-                    "render-dup-span: %u\n",
-                    exdb_viz_layout_name(s->layout), rankdir_name(s->rankdir), s->render_limit,
-                    s->dup_fanout, s->dup_span);
+void exdb_viz_setting_show(exdb_buf *b, const exdb_viz_settings *s, const char *name) {
+    if (strcmp(name, "layout") == 0)
+        exdb_buf_printf(b, "layout: %s\n", exdb_viz_layout_name(s->layout));
+    else if (strcmp(name, "rankdir") == 0)
+        exdb_buf_printf(b, "rankdir: %s\n", rankdir_name(s->rankdir));
+    else if (strcmp(name, "render-limit") == 0)
+        exdb_buf_printf(b, "render-limit: %u\n", s->render_limit);
+    else if (strcmp(name, "render-dup-fanout") == 0)
+        exdb_buf_printf(b, "render-dup-fanout: %u\n", s->dup_fanout);
+    else if (strcmp(name, "render-dup-span") == 0)
+        exdb_buf_printf(b, "render-dup-span: %u\n", s->dup_span);
 }
 
 int exdb_viz_parse_hide(const char *list, unsigned *hide, exdb_error *err) {

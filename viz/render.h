@@ -99,14 +99,13 @@ typedef struct exdb_viz_source {
 } exdb_viz_source;
 
 void exdb_viz_settings_default(exdb_viz_settings *s);
-/* Names of the settings exdb_viz_set understands, NULL-terminated:
- * "layout", "rankdir", "render-limit", "render-dup-fanout",
- * "render-dup-span". */
-extern const char *const exdb_viz_setting_names[];
-/* Sets one setting from text ("layout" "sfdp"). -1 with a message on error. */
+/* Sets one setting from text ("layout" "sfdp"): "layout", "rankdir",
+ * "render-limit", "render-dup-fanout", "render-dup-span" (the REPL's
+ * settings table, repl/settings.c, names them). -1 with a message on
+ * error. */
 int exdb_viz_set(exdb_viz_settings *s, const char *name, const char *value, exdb_error *err);
-/* "layout: auto\nrender-limit: 2000\n..." for `show`. */
-void exdb_viz_settings_show(exdb_buf *b, const exdb_viz_settings *s);
+/* "layout: auto\n" for `show layout`: one setting's line. */
+void exdb_viz_setting_show(exdb_buf *b, const exdb_viz_settings *s, const char *name);
 const char *exdb_viz_layout_name(exdb_viz_layout l);
 /* "params,buffers,constants,getitems,dead" (any comma list, "none") into
  * EXDB_VIZ_HIDE_* bits. -1 with a message naming a word it does not know. */

@@ -7,13 +7,18 @@
 #include <stddef.h>
 
 typedef struct exdb_arena_block exdb_arena_block;
-struct exdb_journal;
+
+/* Called before a store of n bytes at p into memory the arena handed out
+ * (EXDB_WILL_WRITE): core/unflatten/journal.c installs one to make an
+ * unflatten run reversible. */
+typedef void (*exdb_arena_write_hook)(void *ctx, const void *p, size_t n);
 
 typedef struct exdb_arena {
-    exdb_arena_block *head;       /* current block; older blocks chained behind */
-    size_t used;                  /* bytes handed out, for `info memory` and bench */
-    size_t reserved;              /* bytes obtained from malloc */
-    struct exdb_journal *journal; /* undo records for stores (see journal.h), or NULL */
+    exdb_arena_block *head;           /* current block; older blocks chained behind */
+    size_t used;                      /* bytes handed out, for `info memory` and bench */
+    size_t reserved;                  /* bytes obtained from malloc */
+    exdb_arena_write_hook will_write; /* or NULL: stores are not watched */
+    void *will_write_ctx;
 } exdb_arena;
 
 void exdb_arena_init(exdb_arena *a);
@@ -50,19 +55,19 @@ void exdb_arena_each_used(const exdb_arena *a, void (*fn)(void *ctx, const void 
                           void *ctx);
 char *exdb_arena_printf(exdb_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Records the bytes at p..p+n before a store into memory that may predate
- * the current unflatten event, so the store can be undone (journal.h). A
- * no-op for arenas without a journal (programs, lint, dce). */
-void exdb_journal_save(struct exdb_journal *j, const void *p, size_t n);
+/* Before a store of n bytes at p into memory from a that may predate the
+ * current unflatten event: the hook records them so the store can be
+ * undone (core/unflatten/journal.h). A no-op for arenas without a hook
+ * (programs, lint, dce). */
 static inline void exdb_arena_will_write(exdb_arena *a, const void *p, size_t n) {
-    if (a->journal)
-        exdb_journal_save(a->journal, p, n);
+    if (a->will_write)
+        a->will_write(a->will_write_ctx, p, n);
 }
 /* Before copying n bytes (a multiple of 8, dst 8-aligned) from src over
  * dst: records only the words that change (a node's args/kwargs are often
  * reassigned with most words, or all, equal). */
 static inline void exdb_arena_will_store(exdb_arena *a, void *dst, const void *src, size_t n) {
-    if (!a->journal)
+    if (!a->will_write)
         return;
     const unsigned char *d = dst, *s = src;
     for (size_t i = 0; i < n; i += 8) {
@@ -70,7 +75,7 @@ static inline void exdb_arena_will_store(exdb_arena *a, void *dst, const void *s
         __builtin_memcpy(&x, d + i, 8);
         __builtin_memcpy(&y, s + i, 8);
         if (x != y)
-            exdb_journal_save(a->journal, d + i, 8);
+            a->will_write(a->will_write_ctx, d + i, 8);
     }
 }
 /* EXDB_WILL_WRITE(a, lvalue) before `lvalue = ...` */

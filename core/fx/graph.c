@@ -255,7 +255,7 @@ int exdb_graph_reserve(exdb_graph *g, uint32_t n, uint32_t nbases) {
     /* One slab of n nodes now, however many (a journaled graph takes nodes
      * one by one); nodes beyond the estimate then come in small slabs again
      * (4, 8, ...), not in a slab twice this size. */
-    if (g->arena->journal || g->slab_left >= n || n < 8)
+    if (g->arena->will_write || g->slab_left >= n || n < 8)
         return 0;
     exdb_node *slab = exdb_arena_calloc(g->arena, n, sizeof *slab);
     if (!slab)
@@ -828,7 +828,7 @@ static exdb_node *node_alloc(exdb_graph *g) {
      * an earlier event allocated would be a store into older memory that
      * reverse stepping cannot take back: such graphs (module graphs, small)
      * get each node fresh from the arena. */
-    if (g->arena->journal)
+    if (g->arena->will_write)
         return exdb_arena_calloc(g->arena, 1, sizeof(exdb_node));
     if (!g->slab_left) {
         uint32_t n = g->slab_size ? g->slab_size * 2 : 4;

@@ -2,8 +2,11 @@
 #include "core/unflatten/journal.h"
 
 #include <assert.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+static void verify_free(exdb_journal *j);
 
 int exdb_journal_init(exdb_journal *j, exdb_arena *a, void *obj, size_t size) {
     memset(j, 0, sizeof *j);
@@ -19,13 +22,32 @@ int exdb_journal_init(exdb_journal *j, exdb_arena *a, void *obj, size_t size) {
     }
     memcpy(j->shadow, obj, j->obj_words * 8);
     j->ev[0] = 0;
-    a->journal = j;
+    exdb_journal_attach(j, 1);
+#ifndef NDEBUG
+    if (getenv("EXDB_JOURNAL_VERIFY"))
+        j->verify = 2; /* an unrecorded store fails an assert */
+#endif
     return 0;
 }
 
+static void save_hook(void *ctx, const void *p, size_t n) {
+    exdb_journal_save(ctx, p, n);
+}
+
+void exdb_journal_attach(exdb_journal *j, int on) {
+    if (on) {
+        j->arena->will_write = save_hook;
+        j->arena->will_write_ctx = j;
+    } else if (j->arena->will_write_ctx == j) {
+        j->arena->will_write = NULL;
+        j->arena->will_write_ctx = NULL;
+    }
+}
+
 void exdb_journal_free(exdb_journal *j) {
-    if (j->arena && j->arena->journal == j)
-        j->arena->journal = NULL;
+    if (j->arena)
+        exdb_journal_attach(j, 0);
+    verify_free(j);
     free(j->chunks);
     exdb_arena_destroy(&j->store);
     free(j->ev);
@@ -98,6 +120,78 @@ void exdb_journal_save(exdb_journal *j, const void *p, size_t n) {
     }
 }
 
+/* ---- verification (exdb_journal_verify): the bytes in use at an event's
+ * start are copied, and at its end every 8-byte word that changed must
+ * have been recorded by the event. A store without EXDB_WILL_WRITE would
+ * otherwise only show when going back, as a state that differs. */
+
+static void verify_free(exdb_journal *j) {
+    for (uint32_t i = 0; i < j->nvsnap; i++)
+        free(j->vsnap[i].copy);
+    free(j->vsnap);
+    j->vsnap = NULL;
+    j->nvsnap = j->vsnap_cap = 0;
+}
+
+static void verify_block(void *ctx, const void *p, size_t n) {
+    exdb_journal *j = ctx;
+    if (j->nvsnap == j->vsnap_cap) {
+        uint32_t ncap = j->vsnap_cap ? j->vsnap_cap * 2 : 16;
+        void *nv = realloc(j->vsnap, ncap * sizeof *j->vsnap);
+        if (!nv) {
+            j->oom = 1;
+            return;
+        }
+        j->vsnap = nv;
+        j->vsnap_cap = ncap;
+    }
+    unsigned char *copy = malloc(n ? n : 1);
+    if (!copy) {
+        j->oom = 1;
+        return;
+    }
+    memcpy(copy, p, n);
+    j->vsnap[j->nvsnap++] = (struct exdb_jsnap){p, n, copy};
+}
+
+static int cmp_addr(const void *a, const void *b) {
+    uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The changed words the open event did not record: counted, the first
+ * kept. */
+static void verify_event(exdb_journal *j) {
+    size_t nrec = j->n - j->open;
+    uintptr_t *rec = malloc((nrec ? nrec : 1) * sizeof *rec);
+    if (!rec) {
+        j->oom = 1;
+        return;
+    }
+    for (size_t i = 0; i < nrec; i++)
+        rec[i] = (uintptr_t)word(j, j->open + i)->addr;
+    qsort(rec, nrec, sizeof *rec, cmp_addr);
+    for (uint32_t b = 0; b < j->nvsnap; b++) {
+        const struct exdb_jsnap *sn = &j->vsnap[b];
+        for (size_t o = 0; o + 8 <= sn->n; o += 8) {
+            if (memcmp(sn->base + o, sn->copy + o, 8) == 0)
+                continue;
+            uintptr_t a = (uintptr_t)(sn->base + o);
+            if (nrec && bsearch(&a, rec, nrec, sizeof *rec, cmp_addr))
+                continue;
+            if (!j->unrecorded++)
+                j->unrecorded_at = (const void *)a;
+        }
+    }
+    free(rec);
+    verify_free(j);
+    assert(j->verify != 2 || j->unrecorded == 0);
+}
+
+void exdb_journal_verify(exdb_journal *j, int on) {
+    j->verify = (uint8_t)(on != 0);
+}
+
 void exdb_journal_begin(exdb_journal *j) {
     /* only at the newest event, nothing open, a failed event undone */
     assert(!j->recording && !j->failed_open && j->pos == j->nev && j->n == j->ev[j->nev]);
@@ -111,6 +205,8 @@ void exdb_journal_begin(exdb_journal *j) {
     exdb_arena_top(j->arena, &top, &end);
     j->fresh_lo = (uintptr_t)top;
     j->fresh_hi = (uintptr_t)end;
+    if (j->verify)
+        exdb_arena_each_used(j->arena, verify_block, j);
 }
 
 /* Records the words of the compared object that changed since the shadow. */
@@ -132,6 +228,8 @@ static void diff_obj(exdb_journal *j) {
 int exdb_journal_commit(exdb_journal *j) {
     assert(j->recording && j->open == j->ev[j->nev]);
     j->recording = 0;
+    if (j->verify)
+        verify_event(j);
     diff_obj(j);
     if (j->nev + 1 == j->ev_cap) {
         uint32_t ncap = j->ev_cap * 2;
@@ -156,6 +254,8 @@ int exdb_journal_commit(exdb_journal *j) {
 void exdb_journal_fail(exdb_journal *j) {
     assert(j->recording);
     j->recording = 0;
+    if (j->verify)
+        verify_free(j); /* a failed event's stores are undone by the next goto */
     diff_obj(j);
     j->failed_open = 1;
 }

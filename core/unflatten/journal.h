@@ -40,6 +40,13 @@ typedef struct exdb_jword {
 #define EXDB_JOURNAL_SEEN 1024 /* words remembered as recorded (power of 2) */
 #define EXDB_JCHUNK_BITS  16   /* records per chunk: 1 << bits (1 MiB) */
 
+/* A copy of bytes in use at an event's start (exdb_journal_verify). */
+struct exdb_jsnap {
+    const unsigned char *base;
+    size_t n;
+    unsigned char *copy;
+};
+
 typedef struct exdb_journal {
     exdb_jword **chunks; /* every recorded word, oldest first, in chunks */
     size_t n, cap;       /* records; cap = chunks allocated << bits */
@@ -61,6 +68,11 @@ typedef struct exdb_journal {
     uintptr_t seen[EXDB_JOURNAL_SEEN]; /* words recorded by the open event (a cache) */
     uint32_t seen_epoch[EXDB_JOURNAL_SEEN];
     uint32_t epoch;
+    uint8_t verify;            /* check every event's stores were recorded */
+    size_t unrecorded;         /* words changed but not recorded, over all events */
+    const void *unrecorded_at; /* the first of them */
+    struct exdb_jsnap *vsnap;  /* the open event's copies */
+    uint32_t nvsnap, vsnap_cap;
 } exdb_journal;
 
 /* Records stores into arena a (whose journal this becomes); obj (8-byte
@@ -70,6 +82,18 @@ typedef struct exdb_journal {
  * are not recorded. */
 int exdb_journal_init(exdb_journal *j, exdb_arena *a, void *obj, size_t size);
 void exdb_journal_free(exdb_journal *j);
+/* Installs (on) or removes the arena's write hook: while installed,
+ * EXDB_WILL_WRITE on the arena records into j (exdb_journal_save). */
+void exdb_journal_attach(exdb_journal *j, int on);
+/* Records the bytes at p..p+n before a store into memory that may predate
+ * the open event, so the store can be undone (the arena hook calls it). */
+void exdb_journal_save(exdb_journal *j, const void *p, size_t n);
+/* Checks, at each event's end, that every word of memory in use at its
+ * start which changed was recorded (a store without EXDB_WILL_WRITE);
+ * j->unrecorded counts those that were not, j->unrecorded_at is the
+ * first. Costs a copy of the memory in use per event: for tests, and for
+ * the sanitizer build under EXDB_JOURNAL_VERIFY=1. */
+void exdb_journal_verify(exdb_journal *j, int on);
 /* Opens event pos + 1 (only at the newest event: pos == nev). */
 void exdb_journal_begin(exdb_journal *j);
 /* Closes it: -1 when a record was lost to memory exhaustion. */

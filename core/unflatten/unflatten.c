@@ -253,7 +253,7 @@ int exdb_unflatten_set_recording(exdb_unflatten *u, int on) {
     if (u->pos || u->nlog || u->failed)
         return -1;
     u->recording = on != 0;
-    u->run->arena.journal = on ? &u->journal : NULL;
+    exdb_journal_attach(&u->journal, on);
     return 0;
 }
 

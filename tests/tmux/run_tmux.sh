@@ -225,6 +225,12 @@ T send-keys C-u "sta" Tab
 check "Tab completes start" "(exdb) start"
 T send-keys C-u "set pag" Tab
 check "Tab completes set pagination" "(exdb) set pagination"
+# the settings table (repl/settings.c) is what completion offers: rankdir
+# was missing from completion's own list before it
+T send-keys C-u "set rank" Tab
+check "Tab completes set rankdir" "(exdb) set rankdir"
+T send-keys "L" Tab
+check "Tab completes a setting's value" "(exdb) set rankdir LR"
 T send-keys C-u "help aliase" Tab
 check "Tab completes help aliases" "(exdb) help aliases"
 T send-keys C-u "alias pm = print module" Enter "pm encoder.layers.1.no" Tab

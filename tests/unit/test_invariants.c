@@ -109,3 +109,30 @@ Test(invariants, journal_ranges) {
     exdb_journal_free(&j);
     exdb_arena_destroy(&ra);
 }
+
+/* The journal's verification finds a store into older memory that has no
+ * record (a missing EXDB_WILL_WRITE), and none when the store has one. */
+Test(invariants, journal_unrecorded_store) {
+    exdb_journal j;
+    exdb_arena ra;
+    exdb_arena_init(&ra);
+    uint64_t obj[2] = {1, 2};
+    uint64_t *old = exdb_arena_alloc(&ra, 4 * sizeof *old);
+    cr_assert_not_null(old);
+    cr_assert_eq(exdb_journal_init(&j, &ra, obj, sizeof obj), 0);
+    exdb_journal_verify(&j, 1);
+    exdb_journal_begin(&j);
+    EXDB_WILL_WRITE(&ra, old[0]);
+    old[0] = 7; /* recorded */
+    uint64_t *fresh = exdb_arena_alloc(&ra, sizeof *fresh);
+    *fresh = 9; /* the event's own memory: needs no record */
+    cr_assert_eq(exdb_journal_commit(&j), 0);
+    cr_assert_eq(j.unrecorded, 0);
+    exdb_journal_begin(&j);
+    old[2] = 5; /* no EXDB_WILL_WRITE */
+    cr_assert_eq(exdb_journal_commit(&j), 0);
+    cr_assert_eq(j.unrecorded, 1);
+    cr_assert_eq(j.unrecorded_at, (const void *)&old[2]);
+    exdb_journal_free(&j);
+    exdb_arena_destroy(&ra);
+}

@@ -1310,3 +1310,46 @@ Test(unflatten, real_programs, .timeout = 600) {
     closedir(d);
     cr_expect_geq(n, 1);
 }
+
+/* Every store an event makes into memory older than the event is recorded
+ * (EXDB_WILL_WRITE before it): the journal's verification copies the
+ * memory in use at each event's start and finds the changed words the
+ * event did not record. Over the unflatten fixtures and the torch-made
+ * conformance scenarios, including the events of runs that end in
+ * torch's errors. */
+static void verify_dir(const char *dir, const char *member, int *nprog) {
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] == '.')
+            continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s%s", dir, de->d_name, member);
+        exdb_error e = {0};
+        exdb_program *p = exdb_program_load(path, NULL, &e);
+        exdb_unflatten *u = p ? exdb_unflatten_new(p, &e) : NULL;
+        if (!u) {
+            exdb_program_free(p);
+            continue;
+        }
+        exdb_journal_verify(&u->journal, 1);
+        (void)exdb_unflatten_run(u, &e);
+        cr_expect_eq(u->journal.unrecorded, 0,
+                     "%s: %zu words changed without a journal record by the events (the "
+                     "first at %p)",
+                     path, u->journal.unrecorded, u->journal.unrecorded_at);
+        exdb_unflatten_free(u);
+        exdb_program_free(p);
+        (*nprog)++;
+    }
+    closedir(d);
+}
+
+Test(unflatten, every_store_is_journaled, .timeout = 300) {
+    int n = 0;
+    verify_dir("tests/fixtures/unflatten", "", &n);
+    verify_dir("tests/conformance/corpus/scenarios", "/program.pt2", &n);
+    cr_expect_geq(n, 150);
+}

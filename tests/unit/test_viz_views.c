@@ -511,8 +511,8 @@ Test(viz_views, rankdir_setting) {
     exdb_buf b;
     exdb_buf_init(&b);
     cr_assert_eq(exdb_viz_set(&set, "rankdir", "LR", &err), 0);
-    exdb_viz_settings_show(&b, &set);
-    cr_assert(strstr(b.s, "\nrankdir: LR\n"), "%s", b.s);
+    exdb_viz_setting_show(&b, &set, "rankdir");
+    cr_assert_str_eq(b.s, "rankdir: LR\n");
     exdb_buf_free(&b);
     exdb_unflatten_free(u);
     exdb_program_free(p);
