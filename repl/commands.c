@@ -264,12 +264,18 @@ enum {
     INFO_DISPLAY,
     INFO_EVENTS,
     INFO_NODE,
+    INFO_LINE,
+    INFO_LINES,
+    INFO_CALLS,
+    INFO_NODES,
 };
-static const char *const info_words[] = {
-    "program",      "signature", "module-call-graph", "facts",        "modules",
-    "breakpoints",  "frame",     "node-map",          "placeholders", "seen-nodes",
-    "seen-modules", "ivals",     "watchpoints",       "display",      "events",
-    "node",         NULL};
+static const char *const info_words[] = {"program",     "signature",    "module-call-graph",
+                                         "facts",       "modules",      "breakpoints",
+                                         "frame",       "node-map",     "placeholders",
+                                         "seen-nodes",  "seen-modules", "ivals",
+                                         "watchpoints", "display",      "events",
+                                         "node",        "line",         "lines",
+                                         "calls",       "nodes",        NULL};
 enum {
     PRINT_GRAPH,
     PRINT_TABULAR,
@@ -345,6 +351,12 @@ static int cmd_info(session *s, int argc, char **argv) {
         return cmd_break_info(s);
     case INFO_NODE:
         return print_nodes(s, "info", argc - 1, argv + 1);
+    case INFO_LINE:
+    case INFO_LINES:
+    case INFO_CALLS:
+        return cmd_source_info(s, info_words[w], argc - 1, argv + 1);
+    case INFO_NODES:
+        return cmd_find(s, argc - 1, argv + 1);
     default:
         return cmd_unflatten_info(s, info_words[w], argc - 1, argv + 1);
     }
@@ -412,9 +424,9 @@ static int parse_limit(session *s, const char *name, const char *v, int *out) {
 }
 
 /* The session's own settings, before the render settings of viz/. */
-static const char *const session_settings[] = {"trace-commands", "on-error",  "output",  "color",
-                                               "listsize",       "max-lines", "timing",  "width",
-                                               "pagination",     "height",    "logging", NULL};
+static const char *const session_settings[] = {
+    "trace-commands", "on-error",   "output", "color",   "listsize",        "max-lines", "timing",
+    "width",          "pagination", "height", "logging", "substitute-path", NULL};
 
 /* The names set and show take: the session's own settings, then the
  * render settings (viz/render.h), so `set layout sfdp` works like `set
@@ -434,6 +446,8 @@ static void settings_json(session *s, const char *name);
 static int set_value(session *s, int w, const char *name, int argc, char **argv) {
     if (w == 10) /* logging on FILE, logging overwrite on... */
         return output_set_logging(s, argc - 1, argv + 1);
+    if (w == 11)
+        return cmd_source_set_substitute(s, argc - 1, argv + 1);
     if (argc != 3)
         return cmd_fail(s, "Usage: set %s VALUE", name);
     static const char *const onoff[] = {"on", "off", NULL};
@@ -545,6 +559,7 @@ static void settings_text(session *s, exdb_buf *b) {
     else
         exdb_buf_puts(b, s->height ? "height: auto (the terminal's)\n" : "height: unlimited\n");
     output_show_logging(s, b);
+    cmd_source_show_substitute(s, b);
     exdb_viz_settings_show(b, &s->render);
 }
 
@@ -662,6 +677,15 @@ const command program_commands[] = {
      "                        the decisions after outlining: IVAL ... DONE)\n"
      "info display            the auto-display expressions\n"
      "info node NAME...       as print node (\"info node\" is not \"info node-map\")\n"
+     "info line NODE          its source line (the innermost stack_trace frame), the file,\n"
+     "                        and its module stack with the line each module was called at\n"
+     "info lines [FQN]        the module's nodes grouped by their line in its code (first\n"
+     "                        appearance order); without FQN every node by its source line\n"
+     "info calls FQN          every call of the module (an nn_module_stack key each) and\n"
+     "                        the line it was called at: the frame of the call's first node\n"
+     "                        that calls the attribute (\".conv1(\"), else the frame below\n"
+     "                        the parent's call (a Sequential's \"input = module(input)\")\n"
+     "info nodes [FILTERS]    as find (the nodes matching the filters)\n"
      "Add --all to see a listing longer than \"set max-lines\".",
      cmd_info},
     {"print", 1, -1, CMD_NEEDS_PROGRAM,
@@ -706,6 +730,9 @@ const command program_commands[] = {
      "set logging overwrite on|off   truncate the file instead of appending to it\n"
      "set logging redirect on|off    send the output to the file only, not the terminal\n"
      "set timing on|off              render says how long each stage took\n"
+     "set substitute-path FROM TO    list source reads a stack trace's file under FROM (a\n"
+     "                               path or its leading directories) from TO instead, as\n"
+     "                               gdb's; FROM alone removes its rule\n"
      "set width N|unlimited          cut listing lines wider than N columns with \"…\"\n"
      "                               (default unlimited; --all shows them whole)\n"
      "set layout dot|sfdp|auto       the Graphviz engine for render (auto: by size)\n"
@@ -1647,6 +1674,7 @@ void session_free(session *s) {
     cmd_unflatten_forget(s);
     cmd_break_free(s);
     cmd_display_free(s);
+    cmd_source_free(s);
     cmd_lint_forget_program(s->prog);
     exdb_program_free(s->prog);
     exdb_buf_free(&s->buf);
