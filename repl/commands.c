@@ -4,6 +4,7 @@
  * or of a subcommand is enough ("inf prog"), as in gdb; an exact name wins. */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <regex.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -288,22 +289,37 @@ enum {
 static const char *const print_words[] = {"graph", "tabular", "node",     "module",
                                           "frame", "code",    "readable", NULL};
 
+/* Whether glob (a name with *, ? or [) matches some node's name. */
+static int glob_matches_some(session *s, const char *glob) {
+    for (const exdb_node *n = s->prog->graph->head; n && cmd_find_is_glob(glob); n = n->next)
+        if (fnmatch(glob, n->name, 0) == 0)
+            return 1;
+    return 0;
+}
+
 /* print node NAME... (and info node, as display's "node NAME" reads it):
  * argv[0] is "node". */
 static int print_nodes(session *s, const char *cmd, int argc, char **argv) {
     if (argc < 2)
         return cmd_fail(s, "Usage: %s node NAME...", cmd);
     for (int i = 1; i < argc; i++)
-        if (!exdb_graph_find(s->prog->graph, argv[i]))
-            return cmd_node_not_found(s, argv[i]);
+        if (!exdb_graph_find(s->prog->graph, argv[i]) && !glob_matches_some(s, argv[i]))
+            return cmd_find_is_glob(argv[i])
+                       ? cmd_fail(s, "No node's name matches \"%s\".", argv[i])
+                       : cmd_node_not_found(s, argv[i]);
     cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
     for (int i = 1; i < argc; i++) {
         const exdb_node *n = exdb_graph_find(s->prog->graph, argv[i]);
-        exdb_print_node_info(&s->buf, s->prog, n);
-        cJSON *nj = arr ? ja_node(s->prog, n) : NULL;
-        cmd_code_node_line(s, n, nj);
-        if (nj)
-            cJSON_AddItemToArray(arr, nj);
+        /* a name first; else a glob: every node it matches */
+        for (const exdb_node *m = n ? n : s->prog->graph->head; m; m = n ? NULL : m->next) {
+            if (!n && fnmatch(argv[i], m->name, 0) != 0)
+                continue;
+            exdb_print_node_info(&s->buf, s->prog, m);
+            cJSON *nj = arr ? ja_node(s->prog, m) : NULL;
+            cmd_code_node_line(s, m, nj);
+            if (nj)
+                cJSON_AddItemToArray(arr, nj);
+        }
     }
     cmd_flush(s, 1);
     cmd_json_add(s, "nodes", arr);
@@ -694,6 +710,7 @@ const command program_commands[] = {
      "print graph        the graph exactly as str(torch.fx.Graph) prints it\n"
      "print tabular      as Graph.print_tabular() prints it\n"
      "print node NAME    one node: op, target, args, users, value, module stack, stack trace\n"
+     "print node GLOB    every node whose name matches (fnmatch: relu*, conv?_[0-9])\n"
      "print module FQN   one unflattened module's graph, as str(graph) prints it (\"\" = root)\n"
      "print frame [N]    the graph the outliner is building in frame N (default: selected)\n"
      "print code         the Python FX generates: ep.graph_module.code\n"
@@ -788,6 +805,8 @@ extern const command break_commands[];
 extern const size_t break_ncommands;
 extern const command display_commands[];
 extern const size_t display_ncommands;
+extern const command find_commands[];
+extern const size_t find_ncommands;
 
 /* Every command table, in the order `help` lists them. A subsystem's
  * commands live in its own repl/cmd_*.c file and are added here. */
@@ -797,6 +816,7 @@ static const struct {
     const size_t *count;
 } tables[] = {
     {"Program and session", program_commands, &program_ncommands},
+    {"Searching", find_commands, &find_ncommands},
     {"Running the outliner (torch.export.unflatten)", unflatten_commands, &unflatten_ncommands},
     {"Breakpoints", break_commands, &break_ncommands},
     {"Auto-display", display_commands, &display_ncommands},
