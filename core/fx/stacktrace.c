@@ -2,6 +2,7 @@
  * _parse_stack_trace and _ParsedStackTrace.get_summary_str. */
 #include "core/fx/stacktrace.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static int is_space(char ch) {
@@ -144,6 +145,12 @@ int exdb_stack_parse_location(const char *spec, size_t *file_len, uint32_t *line
 }
 
 int exdb_stack_at(const char *st, const char *file, size_t file_len, uint32_t line) {
+    /* most traces do not hold the line number at all: one strstr rejects
+     * them (find --line over 100k traces) */
+    char needle[32];
+    snprintf(needle, sizeof needle, "\", line %u, in ", line);
+    if (!st || !strstr(st, needle))
+        return 0;
     for (const char *p = st; p && *p;) {
         const char *e = strchr(p, '\n');
         const char *next = e ? e + 1 : p + strlen(p);
