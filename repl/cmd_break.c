@@ -15,11 +15,12 @@
 
 #include "command.h"
 #include "core/export/program.h"
+#include "core/fx/stacktrace.h"
 #include "core/unflatten/unflatten.h"
 #include "core/unflatten/describe.h"
 #include "core/unflatten/unodemap.h"
 
-typedef enum { BP_NODE, BP_ENTER, BP_EXIT, BP_OP, BP_EVENT, BP_WATCH } bp_kind;
+typedef enum { BP_NODE, BP_ENTER, BP_EXIT, BP_OP, BP_EVENT, BP_WATCH, BP_LINE } bp_kind;
 
 /* A condition "VAR OP VALUE" on the event that would stop the run. */
 typedef enum { V_CALL, V_DEPTH, V_STEP, V_EVENT, V_FQN, V_NODE, V_TARGET } cond_var;
@@ -58,7 +59,8 @@ typedef struct exdb_bptable {
     int silent;
 } exdb_bptable;
 
-static const char *const kind_words[] = {"node", "enter", "exit", "op", "event", "node-map"};
+static const char *const kind_words[] = {"node",  "enter",    "exit", "op",
+                                         "event", "node-map", "line"};
 
 static void bp_clear(bp *b) {
     free(b->commands);
@@ -293,6 +295,24 @@ static void note_stop(exdb_bptable *t, const bp *b, int first) {
     t->pending = p;
 }
 
+/* Whether a node's stack trace passes through the FILE:LINE of spec. */
+static int node_at_line(const exdb_node *n, const char *spec) {
+    size_t flen;
+    uint32_t line;
+    return n && n->meta && n->meta->stack_trace &&
+           exdb_stack_parse_location(spec, &flen, &line) == 0 &&
+           exdb_stack_at(n->meta->stack_trace, spec, flen, line);
+}
+
+/* break line FILE:LINE: a COPY of the first node of a run of nodes made at
+ * that line (the flat node before it is not), so a line that makes ten
+ * nodes stops once, and again when a later call runs it again. */
+static int line_hit(const bp *b, const exdb_urun *r, const exdb_uevent *ev, const exdb_node *n) {
+    if (ev->kind != EXDB_EV_COPY || !node_at_line(n, b->arg))
+        return 0;
+    return ev->flat == 0 || !node_at_line(r->nodes[ev->flat - 1], b->arg);
+}
+
 /* Every breakpoint is tested (so each watchpoint sees every new mapping
  * once, whatever else stops the run there); all that hit are named, gdb
  * style: "Breakpoint 2, Watchpoint 3: node-map %x" and the watchpoints'
@@ -332,6 +352,9 @@ int cmd_break_check(session *s, const exdb_unflatten *u, const exdb_uevent *ev, 
             break;
         case BP_EVENT:
             match = ev->kind == b->event_kind;
+            break;
+        case BP_LINE:
+            match = line_hit(b, r, ev, n);
             break;
         case BP_WATCH:
             w = watch_hit(b, u, ev);
@@ -415,6 +438,9 @@ static void describe(exdb_buf *o, const bp *b) {
     case BP_WATCH:
         exdb_buf_printf(o, "node-map %%%s", b->arg);
         break;
+    case BP_LINE:
+        exdb_buf_printf(o, "line %s", b->arg);
+        break;
     }
 }
 
@@ -455,6 +481,22 @@ static int op_exists(session *s, const char *pattern) {
     return 0;
 }
 
+/* break line FILE:LINE: -1 after an error when it is no location or no
+ * node's trace passes there. */
+static int line_missing(session *s, const char *spec) {
+    size_t flen;
+    uint32_t line;
+    if (exdb_stack_parse_location(spec, &flen, &line) < 0)
+        return cmd_fail(
+            s, "Expected FILE:LINE (a file suffix will do: resnet.py:92), found \"%s\".", spec);
+    exdb_unflatten *u = cmd_unflatten_run(s);
+    const exdb_graph *g = u ? u->run->flat : s->prog->graph;
+    for (const exdb_node *n = g->head; n; n = n->next)
+        if (node_at_line(n, spec))
+            return 0;
+    return cmd_fail(s, "No node's stack trace is at %s (\"info lines\" lists the lines).", spec);
+}
+
 /* break/tbreak/watch: the words after the command, up to "if". A
  * momentary breakpoint (until/advance) is silent and unnumbered. */
 static int add_bp_ex(session *s, int temporary, int watch, int momentary, uint32_t max_depth,
@@ -481,18 +523,19 @@ static int add_bp_ex(session *s, int temporary, int watch, int momentary, uint32
         b.kind = BP_NODE;
         arg = argv[1];
     } else if (nwords == 2) {
-        static const char *const kinds[] = {"module", "exit", "op", "event", NULL};
+        static const char *const kinds[] = {"module", "exit", "op", "event", "line", NULL};
+        static const bp_kind kind_of[] = {BP_ENTER, BP_EXIT, BP_OP, BP_EVENT, BP_LINE};
         int k = cmd_pick(s, "break", argv[1], kinds);
         if (k < 0)
             return -1;
-        b.kind = k == 0 ? BP_ENTER : k == 1 ? BP_EXIT : k == 2 ? BP_OP : BP_EVENT;
+        b.kind = kind_of[k];
         arg = argv[2];
     } else {
         return cmd_fail(s,
                         momentary ? "Usage: %s NODE | module FQN | exit FQN | op GLOB | event "
-                                    "KIND | EVENT-NUMBER"
+                                    "KIND | line FILE:LINE | EVENT-NUMBER"
                                   : "Usage: break NODE | module FQN | exit FQN | op GLOB | "
-                                    "event KIND [if COND]",
+                                    "event KIND | line FILE:LINE [if COND]",
                         argv[0]);
     }
     if ((b.kind == BP_NODE || b.kind == BP_WATCH) && arg[0] == '%')
@@ -507,6 +550,9 @@ static int add_bp_ex(session *s, int temporary, int watch, int momentary, uint32
     } else if (b.kind == BP_OP) {
         if (!op_exists(s, arg))
             return cmd_fail(s, "No node's target matches \"%s\" (e.g. aten.relu*, *conv*).", arg);
+    } else if (b.kind == BP_LINE) {
+        if (line_missing(s, arg) < 0)
+            return -1;
     } else {
         b.event_kind = -1;
         for (int k = 0; k <= EXDB_EV_DONE; k++)
@@ -911,15 +957,19 @@ int cmd_break_info(session *s) {
     "                     torch.ops. may be left out)\n"                                           \
     "break event KIND     at an event of that kind: sink, dedup, dispatch, ival, attrs,\n"         \
     "                     state, reorder, done, copy, enter, exit\n"                               \
+    "break line FILE:LINE after the first node made at that line of the Python is copied\n"        \
+    "                     (a frame of its stack_trace is there: the innermost, or a call\n"        \
+    "                     of a module at that line); FILE may be a suffix (resnet.py:92)\n"        \
     "Any of them may end with \"if VAR OP VALUE\": VAR is call (the frame's call number,\n"        \
     "as backtrace shows it), depth, step (flat node index), event, fqn, node or target;\n"         \
     "OP is == != < <= > >= for numbers, == != or ~ (glob) for names. continue, next, finish\n"     \
     "and run stop at them; \"info breakpoints\" lists them."
 
 const command break_commands[] = {
-    {"break", 1, -1, CMD_NEEDS_PROGRAM, "break NODE|module FQN|exit FQN|op GLOB|event KIND [if C]",
-     "Stop the unflatten run at a node, a module call, an op or an event.", BREAK_HELP, cmd_break,
-     NULL, NULL},
+    {"break", 1, -1, CMD_NEEDS_PROGRAM,
+     "break NODE|module FQN|exit FQN|op GLOB|event KIND|line FILE:LINE [if C]",
+     "Stop the unflatten run at a node, a module call, an op, an event or a source line.",
+     BREAK_HELP, cmd_break, NULL, NULL},
     {"tbreak", 1, -1, CMD_NEEDS_PROGRAM, "tbreak ...", "A breakpoint deleted when first hit.",
      BREAK_HELP, cmd_tbreak, NULL, NULL},
     {"watch", 2, -1, CMD_NEEDS_PROGRAM, "watch node-map NODE [if COND]",

@@ -104,6 +104,7 @@ static void event_text(session *s, exdb_buf *b, const exdb_unflatten *u, uint32_
                         cmd_color(s, C_GREEN), cmd_color(s, C_RESET));
         if (n)
             exdb_format_node(b, n);
+        cmd_source_node_at(s, b, n);
         return;
     case EXDB_EV_ENTER:
         if (!f)
@@ -112,6 +113,7 @@ static void event_text(session *s, exdb_buf *b, const exdb_unflatten *u, uint32_
                         ev->flat, label(f->parent ? f->parent->child_fqn : NULL),
                         cmd_color(s, C_CYAN), cmd_color(s, C_RESET), f->child_fqn,
                         f->type ? f->type : "None", f->num_calls + 1, f->module_id);
+        cmd_source_enter_at(s, b, f, n);
         return;
     case EXDB_EV_EXIT:
         if (!f)
@@ -725,6 +727,7 @@ static void bt_line(session *s, const exdb_unflatten *u, const exdb_uframe *f, u
     }
     if (f->sig)
         exdb_buf_puts(b, ", preserved signature");
+    cmd_source_frame_at(s, b, u, f);
     exdb_buf_putc(b, '\n');
 }
 
@@ -1326,6 +1329,8 @@ static int info_events(session *s, exdb_unflatten *u, int argc, char **argv) {
 }
 
 static int cmd_list(session *s, int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "source") == 0)
+        return cmd_source_list(s, argc - 1, argv + 1);
     exdb_unflatten *u = get_run(s, 0);
     if (!u)
         return -1;
@@ -1712,13 +1717,18 @@ const command unflatten_commands[] = {
      NULL, NULL},
     {"down", 0, 1, I, "down [N]", "Select the frame N levels down (towards #0).", NULL, cmd_down,
      NULL, NULL},
-    {"list", 0, 1, I | CMD_REPEAT, "list [NODE|INDEX]",
+    {"list", 0, 2, I | CMD_REPEAT, "list [NODE|INDEX] | list source [NODE|FILE:LINE]",
      "The flat nodes around the cursor (or NODE): copied ones and the next (=>).",
      "Columns: the cursor (=> the next node the outliner looks at), the flat index\n"
      "(upstream's node_idx), copied or not, the node, its target, the module of its\n"
      "nn_module_stack (fqn@N for a repeated call) and, when it differs, the frame it was\n"
      "copied into. \"set listsize N\" sets the window; \"list\" again (or an empty line)\n"
-     "shows the next nodes.",
+     "shows the next nodes.\n"
+     "list source [NODE|FILE:LINE]: the Python file around a node's source line (the\n"
+     "innermost frame of its stack_trace; without NODE the node of the last COPY), as\n"
+     "gdb's list; FILE:LINE takes a file suffix (resnet.py:92). A file that moved is\n"
+     "found through \"set substitute-path FROM TO\"; a file not here shows the line\n"
+     "as the stack trace has it.",
      cmd_list, NULL, NULL},
 };
 const size_t unflatten_ncommands = sizeof unflatten_commands / sizeof *unflatten_commands;

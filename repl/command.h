@@ -12,6 +12,7 @@
 
 struct exdb_unflatten;
 struct exdb_uevent;
+struct exdb_uframe;
 
 enum {
     CMD_NEEDS_PROGRAM = 1, /* refused with "No program loaded." otherwise */
@@ -138,6 +139,25 @@ int cmd_alias_list(session *s);
 
 /* cmd_output.c: pipe COMMAND | SHELL-COMMAND. */
 int cmd_pipe(session *s, int argc, char **argv);
+
+/* cmd_source.c: source lines from the nodes' stack traces. */
+int cmd_source_info(session *s, const char *what, int argc, char **argv); /* line, lines, calls */
+int cmd_source_list(session *s, int argc, char **argv);                   /* argv[0] "source" */
+int cmd_source_set_substitute(session *s, int argc, char **argv); /* argv[0] "substitute-path" */
+void cmd_source_show_substitute(const session *s, exdb_buf *b);
+void cmd_source_free(session *s);
+/* " at FILE:LINE" for a STEP line or a frame: a node's source line; the
+ * line frame f (entered at flat node n) was called from; a frame's call
+ * line found from the events so far. Nothing when there is no trace. */
+void cmd_source_node_at(session *s, exdb_buf *b, const exdb_node *n);
+void cmd_source_enter_at(session *s, exdb_buf *b, const struct exdb_uframe *f, const exdb_node *n);
+void cmd_source_frame_at(session *s, exdb_buf *b, const struct exdb_unflatten *u,
+                         const struct exdb_uframe *f);
+
+/* cmd_find.c: find / info nodes, and print node GLOB's matching. */
+int cmd_find(session *s, int argc, char **argv);
+/* Whether word is a glob (has *, ? or [) rather than a node name. */
+int cmd_find_is_glob(const char *word);
 
 extern const command program_commands[];
 extern const size_t program_ncommands;

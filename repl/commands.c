@@ -4,6 +4,7 @@
  * or of a subcommand is enough ("inf prog"), as in gdb; an exact name wins. */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <regex.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -265,12 +266,18 @@ enum {
     INFO_DISPLAY,
     INFO_EVENTS,
     INFO_NODE,
+    INFO_LINE,
+    INFO_LINES,
+    INFO_CALLS,
+    INFO_NODES,
 };
-static const char *const info_words[] = {
-    "program",      "signature", "module-call-graph", "facts",        "modules",
-    "breakpoints",  "frame",     "node-map",          "placeholders", "seen-nodes",
-    "seen-modules", "ivals",     "watchpoints",       "display",      "events",
-    "node",         NULL};
+static const char *const info_words[] = {"program",     "signature",    "module-call-graph",
+                                         "facts",       "modules",      "breakpoints",
+                                         "frame",       "node-map",     "placeholders",
+                                         "seen-nodes",  "seen-modules", "ivals",
+                                         "watchpoints", "display",      "events",
+                                         "node",        "line",         "lines",
+                                         "calls",       "nodes",        NULL};
 enum {
     PRINT_GRAPH,
     PRINT_TABULAR,
@@ -283,22 +290,37 @@ enum {
 static const char *const print_words[] = {"graph", "tabular", "node",     "module",
                                           "frame", "code",    "readable", NULL};
 
+/* Whether glob (a name with *, ? or [) matches some node's name. */
+static int glob_matches_some(session *s, const char *glob) {
+    for (const exdb_node *n = s->prog->graph->head; n && cmd_find_is_glob(glob); n = n->next)
+        if (fnmatch(glob, n->name, 0) == 0)
+            return 1;
+    return 0;
+}
+
 /* print node NAME... (and info node, as display's "node NAME" reads it):
  * argv[0] is "node". */
 static int print_nodes(session *s, const char *cmd, int argc, char **argv) {
     if (argc < 2)
         return cmd_fail(s, "Usage: %s node NAME...", cmd);
     for (int i = 1; i < argc; i++)
-        if (!exdb_graph_find(s->prog->graph, argv[i]))
-            return cmd_node_not_found(s, argv[i]);
+        if (!exdb_graph_find(s->prog->graph, argv[i]) && !glob_matches_some(s, argv[i]))
+            return cmd_find_is_glob(argv[i])
+                       ? cmd_fail(s, "No node's name matches \"%s\".", argv[i])
+                       : cmd_node_not_found(s, argv[i]);
     cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
     for (int i = 1; i < argc; i++) {
         const exdb_node *n = exdb_graph_find(s->prog->graph, argv[i]);
-        exdb_print_node_info(&s->buf, s->prog, n);
-        cJSON *nj = arr ? ja_node(s->prog, n) : NULL;
-        cmd_code_node_line(s, n, nj);
-        if (nj)
-            cJSON_AddItemToArray(arr, nj);
+        /* a name first; else a glob: every node it matches */
+        for (const exdb_node *m = n ? n : s->prog->graph->head; m; m = n ? NULL : m->next) {
+            if (!n && fnmatch(argv[i], m->name, 0) != 0)
+                continue;
+            exdb_print_node_info(&s->buf, s->prog, m);
+            cJSON *nj = arr ? ja_node(s->prog, m) : NULL;
+            cmd_code_node_line(s, m, nj);
+            if (nj)
+                cJSON_AddItemToArray(arr, nj);
+        }
     }
     cmd_flush(s, 1);
     cmd_json_add(s, "nodes", arr);
@@ -346,6 +368,12 @@ static int cmd_info(session *s, int argc, char **argv) {
         return cmd_break_info(s);
     case INFO_NODE:
         return print_nodes(s, "info", argc - 1, argv + 1);
+    case INFO_LINE:
+    case INFO_LINES:
+    case INFO_CALLS:
+        return cmd_source_info(s, info_words[w], argc - 1, argv + 1);
+    case INFO_NODES:
+        return cmd_find(s, argc - 1, argv + 1);
     default:
         return cmd_unflatten_info(s, info_words[w], argc - 1, argv + 1);
     }
@@ -499,6 +527,15 @@ const command program_commands[] = {
      "                        the decisions after outlining: IVAL ... DONE)\n"
      "info display            the auto-display expressions\n"
      "info node NAME...       as print node (\"info node\" is not \"info node-map\")\n"
+     "info line NODE          its source line (the innermost stack_trace frame), the file,\n"
+     "                        and its module stack with the line each module was called at\n"
+     "info lines [FQN]        the module's nodes grouped by their line in its code (first\n"
+     "                        appearance order); without FQN every node by its source line\n"
+     "info calls FQN          every call of the module (an nn_module_stack key each) and\n"
+     "                        the line it was called at: the frame of the call's first node\n"
+     "                        that calls the attribute (\".conv1(\"), else the frame below\n"
+     "                        the parent's call (a Sequential's \"input = module(input)\")\n"
+     "info nodes [FILTERS]    as find (the nodes matching the filters)\n"
      "Add --all to see a listing longer than \"set max-lines\".",
      cmd_info, NULL, NULL},
     {"print", 1, -1, CMD_NEEDS_PROGRAM,
@@ -507,6 +544,7 @@ const command program_commands[] = {
      "print graph        the graph exactly as str(torch.fx.Graph) prints it\n"
      "print tabular      as Graph.print_tabular() prints it\n"
      "print node NAME    one node: op, target, args, users, value, module stack, stack trace\n"
+     "print node GLOB    every node whose name matches (fnmatch: relu*, conv?_[0-9])\n"
      "print module FQN   one unflattened module's graph, as str(graph) prints it (\"\" = root)\n"
      "print frame [N]    the graph the outliner is building in frame N (default: selected)\n"
      "print code         the Python FX generates: ep.graph_module.code\n"
@@ -571,6 +609,8 @@ extern const command break_commands[];
 extern const size_t break_ncommands;
 extern const command display_commands[];
 extern const size_t display_ncommands;
+extern const command find_commands[];
+extern const size_t find_ncommands;
 
 /* Every command table, in the order `help` lists them. A subsystem's
  * commands live in its own repl/cmd_*.c file and are added here. */
@@ -580,6 +620,7 @@ static const struct {
     const size_t *count;
 } tables[] = {
     {"Program and session", program_commands, &program_ncommands},
+    {"Searching", find_commands, &find_ncommands},
     {"Running the outliner (torch.export.unflatten)", unflatten_commands, &unflatten_ncommands},
     {"Breakpoints", break_commands, &break_ncommands},
     {"Auto-display", display_commands, &display_ncommands},
@@ -1461,6 +1502,7 @@ void session_free(session *s) {
     cmd_unflatten_forget(s);
     cmd_break_free(s);
     cmd_display_free(s);
+    cmd_source_free(s);
     cmd_lint_forget_program(s->prog);
     exdb_program_free(s->prog);
     exdb_buf_free(&s->buf);

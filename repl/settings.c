@@ -196,6 +196,17 @@ static void show_logging(const session *s, const setting *st, exdb_buf *b) {
     output_show_logging(s, b);
 }
 
+/* set substitute-path FROM TO | FROM (cmd_source.c keeps the rules) */
+static int set_substitute(session *s, const setting *st, int argc, char **argv) {
+    (void)st;
+    return cmd_source_set_substitute(s, argc - 1, argv + 1);
+}
+
+static void show_substitute(const session *s, const setting *st, exdb_buf *b) {
+    (void)st;
+    cmd_source_show_substitute(s, b);
+}
+
 /* viz/'s render settings: viz parses and shows them. */
 static int set_render(session *s, const setting *st, int argc, char **argv) {
     if (argc != 3)
@@ -246,6 +257,10 @@ const setting settings[] = {
      "set logging overwrite on|off\ttruncate the file instead of appending to it\n"
      "set logging redirect on|off\tsend the output to the file only, not the terminal",
      logging, set_logging, show_logging},
+    {"substitute-path", "FROM TO",
+     "list source reads a stack trace's file under FROM (a\npath or its leading directories) "
+     "from TO instead, as\ngdb's; FROM alone removes its rule",
+     NULL, set_substitute, show_substitute},
     {"layout", "dot|sfdp|auto", "the Graphviz engine for render (auto: by size)", layouts,
      set_render, show_render},
     {"rankdir", "TB|LR|auto", "render top to bottom or left to right (auto: the view's)", rankdirs,

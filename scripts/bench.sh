@@ -162,6 +162,29 @@ echo "(lint: every check of \`lint\` on the program, FX's, the signature's and u
 echo " pre-flight; dce: \`dce --dry-run\`; one run each, wall clock. FX's lint and dce alone,"
 echo " per node and beside torch.fx's, in CPU time: make bench-peer)"
 
+# find (issue 17): every filter is one test per node, so a search is one
+# pass over the graph. Target: < 50 ms at 100k nodes. CPU time (user+sys,
+# the machine may be shared) of exdb FILE with the command 20 times, minus
+# exdb FILE alone, over 20: the load is not counted; matches are printed.
+echo
+printf '%-36s %9s %9s %9s %9s %9s\n' "find (ms, CPU)" "name glob" "op+target" "module" "shape" "line"
+printf '%-36s %9s %9s %9s %9s %9s\n' "target" "<50@100k" "<50@100k" "<50@100k" "<50@100k" "<50@100k"
+cpu_of() { /usr/bin/time -f "%U %S" sh -c "$1" 2>&1 >/dev/null | tail -1 | awk '{ print $1 + $2 }'; }
+for s in $sizes; do
+    case $s in 1M) continue ;; esac
+    f=$out/synth_$s.json
+    line=$(printf '%-36s' "synth_$s")
+    base=$(cpu_of "./exdb -q $f -batch")
+    for c in "find 'relu*'" "find --op call_function --target 'aten.add*'" \
+        "find --module '*.1*' --users 1" "find --shape '*,*' --dtype f32" "find --line x.py:3"; do
+        args=""
+        for i in $(seq 20); do args="$args -ex \"$c\""; done
+        t=$(cpu_of "./exdb -q $f $args -batch")
+        line="$line $(awk -v t="$t" -v b="$base" 'BEGIN { d = (t - b) / 20; if (d < 0) d = 0; printf "%9.1f", d * 1000 }')"
+    done
+    echo "$line"
+done
+
 # Interactive latency (issue 5): each command a user types at a program
 # stopped halfway through outlining, through session_exec as at the prompt
 # (median of 5). Target: < 50 ms each at 100k nodes.

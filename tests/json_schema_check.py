@@ -157,6 +157,18 @@ info module-call-graph
 info facts
 info modules
 info node relu
+info line permute_1
+info line x
+info lines
+info lines encoder.layers.0
+info calls encoder.layers.0.act
+find --op call_function --target 'aten.relu*'
+info nodes relu* --users 1
+print node relu*
+set substitute-path /home/dev/src/tinyenc {root}/tests/fixtures
+show substitute-path
+list source add_1
+list source demo.py:32
 print graph
 print tabular
 print node relu native_layer_norm output p_embed_weight
@@ -178,6 +190,7 @@ pipe info program | wc -l
 break relu
 tbreak addmm_5
 break module encoder.layers.1
+break line demo.py:33
 watch node-map relu
 condition 1 call == 1
 condition 1

@@ -2,6 +2,7 @@
  * commands and the tests go through these, so each stops where the other
  * does. */
 #include "core/unflatten/step.h"
+#include "core/unflatten/unflatten.h"
 
 /* Whether the mode counts this event toward s->count. */
 static int counted(const exdb_step *s, const exdb_uevent *ev) {

@@ -1,0 +1,149 @@
+/* cmd_find.c - find [GLOB] [--op OP] [--target GLOB] [--module GLOB]
+ * [--dtype D] [--shape S] [--users N] [--line FILE:LINE] (also `info
+ * nodes`): the flat graph's nodes that pass every filter, one line each.
+ * The matching is core/fx/nodematch.c; one pass over the graph. */
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "command.h"
+#include "core/fx/nodematch.h"
+#include "core/fx/print.h"
+#include "core/fx/stacktrace.h"
+
+int cmd_find_is_glob(const char *word) {
+    return strpbrk(word, "*?[") != NULL;
+}
+
+/* The words after find into f; 0, or -1 after an error. */
+static int parse_filters(session *s, exdb_node_filter *f, int argc, char **argv) {
+    static const char *const opts[] = {"--op",    "--target", "--module", "--dtype",
+                                       "--shape", "--users",  "--line",   NULL};
+    for (int i = 1; i < argc; i++) {
+        const char *w = argv[i];
+        if (w[0] != '-' || w[1] != '-') {
+            if (f->name)
+                return cmd_fail(s, "find takes one name glob; \"%s\" is a second.", w);
+            f->name = w;
+            continue;
+        }
+        int o = cmd_pick(s, "find", w, opts);
+        if (o < 0)
+            return -1;
+        if (i + 1 >= argc)
+            return cmd_fail(s, "%s needs a value.", opts[o]);
+        const char *v = argv[++i];
+        switch (o) {
+        case 0:
+            if ((f->op = exdb_op_from_name(v)) < 0)
+                return cmd_fail(s,
+                                "Unknown op \"%s\": expected placeholder, get_attr, "
+                                "call_function, call_method, call_module or output.",
+                                v);
+            break;
+        case 1:
+            f->target = v;
+            break;
+        case 2:
+            f->module = v;
+            break;
+        case 3:
+            if ((f->dtype = exdb_nodematch_dtype(v)) < 0)
+                return cmd_fail(s, "Unknown dtype \"%s\" (f32, torch.float32, i64, bf16...).", v);
+            break;
+        case 4:
+            if (exdb_nodematch_shape(f, v) < 0)
+                return cmd_fail(s,
+                                "A shape is sizes between commas: 1,*,224,224 (* any size, "
+                                "s0 a symbolic size), found \"%s\".",
+                                v);
+            break;
+        case 5: {
+            uint32_t n;
+            if (cmd_parse_count(s, v, &n) < 0)
+                return -1;
+            f->users = n;
+            break;
+        }
+        default:
+            if (exdb_stack_parse_location(v, &f->file_len, &f->line) < 0)
+                return cmd_fail(s, "Expected FILE:LINE (a file suffix will do), found \"%s\".", v);
+            f->file = v;
+            break;
+        }
+    }
+    return 0;
+}
+
+/* The innermost module of n's nn_module_stack ("" when none). */
+static const char *node_module(const exdb_node *n) {
+    const exdb_meta *m = n->meta;
+    return m && m->nstack && m->stack[m->nstack - 1].path ? m->stack[m->nstack - 1].path : "";
+}
+
+/* find / info nodes: argv[0] is "find" or "nodes". */
+int cmd_find(session *s, int argc, char **argv) {
+    exdb_node_filter f;
+    exdb_nodematch_init(&f);
+    if (parse_filters(s, &f, argc, argv) < 0)
+        return -1;
+    cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
+    exdb_buf val;
+    exdb_buf_init(&val);
+    uint32_t count = 0;
+    for (const exdb_node *n = s->prog->graph->head; n; n = n->next) {
+        if (!exdb_nodematch(&f, n))
+            continue;
+        count++;
+        exdb_buf_reset(&val);
+        if (n->meta)
+            exdb_format_val(&val, n->meta->val);
+        const char *what = n->op == EXDB_OP_CALL_FUNCTION ? n->target : exdb_op_name(n->op);
+        exdb_buf_printf(&s->buf, "%%%s  %s", n->name, what);
+        if (val.len)
+            exdb_buf_printf(&s->buf, "  %s", exdb_buf_str(&val));
+        if (*node_module(n))
+            exdb_buf_printf(&s->buf, "  in %s", node_module(n));
+        exdb_buf_printf(&s->buf, "  (%u user%s)\n", n->nusers, cmd_s(n->nusers));
+        cJSON *o = arr ? cJSON_CreateObject() : NULL;
+        if (o) {
+            cJSON_AddStringToObject(o, "name", n->name);
+            cJSON_AddStringToObject(o, "op", exdb_op_name(n->op));
+            cJSON_AddStringToObject(o, "target", n->target ? n->target : "");
+            cJSON_AddStringToObject(o, "value", exdb_buf_str(&val));
+            cJSON_AddStringToObject(o, "module", node_module(n));
+            cJSON_AddNumberToObject(o, "users", n->nusers);
+            cJSON_AddItemToArray(arr, o);
+        }
+    }
+    exdb_buf_free(&val);
+    exdb_buf_printf(&s->buf, "%u node%s match%s.\n", count, cmd_s(count), count == 1 ? "es" : "");
+    cmd_flush(s, 1);
+    cmd_json_add(s, "count", cJSON_CreateNumber(count));
+    cmd_json_add(s, "matches", arr);
+    return 0;
+}
+
+static int cmd_find_fn(session *s, int argc, char **argv) {
+    return cmd_find(s, argc, argv);
+}
+
+const command find_commands[] = {
+    {"find", 0, -1, CMD_NEEDS_PROGRAM,
+     "find [GLOB] [--op OP] [--target GLOB] [--module GLOB] [--dtype D] [--shape S] ...",
+     "The flat graph's nodes that pass every filter (also \"info nodes\").",
+     "GLOB matches the node's name (fnmatch: *, ?, [...]). Filters, all of which must hold:\n"
+     "  --op OP          placeholder, get_attr, call_function, call_method, call_module, output\n"
+     "  --target GLOB    the target as FX prints it; \"torch.ops.\" may be left out\n"
+     "                   (--target 'aten.conv*')\n"
+     "  --module GLOB    the fqn of any module of its nn_module_stack (\"layer1.*\")\n"
+     "  --dtype D        its tensor's dtype: f32, torch.float32, bf16, i64...\n"
+     "  --shape S        its tensor's shape: 1,*,224,224 (* any size; a symbolic size\n"
+     "                   by its text: s77,8)\n"
+     "  --users N        len(node.users): --users 0 finds dead values\n"
+     "  --line FILE:LINE a frame of its stack_trace is at that line (a file suffix)\n"
+     "Each match: its name, target (or op), value, innermost module and users.\n"
+     "\"print node GLOB\" prints every node the glob matches in full.",
+     cmd_find_fn, NULL, NULL},
+};
+const size_t find_ncommands = sizeof find_commands / sizeof *find_commands;
