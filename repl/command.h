@@ -122,6 +122,11 @@ int cmd_alias_list(session *s);
 /* cmd_output.c: pipe COMMAND | SHELL-COMMAND. */
 int cmd_pipe(session *s, int argc, char **argv);
 
+/* cmd_diff.c: `render diff [FILE] -o OUT` (argv as render's), and the
+ * command-line mode `exdb diff A B` (argv[0] "diff"): its exit status. */
+int cmd_diff_render(session *s, int argc, char **argv);
+int cmd_diff_main(int argc, char **argv);
+
 extern const command program_commands[];
 extern const size_t program_ncommands;
 

@@ -73,6 +73,8 @@ struct session {
     struct exdb_output *output; /* the streams s->out and s->errout are at the top level */
     int pagination;             /* "set pagination": page at a terminal (default on) */
     int height;                 /* "set height": rows of a page; -1 the terminal's, 0 never */
+
+    char *diff_file; /* the program the last `diff FILE` compared with (render diff) */
 };
 
 void session_init(session *s);
