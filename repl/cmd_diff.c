@@ -491,7 +491,7 @@ static void modcalls_text(exdb_buf *b, const exdb_modcalls *c) {
         const char *x = i < c->n[0] ? dump_body(c->lines[0][i]) : "";
         const char *y = i < c->n[1] ? dump_body(c->lines[1][i]) : "";
         int same = i < c->n[0] && i < c->n[1] && strcmp(x, y) == 0;
-        exdb_buf_printf(b, "%c %4u  %-*.*s | %s\n", same ? ' ' : '!', i, w, w, x, same ? "" : y);
+        exdb_buf_printf(b, "%c %4u  %-*.*s | %s\n", same ? ' ' : '!', i, w, w, x, same ? "=" : y);
     }
 }
 

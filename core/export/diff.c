@@ -12,10 +12,17 @@
  *      equal, else the first unmatched B node (in B's order) with equal
  *      structure (a hash of the structure finds it): a node inserted early
  *      renames every later add_3 to add_4, and these still match;
- *   2. pass two, for what is left: B's node of the same name and opcode
- *      (changed), else equal structure again (inputs matched in this pass
- *      count now), else the first unmatched B node with the same opcode,
- *      target and first input (changed arguments).
+ *   2. for what is left: equal structure again (inputs matched since
+ *      count now), else the first unmatched B node with the same target
+ *      and first input (changed arguments);
+ *   3. B's node of the same name and target in the same module call;
+ *      then 2 again;
+ *   4. the first unmatched B node in the same module call with the same
+ *      first input (seen through getitems), whatever its target
+ *      (aten.conv2d became aten.convolution), else B's node of the same
+ *      name and opcode in the same module call; then 2 again.
+ * A name is the weakest evidence: a node inserted early shifts the names
+ * of the later ones, so B's node of A's name may be another node.
  *
  * Whatever is left is removed (A) or added (B). Linear in the nodes but for
  * hash collisions. */
@@ -193,6 +200,7 @@ static void pair(diff_ctx *c, const exdb_node *a, const exdb_node *b, int by_nam
 /* The first unmatched node of chain *head equal to a (exact) or any
  * (loose); matched nodes at the chain's front are dropped as it goes. */
 enum { FIND_EXACT, FIND_TARGET, FIND_NEAR };
+static int module_eq(const exdb_node *a, const exdb_node *b);
 static int near_eq(const exdb_node *a, const exdb_node *b);
 
 static const exdb_node *chain_find(diff_ctx *c, bucket_table *t, uint32_t *head, const exdb_node *a,
@@ -339,34 +347,46 @@ static int match_inputs(diff_ctx *c) {
     return 0;
 }
 
-/* One node of pass one (exact) or two. */
+/* One node of a pass (see the top of the file): 1 the same name and
+ * structure, else the same structure; 2 the same structure, else the same
+ * target and first input; 3 the same name and target; 4 the same module
+ * call and first input, else the same name and opcode. */
 static void match_node(diff_ctx *c, const exdb_node *a, int pass) {
     exdb_node *b = exdb_graph_find(c->gb, a->name);
-    if (b && c->d->b_to_a[b->id])
+    if (b && (c->d->b_to_a[b->id] || b->op != a->op))
         b = NULL;
-    if (b && b->op == a->op && (pass >= 2 || node_eq(a, b, c->d->a_to_b))) {
+    /* past pass 1 a name alone is trusted only within one module call */
+    if (b && pass > 1 && a->op != EXDB_OP_PLACEHOLDER && !module_eq(a, b))
+        b = NULL;
+    if (b && pass == 1 && node_eq(a, b, c->d->a_to_b)) {
         pair(c, a, b, 1);
         return;
     }
     if (a->op == EXDB_OP_OUTPUT)
         return; /* an output is matched with the output only (step 0) */
     int ok;
-    uint64_t h = hash_node(a, c->d->a_to_b, &ok);
     const exdb_node *m = NULL;
-    if (ok)
-        m = chain_find(c, &c->exact, table_slot(&c->exact, h), a, FIND_EXACT);
+    if (pass <= 2) {
+        uint64_t h = hash_node(a, c->d->a_to_b, &ok);
+        if (ok)
+            m = chain_find(c, &c->exact, table_slot(&c->exact, h), a, FIND_EXACT);
+    }
     if (!m && pass == 2 && a->op != EXDB_OP_PLACEHOLDER) {
-        h = loose_key(a, c->d->a_to_b, &ok);
+        uint64_t h = loose_key(a, c->d->a_to_b, &ok);
         if (ok)
             m = chain_find(c, &c->loose, table_slot(&c->loose, h), a, FIND_TARGET);
     }
-    if (!m && pass == 3 && a->op == EXDB_OP_CALL_FUNCTION) {
-        h = near_key(a, c->d->a_to_b, &ok);
+    if (!m && pass == 3 && b && target_eq(a, b))
+        m = b;
+    if (!m && pass == 4 && a->op == EXDB_OP_CALL_FUNCTION) {
+        uint64_t h = near_key(a, c->d->a_to_b, &ok);
         if (ok)
             m = chain_find(c, &c->near, table_slot(&c->near, h), a, FIND_NEAR);
     }
+    if (!m && pass == 4)
+        m = b;
     if (m)
-        pair(c, a, m, 0);
+        pair(c, a, m, m == b);
 }
 
 /* ---- what differs in a matched pair */
@@ -486,10 +506,13 @@ static int match(diff_ctx *c) {
         return -1;
     if (match_inputs(c) < 0)
         return -1;
-    for (int pass = 1; pass <= 3; pass++)
+    /* a name is the weakest evidence: structure first, again after each
+     * pass that matched by name (its users may match by structure now) */
+    static const int passes[] = {1, 2, 3, 2, 4, 2};
+    for (size_t k = 0; k < sizeof passes / sizeof *passes; k++)
         for (const exdb_node *a = c->ga->head; a; a = a->next)
             if (!c->d->a_to_b[a->id])
-                match_node(c, a, pass);
+                match_node(c, a, passes[k]);
     if (collect(c) < 0)
         return -1;
     return count_ops(c->d);
