@@ -136,7 +136,8 @@ static int build(diff_view *c) {
         const exdb_node *a = d->removed[i];
         exdb_buf_reset(&c->tmp);
         exdb_buf_printf(&c->tmp, "removed:%s", a->name);
-        const char *name = vz_unique_name(c->vg, exdb_buf_str(&c->tmp));
+        const char *base = vz_str(c->vg, &c->tmp); /* vz_unique_name keeps base as it is */
+        const char *name = base ? vz_unique_name(c->vg, base) : NULL;
         c->va[a->id] = name ? add_node(c, a, name, REMOVED_FILL, "removed", 1) : VZ_NONE;
     }
     free(pairs);

@@ -15,6 +15,7 @@
 #include "core/export/program.h"
 #include "core/unflatten/moddiff.h"
 #include "testutil.h"
+#include "viz/render.h"
 
 #define V1 "tests/fixtures/diff/v1.json"
 #define V2 "tests/fixtures/diff/v2.json"
@@ -266,4 +267,32 @@ Test(diff, module_calls_agree_with_dedup) {
         closedir(d);
     }
     cr_assert_geq(checked, 4, "only %u calls compared", checked);
+}
+
+/* render diff's DOT, v2 against v1: A's removed nodes drawn red and named
+ * "removed:NAME" (an arena copy: the name outlives the view's scratch),
+ * changed orange, B's nodes by their names. */
+Test(diff, render_dot) {
+    exdb_program *a = load(V2), *b = load(V1);
+    exdb_error err = {0};
+    exdb_program_diff *d = exdb_diff_programs(a, b, &err);
+    cr_assert_not_null(d);
+    exdb_viz_source src = {.prog = a, .diff = d};
+    exdb_viz_view view = {.kind = EXDB_VIEW_DIFF};
+    exdb_viz_settings set;
+    exdb_viz_settings_default(&set);
+    exdb_buf dot;
+    exdb_buf_init(&dot);
+    exdb_viz_stats st;
+    cr_assert_eq(exdb_viz_dot(&src, &view, &set, &dot, &st, &err), 0, "%s", err.msg);
+    const char *t = exdb_buf_str(&dot);
+    cr_assert(strstr(t, "\"removed:p_extra_weight\""), "%s", t);
+    cr_assert(strstr(t, "#fc9272"));     /* removed */
+    cr_assert(strstr(t, "#fdae6b"));     /* changed */
+    cr_assert_not(strstr(t, "#a1d99b")); /* nothing added */
+    cr_assert_eq(st.real_nodes, b->graph->count + d->nremoved);
+    exdb_buf_free(&dot);
+    exdb_diff_free(d);
+    exdb_program_free(a);
+    exdb_program_free(b);
 }
