@@ -301,6 +301,18 @@ static cJSON *json_node(const exdb_node *n, exdb_arena *ar) {
     return o;
 }
 
+/* A node's args as a list, its kwargs as an object (as "node" has them). */
+static cJSON *json_args(const exdb_arg *a) {
+    cJSON *o = a->kind == EXDB_ARG_DICT ? cJSON_CreateObject() : cJSON_CreateArray();
+    for (uint32_t i = 0; o && i < a->n; i++) {
+        if (a->kind == EXDB_ARG_DICT)
+            cJSON_AddItemToObject(o, a->keys[i], ja_arg(&a->u.items[i]));
+        else
+            cJSON_AddItemToArray(o, ja_arg(&a->u.items[i]));
+    }
+    return o;
+}
+
 static cJSON *json_pair(const exdb_diff_pair *p, exdb_arena *ar) {
     static const struct {
         uint32_t bit;
@@ -316,12 +328,12 @@ static cJSON *json_pair(const exdb_diff_pair *p, exdb_arena *ar) {
         if (p->what & bits[i].bit)
             cJSON_AddItemToArray(w, cJSON_CreateString(bits[i].name));
     if (p->what & EXDB_DIFF_ARGS) {
-        cJSON_AddItemToObject(o, "args_a", ja_arg(&p->a->args));
-        cJSON_AddItemToObject(o, "args_b", ja_arg(&p->b->args));
+        cJSON_AddItemToObject(o, "args_a", json_args(&p->a->args));
+        cJSON_AddItemToObject(o, "args_b", json_args(&p->b->args));
     }
     if (p->what & EXDB_DIFF_KWARGS) {
-        cJSON_AddItemToObject(o, "kwargs_a", ja_arg(&p->a->kwargs));
-        cJSON_AddItemToObject(o, "kwargs_b", ja_arg(&p->b->kwargs));
+        cJSON_AddItemToObject(o, "kwargs_a", json_args(&p->a->kwargs));
+        cJSON_AddItemToObject(o, "kwargs_b", json_args(&p->b->kwargs));
     }
     return o;
 }
