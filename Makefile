@@ -111,6 +111,10 @@ build/rel/bench_goto: scripts/bench/bench_goto.c core/libexdb.a
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
+build/rel/bench_diff: scripts/bench/bench_diff.c core/libexdb.a
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+
 build/rel/bench_ops: scripts/bench/bench_ops.c $(call rel,$(VIZ_SRC)) core/libexdb.a
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)

@@ -31,6 +31,8 @@ static const exdb_unflatten *finished_run(session *s, exdb_unflatten **fresh) {
 }
 
 static int cmd_render(session *s, int argc, char **argv) {
+    if (strcmp(argv[1], "diff") == 0)
+        return cmd_diff_render(s, argc, argv);
     static const char *const views[] = {"flat", "modules", "module", "tree", "frame", NULL};
     int v = cmd_pick(s, "render", argv[1], views);
     if (v < 0)
@@ -138,7 +140,8 @@ static int cmd_render(session *s, int argc, char **argv) {
 
 const command render_commands[] = {
     {"render", 1, -1, CMD_NEEDS_PROGRAM,
-     "render flat|modules|module FQN|tree|frame [OPTIONS] -o FILE.{dot,svg,png,pdf,html}",
+     "render flat|modules|module FQN|tree|frame|diff [FILE] [OPTIONS] -o "
+     "FILE.{dot,svg,png,pdf,html}",
      "Draw the program or the unflattener with Graphviz.",
      "render flat [--by-module] [--hide LIST]\n"
      "                                the exported graph; --by-module nests the nodes in\n"
@@ -164,6 +167,7 @@ const command render_commands[] = {
      "                                the frame's graph and its node_map edges; after\n"
      "                                outlining, the module the event (SINK, DEDUP, DISPATCH)\n"
      "                                works on, the node it changed red\n"
+     "render diff [FILE]              the loaded program's diff with FILE (help diff)\n"
      "module and tree use a complete unflatten run; when the session's run is not at\n"
      "the end a separate one is made, and the stepping position does not move.\n"
      "Options:\n"

@@ -159,6 +159,11 @@ int cmd_find(session *s, int argc, char **argv);
 /* Whether word is a glob (has *, ? or [) rather than a node name. */
 int cmd_find_is_glob(const char *word);
 
+/* cmd_diff.c: `render diff [FILE] -o OUT` (argv as render's), and the
+ * command-line mode `exdb diff A B` (argv[0] "diff"): its exit status. */
+int cmd_diff_render(session *s, int argc, char **argv);
+int cmd_diff_main(int argc, char **argv);
+
 extern const command program_commands[];
 extern const size_t program_ncommands;
 

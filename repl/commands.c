@@ -611,6 +611,8 @@ extern const command display_commands[];
 extern const size_t display_ncommands;
 extern const command find_commands[];
 extern const size_t find_ncommands;
+extern const command diff_commands[];
+extern const size_t diff_ncommands;
 
 /* Every command table, in the order `help` lists them. A subsystem's
  * commands live in its own repl/cmd_*.c file and are added here. */
@@ -625,6 +627,7 @@ static const struct {
     {"Breakpoints", break_commands, &break_ncommands},
     {"Auto-display", display_commands, &display_ncommands},
     {"Checks and changes", lint_commands, &lint_ncommands},
+    {"Comparing programs", diff_commands, &diff_ncommands},
     {"Pictures", render_commands, &render_ncommands},
 };
 
@@ -1510,6 +1513,8 @@ void session_free(session *s) {
     s->prog = NULL;
     free(s->repeat);
     s->repeat = NULL;
+    free(s->diff_file);
+    s->diff_file = NULL;
     free(s->last_error);
     s->last_error = NULL;
     cJSON_Delete(s->data);

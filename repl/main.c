@@ -438,6 +438,11 @@ int main(int argc, char **argv) {
     int ncmds = 0;
     if (!cmds || !is_script)
         return 2;
+    if (argc > 1 && strcmp(argv[1], "diff") == 0) { /* exdb diff A B (cmd_diff.c) */
+        free(cmds);
+        free(is_script);
+        return cmd_diff_main(argc - 1, argv + 1);
+    }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if ((!strcmp(a, "-ex") || !strcmp(a, "--ex") || !strcmp(a, "-x") || !strcmp(a, "--x"))) {

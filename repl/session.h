@@ -75,6 +75,7 @@ struct session {
     int height;                 /* "set height": rows of a page; -1 the terminal's, 0 never */
 
     struct exdb_source_paths *source_paths; /* `set substitute-path` rules (cmd_source.c) */
+    char *diff_file; /* the program the last `diff FILE` compared with (render diff) */
 };
 
 void session_init(session *s);

@@ -265,6 +265,9 @@ render modules -o {tmp}/modules.dot
 render module encoder -o {tmp}/module.dot
 goto 20
 render frame -o {tmp}/frame.dot
+diff {root}/tests/fixtures/tied_embeddings.json
+render diff -o {tmp}/diff.dot
+diff module encoder.layers.0 encoder.layers.1
 print node nosuch
 info frame 99
 unflatten run

@@ -176,6 +176,9 @@ static int build(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
     case EXDB_VIEW_FRAME:
         rc = vz_view_frame(vg, src, view, err);
         break;
+    case EXDB_VIEW_DIFF:
+        rc = vz_view_diff(vg, src, view, err);
+        break;
     default:
         return exdb_errorf(err, "render: unknown view");
     }
@@ -280,7 +283,7 @@ static const char *view_hint(const exdb_viz_view *view) {
 /* The HTML page's title: "exdb: module layer1.0 - resnet18.json". */
 static const char *page_title(const exdb_viz_source *src, const exdb_viz_view *view, char *buf,
                               size_t size) {
-    static const char *const names[] = {"flat", "modules", "module", "tree", "frame"};
+    static const char *const names[] = {"flat", "modules", "module", "tree", "frame", "diff"};
     const char *path = src->prog && src->prog->path ? src->prog->path : "program";
     const char *slash = strrchr(path, '/');
     snprintf(buf, size, "exdb: %s%s%s - %s", names[view->kind],

@@ -26,6 +26,7 @@ typedef enum {
     EXDB_VIEW_MODULE, /* one unflattened module's graph: view.fqn */
     EXDB_VIEW_TREE,   /* the unflattened module hierarchy */
     EXDB_VIEW_FRAME,  /* the outliner's state at the current event */
+    EXDB_VIEW_DIFF,   /* two programs: exdb_viz_source.diff (viz/diff.c) */
 } exdb_view_kind;
 
 typedef enum { EXDB_VIZ_LAYOUT_AUTO, EXDB_VIZ_LAYOUT_DOT, EXDB_VIZ_LAYOUT_SFDP } exdb_viz_layout;
@@ -87,15 +88,17 @@ typedef struct exdb_viz_stats {
 } exdb_viz_stats;
 
 struct exdb_unflatten;
+struct exdb_program_diff;
 
 /* The state a view may draw from. Views of the flat program need only prog;
  * `module` and `tree` need a complete unflatten run of it (done), `frame`
  * the session's run at its current event (cur) and the selected frame. */
 typedef struct exdb_viz_source {
     const exdb_program *prog;
-    const struct exdb_unflatten *done; /* at DONE; module, tree */
-    const struct exdb_unflatten *cur;  /* any event; frame */
-    uint32_t frame_level;              /* frame: backtrace level, 0 = innermost */
+    const struct exdb_unflatten *done;    /* at DONE; module, tree */
+    const struct exdb_unflatten *cur;     /* any event; frame */
+    uint32_t frame_level;                 /* frame: backtrace level, 0 = innermost */
+    const struct exdb_program_diff *diff; /* diff: prog's diff with another program */
 } exdb_viz_source;
 
 void exdb_viz_settings_default(exdb_viz_settings *s);

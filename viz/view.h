@@ -142,6 +142,9 @@ int vz_view_subtree(vz_graph *vg, const struct exdb_unflatten *u, const char *fq
                     const char *title, exdb_error *err);
 int vz_view_frame(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
                   exdb_error *err);
+/* B's flat graph with A's removed nodes, coloured by src->diff (diff.c). */
+int vz_view_diff(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
+                 exdb_error *err);
 
 /* Links every input of each node of g already drawn (vidx: FX node id ->
  * view node, VZ_NONE = not drawn) to its user; getitem edges get their
