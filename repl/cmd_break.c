@@ -965,6 +965,12 @@ int cmd_break_info(session *s) {
     "OP is == != < <= > >= for numbers, == != or ~ (glob) for names. continue, next, finish\n"     \
     "and run stop at them; \"info breakpoints\" lists them."
 
+/* The subcommand words watch reads itself (a unique prefix names one). */
+static const subcommand watch_subs[] = {{"node-map", NULL, -1, 1}, {NULL, NULL, 0, 0}};
+
+/* The subcommand words delete reads itself (a unique prefix names one). */
+static const subcommand display_subs[] = {{"display", NULL, -1, 1}, {NULL, NULL, 0, 0}};
+
 const command break_commands[] = {
     {"break", 1, -1, CMD_NEEDS_PROGRAM,
      "break NODE|module FQN|exit FQN|op GLOB|event KIND|line FILE:LINE [if C]",
@@ -977,13 +983,16 @@ const command break_commands[] = {
      "Fires once per frame that maps the flat node: where it is copied, where a child\n"
      "frame makes a placeholder for it, where an exiting frame hands its output back to\n"
      "the parent. Conditions as for break (\"help break\").",
-     cmd_watch, NULL, NULL},
+     cmd_watch, watch_subs, NULL},
     {"delete", 0, -1, 0, "delete [N...]|display [N...]",
-     "Delete breakpoints N... (all without N), or auto-displays.", NULL, cmd_delete, NULL, NULL},
+     "Delete breakpoints N... (all without N), or auto-displays.", NULL, cmd_delete, display_subs,
+     NULL},
     {"disable", 0, -1, 0, "disable [N...]|display [N...]",
-     "Disable breakpoints N... (all without N), or auto-displays.", NULL, cmd_disable, NULL, NULL},
+     "Disable breakpoints N... (all without N), or auto-displays.", NULL, cmd_disable, display_subs,
+     NULL},
     {"enable", 0, -1, 0, "enable [N...]|display [N...]",
-     "Enable breakpoints N... (all without N), or auto-displays.", NULL, cmd_enable, NULL, NULL},
+     "Enable breakpoints N... (all without N), or auto-displays.", NULL, cmd_enable, display_subs,
+     NULL},
     {"ignore", 2, 2, 0, "ignore N COUNT",
      "Pass breakpoint N the next COUNT times it is reached (0: stop again).",
      "As gdb's ignore counts: each crossing passed still counts as a hit; \"info\n"

@@ -574,6 +574,10 @@ static int cmd_quit_if_complete(session *s, int argc, char **argv) {
     return 0;
 }
 
+/* The subcommand words lint reads itself (a unique prefix names one). */
+static const subcommand lint_subs[] = {
+    {"module", NULL, -1, 1}, {"all", NULL, -1, 1}, {NULL, NULL, 0, 0}};
+
 const command lint_commands[] = {
     {"lint", 0, 3, CMD_NEEDS_PROGRAM, "lint [module FQN|all] [--json]",
      "Check the graph, the signature, and what unflatten would trip on.",
@@ -597,7 +601,7 @@ const command lint_commands[] = {
      "--json prints one JSON array with one object per finding: {\"severity\", \"check\",\n"
      "\"node\", \"module\", \"graph\", \"message\", \"fix\"} (null when not applicable).\n"
      "Fails (exit status 1 in batch mode) when there is a finding of severity error.",
-     cmd_lint, NULL, NULL},
+     cmd_lint, lint_subs, NULL},
     {"dce", 0, 3, CMD_NEEDS_PROGRAM, "dce [module FQN|all] [--dry-run]",
      "Remove nodes without users that have no side effects (Graph.eliminate_dead_code).",
      "One reverse pass, as torch.fx does: a dead chain goes at once. Kept: placeholders,\n"
@@ -616,7 +620,7 @@ const command lint_commands[] = {
      "part way is refused (\"continue\" first). Going back (reverse-*, goto, restart, run) or\n"
      "a flat dce/undo rebuilds the run from the flat graph, which discards the module edits\n"
      "(a note says so); \"save\" writes the flat program, never module edits.",
-     cmd_dce, NULL, NULL},
+     cmd_dce, lint_subs, NULL},
     {"undo", 0, 0, CMD_NEEDS_PROGRAM, "undo",
      "Put back what the last dce (flat, module or all) removed.", NULL, cmd_undo, NULL, NULL},
     {"save", 1, -1, CMD_NEEDS_PROGRAM, "save [--force] FILE | save --dry-run",

@@ -1619,6 +1619,10 @@ int cmd_unflatten_print_module(session *s, const char *fqn) {
 #define R (CMD_NEEDS_PROGRAM | CMD_REPEAT | CMD_STOPS)
 #define I CMD_NEEDS_PROGRAM /* inspects: does not move the run */
 
+/* The subcommand words unflatten reads itself (a unique prefix names one). */
+static const subcommand unflatten_subs[] = {
+    {"run", NULL, -1, 1}, {"restart", NULL, -1, 1}, {NULL, NULL, 0, 0}};
+
 const command unflatten_commands[] = {
     {"run", 0, 0, P, "run",
      "Unflatten from the start until a breakpoint, Ctrl-C, an error or the end.",
@@ -1703,7 +1707,7 @@ const command unflatten_commands[] = {
      "  DISPATCH  a multiply-called preserved fqn dispatched, or call indices elided\n"
      "  REORDER   submodules re-registered in call-graph order\n"
      "  DONE      the root graph linted (self.graph.lint()): the module is complete",
-     cmd_unflatten, NULL, NULL},
+     cmd_unflatten, unflatten_subs, NULL},
     {"backtrace", 0, 0, I, "backtrace", "The outliner's frame stack, innermost (#0) first.",
      "#N  FQN[@call]  TYPE  K copied, P placeholders, call C of MODULE_ID, as %node in PARENT\n"
      "FQN@N is the N-th extra call of a module (PyTorch's _call_name); MODULE_ID is the\n"

@@ -24,13 +24,15 @@ enum {
 typedef int (*command_fn)(session *s, int argc, char **argv);
 
 /* A subcommand word of a command ("info frame", "lint module"): a unique
- * prefix of it names it (the command sees the whole word), completion
- * offers it. fn (or NULL when the command reads the word itself) runs it
- * with argv[0] the word; max_args words may follow it (-1: any); needs a
- * loaded program unless no_program. */
+ * prefix of it names it (the command sees the whole word), completion and
+ * help offer it. fn (NULL when the command reads the word itself: lint,
+ * dce...) runs it through command_run_subcommand, with argv[0] the word;
+ * max_args words may follow it (-1: any); it needs a loaded program unless
+ * no_program. */
+typedef int (*subcommand_fn)(session *s, const char *word, int argc, char **argv);
 typedef struct subcommand {
     const char *word;
-    command_fn fn;
+    subcommand_fn fn;
     int max_args;
     int no_program;
 } subcommand;
@@ -49,6 +51,10 @@ struct command {
 
 /* c's help text (help_fn's or help), or NULL. */
 const char *command_help(const command *c);
+/* Runs the subcommand argv[1] names (a unique prefix of a word of c's
+ * subs): checks its arguments and the program, then calls its fn with
+ * argc - 1, argv + 1. */
+int command_run_subcommand(session *s, const command *c, int argc, char **argv);
 
 /* Prints a one-line error to the session's error stream; returns -1. */
 int cmd_fail(session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

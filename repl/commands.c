@@ -247,49 +247,6 @@ static int cmd_load(session *s, int argc, char **argv) {
     return 0;
 }
 
-/* The subcommands of info and print, in the order help and completion
- * list them; the index is what cmd_info and cmd_print switch on. */
-enum {
-    INFO_PROGRAM,
-    INFO_SIGNATURE,
-    INFO_CALL_GRAPH,
-    INFO_FACTS,
-    INFO_MODULES,
-    INFO_BREAKPOINTS,
-    INFO_FRAME,
-    INFO_NODE_MAP,
-    INFO_PLACEHOLDERS,
-    INFO_SEEN_NODES,
-    INFO_SEEN_MODULES,
-    INFO_IVALS,
-    INFO_WATCHPOINTS,
-    INFO_DISPLAY,
-    INFO_EVENTS,
-    INFO_NODE,
-    INFO_LINE,
-    INFO_LINES,
-    INFO_CALLS,
-    INFO_NODES,
-};
-static const char *const info_words[] = {"program",     "signature",    "module-call-graph",
-                                         "facts",       "modules",      "breakpoints",
-                                         "frame",       "node-map",     "placeholders",
-                                         "seen-nodes",  "seen-modules", "ivals",
-                                         "watchpoints", "display",      "events",
-                                         "node",        "line",         "lines",
-                                         "calls",       "nodes",        NULL};
-enum {
-    PRINT_GRAPH,
-    PRINT_TABULAR,
-    PRINT_NODE,
-    PRINT_MODULE,
-    PRINT_FRAME,
-    PRINT_CODE,
-    PRINT_READABLE
-};
-static const char *const print_words[] = {"graph", "tabular", "node",     "module",
-                                          "frame", "code",    "readable", NULL};
-
 /* Whether glob (a name with *, ? or [) matches some node's name. */
 static int glob_matches_some(session *s, const char *glob) {
     for (const exdb_node *n = s->prog->graph->head; n && cmd_find_is_glob(glob); n = n->next)
@@ -327,78 +284,99 @@ static int print_nodes(session *s, const char *cmd, int argc, char **argv) {
     return 0;
 }
 
-/* info WHAT: the program's facts here; the outliner's state (frames,
- * maps, seen sets) in cmd_unflatten.c; breakpoints in cmd_break.c. */
-static int cmd_info(session *s, int argc, char **argv) {
-    int w = cmd_pick(s, "info", argv[1], info_words);
-    if (w < 0)
-        return -1;
-    if (w == INFO_DISPLAY)
-        return argc > 2 ? cmd_fail(s, "info display takes no argument") : cmd_display_info(s);
-    if (w <= INFO_MODULES && argc > 2)
-        return cmd_fail(s, "info %s takes no argument", info_words[w]);
-    if (!s->prog && w != INFO_BREAKPOINTS && w != INFO_WATCHPOINTS)
-        return cmd_fail(s, "No program loaded.  Use \"load FILE\".");
-    switch (w) {
-    case INFO_PROGRAM:
-        exdb_print_program_info(&s->buf, s->prog);
-        if (s->json)
-            cmd_json_add(s, "program", ja_program(s->prog));
-        break;
-    case INFO_SIGNATURE:
-        exdb_print_signature(&s->buf, s->prog);
-        if (s->json)
-            cmd_json_add(s, "signature", ja_signature(s->prog));
-        break;
-    case INFO_CALL_GRAPH:
-        exdb_print_call_graph(&s->buf, s->prog);
-        if (s->json)
-            cmd_json_add(s, "module_call_graph", ja_call_graph(s->prog));
-        break;
-    case INFO_FACTS:
-        exdb_print_facts(&s->buf, s->prog);
-        exdb_print_name_digest(&s->buf, s->prog);
-        if (s->json)
-            cmd_json_add(s, "facts", ja_facts(exdb_buf_str(&s->buf)));
-        break;
-    case INFO_MODULES:
-        return cmd_unflatten_info_modules(s);
-    case INFO_BREAKPOINTS:
-    case INFO_WATCHPOINTS:
-        return cmd_break_info(s);
-    case INFO_NODE:
-        return print_nodes(s, "info", argc - 1, argv + 1);
-    case INFO_LINE:
-    case INFO_LINES:
-    case INFO_CALLS:
-        return cmd_source_info(s, info_words[w], argc - 1, argv + 1);
-    case INFO_NODES:
-        return cmd_find(s, argc - 1, argv + 1);
-    default:
-        return cmd_unflatten_info(s, info_words[w], argc - 1, argv + 1);
-    }
+/* ---- info WHAT: the program's facts here; the outliner's state (frames,
+ * maps, seen sets) in cmd_unflatten.c; breakpoints in cmd_break.c */
+
+static int info_program(session *s, const char *word, int argc, char **argv) {
+    exdb_print_program_info(&s->buf, s->prog);
+    if (s->json)
+        cmd_json_add(s, "program", ja_program(s->prog));
     cmd_flush(s, 1);
     return 0;
 }
 
-static int cmd_print(session *s, int argc, char **argv) {
-    int w = cmd_pick(s, "print", argv[1], print_words);
-    if (w < 0)
-        return -1;
-    if (w == PRINT_FRAME)
-        return cmd_unflatten_print_frame(s, argc - 1, argv + 1);
-    if (w == PRINT_MODULE) {
-        if (argc != 3)
-            return cmd_fail(s, "Usage: print module FQN   (\"\" is the root)");
-        return cmd_unflatten_print_module(s, argv[2]);
-    }
-    if (w == PRINT_NODE)
-        return print_nodes(s, "print", argc - 1, argv + 1);
-    if (w == PRINT_CODE || w == PRINT_READABLE)
-        return cmd_code_print(s, w == PRINT_READABLE, argc - 1, argv + 1);
-    if (argc > 2)
-        return cmd_fail(s, "print %s takes no argument", print_words[w]);
-    if (w == PRINT_GRAPH)
+static int info_signature(session *s, const char *word, int argc, char **argv) {
+    exdb_print_signature(&s->buf, s->prog);
+    if (s->json)
+        cmd_json_add(s, "signature", ja_signature(s->prog));
+    cmd_flush(s, 1);
+    return 0;
+}
+
+static int info_call_graph(session *s, const char *word, int argc, char **argv) {
+    exdb_print_call_graph(&s->buf, s->prog);
+    if (s->json)
+        cmd_json_add(s, "module_call_graph", ja_call_graph(s->prog));
+    cmd_flush(s, 1);
+    return 0;
+}
+
+static int info_facts(session *s, const char *word, int argc, char **argv) {
+    exdb_print_facts(&s->buf, s->prog);
+    exdb_print_name_digest(&s->buf, s->prog);
+    if (s->json)
+        cmd_json_add(s, "facts", ja_facts(exdb_buf_str(&s->buf)));
+    cmd_flush(s, 1);
+    return 0;
+}
+
+static int info_modules(session *s, const char *word, int argc, char **argv) {
+    return cmd_unflatten_info_modules(s);
+}
+
+static int info_breakpoints(session *s, const char *word, int argc, char **argv) {
+    return cmd_break_info(s);
+}
+
+static int info_display(session *s, const char *word, int argc, char **argv) {
+    return cmd_display_info(s);
+}
+
+static int info_node(session *s, const char *word, int argc, char **argv) {
+    return print_nodes(s, "info", argc, argv);
+}
+
+static int info_outliner(session *s, const char *word, int argc, char **argv) {
+    return cmd_unflatten_info(s, word, argc, argv);
+}
+
+static int info_source(session *s, const char *word, int argc, char **argv) {
+    return cmd_source_info(s, word, argc, argv);
+}
+
+static int info_nodes(session *s, const char *word, int argc, char **argv) {
+    return cmd_find(s, argc, argv);
+}
+
+/* In the order help and completion list them. */
+static const subcommand info_subs[] = {
+    {"program", info_program, 0, 0},
+    {"signature", info_signature, 0, 0},
+    {"module-call-graph", info_call_graph, 0, 0},
+    {"facts", info_facts, 0, 0},
+    {"modules", info_modules, 0, 0},
+    {"breakpoints", info_breakpoints, -1, 1},
+    {"frame", info_outliner, -1, 0},
+    {"node-map", info_outliner, -1, 0},
+    {"placeholders", info_outliner, -1, 0},
+    {"seen-nodes", info_outliner, -1, 0},
+    {"seen-modules", info_outliner, -1, 0},
+    {"ivals", info_outliner, -1, 0},
+    {"watchpoints", info_breakpoints, -1, 1},
+    {"display", info_display, 0, 1},
+    {"events", info_outliner, -1, 0},
+    {"node", info_node, -1, 0},
+    {"line", info_source, -1, 0},
+    {"lines", info_source, -1, 0},
+    {"calls", info_source, -1, 0},
+    {"nodes", info_nodes, -1, 0},
+    {NULL, NULL, 0, 0},
+};
+
+/* ---- print WHAT */
+
+static int print_graph(session *s, const char *word, int argc, char **argv) {
+    if (strcmp(word, "graph") == 0)
         exdb_print_graph(&s->buf, s->prog->graph);
     else
         exdb_print_tabular(&s->buf, s->prog->graph);
@@ -407,6 +385,34 @@ static int cmd_print(session *s, int argc, char **argv) {
     cmd_flush(s, 1);
     return 0;
 }
+
+static int print_node(session *s, const char *word, int argc, char **argv) {
+    return print_nodes(s, "print", argc, argv);
+}
+
+static int print_module(session *s, const char *word, int argc, char **argv) {
+    if (argc != 2)
+        return cmd_fail(s, "Usage: print module FQN   (\"\" is the root)");
+    return cmd_unflatten_print_module(s, argv[1]);
+}
+
+static int print_frame(session *s, const char *word, int argc, char **argv) {
+    return cmd_unflatten_print_frame(s, argc, argv);
+}
+
+static int print_code(session *s, const char *word, int argc, char **argv) {
+    return cmd_code_print(s, strcmp(word, "readable") == 0, argc, argv);
+}
+
+static const subcommand print_subs[] = {
+    {"graph", print_graph, 0, 0},    {"tabular", print_graph, 0, 0},
+    {"node", print_node, -1, 0},     {"module", print_module, -1, 0},
+    {"frame", print_frame, -1, 0},   {"code", print_code, -1, 0},
+    {"readable", print_code, -1, 0}, {NULL, NULL, 0, 0},
+};
+
+static int cmd_info(session *s, int argc, char **argv);
+static int cmd_print(session *s, int argc, char **argv);
 
 static int cmd_echo(session *s, int argc, char **argv) {
     for (int i = 1; i < argc; i++)
@@ -537,7 +543,7 @@ const command program_commands[] = {
      "                        the parent's call (a Sequential's \"input = module(input)\")\n"
      "info nodes [FILTERS]    as find (the nodes matching the filters)\n"
      "Add --all to see a listing longer than \"set max-lines\".",
-     cmd_info, NULL, NULL},
+     cmd_info, info_subs, NULL},
     {"print", 1, -1, CMD_NEEDS_PROGRAM,
      "print graph|tabular|node NAME...|module FQN|frame [N]|code|readable",
      "Print the flat graph, nodes, a module's graph, or a frame's partial graph.",
@@ -554,7 +560,7 @@ const command program_commands[] = {
      "                   without FQN: ep.module()'s)\n"
      "print code|readable frame [N]    the code of the graph frame N is building\n"
      "Add --all to see a listing longer than \"set max-lines\".",
-     cmd_print, NULL, NULL},
+     cmd_print, print_subs, NULL},
     {"echo", 0, -1, 0, "echo TEXT", "Print TEXT.", NULL, cmd_echo, NULL, NULL},
     {"source", 1, 1, 0, "source FILE", "Run the commands in FILE.",
      "Lines starting with # are comments. A failing command stops the script unless\n"
@@ -699,31 +705,71 @@ const command *command_lookup(const char *name, int *ambiguous) {
  * "delete disp 1") and an exact word wins over a longer one it starts
  * ("info node" is not "info node-map"). Completion offers them. (render,
  * set and break pick their words themselves, with cmd_pick.) */
-static const char *const lint_words[] = {"module", "all", NULL};
-static const char *const unflatten_words[] = {"run", "restart", NULL};
-static const char *const watch_words[] = {"node-map", NULL};
-static const char *const display_word[] = {"display", NULL};
-static const struct {
-    const char *cmd;
-    const char *const *words;
-} subcommands[] = {
-    {"info", info_words},     {"print", print_words},         {"lint", lint_words},
-    {"dce", lint_words},      {"unflatten", unflatten_words}, {"watch", watch_words},
-    {"delete", display_word}, {"enable", display_word},       {"disable", display_word},
-};
+/* The words of c's subcommands, NULL-terminated (built once per command,
+ * for cmd_pick, completion and help), or NULL. */
+static const char *const *subcommand_words(const command *c) {
+    static struct {
+        const subcommand *subs;
+        const char **words;
+    } cache[16];
+    if (!c || !c->subs)
+        return NULL;
+    size_t i = 0;
+    while (i < 16 && cache[i].subs && cache[i].subs != c->subs)
+        i++;
+    if (i < 16 && cache[i].subs == c->subs)
+        return cache[i].words;
+    size_t n = 0;
+    while (c->subs[n].word)
+        n++;
+    const char **w = malloc((n + 1) * sizeof *w);
+    if (!w)
+        return NULL;
+    for (size_t k = 0; k < n; k++)
+        w[k] = c->subs[k].word;
+    w[n] = NULL;
+    if (i < 16) {
+        cache[i].subs = c->subs;
+        cache[i].words = w;
+    }
+    return w;
+}
 
 const char *const *command_subcommands(const char *name) {
-    for (size_t i = 0; i < sizeof subcommands / sizeof *subcommands; i++)
-        if (strcmp(subcommands[i].cmd, name) == 0)
-            return subcommands[i].words;
-    return NULL;
+    int amb;
+    const command *c = command_lookup(name, &amb);
+    return c && strcmp(c->name, name) == 0 ? subcommand_words(c) : NULL;
+}
+
+int command_run_subcommand(session *s, const command *c, int argc, char **argv) {
+    int w = cmd_pick(s, c->name, argv[1], subcommand_words(c));
+    if (w < 0)
+        return -1;
+    const subcommand *sub = &c->subs[w];
+    if (sub->max_args >= 0 && argc - 2 > sub->max_args)
+        return sub->max_args ? cmd_fail(s, "%s %s takes at most %d argument%s", c->name, sub->word,
+                                        sub->max_args, cmd_s((uint64_t)sub->max_args))
+                             : cmd_fail(s, "%s %s takes no argument", c->name, sub->word);
+    if (!s->prog && !sub->no_program)
+        return cmd_fail(s, "No program loaded.  Use \"load FILE\".");
+    return sub->fn(s, sub->word, argc - 1, argv + 1);
+}
+
+static int cmd_info(session *s, int argc, char **argv) {
+    int amb;
+    return command_run_subcommand(s, command_lookup("info", &amb), argc, argv);
+}
+
+static int cmd_print(session *s, int argc, char **argv) {
+    int amb;
+    return command_run_subcommand(s, command_lookup("print", &amb), argc, argv);
 }
 
 /* Expands a unique prefix of c's subcommand in argv (see subcommands[]);
  * -1 after an error when it is ambiguous. A word that is no subcommand's
  * prefix is left to the command (a breakpoint number, a node...). */
 static int expand_subcommand(session *s, const command *c, int argc, char **argv) {
-    const char *const *words = command_subcommands(c->name);
+    const char *const *words = subcommand_words(c);
     int i = 1;
     while (words && i < argc && argv[i][0] == '-')
         i++;
@@ -774,7 +820,7 @@ static cJSON *command_json(session *s, const command *c, const char *section, in
         if (c >= tables[t].table && c < tables[t].table + *tables[t].count)
             section = tables[t].title;
     cJSON_AddStringToObject(o, "section", section ? section : "");
-    const char *const *words = command_subcommands(c->name);
+    const char *const *words = subcommand_words(c);
     cJSON *sub = words ? cJSON_AddArrayToObject(o, "subcommands") : NULL;
     for (int i = 0; sub && words[i]; i++)
         cJSON_AddItemToArray(sub, cJSON_CreateString(words[i]));
