@@ -114,6 +114,16 @@ static int cmd_render(session *s, int argc, char **argv) {
     exdb_unflatten_free(fresh);
     if (rc < 0)
         return cmd_fail(s, "%s", err.msg);
+    if (v == 1 && exdb_viz_format_of(out) == EXDB_FMT_HTML) {
+        /* the module view you open and close: laid out by the page */
+        fprintf(s->out,
+                "Wrote %s: %u module calls, %u nodes, %u edges; opens at depth %d, the page lays "
+                "a module out when it is opened.\n",
+                out, st.clusters, st.nodes, st.edges, view.depth ? view.depth : 1);
+        if (s->json)
+            cmd_json_add(s, "file", ja_render_file(out, views[v], &st));
+        return 0;
+    }
     fprintf(s->out, "Wrote %s: %u node%s, %u edge%s, %u cluster%s", out, st.nodes,
             st.nodes == 1 ? "" : "s", st.edges, st.edges == 1 ? "" : "s", st.clusters,
             st.clusters == 1 ? "" : "s");

@@ -391,7 +391,7 @@ static int render_tree_page(const exdb_viz_source *src, const exdb_viz_view *vie
     st->build_s = now() - t0;
     st->nodes = st->real_nodes = ts.nodes;
     st->edges = ts.edges;
-    st->clusters = ts.modules;
+    st->clusters = ts.modules ? ts.modules - 1 : 0; /* module calls: all but the root */
     if (rc == 0) {
         double t1 = now();
         rc = exdb_out_write(path, page, len, 0666, 1, err);
