@@ -260,6 +260,8 @@ static int tree_build(tree_ctx *c) {
             p->inputs[i].name ? exdb_strmap_put(&c->inputs, p->inputs[i].name, NULL) : NULL;
         if (slot)
             *slot = (void *)(uintptr_t)(i + 1);
+        else if (p->inputs[i].name)
+            c->oom = 1;
     }
     for (const exdb_node *n = g->head; n && !c->oom; n = n->next) {
         uint32_t m = node_mod(c, n);
