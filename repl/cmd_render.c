@@ -116,6 +116,16 @@ static int cmd_render(session *s, int argc, char **argv) {
     exdb_unflatten_free(fresh);
     if (rc < 0)
         return cmd_fail(s, "%s", err.msg);
+    if (v == 1 && exdb_viz_format_of(out) == EXDB_FMT_HTML) {
+        /* the module view you open and close: laid out by the page */
+        fprintf(s->out,
+                "Wrote %s: %u module calls, %u nodes, %u edges; opens at depth %d, the page lays "
+                "a module out when it is opened.\n",
+                out, st.clusters, st.nodes, st.edges, view.depth ? view.depth : 1);
+        if (s->json)
+            cmd_json_add(s, "file", ja_render_file(out, views[v], &st));
+        return 0;
+    }
     fprintf(s->out, "Wrote %s: %u node%s, %u edge%s, %u cluster%s", out, st.nodes,
             st.nodes == 1 ? "" : "s", st.edges, st.edges == 1 ? "" : "s", st.clusters,
             st.clusters == 1 ? "" : "s");
@@ -152,7 +162,10 @@ const command render_commands[] = {
      "                                uses); state nothing uses sits beside its module's\n"
      "                                first node\n"
      "render modules [--depth N]      module-level dataflow: modules cut at N FQN levels\n"
-     "                                (default 2) as nodes, values crossing them as edges\n"
+     "                                (default 2) as nodes, values crossing them as edges;\n"
+     "                                as .html the module view you open and close: the\n"
+     "                                modules collapsed to depth N (default 1), a click\n"
+     "                                opens a module in place, search opens the path\n"
      "render module FQN               one unflattened module's graph (\"\" is the root):\n"
      "                                placeholders, get_attr of its state, call_module\n"
      "                                nodes naming the child they call; a module with no\n"

@@ -214,6 +214,18 @@ static void fx_tooltip(exdb_buf *b, const exdb_node *n, exdb_buf *tmp) {
     exdb_buf_free(&out);
 }
 
+void vz_fx_source(exdb_buf *b, const exdb_node *n) {
+    const exdb_meta *m = n->meta;
+    if (!m || !m->stack_trace || !m->stack_trace[0])
+        return;
+    tb_frame inner, user;
+    last_frames(m->stack_trace, &inner, &user);
+    if (user.file)
+        put_frame(b, "source", &user);
+    if (inner.file && inner.file != user.file)
+        put_frame(b, user.file ? "innermost frame" : "source (innermost frame)", &inner);
+}
+
 void vz_fx_tooltip(exdb_buf *b, const exdb_node *n) {
     exdb_buf t;
     exdb_buf_init(&t);

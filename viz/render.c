@@ -376,6 +376,36 @@ static int build_for(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_vi
     return 0;
 }
 
+/* `render modules -o FILE.html`: the module view you open and close
+ * (html_tree.c), laid out by the page itself, so no Graphviz and no render
+ * limit. Made in memory, written as every render is. */
+static int render_tree_page(const exdb_viz_source *src, const exdb_viz_view *view, const char *path,
+                            exdb_viz_stats *st, exdb_error *err) {
+    char *page = NULL;
+    size_t len = 0;
+    char title[512];
+    vz_tree_stats ts = {0};
+    double t0 = now();
+    FILE *m = open_memstream(&page, &len);
+    if (!m)
+        return exdb_errorf(err, "%s: out of memory", path);
+    int rc = vz_write_tree_html(m, src->prog, view->depth,
+                                page_title(src, view, title, sizeof title), &ts, err);
+    if (fclose(m) != 0 && rc == 0)
+        rc = exdb_errorf(err, "%s: out of memory making the page", path);
+    st->build_s = now() - t0;
+    st->nodes = st->real_nodes = ts.nodes;
+    st->edges = ts.edges;
+    st->clusters = ts.modules ? ts.modules - 1 : 0; /* module calls: all but the root */
+    if (rc == 0) {
+        double t1 = now();
+        rc = exdb_out_write(path, page, len, 0666, 1, err);
+        st->write_s = now() - t1;
+    }
+    free(page);
+    return rc;
+}
+
 int exdb_viz_render(const exdb_viz_source *src, const exdb_viz_view *view,
                     const exdb_viz_settings *set, const char *path, exdb_viz_stats *stats,
                     exdb_error *err) {
@@ -390,6 +420,11 @@ int exdb_viz_render(const exdb_viz_source *src, const exdb_viz_view *view,
     if (exdb_out_check(path, 1, err) < 0) /* before the work: a FIFO, /dev/null... */
         return -1;
 
+    if (fmt == EXDB_FMT_HTML && view->kind == EXDB_VIEW_MODULES) {
+        if (!src || !src->prog)
+            return exdb_errorf(err, "render: no program loaded");
+        return render_tree_page(src, view, path, st, err);
+    }
     double t0 = now();
     vz_graph vg;
     int sfdp;

@@ -202,6 +202,25 @@ int vz_place_unused_state(vz_graph *vg, const exdb_program *p, const uint32_t *v
 #define VZ_BESIDE_MAX_USERS 8
 int vz_place_inputs(vz_graph *vg, const exdb_graph *g, const uint32_t *vidx, const uint32_t *pos);
 
+/* The source lines of n's stack trace as its tooltip ends with them
+ * ("\nsource:\n  File ..., line N\n    code"), plain text (flat.c). */
+void vz_fx_source(exdb_buf *b, const exdb_node *n);
+
+/* ---- modtree.c and html_tree.c: the module view you open and close */
+
+typedef struct vz_tree_stats {
+    uint32_t modules, nodes, edges;
+} vz_tree_stats;
+/* The page's data: the module list, each module call's own dataflow
+ * graph and the source lines, as JSON in <script> elements (modtree.c).
+ * -1 with a message when out of memory. */
+int vz_write_tree_data(FILE *f, const exdb_program *p, vz_tree_stats *st, exdb_error *err);
+/* The whole page: the module tree collapsed below depth open_depth (>= 1;
+ * 1: only the root open), modules opening in place on a click, search
+ * opening the path to a match (html_tree.c). */
+int vz_write_tree_html(FILE *f, const exdb_program *p, int open_depth, const char *title,
+                       vz_tree_stats *st, exdb_error *err);
+
 /* Shared styling of program nodes (flat.c). */
 const char *vz_input_fill(exdb_input_kind k);
 /* Label for an FX node: name, short target, value; tooltip: the full node,

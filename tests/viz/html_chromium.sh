@@ -138,6 +138,101 @@ if [ -d "$real" ]; then
         "value: f32[1, 256, 14, 14] torch.float32" 0.1
 fi
 
+# check_tree NAME FILE MODULE CHILD NODE PATH: the module view you open and
+# close (`render modules -o FILE.html`, viz/html_tree.c): it opens at depth
+# 1 (no module open, MODULE's box drawn, CHILD's not); a click on MODULE
+# opens it in place (CHILD drawn), a second click closes it; a search for
+# NODE opens every module on PATH (the open modules, comma-separated) and
+# marks it; no label overflows its box. Prints the milliseconds from the
+# start of navigation to the first drawing (data-loadms) and the wall time
+# of a headless screenshot; no timed assertion (make bench has the row).
+check_tree() {
+    name=$1 file=$2 mod=$3 child=$4 node=$5 path=$6
+    if [ ! -s "$file" ]; then
+        bad "$name: no page"
+        return
+    fi
+    if grep -Eq '(src|href)="(https?:)?//' "$file" || grep -q '@import' "$file"; then
+        bad "$name: the page loads something from the network"
+    else
+        ok
+    fi
+    d=$(dom "$file" "")
+    if [ "$(body_attr "$d" ready)" = 1 ] && [ -z "$(body_attr "$d" errors)" ] &&
+        [ -z "$(body_attr "$d" open)" ] && printf '%s' "$d" | grep -q "id=\"m:$mod\"" &&
+        ! printf '%s' "$d" | grep -q "id=\"m:$child\""; then
+        ok
+    else
+        bad "$name: not opened at depth 1 (errors: $(body_attr "$d" errors); open: $(body_attr "$d" open))"
+    fi
+    echo "$name: $(body_attr "$d" modules) modules, drawn $(body_attr "$d" loadms) ms after navigation started"
+    d=$(dom "$file" "click=$mod")
+    if [ "$(body_attr "$d" open)" = "$mod" ] && printf '%s' "$d" | grep -q "id=\"m:$child\"" &&
+        [ -z "$(body_attr "$d" errors)" ]; then
+        ok
+    else
+        bad "$name: a click on $mod did not open it (open: $(body_attr "$d" open); errors: $(body_attr "$d" errors))"
+    fi
+    d=$(dom "$file" "click=$mod&click=$mod")
+    if [ -z "$(body_attr "$d" open)" ] && ! printf '%s' "$d" | grep -q "id=\"m:$child\"" &&
+        [ -z "$(body_attr "$d" errors)" ]; then
+        ok
+    else
+        bad "$name: a second click on $mod did not close it (open: $(body_attr "$d" open))"
+    fi
+    d=$(dom "$file" "search=$node&measure=1")
+    if [ "$(body_attr "$d" open)" = "$path" ] && [ "$(body_attr "$d" selected)" = "$node" ] &&
+        printf '%s' "$d" | grep -q "<g class=\"n hit cur[^>]* id=\"$node\""; then
+        ok
+    else
+        bad "$name: search $node did not open $path (open: $(body_attr "$d" open); selected: $(body_attr "$d" selected))"
+    fi
+    if [ "$(body_attr "$d" overflow)" = 0 ]; then
+        ok
+    else
+        bad "$name: $(body_attr "$d" overflow) labels overflow their boxes"
+    fi
+    t0=$(date +%s.%N)
+    if timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --no-first-run \
+        --user-data-dir="$out/profile" --window-size=1200,800 --screenshot="$out/tree.png" \
+        "file://$file#search=$node" >/dev/null 2>&1 && [ "$(head -c 4 "$out/tree.png" | tail -c 3)" = PNG ]; then
+        ok
+        echo "$name: a screenshot of the page searched for $node in $(echo "$(date +%s.%N) - $t0" | bc) s"
+    else
+        bad "$name: no screenshot"
+    fi
+}
+
+"$exdb" -batch -q "$ex" -ex "render modules -o $out/mods.html" -ex "render modules --depth 2 -o $out/mods2.html" \
+    >"$out/log" 2>&1 || { bad "example: render modules failed"; cat "$out/log"; }
+check_tree "example modules" "$out/mods.html" encoder encoder.layers addmm_3 \
+    encoder,encoder.layers,encoder.layers.0,encoder.layers.0.attn,encoder.layers.0.attn.v
+d=$(dom "$out/mods2.html" "")
+if [ "$(body_attr "$d" open)" = "embed,encoder,head" ] && [ -z "$(body_attr "$d" errors)" ]; then
+    ok
+else
+    bad "example modules --depth 2: not opened to depth 2 (open: $(body_attr "$d" open))"
+fi
+if [ -d "$real" ]; then
+    vit=$real/TheCBaH__pytorch.models.pt2__vit_b_16__model.json
+    "$exdb" -batch -q "$vit" -ex "render modules -o $out/vit.html" >"$out/log" 2>&1 ||
+        { bad "vit_b_16: render modules failed"; cat "$out/log"; }
+    check_tree "vit_b_16 modules" "$out/vit.html" encoder encoder.layers addmm_20 \
+        encoder,encoder.layers,encoder.layers.encoder_layer_5,encoder.layers.encoder_layer_5.self_attention
+fi
+# the 100k-node synthetic program (scripts/gen_synth.py, as make bench makes it)
+synth=$root/build/bench/synth_100k.json
+if [ ! -s "$synth" ] && [ -z "$HTML_NO_100K" ]; then
+    synth=$out/synth_100k.json
+    python3 "$root/scripts/gen_synth.py" --nodes 100000 --out "$synth" >/dev/null 2>&1 || synth=
+fi
+if [ -n "$synth" ] && [ -s "$synth" ]; then
+    "$exdb" -batch -q "$synth" -ex "render modules -o $out/synth.html" >"$out/log" 2>&1 ||
+        { bad "synth_100k: render modules failed"; cat "$out/log"; }
+    check_tree "synth_100k modules" "$out/synth.html" layers layers.0 addmm_500 \
+        layers,layers.83,layers.83.attn,layers.83.attn.v_proj
+fi
+
 # a screenshot of the page as a user opens it
 if timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --no-first-run \
     --user-data-dir="$out/profile" --window-size=1200,800 --virtual-time-budget=3000 \

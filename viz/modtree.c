@@ -1,0 +1,527 @@
+/* modtree.c - the data of the module view you open and close (the HTML
+ * page of `render modules`, html_tree.c): every module call's own
+ * dataflow, read from nn_module_stack as the `modules` view reads it (no
+ * unflatten needed).
+ *
+ * Modules form the FQN tree (modules.c): "layers.3.attn" under "layers.3"
+ * under "layers", even when the ModuleList `layers` is never called;
+ * repeated calls are separate modules ("fqn@N"). The graph of a module M
+ * holds its own FX nodes (whose innermost module is M), one box per child
+ * module call, one input node per value made outside M and used inside it,
+ * and one output node for the values M hands out. A value u used by v
+ * gives, at the lowest module holding both (their common ancestor L), an
+ * edge from u's representative to v's (the node itself, or the child box
+ * holding it); below L on v's side each module gets u as an input, on u's
+ * side each module hands it to its output. Parameters, buffers and
+ * constants appear only in the module whose own op reads them (where
+ * unflatten sinks them as get_attr). Each graph is laid out by the page's
+ * script when it is opened, so a program of any size costs one pass here
+ * and nothing until a module is opened. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/export/program.h"
+#include "core/format/schema.h"
+#include "core/fx/print.h"
+#include "viz/view.h"
+
+enum { GN_OP, GN_CHILD, GN_IN, GN_OUT };
+
+typedef struct tmod {
+    const char *fqn;  /* "layers.3.attn@1"; "" for the root */
+    const char *type; /* the class, NULL for a container never called */
+    uint32_t parent, depth, own, total;
+    uint32_t box;  /* index of its child box in the parent's graph */
+    uint32_t out;  /* index of its output node, VZ_NONE until needed */
+    uint32_t nloc; /* nodes in its graph so far */
+} tmod;
+
+typedef struct gnode {
+    uint32_t mod;
+    uint8_t kind;
+    const exdb_node *fx; /* GN_OP, GN_IN: the node or the value */
+    uint32_t child;      /* GN_CHILD */
+} gnode;
+
+typedef struct gedge {
+    uint32_t mod, from, to, nvalues;
+    const exdb_node *first, *last; /* the values it carries (first for the label) */
+} gedge;
+
+typedef struct tree_ctx {
+    const exdb_program *prog;
+    exdb_arena arena;
+    tmod *mods;
+    uint32_t nmods, cap_mods;
+    gnode *nodes;
+    uint32_t nnodes, cap_nodes;
+    gedge *edges;
+    uint32_t nedges, cap_edges;
+    exdb_strmap byname; /* "parent\x1fpath@N" -> mod + 1 */
+    exdb_strmap stack;  /* raw nn_module_stack -> innermost mod + 1 */
+    exdb_strmap keys;   /* "m:id" (inputs), "m:a>b" (edges) -> index + 1 */
+    exdb_strmap inputs; /* placeholder name -> input spec index + 1 */
+    uint32_t *of;       /* FX node id -> innermost mod (0: the root) */
+    uint32_t *loc;      /* FX node id -> its node's index in its module's graph, VZ_NONE */
+    exdb_buf tmp;
+    int oom;
+} tree_ctx;
+
+static int grow(void **p, uint32_t *cap, uint32_t n, size_t size) {
+    if (n < *cap)
+        return 0;
+    uint32_t nc = *cap ? *cap * 2 : 256;
+    void *np = realloc(*p, (size_t)nc * size);
+    if (!np)
+        return -1;
+    *p = np;
+    *cap = nc;
+    return 0;
+}
+
+/* A node of module m's graph; its index in that graph. */
+static uint32_t add_node(tree_ctx *c, uint32_t m, int kind, const exdb_node *fx, uint32_t child) {
+    if (grow((void **)&c->nodes, &c->cap_nodes, c->nnodes, sizeof *c->nodes) < 0) {
+        c->oom = 1;
+        return VZ_NONE;
+    }
+    c->nodes[c->nnodes++] = (gnode){.mod = m, .kind = (uint8_t)kind, .fx = fx, .child = child};
+    return c->mods[m].nloc++;
+}
+
+/* The module for one FQN prefix under parent (as modules.c's get_mod);
+ * the call index comes from the stack entry with exactly that path. */
+static uint32_t get_mod(tree_ctx *c, uint32_t parent, const char *path, size_t plen,
+                        const exdb_meta *m) {
+    const exdb_stack_entry *entry = NULL;
+    for (uint32_t i = 0; i < m->nstack; i++)
+        if (strlen(m->stack[i].path) == plen && strncmp(m->stack[i].path, path, plen) == 0)
+            entry = &m->stack[i];
+    exdb_buf_reset(&c->tmp);
+    exdb_buf_printf(&c->tmp, "%u\x1f", parent);
+    size_t at = c->tmp.len;
+    exdb_buf_put(&c->tmp, path, plen);
+    if (entry && entry->call_idx)
+        exdb_buf_printf(&c->tmp, "@%d", entry->call_idx);
+    void *v = exdb_strmap_get(&c->byname, exdb_buf_str(&c->tmp));
+    if (v)
+        return (uint32_t)((uintptr_t)v - 1);
+    if (c->tmp.oom || grow((void **)&c->mods, &c->cap_mods, c->nmods, sizeof *c->mods) < 0) {
+        c->oom = 1;
+        return VZ_NONE;
+    }
+    const char *key = exdb_arena_strndup(&c->arena, exdb_buf_str(&c->tmp), c->tmp.len);
+    void **slot = key ? exdb_strmap_put(&c->byname, key, NULL) : NULL;
+    if (!slot) {
+        c->oom = 1;
+        return VZ_NONE;
+    }
+    uint32_t k = c->nmods++;
+    *slot = (void *)(uintptr_t)(k + 1);
+    c->mods[k] = (tmod){.fqn = key + at,
+                        .type = entry ? entry->type : NULL,
+                        .parent = parent,
+                        .depth = c->mods[parent].depth + 1,
+                        .out = VZ_NONE};
+    c->mods[k].box = add_node(c, parent, GN_CHILD, NULL, k);
+    return k;
+}
+
+/* The innermost module (call) of n, 0 for the root. */
+static uint32_t node_mod(tree_ctx *c, const exdb_node *n) {
+    const exdb_stack_entry *leaf = vz_leaf_entry(n);
+    if (!leaf)
+        return 0;
+    void **slot = exdb_strmap_put(&c->stack, n->meta->nn_module_stack, NULL);
+    if (slot && *slot)
+        return (uint32_t)((uintptr_t)*slot - 1);
+    uint32_t m = 0;
+    for (const char *p = leaf->path;;) {
+        const char *dot = strchr(p, '.');
+        size_t plen = dot ? (size_t)(dot - leaf->path) : strlen(leaf->path);
+        m = get_mod(c, m, leaf->path, plen, n->meta);
+        if (m == VZ_NONE || !dot)
+            break;
+        p = dot + 1;
+    }
+    if (m == VZ_NONE)
+        return 0;
+    if (slot)
+        *slot = (void *)(uintptr_t)(m + 1);
+    return m;
+}
+
+/* The index + 1 kept under "m:..." in keys (0: none); the slot to set. */
+static void **key_slot(tree_ctx *c, const char *fmt, uint32_t m, uint32_t a, uint32_t b) {
+    exdb_buf_reset(&c->tmp);
+    exdb_buf_printf(&c->tmp, fmt, m, a, b);
+    void **slot = exdb_strmap_find(&c->keys, exdb_buf_str(&c->tmp));
+    if (slot)
+        return slot;
+    const char *key = exdb_arena_strndup(&c->arena, exdb_buf_str(&c->tmp), c->tmp.len);
+    slot = key && !c->tmp.oom ? exdb_strmap_put(&c->keys, key, NULL) : NULL;
+    if (!slot)
+        c->oom = 1;
+    return slot;
+}
+
+/* An edge from -> to in m's graph carrying value u (one edge per pair,
+ * counting the distinct values). */
+static void add_edge(tree_ctx *c, uint32_t m, uint32_t from, uint32_t to, const exdb_node *u) {
+    if (from == VZ_NONE || to == VZ_NONE || from == to)
+        return;
+    void **slot = key_slot(c, "%u:%u>%u", m, from, to);
+    if (!slot)
+        return;
+    if (*slot) {
+        gedge *e = &c->edges[(uintptr_t)*slot - 1];
+        if (e->last != u)
+            e->nvalues++;
+        e->last = u;
+        return;
+    }
+    if (grow((void **)&c->edges, &c->cap_edges, c->nedges, sizeof *c->edges) < 0) {
+        c->oom = 1;
+        return;
+    }
+    c->edges[c->nedges] = (gedge){m, from, to, 1, u, u};
+    *slot = (void *)(uintptr_t)(++c->nedges);
+}
+
+/* The input node of value u in module m. */
+static uint32_t input_of(tree_ctx *c, uint32_t m, const exdb_node *u) {
+    void **slot = key_slot(c, "i%u:%u", m, u->id, 0);
+    if (!slot)
+        return VZ_NONE;
+    if (!*slot) {
+        uint32_t k = add_node(c, m, GN_IN, u, 0);
+        *slot = (void *)(uintptr_t)(k + 1);
+    }
+    return (uint32_t)((uintptr_t)*slot - 1);
+}
+
+static uint32_t output_of(tree_ctx *c, uint32_t m) {
+    if (c->mods[m].out == VZ_NONE)
+        c->mods[m].out = add_node(c, m, GN_OUT, NULL, 0);
+    return c->mods[m].out;
+}
+
+static int is_state(tree_ctx *c, const exdb_node *u) {
+    if (u->op != EXDB_OP_PLACEHOLDER)
+        return 0;
+    uintptr_t s = (uintptr_t)exdb_strmap_get(&c->inputs, u->name);
+    return s && c->prog->inputs[s - 1].kind != EXDB_IN_USER_INPUT;
+}
+
+/* The edges value u makes for its user v (see the top of the file). */
+static void link_use(tree_ctx *c, const exdb_node *u, const exdb_node *v) {
+    uint32_t mu = c->of[u->id], mv = c->of[v->id];
+    if (is_state(c, u)) {
+        /* only where an own op reads it: an input there, or the node at the root */
+        if (mv == 0) {
+            if (c->loc[u->id] == VZ_NONE)
+                c->loc[u->id] = add_node(c, 0, GN_OP, u, 0);
+            add_edge(c, 0, c->loc[u->id], c->loc[v->id], u);
+        } else {
+            add_edge(c, mv, input_of(c, mv, u), c->loc[v->id], u);
+        }
+        return;
+    }
+    uint32_t ru = c->loc[u->id], rv = c->loc[v->id];
+    uint32_t a = mu, b = mv;
+    /* climb the deeper side first, each step one module up */
+    while (a != b && !c->oom) {
+        if (c->mods[a].depth >= c->mods[b].depth && a != 0) {
+            add_edge(c, a, ru, output_of(c, a), u);
+            ru = c->mods[a].box;
+            a = c->mods[a].parent;
+        } else {
+            add_edge(c, b, input_of(c, b, u), rv, u);
+            rv = c->mods[b].box;
+            b = c->mods[b].parent;
+        }
+    }
+    add_edge(c, a, ru, rv, u);
+}
+
+static int tree_build(tree_ctx *c) {
+    const exdb_program *p = c->prog;
+    const exdb_graph *g = p->graph;
+    size_t nid = (size_t)g->next_id + 1;
+    c->of = malloc(nid * sizeof *c->of);
+    c->loc = malloc(nid * sizeof *c->loc);
+    if (!c->of || !c->loc || grow((void **)&c->mods, &c->cap_mods, 0, sizeof *c->mods) < 0)
+        return -1;
+    c->mods[c->nmods++] = (tmod){.fqn = "", .type = NULL, .parent = VZ_NONE, .out = VZ_NONE};
+    for (uint32_t i = 0; i < p->ninputs; i++) {
+        void **slot =
+            p->inputs[i].name ? exdb_strmap_put(&c->inputs, p->inputs[i].name, NULL) : NULL;
+        if (slot)
+            *slot = (void *)(uintptr_t)(i + 1);
+        else if (p->inputs[i].name)
+            c->oom = 1;
+    }
+    for (const exdb_node *n = g->head; n && !c->oom; n = n->next) {
+        uint32_t m = node_mod(c, n);
+        c->of[n->id] = m;
+        c->loc[n->id] = VZ_NONE;
+        if (is_state(c, n))
+            continue; /* drawn where it is read (link_use) */
+        c->loc[n->id] = add_node(c, m, GN_OP, n, 0);
+        c->mods[m].own++;
+        for (uint32_t a = m; a != VZ_NONE; a = c->mods[a].parent)
+            c->mods[a].total++;
+    }
+    for (const exdb_node *u = g->head; u && !c->oom; u = u->next)
+        for (uint32_t i = 0; i < u->nusers; i++)
+            if (i == 0 || u->users[i] != u->users[i - 1])
+                link_use(c, u, u->users[i]);
+    return c->oom || c->tmp.oom ? -1 : 0;
+}
+
+/* ---- writing: JSON inside <script> elements, '<' as \u003c so no text
+ * ends the element */
+
+static void put_json(FILE *f, const exdb_buf *b) {
+    const char *s = exdb_buf_str(b);
+    for (const char *lt; (lt = strchr(s, '<'));) {
+        fwrite(s, 1, (size_t)(lt - s), f);
+        fputs("\\u003c", f);
+        s = lt + 1;
+    }
+    fputs(s, f);
+}
+
+static void json_str(exdb_buf *b, const char *s) {
+    exdb_buf_json_str(b, s ? s : "");
+}
+
+/* The fill of an own node: placeholders by input kind, else by op. */
+static const char *fill_of(tree_ctx *c, const exdb_node *n) {
+    if (n->op == EXDB_OP_PLACEHOLDER) {
+        uintptr_t s = (uintptr_t)exdb_strmap_get(&c->inputs, n->name);
+        return vz_input_fill(s ? c->prog->inputs[s - 1].kind : EXDB_IN_USER_INPUT);
+    }
+    const char *f = vz_op_fill(n);
+    return f ? f : "#ffffff";
+}
+
+/* ["o", name, "target", "value", "node text", source index, fill, kind]:
+ * an FX node (own, or an input with kind "i"). The source (the stack
+ * trace's user and innermost lines) is shared through a string table. */
+static void put_fx(tree_ctx *c, exdb_buf *b, const exdb_node *n, const char *kind,
+                   exdb_strmap *srcs, uint32_t *nsrcs, exdb_buf *srcbuf) {
+    exdb_buf_printf(b, "[\"%s\",", kind);
+    json_str(b, n->name);
+    exdb_buf_putc(b, ',');
+    exdb_buf_reset(&c->tmp);
+    if (n->op == EXDB_OP_CALL_FUNCTION || n->op == EXDB_OP_CALL_METHOD) {
+        exdb_viz_short_target(&c->tmp, n);
+    } else if (n->op == EXDB_OP_PLACEHOLDER) {
+        uintptr_t s = (uintptr_t)exdb_strmap_get(&c->inputs, n->name);
+        const exdb_input_spec *in = s ? &c->prog->inputs[s - 1] : NULL;
+        exdb_buf_puts(&c->tmp, in ? exdb_input_kind_name(in->kind) : "placeholder");
+        if (in && in->target)
+            exdb_buf_printf(&c->tmp, " %s", in->target);
+    } else if (n->op != EXDB_OP_OUTPUT) {
+        exdb_buf_printf(&c->tmp, "%s %s", exdb_op_name((exdb_op)n->op), n->target ? n->target : "");
+    }
+    json_str(b, exdb_buf_str(&c->tmp));
+    exdb_buf_putc(b, ',');
+    exdb_buf_reset(&c->tmp);
+    if (n->meta && n->meta->val) {
+        exdb_format_val(&c->tmp, n->meta->val);
+        if (n->meta->val->kind == EXDB_VAL_TENSOR)
+            exdb_buf_printf(&c->tmp, " %s", exdb_dtype_name(n->meta->val->u.t->dtype));
+    }
+    json_str(b, exdb_buf_str(&c->tmp));
+    exdb_buf_putc(b, ',');
+    exdb_buf_reset(&c->tmp);
+    exdb_format_node(&c->tmp, n);
+    json_str(b, exdb_buf_str(&c->tmp));
+    exdb_buf_reset(srcbuf);
+    vz_fx_source(srcbuf, n);
+    uint32_t src = 0;
+    if (srcbuf->len) {
+        void **slot = exdb_strmap_find(srcs, exdb_buf_str(srcbuf));
+        if (!slot) {
+            const char *key = exdb_arena_strndup(&c->arena, exdb_buf_str(srcbuf), srcbuf->len);
+            slot = key ? exdb_strmap_put(srcs, key, NULL) : NULL;
+            if (slot)
+                *slot = (void *)(uintptr_t)++ * nsrcs;
+            else
+                c->oom = 1;
+        }
+        src = slot ? (uint32_t)(uintptr_t)*slot : 0;
+    }
+    exdb_buf_printf(b, ",%u,\"%s\"]", src, fill_of(c, n));
+}
+
+/* The graph of module m as {"n":[...],"e":[...]} in one <script>. */
+static void put_graph(tree_ctx *c, FILE *f, exdb_buf *b, uint32_t m, const uint32_t *nodes,
+                      uint32_t nn, const uint32_t *edges, uint32_t ne, exdb_strmap *srcs,
+                      uint32_t *nsrcs, exdb_buf *srcbuf) {
+    exdb_buf_reset(b);
+    exdb_buf_printf(b, "<script type=\"application/json\" id=\"g%u\">{\"n\":[", m);
+    fputs(exdb_buf_str(b), f);
+    for (uint32_t i = 0; i < nn; i++) {
+        const gnode *g = &c->nodes[nodes[i]];
+        exdb_buf_reset(b);
+        if (i)
+            exdb_buf_putc(b, ',');
+        if (g->kind == GN_CHILD)
+            exdb_buf_printf(b, "[\"m\",%u]", g->child);
+        else if (g->kind == GN_OUT)
+            exdb_buf_puts(b, "[\"x\"]");
+        else
+            put_fx(c, b, g->fx, g->kind == GN_IN ? "i" : "o", srcs, nsrcs, srcbuf);
+        put_json(f, b);
+    }
+    fputs("],\"e\":[", f);
+    for (uint32_t i = 0; i < ne; i++) {
+        const gedge *e = &c->edges[edges[i]];
+        exdb_buf_reset(b);
+        exdb_buf_printf(b, "%s[%u,%u,%u,", i ? "," : "", e->from, e->to, e->nvalues);
+        exdb_buf_reset(&c->tmp);
+        if (e->nvalues == 1 && e->first->meta)
+            exdb_format_val(&c->tmp, e->first->meta->val);
+        else if (e->nvalues > 1)
+            exdb_buf_printf(&c->tmp, "%u values", e->nvalues);
+        json_str(b, exdb_buf_str(&c->tmp));
+        exdb_buf_putc(b, ']');
+        put_json(f, b);
+    }
+    fputs("]}</script>\n", f);
+}
+
+/* Items of each module, grouped: first[m]..first[m+1] in order. */
+static uint32_t *group(uint32_t nmods, uint32_t n, const void *items, size_t size,
+                       uint32_t **first_out) {
+    uint32_t *first = calloc((size_t)nmods + 1, sizeof *first);
+    uint32_t *order = malloc(((size_t)n + 1) * sizeof *order);
+    if (!first || !order) {
+        free(first);
+        free(order);
+        return NULL;
+    }
+    const char *p = items;
+    for (uint32_t i = 0; i < n; i++)
+        first[*(const uint32_t *)(p + i * size) + 1]++;
+    for (uint32_t m = 0; m < nmods; m++)
+        first[m + 1] += first[m];
+    uint32_t *fill = malloc(((size_t)nmods + 1) * sizeof *fill);
+    if (!fill) {
+        free(first);
+        free(order);
+        return NULL;
+    }
+    memcpy(fill, first, ((size_t)nmods + 1) * sizeof *fill);
+    for (uint32_t i = 0; i < n; i++)
+        order[fill[*(const uint32_t *)(p + i * size)]++] = i;
+    free(fill);
+    *first_out = first;
+    return order;
+}
+
+/* The module list: [fqn, class, parent, own ops, ops in all, "own node
+ * names" (for search)] per module, the root first. */
+static void put_mods(tree_ctx *c, FILE *f, exdb_buf *b, const uint32_t *nfirst,
+                     const uint32_t *norder) {
+    fputs("<script type=\"application/json\" id=\"mods\">[", f);
+    for (uint32_t m = 0; m < c->nmods; m++) {
+        const tmod *t = &c->mods[m];
+        exdb_buf_reset(b);
+        if (m)
+            exdb_buf_putc(b, ',');
+        exdb_buf_putc(b, '[');
+        json_str(b, t->fqn);
+        exdb_buf_putc(b, ',');
+        json_str(b, t->type);
+        exdb_buf_printf(b, ",%d,%u,%u,", m ? (int)t->parent : -1, t->own, t->total);
+        exdb_buf_reset(&c->tmp);
+        for (uint32_t i = nfirst[m]; i < nfirst[m + 1]; i++) {
+            const gnode *g = &c->nodes[norder[i]];
+            if (g->kind == GN_OP)
+                exdb_buf_printf(&c->tmp, "%s%s", c->tmp.len ? " " : "", g->fx->name);
+        }
+        json_str(b, exdb_buf_str(&c->tmp));
+        exdb_buf_putc(b, ']');
+        put_json(f, b);
+    }
+    fputs("]</script>\n", f);
+}
+
+/* The source table: ["", "source:\n  File ...", ...] (index 0: none). */
+static void put_sources(tree_ctx *c, FILE *f, exdb_buf *b, const exdb_strmap *srcs,
+                        uint32_t nsrcs) {
+    const char **tab = calloc((size_t)nsrcs + 1, sizeof *tab);
+    if (!tab) {
+        c->oom = 1;
+        return;
+    }
+    for (uint32_t i = 0; i < srcs->cap; i++)
+        if (srcs->slots[i].key && srcs->slots[i].val)
+            tab[(uintptr_t)srcs->slots[i].val] = srcs->slots[i].key;
+    fputs("<script type=\"application/json\" id=\"srcs\">[\"\"", f);
+    for (uint32_t i = 1; i <= nsrcs; i++) {
+        exdb_buf_reset(b);
+        exdb_buf_putc(b, ',');
+        json_str(b, tab[i]);
+        put_json(f, b);
+    }
+    fputs("]</script>\n", f);
+    free(tab);
+}
+
+int vz_write_tree_data(FILE *f, const exdb_program *p, vz_tree_stats *st, exdb_error *err) {
+    tree_ctx c = {.prog = p};
+    exdb_arena_init(&c.arena);
+    exdb_strmap_init(&c.byname, &c.arena);
+    exdb_strmap_init(&c.stack, &c.arena);
+    exdb_strmap_init(&c.keys, &c.arena);
+    exdb_strmap_init(&c.inputs, &c.arena);
+    exdb_buf_init(&c.tmp);
+    exdb_buf b, srcbuf;
+    exdb_buf_init(&b);
+    exdb_buf_init(&srcbuf);
+    exdb_strmap srcs;
+    exdb_strmap_init(&srcs, &c.arena);
+    uint32_t nsrcs = 0, *nfirst = NULL, *efirst = NULL, *norder = NULL, *eorder = NULL;
+    int rc = -1;
+    if (tree_build(&c) < 0)
+        goto out;
+    norder = group(c.nmods, c.nnodes, c.nodes, sizeof *c.nodes, &nfirst);
+    eorder = group(c.nmods, c.nedges, c.edges, sizeof *c.edges, &efirst);
+    if (!norder || !eorder)
+        goto out;
+    put_mods(&c, f, &b, nfirst, norder);
+    for (uint32_t m = 0; m < c.nmods; m++)
+        put_graph(&c, f, &b, m, norder + nfirst[m], nfirst[m + 1] - nfirst[m], eorder + efirst[m],
+                  efirst[m + 1] - efirst[m], &srcs, &nsrcs, &srcbuf);
+    put_sources(&c, f, &b, &srcs, nsrcs);
+    if (st) {
+        st->modules = c.nmods;
+        st->nodes = c.nnodes;
+        st->edges = c.nedges;
+    }
+    rc = c.oom || b.oom || c.tmp.oom || srcbuf.oom ? -1 : 0;
+out:
+    free(c.mods);
+    free(c.nodes);
+    free(c.edges);
+    free(c.of);
+    free(c.loc);
+    free(nfirst);
+    free(efirst);
+    free(norder);
+    free(eorder);
+    exdb_buf_free(&c.tmp);
+    exdb_buf_free(&b);
+    exdb_buf_free(&srcbuf);
+    exdb_arena_destroy(&c.arena);
+    if (rc < 0)
+        exdb_errorf(err, "render: out of memory");
+    return rc;
+}
