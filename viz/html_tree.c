@@ -1,6 +1,6 @@
 /* html_tree.c - the module view you open and close: `render modules -o
  * FILE.html`. One self-contained page (no network) holding the module
- * list and every module call's dataflow graph as JSON (modtree.c), and a
+ * list and every module call's dataflow graph as JSON (tree_data.c), and a
  * script that lays a graph out when its module is opened: the page opens
  * at the root's graph with its submodules as closed boxes (depth 1; more
  * with --depth); a click on a closed box opens it in place (the box grows

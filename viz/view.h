@@ -206,13 +206,13 @@ int vz_place_inputs(vz_graph *vg, const exdb_graph *g, const uint32_t *vidx, con
  * ("\nsource:\n  File ..., line N\n    code"), plain text (flat.c). */
 void vz_fx_source(exdb_buf *b, const exdb_node *n);
 
-/* ---- modtree.c and html_tree.c: the module view you open and close */
+/* ---- tree_data.c and html_tree.c: the module view you open and close */
 
 typedef struct vz_tree_stats {
     uint32_t modules, nodes, edges;
 } vz_tree_stats;
 /* The page's data: the module list, each module call's own dataflow
- * graph and the source lines, as JSON in <script> elements (modtree.c).
+ * graph and the source lines, as JSON in <script> elements (tree_data.c).
  * -1 with a message when out of memory. */
 int vz_write_tree_data(FILE *f, const exdb_program *p, vz_tree_stats *st, exdb_error *err);
 /* The whole page: the module tree collapsed below depth open_depth (>= 1;

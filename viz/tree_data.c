@@ -1,4 +1,4 @@
-/* modtree.c - the data of the module view you open and close (the HTML
+/* tree_data.c - the data of the module view you open and close (the HTML
  * page of `render modules`, html_tree.c): every module call's own
  * dataflow, read from nn_module_stack as the `modules` view reads it (no
  * unflatten needed).

@@ -1,5 +1,5 @@
-/* test_modtree.c - the data of the module view you open and close
- * (viz/modtree.c): the module list and each module call's own graph, read
+/* test_tree_data.c - the data of the module view you open and close
+ * (viz/tree_data.c): the module list and each module call's own graph, read
  * back as JSON from the page's <script> elements. */
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
@@ -16,10 +16,10 @@
 #define EXAMPLE "tests/fixtures/example.json"
 
 static void setup(void) {
-    test_tmpdir_make("modtree");
+    test_tmpdir_make("tree_data");
 }
 
-TestSuite(modtree, .init = setup, .fini = test_tmpdir_remove);
+TestSuite(tree_data, .init = setup, .fini = test_tmpdir_remove);
 
 /* The page's data, written to memory. */
 static char *tree_data(const exdb_program *p, vz_tree_stats *st) {
@@ -94,7 +94,7 @@ static cJSON *graph_of(const char *page, int m) {
  * between encoder and its blocks, a repeated call act@1 as its own
  * module); the encoder's graph is its own op, its children as boxes, the
  * values it gets from outside as inputs and its output. */
-Test(modtree, example_module_graphs) {
+Test(tree_data, example_module_graphs) {
     exdb_error err = {0};
     exdb_program *p = exdb_program_load(EXAMPLE, NULL, &err);
     cr_assert_not_null(p, "%s", err.msg);
@@ -151,7 +151,7 @@ Test(modtree, example_module_graphs) {
 
 /* `render modules -o FILE.html` writes the page you open and close, not
  * a Graphviz picture; other formats still draw the modules view. */
-Test(modtree, render_modules_html_is_the_tree_page) {
+Test(tree_data, render_modules_html_is_the_tree_page) {
     exdb_error err = {0};
     exdb_program *p = exdb_program_load(EXAMPLE, NULL, &err);
     cr_assert_not_null(p, "%s", err.msg);
