@@ -21,6 +21,7 @@
 #include "command.h"
 #include "json_answers.h"
 #include "core/fx/print.h"
+#include "core/unflatten/phases.h"
 #include "core/unflatten/step.h"
 #include "core/unflatten/unflatten.h"
 #include "core/unflatten/describe.h"
@@ -1116,37 +1117,18 @@ static int later_kind(int kind) {
 
 /* The event kind a later phase's work items become, or -1. */
 static int phase_event(int phase) {
-    switch (phase) {
-    case EXDB_UPH_IVALS:
-        return EXDB_EV_IVAL;
-    case EXDB_UPH_GRAPH_ATTRS:
-        return EXDB_EV_ATTRS;
-    case EXDB_UPH_SINK:
-        return EXDB_EV_SINK;
-    case EXDB_UPH_DEDUP:
-        return EXDB_EV_DEDUP;
-    case EXDB_UPH_DISPATCH:
-        return EXDB_EV_DISPATCH;
-    default:
-        return -1;
-    }
+    const exdb_phase *ph = exdb_phases_get(phase);
+    return ph && ph->plan ? ph->event : -1;
 }
 
 /* The phases still ahead, in PyTorch's order, as "SINK, DEDUP, ...". */
 static void phases_ahead(exdb_buf *b, const exdb_urun *r) {
-    static const struct {
-        int phase;
-        const char *name;
-    } order[] = {{EXDB_UPH_IVALS, "IVAL"},      {EXDB_UPH_GRAPH_ATTRS, "ATTRS"},
-                 {EXDB_UPH_STATE, "STATE"},     {EXDB_UPH_SINK, "SINK"},
-                 {EXDB_UPH_DEDUP, "DEDUP"},     {EXDB_UPH_DISPATCH, "DISPATCH"},
-                 {EXDB_UPH_REORDER, "REORDER"}, {EXDB_UPH_FINAL, "DONE"}};
     int n = 0;
-    for (size_t i = 0; i < sizeof order / sizeof *order; i++)
-        if (order[i].phase > r->phase ||
-            (order[i].phase == r->phase && !r->phase_started && phase_event(r->phase) >= 0) ||
-            (order[i].phase == r->phase && phase_event(r->phase) < 0))
-            exdb_buf_printf(b, "%s%s", n++ ? ", " : "", order[i].name);
+    for (int p = EXDB_UPH_IVALS; p < EXDB_UPH_DONE; p++) {
+        const exdb_phase *ph = exdb_phases_get(p);
+        if (p > r->phase || (p == r->phase && (!ph->plan || !r->phase_started)))
+            exdb_buf_printf(b, "%s%s", n++ ? ", " : "", ph->name);
+    }
 }
 
 /* list after outlining: the decisions of the later phases around the

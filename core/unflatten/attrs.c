@@ -53,3 +53,15 @@ int exdb_attrs_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
     exdb_udict_pop(&m->attrs, name);
     return exdb_udict_set(r, m->children, name, gm) < 0 ? exdb_errorf(err, "out of memory") : 0;
 }
+
+int exdb_attrs_plan(exdb_urun *r, exdb_error *err) {
+    for (uint32_t i = 0; i < r->nseen_attrs; i++)
+        for (uint32_t k = 0; k < r->seen_attrs[i]->n; k++) {
+            exdb_uwork w = {0};
+            w.name = r->seen_attrs[i]->key;
+            w.node = (exdb_node *)r->seen_attrs[i]->items[k];
+            if (exdb_urun_work_push(r, w) < 0)
+                return exdb_errorf(err, "out of memory");
+        }
+    return 0;
+}

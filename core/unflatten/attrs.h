@@ -7,4 +7,8 @@
 /* One ATTRS event: _copy_graph_attrs for the module in w. */
 int exdb_attrs_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err);
 
+/* The ATTRS work list: one item per (child fqn, attribute) seen_attrs
+ * recorded while outlining. */
+int exdb_attrs_plan(exdb_urun *r, exdb_error *err);
+
 #endif

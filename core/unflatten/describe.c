@@ -2,6 +2,7 @@
  * modules`, `print module` and the full dumps tests compare (see
  * describe.h). */
 #include "core/unflatten/describe.h"
+#include "core/unflatten/phases.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -64,12 +65,7 @@ void exdb_unflatten_describe(exdb_buf *b, const exdb_unflatten *u, const exdb_ue
 
 const exdb_uwork *exdb_unflatten_event_work(const exdb_unflatten *u, const exdb_uevent *ev) {
     const exdb_urun *r = u->run;
-    int ph = ev->kind == EXDB_EV_IVAL       ? EXDB_UPH_IVALS
-             : ev->kind == EXDB_EV_ATTRS    ? EXDB_UPH_GRAPH_ATTRS
-             : ev->kind == EXDB_EV_SINK     ? EXDB_UPH_SINK
-             : ev->kind == EXDB_EV_DEDUP    ? EXDB_UPH_DEDUP
-             : ev->kind == EXDB_EV_DISPATCH ? EXDB_UPH_DISPATCH
-                                            : -1;
+    int ph = exdb_phases_of_event(ev->kind);
     if (ph < 0 || ev->item < 0)
         return NULL;
     const exdb_uwork *list = NULL;

@@ -10,6 +10,7 @@
 
 #include "core/fx/print.h"
 #include "core/unflatten/unflatten.h"
+#include "core/unflatten/phases.h"
 #include "core/unflatten/attrs.h"
 #include "core/unflatten/dedup.h"
 #include "core/unflatten/dispatch.h"
@@ -75,114 +76,48 @@ static void ev_init(exdb_uevent *ev, int kind, const exdb_urun *r) {
     ev->item = -1;
 }
 
-/* Plans the work list of a later phase the first time it is stepped. */
-static int plan_phase(exdb_urun *r, exdb_error *err) {
-    r->nwork = r->work_pos = r->work_cap = 0;
-    r->work = NULL;
-    switch (r->phase) {
-    case EXDB_UPH_IVALS:
-        return exdb_ivals_plan(r, err);
-    case EXDB_UPH_GRAPH_ATTRS:
-        for (uint32_t i = 0; i < r->nseen_attrs; i++)
-            for (uint32_t k = 0; k < r->seen_attrs[i]->n; k++) {
-                exdb_uwork w = {0};
-                w.name = r->seen_attrs[i]->key;
-                w.node = (exdb_node *)r->seen_attrs[i]->items[k];
-                if (exdb_urun_work_push(r, w) < 0)
-                    return exdb_errorf(err, "out of memory");
-            }
-        return 0;
-    case EXDB_UPH_SINK:
-        return exdb_sink_plan(r, err);
-    case EXDB_UPH_DEDUP:
-        return exdb_dedup_plan(r, err);
-    case EXDB_UPH_DISPATCH:
-        return exdb_dispatch_plan(r, err);
-    default:
-        return 0;
-    }
-}
-
-/* One event of the whole pipeline: 1, 0 when complete, -1 on error. */
+/* One event of the whole pipeline (the phase table, phases.h): 1, 0 when
+ * complete, -1 on error. */
 static int run_step(exdb_urun *r, exdb_uevent *ev, exdb_error *err) {
     for (;;) {
-        switch (r->phase) {
-        case EXDB_UPH_OUTER_PLACEHOLDERS:
-        case EXDB_UPH_BODY:
-        case EXDB_UPH_OUTER_OUTPUT: {
-            int rc = exdb_outline_step(r, ev, err);
+        const exdb_phase *ph = exdb_phases_get(r->phase);
+        assert(ph && ph->phase == r->phase);
+        if (r->phase == EXDB_UPH_DONE)
+            return 0;
+        if (ph->step) {
+            int rc = ph->step(r, ev, err);
             if (rc != 0)
                 return rc;
-            r->phase = EXDB_UPH_IVALS;
+            r->phase = ph->next;
             r->phase_started = 0;
             continue;
         }
-        case EXDB_UPH_STATE:
-            if (exdb_state_assign(r, err) < 0)
+        if (ph->once) {
+            if (ph->once(r, err) < 0)
                 return -1;
-            ev_init(ev, EXDB_EV_STATE, r);
-            r->phase = EXDB_UPH_SINK;
+            ev_init(ev, ph->event, r);
+            r->phase = ph->next;
             r->phase_started = 0;
             return 1;
-        case EXDB_UPH_REORDER:
-            if (exdb_modtree_reorder_submodules(r, err) < 0)
-                return -1;
-            ev_init(ev, EXDB_EV_REORDER, r);
-            r->phase = EXDB_UPH_FINAL;
-            return 1;
-        case EXDB_UPH_FINAL:
-            if (exdb_rootlint(r, err) < 0) /* self.graph.lint() before finalize() */
-                return -1;
-            ev_init(ev, EXDB_EV_DONE, r);
-            r->phase = EXDB_UPH_DONE;
-            return 1;
-        case EXDB_UPH_DONE:
-            return 0;
-        default:
-            break;
         }
-        /* phases driven by a work list */
-        if (!r->phase_started) {
-            if (plan_phase(r, err) < 0)
+        if (!r->phase_started) { /* the work list, the first time the phase is stepped */
+            r->nwork = r->work_pos = r->work_cap = 0;
+            r->work = NULL;
+            if (ph->plan(r, err) < 0)
                 return -1;
             r->phase_started = 1;
         }
         if (r->work_pos >= r->nwork) {
             r->done_work[r->phase] = r->work; /* the arena keeps it: describe its events */
             r->done_nwork[r->phase] = r->nwork;
-            r->phase++;
+            r->phase = ph->next;
             r->phase_started = 0;
             continue;
         }
-        exdb_uwork *w = &r->work[r->work_pos];
-        int kind = 0, decision = 0, rc = 0;
-        switch (r->phase) {
-        case EXDB_UPH_IVALS:
-            kind = EXDB_EV_IVAL;
-            rc = exdb_ivals_apply(r, w, err);
-            break;
-        case EXDB_UPH_GRAPH_ATTRS:
-            kind = EXDB_EV_ATTRS;
-            rc = exdb_attrs_apply(r, w, err);
-            break;
-        case EXDB_UPH_SINK:
-            kind = EXDB_EV_SINK;
-            rc = exdb_sink_apply(r, w, err);
-            break;
-        case EXDB_UPH_DEDUP:
-            kind = EXDB_EV_DEDUP;
-            rc = exdb_dedup_apply(r, w, &decision, err);
-            break;
-        case EXDB_UPH_DISPATCH:
-            kind = EXDB_EV_DISPATCH;
-            rc = exdb_dispatch_apply(r, w, err);
-            break;
-        default:
-            return exdb_errorf(err, "unflatten: internal error: phase %d", r->phase);
-        }
-        if (rc < 0)
+        int decision = 0;
+        if (ph->apply(r, &r->work[r->work_pos], &decision, err) < 0)
             return -1;
-        ev_init(ev, kind, r);
+        ev_init(ev, ph->event, r);
         ev->item = (int32_t)r->work_pos;
         ev->aux = decision;
         r->work_pos++;
