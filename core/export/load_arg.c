@@ -168,9 +168,18 @@ static int enum_arg(loader *L, const exdb_json *v, const jpath *p, exdb_arg_kind
     out->kind = (uint8_t)kind;
     return exdb_load_as_int(L, v, p, &out->u.i);
 }
+static int elem_dtype(loader *L, gscope *sc, const exdb_json *j, const jpath *p, exdb_arg *o) {
+    return enum_arg(L, j, p, EXDB_ARG_DTYPE, o);
+}
+static int elem_memfmt(loader *L, gscope *sc, const exdb_json *j, const jpath *p, exdb_arg *o) {
+    return enum_arg(L, j, p, EXDB_ARG_MEMFMT, o);
+}
+static int elem_layout(loader *L, gscope *sc, const exdb_json *j, const jpath *p, exdb_arg *o) {
+    return enum_arg(L, j, p, EXDB_ARG_LAYOUT, o);
+}
 
 /* as_device -> "type" or "type:index", as str(torch.device) prints it. */
-static int device_arg(loader *L, const exdb_json *v, const jpath *p, exdb_arg *out) {
+static int device_arg(loader *L, gscope *sc, const exdb_json *v, const jpath *p, exdb_arg *out) {
     const char *type;
     if (exdb_load_need_obj(L, v, p) < 0 || exdb_load_get_str(L, v, "type", p, &type) < 0)
         return -1;
@@ -205,6 +214,110 @@ const char *exdb_load_arg_pretty_target(loader *L, const char *t, exdb_target_ki
     return t;
 }
 
+/* as_none: None (out is already zeroed). */
+static int none_arg(loader *L, gscope *sc, const exdb_json *v, const jpath *p, exdb_arg *out) {
+    return 0;
+}
+
+/* as_custom_obj: a lifted object is a graph input; one that is not (old
+ * programs) lives in the constants payload, which exdb does not read: kept
+ * by name. */
+static int custom_obj_arg(loader *L, gscope *sc, const exdb_json *v, const jpath *p,
+                          exdb_arg *out) {
+    const char *name;
+    if (exdb_load_need_obj(L, v, p) < 0 || exdb_load_get_str(L, v, "name", p, &name) < 0)
+        return -1;
+    if (!exdb_strmap_get(&sc->values, name)) {
+        *out = exdb_arg_str(name);
+        return 0;
+    }
+    return exdb_load_arg_tensor_ref(L, sc, v, p, out);
+}
+
+/* as_operator: an operator passed as a value, spelled as a target is. */
+static int operator_arg(loader *L, gscope *sc, const exdb_json *v, const jpath *p, exdb_arg *out) {
+    if (v->type != EXDB_JSTRING)
+        return exdb_load_type_fail(L, v, p, "a string");
+    if (exdb_load_check_str(L, v, p) < 0)
+        return -1;
+    exdb_target_kind k;
+    out->kind = EXDB_ARG_OPERATOR;
+    out->u.s = exdb_load_arg_pretty_target(L, v->u.str, &k);
+    return out->u.s ? 0 : exdb_load_oom(L);
+}
+
+/* as_complex: {"real": x, "imag": y}. */
+static int complex_arg(loader *L, gscope *sc, const exdb_json *v, const jpath *p, exdb_arg *out) {
+    if (exdb_load_need_obj(L, v, p) < 0)
+        return -1;
+    out->kind = EXDB_ARG_COMPLEX;
+    out->u.c = exdb_arena_alloc(L->a, 2 * sizeof(double));
+    if (!out->u.c)
+        return exdb_load_oom(L);
+    jpath rp = PKEY(p, "real"), ip = PKEY(p, "imag");
+    if (exdb_load_as_double(L, exdb_json_get(v, "real"), &rp, &out->u.c[0]) < 0 ||
+        exdb_load_as_double(L, exdb_json_get(v, "imag"), &ip, &out->u.c[1]) < 0)
+        return -1;
+    return 0;
+}
+
+/* as_string_to_argument: a dict of Arguments, in the file's order. */
+static int str_dict_arg(loader *L, gscope *sc, const exdb_json *v, const jpath *p, exdb_arg *out) {
+    if (exdb_load_need_obj(L, v, p) < 0)
+        return -1;
+    if (exdb_arg_seq(L->a, EXDB_ARG_DICT, v->len, out) < 0)
+        return exdb_load_oom(L);
+    for (uint32_t i = 0; i < v->len; i++) {
+        jpath kp = PKEY(p, v->u.kids[i].key);
+        if (exdb_load_check_key(L, v->u.kids[i].key, p) < 0)
+            return -1;
+        out->keys[i] = v->u.kids[i].key;
+        if (exdb_load_arg(L, sc, &v->u.kids[i], &kp, &out->u.items[i]) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The Argument kinds: a tag's payload is read by fn, or (list) is a list
+ * whose elements fn reads. */
+static const struct {
+    const char *tag;
+    elem_fn fn;
+    int list;
+} arg_kinds[] = {
+    {"as_none", none_arg, 0},
+    {"as_tensor", exdb_load_arg_tensor_ref, 0},
+    {"as_tensors", exdb_load_arg_tensor_ref, 1},
+    {"as_int", exdb_load_arg_int, 0},
+    {"as_ints", exdb_load_arg_int, 1},
+    {"as_float", exdb_load_arg_float, 0},
+    {"as_floats", exdb_load_arg_float, 1},
+    {"as_string", elem_str, 0},
+    {"as_strings", elem_str, 1},
+    {"as_bool", exdb_load_arg_bool, 0},
+    {"as_bools", exdb_load_arg_bool, 1},
+    {"as_sym_int", elem_symint, 0},
+    {"as_sym_ints", elem_symint, 1},
+    {"as_sym_float", elem_symfloat, 0},
+    {"as_sym_floats", elem_symfloat, 1},
+    {"as_sym_bool", elem_symbool, 0},
+    {"as_sym_bools", elem_symbool, 1},
+    {"as_scalar_type", elem_dtype, 0},
+    {"as_memory_format", elem_memfmt, 0},
+    {"as_layout", elem_layout, 0},
+    {"as_device", device_arg, 0},
+    {"as_optional_tensors", opt_tensor_ref, 1},
+    {"as_optional_tensor", opt_tensor_ref, 0},
+    {"as_custom_obj", custom_obj_arg, 0},
+    {"as_operator", operator_arg, 0},
+    {"as_complex", complex_arg, 0},
+    {"as_nested_tensors", elem_list_tensor, 1},
+    {"as_int_lists", elem_tuple_int, 1},
+    {"as_float_lists", elem_list_float, 1},
+    {"as_string_to_argument", str_dict_arg, 0},
+    {"as_graph", exdb_load_graph_subgraph_arg, 0},
+};
+
 /* deserialize_input: one Argument union -> an FX argument value. */
 int exdb_load_arg(loader *L, gscope *sc, const exdb_json *j, const jpath *p, exdb_arg *out) {
     const char *tag;
@@ -213,107 +326,12 @@ int exdb_load_arg(loader *L, gscope *sc, const exdb_json *j, const jpath *p, exd
         return -1;
     jpath vp = PKEY(p, tag);
     memset(out, 0, sizeof *out);
-    if (strcmp(tag, "as_none") == 0) {
-        return 0;
-    } else if (strcmp(tag, "as_tensor") == 0) {
-        return exdb_load_arg_tensor_ref(L, sc, v, &vp, out);
-    } else if (strcmp(tag, "as_tensors") == 0) {
-        return list_of(L, sc, v, &vp, exdb_load_arg_tensor_ref, out);
-    } else if (strcmp(tag, "as_int") == 0) {
-        return exdb_load_arg_int(L, sc, v, &vp, out);
-    } else if (strcmp(tag, "as_ints") == 0) {
-        return list_of(L, sc, v, &vp, exdb_load_arg_int, out);
-    } else if (strcmp(tag, "as_float") == 0) {
-        return exdb_load_arg_float(L, sc, v, &vp, out);
-    } else if (strcmp(tag, "as_floats") == 0) {
-        return list_of(L, sc, v, &vp, exdb_load_arg_float, out);
-    } else if (strcmp(tag, "as_string") == 0) {
-        return elem_str(L, sc, v, &vp, out);
-    } else if (strcmp(tag, "as_strings") == 0) {
-        return list_of(L, sc, v, &vp, elem_str, out);
-    } else if (strcmp(tag, "as_bool") == 0) {
-        return exdb_load_arg_bool(L, sc, v, &vp, out);
-    } else if (strcmp(tag, "as_bools") == 0) {
-        return list_of(L, sc, v, &vp, exdb_load_arg_bool, out);
-    } else if (strcmp(tag, "as_sym_int") == 0) {
-        return exdb_load_arg_sym_ref(L, sc, v, &vp, 0, out);
-    } else if (strcmp(tag, "as_sym_ints") == 0) {
-        return list_of(L, sc, v, &vp, elem_symint, out);
-    } else if (strcmp(tag, "as_sym_float") == 0) {
-        return exdb_load_arg_sym_ref(L, sc, v, &vp, 1, out);
-    } else if (strcmp(tag, "as_sym_floats") == 0) {
-        return list_of(L, sc, v, &vp, elem_symfloat, out);
-    } else if (strcmp(tag, "as_sym_bool") == 0) {
-        return exdb_load_arg_sym_ref(L, sc, v, &vp, 2, out);
-    } else if (strcmp(tag, "as_sym_bools") == 0) {
-        return list_of(L, sc, v, &vp, elem_symbool, out);
-    } else if (strcmp(tag, "as_scalar_type") == 0) {
-        return enum_arg(L, v, &vp, EXDB_ARG_DTYPE, out);
-    } else if (strcmp(tag, "as_memory_format") == 0) {
-        return enum_arg(L, v, &vp, EXDB_ARG_MEMFMT, out);
-    } else if (strcmp(tag, "as_layout") == 0) {
-        return enum_arg(L, v, &vp, EXDB_ARG_LAYOUT, out);
-    } else if (strcmp(tag, "as_device") == 0) {
-        return device_arg(L, v, &vp, out);
-    } else if (strcmp(tag, "as_optional_tensors") == 0) {
-        return list_of(L, sc, v, &vp, opt_tensor_ref, out);
-    } else if (strcmp(tag, "as_optional_tensor") == 0) {
-        return opt_tensor_ref(L, sc, v, &vp, out);
-    } else if (strcmp(tag, "as_custom_obj") == 0) {
-        /* a lifted object is a graph input; one that is not (old programs)
-         * lives in the constants payload, which exdb does not read: kept by
-         * name */
-        const char *name;
-        if (exdb_load_need_obj(L, v, &vp) < 0 || exdb_load_get_str(L, v, "name", &vp, &name) < 0)
-            return -1;
-        if (!exdb_strmap_get(&sc->values, name)) {
-            *out = exdb_arg_str(name);
-            return 0;
-        }
-        return exdb_load_arg_tensor_ref(L, sc, v, &vp, out);
-    } else if (strcmp(tag, "as_operator") == 0) {
-        if (v->type != EXDB_JSTRING)
-            return exdb_load_type_fail(L, v, &vp, "a string");
-        if (exdb_load_check_str(L, v, &vp) < 0)
-            return -1;
-        exdb_target_kind k;
-        out->kind = EXDB_ARG_OPERATOR;
-        out->u.s = exdb_load_arg_pretty_target(L, v->u.str, &k);
-        return out->u.s ? 0 : exdb_load_oom(L);
-    } else if (strcmp(tag, "as_complex") == 0) {
-        if (exdb_load_need_obj(L, v, &vp) < 0)
-            return -1;
-        out->kind = EXDB_ARG_COMPLEX;
-        out->u.c = exdb_arena_alloc(L->a, 2 * sizeof(double));
-        if (!out->u.c)
-            return exdb_load_oom(L);
-        jpath rp = PKEY(&vp, "real"), ip = PKEY(&vp, "imag");
-        if (exdb_load_as_double(L, exdb_json_get(v, "real"), &rp, &out->u.c[0]) < 0 ||
-            exdb_load_as_double(L, exdb_json_get(v, "imag"), &ip, &out->u.c[1]) < 0)
-            return -1;
-        return 0;
-    } else if (strcmp(tag, "as_nested_tensors") == 0) {
-        return list_of(L, sc, v, &vp, elem_list_tensor, out);
-    } else if (strcmp(tag, "as_int_lists") == 0) {
-        return list_of(L, sc, v, &vp, elem_tuple_int, out);
-    } else if (strcmp(tag, "as_float_lists") == 0) {
-        return list_of(L, sc, v, &vp, elem_list_float, out);
-    } else if (strcmp(tag, "as_string_to_argument") == 0) {
-        if (exdb_load_need_obj(L, v, &vp) < 0)
-            return -1;
-        if (exdb_arg_seq(L->a, EXDB_ARG_DICT, v->len, out) < 0)
-            return exdb_load_oom(L);
-        for (uint32_t i = 0; i < v->len; i++) {
-            jpath kp = PKEY(&vp, v->u.kids[i].key);
-            if (exdb_load_check_key(L, v->u.kids[i].key, &vp) < 0)
-                return -1;
-            out->keys[i] = v->u.kids[i].key;
-            if (exdb_load_arg(L, sc, &v->u.kids[i], &kp, &out->u.items[i]) < 0)
-                return -1;
-        }
-        return 0;
-    } else if (strcmp(tag, "as_graph") == 0) {
-        return exdb_load_graph_subgraph_arg(L, sc, v, &vp, out);
+    for (size_t k = 0; k < sizeof arg_kinds / sizeof *arg_kinds; k++) {
+        if (strcmp(tag, arg_kinds[k].tag) != 0)
+            continue;
+        if (arg_kinds[k].list)
+            return list_of(L, sc, v, &vp, arg_kinds[k].fn, out);
+        return arg_kinds[k].fn(L, sc, v, &vp, out);
     }
     char q[QS];
     return exdb_load_fail(L, p, "unknown Argument kind %s", exdb_load_path_qs(q, sizeof q, tag));

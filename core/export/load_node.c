@@ -235,6 +235,28 @@ static int gen_getitems(loader *L, gscope *sc, exdb_node *of, const exdb_json *o
     return 0;
 }
 
+/* A node whose one output is None:
+ * fx_node._rename(f"{self.graph._target_to_str(fx_node.target)}_unused"). */
+static int rename_unused(loader *L, gscope *sc, exdb_node *n) {
+    const char *base = exdb_target_to_str(L->a, n->op, n->target, n->tkind);
+    char *cand = base ? exdb_arena_printf(L->a, "%s_unused", base) : NULL;
+    if (!cand)
+        return exdb_load_oom(L);
+    if (strcmp(cand, n->name) != 0) {
+        const char *nm = exdb_graph_create_name(sc->g, cand);
+        if (!nm)
+            return exdb_load_oom(L);
+        void **slot = exdb_strmap_find(&sc->g->names, n->name);
+        if (slot && *slot == n)
+            *slot = NULL;
+        slot = exdb_strmap_find(&sc->g->names, nm);
+        *slot = n;
+        n->name = nm;
+        exdb_node_hash_name(n);
+    }
+    return 0;
+}
+
 /* deserialize_outputs: binds a node's outputs to names. One tensor or
  * symbolic output: the node is that value. One None: the node is renamed
  * "<target>_unused". Anything else (several outputs, a tensor list, a HOP
@@ -270,23 +292,8 @@ static int load_outputs(loader *L, gscope *sc, exdb_node *n, const exdb_json *ou
         return exdb_load_node_sync(L, sc, n, name, &vp);
     }
     if (one && is_none) {
-        /* fx_node._rename(f"{self.graph._target_to_str(fx_node.target)}_unused") */
-        const char *base = exdb_target_to_str(L->a, n->op, n->target, n->tkind);
-        char *cand = base ? exdb_arena_printf(L->a, "%s_unused", base) : NULL;
-        if (!cand)
-            return exdb_load_oom(L);
-        if (strcmp(cand, n->name) != 0) {
-            const char *nm = exdb_graph_create_name(sc->g, cand);
-            if (!nm)
-                return exdb_load_oom(L);
-            void **slot = exdb_strmap_find(&sc->g->names, n->name);
-            if (slot && *slot == n)
-                *slot = NULL;
-            slot = exdb_strmap_find(&sc->g->names, nm);
-            *slot = n;
-            n->name = nm;
-            exdb_node_hash_name(n);
-        }
+        if (rename_unused(L, sc, n) < 0)
+            return -1;
         exdb_val *nv = exdb_arena_calloc(L->a, 1, sizeof *nv);
         return nv ? exdb_load_node_set_val(L, n, nv) : exdb_load_oom(L);
     }
@@ -381,6 +388,97 @@ static int load_node_args(loader *L, gscope *sc, const exdb_json *ins, const jpa
     return 0;
 }
 
+/* The args and kwargs of a call_function from its inputs ins (at ip): each
+ * input's passing decided first (input_is_positional), then the argument
+ * trees built in the program's args arena (see program.h): L->a points there
+ * while they are. */
+static int node_args(loader *L, gscope *sc, const exdb_json *ins, const jpath *ip, int sym,
+                     int is_hop, exdb_arg *args, exdb_arg *kwargs) {
+    uint8_t *pos = exdb_arena_alloc(L->a, ins->len ? ins->len : 1);
+    if (!pos)
+        return exdb_load_oom(L);
+    uint32_t npos = 0, nkw = 0;
+    for (uint32_t i = 0; i < ins->len; i++) {
+        const exdb_json *na = &ins->u.kids[i];
+        jpath nap = PIDX(ip, i);
+        const char *aname;
+        int positional;
+        if (exdb_load_need_obj(L, na, &nap) < 0 ||
+            exdb_load_get_str(L, na, "name", &nap, &aname) < 0 ||
+            input_is_positional(L, na, &nap, aname, sym, is_hop, &positional) < 0)
+            return -1;
+        if (!exdb_json_get(na, "arg"))
+            return exdb_load_fail(L, &nap, "missing key \"arg\" (expected an Argument)");
+        pos[i] = (uint8_t)positional;
+        if (positional)
+            npos++;
+        else
+            nkw++;
+    }
+    exdb_arena *own = L->a;
+    L->a = L->args;
+    int rc = load_node_args(L, sc, ins, ip, pos, npos, nkw, args, kwargs);
+    L->a = own;
+    return rc;
+}
+
+/* Node.name at p: *given is it, or NULL when absent, null or "". */
+static int node_name(loader *L, const exdb_json *jn, const jpath *p, const char **given) {
+    const exdb_json *jname = exdb_load_get_opt(jn, "name");
+    *given = NULL;
+    if (!jname)
+        return 0;
+    jpath np = PKEY(p, "name");
+    if (jname->type != EXDB_JSTRING)
+        return exdb_load_type_fail(L, jname, &np, "a string or null");
+    if (exdb_load_check_str(L, jname, &np) < 0 ||
+        exdb_load_check_name(L, jname->u.str, &np, "node name") < 0)
+        return -1;
+    if (jname->u.str[0])
+        *given = jname->u.str;
+    return 0;
+}
+
+/* A symbolic op's one output (outs at op; pt its target, for messages):
+ * {"as_sym_int"/"as_sym_float"/"as_sym_bool": {"as_name": ...}}, its name in
+ * *sym_name, the path of the union's payload in *sym_vpath (a step below
+ * *sym_path, outputs[0], which the caller keeps). */
+static int sym_output(loader *L, const exdb_json *outs, const jpath *op, const char *pt,
+                      const jpath *sym_path, jpath *sym_vpath, const char **sym_name) {
+    const char *tag;
+    const exdb_json *v;
+    if (outs->len == 0)
+        return exdb_load_fail(L, op, "a symbolic op (%s) must have one output, found none", pt);
+    if (exdb_load_get_union(L, &outs->u.kids[0], sym_path, "a node output", &tag, &v) < 0)
+        return -1;
+    *sym_vpath = PKEY(sym_path, tag);
+    if (strcmp(tag, "as_sym_int") && strcmp(tag, "as_sym_float") && strcmp(tag, "as_sym_bool")) {
+        char q[QS];
+        return exdb_load_fail(L, sym_path,
+                              "a symbolic op (%s) must output \"as_sym_int\", \"as_sym_float\" or "
+                              "\"as_sym_bool\", found %s",
+                              pt, exdb_load_path_qs(q, sizeof q, tag));
+    }
+    return exdb_load_node_sym_name(L, v, sym_vpath, "a symbolic output", sym_name);
+}
+
+/* A HOP's get_attr subgraph arguments take the HOP's metadata (without its
+ * val). */
+static int hop_attr_meta(loader *L, exdb_arg *args, exdb_arg *kwargs, const exdb_meta *meta) {
+    for (uint32_t i = 0; i < args->n + kwargs->n; i++) {
+        exdb_arg *a = i < args->n ? &args->u.items[i] : &kwargs->u.items[i - args->n];
+        if (a->kind == EXDB_ARG_NODE && a->u.node->op == EXDB_OP_GET_ATTR) {
+            exdb_meta *m = exdb_arena_alloc(L->a, sizeof *m);
+            if (!m)
+                return exdb_load_oom(L);
+            *m = *meta;
+            m->val = NULL;
+            a->u.node->meta = m;
+        }
+    }
+    return 0;
+}
+
 /* deserialize_node: one serialized node -> one call_function node (plus
  * getitems). The name handed to create_node is Node.name when present, else
  * the single output's name (sym ops; single-tensor ops; HOPs flagged
@@ -399,18 +497,9 @@ int exdb_load_node(loader *L, gscope *sc, const exdb_json *jn, const jpath *p, i
     const exdb_json *outs = exdb_json_get(jn, "outputs");
     if (exdb_load_need_arr(L, ins, &ip) < 0 || exdb_load_need_arr(L, outs, &op) < 0)
         return -1;
-    const exdb_json *jname = exdb_load_get_opt(jn, "name");
-    const char *given = NULL;
-    if (jname) {
-        jpath np = PKEY(p, "name");
-        if (jname->type != EXDB_JSTRING)
-            return exdb_load_type_fail(L, jname, &np, "a string or null");
-        if (exdb_load_check_str(L, jname, &np) < 0 ||
-            exdb_load_check_name(L, jname->u.str, &np, "node name") < 0)
-            return -1;
-        if (jname->u.str[0])
-            given = jname->u.str;
-    }
+    const char *given;
+    if (node_name(L, jn, p, &given) < 0)
+        return -1;
     exdb_meta *meta = NULL;
     if (exdb_load_meta(L, exdb_load_get_opt(jn, "metadata"), &mp, &meta) < 0)
         return -1;
@@ -428,59 +517,12 @@ int exdb_load_node(loader *L, gscope *sc, const exdb_json *jn, const jpath *p, i
     int hop_single = hs && hs->type == EXDB_JTRUE;
     const char *sym_name = NULL;
     jpath sym_path = PIDX(&op, 0), sym_vpath = sym_path;
-    if (sym) {
-        /* the one output: {"as_sym_int"/"as_sym_float"/"as_sym_bool": {"as_name": ...}} */
-        const char *tag;
-        const exdb_json *v;
-        if (outs->len == 0)
-            return exdb_load_fail(L, &op, "a symbolic op (%s) must have one output, found none",
-                                  pt);
-        if (exdb_load_get_union(L, &outs->u.kids[0], &sym_path, "a node output", &tag, &v) < 0)
-            return -1;
-        sym_vpath = PKEY(&sym_path, tag);
-        if (strcmp(tag, "as_sym_int") && strcmp(tag, "as_sym_float") &&
-            strcmp(tag, "as_sym_bool")) {
-            char q[QS];
-            return exdb_load_fail(
-                L, &sym_path,
-                "a symbolic op (%s) must output \"as_sym_int\", \"as_sym_float\" or "
-                "\"as_sym_bool\", found %s",
-                pt, exdb_load_path_qs(q, sizeof q, tag));
-        }
-        if (exdb_load_node_sym_name(L, v, &sym_vpath, "a symbolic output", &sym_name) < 0)
-            return -1;
-    }
+    if (sym && sym_output(L, outs, &op, pt, &sym_path, &sym_vpath, &sym_name) < 0)
+        return -1;
 
     /* args / kwargs, in serialized order */
-    uint8_t *pos = exdb_arena_alloc(L->a, ins->len ? ins->len : 1);
-    if (!pos)
-        return exdb_load_oom(L);
-    uint32_t npos = 0, nkw = 0;
-    for (uint32_t i = 0; i < ins->len; i++) {
-        const exdb_json *na = &ins->u.kids[i];
-        jpath nap = PIDX(&ip, i);
-        const char *aname;
-        int positional;
-        if (exdb_load_need_obj(L, na, &nap) < 0 ||
-            exdb_load_get_str(L, na, "name", &nap, &aname) < 0 ||
-            input_is_positional(L, na, &nap, aname, sym, is_hop, &positional) < 0)
-            return -1;
-        if (!exdb_json_get(na, "arg"))
-            return exdb_load_fail(L, &nap, "missing key \"arg\" (expected an Argument)");
-        pos[i] = (uint8_t)positional;
-        if (positional)
-            npos++;
-        else
-            nkw++;
-    }
-    /* The argument trees go to the program's args arena (see program.h):
-     * L->a points there while they are built. */
-    exdb_arena *own = L->a;
-    L->a = L->args;
     exdb_arg args, kwargs;
-    int rc = load_node_args(L, sc, ins, &ip, pos, npos, nkw, &args, &kwargs);
-    L->a = own;
-    if (rc < 0)
+    if (node_args(L, sc, ins, &ip, sym, is_hop, &args, &kwargs) < 0)
         return -1;
 
     const char *cand = given;
@@ -492,20 +534,8 @@ int exdb_load_node(loader *L, gscope *sc, const exdb_json *jn, const jpath *p, i
         return exdb_load_oom(L);
     n->src = idx;
     n->meta = meta;
-    /* HOP: get_attr subgraph arguments take the HOP's metadata */
-    if (is_hop) {
-        for (uint32_t i = 0; i < args.n + kwargs.n; i++) {
-            exdb_arg *a = i < args.n ? &args.u.items[i] : &kwargs.u.items[i - args.n];
-            if (a->kind == EXDB_ARG_NODE && a->u.node->op == EXDB_OP_GET_ATTR) {
-                exdb_meta *m = exdb_arena_alloc(L->a, sizeof *m);
-                if (!m)
-                    return exdb_load_oom(L);
-                *m = *meta;
-                m->val = NULL;
-                a->u.node->meta = m;
-            }
-        }
-    }
+    if (is_hop && hop_attr_meta(L, &args, &kwargs, meta) < 0)
+        return -1;
     if (sym) /* deserialize_sym_op_outputs */
         return exdb_load_node_sync(L, sc, n, sym_name, &sym_vpath);
     return load_outputs(L, sc, n, outs, &op, is_hop, hop_single);

@@ -50,6 +50,124 @@ static int arg_value_name(loader *L, const exdb_json *j, const jpath *p, const c
     return 0;
 }
 
+/* InputSpec j at ep into s. */
+static int load_input_spec(loader *L, const exdb_json *j, const jpath *ep, exdb_input_spec *s) {
+    const char *tag;
+    const exdb_json *v;
+    if (exdb_load_get_union(L, j, ep, "an InputSpec", &tag, &v) < 0)
+        return -1;
+    jpath vp = PKEY(ep, tag);
+    s->persistent = -1;
+    int k = -1;
+    for (int t = 0; t < 7; t++)
+        if (strcmp(tag, in_keys[t]) == 0)
+            k = t;
+    if (k < 0) {
+        char q[QS];
+        return exdb_load_fail(L, ep,
+                              "unknown input spec kind %s (expected user_input, parameter, buffer, "
+                              "tensor_constant, custom_obj, token or constant_input)",
+                              exdb_load_path_qs(q, sizeof q, tag));
+    }
+    s->kind = (exdb_input_kind)k;
+    if (exdb_load_need_obj(L, v, &vp) < 0)
+        return -1;
+    if (k == EXDB_IN_CONSTANT_INPUT) {
+        if (exdb_load_get_str(L, v, "name", &vp, &s->name) < 0)
+            return -1;
+        const exdb_json *cv = exdb_json_get(v, "value");
+        jpath cvp = PKEY(&vp, "value");
+        if (cv) {
+            gscope none = {0};
+            exdb_strmap_init(&none.values, L->a);
+            if (exdb_load_arg(L, &none, cv, &cvp, &s->value) < 0)
+                return -1;
+        }
+        return 0;
+    }
+    const exdb_json *arg = exdb_json_get(v, "arg");
+    jpath ap = PKEY(&vp, "arg");
+    if (!arg)
+        return exdb_load_fail(L, &vp, "missing key \"arg\" (expected an Argument)");
+    if (k == EXDB_IN_USER_INPUT) {
+        if (arg_value_name(L, arg, &ap, &s->name, &s->value) < 0)
+            return -1;
+    } else {
+        if (exdb_load_need_obj(L, arg, &ap) < 0 ||
+            exdb_load_get_str(L, arg, "name", &ap, &s->name) < 0)
+            return -1;
+        const exdb_json *cf = exdb_json_get(arg, "class_fqn");
+        jpath cfp = PKEY(&ap, "class_fqn");
+        if (k == EXDB_IN_CUSTOM_OBJ && exdb_json_is(cf, EXDB_JSTRING)) {
+            if (exdb_load_check_str(L, cf, &cfp) < 0)
+                return -1;
+            s->class_fqn = cf->u.str;
+        }
+    }
+    const char *tkey = k == EXDB_IN_PARAMETER         ? "parameter_name"
+                       : k == EXDB_IN_BUFFER          ? "buffer_name"
+                       : k == EXDB_IN_TENSOR_CONSTANT ? "tensor_constant_name"
+                       : k == EXDB_IN_CUSTOM_OBJ      ? "custom_obj_name"
+                                                      : NULL;
+    if (tkey && exdb_load_get_str(L, v, tkey, &vp, &s->target) < 0)
+        return -1;
+    if (k == EXDB_IN_BUFFER) {
+        const exdb_json *pers = exdb_load_get_opt(v, "persistent");
+        s->persistent = 1;
+        if (pers) {
+            jpath pp = PKEY(&vp, "persistent");
+            if (exdb_load_as_bool(L, pers, &pp, &s->persistent) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* OutputSpec j at ep into s. */
+static int load_output_spec(loader *L, const exdb_json *j, const jpath *ep, exdb_output_spec *s) {
+    const char *tag;
+    const exdb_json *v;
+    if (exdb_load_get_union(L, j, ep, "an OutputSpec", &tag, &v) < 0)
+        return -1;
+    jpath vp = PKEY(ep, tag);
+    int k = -1;
+    for (int t = 0; t < 8; t++)
+        if (strcmp(tag, out_keys[t]) == 0)
+            k = t;
+    if (k < 0) {
+        char q[QS];
+        return exdb_load_fail(L, ep,
+                              "unknown output spec kind %s (expected user_output, loss_output, "
+                              "buffer_mutation, parameter_mutation, gradient_to_parameter, "
+                              "gradient_to_user_input, user_input_mutation or token)",
+                              exdb_load_path_qs(q, sizeof q, tag));
+    }
+    s->kind = (exdb_output_kind)k;
+    if (exdb_load_need_obj(L, v, &vp) < 0)
+        return -1;
+    const exdb_json *arg = exdb_json_get(v, "arg");
+    jpath ap = PKEY(&vp, "arg");
+    if (!arg)
+        return exdb_load_fail(L, &vp, "missing key \"arg\" (expected an Argument)");
+    if (k == EXDB_OUT_USER_OUTPUT) {
+        if (arg_value_name(L, arg, &ap, &s->name, &s->value) < 0)
+            return -1;
+    } else {
+        if (exdb_load_need_obj(L, arg, &ap) < 0 ||
+            exdb_load_get_str(L, arg, "name", &ap, &s->name) < 0)
+            return -1;
+    }
+    const char *tkey = k == EXDB_OUT_BUFFER_MUTATION ? "buffer_name"
+                       : (k == EXDB_OUT_GRADIENT_TO_PARAMETER || k == EXDB_OUT_PARAMETER_MUTATION)
+                           ? "parameter_name"
+                       : (k == EXDB_OUT_GRADIENT_TO_USER_INPUT || k == EXDB_OUT_USER_INPUT_MUTATION)
+                           ? "user_input_name"
+                           : NULL;
+    if (tkey && exdb_load_get_str(L, v, tkey, &vp, &s->target) < 0)
+        return -1;
+    return 0;
+}
+
 /* deserialize_signature: input_specs/output_specs (unions, docs/pt2-format.md §7)
  * into prog->inputs/outputs. Loaded before the graph, since constant graph
  * inputs take their placeholder names from it. */
@@ -75,120 +193,12 @@ int exdb_load_signature(loader *L, const exdb_json *sig, const jpath *p) {
     P->noutputs = outs->len;
     for (uint32_t i = 0; i < ins->len; i++) {
         jpath ep = PIDX(&ip, i);
-        const char *tag;
-        const exdb_json *v;
-        if (exdb_load_get_union(L, &ins->u.kids[i], &ep, "an InputSpec", &tag, &v) < 0)
+        if (load_input_spec(L, &ins->u.kids[i], &ep, &P->inputs[i]) < 0)
             return -1;
-        jpath vp = PKEY(&ep, tag);
-        exdb_input_spec *s = &P->inputs[i];
-        s->persistent = -1;
-        int k = -1;
-        for (int t = 0; t < 7; t++)
-            if (strcmp(tag, in_keys[t]) == 0)
-                k = t;
-        if (k < 0) {
-            char q[QS];
-            return exdb_load_fail(
-                L, &ep,
-                "unknown input spec kind %s (expected user_input, parameter, buffer, "
-                "tensor_constant, custom_obj, token or constant_input)",
-                exdb_load_path_qs(q, sizeof q, tag));
-        }
-        s->kind = (exdb_input_kind)k;
-        if (exdb_load_need_obj(L, v, &vp) < 0)
-            return -1;
-        if (k == EXDB_IN_CONSTANT_INPUT) {
-            if (exdb_load_get_str(L, v, "name", &vp, &s->name) < 0)
-                return -1;
-            const exdb_json *cv = exdb_json_get(v, "value");
-            jpath cvp = PKEY(&vp, "value");
-            if (cv) {
-                gscope none = {0};
-                exdb_strmap_init(&none.values, L->a);
-                if (exdb_load_arg(L, &none, cv, &cvp, &s->value) < 0)
-                    return -1;
-            }
-            continue;
-        }
-        const exdb_json *arg = exdb_json_get(v, "arg");
-        jpath ap = PKEY(&vp, "arg");
-        if (!arg)
-            return exdb_load_fail(L, &vp, "missing key \"arg\" (expected an Argument)");
-        if (k == EXDB_IN_USER_INPUT) {
-            if (arg_value_name(L, arg, &ap, &s->name, &s->value) < 0)
-                return -1;
-        } else {
-            if (exdb_load_need_obj(L, arg, &ap) < 0 ||
-                exdb_load_get_str(L, arg, "name", &ap, &s->name) < 0)
-                return -1;
-            const exdb_json *cf = exdb_json_get(arg, "class_fqn");
-            jpath cfp = PKEY(&ap, "class_fqn");
-            if (k == EXDB_IN_CUSTOM_OBJ && exdb_json_is(cf, EXDB_JSTRING)) {
-                if (exdb_load_check_str(L, cf, &cfp) < 0)
-                    return -1;
-                s->class_fqn = cf->u.str;
-            }
-        }
-        const char *tkey = k == EXDB_IN_PARAMETER         ? "parameter_name"
-                           : k == EXDB_IN_BUFFER          ? "buffer_name"
-                           : k == EXDB_IN_TENSOR_CONSTANT ? "tensor_constant_name"
-                           : k == EXDB_IN_CUSTOM_OBJ      ? "custom_obj_name"
-                                                          : NULL;
-        if (tkey && exdb_load_get_str(L, v, tkey, &vp, &s->target) < 0)
-            return -1;
-        if (k == EXDB_IN_BUFFER) {
-            const exdb_json *pers = exdb_load_get_opt(v, "persistent");
-            s->persistent = 1;
-            if (pers) {
-                jpath pp = PKEY(&vp, "persistent");
-                if (exdb_load_as_bool(L, pers, &pp, &s->persistent) < 0)
-                    return -1;
-            }
-        }
     }
     for (uint32_t i = 0; i < outs->len; i++) {
         jpath ep = PIDX(&op, i);
-        const char *tag;
-        const exdb_json *v;
-        if (exdb_load_get_union(L, &outs->u.kids[i], &ep, "an OutputSpec", &tag, &v) < 0)
-            return -1;
-        jpath vp = PKEY(&ep, tag);
-        exdb_output_spec *s = &P->outputs[i];
-        int k = -1;
-        for (int t = 0; t < 8; t++)
-            if (strcmp(tag, out_keys[t]) == 0)
-                k = t;
-        if (k < 0) {
-            char q[QS];
-            return exdb_load_fail(L, &ep,
-                                  "unknown output spec kind %s (expected user_output, loss_output, "
-                                  "buffer_mutation, parameter_mutation, gradient_to_parameter, "
-                                  "gradient_to_user_input, user_input_mutation or token)",
-                                  exdb_load_path_qs(q, sizeof q, tag));
-        }
-        s->kind = (exdb_output_kind)k;
-        if (exdb_load_need_obj(L, v, &vp) < 0)
-            return -1;
-        const exdb_json *arg = exdb_json_get(v, "arg");
-        jpath ap = PKEY(&vp, "arg");
-        if (!arg)
-            return exdb_load_fail(L, &vp, "missing key \"arg\" (expected an Argument)");
-        if (k == EXDB_OUT_USER_OUTPUT) {
-            if (arg_value_name(L, arg, &ap, &s->name, &s->value) < 0)
-                return -1;
-        } else {
-            if (exdb_load_need_obj(L, arg, &ap) < 0 ||
-                exdb_load_get_str(L, arg, "name", &ap, &s->name) < 0)
-                return -1;
-        }
-        const char *tkey =
-            k == EXDB_OUT_BUFFER_MUTATION ? "buffer_name"
-            : (k == EXDB_OUT_GRADIENT_TO_PARAMETER || k == EXDB_OUT_PARAMETER_MUTATION)
-                ? "parameter_name"
-            : (k == EXDB_OUT_GRADIENT_TO_USER_INPUT || k == EXDB_OUT_USER_INPUT_MUTATION)
-                ? "user_input_name"
-                : NULL;
-        if (tkey && exdb_load_get_str(L, v, tkey, &vp, &s->target) < 0)
+        if (load_output_spec(L, &outs->u.kids[i], &ep, &P->outputs[i]) < 0)
             return -1;
     }
     return 0;

@@ -117,17 +117,10 @@ static int load_kv_strings(loader *L, const exdb_json *j, const jpath *p, exdb_k
     return 0;
 }
 
-/* The top level: schema version (refused outside 2..8), metadata, range
- * constraints, then the signature, the graph and the module call graph. */
-static int load_program(loader *L, const exdb_json *root) {
+/* schema_version at the top level: {"major", "minor"} or a plain int
+ * (schema <= 2), refused outside 2..8. */
+static int schema_version(loader *L, const exdb_json *root, const jpath *top) {
     exdb_program *P = L->prog;
-    jpath rp = {NULL, NULL, -2}; /* "$" itself */
-    const jpath *top = NULL;
-    (void)rp;
-    if (!exdb_json_is(root, EXDB_JOBJECT))
-        return exdb_load_fail(L, top, "expected an ExportedProgram object, found %s",
-                              exdb_json_type_name(root));
-    /* schema version: {"major", "minor"} or a plain int (schema <= 2) */
     const exdb_json *sv = exdb_json_get(root, "schema_version");
     jpath svp = PKEY(top, "schema_version");
     if (!sv)
@@ -162,93 +155,82 @@ static int load_program(loader *L, const exdb_json *root) {
     P->schema_major = (int)major;
     P->schema_minor = (int)minor;
     L->legacy_unions = major < 5;
-    const exdb_json *tv = exdb_load_get_opt(root, "torch_version");
-    const exdb_json *dia = exdb_load_get_opt(root, "dialect");
-    jpath tvp = PKEY(top, "torch_version"), dp = PKEY(top, "dialect");
-    if (exdb_json_is(tv, EXDB_JSTRING) && exdb_load_check_str(L, tv, &tvp) < 0)
-        return -1;
-    if (exdb_json_is(dia, EXDB_JSTRING) && exdb_load_check_str(L, dia, &dp) < 0)
-        return -1;
-    P->torch_version = exdb_json_is(tv, EXDB_JSTRING) ? tv->u.str : NULL;
-    P->dialect = exdb_json_is(dia, EXDB_JSTRING) ? dia->u.str : NULL;
-    const exdb_json *ver = exdb_load_get_opt(root, "verifiers");
-    if (ver) {
-        jpath vp = PKEY(top, "verifiers");
-        if (exdb_load_str_list(L, ver, &vp, &P->verifiers, &P->nverifiers) < 0)
-            return -1;
-    }
-    jpath osp = PKEY(top, "opset_version");
-    if (load_kv_strings(L, exdb_load_get_opt(root, "opset_version"), &osp, &P->opset, &P->nopset) <
-        0)
-        return -1;
-    /* range constraints */
-    const exdb_json *rc = exdb_load_get_opt(root, "range_constraints");
-    if (rc) {
-        jpath rcp = PKEY(top, "range_constraints");
-        if (exdb_load_need_obj(L, rc, &rcp) < 0)
-            return -1;
-        P->ranges = exdb_arena_calloc(L->a, rc->len ? rc->len : 1, sizeof *P->ranges);
-        if (!P->ranges)
-            return exdb_load_oom(L);
-        P->nranges = rc->len;
-        for (uint32_t i = 0; i < rc->len; i++) {
-            const exdb_json *e = &rc->u.kids[i];
-            jpath ep = PKEY(&rcp, e->key);
-            exdb_range *r = &P->ranges[i];
-            if (exdb_load_check_key(L, e->key, &rcp) < 0)
-                return -1;
-            r->symbol = e->key;
-            if (exdb_load_need_obj(L, e, &ep) < 0)
-                return -1;
-            for (int w = 0; w < 2; w++) {
-                const char *k = w ? "max_val" : "min_val";
-                const exdb_json *b = exdb_load_get_opt(e, k);
-                jpath bp = PKEY(&ep, k);
-                if (!b)
-                    continue;
-                double d;
-                int64_t iv;
-                if (exdb_json_int(b, &iv) == 0) {
-                    if (w) {
-                        r->max = iv;
-                        r->has_max = 1;
-                    } else {
-                        r->min = iv;
-                        r->has_min = 1;
-                    }
-                } else if (exdb_json_double(b, &d) == 0 && isinf(d)) {
-                    /* unbounded */
-                } else if (b->type == EXDB_JNUMBER) {
-                    return exdb_load_fail(
-                        L, &bp,
-                        "expected an integer that fits in 64 bits (or null or Infinity "
-                        "for no bound), found %.*s%s",
-                        (int)(b->len > 40 ? 40 : b->len), b->u.str, b->len > 40 ? "..." : "");
-                } else {
-                    return exdb_load_fail(
-                        L, &bp, "expected an integer (or null or Infinity for no bound), found %s",
-                        exdb_json_type_name(b));
-                }
+    return 0;
+}
+
+/* The min_val / max_val of range constraint e (at ep) into r: an integer,
+ * or null or an infinity for no bound. */
+static int range_bounds(loader *L, const exdb_json *e, const jpath *ep, exdb_range *r) {
+    for (int w = 0; w < 2; w++) {
+        const char *k = w ? "max_val" : "min_val";
+        const exdb_json *b = exdb_load_get_opt(e, k);
+        jpath bp = PKEY(ep, k);
+        if (!b)
+            continue;
+        double d;
+        int64_t iv;
+        if (exdb_json_int(b, &iv) == 0) {
+            if (w) {
+                r->max = iv;
+                r->has_max = 1;
+            } else {
+                r->min = iv;
+                r->has_min = 1;
             }
+        } else if (exdb_json_double(b, &d) == 0 && isinf(d)) {
+            /* unbounded */
+        } else if (b->type == EXDB_JNUMBER) {
+            return exdb_load_fail(L, &bp,
+                                  "expected an integer that fits in 64 bits (or null or Infinity "
+                                  "for no bound), found %.*s%s",
+                                  (int)(b->len > 40 ? 40 : b->len), b->u.str,
+                                  b->len > 40 ? "..." : "");
+        } else {
+            return exdb_load_fail(
+                L, &bp, "expected an integer (or null or Infinity for no bound), found %s",
+                exdb_json_type_name(b));
         }
     }
-    const exdb_json *gm = exdb_json_get(root, "graph_module");
-    jpath gmp = PKEY(top, "graph_module");
-    if (!gm)
-        return exdb_load_fail(L, top, "missing key \"graph_module\" (expected an object)");
-    if (exdb_load_need_obj(L, gm, &gmp) < 0)
+    return 0;
+}
+
+/* range_constraints: symbol -> {min_val, max_val}. */
+static int load_ranges(loader *L, const exdb_json *rc, const jpath *rcp) {
+    exdb_program *P = L->prog;
+    if (exdb_load_need_obj(L, rc, rcp) < 0)
         return -1;
-    /* signature first: constant inputs take their names from it */
+    P->ranges = exdb_arena_calloc(L->a, rc->len ? rc->len : 1, sizeof *P->ranges);
+    if (!P->ranges)
+        return exdb_load_oom(L);
+    P->nranges = rc->len;
+    for (uint32_t i = 0; i < rc->len; i++) {
+        const exdb_json *e = &rc->u.kids[i];
+        jpath ep = PKEY(rcp, e->key);
+        exdb_range *r = &P->ranges[i];
+        if (exdb_load_check_key(L, e->key, rcp) < 0)
+            return -1;
+        r->symbol = e->key;
+        if (exdb_load_need_obj(L, e, &ep) < 0 || range_bounds(L, e, &ep, r) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* graph_module (at gmp): the signature first (constant inputs take their
+ * names from it), the graph, the names the signature's specs give its
+ * inputs and outputs, the module_call_graph and the metadata. */
+static int load_graph_module(loader *L, const exdb_json *gm, const jpath *gmp) {
+    exdb_program *P = L->prog;
     const exdb_json *sig = exdb_json_get(gm, "signature");
-    jpath sigp = PKEY(&gmp, "signature");
+    jpath sigp = PKEY(gmp, "signature");
     if (!sig)
-        return exdb_load_fail(L, &gmp, "missing key \"signature\" (expected an object)");
+        return exdb_load_fail(L, gmp, "missing key \"signature\" (expected an object)");
     if (exdb_load_signature(L, sig, &sigp) < 0)
         return -1;
     const exdb_json *jg = exdb_json_get(gm, "graph");
-    jpath gp = PKEY(&gmp, "graph");
+    jpath gp = PKEY(gmp, "graph");
     if (!jg)
-        return exdb_load_fail(L, &gmp, "missing key \"graph\" (expected an object)");
+        return exdb_load_fail(L, gmp, "missing key \"graph\" (expected an object)");
     if (exdb_load_need_obj(L, jg, &gp) < 0)
         return -1;
     P->graph = exdb_graph_new(L->a);
@@ -278,16 +260,60 @@ static int load_program(loader *L, const exdb_json *root) {
         return -1;
     const exdb_json *mcg = exdb_load_get_opt(gm, "module_call_graph");
     if (mcg) {
-        jpath mp = PKEY(&gmp, "module_call_graph");
+        jpath mp = PKEY(gmp, "module_call_graph");
         if (exdb_load_signature_call_graph(L, mcg, &mp) < 0)
             return -1;
     }
-    jpath mdp = PKEY(&gmp, "metadata");
+    jpath mdp = PKEY(gmp, "metadata");
     const exdb_json *md = exdb_load_get_opt(gm, "metadata");
     if (md && md->type == EXDB_JOBJECT &&
         load_kv_strings(L, md, &mdp, &P->gm_metadata, &P->ngm_metadata) < 0)
         return -1;
     return 0;
+}
+
+/* The top level: schema version, versions and verifiers, range
+ * constraints, then the graph module (load_graph_module). */
+static int load_program(loader *L, const exdb_json *root) {
+    exdb_program *P = L->prog;
+    const jpath *top = NULL; /* "$" itself */
+    if (!exdb_json_is(root, EXDB_JOBJECT))
+        return exdb_load_fail(L, top, "expected an ExportedProgram object, found %s",
+                              exdb_json_type_name(root));
+    if (schema_version(L, root, top) < 0)
+        return -1;
+    const exdb_json *tv = exdb_load_get_opt(root, "torch_version");
+    const exdb_json *dia = exdb_load_get_opt(root, "dialect");
+    jpath tvp = PKEY(top, "torch_version"), dp = PKEY(top, "dialect");
+    if (exdb_json_is(tv, EXDB_JSTRING) && exdb_load_check_str(L, tv, &tvp) < 0)
+        return -1;
+    if (exdb_json_is(dia, EXDB_JSTRING) && exdb_load_check_str(L, dia, &dp) < 0)
+        return -1;
+    P->torch_version = exdb_json_is(tv, EXDB_JSTRING) ? tv->u.str : NULL;
+    P->dialect = exdb_json_is(dia, EXDB_JSTRING) ? dia->u.str : NULL;
+    const exdb_json *ver = exdb_load_get_opt(root, "verifiers");
+    if (ver) {
+        jpath vp = PKEY(top, "verifiers");
+        if (exdb_load_str_list(L, ver, &vp, &P->verifiers, &P->nverifiers) < 0)
+            return -1;
+    }
+    jpath osp = PKEY(top, "opset_version");
+    if (load_kv_strings(L, exdb_load_get_opt(root, "opset_version"), &osp, &P->opset, &P->nopset) <
+        0)
+        return -1;
+    const exdb_json *rc = exdb_load_get_opt(root, "range_constraints");
+    if (rc) {
+        jpath rcp = PKEY(top, "range_constraints");
+        if (load_ranges(L, rc, &rcp) < 0)
+            return -1;
+    }
+    const exdb_json *gm = exdb_json_get(root, "graph_module");
+    jpath gmp = PKEY(top, "graph_module");
+    if (!gm)
+        return exdb_load_fail(L, top, "missing key \"graph_module\" (expected an object)");
+    if (exdb_load_need_obj(L, gm, &gmp) < 0)
+        return -1;
+    return load_graph_module(L, gm, &gmp);
 }
 
 exdb_program *exdb_program_from_json(char *buf, size_t len, const char *name, exdb_error *err) {
