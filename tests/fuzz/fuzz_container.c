@@ -12,6 +12,7 @@
  * check itself. */
 #include "core/base/arena.h"
 #include "core/format/container.h"
+#include "core/format/container_save.h"
 #include "core/fx/lint.h"
 #include "core/export/siglint.h"
 #include "core/export/snapshot.h"
