@@ -27,7 +27,8 @@ static exdb_stack_entry *stack(const char *text, uint32_t want) {
     exdb_stack_entry *e = NULL;
     uint32_t n = 99;
     exdb_error err = {0};
-    cr_assert_eq(exdb_load_meta_parse_stack(&arena, text, &e, &n, &err), 0, "%s: %s", text, err.msg);
+    cr_assert_eq(exdb_load_meta_parse_stack(&arena, text, &e, &n, &err), 0, "%s: %s", text,
+                 err.msg);
     cr_assert_eq(n, want, "%s: %u entries", text, n);
     return e;
 }
