@@ -3,14 +3,15 @@
  * the loader descends and only formatted when an error is reported; and the
  * quoting of names inside messages.
  *
- * Names: the loader is split by what it loads (docs/pt2-format.md), one file each:
- * load.c (the loader's state, messages, text checks and typed accessors:
- * exdb_load_*), load_path.c (exdb_load_path_*), load_value.c
- * (exdb_load_value_*), load_meta.c (exdb_load_meta*), load_arg.c
- * (exdb_load_arg*), load_node.c (exdb_load_node*), load_graph.c
- * (exdb_load_graph*), load_signature.c (exdb_load_signature*), and program.c,
- * the top level (exdb_program_*, program.h). Each load_X.h declares what
- * load_X.c defines; they are private to core/export (not libexdb's API). */
+ * Names: the loader is split by what it loads (docs/pt2-format.md), one file
+ * each: load_path.c (exdb_load_path_*), load_value.c (exdb_load_value_*),
+ * load_meta.c (exdb_load_meta*), load_arg.c (exdb_load_arg*), load_node.c
+ * (exdb_load_node*), load_graph.c (exdb_load_graph*), load_signature.c
+ * (exdb_load_signature*, the module_call_graph too); any other exdb_load_*
+ * name is load.c's (the loader's state, messages, text checks and typed
+ * accessors); program.c is the top level (exdb_program_*, program.h). Each
+ * load_X.h declares what load_X.c defines; they are private to core/export
+ * (not libexdb's API). */
 #ifndef EXDB_LOAD_PATH_H
 #define EXDB_LOAD_PATH_H
 
