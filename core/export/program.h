@@ -1,7 +1,8 @@
 /* program.h - an ExportedProgram in memory: the flat graph plus everything
  * torch.export.save writes beside it (graph signature, module_call_graph
  * with parsed TreeSpecs, range constraints, versions). One arena owns it all.
- * Loading lives in load.c; the container (zip/JSON) layer in container.c. */
+ * Loading lives in program.c (the top level) and the load_*.c files it
+ * drives (load.h); the container (zip/JSON) layer in core/format/container.c. */
 #ifndef EXDB_PROGRAM_H
 #define EXDB_PROGRAM_H
 
@@ -151,13 +152,5 @@ enum {
  * modules of up to 4 KB each, so fqns could otherwise cost 64 times the
  * file (the 1M-node synthetic program needs 5 MB). */
 #define EXDB_MAX_MODULE_BYTES ((size_t)64 << 20)
-
-/* ---- pieces shared with tests and other loaders */
-
-/* Parses an nn_module_stack string (docs/pt2-format.md §9.1) into entries; more
- * than EXDB_MAX_MODULE_DEPTH entries or path components, or a field longer
- * than EXDB_MAX_NAME_BYTES, is an error. */
-int exdb_parse_module_stack(exdb_arena *a, const char *text, exdb_stack_entry **out, uint32_t *n,
-                            exdb_error *err);
 
 #endif

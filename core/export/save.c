@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/format/container.h"
+#include "core/format/container_save.h"
 #include "core/base/outfile.h"
 #include "core/export/snapshot.h"
 #include "core/base/strmap.h"

@@ -180,6 +180,39 @@ static void lint_inputs(exdb_lint_report *r, const exdb_program *p, const exdb_l
     }
 }
 
+/* Output spec s of a mutation or gradient names an input of the right kind
+ * (a buffer, a parameter, a user input). */
+static void lint_mutation_target(exdb_lint_report *r, const input_index *ix,
+                                 const exdb_output_spec *s) {
+    const char *t = s->target ? s->target : "(none)";
+    if (s->kind == EXDB_OUT_BUFFER_MUTATION && !has_input(ix, EXDB_IN_BUFFER, s->target))
+        exdb_lint_add(
+            r, EXDB_SEV_ERROR, "sig.mutation-target", s->name, NULL,
+            exdb_lint_printf(r,
+                             "Buffer output %s does not point to a buffer that exists. (buffer %s)",
+                             s->name, t),
+            exdb_lint_printf(r, "buffer_name must be the buffer_name of a buffer input spec"));
+    if ((s->kind == EXDB_OUT_PARAMETER_MUTATION || s->kind == EXDB_OUT_GRADIENT_TO_PARAMETER) &&
+        !has_input(ix, EXDB_IN_PARAMETER, s->target))
+        exdb_lint_add(
+            r, EXDB_SEV_ERROR, "sig.mutation-target", s->name, NULL,
+            exdb_lint_printf(r,
+                             "Parameter output %s does not point to a parameter that exists. "
+                             "(parameter %s)",
+                             s->name, t),
+            exdb_lint_printf(
+                r, "parameter_name must be the parameter_name of a parameter input spec"));
+    if ((s->kind == EXDB_OUT_USER_INPUT_MUTATION || s->kind == EXDB_OUT_GRADIENT_TO_USER_INPUT) &&
+        !has_input(ix, EXDB_IN_USER_INPUT, s->target))
+        exdb_lint_add(
+            r, EXDB_SEV_ERROR, "sig.mutation-target", s->name, NULL,
+            exdb_lint_printf(r,
+                             "User input output %s does not point to a user input that exists. "
+                             "(user input %s)",
+                             s->name, t),
+            exdb_lint_printf(r, "user_input_name must name a user input placeholder"));
+}
+
 static void lint_outputs(exdb_lint_report *r, const exdb_program *p) {
     const exdb_arg *vals;
     uint32_t nv;
@@ -211,34 +244,7 @@ static void lint_outputs(exdb_lint_report *r, const exdb_program *p) {
                 exdb_lint_printf(r, "Output spec name %s does not match output node argument %s",
                                  s->name, vn ? vn : "(a constant)"),
                 exdb_lint_printf(r, "output spec %u must describe output value %u", i, i));
-        const char *t = s->target ? s->target : "(none)";
-        if (s->kind == EXDB_OUT_BUFFER_MUTATION && !has_input(&ix, EXDB_IN_BUFFER, s->target))
-            exdb_lint_add(
-                r, EXDB_SEV_ERROR, "sig.mutation-target", s->name, NULL,
-                exdb_lint_printf(
-                    r, "Buffer output %s does not point to a buffer that exists. (buffer %s)",
-                    s->name, t),
-                exdb_lint_printf(r, "buffer_name must be the buffer_name of a buffer input spec"));
-        if ((s->kind == EXDB_OUT_PARAMETER_MUTATION || s->kind == EXDB_OUT_GRADIENT_TO_PARAMETER) &&
-            !has_input(&ix, EXDB_IN_PARAMETER, s->target))
-            exdb_lint_add(
-                r, EXDB_SEV_ERROR, "sig.mutation-target", s->name, NULL,
-                exdb_lint_printf(r,
-                                 "Parameter output %s does not point to a parameter that exists. "
-                                 "(parameter %s)",
-                                 s->name, t),
-                exdb_lint_printf(
-                    r, "parameter_name must be the parameter_name of a parameter input spec"));
-        if ((s->kind == EXDB_OUT_USER_INPUT_MUTATION ||
-             s->kind == EXDB_OUT_GRADIENT_TO_USER_INPUT) &&
-            !has_input(&ix, EXDB_IN_USER_INPUT, s->target))
-            exdb_lint_add(
-                r, EXDB_SEV_ERROR, "sig.mutation-target", s->name, NULL,
-                exdb_lint_printf(r,
-                                 "User input output %s does not point to a user input that exists. "
-                                 "(user input %s)",
-                                 s->name, t),
-                exdb_lint_printf(r, "user_input_name must name a user input placeholder"));
+        lint_mutation_target(r, &ix, s);
     }
     exdb_arena_destroy(&ix.arena);
     /* The verifier slices outputs as [tokens | mutations | user outputs]. */

@@ -11,6 +11,7 @@
 #include <xxhash.h>
 
 #include "core/export/statefiles.h"
+#include "core/format/container_save.h"
 #include "core/base/strbuf.h"
 
 /* XXH64 from Debian's libxxhash (the reference implementation). */

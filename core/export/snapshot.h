@@ -57,7 +57,7 @@ typedef struct exdb_snapshot {
     exdb_snap_member weights, constants; /* pt2 payload configs (else absent) */
 } exdb_snapshot;
 
-/* The loader's last step (load.c): hashes the program text buf (before it
+/* The loader's last step (exdb_program_load, program.c): hashes the program text buf (before it
  * is parsed in place), builds the program with exdb_program_from_json, and
  * records in it (p->snapshot) what run and save need from the open
  * container c. model as given to exdb_program_load. */

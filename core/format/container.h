@@ -9,7 +9,8 @@
  *     plus a version member;
  *   - a bare JSON file holding the program itself.
  * This layer only locates and reads the program text (never extracting to
- * disk) and can write a copy of the container with the program replaced. */
+ * disk); container_save.h writes a copy of the container with the program
+ * replaced. */
 #ifndef EXDB_CONTAINER_H
 #define EXDB_CONTAINER_H
 
@@ -58,30 +59,12 @@ const char *exdb_container_archive_name(const exdb_container *c);
 int exdb_container_read_program(exdb_container *c, const char *model, char **buf, size_t *len,
                                 const char **member, exdb_error *err);
 
-/* Writes a copy of the container to out_path with the program member of
- * `model` replaced by json/len (bare JSON: just the text). Every other member
- * is copied byte for byte, in the same order, stored (method 0); PT2 members
- * get their data aligned to 64 bytes the way PyTorch writes them. Atomic
- * (temporary file in the same directory, fsync, rename). If out_path exists
- * and force == 0, fails with "<out_path>: file exists (use --force to replace
- * it)". */
 /* Reads member rel (relative to the archive folder, e.g.
  * "data/weights/model_weights_config.json") into a malloc'd NUL-terminated
  * buffer, refusing members declared larger than max. Returns 0, 1 when the
  * container has no such member (or is bare JSON), -1 on error. */
 int exdb_container_read_member(exdb_container *c, const char *rel, size_t max, char **buf,
                                size_t *len, exdb_error *err);
-
-int exdb_container_save(exdb_container *c, const char *model, const char *json, size_t len,
-                        const char *out_path, int force, exdb_error *err);
-
-/* Appends to b what exdb_container_save copies of a zip besides the
- * program: every member's name, size, CRC-32, modification time and
- * attributes, in order, and the archive comment (nothing for bare JSON).
- * Two opens of an unchanged file describe it alike (snapshot.c hashes it
- * to tell that the archive save copies from is the one loaded). */
-struct exdb_buf;
-int exdb_container_describe(exdb_container *c, struct exdb_buf *b, exdb_error *err);
 
 /* NULL is fine. */
 void exdb_container_close(exdb_container *c);

@@ -11,8 +11,6 @@
  * say "line L, column C" (characters, as editors count) and what was found. */
 #include "core/format/json.h"
 
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,16 +203,172 @@ static int bad_escape(parser *ps, char c) {
     return fail(ps, what);
 }
 
-/* Before a string's error: the error's column is counted over the bytes
- * in front of it. When it lies before the string, the string's decoded
- * escapes do not count (col_adjust as it was); when inside it, the bytes
- * the escapes freed so far (from w to the error) become spaces, which
- * makes col_adjust exact there too. */
-static void string_err_at(parser *ps, const char *begin, char *w, size_t adj0, int write) {
+/* Before a string's error at `at` (ps->p becomes it): the error's column is
+ * counted over the bytes in front of it. When it lies before the string,
+ * the string's decoded escapes do not count (col_adjust as it was); when
+ * inside it, the bytes the escapes freed so far (from w to the error)
+ * become spaces, which makes col_adjust exact there too. */
+static void string_err_at(parser *ps, char *at, const char *begin, char *w, size_t adj0,
+                          int write) {
+    ps->p = at;
     if (ps->p <= begin)
         ps->col_adjust = adj0;
     else if (write && w < ps->p)
         memset(w, ' ', (size_t)(ps->p - w));
+}
+
+/* The string opening at begin - 1 has no closing quote. */
+__attribute__((cold)) static int unterminated(parser *ps, char *begin, char *w, size_t adj0,
+                                              int write) {
+    string_err_at(ps, begin - 1, begin, w, adj0, write);
+    return fail(ps, "unterminated string: no closing quote before the end of the input");
+}
+
+/* The raw control character at r: JSON wants control characters escaped
+ * (Python's json.loads refuses them too). */
+__attribute__((cold)) static int control_char(parser *ps, char *r, const char *begin, char *w,
+                                              size_t adj0, int write) {
+    char what[96];
+    unsigned c = (unsigned char)*r;
+    const char *esc = c == '\n'   ? " (write it as \\n)"
+                      : c == '\t' ? " (write it as \\t)"
+                      : c == '\r' ? " (write it as \\r)"
+                                  : "";
+    snprintf(what, sizeof what, "unescaped control character U+%04X inside a string%s", c, esc);
+    string_err_at(ps, r, begin, w, adj0, write);
+    return fail(ps, what);
+}
+
+/* The escape at the backslash `at` is invalid: a \u without four hex
+ * digits (c 'u'), or an unknown escape character c. */
+__attribute__((cold)) static int bad_escape_at(parser *ps, char *at, char c, const char *begin,
+                                               char *w, size_t adj0, int write) {
+    string_err_at(ps, at, begin, w, adj0, write);
+    if (c == 'u')
+        return fail(ps, "invalid \\u escape in a string: expected four hex digits");
+    return bad_escape(ps, c);
+}
+
+/* Moves the plain bytes at *rp (none of '"', '\\' or a control character)
+ * to *wp, stopping at the first other byte or the end. Eight bytes a step:
+ * the lowest flagged byte of special8 is exact (false positives only sit
+ * above a true one), so the plain prefix before it is moved in one go and
+ * the scan lands on the quote or backslash directly; bytes move only once
+ * an escape has opened a gap between the read and write positions.
+ * Escape-dense strings (from_node holds a quote every few bytes) spend
+ * their time here. */
+static inline __attribute__((always_inline)) void scan_plain(const parser *ps, char **rp, char **wp,
+                                                             const int write) {
+    char *r = *rp, *w = *wp;
+    while (ps->end - r >= 8) {
+        uint64_t v;
+        memcpy(&v, r, 8);
+        uint64_t m = special8(v);
+        if (!m) {
+            if (write && w != r)
+                memcpy(w, &v, 8); /* v is already loaded: no overlap issue */
+            r += 8;
+            w += 8;
+            continue;
+        }
+        unsigned k = first_flagged(m); /* k plain bytes, then the special byte */
+        if (write && w != r) {
+            for (unsigned i = 0; i < k; i++)
+                w[i] = r[i];
+        }
+        *rp = r + k;
+        *wp = w + k;
+        return;
+    }
+    while (r < ps->end && *r != '"' && *r != '\\' && (unsigned char)*r >= 0x20) {
+        if (write)
+            *w = *r;
+        w++;
+        r++;
+    }
+    *rp = r;
+    *wp = w;
+}
+
+/* What each single-character escape stands for ("\n": a newline); 0 for
+ * the characters that make no escape (\u is read apart). */
+static const char unescaped[256] = {['"'] = '"',  ['\\'] = '\\', ['/'] = '/',  ['b'] = '\b',
+                                    ['f'] = '\f', ['n'] = '\n',  ['r'] = '\r', ['t'] = '\t'};
+
+/* Checks (without writing) the escape whose character c is at (*rp)[-1],
+ * moving *rp past it: the errors unescape_at would find. */
+static inline __attribute__((always_inline)) int check_escape(parser *ps, char **rp, char c,
+                                                              const char *begin, size_t adj0) {
+    char *r = *rp;
+    if (c == 'u') {
+        unsigned cp, lo;
+        if (read_hex4(ps, r, &cp) < 0)
+            return bad_escape_at(ps, r - 2, c, begin, r, adj0, 0);
+        r += 4;
+        if (cp >= 0xD800 && cp <= 0xDBFF && ps->end - r >= 6 && r[0] == '\\' && r[1] == 'u' &&
+            read_hex4(ps, r + 2, &lo) == 0 && lo >= 0xDC00 && lo <= 0xDFFF)
+            r += 6;
+    } else if (!unescaped[(unsigned char)c]) {
+        return bad_escape_at(ps, r - 2, c, begin, r, adj0, 0);
+    }
+    *rp = r;
+    return 0;
+}
+
+/* Code point cp as UTF-8 at w (a lone surrogate is kept as its 3-byte form,
+ * as Python's json module keeps it); returns the byte after it. */
+static inline __attribute__((always_inline)) char *put_utf8(char *w, unsigned cp) {
+    if (cp < 0x80) {
+        *w++ = (char)cp;
+    } else if (cp < 0x800) {
+        *w++ = (char)(0xC0 | (cp >> 6));
+        *w++ = (char)(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        *w++ = (char)(0xE0 | (cp >> 12));
+        *w++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+        *w++ = (char)(0x80 | (cp & 0x3F));
+    } else {
+        *w++ = (char)(0xF0 | (cp >> 18));
+        *w++ = (char)(0x80 | ((cp >> 12) & 0x3F));
+        *w++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+        *w++ = (char)(0x80 | (cp & 0x3F));
+    }
+    return w;
+}
+
+/* The \uXXXX escape whose digits start at *rp (a surrogate pair taken
+ * whole) decoded to *wp, both moved past it. */
+static inline __attribute__((always_inline)) int unescape_u(parser *ps, char **rp, char **wp,
+                                                            const char *begin, size_t adj0) {
+    char *r = *rp;
+    unsigned cp;
+    if (read_hex4(ps, r, &cp) < 0)
+        return bad_escape_at(ps, r - 2, 'u', begin, *wp, adj0, 1);
+    r += 4;
+    if (cp >= 0xD800 && cp <= 0xDBFF && ps->end - r >= 6 && r[0] == '\\' && r[1] == 'u') {
+        unsigned lo;
+        if (read_hex4(ps, r + 2, &lo) == 0 && lo >= 0xDC00 && lo <= 0xDFFF) {
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            r += 6;
+        }
+    }
+    ps->col_adjust += cp < 0x80 ? 0 : cp < 0x800 ? 1 : cp < 0x10000 ? 2 : 3;
+    *wp = put_utf8(*wp, cp);
+    *rp = r;
+    return 0;
+}
+
+/* The escape whose character c is at (*rp)[-1] unescaped to *wp, both moved
+ * past it. */
+static inline __attribute__((always_inline)) int
+unescape_at(parser *ps, char **rp, char **wp, char c, const char *begin, size_t adj0) {
+    if (c == 'u')
+        return unescape_u(ps, rp, wp, begin, adj0);
+    char e = unescaped[(unsigned char)c];
+    if (!e)
+        return bad_escape_at(ps, *rp - 2, c, begin, *wp, adj0, 1);
+    *(*wp)++ = e;
+    return 0;
 }
 
 /* Parses a string starting at the opening quote and unescapes it in place.
@@ -227,166 +381,31 @@ static inline __attribute__((always_inline)) int scan_string(parser *ps, const c
     char *r = ps->p + 1, *w = r;
     char *begin = r;
     size_t adj0 = ps->col_adjust;
-    unsigned k;
     for (;;) {
-        /* Fast path: eight bytes at a time. The lowest flagged byte of
-         * special8 is exact (false positives only sit above a true one), so
-         * the plain prefix before it is moved in one go and the loop lands
-         * on the quote or backslash directly; bytes move only once an
-         * escape has opened a gap between the read and write positions.
-         * Escape-dense strings (from_node holds a quote every few bytes)
-         * spend their time here. */
-        while (ps->end - r >= 8) {
-            uint64_t v;
-            memcpy(&v, r, 8);
-            uint64_t m = special8(v);
-            if (!m) {
-                if (write && w != r)
-                    memcpy(w, &v, 8); /* v is already loaded: no overlap issue */
-                r += 8;
-                w += 8;
-                continue;
-            }
-            k = first_flagged(m);
-            goto found;
-        }
-        while (r < ps->end && *r != '"' && *r != '\\' && (unsigned char)*r >= 0x20) {
-            if (write)
-                *w = *r;
-            w++;
-            r++;
-        }
-        goto special;
-    found: /* k plain bytes, then the special byte */
-        if (write && w != r) {
-            for (unsigned i = 0; i < k; i++)
-                w[i] = r[i];
-        }
-        r += k;
-        w += k;
-    special:
-        if (r >= ps->end) {
-            ps->p = begin - 1;
-            string_err_at(ps, begin, w, adj0, write);
-            return fail(ps, "unterminated string: no closing quote before the end of the input");
-        }
+        scan_plain(ps, &r, &w, write);
+        if (r >= ps->end)
+            return unterminated(ps, begin, w, adj0, write);
         if (*r == '"')
             break;
-        if ((unsigned char)*r < 0x20) {
-            /* JSON wants control characters escaped (Python's json.loads
-             * refuses them too). */
-            char what[96];
-            unsigned c = (unsigned char)*r;
-            const char *esc = c == '\n'   ? " (write it as \\n)"
-                              : c == '\t' ? " (write it as \\t)"
-                              : c == '\r' ? " (write it as \\r)"
-                                          : "";
-            snprintf(what, sizeof what, "unescaped control character U+%04X inside a string%s", c,
-                     esc);
-            ps->p = r;
-            string_err_at(ps, begin, w, adj0, write);
-            return fail(ps, what);
-        }
+        if ((unsigned char)*r < 0x20)
+            return control_char(ps, r, begin, w, adj0, write);
         /* Backslash escape. */
-        if (r + 1 >= ps->end) {
-            ps->p = begin - 1;
-            string_err_at(ps, begin, w, adj0, write);
-            return fail(ps, "unterminated string: no closing quote before the end of the input");
-        }
+        if (r + 1 >= ps->end)
+            return unterminated(ps, begin, w, adj0, write);
         char c = r[1];
         r += 2;
         if (!write) {
-            /* check only: the same errors as below, no bytes moved */
-            if (c == 'u') {
-                unsigned cp, lo;
-                if (read_hex4(ps, r, &cp) < 0) {
-                    ps->p = r - 2;
-                    string_err_at(ps, begin, w, adj0, write);
-                    return fail(ps, "invalid \\u escape in a string: expected four hex digits");
-                }
-                r += 4;
-                if (cp >= 0xD800 && cp <= 0xDBFF && ps->end - r >= 6 && r[0] == '\\' &&
-                    r[1] == 'u' && read_hex4(ps, r + 2, &lo) == 0 && lo >= 0xDC00 && lo <= 0xDFFF)
-                    r += 6;
-            } else if (c != '"' && c != '\\' && c != '/' && c != 'b' && c != 'f' && c != 'n' &&
-                       c != 'r' && c != 't') {
-                ps->p = r - 2;
-                string_err_at(ps, begin, w, adj0, write);
-                return bad_escape(ps, c);
-            }
+            /* check only: the same errors, no bytes moved */
+            if (check_escape(ps, &r, c, begin, adj0) < 0)
+                return -1;
             w = r;
-            continue;
-        }
-        switch (c) {
-        case '"':
-            *w++ = '"';
-            break;
-        case '\\':
-            *w++ = '\\';
-            break;
-        case '/':
-            *w++ = '/';
-            break;
-        case 'b':
-            *w++ = '\b';
-            break;
-        case 'f':
-            *w++ = '\f';
-            break;
-        case 'n':
-            *w++ = '\n';
-            break;
-        case 'r':
-            *w++ = '\r';
-            break;
-        case 't':
-            *w++ = '\t';
-            break;
-        case 'u': {
-            unsigned cp;
-            if (read_hex4(ps, r, &cp) < 0) {
-                ps->p = r - 2;
-                string_err_at(ps, begin, w, adj0, write);
-                return fail(ps, "invalid \\u escape in a string: expected four hex digits");
-            }
-            r += 4;
-            if (cp >= 0xD800 && cp <= 0xDBFF && ps->end - r >= 6 && r[0] == '\\' && r[1] == 'u') {
-                unsigned lo;
-                if (read_hex4(ps, r + 2, &lo) == 0 && lo >= 0xDC00 && lo <= 0xDFFF) {
-                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                    r += 6;
-                }
-            }
-            /* UTF-8 encode (a lone surrogate is kept as its 3-byte form,
-             * as Python's json module keeps it). */
-            ps->col_adjust += cp < 0x80 ? 0 : cp < 0x800 ? 1 : cp < 0x10000 ? 2 : 3;
-            if (cp < 0x80) {
-                *w++ = (char)cp;
-            } else if (cp < 0x800) {
-                *w++ = (char)(0xC0 | (cp >> 6));
-                *w++ = (char)(0x80 | (cp & 0x3F));
-            } else if (cp < 0x10000) {
-                *w++ = (char)(0xE0 | (cp >> 12));
-                *w++ = (char)(0x80 | ((cp >> 6) & 0x3F));
-                *w++ = (char)(0x80 | (cp & 0x3F));
-            } else {
-                *w++ = (char)(0xF0 | (cp >> 18));
-                *w++ = (char)(0x80 | ((cp >> 12) & 0x3F));
-                *w++ = (char)(0x80 | ((cp >> 6) & 0x3F));
-                *w++ = (char)(0x80 | (cp & 0x3F));
-            }
-            break;
-        }
-        default:
-            ps->p = r - 2;
-            string_err_at(ps, begin, w, adj0, write);
-            return bad_escape(ps, c);
+        } else if (unescape_at(ps, &r, &w, c, begin, adj0) < 0) {
+            return -1;
         }
     }
     size_t n = (size_t)(w - begin);
     if (n > UINT32_MAX) {
-        ps->p = begin;
-        string_err_at(ps, begin, w, adj0, write);
+        string_err_at(ps, begin, begin, w, adj0, write);
         return fail(ps, "string longer than 4 GiB");
     }
     if (write) {
@@ -778,101 +797,4 @@ int exdb_json_parse_raw(const exdb_json *raw, exdb_arena *a, const char *fname, 
     if (ps.stk_heap)
         free(ps.stk);
     return rc;
-}
-
-const exdb_json *exdb_json_get(const exdb_json *obj, const char *key) {
-    if (!obj || obj->type != EXDB_JOBJECT)
-        return NULL;
-    /* Objects are small (a handful of keys): compare the first byte before
-     * calling strcmp; the loader asks for fixed keys millions of times. */
-    for (uint32_t i = obj->len; i-- > 0;) {
-        const char *k = obj->u.kids[i].key;
-        if (k[0] == key[0] && strcmp(k, key) == 0)
-            return &obj->u.kids[i];
-    }
-    return NULL;
-}
-
-/* Integers are parsed by hand (no copy, no strtoll): the loader reads one
- * per tensor dimension and stride, millions in a large program. */
-int exdb_json_int(const exdb_json *j, int64_t *out) {
-    if (!j || j->type != EXDB_JNUMBER || j->len == 0 || j->len > 24)
-        return -1;
-    const char *s = j->u.str, *e = s + j->len;
-    int neg = 0;
-    if (*s == '-') {
-        neg = 1;
-        s++;
-    }
-    if (s == e)
-        return -1;
-    uint64_t v = 0;
-    for (; s < e; s++) {
-        if (*s < '0' || *s > '9')
-            return -1;
-        unsigned d = (unsigned)(*s - '0');
-        if (v > (UINT64_MAX - d) / 10)
-            return -1;
-        v = v * 10 + d;
-    }
-    if (neg ? v > (uint64_t)INT64_MAX + 1 : v > (uint64_t)INT64_MAX)
-        return -1;
-    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
-    return 0;
-}
-
-int exdb_json_double(const exdb_json *j, double *out) {
-    if (!j)
-        return -1;
-    const char *s;
-    size_t n;
-    if (j->type == EXDB_JNUMBER || j->type == EXDB_JSTRING) {
-        s = j->u.str;
-        n = j->len;
-    } else {
-        return -1;
-    }
-    if (n == 8 && memcmp(s, "Infinity", 8) == 0) {
-        *out = INFINITY;
-        return 0;
-    }
-    if (n == 9 && memcmp(s, "-Infinity", 9) == 0) {
-        *out = -INFINITY;
-        return 0;
-    }
-    if (n == 3 && memcmp(s, "NaN", 3) == 0) {
-        *out = NAN;
-        return 0;
-    }
-    if (j->type != EXDB_JNUMBER || n > 4096)
-        return -1;
-    char tmp[4100];
-    memcpy(tmp, s, n);
-    tmp[n] = '\0';
-    char *e;
-    *out = strtod(tmp, &e);
-    return *e ? -1 : 0;
-}
-
-const char *exdb_json_type_name(const exdb_json *j) {
-    if (!j)
-        return "nothing";
-    switch ((exdb_jtype)j->type) {
-    case EXDB_JNULL:
-        return "null";
-    case EXDB_JFALSE:
-    case EXDB_JTRUE:
-        return "a boolean";
-    case EXDB_JNUMBER:
-        return "a number";
-    case EXDB_JSTRING:
-        return "a string";
-    case EXDB_JARRAY:
-        return "an array";
-    case EXDB_JOBJECT:
-        return "an object";
-    case EXDB_JRAW:
-        break;
-    }
-    return "a value";
 }

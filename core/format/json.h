@@ -19,30 +19,9 @@
 
 #include "core/base/arena.h"
 #include "core/base/error.h"
+#include "core/format/json_value.h"
 
 enum { EXDB_JSON_MAX_DEPTH = 512 };
-
-typedef enum {
-    EXDB_JNULL,
-    EXDB_JFALSE,
-    EXDB_JTRUE,
-    EXDB_JNUMBER, /* u.str holds the number's text (also Infinity/NaN tokens) */
-    EXDB_JSTRING, /* u.str, len bytes, NUL-terminated (may hold \0 inside) */
-    EXDB_JARRAY,  /* u.kids[0..len) */
-    EXDB_JOBJECT, /* u.kids[0..len), each with .key set, in file order */
-    EXDB_JRAW,    /* an element of a lazy array or object (exdb_json_parse_lazy):
-                     its text, u.str[0..len), checked but not parsed yet */
-} exdb_jtype;
-
-typedef struct exdb_json {
-    union {
-        const char *str;
-        struct exdb_json *kids;
-    } u;
-    const char *key; /* the member name when this value sits in an object */
-    uint32_t len;
-    uint8_t type;
-} exdb_json;
 
 /* Parses buf[0..len) (modifying it) into a DOM allocated from a. buf must have
  * one spare byte at buf[len] (set to NUL by the caller or not: it is written).
@@ -68,20 +47,5 @@ int exdb_json_parse_lazy(char *buf, size_t len, exdb_arena *a, const char *fname
  * out. */
 int exdb_json_parse_raw(const exdb_json *raw, exdb_arena *a, const char *fname, exdb_json *out,
                         exdb_error *err);
-
-/* Member lookup; NULL when obj is not an object or has no such key. When a
- * key repeats, the last one wins, as in Python's json module. */
-const exdb_json *exdb_json_get(const exdb_json *obj, const char *key);
-
-/* An integral number that fits int64 (no fraction/exponent) -> 0, else -1. */
-int exdb_json_int(const exdb_json *j, int64_t *out);
-/* A number, or one of the strings/tokens "Infinity", "-Infinity", "NaN". */
-int exdb_json_double(const exdb_json *j, double *out);
-/* Human name of a type for messages: "an object", "a string"... */
-const char *exdb_json_type_name(const exdb_json *j);
-
-static inline int exdb_json_is(const exdb_json *j, exdb_jtype t) {
-    return j && j->type == t;
-}
 
 #endif

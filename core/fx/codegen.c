@@ -80,7 +80,7 @@ static const char *const builtin_fns[] = {"getattr", "setattr", "hasattr", "isin
 
 /* _get_qualified_name(target) then add_global(qualified, target): the name
  * the generated code calls. exdb keeps a Python function target as its
- * serialized text with "_operator." shown as "operator." (load.c). */
+ * serialized text with "_operator." shown as "operator." (load_arg.c). */
 static const char *global_name(cg *c, const exdb_node *n) {
     const char *t = n->target;
     if (n->tkind == EXDB_T_OP || n->tkind == EXDB_T_HOP)

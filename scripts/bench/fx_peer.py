@@ -11,7 +11,7 @@ what scripts/gen_synth.py writes) it prints one line:
     <basename> <fx graph nodes> <lint seconds> <dce seconds> <dce removed>
 
 The graph is rebuilt as a torch.fx.Graph the way exdb's loader builds its IR
-(core/export/load.c, after torch/_export/serde/serialize.py's GraphModuleDeserializer):
+(core/export/program.c and load_*.c, after torch/_export/serde/serialize.py's GraphModuleDeserializer):
   * one placeholder per graph input, named after the input's value;
   * one call_function per serialized node, in file order, whose target is a
     stand-in Python function named after the operator (no operator runs:

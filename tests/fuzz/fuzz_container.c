@@ -1,9 +1,9 @@
-/* fuzz_container.c - the container layer (core/format/container.c over libzip, and
- * core/export/statefiles.c, core/export/snapshot.c): the input is written to a scratch file, opened as a
- * .pt2 archive, legacy export zip or bare JSON, and every reader is run:
- * kind, names, version, each model's program, a member, the state configs.
- * When a program reads, the container is also saved (the program replaced
- * by itself) and the copy must read back with the same program bytes.
+/* fuzz_container.c - the container layer (core/format/container.c and container_save.c over libzip,
+ * and core/export/statefiles.c, core/export/snapshot.c): the input is written to a scratch file,
+ * opened as a .pt2 archive, legacy export zip or bare JSON, and every reader is run: kind, names,
+ * version, each model's program, a member, the state configs. When a program reads, the container
+ * is also saved (the program replaced by itself) and the copy must read back with the same program
+ * bytes.
  *
  * A custom mutator repairs the CRC-32 of stored members after each
  * mutation (local header and central directory), or nearly every mutated
@@ -12,6 +12,7 @@
  * check itself. */
 #include "core/base/arena.h"
 #include "core/format/container.h"
+#include "core/format/container_save.h"
 #include "core/fx/lint.h"
 #include "core/export/siglint.h"
 #include "core/export/snapshot.h"

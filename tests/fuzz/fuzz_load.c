@@ -1,4 +1,4 @@
-/* fuzz_load.c - the program loader (core/export/load.c) on program JSON, and on
+/* fuzz_load.c - the program loader (core/export/program.c and its load_*.c) on program JSON, and on
  * success what a user does next: every printer (graph, tabular, signature,
  * info, call graph, facts, node info), lint, dce (dry run, run, save JSON,
  * undo) and the check that undo restores the graph exactly.

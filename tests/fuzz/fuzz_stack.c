@@ -1,8 +1,8 @@
-/* fuzz_stack.c - the nn_module_stack parser (exdb_parse_module_stack in
- * core/export/load.c): the input, up to its first NUL, is the metadata string
+/* fuzz_stack.c - the nn_module_stack parser (exdb_load_meta_parse_stack in
+ * core/export/load_meta.c): the input, up to its first NUL, is the metadata string
  * "key,path,type;key,path,type". */
 #include "core/base/arena.h"
-#include "core/export/program.h"
+#include "core/export/load_meta.h"
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     exdb_stack_entry *e = NULL;
     uint32_t n = 0;
     exdb_error err = {0};
-    if (exdb_parse_module_stack(&a, text, &e, &n, &err) == 0) {
+    if (exdb_load_meta_parse_stack(&a, text, &e, &n, &err) == 0) {
         volatile size_t h = 0;
         for (uint32_t i = 0; i < n; i++) {
             h += strlen(e[i].key) + strlen(e[i].path) + strlen(e[i].type);

@@ -15,6 +15,7 @@
 
 #include "core/base/arena.h"
 #include "core/format/container.h"
+#include "core/format/container_save.h"
 
 #include "testutil.h"
 

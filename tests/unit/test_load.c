@@ -1,8 +1,7 @@
-/* test_load.c - the program loader (core/export/load.c) on small programs held in
- * strings: how the FX graph is rebuilt and named (multi-output ops and
- * their getitems, sym ops, ops returning nothing, constant inputs, kwargs,
- * higher-order ops with subgraphs), old schemas (2, 5.x, 8.14), and the
- * printers (str(graph), print_tabular, the signature) on the result.
+/* test_load.c - the program loader (core/export/program.c and its load_*.c) on small programs held
+ * in strings: how the FX graph is rebuilt and named (multi-output ops and their getitems, sym ops,
+ * ops returning nothing, constant inputs, kwargs, higher-order ops with subgraphs), old schemas
+ * (2, 5.x, 8.14), and the printers (str(graph), print_tabular, the signature) on the result.
  *
  * Programs are written with ' for " (and ` for \" inside JSON strings) to
  * keep them readable; q2json() converts them. */

@@ -1,5 +1,5 @@
 /* test_meta.c - the strings inside a program that hold structure of their
- * own: nn_module_stack (exdb_parse_module_stack) and pytree TreeSpecs
+ * own: nn_module_stack (exdb_load_meta_parse_stack) and pytree TreeSpecs
  * (exdb_parse_treespec, exdb_treespec_str). */
 #include <criterion/criterion.h>
 
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/export/program.h"
+#include "core/export/load_meta.h"
 
 static exdb_arena arena;
 
@@ -27,7 +27,8 @@ static exdb_stack_entry *stack(const char *text, uint32_t want) {
     exdb_stack_entry *e = NULL;
     uint32_t n = 99;
     exdb_error err = {0};
-    cr_assert_eq(exdb_parse_module_stack(&arena, text, &e, &n, &err), 0, "%s: %s", text, err.msg);
+    cr_assert_eq(exdb_load_meta_parse_stack(&arena, text, &e, &n, &err), 0, "%s: %s", text,
+                 err.msg);
     cr_assert_eq(n, want, "%s: %u entries", text, n);
     return e;
 }
@@ -37,7 +38,7 @@ static const char *stack_error(const char *text) {
     exdb_stack_entry *e;
     uint32_t n;
     memset(&err, 0, sizeof err);
-    cr_assert_eq(exdb_parse_module_stack(&arena, text, &e, &n, &err), -1, "%s parsed", text);
+    cr_assert_eq(exdb_load_meta_parse_stack(&arena, text, &e, &n, &err), -1, "%s parsed", text);
     return err.msg;
 }
 
@@ -95,7 +96,7 @@ Test(meta, empty_text_is_no_stack) {
     exdb_stack_entry *e = (exdb_stack_entry *)1;
     uint32_t n = 5;
     exdb_error err = {0};
-    cr_assert_eq(exdb_parse_module_stack(&arena, "", &e, &n, &err), 0);
+    cr_assert_eq(exdb_load_meta_parse_stack(&arena, "", &e, &n, &err), 0);
     cr_assert_eq(n, 0);
     cr_assert_null(e);
 }

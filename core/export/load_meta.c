@@ -1,0 +1,229 @@
+/* load_meta.c - see load_meta.h. */
+#include "core/export/load_meta.h"
+
+#include <string.h>
+
+/* The call index of entry k: the number after its key's last '@' (0 when
+ * there is none). */
+static int call_index(exdb_stack_entry *e, uint32_t k, exdb_error *err) {
+    const char *at = strrchr(e->key, '@');
+    e->call_idx = 0;
+    if (!at)
+        return 0;
+    long v = 0;
+    const char *d = at + 1;
+    for (; *d >= '0' && *d <= '9' && v <= 1000000000; d++)
+        v = v * 10 + (*d - '0');
+    if (d == at + 1 || *d || v > 1000000000)
+        return exdb_errorf(err,
+                           "entry %u: key \"%.*s\": expected a call index (a number) "
+                           "after its last '@'",
+                           k, (int)(strlen(e->key) > 120 ? 120 : strlen(e->key)), e->key);
+    e->call_idx = (int)v;
+    return 0;
+}
+
+/* Entry k, s[0..end), into e: three fields split at the commas outside
+ * ()/[], each within EXDB_MAX_NAME_BYTES, a path of at most
+ * EXDB_MAX_MODULE_DEPTH components. */
+static int parse_entry(exdb_arena *a, const char *s, const char *end, uint32_t k,
+                       exdb_stack_entry *e, exdb_error *err) {
+    int shown = (int)(end - s > 120 ? 120 : end - s);
+    const char *more = end - s > 120 ? "..." : "";
+    if (end == s)
+        return exdb_errorf(err, "entry %u is empty: expected \"key,path,type\"", k);
+    const char *cut[2];
+    int ncut = 0, depth = 0;
+    for (const char *q = s; q < end; q++) {
+        if (*q == '(' || *q == '[')
+            depth++;
+        else if (*q == ')' || *q == ']')
+            depth--;
+        else if (*q == ',' && depth == 0) {
+            if (ncut == 2)
+                return exdb_errorf(err,
+                                   "entry %u (\"%.*s%s\"): expected 3 fields \"key,path,type\" "
+                                   "(split at commas outside brackets), found more",
+                                   k, shown, s, more);
+            cut[ncut++] = q;
+        }
+    }
+    if (ncut != 2)
+        return exdb_errorf(err,
+                           "entry %u (\"%.*s%s\"): expected 3 fields \"key,path,type\" (split "
+                           "at commas outside brackets), found %d",
+                           k, shown, s, more, ncut + 1);
+    const char *fstart[3] = {s, cut[0] + 1, cut[1] + 1};
+    const char *fend[3] = {cut[0], cut[1], end};
+    static const char *const fname[3] = {"key", "path", "type"};
+    for (int f = 0; f < 3; f++)
+        if (fend[f] - fstart[f] > EXDB_MAX_NAME_BYTES)
+            return exdb_errorf(err,
+                               "entry %u: %s longer than the limit of %d bytes for names "
+                               "(%zu bytes)",
+                               k, fname[f], EXDB_MAX_NAME_BYTES, (size_t)(fend[f] - fstart[f]));
+    uint32_t levels = cut[1] > cut[0] + 1;
+    for (const char *q = cut[0] + 1; q < cut[1]; q++)
+        levels += *q == '.';
+    if (levels > EXDB_MAX_MODULE_DEPTH)
+        return exdb_errorf(err,
+                           "entry %u: path of %u components: modules nested deeper than the "
+                           "limit of %d levels",
+                           k, levels, EXDB_MAX_MODULE_DEPTH);
+    e->key = exdb_arena_strndup(a, s, (size_t)(cut[0] - s));
+    e->path = exdb_arena_strndup(a, cut[0] + 1, (size_t)(cut[1] - cut[0] - 1));
+    e->type = exdb_arena_strndup(a, cut[1] + 1, (size_t)(end - cut[1] - 1));
+    if (!e->key || !e->path || !e->type)
+        return exdb_errorf(err, "out of memory");
+    return call_index(e, k, err);
+}
+
+/* nn_module_stack "key,path,type;key,path,type..." (docs/pt2-format.md §9.1), split
+ * as serialize.py's metadata_split does: entries at every ';', fields at
+ * commas outside ()/[] (the depth goes negative on a stray closer, as in
+ * Python, and then no later comma splits), exactly three fields. The call
+ * index is the number after the key's last '@' (what unflatten reads). */
+int exdb_load_meta_parse_stack(exdb_arena *a, const char *text, exdb_stack_entry **out, uint32_t *n,
+                               exdb_error *err) {
+    *out = NULL;
+    *n = 0;
+    if (!text[0])
+        return 0;
+    uint32_t count = 1;
+    for (const char *q = text; *q; q++)
+        count += *q == ';';
+    if (count > EXDB_MAX_MODULE_DEPTH)
+        return exdb_errorf(err,
+                           "%u entries: modules nested deeper than the limit of %d levels "
+                           "(expected at most %d entries)",
+                           count, EXDB_MAX_MODULE_DEPTH, EXDB_MAX_MODULE_DEPTH);
+    exdb_stack_entry *e = exdb_arena_calloc(a, count, sizeof *e);
+    if (!e)
+        return exdb_errorf(err, "out of memory");
+    const char *s = text;
+    for (uint32_t k = 0; k < count; k++) {
+        const char *end = strchr(s, ';');
+        if (!end)
+            end = s + strlen(s);
+        if (parse_entry(a, s, end, k, &e[k], err) < 0)
+            return -1;
+        s = *end ? end + 1 : end;
+    }
+    *out = e;
+    *n = count;
+    return 0;
+}
+
+static int is_known_meta_key(const char *k) {
+    return strcmp(k, "nn_module_stack") == 0 || strcmp(k, "stack_trace") == 0 ||
+           strcmp(k, "source_fn_stack") == 0 || strcmp(k, "source_fn") == 0 ||
+           strcmp(k, "torch_fn") == 0 || strcmp(k, "custom") == 0 || strcmp(k, "from_node") == 0;
+}
+
+/* meta's nn_module_stack v (at p), parsed once per distinct string (the
+ * previous node's checked first) and its modules counted against the
+ * limits. */
+static int module_stack(loader *L, exdb_meta *meta, const char *v, const jpath *p) {
+    int fresh;
+    if (L->last_stack && strcmp(v, L->last_stack_text) == 0) {
+        meta->stack = L->last_stack->entries;
+        meta->nstack = L->last_stack->n;
+        meta->has_stack = meta->nstack > 0;
+        meta->nn_module_stack = v;
+        return 0;
+    }
+    void **slot = exdb_strmap_put(&L->stacks, v, &fresh);
+    if (!slot)
+        return exdb_load_oom(L);
+    if (fresh) {
+        exdb_error e2 = {0};
+        parsed_stack *ps = exdb_arena_alloc(L->a, sizeof *ps);
+        if (!ps)
+            return exdb_load_oom(L);
+        /* a failed parse ends the load, so the half-made entry is never read */
+        if (exdb_load_meta_parse_stack(L->a, v, &ps->entries, &ps->n, &e2) < 0)
+            return exdb_load_fail(L, p, "%s", e2.msg);
+        for (uint32_t j = 0; j < ps->n; j++)
+            if (exdb_load_count_module(L, ps->entries[j].path, strlen(ps->entries[j].path), p) < 0)
+                return -1;
+        *slot = ps;
+    }
+    L->last_stack = *slot;
+    L->last_stack_text = v;
+    meta->stack = L->last_stack->entries;
+    meta->nstack = L->last_stack->n;
+    meta->has_stack = meta->nstack > 0;
+    meta->nn_module_stack = v;
+    return 0;
+}
+
+/* meta->extra: the nextra string members of m that PyTorch does not read. */
+static int extras(loader *L, exdb_meta *meta, const exdb_json *m, uint32_t nextra) {
+    exdb_kv *kv = exdb_arena_alloc(L->a, nextra * sizeof *kv);
+    if (!kv)
+        return exdb_load_oom(L);
+    uint32_t w = 0;
+    for (uint32_t i = 0; i < m->len; i++) {
+        const exdb_json *e = &m->u.kids[i];
+        if (!is_known_meta_key(e->key) && e->type == EXDB_JSTRING) {
+            kv[w].key = e->key;
+            kv[w].value = e->u.str;
+            w++;
+        }
+    }
+    meta->extra = kv;
+    meta->nextra = nextra;
+    return 0;
+}
+
+/* Node.metadata (str -> str, docs/pt2-format.md §9). The keys PyTorch reads must
+ * be strings; other keys are kept as extras when they are strings and
+ * skipped otherwise (PyTorch ignores them). An empty nn_module_stack is no
+ * stack, as in deserialize_metadata. */
+int exdb_load_meta(loader *L, const exdb_json *m, const jpath *p, exdb_meta **out) {
+    exdb_meta *meta = exdb_arena_calloc(L->a, 1, sizeof *meta);
+    if (!meta)
+        return exdb_load_oom(L);
+    *out = meta;
+    if (!m)
+        return 0;
+    if (exdb_load_need_obj(L, m, p) < 0)
+        return -1;
+    uint32_t nextra = 0;
+    for (uint32_t i = 0; i < m->len; i++) {
+        const exdb_json *e = &m->u.kids[i];
+        jpath ep = PKEY(p, e->key);
+        const char *k = e->key;
+        if (!is_known_meta_key(k)) {
+            if (e->type == EXDB_JSTRING &&
+                (exdb_load_check_key(L, k, p) < 0 || exdb_load_check_str(L, e, &ep) < 0))
+                return -1;
+            nextra += e->type == EXDB_JSTRING;
+            continue;
+        }
+        if (e->type == EXDB_JNULL)
+            continue;
+        if (e->type != EXDB_JSTRING)
+            return exdb_load_type_fail(L, e, &ep, "a string");
+        if (exdb_load_check_str(L, e, &ep) < 0)
+            return -1;
+        const char *v = e->u.str;
+        if (strcmp(k, "nn_module_stack") == 0) {
+            if (module_stack(L, meta, v, &ep) < 0)
+                return -1;
+        } else if (strcmp(k, "stack_trace") == 0) {
+            meta->stack_trace = v;
+        } else if (strcmp(k, "source_fn_stack") == 0 || strcmp(k, "source_fn") == 0) {
+            meta->source_fn_stack = v;
+        } else if (strcmp(k, "torch_fn") == 0) {
+            meta->torch_fn = v;
+        } else if (strcmp(k, "custom") == 0) {
+            meta->custom = v;
+        } else {
+            meta->from_node = v;
+        }
+    }
+    if (nextra && extras(L, meta, m, nextra) < 0)
+        return -1;
+    return 0;
+}

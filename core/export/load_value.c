@@ -1,0 +1,207 @@
+/* load_value.c - see load_value.h. TensorMeta, SymInt/SymFloat/SymBool and
+ * custom objects as serialize.py writes them (docs/pt2-format.md). */
+#include "core/export/load_value.h"
+
+#include <string.h>
+
+static int parse_sym(loader *L, const exdb_json *j, const jpath *p, int flavour, exdb_sym *out) {
+    /* flavour: 0 int, 1 float, 2 bool */
+    static const char *const names[] = {"SymInt", "SymFloat", "SymBool"};
+    static const char *const what[] = {"a SymInt", "a SymFloat", "a SymBool"};
+    static const char *const lits[] = {"as_int", "as_float", "as_bool"};
+    char q[QS];
+    memset(out, 0, sizeof *out);
+    if (j && j->type == EXDB_JNUMBER && flavour == 0) /* schema 1: plain int */
+        return exdb_load_as_int(L, j, p, &out->v.i);
+    const char *tag;
+    const exdb_json *v;
+    if (exdb_load_get_union(L, j, p, what[flavour], &tag, &v) < 0)
+        return -1;
+    jpath vp = PKEY(p, tag);
+    if (strcmp(tag, "as_expr") == 0) {
+        if (exdb_load_need_obj(L, v, &vp) < 0 ||
+            exdb_load_get_str(L, v, "expr_str", &vp, &out->expr) < 0)
+            return -1;
+        const exdb_json *h = exdb_load_get_opt(v, "hint");
+        jpath hp = PKEY(&vp, "hint");
+        if (h) {
+            if (h->type == EXDB_JNUMBER) { /* schema 1: plain int hint */
+                out->has_hint = 1;
+                return exdb_load_as_int(L, h, &hp, &out->v.i);
+            }
+            const char *ht;
+            const exdb_json *hv;
+            if (exdb_load_get_union(L, h, &hp, "a SymExprHint", &ht, &hv) < 0)
+                return -1;
+            jpath hvp = PKEY(&hp, ht);
+            out->has_hint = 1;
+            if (strcmp(ht, "as_int") == 0)
+                return exdb_load_as_int(L, hv, &hvp, &out->v.i);
+            if (strcmp(ht, "as_float") == 0)
+                return exdb_load_as_double(L, hv, &hvp, &out->v.f);
+            if (strcmp(ht, "as_bool") == 0)
+                return exdb_load_as_bool(L, hv, &hvp, &out->v.b);
+            return exdb_load_fail(
+                L, &hp,
+                "unknown SymExprHint kind %s (expected \"as_int\", \"as_float\" or \"as_bool\")",
+                exdb_load_path_qs(q, sizeof q, ht));
+        }
+        return 0;
+    }
+    if (strcmp(tag, "as_int") == 0 && flavour == 0)
+        return exdb_load_as_int(L, v, &vp, &out->v.i);
+    if (strcmp(tag, "as_float") == 0 && flavour == 1)
+        return exdb_load_as_double(L, v, &vp, &out->v.f);
+    if (strcmp(tag, "as_bool") == 0 && flavour == 2)
+        return exdb_load_as_bool(L, v, &vp, &out->v.b);
+    return exdb_load_fail(L, p, "unknown %s kind %s (expected \"as_expr\" or \"%s\")",
+                          names[flavour], exdb_load_path_qs(q, sizeof q, tag), lits[flavour]);
+}
+
+/* A list of SymInts (sizes, strides). */
+static int parse_sym_list(loader *L, const exdb_json *j, const jpath *p, exdb_sym **out,
+                          uint32_t *n) {
+    if (exdb_load_need_arr(L, j, p) < 0)
+        return -1;
+    *n = j->len;
+    *out = exdb_arena_alloc(L->a, (j->len ? j->len : 1) * sizeof **out);
+    if (!*out)
+        return exdb_load_oom(L);
+    for (uint32_t i = 0; i < j->len; i++) {
+        jpath ip = PIDX(p, i);
+        if (parse_sym(L, &j->u.kids[i], &ip, 0, &(*out)[i]) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* A TensorMeta (tensor_values entry) -> a tensor val. Schema 1 wraps it in
+ * {"meta": ...}; 5.x omits null fields (strides, device index, hint). */
+static int parse_tensor_meta(loader *L, const exdb_json *j, const jpath *p, exdb_val **out) {
+    if (exdb_load_need_obj(L, j, p) < 0)
+        return -1;
+    const exdb_json *inner = exdb_json_get(j, "meta"); /* schema 1 wraps it */
+    jpath ip = PKEY(p, "meta");
+    if (inner && inner->type == EXDB_JOBJECT && !exdb_json_get(j, "dtype")) {
+        j = inner;
+        p = &ip;
+    }
+    exdb_tensor_meta *t = exdb_arena_calloc(L->a, 1, sizeof *t);
+    exdb_val *v = exdb_arena_calloc(L->a, 1, sizeof *v);
+    if (!t || !v)
+        return exdb_load_oom(L);
+    int64_t x;
+    jpath dp = PKEY(p, "dtype");
+    if (exdb_load_as_int(L, exdb_json_get(j, "dtype"), &dp, &x) < 0)
+        return -1;
+    t->dtype = (int)x;
+    const exdb_json *sizes = exdb_json_get(j, "sizes");
+    jpath sp = PKEY(p, "sizes");
+    if (parse_sym_list(L, sizes, &sp, &t->sizes, &t->ndim) < 0)
+        return -1;
+    const exdb_json *strides = exdb_load_get_opt(j, "strides");
+    if (strides) {
+        uint32_t ns;
+        jpath stp = PKEY(p, "strides");
+        if (parse_sym_list(L, strides, &stp, &t->strides, &ns) < 0)
+            return -1;
+        if (ns != t->ndim)
+            return exdb_load_fail(L, &stp, "expected %u strides (one per size), found %u", t->ndim,
+                                  ns);
+    }
+    const exdb_json *so = exdb_load_get_opt(j, "storage_offset");
+    if (so) {
+        jpath sop = PKEY(p, "storage_offset");
+        if (parse_sym(L, so, &sop, 0, &t->storage_offset) < 0)
+            return -1;
+    }
+    const exdb_json *rg = exdb_load_get_opt(j, "requires_grad");
+    if (rg) {
+        jpath rp = PKEY(p, "requires_grad");
+        if (exdb_load_as_bool(L, rg, &rp, &t->requires_grad) < 0)
+            return -1;
+    }
+    t->layout = 7;
+    const exdb_json *lay = exdb_load_get_opt(j, "layout");
+    if (lay) {
+        jpath lp = PKEY(p, "layout");
+        if (exdb_load_as_int(L, lay, &lp, &x) < 0)
+            return -1;
+        t->layout = (int)x;
+    }
+    t->device_type = "cpu";
+    t->device_index = -1;
+    const exdb_json *dev = exdb_load_get_opt(j, "device");
+    if (dev) {
+        jpath dvp = PKEY(p, "device");
+        if (exdb_load_need_obj(L, dev, &dvp) < 0 ||
+            exdb_load_get_str(L, dev, "type", &dvp, &t->device_type) < 0)
+            return -1;
+        const exdb_json *idx = exdb_load_get_opt(dev, "index");
+        if (idx) {
+            jpath ixp = PKEY(&dvp, "index");
+            if (exdb_load_as_int(L, idx, &ixp, &x) < 0)
+                return -1;
+            t->device_index = (int)x;
+        }
+    }
+    v->kind = EXDB_VAL_TENSOR;
+    v->u.t = t;
+    *out = v;
+    return 0;
+}
+
+/* Fills sc->metas from the graph's value tables. */
+int exdb_load_value_tables(loader *L, gscope *sc, const jpath *gp) {
+    static const char *const tables[] = {"tensor_values", "sym_int_values", "sym_float_values",
+                                         "sym_bool_values", "custom_obj_values"};
+    uint32_t total = 0;
+    for (int t = 0; t < 5; t++) {
+        const exdb_json *m = exdb_load_get_opt(sc->jgraph, tables[t]);
+        total += exdb_json_is(m, EXDB_JOBJECT) ? m->len : 0;
+    }
+    /* none: no table at all (a subgraph's tables are often empty, and an
+     * empty table still costs 16 slots) */
+    if (total && exdb_strmap_reserve(&sc->metas, total) < 0)
+        return exdb_load_oom(L);
+    for (int t = 0; t < 5; t++) {
+        const exdb_json *m = exdb_load_get_opt(sc->jgraph, tables[t]);
+        if (!m)
+            continue;
+        jpath tp = PKEY(gp, tables[t]);
+        if (exdb_load_need_obj(L, m, &tp) < 0)
+            return -1;
+        for (uint32_t i = 0; i < m->len; i++) {
+            const exdb_json *e = &m->u.kids[i];
+            jpath ep = PKEY(&tp, e->key);
+            exdb_val *v = NULL;
+            exdb_json parsed;
+            if (!(e = exdb_load_table_entry(L, e, &parsed)))
+                return -1;
+            if (t == 0) {
+                if (parse_tensor_meta(L, e, &ep, &v) < 0)
+                    return -1;
+            } else if (t == 4) {
+                v = exdb_arena_calloc(L->a, 1, sizeof *v);
+                if (!v)
+                    return exdb_load_oom(L);
+                v->kind = EXDB_VAL_CUSTOM_OBJ;
+                if (exdb_load_need_obj(L, e, &ep) < 0 ||
+                    exdb_load_get_str(L, e, "class_fqn", &ep, &v->u.s) < 0)
+                    return -1;
+            } else {
+                v = exdb_arena_calloc(L->a, 1, sizeof *v);
+                if (!v)
+                    return exdb_load_oom(L);
+                v->kind = t == 1 ? EXDB_VAL_SYMINT : t == 2 ? EXDB_VAL_SYMFLOAT : EXDB_VAL_SYMBOOL;
+                if (parse_sym(L, e, &ep, t - 1, &v->u.sym) < 0)
+                    return -1;
+            }
+            void **slot = exdb_strmap_put(&sc->metas, e->key, NULL);
+            if (!slot)
+                return exdb_load_oom(L);
+            *slot = v;
+        }
+    }
+    return 0;
+}

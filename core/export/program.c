@@ -1,0 +1,427 @@
+/* program.c - ExportedProgram JSON -> exdb_program (program.h): the top level.
+ *
+ * C twin of torch/_export/serde/serialize.py's ExportedProgramDeserializer and
+ * GraphModuleDeserializer: rebuilds the FX graph exactly as PyTorch does
+ * (placeholders, one call_function per serialized node, getitem nodes for
+ * multi-output ops, one output node) with PyTorch's naming, and reads the
+ * graph signature, module_call_graph and the rest. Schemas 2 (unions as
+ * objects with every alternative, all but one null) through 8.20 (single-key
+ * unions) are read; see docs/pt2-format.md §12.
+ *
+ * This file is the top level (schema version, versions, range constraints,
+ * the order of the parts) and the public entry points; what each part is
+ * made of is loaded by load_signature.c, load_graph.c, load_node.c,
+ * load_arg.c, load_meta.c and load_value.c over load.c's accessors (the
+ * names are explained in load.h).
+ *
+ * Errors name the file and the JSON path of the offending value, e.g.
+ *   model.json: $.graph_module.graph.nodes[12].inputs[0].arg: unknown Argument kind "as_foo"
+ * and besides the JSON shape, the checks PyTorch's loader and its
+ * ExportedProgram verifier make: values defined once and before use, specs
+ * pairing up with graph inputs/outputs by count and by name. */
+#include "core/export/program.h"
+
+#include <assert.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/export/load.h"
+#include "core/export/load_graph.h"
+#include "core/export/load_signature.h"
+#include "core/export/snapshot.h"
+#include "core/format/container.h"
+#include "core/fx/graph_check.h"
+
+/* qsort order of subgraphs_by_owner: by the owner node's address. */
+static int by_owner(const void *a, const void *b) {
+    uintptr_t x = (uintptr_t)(*(struct exdb_subgraph *const *)a)->owner;
+    uintptr_t y = (uintptr_t)(*(struct exdb_subgraph *const *)b)->owner;
+    return x < y ? -1 : x > y;
+}
+
+/* Indexes the subgraphs by name (and by owner node) once all are loaded (entries no longer
+ * move): exdb_program_subgraph is then one hash lookup, not a scan of a
+ * list that a program of N higher-order ops makes N long. */
+static int index_subgraphs(loader *L) {
+    exdb_program *P = L->prog;
+    exdb_strmap_init(&P->subgraph_names, L->a);
+    if (exdb_strmap_reserve(&P->subgraph_names, P->nsubgraphs) < 0)
+        return exdb_load_oom(L);
+    for (uint32_t i = 0; i < P->nsubgraphs; i++) {
+        void **slot = exdb_strmap_put(&P->subgraph_names, P->subgraphs[i].name, NULL);
+        if (!slot)
+            return exdb_load_oom(L);
+        *slot = &P->subgraphs[i];
+    }
+    if (!P->nsubgraphs)
+        return 0;
+    P->subgraphs_by_owner = exdb_arena_alloc(L->a, P->nsubgraphs * sizeof *P->subgraphs_by_owner);
+    if (!P->subgraphs_by_owner)
+        return exdb_load_oom(L);
+    for (uint32_t i = 0; i < P->nsubgraphs; i++)
+        P->subgraphs_by_owner[i] = &P->subgraphs[i];
+    qsort(P->subgraphs_by_owner, P->nsubgraphs, sizeof *P->subgraphs_by_owner, by_owner);
+    return 0;
+}
+
+const struct exdb_subgraph *exdb_program_subgraph(const exdb_program *p, const char *name) {
+    return exdb_strmap_get(&p->subgraph_names, name);
+}
+
+const struct exdb_subgraph *exdb_program_subgraph_owned(const exdb_program *p,
+                                                        const exdb_node *owner) {
+    uint32_t lo = 0, hi = p->subgraphs_by_owner ? p->nsubgraphs : 0;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        const exdb_node *o = p->subgraphs_by_owner[mid]->owner;
+        if (o == owner)
+            return p->subgraphs_by_owner[mid];
+        if ((uintptr_t)o < (uintptr_t)owner)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+static int load_kv_strings(loader *L, const exdb_json *j, const jpath *p, exdb_kv **out,
+                           uint32_t *n) {
+    if (!j)
+        return 0;
+    if (exdb_load_need_obj(L, j, p) < 0)
+        return -1;
+    *out = exdb_arena_calloc(L->a, j->len ? j->len : 1, sizeof **out);
+    if (!*out)
+        return exdb_load_oom(L);
+    *n = j->len;
+    for (uint32_t i = 0; i < j->len; i++) {
+        const exdb_json *e = &j->u.kids[i];
+        jpath ep = PKEY(p, e->key);
+        if (exdb_load_check_key(L, e->key, p) < 0)
+            return -1;
+        (*out)[i].key = e->key;
+        if (e->type == EXDB_JSTRING) {
+            if (exdb_load_check_str(L, e, &ep) < 0)
+                return -1;
+            (*out)[i].value = e->u.str;
+        } else if (e->type == EXDB_JNUMBER) {
+            (*out)[i].value = exdb_arena_strndup(L->a, e->u.str, e->len);
+        } else {
+            return exdb_load_fail(L, &ep, "expected a string or number, found %s",
+                                  exdb_json_type_name(e));
+        }
+    }
+    return 0;
+}
+
+/* schema_version at the top level: {"major", "minor"} or a plain int
+ * (schema <= 2), refused outside 2..8. */
+static int schema_version(loader *L, const exdb_json *root, const jpath *top) {
+    exdb_program *P = L->prog;
+    const exdb_json *sv = exdb_json_get(root, "schema_version");
+    jpath svp = PKEY(top, "schema_version");
+    if (!sv)
+        return exdb_load_fail(L, top,
+                              "missing key \"schema_version\" (is this a torch.export program?)");
+    int64_t major = 0, minor = 0;
+    if (sv->type == EXDB_JNUMBER) {
+        if (exdb_load_as_int(L, sv, &svp, &major) < 0)
+            return -1;
+    } else if (sv->type == EXDB_JOBJECT) {
+        jpath mp = PKEY(&svp, "major"), np = PKEY(&svp, "minor");
+        if (exdb_load_as_int(L, exdb_json_get(sv, "major"), &mp, &major) < 0)
+            return -1;
+        const exdb_json *mi = exdb_json_get(sv, "minor");
+        if (mi && exdb_load_as_int(L, mi, &np, &minor) < 0)
+            return -1;
+    } else {
+        return exdb_load_fail(L, &svp,
+                              "expected {\"major\": int, \"minor\": int} or an int, found %s",
+                              exdb_json_type_name(sv));
+    }
+    if (major < 2 || major > 8) {
+        if (sv->type == EXDB_JNUMBER)
+            return exdb_load_fail(
+                L, &svp, "schema version %" PRId64 " is not supported (exdb reads 2 to 8.x)",
+                major);
+        return exdb_load_fail(L, &svp,
+                              "schema version %" PRId64 ".%" PRId64
+                              " is not supported (exdb reads 2 to 8.x)",
+                              major, minor);
+    }
+    P->schema_major = (int)major;
+    P->schema_minor = (int)minor;
+    L->legacy_unions = major < 5;
+    return 0;
+}
+
+/* The min_val / max_val of range constraint e (at ep) into r: an integer,
+ * or null or an infinity for no bound. */
+static int range_bounds(loader *L, const exdb_json *e, const jpath *ep, exdb_range *r) {
+    for (int w = 0; w < 2; w++) {
+        const char *k = w ? "max_val" : "min_val";
+        const exdb_json *b = exdb_load_get_opt(e, k);
+        jpath bp = PKEY(ep, k);
+        if (!b)
+            continue;
+        double d;
+        int64_t iv;
+        if (exdb_json_int(b, &iv) == 0) {
+            if (w) {
+                r->max = iv;
+                r->has_max = 1;
+            } else {
+                r->min = iv;
+                r->has_min = 1;
+            }
+        } else if (exdb_json_double(b, &d) == 0 && isinf(d)) {
+            /* unbounded */
+        } else if (b->type == EXDB_JNUMBER) {
+            return exdb_load_fail(L, &bp,
+                                  "expected an integer that fits in 64 bits (or null or Infinity "
+                                  "for no bound), found %.*s%s",
+                                  (int)(b->len > 40 ? 40 : b->len), b->u.str,
+                                  b->len > 40 ? "..." : "");
+        } else {
+            return exdb_load_fail(
+                L, &bp, "expected an integer (or null or Infinity for no bound), found %s",
+                exdb_json_type_name(b));
+        }
+    }
+    return 0;
+}
+
+/* range_constraints: symbol -> {min_val, max_val}. */
+static int load_ranges(loader *L, const exdb_json *rc, const jpath *rcp) {
+    exdb_program *P = L->prog;
+    if (exdb_load_need_obj(L, rc, rcp) < 0)
+        return -1;
+    P->ranges = exdb_arena_calloc(L->a, rc->len ? rc->len : 1, sizeof *P->ranges);
+    if (!P->ranges)
+        return exdb_load_oom(L);
+    P->nranges = rc->len;
+    for (uint32_t i = 0; i < rc->len; i++) {
+        const exdb_json *e = &rc->u.kids[i];
+        jpath ep = PKEY(rcp, e->key);
+        exdb_range *r = &P->ranges[i];
+        if (exdb_load_check_key(L, e->key, rcp) < 0)
+            return -1;
+        r->symbol = e->key;
+        if (exdb_load_need_obj(L, e, &ep) < 0 || range_bounds(L, e, &ep, r) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* graph_module (at gmp): the signature first (constant inputs take their
+ * names from it), the graph, the names the signature's specs give its
+ * inputs and outputs, the module_call_graph and the metadata. */
+static int load_graph_module(loader *L, const exdb_json *gm, const jpath *gmp) {
+    exdb_program *P = L->prog;
+    const exdb_json *sig = exdb_json_get(gm, "signature");
+    jpath sigp = PKEY(gmp, "signature");
+    if (!sig)
+        return exdb_load_fail(L, gmp, "missing key \"signature\" (expected an object)");
+    if (exdb_load_signature(L, sig, &sigp) < 0)
+        return -1;
+    const exdb_json *jg = exdb_json_get(gm, "graph");
+    jpath gp = PKEY(gmp, "graph");
+    if (!jg)
+        return exdb_load_fail(L, gmp, "missing key \"graph\" (expected an object)");
+    if (exdb_load_need_obj(L, jg, &gp) < 0)
+        return -1;
+    P->graph = exdb_graph_new(L->a);
+    if (!P->graph)
+        return exdb_load_oom(L);
+    const exdb_json *nodes = exdb_json_get(jg, "nodes");
+    P->nserialized_nodes = exdb_json_is(nodes, EXDB_JARRAY) ? nodes->len : 0;
+    /* specs and graph inputs/outputs pair up one to one (checked before the
+     * graph is built: constant inputs take their names from the specs) */
+    const exdb_json *gins = exdb_json_get(jg, "inputs");
+    const exdb_json *gouts = exdb_json_get(jg, "outputs");
+    if (exdb_json_is(gins, EXDB_JARRAY) && gins->len != P->ninputs) {
+        jpath isp = PKEY(&sigp, "input_specs");
+        return exdb_load_fail(
+            L, &isp, "%u input spec%s for %u graph input%s (they pair up one to one, in order)",
+            P->ninputs, P->ninputs == 1 ? "" : "s", gins->len, gins->len == 1 ? "" : "s");
+    }
+    if (exdb_json_is(gouts, EXDB_JARRAY) && gouts->len != P->noutputs) {
+        jpath osp2 = PKEY(&sigp, "output_specs");
+        return exdb_load_fail(
+            L, &osp2, "%u output spec%s for %u graph output%s (they pair up one to one, in order)",
+            P->noutputs, P->noutputs == 1 ? "" : "s", gouts->len, gouts->len == 1 ? "" : "s");
+    }
+    if (exdb_load_graph(L, jg, &gp, P->graph, 0) < 0 || index_subgraphs(L) < 0)
+        return -1;
+    if (exdb_load_signature_check_names(L, &sigp) < 0)
+        return -1;
+    const exdb_json *mcg = exdb_load_get_opt(gm, "module_call_graph");
+    if (mcg) {
+        jpath mp = PKEY(gmp, "module_call_graph");
+        if (exdb_load_signature_call_graph(L, mcg, &mp) < 0)
+            return -1;
+    }
+    jpath mdp = PKEY(gmp, "metadata");
+    const exdb_json *md = exdb_load_get_opt(gm, "metadata");
+    if (md && md->type == EXDB_JOBJECT &&
+        load_kv_strings(L, md, &mdp, &P->gm_metadata, &P->ngm_metadata) < 0)
+        return -1;
+    return 0;
+}
+
+/* The top level: schema version, versions and verifiers, range
+ * constraints, then the graph module (load_graph_module). */
+static int load_program(loader *L, const exdb_json *root) {
+    exdb_program *P = L->prog;
+    const jpath *top = NULL; /* "$" itself */
+    if (!exdb_json_is(root, EXDB_JOBJECT))
+        return exdb_load_fail(L, top, "expected an ExportedProgram object, found %s",
+                              exdb_json_type_name(root));
+    if (schema_version(L, root, top) < 0)
+        return -1;
+    const exdb_json *tv = exdb_load_get_opt(root, "torch_version");
+    const exdb_json *dia = exdb_load_get_opt(root, "dialect");
+    jpath tvp = PKEY(top, "torch_version"), dp = PKEY(top, "dialect");
+    if (exdb_json_is(tv, EXDB_JSTRING) && exdb_load_check_str(L, tv, &tvp) < 0)
+        return -1;
+    if (exdb_json_is(dia, EXDB_JSTRING) && exdb_load_check_str(L, dia, &dp) < 0)
+        return -1;
+    P->torch_version = exdb_json_is(tv, EXDB_JSTRING) ? tv->u.str : NULL;
+    P->dialect = exdb_json_is(dia, EXDB_JSTRING) ? dia->u.str : NULL;
+    const exdb_json *ver = exdb_load_get_opt(root, "verifiers");
+    if (ver) {
+        jpath vp = PKEY(top, "verifiers");
+        if (exdb_load_str_list(L, ver, &vp, &P->verifiers, &P->nverifiers) < 0)
+            return -1;
+    }
+    jpath osp = PKEY(top, "opset_version");
+    if (load_kv_strings(L, exdb_load_get_opt(root, "opset_version"), &osp, &P->opset, &P->nopset) <
+        0)
+        return -1;
+    const exdb_json *rc = exdb_load_get_opt(root, "range_constraints");
+    if (rc) {
+        jpath rcp = PKEY(top, "range_constraints");
+        if (load_ranges(L, rc, &rcp) < 0)
+            return -1;
+    }
+    const exdb_json *gm = exdb_json_get(root, "graph_module");
+    jpath gmp = PKEY(top, "graph_module");
+    if (!gm)
+        return exdb_load_fail(L, top, "missing key \"graph_module\" (expected an object)");
+    if (exdb_load_need_obj(L, gm, &gmp) < 0)
+        return -1;
+    return load_graph_module(L, gm, &gmp);
+}
+
+exdb_program *exdb_program_from_json(char *buf, size_t len, const char *name, exdb_error *err) {
+    exdb_program *P = calloc(1, sizeof *P);
+    if (!P) {
+        exdb_mem_release(buf);
+        exdb_errorf(err, "%s: out of memory", name);
+        return NULL;
+    }
+    exdb_arena_init(&P->arena);
+    exdb_arena_init(&P->args_arena);
+    P->buf = buf;
+    P->json_bytes = len;
+    P->path = exdb_arena_strdup(&P->arena, name);
+    P->member = P->path;
+    P->model = "model";
+    loader L = {.prog = P,
+                .a = &P->arena,
+                .args = &P->args_arena,
+                .fname = P->path ? P->path : name,
+                .err = err,
+                .reserve_left = len / RESERVE_BYTES + 64};
+    exdb_arena_init(&L.node_dom);
+    /* The DOM lives in its own arena, dropped once the IR is built. The
+     * main graph's nodes (~3/4 of the JSON) and tensor metadata (a DOM of
+     * ~3 bytes per byte: 30 small values in 250 bytes) are parsed one at a
+     * time into L.node_dom as exdb_load_graph reaches them, so their DOM never
+     * exists all at once: peak memory is the buffer, the rest of the DOM
+     * and the IR. */
+    static const char *const lazy_prefix[] = {"graph_module", "graph"};
+    static const char *const lazy_last[] = {"nodes", "tensor_values", NULL};
+    exdb_arena dom;
+    exdb_arena_init(&dom);
+    exdb_strmap_init(&L.stacks, &dom); /* the memo table goes with the DOM */
+    exdb_strmap_init(&L.modules, &dom);
+    exdb_json *root;
+    int rc = -1;
+    if (!P->path)
+        exdb_errorf(err, "%s: out of memory", name);
+    else if (exdb_json_parse_lazy(buf, len, &dom, L.fname, lazy_prefix, 2, lazy_last, &root, err) ==
+             0)
+        rc = load_program(&L, root);
+    exdb_arena_destroy(&L.node_dom);
+    exdb_arena_destroy(&dom);
+    if (rc < 0) {
+        exdb_program_free(P);
+        return NULL;
+    }
+    assert(exdb_graph_ok(P->graph));
+    for (uint32_t i = 0; i < P->nsubgraphs; i++)
+        assert(exdb_graph_ok(P->subgraphs[i].graph));
+    return P;
+}
+
+exdb_program *exdb_program_load(const char *path, const char *model, exdb_error *err) {
+    exdb_container *c;
+    if (exdb_container_open(path, &c, err) < 0)
+        return NULL;
+    char *buf;
+    size_t len;
+    const char *member;
+    if (exdb_container_read_program(c, model, &buf, &len, &member, err) < 0) {
+        exdb_container_close(c);
+        return NULL;
+    }
+    int kind = (int)exdb_container_kind_of(c);
+    /* Messages name "FILE: MEMBER" for archives, the file alone otherwise. */
+    char *label;
+    if (kind == EXDB_CONT_JSON) {
+        label = strdup(path);
+    } else {
+        size_t n = strlen(path) + strlen(member) + 3;
+        label = malloc(n);
+        if (label)
+            snprintf(label, n, "%s: %s", path, member);
+    }
+    /* exdb_program_from_json, through snapshot.c: it keeps what run and save
+     * need from c and the text (its hash, before the parse) */
+    exdb_program *P = label ? exdb_snapshot_load(c, model, buf, len, label, err) : NULL;
+    if (!label) {
+        exdb_mem_release(buf);
+        exdb_errorf(err, "%s: out of memory", path);
+    }
+    if (P) {
+        P->path = exdb_arena_strdup(&P->arena, path);
+        P->member = exdb_arena_strdup(&P->arena, member);
+        P->container_kind = kind;
+        const char *name = model                                ? model
+                           : exdb_container_model_count(c) == 1 ? exdb_container_model_name(c, 0)
+                                                                : NULL;
+        if (name)
+            P->model = exdb_arena_strdup(&P->arena, name);
+        if (!P->path || !P->member || (name && !P->model)) {
+            exdb_errorf(err, "%s: out of memory", path);
+            exdb_program_free(P);
+            P = NULL;
+        }
+    }
+    free(label);
+    exdb_container_close(c);
+    return P;
+}
+
+void exdb_program_free(exdb_program *p) {
+    if (!p)
+        return;
+    exdb_arena_destroy(&p->arena);
+    exdb_arena_destroy(&p->args_arena);
+    exdb_mem_release(p->buf);
+    free(p);
+}

@@ -1,0 +1,54 @@
+/* container_impl.h - the insides of an exdb_container, shared by
+ * container.c (which opens and reads containers and defines the functions
+ * below) and container_save.c (which writes copies of them). Not part of
+ * libexdb's API. */
+#ifndef EXDB_CONTAINER_IMPL_H
+#define EXDB_CONTAINER_IMPL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include <zip.h>
+
+#include "core/base/arena.h"
+#include "core/base/error.h"
+#include "core/format/container.h"
+
+#define SMALL_MEMBER_MAX 256    /* archive_format, archive_version, version */
+#define PT2_ALIGN        64     /* PyTorch's kFieldAlignment */
+#define FB_EXTRA_ID      0x4246 /* the bytes 'F','B' read as a little-endian u16 */
+#define LOCAL_HEADER_LEN 30
+#define ZIP64_LOCAL_LEN  20                /* id, length, uncompressed and compressed size */
+#define READ_STEP        ((size_t)1 << 20) /* first buffer for a member; doubles */
+
+typedef struct cont_model {
+    const char *name;   /* model name: "model" for models/model.json */
+    const char *member; /* member name relative to the archive folder */
+    zip_uint64_t index; /* zip index of the member; unused for bare JSON */
+} cont_model;
+
+struct exdb_container {
+    exdb_arena arena; /* every string and array below */
+    const char *path;
+    exdb_container_kind kind;
+    zip_t *za;          /* NULL for bare JSON */
+    const char *folder; /* "model" for model/archive_format, else "" */
+    const char *base;   /* prefix the program members were found under: "model/" or "" */
+    cont_model *models;
+    size_t nmodels;
+    const char *version;
+    mode_t mode; /* permission bits, given to saved copies */
+};
+
+/* The name shown for a member in messages: relative to the archive folder,
+ * the way docs/pt2-format.md and PyTorch name them. */
+const char *exdb_container_member_display(const exdb_container *c, const char *name);
+
+/* libzip's text for an error code from zip_open. */
+void exdb_container_zip_code_text(int code, char *out, size_t n);
+
+/* The model a read or save is about (NULL: the only one), or NULL with err
+ * set, listing the models. */
+const cont_model *exdb_container_resolve_model(const exdb_container *c, const char *model,
+                                               exdb_error *err);
+
+#endif

@@ -1,0 +1,47 @@
+/* json_value.h - the DOM json.h's reader builds (a value is 24 bytes:
+ * arrays and objects hold their children contiguously, strings and numbers
+ * point into the parsed buffer) and the accessors that read values out of
+ * it, as Python's json module would see them. */
+#ifndef EXDB_JSON_VALUE_H
+#define EXDB_JSON_VALUE_H
+
+#include <stdint.h>
+
+typedef enum {
+    EXDB_JNULL,
+    EXDB_JFALSE,
+    EXDB_JTRUE,
+    EXDB_JNUMBER, /* u.str holds the number's text (also Infinity/NaN tokens) */
+    EXDB_JSTRING, /* u.str, len bytes, NUL-terminated (may hold \0 inside) */
+    EXDB_JARRAY,  /* u.kids[0..len) */
+    EXDB_JOBJECT, /* u.kids[0..len), each with .key set, in file order */
+    EXDB_JRAW,    /* an element of a lazy array or object (exdb_json_parse_lazy):
+                     its text, u.str[0..len), checked but not parsed yet */
+} exdb_jtype;
+
+typedef struct exdb_json {
+    union {
+        const char *str;
+        struct exdb_json *kids;
+    } u;
+    const char *key; /* the member name when this value sits in an object */
+    uint32_t len;
+    uint8_t type;
+} exdb_json;
+
+/* Member lookup; NULL when obj is not an object or has no such key. When a
+ * key repeats, the last one wins, as in Python's json module. */
+const exdb_json *exdb_json_get(const exdb_json *obj, const char *key);
+
+/* An integral number that fits int64 (no fraction/exponent) -> 0, else -1. */
+int exdb_json_int(const exdb_json *j, int64_t *out);
+/* A number, or one of the strings/tokens "Infinity", "-Infinity", "NaN". */
+int exdb_json_double(const exdb_json *j, double *out);
+/* Human name of a type for messages: "an object", "a string"... */
+const char *exdb_json_type_name(const exdb_json *j);
+
+static inline int exdb_json_is(const exdb_json *j, exdb_jtype t) {
+    return j && j->type == t;
+}
+
+#endif
