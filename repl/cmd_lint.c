@@ -17,35 +17,23 @@
 #include "core/export/save.h"
 #include "session.h"
 
-/* The last dce, for undo: of the flat graph (one log), or of module graphs
- * (one log per graph of the module tree it edited). The session has no slot
- * for it, so it lives here, tied to the program it ran on, and for module
- * graphs to the unflatten run whose arena holds them (by serial: a run that
- * was rebuilt has a new one, and the old graphs are gone). */
-static struct {
-    const exdb_program *prog; /* NULL: nothing to undo */
-    uint64_t serial;          /* module dce: the run it edited; 0 for the flat graph */
-    exdb_dce_log *logs;
-    uint32_t nlogs;
-    uint32_t removed;
-} last;
-
 static void free_logs(exdb_dce_log *logs, uint32_t n);
 
-static void last_free(void) {
-    free_logs(last.logs, last.nlogs);
-    memset(&last, 0, sizeof last);
+/* Forgets the session's undo log (s->undo). */
+static void last_free(session *s) {
+    free_logs(s->undo.logs, s->undo.nlogs);
+    memset(&s->undo, 0, sizeof s->undo);
 }
 
 /* Keeps logs[0..n) for undo (takes them). */
 static void last_set(session *s, uint64_t serial, exdb_dce_log *logs, uint32_t n,
                      uint32_t removed) {
-    last_free();
-    last.prog = s->prog;
-    last.serial = serial;
-    last.logs = logs;
-    last.nlogs = n;
-    last.removed = removed;
+    last_free(s);
+    s->undo.prog = s->prog;
+    s->undo.serial = serial;
+    s->undo.logs = logs;
+    s->undo.nlogs = n;
+    s->undo.removed = removed;
 }
 
 static void free_logs(exdb_dce_log *logs, uint32_t n) {
@@ -55,25 +43,25 @@ static void free_logs(exdb_dce_log *logs, uint32_t n) {
 }
 
 static void forget_stale_dce(session *s) {
-    if (last.prog && last.prog != s->prog)
-        last_free();
+    if (s->undo.prog && s->undo.prog != s->prog)
+        last_free(s);
 }
 
 /* Called by commands.c before it frees a program (load, session_free).
  * forget_stale_dce alone compares addresses, and a freed program's address
  * can come back for a program loaded later: `dce`, two `load`s, `undo`
  * would then replay the log into the freed graph (use after free). */
-void cmd_lint_forget_program(const exdb_program *p);
-void cmd_lint_forget_program(const exdb_program *p) {
-    if (p && last.prog == p)
-        last_free();
+void cmd_lint_forget_program(session *s, const exdb_program *p);
+void cmd_lint_forget_program(session *s, const exdb_program *p) {
+    if (p && s->undo.prog == p)
+        last_free(s);
 }
 
 /* Whether the module graphs a module dce edited are still the session's:
  * stepping back, goto, restart, run, a flat dce or undo rebuild or drop the
  * run (it is replayed from the flat graph), which discards the edits. */
 static int module_edits_live(const session *s) {
-    return s->run && s->run->run && s->run->run->serial == last.serial;
+    return s->run && s->run->run && s->run->run->serial == s->undo.serial;
 }
 
 /* Called by commands.c after every command: when the run a module dce
@@ -81,13 +69,13 @@ static int module_edits_live(const session *s) {
  * the run's arena). */
 void cmd_lint_after_command(session *s);
 void cmd_lint_after_command(session *s) {
-    if (!last.prog || !last.serial || module_edits_live(s))
+    if (!s->undo.prog || !s->undo.serial || module_edits_live(s))
         return;
     fprintf(s->out,
             "note: the unflatten run was rebuilt from the flat graph: the %u node%s module dce "
             "removed %s back, and there is nothing left to undo.\n",
-            last.removed, last.removed == 1 ? "" : "s", last.removed == 1 ? "is" : "are");
-    last_free();
+            s->undo.removed, s->undo.removed == 1 ? "" : "s", s->undo.removed == 1 ? "is" : "are");
+    last_free(s);
 }
 
 /* dce and undo edit the flat graph an unflatten run was built from: the
@@ -326,12 +314,12 @@ static int dce_flat(session *s, const exdb_dce_opts *o) {
     exdb_dce_log *keep = malloc(sizeof *keep);
     if (!keep) { /* the graph is edited, but cannot be restored */
         exdb_dce_log_free(&log);
-        last_free();
+        last_free(s);
         forget_unflatten_run(s);
         return cmd_fail(s, "dce: out of memory: \"undo\" cannot restore this one");
     }
     *keep = log;
-    if (last.serial && module_edits_live(s))
+    if (s->undo.serial && module_edits_live(s))
         fprintf(s->out, "note: the module dce edits go with the unflatten run, which is rebuilt "
                         "from the edited graph.\n");
     last_set(s, 0, keep, 1, (uint32_t)n);
@@ -461,25 +449,25 @@ static int cmd_undo(session *s, int argc, char **argv) {
     (void)argc;
     (void)argv;
     forget_stale_dce(s);
-    if (!last.prog)
+    if (!s->undo.prog)
         return cmd_fail(s, "Nothing to undo.");
-    if (last.serial && !module_edits_live(s)) { /* after-command note not shown yet */
-        last_free();
+    if (s->undo.serial && !module_edits_live(s)) { /* after-command note not shown yet */
+        last_free(s);
         return cmd_fail(s, "Nothing to undo: the unflatten run module dce edited was rebuilt.");
     }
     /* newest graph first, each log newest removal first */
     exdb_error err = {0};
-    for (uint32_t i = last.nlogs; i-- > 0;) {
-        if (!last.logs[i].applied || !last.logs[i].n)
+    for (uint32_t i = s->undo.nlogs; i-- > 0;) {
+        if (!s->undo.logs[i].applied || !s->undo.logs[i].n)
             continue;
         /* a failed undo changed nothing in its graph (those after it are
          * undone and cleared): "undo" again goes on where it stopped */
-        if (exdb_dce_undo(&last.logs[i], &err) < 0)
+        if (exdb_dce_undo(&s->undo.logs[i], &err) < 0)
             return cmd_fail(s, "%s", err.msg);
     }
-    uint32_t n = last.removed;
-    int module = last.serial != 0;
-    last_free();
+    uint32_t n = s->undo.removed;
+    int module = s->undo.serial != 0;
+    last_free(s);
     if (!module) /* the run was built from the graph as dce left it */
         forget_unflatten_run(s);
     fprintf(s->out, "Restored %u node%s removed by the last dce.\n", n, n == 1 ? "" : "s");

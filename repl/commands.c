@@ -221,7 +221,7 @@ static int cmd_apropos(session *s, int argc, char **argv);
 
 /* cmd_lint.c: drops the dce undo log of a program about to be freed; after
  * each command, notes module dce edits that a rebuilt unflatten run discarded. */
-void cmd_lint_forget_program(const exdb_program *p);
+void cmd_lint_forget_program(session *s, const exdb_program *p);
 void cmd_lint_after_command(session *s);
 
 static int cmd_load(session *s, int argc, char **argv) {
@@ -230,7 +230,7 @@ static int cmd_load(session *s, int argc, char **argv) {
     if (!p)
         return cmd_fail(s, "%s", err.msg);
     cmd_unflatten_forget(s);
-    cmd_lint_forget_program(s->prog);
+    cmd_lint_forget_program(s, s->prog);
     exdb_program_free(s->prog);
     s->prog = p;
     uint32_t user_in = 0;
@@ -1533,6 +1533,9 @@ int session_source(session *s, const char *path) {
 }
 
 void session_init(session *s) {
+    /* a session reloads programs and rebuilds runs of the same sizes: keep
+     * freed arena blocks mapped for them (core/base/arena.h) */
+    exdb_arena_cache(EXDB_ARENA_CACHE_AUTO);
     memset(s, 0, sizeof *s);
     s->out = stdout;
     s->errout = stderr;
@@ -1552,7 +1555,7 @@ void session_free(session *s) {
     cmd_break_free(s);
     cmd_display_free(s);
     cmd_source_free(s);
-    cmd_lint_forget_program(s->prog);
+    cmd_lint_forget_program(s, s->prog);
     exdb_program_free(s->prog);
     exdb_buf_free(&s->buf);
     session_aliases_free(s);

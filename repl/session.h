@@ -20,11 +20,25 @@ struct cJSON;
  * stop there. Defined in commands.c so the library links without main.c. */
 extern volatile sig_atomic_t exdb_interrupted;
 
+/* The last dce, for undo (cmd_lint.c): of the flat graph (one log), or of
+ * module graphs (one log per graph of the module tree it edited), tied to
+ * the program it ran on and, for module graphs, to the unflatten run whose
+ * arena holds them (by serial: a rebuilt run has a new one, and the old
+ * graphs are gone). */
+struct session_dce_undo {
+    const exdb_program *prog; /* NULL: nothing to undo */
+    uint64_t serial;          /* module dce: the run it edited; 0 for the flat graph */
+    struct exdb_dce_log *logs;
+    uint32_t nlogs;
+    uint32_t removed;
+};
+
 typedef struct session session;
 struct session {
     exdb_program *prog;
-    struct exdb_unflatten *run; /* the unflatten run of prog, NULL until needed */
-    exdb_viz_settings render;   /* set layout|render-limit|render-dup-fanout|render-dup-span */
+    struct exdb_unflatten *run;   /* the unflatten run of prog, NULL until needed */
+    struct session_dce_undo undo; /* the last dce (cmd_lint.c) */
+    exdb_viz_settings render;     /* set layout|render-limit|render-dup-fanout|render-dup-span */
     FILE *out, *errout;
     int interactive;    /* reading from a terminal */
     int trace_commands; /* echo script commands ("set trace-commands on") */

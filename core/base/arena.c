@@ -30,7 +30,9 @@ void exdb_arena_init(exdb_arena *a) {
     memset(a, 0, sizeof *a);
 }
 
-/* Freed blocks, kept for the next arena (up to cache_cap() bytes in all). A
+/* Freed blocks, kept for the next arena (up to cache_cap() bytes in all),
+ * when the program asks for it (exdb_arena_cache: the REPL does; a library
+ * user may not want memory kept after a program is freed). A
  * fresh block costs a page fault or a kernel page clear per page on first
  * touch, which was ~40% of an unflatten run at 100k nodes (the run arena
  * and its journal are 400 MB); `run`, `restart`, lint and render of a
@@ -56,8 +58,12 @@ void exdb_arena_init(exdb_arena *a) {
  * container's), at least 768 MiB,
  * so reloading a program of a few GB (a million nodes) finds its memory
  * again instead of faulting it in anew. */
+static size_t cache_limit; /* exdb_arena_cache's; 0: no cache */
+
 static size_t cache_cap(void) {
     static size_t cap;
+    if (cache_limit != EXDB_ARENA_CACHE_AUTO)
+        return cache_limit;
     if (!cap) {
         long pages = sysconf(_SC_PHYS_PAGES), ps = sysconf(_SC_PAGESIZE);
         size_t mem = pages > 0 && ps > 0 ? (size_t)pages * (size_t)ps : 0;
@@ -103,6 +109,16 @@ void exdb_arena_reset(exdb_arena *a) {
     keep->off = 0;
     a->used = 0;
     a->reserved = keep->size;
+}
+
+void exdb_arena_cache(size_t limit) {
+    cache_limit = limit;
+    if (!limit)
+        exdb_arena_trim();
+}
+
+size_t exdb_arena_cached(void) {
+    return cache_bytes;
 }
 
 void exdb_arena_trim(void) {

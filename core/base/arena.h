@@ -22,10 +22,19 @@ typedef struct exdb_arena {
 } exdb_arena;
 
 void exdb_arena_init(exdb_arena *a);
-/* The blocks go to a process-wide cache (at most 1/4 of the machine's
- * memory, at least 768 MiB) that later arenas
- * take from; exdb_arena_trim frees the cache. */
+/* Frees a's blocks, or keeps them in the block cache when it is on. */
 void exdb_arena_destroy(exdb_arena *a);
+/* The process-wide block cache, off unless a program turns it on: freed
+ * blocks are kept (up to limit bytes in all) for later arenas, whose pages
+ * are then mapped already (a reload or a rebuilt unflatten run of a big
+ * program costs half as much). EXDB_ARENA_CACHE_AUTO: a quarter of the
+ * machine's (or the container's) memory, at least 768 MiB; 0 turns it off
+ * and frees what it holds. The REPL turns it on. */
+#define EXDB_ARENA_CACHE_AUTO ((size_t)-1)
+void exdb_arena_cache(size_t limit);
+/* Bytes the cache holds (tests, `make bench`). */
+size_t exdb_arena_cached(void);
+/* Frees the cache's blocks (it stays on). */
 void exdb_arena_trim(void);
 /* A buffer of n bytes from the block cache (a fresh block when none fits),
  * for a program's JSON text: reloading then reuses its memory as the

@@ -18,6 +18,7 @@ static double now(void) {
 }
 
 int main(int argc, char **argv) {
+    exdb_arena_cache(EXDB_ARENA_CACHE_AUTO); /* as the REPL runs */
     if (argc < 3) {
         fprintf(stderr, "usage: bench_diff A B [--no-modules]\n");
         return 2;

@@ -55,6 +55,7 @@ static double go(exdb_unflatten *u, uint32_t k) {
 }
 
 int main(int argc, char **argv) {
+    exdb_arena_cache(EXDB_ARENA_CACHE_AUTO); /* as the REPL runs */
     if (argc < 2) {
         fprintf(stderr, "usage: bench_goto FILE [REPS]\n");
         return 2;

@@ -46,6 +46,7 @@ static long rss_kb(void) {
 }
 
 int main(int argc, char **argv) {
+    exdb_arena_cache(EXDB_ARENA_CACHE_AUTO); /* as the REPL runs */
     if (argc < 2) {
         fprintf(stderr, "usage: bench_load FILE [REPEAT]\n");
         return 2;

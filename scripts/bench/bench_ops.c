@@ -102,6 +102,7 @@ static int peer(exdb_program *p, int reps) {
 }
 
 int main(int argc, char **argv) {
+    exdb_arena_cache(EXDB_ARENA_CACHE_AUTO); /* as the REPL runs */
     if (argc < 2) {
         fprintf(stderr, "usage: bench_ops FILE [--svg OUT.svg | --peer [REPS]]\n");
         return 2;

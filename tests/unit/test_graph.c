@@ -965,6 +965,7 @@ Test(graph, memory_users_array_waste) {
  * serve the next arena (its pages are mapped already); small blocks are
  * freed; exdb_arena_trim empties the cache. */
 Test(arena, freed_big_blocks_are_reused) {
+    exdb_arena_cache(EXDB_ARENA_CACHE_AUTO);
     exdb_arena_trim();
     exdb_arena a;
     exdb_arena_init(&a);
@@ -986,4 +987,23 @@ Test(arena, freed_big_blocks_are_reused) {
     exdb_arena_init(&a);
     cr_assert_not_null(exdb_arena_alloc(&a, 100));
     exdb_arena_destroy(&a);
+    exdb_arena_cache(0);
+}
+
+/* The cache is the program's choice: off (the library's default), a
+ * destroyed arena's blocks go back to malloc and nothing is kept. */
+Test(arena, no_cache_unless_asked) {
+    exdb_arena_cache(0);
+    exdb_arena a;
+    exdb_arena_init(&a);
+    cr_assert_not_null(exdb_arena_alloc(&a, (size_t)3 << 20));
+    exdb_arena_destroy(&a);
+    cr_expect_eq(exdb_arena_cached(), 0);
+    exdb_arena_cache(EXDB_ARENA_CACHE_AUTO);
+    exdb_arena_init(&a);
+    cr_assert_not_null(exdb_arena_alloc(&a, (size_t)3 << 20));
+    exdb_arena_destroy(&a);
+    cr_expect_geq(exdb_arena_cached(), (size_t)3 << 20);
+    exdb_arena_cache(0);
+    cr_expect_eq(exdb_arena_cached(), 0);
 }
