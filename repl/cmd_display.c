@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "command.h"
+#include "core/base/mem.h"
 #include "core/unflatten/unflatten.h"
 
 typedef struct display {
@@ -226,15 +227,13 @@ static int cmd_display(session *s, int argc, char **argv) {
     }
     exdb_displays *t = s->displays;
     if (t->n == t->cap) {
-        uint32_t ncap = t->cap ? t->cap * 2 : 8;
-        display *nv = realloc(t->v, ncap * sizeof *nv);
+        display *nv = exdb_grow(t->v, &t->cap, sizeof *nv, 8);
         if (!nv) {
             free(line);
             exdb_buf_free(&e);
             return cmd_fail(s, "out of memory");
         }
         t->v = nv;
-        t->cap = ncap;
     }
     display *d = &t->v[t->n++];
     d->num = ++t->next_num;

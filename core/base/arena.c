@@ -378,3 +378,17 @@ char *exdb_arena_printf(exdb_arena *a, const char *fmt, ...) {
     va_end(ap2);
     return p;
 }
+
+void *exdb_arena_grow(exdb_arena *a, const void *arr, size_t n, uint32_t *cap, size_t elem,
+                      uint32_t first) {
+    uint32_t ncap = *cap ? *cap * 2 : first;
+    if (ncap <= *cap || (size_t)ncap > SIZE_MAX / elem)
+        return NULL;
+    void *na = exdb_arena_alloc(a, (size_t)ncap * elem);
+    if (!na)
+        return NULL;
+    if (n)
+        memcpy(na, arr, n * elem);
+    *cap = ncap;
+    return na;
+}

@@ -5,6 +5,7 @@
 #define EXDB_ARENA_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct exdb_arena_block exdb_arena_block;
 
@@ -62,6 +63,13 @@ void exdb_arena_top(const exdb_arena *a, const void **top, const void **end);
 /* Calls fn with the bytes handed out from each block (tests compare them). */
 void exdb_arena_each_used(const exdb_arena *a, void (*fn)(void *ctx, const void *p, size_t n),
                           void *ctx);
+/* A growable array in the arena, when its n elements fill *cap: a copy with
+ * twice the room (first when empty) and *cap updated, or NULL (out of
+ * memory; *cap unchanged). The old array stays in the arena: nothing that
+ * pointed into it is invalidated. A caller whose *cap lives in journaled
+ * memory records it first (EXDB_WILL_WRITE). */
+void *exdb_arena_grow(exdb_arena *a, const void *arr, size_t n, uint32_t *cap, size_t elem,
+                      uint32_t first);
 char *exdb_arena_printf(exdb_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Before a store of n bytes at p into memory from a that may predate the

@@ -4,6 +4,15 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+/* Newlines become spaces: a message is one line. */
+static int finish(exdb_error *err) {
+    for (char *p = err->msg; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    err->set = 1;
+    return -1;
+}
+
 int exdb_errorf(exdb_error *err, const char *fmt, ...) {
     if (!err || err->set)
         return -1;
@@ -11,11 +20,17 @@ int exdb_errorf(exdb_error *err, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(err->msg, sizeof err->msg, fmt, ap);
     va_end(ap);
-    for (char *p = err->msg; *p; p++)
-        if (*p == '\n' || *p == '\r')
-            *p = ' ';
-    err->set = 1;
-    return -1;
+    return finish(err);
+}
+
+int exdb_verrorf_at(exdb_error *err, const char *where, const char *fmt, va_list ap) {
+    if (!err || err->set)
+        return -1;
+    int n = snprintf(err->msg, sizeof err->msg, "%s: ", where);
+    if (n < 0 || (size_t)n >= sizeof err->msg)
+        n = 0;
+    vsnprintf(err->msg + n, sizeof err->msg - (size_t)n, fmt, ap);
+    return finish(err);
 }
 
 void exdb_error_clear(exdb_error *err) {

@@ -8,6 +8,7 @@
 #ifndef EXDB_ERROR_H
 #define EXDB_ERROR_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #define EXDB_ERROR_MAX 1024
@@ -22,6 +23,11 @@ typedef struct exdb_error {
  * Always returns -1 so callers can write `return exdb_errorf(err, ...)`.
  * Newlines in the formatted text are replaced by spaces. err may be NULL. */
 int exdb_errorf(exdb_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* "WHERE: message": the form of every error that names a place (a file
+ * and its JSON path, a TreeSpec's child); the formatters that build WHERE
+ * end here. */
+int exdb_verrorf_at(exdb_error *err, const char *where, const char *fmt, va_list ap);
 
 /* Clears err for reuse. */
 void exdb_error_clear(exdb_error *err);

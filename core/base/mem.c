@@ -1,4 +1,4 @@
-/* prefault.c - see prefault.h. */
+/* mem.c - see mem.h. */
 #include "core/base/mem.h"
 
 #include <stdint.h>
@@ -60,4 +60,14 @@ void *exdb_mem_grow(void *p, size_t used, size_t n) {
         memcpy(q, p, used);
     free(p);
     return q;
+}
+
+void *exdb_grow(void *arr, uint32_t *cap, size_t elem, uint32_t first) {
+    uint32_t ncap = *cap ? *cap * 2 : first;
+    if (ncap <= *cap || (size_t)ncap > SIZE_MAX / elem)
+        return NULL;
+    void *na = realloc(arr, (size_t)ncap * elem);
+    if (na)
+        *cap = ncap;
+    return na;
 }

@@ -11,6 +11,7 @@
 #define EXDB_PREFAULT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Below these sizes a buffer is left to ordinary faults / small pages. */
 #define EXDB_POPULATE_MIN ((size_t)64 << 10)
@@ -27,5 +28,10 @@ void exdb_mem_populate(void *p, size_t n);
  * each (~0.25 s per 68 MB on the dev VM; milliseconds with 2 MiB pages).
  * NULL (p untouched) when out of memory. */
 void *exdb_mem_grow(void *p, size_t used, size_t n);
+
+/* A growable malloc'd array that is full: realloc'd to twice its room
+ * (first when empty), *cap updated; NULL when memory runs out (arr is then
+ * still valid and *cap unchanged). */
+void *exdb_grow(void *arr, uint32_t *cap, size_t elem, uint32_t first);
 
 #endif

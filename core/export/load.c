@@ -11,13 +11,15 @@
 #endif
 
 int exdb_load_fail(loader *L, const jpath *p, const char *fmt, ...) {
-    char path[600], msg[600];
-    exdb_load_path_fmt(p, path, sizeof path);
+    char where[700];
+    size_t n = (size_t)snprintf(where, sizeof where, "%s: ", L->fname);
+    exdb_load_path_fmt(p, where + (n < sizeof where ? n : 0),
+                       n < sizeof where ? sizeof where - n : sizeof where);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    int rc = exdb_verrorf_at(L->err, where, fmt, ap);
     va_end(ap);
-    return exdb_errorf(L->err, "%s: %s: %s", L->fname, path, msg);
+    return rc;
 }
 
 int exdb_load_oom(loader *L) {

@@ -5,17 +5,6 @@
 
 #include "core/export/load_arg.h"
 
-static const char *const in_keys[] = {"user_input", "parameter", "buffer",        "tensor_constant",
-                                      "custom_obj", "token",     "constant_input"};
-static const char *const out_keys[] = {"user_output",
-                                       "loss_output",
-                                       "buffer_mutation",
-                                       "gradient_to_parameter",
-                                       "gradient_to_user_input",
-                                       "user_input_mutation",
-                                       "token",
-                                       "parameter_mutation"};
-
 /* The name of an Argument that names a value, or NULL for constants. */
 static int arg_value_name(loader *L, const exdb_json *j, const jpath *p, const char **name,
                           exdb_arg *constant) {
@@ -58,10 +47,7 @@ static int load_input_spec(loader *L, const exdb_json *j, const jpath *ep, exdb_
         return -1;
     jpath vp = PKEY(ep, tag);
     s->persistent = -1;
-    int k = -1;
-    for (int t = 0; t < 7; t++)
-        if (strcmp(tag, in_keys[t]) == 0)
-            k = t;
+    int k = exdb_input_kind_of(tag);
     if (k < 0) {
         char q[QS];
         return exdb_load_fail(L, ep,
@@ -130,10 +116,7 @@ static int load_output_spec(loader *L, const exdb_json *j, const jpath *ep, exdb
     if (exdb_load_get_union(L, j, ep, "an OutputSpec", &tag, &v) < 0)
         return -1;
     jpath vp = PKEY(ep, tag);
-    int k = -1;
-    for (int t = 0; t < 8; t++)
-        if (strcmp(tag, out_keys[t]) == 0)
-            k = t;
+    int k = exdb_output_kind_of(tag);
     if (k < 0) {
         char q[QS];
         return exdb_load_fail(L, ep,

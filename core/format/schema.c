@@ -3,6 +3,7 @@
 #include "core/format/schema.h"
 
 #include <stddef.h>
+#include <string.h>
 
 typedef struct {
     int code;
@@ -62,22 +63,38 @@ const char *exdb_memory_format_name(int code) {
     return code >= 0 && code < 5 ? n[code] : "torch.unknown_memory_format";
 }
 
+/* The tags of the InputSpec and OutputSpec unions, by kind. */
+static const char *const in_keys[] = {"user_input", "parameter", "buffer",        "tensor_constant",
+                                      "custom_obj", "token",     "constant_input"};
+static const char *const out_keys[] = {"user_output",
+                                       "loss_output",
+                                       "buffer_mutation",
+                                       "gradient_to_parameter",
+                                       "gradient_to_user_input",
+                                       "user_input_mutation",
+                                       "token",
+                                       "parameter_mutation"};
+
 const char *exdb_input_kind_name(exdb_input_kind k) {
-    static const char *const n[] = {"user_input", "parameter", "buffer",        "tensor_constant",
-                                    "custom_obj", "token",     "constant_input"};
-    return (unsigned)k < 7 ? n[k] : "?";
+    return (unsigned)k < 7 ? in_keys[k] : "?";
 }
 
 const char *exdb_output_kind_name(exdb_output_kind k) {
-    static const char *const n[] = {"user_output",
-                                    "loss_output",
-                                    "buffer_mutation",
-                                    "gradient_to_parameter",
-                                    "gradient_to_user_input",
-                                    "user_input_mutation",
-                                    "token",
-                                    "parameter_mutation"};
-    return (unsigned)k < 8 ? n[k] : "?";
+    return (unsigned)k < 8 ? out_keys[k] : "?";
+}
+
+int exdb_input_kind_of(const char *tag) {
+    for (int k = 0; k < 7; k++)
+        if (strcmp(tag, in_keys[k]) == 0)
+            return k;
+    return -1;
+}
+
+int exdb_output_kind_of(const char *tag) {
+    for (int k = 0; k < 8; k++)
+        if (strcmp(tag, out_keys[k]) == 0)
+            return k;
+    return -1;
 }
 
 const char *exdb_input_kind_upper(exdb_input_kind k) {

@@ -28,6 +28,9 @@ typedef enum {
 
 const char *exdb_input_kind_name(exdb_input_kind k);   /* "parameter", ... (JSON key) */
 const char *exdb_output_kind_name(exdb_output_kind k); /* "user_output", ... */
+/* The kind a union tag names ("buffer" -> EXDB_IN_BUFFER), or -1. */
+int exdb_input_kind_of(const char *tag);
+int exdb_output_kind_of(const char *tag);
 /* Upper-case names as ExportGraphSignature prints them: USER_INPUT, ... */
 const char *exdb_input_kind_upper(exdb_input_kind k);
 const char *exdb_output_kind_upper(exdb_output_kind k);

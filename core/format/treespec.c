@@ -36,13 +36,13 @@ static void spath_fmt(const spath *p, char *buf, size_t cap) {
 
 __attribute__((format(printf, 3, 4))) static int sfail(exdb_error *err, const spath *p,
                                                        const char *fmt, ...) {
-    char where[256], msg[512];
-    spath_fmt(p, where, sizeof where);
+    char where[256] = "TreeSpec ";
+    spath_fmt(p, where + 9, sizeof where - 9);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    int rc = exdb_verrorf_at(err, where, fmt, ap);
     va_end(ap);
-    return exdb_errorf(err, "TreeSpec %s: %s", where, msg);
+    return rc;
 }
 
 /* Python repr of a str: 'text', or "text" when it holds a ' and no ". */

@@ -311,14 +311,11 @@ static void emit_call_function(cg *c, exdb_buf *b, const exdb_node *n) {
 
 static int add_free_var(cg *c, const char *s) {
     if (c->nfree == c->capfree) {
-        uint32_t cap = c->capfree ? c->capfree * 2 : 16;
-        const char **nv = exdb_arena_alloc(&c->arena, cap * sizeof *nv);
+        const char **nv =
+            exdb_arena_grow(&c->arena, c->free_vars, c->nfree, &c->capfree, sizeof *nv, 16);
         if (!nv)
             return -1;
-        if (c->nfree)
-            memcpy(nv, c->free_vars, c->nfree * sizeof *nv);
         c->free_vars = nv;
-        c->capfree = cap;
     }
     c->free_vars[c->nfree++] = s;
     return 0;

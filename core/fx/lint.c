@@ -3,6 +3,7 @@
  * (findings are one line; `print graph` shows it), and the report the
  * signature checks (core/export/siglint.c) and the unflatten pre-flight
  * (core/unflatten/preflight.c) add their findings to. */
+#include "core/base/mem.h"
 #include "core/fx/lint.h"
 
 #include <stdarg.h>
@@ -55,14 +56,12 @@ void exdb_lint_add(exdb_lint_report *r, exdb_severity sev, const char *check, co
         return;
     }
     if (r->n == r->cap) {
-        uint32_t nc = r->cap ? r->cap * 2 : 16;
-        exdb_finding *ni = realloc(r->items, nc * sizeof *ni);
+        exdb_finding *ni = exdb_grow(r->items, &r->cap, sizeof *ni, 16);
         if (!ni) {
             r->oom = 1;
             return;
         }
         r->items = ni;
-        r->cap = nc;
     }
     exdb_finding *f = &r->items[r->n++];
     f->sev = sev;

@@ -1,4 +1,5 @@
 /* journal.c - see journal.h. */
+#include "core/base/mem.h"
 #include "core/unflatten/journal.h"
 
 #include <assert.h>
@@ -67,12 +68,10 @@ static int reserve(exdb_journal *j, size_t k) {
     while (j->n + k > j->cap) {
         size_t c = j->cap >> EXDB_JCHUNK_BITS;
         if (c == j->nchunks_cap) {
-            size_t ncap = j->nchunks_cap ? j->nchunks_cap * 2 : 64;
-            exdb_jword **nc = realloc(j->chunks, ncap * sizeof *nc);
+            exdb_jword **nc = exdb_grow(j->chunks, &j->nchunks_cap, sizeof *nc, 64);
             if (!nc)
                 return -1;
             j->chunks = nc;
-            j->nchunks_cap = ncap;
         }
         j->chunks[c] = exdb_arena_alloc(&j->store, JCHUNK * sizeof(exdb_jword));
         if (!j->chunks[c])

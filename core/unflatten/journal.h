@@ -50,7 +50,7 @@ struct exdb_jsnap {
 typedef struct exdb_journal {
     exdb_jword **chunks; /* every recorded word, oldest first, in chunks */
     size_t n, cap;       /* records; cap = chunks allocated << bits */
-    size_t nchunks_cap;
+    uint32_t nchunks_cap;
     exdb_arena store; /* the chunks (prefaulted, never moved) */
     size_t *ev;       /* words of event e (1-based): [ev[e-1], ev[e]) */
     uint32_t nev, ev_cap;

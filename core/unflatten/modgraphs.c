@@ -1,6 +1,7 @@
 /* modgraphs.c - Graph.lint() and Graph.eliminate_dead_code() on the graphs
  * of an unflattened module tree (torch/fx/graph.py with an owning module).
  * See modgraphs.h. */
+#include "core/base/mem.h"
 #include "core/unflatten/modgraphs.h"
 #include "core/base/strmap.h"
 #include "core/unflatten/modtree.h"
@@ -55,12 +56,10 @@ static int seen_add(exdb_modgraphs *gs, const exdb_graph *graph) {
 
 static int push(exdb_modgraphs *gs, exdb_modgraph g) {
     if (gs->n == gs->cap) {
-        uint32_t nc = gs->cap ? gs->cap * 2 : 16;
-        exdb_modgraph *ni = realloc(gs->items, nc * sizeof *ni);
+        exdb_modgraph *ni = exdb_grow(gs->items, &gs->cap, sizeof *ni, 16);
         if (!ni)
             return -1;
         gs->items = ni;
-        gs->cap = nc;
     }
     int seen = seen_add(gs, g.graph); /* each graph once (modules shared by paths) */
     if (seen != 0)

@@ -29,14 +29,11 @@ exdb_umodule *exdb_modtree_new(exdb_urun *r, exdb_umod_kind kind, const char *ty
             return NULL;
     }
     if (r->nmodules == r->modules_cap) {
-        uint32_t ncap = r->modules_cap ? r->modules_cap * 2 : 64;
-        exdb_umodule **nm = exdb_arena_alloc(&r->arena, ncap * sizeof *nm);
+        exdb_umodule **nm =
+            exdb_arena_grow(&r->arena, r->modules, r->nmodules, &r->modules_cap, sizeof *nm, 64);
         if (!nm)
             return NULL;
-        if (r->nmodules)
-            memcpy(nm, r->modules, r->nmodules * sizeof *nm);
         r->modules = nm;
-        r->modules_cap = ncap;
     }
     m->id = r->nmodules;
     EXDB_WILL_WRITE(&r->arena, r->modules[r->nmodules]);
@@ -417,14 +414,11 @@ static int order_set(order_ctx *o, const char *fqn, uint32_t index) {
         return -1;
     if (!*slot) {
         if (o->nkeys == o->cap) {
-            uint32_t ncap = o->cap ? o->cap * 2 : 64;
-            const char **nk = exdb_arena_alloc(&o->r->arena, ncap * sizeof *nk);
+            const char **nk =
+                exdb_arena_grow(&o->r->arena, o->keys, o->nkeys, &o->cap, sizeof *nk, 64);
             if (!nk)
                 return -1;
-            if (o->nkeys)
-                memcpy(nk, o->keys, o->nkeys * sizeof *nk);
             o->keys = nk;
-            o->cap = ncap;
         }
         o->keys[o->nkeys++] = fqn;
     }

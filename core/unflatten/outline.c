@@ -30,14 +30,11 @@ int exdb_outline_add_user(exdb_node *in, exdb_node *user) {
     if (in->nusers == in->users_cap) {
         EXDB_WILL_WRITE(a, in->users);
         EXDB_WILL_WRITE(a, in->users_cap);
-        uint32_t ncap = in->users_cap ? in->users_cap * 2 : 2;
-        exdb_node **nu = exdb_arena_alloc(in->graph->arena, ncap * sizeof *nu);
+        exdb_node **nu =
+            exdb_arena_grow(in->graph->arena, in->users, in->nusers, &in->users_cap, sizeof *nu, 2);
         if (!nu)
             return -1;
-        if (in->nusers)
-            memcpy(nu, in->users, in->nusers * sizeof *nu);
         in->users = nu;
-        in->users_cap = ncap;
     }
     EXDB_WILL_WRITE(a, in->users[in->nusers]);
     in->users[in->nusers++] = user;
@@ -297,24 +294,18 @@ static int copy_node(exdb_urun *r, exdb_uframe *f, exdb_node *node, exdb_error *
 
 static int push_frame(exdb_urun *r, exdb_uframe *f) {
     if (r->nframes == r->frames_cap) {
-        uint32_t ncap = r->frames_cap ? r->frames_cap * 2 : 64;
-        exdb_uframe **nf = exdb_arena_alloc(&r->arena, ncap * sizeof *nf);
+        exdb_uframe **nf =
+            exdb_arena_grow(&r->arena, r->frames, r->nframes, &r->frames_cap, sizeof *nf, 64);
         if (!nf)
             return -1;
-        if (r->nframes)
-            memcpy(nf, r->frames, r->nframes * sizeof *nf);
         r->frames = nf;
-        r->frames_cap = ncap;
     }
     if (r->depth == r->stack_cap) {
-        uint32_t ncap = r->stack_cap ? r->stack_cap * 2 : 16;
-        exdb_uframe **ns = exdb_arena_alloc(&r->arena, ncap * sizeof *ns);
+        exdb_uframe **ns =
+            exdb_arena_grow(&r->arena, r->stack, r->depth, &r->stack_cap, sizeof *ns, 16);
         if (!ns)
             return -1;
-        if (r->depth)
-            memcpy(ns, r->stack, r->depth * sizeof *ns);
         r->stack = ns;
-        r->stack_cap = ncap;
     }
     f->index = r->nframes;
     EXDB_WILL_WRITE(&r->arena, r->frames[r->nframes]);
@@ -333,14 +324,11 @@ static exdb_upartition *partition(exdb_urun *r, const char *module_id) {
     if (*slot)
         return &r->parts[(uintptr_t)*slot - 1];
     if (r->nparts == r->parts_cap) {
-        uint32_t ncap = r->parts_cap ? r->parts_cap * 2 : 32;
-        exdb_upartition *np = exdb_arena_alloc(&r->arena, ncap * sizeof *np);
+        exdb_upartition *np =
+            exdb_arena_grow(&r->arena, r->parts, r->nparts, &r->parts_cap, sizeof *np, 32);
         if (!np)
             return NULL;
-        if (r->nparts)
-            memcpy(np, r->parts, r->nparts * sizeof *np);
         r->parts = np;
-        r->parts_cap = ncap;
     }
     exdb_upartition *p = &r->parts[r->nparts++];
     exdb_arena_will_write(&r->arena, p, sizeof *p);
@@ -353,14 +341,10 @@ static exdb_upartition *partition(exdb_urun *r, const char *module_id) {
 static int add_entry(exdb_urun *r, exdb_upartition *p, exdb_uentry e) {
     exdb_arena_will_write(&r->arena, p, sizeof *p);
     if (p->n == p->cap) {
-        uint32_t ncap = p->cap ? p->cap * 2 : 1;
-        exdb_uentry *ne = exdb_arena_alloc(&r->arena, ncap * sizeof *ne);
+        exdb_uentry *ne = exdb_arena_grow(&r->arena, p->entries, p->n, &p->cap, sizeof *ne, 1);
         if (!ne)
             return -1;
-        if (p->n)
-            memcpy(ne, p->entries, p->n * sizeof *ne);
         p->entries = ne;
-        p->cap = ncap;
     }
     exdb_arena_will_write(&r->arena, &p->entries[p->n], sizeof e);
     p->entries[p->n++] = e;

@@ -176,14 +176,11 @@ static int is_prefix(const char *c, size_t lc, const char *t, size_t lt) {
 
 static int add_warning(exdb_urun *r, const char *w) {
     if (r->nwarnings == r->warnings_cap) {
-        uint32_t ncap = r->warnings_cap ? r->warnings_cap * 2 : 8;
-        const char **nw = exdb_arena_alloc(&r->arena, ncap * sizeof *nw);
+        const char **nw =
+            exdb_arena_grow(&r->arena, r->warnings, r->nwarnings, &r->warnings_cap, sizeof *nw, 8);
         if (!nw)
             return -1;
-        if (r->nwarnings)
-            memcpy(nw, r->warnings, r->nwarnings * sizeof *nw);
         r->warnings = nw;
-        r->warnings_cap = ncap;
     }
     r->warnings[r->nwarnings++] = w;
     return 0;

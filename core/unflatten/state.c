@@ -74,14 +74,10 @@ static int svals_add(state_ctx *c, svals *d, const char *fqn, uint32_t id, int i
         return 0;
     }
     if (d->n == d->cap) {
-        uint32_t ncap = d->cap ? d->cap * 2 : 64;
-        sval *nv = exdb_arena_alloc(&c->r->arena, ncap * sizeof *nv);
+        sval *nv = exdb_arena_grow(&c->r->arena, d->v, d->n, &d->cap, sizeof *nv, 64);
         if (!nv)
             return -1;
-        if (d->n)
-            memcpy(nv, d->v, d->n * sizeof *nv);
         d->v = nv;
-        d->cap = ncap;
     }
     d->v[d->n++] = (sval){fqn, id, (uint8_t)is_param, 0, 0, 0};
     *slot = (void *)(uintptr_t)d->n;
@@ -287,14 +283,10 @@ static group *group_of(exdb_urun *r, groups *gs, uint32_t id, int create) {
     if (!create)
         return NULL;
     if (gs->n == gs->cap) {
-        uint32_t ncap = gs->cap ? gs->cap * 2 : 64;
-        group *ng = exdb_arena_alloc(&r->arena, ncap * sizeof *ng);
+        group *ng = exdb_arena_grow(&r->arena, gs->g, gs->n, &gs->cap, sizeof *ng, 64);
         if (!ng)
             return NULL;
-        if (gs->n)
-            memcpy(ng, gs->g, gs->n * sizeof *ng);
         gs->g = ng;
-        gs->cap = ncap;
     }
     gs->g[gs->n] = (group){0};
     gs->by_id[id] = ++gs->n;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/mem.h"
 #include "core/fx/print.h"
 #include "core/unflatten/unflatten.h"
 #include "core/unflatten/phases.h"
@@ -203,12 +204,10 @@ void exdb_unflatten_free(exdb_unflatten *u) {
 
 static int log_event(exdb_unflatten *u, const exdb_uevent *ev) {
     if (u->nlog == u->log_cap) {
-        uint32_t ncap = u->log_cap ? u->log_cap * 2 : 256;
-        exdb_uevent *nl = realloc(u->log, ncap * sizeof *nl);
+        exdb_uevent *nl = exdb_grow(u->log, &u->log_cap, sizeof *nl, 256);
         if (!nl)
             return -1;
         u->log = nl;
-        u->log_cap = ncap;
     }
     u->log[u->nlog++] = *ev;
     u->pos++;

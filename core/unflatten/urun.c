@@ -9,14 +9,11 @@ char *exdb_urun_strdup(exdb_urun *r, const char *s) {
 
 int exdb_urun_work_push(exdb_urun *r, exdb_uwork w) {
     if (r->nwork == r->work_cap) {
-        uint32_t ncap = r->work_cap ? r->work_cap * 2 : 64;
-        exdb_uwork *nw = exdb_arena_alloc(&r->arena, ncap * sizeof *nw);
+        exdb_uwork *nw =
+            exdb_arena_grow(&r->arena, r->work, r->nwork, &r->work_cap, sizeof *nw, 64);
         if (!nw)
             return -1;
-        if (r->nwork)
-            memcpy(nw, r->work, r->nwork * sizeof *nw);
         r->work = nw;
-        r->work_cap = ncap;
     }
     EXDB_WILL_WRITE(&r->arena, r->work[r->nwork]);
     r->work[r->nwork++] = w;

@@ -17,14 +17,10 @@ int exdb_ustrset_add(exdb_urun *r, exdb_ustrset *s, const char *item) {
     exdb_arena *a = &r->arena;
     exdb_arena_will_write(a, &s->items, sizeof s->items + sizeof s->n + sizeof s->cap);
     if (s->n == s->cap) {
-        uint32_t ncap = s->cap ? s->cap * 2 : 4;
-        const char **ni = exdb_arena_alloc(&r->arena, ncap * sizeof *ni);
+        const char **ni = exdb_arena_grow(&r->arena, s->items, s->n, &s->cap, sizeof *ni, 4);
         if (!ni)
             return -1;
-        if (s->n)
-            memcpy(ni, s->items, s->n * sizeof *ni);
         s->items = ni;
-        s->cap = ncap;
     }
     EXDB_WILL_WRITE(a, s->items[s->n]);
     s->items[s->n++] = item;
@@ -46,16 +42,12 @@ exdb_ustrset *exdb_ustrset_get(exdb_urun *r, exdb_ustrset ***arr, uint32_t *n, u
     s->key = key;
     exdb_strmap_init(&s->index, &r->arena);
     if (*n == *cap) {
-        uint32_t ncap = *cap ? *cap * 2 : 8;
-        exdb_ustrset **na = exdb_arena_alloc(&r->arena, ncap * sizeof *na);
+        EXDB_WILL_WRITE(&r->arena, *cap);
+        exdb_ustrset **na = exdb_arena_grow(&r->arena, *arr, *n, cap, sizeof *na, 8);
         if (!na)
             return NULL;
-        if (*n)
-            memcpy(na, *arr, *n * sizeof *na);
         EXDB_WILL_WRITE(&r->arena, *arr);
-        EXDB_WILL_WRITE(&r->arena, *cap);
         *arr = na;
-        *cap = ncap;
     }
     EXDB_WILL_WRITE(&r->arena, (*arr)[*n]);
     EXDB_WILL_WRITE(&r->arena, *n);
