@@ -55,4 +55,9 @@ static inline const char *exdb_ordinal_suffix(uint64_t n) {
     return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
 }
 
+/* Whether a and b are the same string, or both NULL. */
+static inline int exdb_str_same(const char *a, const char *b) {
+    return (!a && !b) || (a && b && __builtin_strcmp(a, b) == 0);
+}
+
 #endif

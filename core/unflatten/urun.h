@@ -239,6 +239,11 @@ typedef void (*exdb_umod_visit)(void *ctx, const char *fqn, struct exdb_umodule 
 
 /* A copy of s in the run's arena. */
 char *exdb_urun_strdup(exdb_urun *r, const char *s);
+/* "<root>" for the root frame, else its call name. */
+const char *exdb_urun_frame_name(const exdb_uframe *f);
+/* Whether flat node n is in seen_nodes; seen_nodes[name], or NULL. */
+int exdb_urun_is_seen(const exdb_urun *r, const exdb_node *n);
+exdb_node *exdb_urun_seen_by_name(const exdb_urun *r, const char *name);
 /* Appends w to the current phase's work list. 0 or -1 (out of memory). */
 int exdb_urun_work_push(exdb_urun *r, exdb_uwork w);
 

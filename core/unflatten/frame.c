@@ -1,0 +1,507 @@
+/* frame.c - a _ModuleFrame's life: the root frame, a new frame for a
+ * deeper module (_ModuleFrame.__init__: the module object or the earlier
+ * call it shares, seen_modules, a preserved call signature's placeholders
+ * and tree_flatten_spec), and its end (finalize_outputs). See frame.h. */
+#include "core/unflatten/frame.h"
+
+#include "core/base/strbuf.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/unflatten/fxbuild.h"
+#include "core/unflatten/ivals.h"
+#include "core/unflatten/modtree.h"
+#include "core/unflatten/outline.h"
+#include "core/unflatten/unodemap.h"
+#include "core/unflatten/ustrset.h"
+
+#define EMPTY_STACK_KEY   "_empty_nn_module_stack_from_metadata_hook"
+#define TREE_FLATTEN_SPEC "torch.fx._pytree.tree_flatten_spec"
+#define TREE_UNFLATTEN    "torch.utils._pytree.tree_unflatten"
+
+static int push_frame(exdb_urun *r, exdb_uframe *f) {
+    if (r->nframes == r->frames_cap) {
+        exdb_uframe **nf =
+            exdb_arena_grow(&r->arena, r->frames, r->nframes, &r->frames_cap, sizeof *nf, 64);
+        if (!nf)
+            return -1;
+        r->frames = nf;
+    }
+    if (r->depth == r->stack_cap) {
+        exdb_uframe **ns =
+            exdb_arena_grow(&r->arena, r->stack, r->depth, &r->stack_cap, sizeof *ns, 16);
+        if (!ns)
+            return -1;
+        r->stack = ns;
+    }
+    f->index = r->nframes;
+    EXDB_WILL_WRITE(&r->arena, r->frames[r->nframes]);
+    EXDB_WILL_WRITE(&r->arena, r->stack[r->depth]);
+    r->frames[r->nframes++] = f;
+    r->stack[r->depth++] = f;
+    assert(f->depth == r->depth); /* a frame's module stack is as deep as the frame stack */
+    return 0;
+}
+
+static exdb_upartition *partition(exdb_urun *r, const char *module_id) {
+    int created;
+    void **slot = exdb_strmap_put(&r->part_index, module_id, &created);
+    if (!slot)
+        return NULL;
+    if (*slot)
+        return &r->parts[(uintptr_t)*slot - 1];
+    if (r->nparts == r->parts_cap) {
+        exdb_upartition *np =
+            exdb_arena_grow(&r->arena, r->parts, r->nparts, &r->parts_cap, sizeof *np, 32);
+        if (!np)
+            return NULL;
+        r->parts = np;
+    }
+    exdb_upartition *p = &r->parts[r->nparts++];
+    exdb_arena_will_write(&r->arena, p, sizeof *p);
+    memset(p, 0, sizeof *p);
+    p->module_id = module_id;
+    *slot = (void *)(uintptr_t)r->nparts;
+    return p;
+}
+
+static int add_entry(exdb_urun *r, exdb_upartition *p, exdb_uentry e) {
+    exdb_arena_will_write(&r->arena, p, sizeof *p);
+    if (p->n == p->cap) {
+        exdb_uentry *ne = exdb_arena_grow(&r->arena, p->entries, p->n, &p->cap, sizeof *ne, 1);
+        if (!ne)
+            return -1;
+        p->entries = ne;
+    }
+    exdb_arena_will_write(&r->arena, &p->entries[p->n], sizeof e);
+    p->entries[p->n++] = e;
+    return 0;
+}
+
+/* The root frame: module_stack [("", None, 0)], module = the UnflattenedModule. */
+int exdb_frame_root(exdb_urun *r, exdb_error *err) {
+    exdb_uframe *f = exdb_arena_calloc(&r->arena, 1, sizeof *f);
+    if (!f)
+        return exdb_errorf(err, "out of memory");
+    f->depth = 1;
+    f->stack_fqn = exdb_arena_calloc(&r->arena, 1, sizeof *f->stack_fqn);
+    f->stack_ty = exdb_arena_calloc(&r->arena, 1, sizeof *f->stack_ty);
+    f->stack_calls = exdb_arena_calloc(&r->arena, 1, sizeof *f->stack_calls);
+    if (!f->stack_fqn || !f->stack_ty || !f->stack_calls)
+        return exdb_errorf(err, "out of memory");
+    f->stack_fqn[0] = "";
+    f->fqn = "";
+    f->child_fqn = "";
+    f->module_id = "";
+    f->module = r->root;
+    f->graph = r->root->graph;
+    return push_frame(r, f) < 0 ? exdb_errorf(err, "out of memory") : 0;
+}
+
+/* Unquotes a dict key repr ('a' -> a). */
+static const char *key_text(exdb_urun *r, const char *k) {
+    size_t n = strlen(k);
+    if (n >= 2 && (k[0] == '\'' || k[0] == '"') && k[n - 1] == k[0])
+        return exdb_arena_strndup(&r->arena, k + 1, n - 2);
+    return k;
+}
+
+static int is_type(const exdb_treespec *s, const char *t) {
+    return s && s->type &&
+           (strcmp(s->type, t) == 0 ||
+            (strncmp(s->type, "builtins.", 9) == 0 && strcmp(s->type + 9, t) == 0));
+}
+
+static const char *spec_type(const exdb_treespec *s) {
+    return s && s->type ? s->type : "None";
+}
+
+/* The preserved-signature part of _ModuleFrame.__init__: flatten the call's
+ * (args, kwargs) through _spec_N in the child, unflatten them in the parent. */
+static int preserved_setup(exdb_urun *r, exdb_uframe *f, exdb_error *err) {
+    const exdb_call_signature *sig = f->sig;
+    const exdb_treespec *in = sig->in_spec;
+    if (!in || in->nchildren != 2)
+        return exdb_errorf(err,
+                           "AssertionError: expected in_spec to have 2 children, got %u "
+                           "(module '%s')",
+                           in ? in->nchildren : 0, f->child_fqn);
+    if (!is_type(in, "tuple"))
+        return exdb_errorf(err,
+                           "AssertionError: expected in_spec.type to be tuple, got %s "
+                           "(module '%s')",
+                           spec_type(in), f->child_fqn);
+    const exdb_treespec *as = in->children[0], *ks = in->children[1];
+    if (!is_type(as, "tuple"))
+        return exdb_errorf(err,
+                           "AssertionError: expected args_spec.type to be tuple, got %s "
+                           "(module '%s')",
+                           spec_type(as), f->child_fqn);
+    if (!is_type(ks, "dict"))
+        return exdb_errorf(err,
+                           "AssertionError: expected kwargs_spec.type to be dict, got %s "
+                           "(module '%s')",
+                           spec_type(ks), f->child_fqn);
+    exdb_arena *A = &r->arena;
+    const char *in_text = sig->in_spec_text;
+    /* child: placeholders, tree_flatten_spec, one getitem per input */
+    exdb_ipoint cp = exdb_fxbuild_ip_save(f->graph);
+    exdb_graph_insert_append(f->graph); /* inserting_after(None) */
+    exdb_arg atuple, kdict, pair;
+    if (exdb_arg_seq(A, EXDB_ARG_TUPLE, as->nchildren, &atuple) < 0 ||
+        exdb_arg_seq(A, EXDB_ARG_DICT, ks->nkeys, &kdict) < 0 ||
+        exdb_arg_seq(A, EXDB_ARG_TUPLE, 2, &pair) < 0)
+        return exdb_errorf(err, "out of memory");
+    for (uint32_t i = 0; i < as->nchildren; i++) {
+        const char *t = exdb_arena_printf(A, "_positional_arg_%u", i);
+        exdb_node *ph = t ? exdb_graph_create_node(f->graph, EXDB_OP_PLACEHOLDER, t, EXDB_T_STR,
+                                                   NULL, NULL, NULL)
+                          : NULL;
+        if (!ph)
+            return exdb_errorf(err, "out of memory");
+        atuple.u.items[i] = exdb_arg_node(ph);
+    }
+    for (uint32_t i = 0; i < ks->nkeys; i++) {
+        const char *k = key_text(r, ks->keys[i]);
+        exdb_node *ph = k ? exdb_graph_create_node(f->graph, EXDB_OP_PLACEHOLDER, k, EXDB_T_STR,
+                                                   NULL, NULL, NULL)
+                          : NULL;
+        if (!ph)
+            return exdb_errorf(err, "out of memory");
+        kdict.keys[i] = k;
+        kdict.u.items[i] = exdb_arg_node(ph);
+    }
+    pair.u.items[0] = atuple;
+    pair.u.items[1] = kdict;
+    exdb_node *flat_args =
+        exdb_fxbuild_spec_call(r, f->module, f->graph, TREE_FLATTEN_SPEC, pair, in, in_text);
+    if (!flat_args)
+        return exdb_errorf(err, "out of memory");
+    for (uint32_t i = 0; i < sig->ninputs; i++) {
+        const char *nm = sig->inputs[i];
+        const char *name = nm ? nm : exdb_arena_printf(A, "_constant_%u", i);
+        exdb_node *gi =
+            name ? exdb_fxbuild_getitem(r, f->graph, flat_args, exdb_arg_int(i), name) : NULL;
+        if (!gi)
+            return exdb_errorf(err, "out of memory");
+        if (!nm)
+            continue;
+        exdb_node *seen = exdb_urun_seen_by_name(r, nm);
+        if (seen) {
+            gi->meta = seen->meta;
+            if (exdb_unodemap_put(r, &f->node_to_placeholder, seen, gi) < 0)
+                return exdb_errorf(err, "out of memory");
+        }
+    }
+    exdb_fxbuild_ip_restore(f->graph, cp);
+
+    /* parent: tree_unflatten of the remapped inputs before the call */
+    exdb_uframe *P = f->parent;
+    exdb_ipoint pp = exdb_fxbuild_ip_save(P->graph);
+    exdb_graph_insert_before(P->graph, f->parent_call_module);
+    exdb_arg inputs;
+    int rc = 0;
+    if (exdb_arg_seq(A, EXDB_ARG_LIST, sig->ninputs, &inputs) < 0)
+        rc = exdb_errorf(err, "out of memory");
+    for (uint32_t i = 0; rc == 0 && i < sig->ninputs; i++) {
+        if (!sig->inputs[i]) { /* a ConstantArgument: input_nodes.append(input.value) */
+            if (sig->input_values &&
+                exdb_arg_copy(A, &sig->input_values[i], &inputs.u.items[i], NULL, NULL) < 0)
+                rc = exdb_errorf(err, "out of memory");
+            continue;
+        }
+        exdb_node *seen = exdb_urun_seen_by_name(r, sig->inputs[i]);
+        if (!seen) { /* input.name not in self.seen_nodes */
+            inputs.u.items[i] = exdb_arg_none();
+            continue;
+        }
+        exdb_node *m = NULL;
+        rc = exdb_outline_remap_input(r, P, seen, &m, err);
+        if (rc == 0)
+            inputs.u.items[i] = exdb_arg_node(m);
+    }
+    exdb_node *inputs_node = NULL, *args_node = NULL, *kwargs_node = NULL;
+    exdb_arg cargs, ckwargs;
+    if (rc == 0) {
+        inputs_node =
+            exdb_fxbuild_spec_call(r, P->module, P->graph, TREE_UNFLATTEN, inputs, in, in_text);
+        args_node = inputs_node
+                        ? exdb_fxbuild_getitem(r, P->graph, inputs_node, exdb_arg_int(0), NULL)
+                        : NULL;
+        kwargs_node = inputs_node
+                          ? exdb_fxbuild_getitem(r, P->graph, inputs_node, exdb_arg_int(1), NULL)
+                          : NULL;
+        if (!args_node || !kwargs_node ||
+            exdb_arg_seq(A, EXDB_ARG_TUPLE, as->nchildren, &cargs) < 0 ||
+            exdb_arg_seq(A, EXDB_ARG_DICT, ks->nkeys, &ckwargs) < 0)
+            rc = exdb_errorf(err, "out of memory");
+    }
+    for (uint32_t i = 0; rc == 0 && i < as->nchildren; i++) {
+        exdb_node *gi = exdb_fxbuild_getitem(r, P->graph, args_node, exdb_arg_int(i), NULL);
+        if (!gi)
+            rc = exdb_errorf(err, "out of memory");
+        else
+            cargs.u.items[i] = exdb_arg_node(gi);
+    }
+    for (uint32_t i = 0; rc == 0 && i < ks->nkeys; i++) {
+        const char *k = key_text(r, ks->keys[i]);
+        exdb_node *gi =
+            k ? exdb_fxbuild_getitem(r, P->graph, kwargs_node, exdb_arg_str(k), NULL) : NULL;
+        if (!gi)
+            rc = exdb_errorf(err, "out of memory");
+        else {
+            ckwargs.keys[i] = k;
+            ckwargs.u.items[i] = exdb_arg_node(gi);
+        }
+    }
+    exdb_fxbuild_ip_restore(P->graph, pp);
+    if (rc < 0)
+        return -1;
+    return exdb_node_set_args(f->parent_call_module, &cargs, &ckwargs) < 0
+               ? exdb_errorf(err, "out of memory")
+               : 0;
+}
+
+/* _ModuleFrame.__init__ for a child frame (the ENTER event). */
+int exdb_frame_enter(exdb_urun *r, exdb_uframe *parent, const exdb_stack_entry *e,
+                     exdb_error *err) {
+    exdb_arena *A = &r->arena;
+    exdb_uframe *f = exdb_arena_calloc(A, 1, sizeof *f);
+    if (!f)
+        return exdb_errorf(err, "out of memory");
+    uint32_t d = parent->depth + 1;
+    f->depth = d;
+    f->stack_fqn = exdb_arena_alloc(A, d * sizeof *f->stack_fqn);
+    f->stack_ty = exdb_arena_alloc(A, d * sizeof *f->stack_ty);
+    f->stack_calls = exdb_arena_alloc(A, d * sizeof *f->stack_calls);
+    if (!f->stack_fqn || !f->stack_ty || !f->stack_calls)
+        return exdb_errorf(err, "out of memory");
+    memcpy(f->stack_fqn, parent->stack_fqn, (d - 1) * sizeof *f->stack_fqn);
+    memcpy(f->stack_ty, parent->stack_ty, (d - 1) * sizeof *f->stack_ty);
+    memcpy(f->stack_calls, parent->stack_calls, (d - 1) * sizeof *f->stack_calls);
+    f->stack_fqn[d - 1] = e->path;
+    f->stack_ty[d - 1] = e->path[0] ? e->type : NULL;
+    f->stack_calls[d - 1] = e->call_idx;
+    f->parent = parent;
+    f->fqn = e->path;
+    f->type = f->stack_ty[d - 1];
+    f->num_calls = e->call_idx;
+    f->child_fqn = exdb_outline_call_name(r, f->fqn, f->num_calls + 1);
+    const char *at = strchr(e->key, '@');
+    f->module_id = at ? exdb_arena_strndup(A, e->key, (size_t)(at - e->key)) : e->key;
+    if (!f->child_fqn || !f->module_id)
+        return exdb_errorf(err, "out of memory");
+    f->module = exdb_strmap_get(&r->created_modules, f->fqn);
+    if (!f->module)
+        f->module = exdb_modtree_new(r, EXDB_UMOD_INTERP, f->type);
+    if (!f->module)
+        return exdb_errorf(err, "out of memory");
+    f->graph = f->module->graph;
+    const char *accessor = exdb_outline_compute_accessor(r, parent->fqn, f->child_fqn);
+    if (!accessor)
+        return exdb_errorf(err,
+                           "RuntimeError: Child module '%s' is not a descendant of parent module "
+                           "'%s'.This is currently unsupported.Please try to make child module "
+                           "attach to parent module directly.",
+                           f->child_fqn, parent->fqn);
+    if (exdb_modtree_add_submodule(r, parent->module, accessor, f->module, parent->fqn, f->type) <
+        0)
+        return exdb_errorf(err, "out of memory");
+    f->parent_call_module = exdb_graph_create_node(parent->graph, EXDB_OP_CALL_MODULE, accessor,
+                                                   EXDB_T_STR, NULL, NULL, NULL);
+    if (!f->parent_call_module)
+        return exdb_errorf(err, "out of memory");
+    exdb_upartition *p = partition(r, f->module_id);
+    if (!p)
+        return exdb_errorf(err, "out of memory");
+    if (p->n) {
+        EXDB_WILL_WRITE(A, f->module->children);
+        f->module->children = p->entries[0].module->children;
+    }
+    exdb_uentry ent = {
+        parent->fqn, parent->module, f->parent_call_module, f->fqn, f->num_calls + 1, f->module, 0};
+    if (push_frame(r, f) < 0)
+        return exdb_errorf(err, "out of memory");
+    ent.frame = f->index;
+    if (add_entry(r, p, ent) < 0)
+        return exdb_errorf(err, "out of memory");
+    f->sig = exdb_strmap_get(&r->sigs, f->child_fqn);
+    if (f->sig)
+        return preserved_setup(r, f, err);
+    return 0;
+}
+
+static const exdb_val *out_val(exdb_urun *r, exdb_node **outs, uint32_t n, int single) {
+    if (single)
+        return n && outs[0] && outs[0]->meta ? outs[0]->meta->val : NULL;
+    exdb_val *v = exdb_arena_calloc(&r->arena, 1, sizeof *v);
+    if (!v)
+        return NULL;
+    v->kind = EXDB_VAL_TUPLE;
+    v->n = n;
+    v->u.items = exdb_arena_calloc(&r->arena, n ? n : 1, sizeof *v->u.items);
+    for (uint32_t i = 0; v->u.items && i < n; i++)
+        v->u.items[i] = outs[i] && outs[i]->meta ? outs[i]->meta->val : NULL;
+    return v;
+}
+
+/* _ModuleFrame.uplift_common_custom_metadata */
+static int uplift_custom(exdb_urun *r, exdb_uframe *f) {
+    const char *common = NULL;
+    int first = 1;
+    for (uint32_t i = 0; i < f->node_map.n; i++) {
+        const exdb_meta *m = f->node_map.vals[i]->meta;
+        const char *c = m && m->custom && strcmp(m->custom, "{}") != 0 ? m->custom : NULL;
+        if (first) {
+            common = c;
+            first = 0;
+        } else if (!exdb_str_same(c, common)) {
+            common = NULL;
+            break;
+        }
+    }
+    if (!common)
+        return 0;
+    exdb_meta *pm = exdb_fxbuild_meta_clone(r, f->parent_call_module->meta);
+    if (!pm)
+        return -1;
+    pm->custom = common;
+    EXDB_WILL_WRITE(&r->arena, f->parent_call_module->meta);
+    f->parent_call_module->meta = pm;
+    for (uint32_t i = 0; i < f->node_map.n; i++) {
+        exdb_node *n = f->node_map.vals[i];
+        exdb_meta *m = exdb_fxbuild_meta_clone(r, n->meta);
+        if (!m)
+            return -1;
+        m->custom = NULL;
+        EXDB_WILL_WRITE(&r->arena, n->meta);
+        n->meta = m;
+    }
+    return 0;
+}
+
+/* _ModuleFrame.finalize_outputs (the EXIT event) */
+static int finalize_outputs(exdb_urun *r, exdb_uframe *f, exdb_error *err) {
+    exdb_arena *A = &r->arena;
+    void **cm = exdb_strmap_find(&r->created_modules, f->fqn);
+    if (cm) {
+        EXDB_WILL_WRITE(A, *cm);
+        *cm = NULL; /* created_modules.pop(fqn) */
+    }
+    exdb_uframe *P = f->parent;
+    const exdb_call_signature *sig = f->sig;
+    exdb_node **orig = NULL, **gout = NULL;
+    uint32_t norig = 0;
+    exdb_node *parent_out = NULL, *tree_out = NULL;
+    exdb_arg outarg;
+    int single = 0, rc = 0;
+    if (sig) {
+        orig = exdb_arena_calloc(A, sig->noutputs ? sig->noutputs : 1, sizeof *orig);
+        exdb_arg tup;
+        if (!orig || exdb_arg_seq(A, EXDB_ARG_TUPLE, sig->noutputs, &tup) < 0)
+            return exdb_errorf(err, "out of memory");
+        norig = sig->noutputs;
+        for (uint32_t i = 0; i < sig->noutputs; i++) {
+            exdb_node *seen = exdb_urun_seen_by_name(r, sig->outputs[i]);
+            orig[i] = seen;
+            if (!seen) {
+                tup.u.items[i] = exdb_arg_none();
+                continue;
+            }
+            exdb_node *m = exdb_unodemap_get(&f->node_map, seen);
+            if (!m)
+                m = exdb_unodemap_get(&f->node_to_placeholder, seen);
+            if (!m)
+                return exdb_errorf(err, "RuntimeError: Could not find output node %s (module '%s')",
+                                   seen->name, f->child_fqn);
+            tup.u.items[i] = exdb_arg_node(m);
+        }
+        tree_out = exdb_fxbuild_spec_call(r, f->module, f->graph, TREE_UNFLATTEN, tup,
+                                          sig->out_spec, sig->out_spec_text);
+        parent_out = tree_out ? exdb_fxbuild_spec_call(r, P->module, P->graph, TREE_FLATTEN_SPEC,
+                                                       exdb_arg_node(f->parent_call_module),
+                                                       sig->out_spec, sig->out_spec_text)
+                              : NULL;
+        if (!parent_out)
+            return exdb_errorf(err, "out of memory");
+        outarg = exdb_arg_node(tree_out);
+        gout = &tree_out;
+        single = 1;
+    } else {
+        orig = exdb_arena_alloc(A, (f->node_map.n ? f->node_map.n : 1) * sizeof *orig);
+        gout = exdb_arena_alloc(A, (f->node_map.n ? f->node_map.n : 1) * sizeof *gout);
+        if (!orig || !gout)
+            return exdb_errorf(err, "out of memory");
+        for (uint32_t i = 0; i < f->node_map.n; i++) {
+            exdb_node *o = f->node_map.keys[i];
+            for (uint32_t u = 0; u < o->nusers; u++) {
+                if (!exdb_urun_is_seen(r, o->users[u])) {
+                    orig[norig] = o;
+                    gout[norig] = f->node_map.vals[i];
+                    norig++;
+                    break;
+                }
+            }
+        }
+        parent_out = f->parent_call_module;
+        if (norig == 1) {
+            outarg = exdb_arg_node(gout[0]);
+            single = 1;
+        } else {
+            if (exdb_arg_seq(A, EXDB_ARG_LIST, norig, &outarg) < 0)
+                return exdb_errorf(err, "out of memory");
+            for (uint32_t i = 0; i < norig; i++)
+                outarg.u.items[i] = exdb_arg_node(gout[i]);
+        }
+    }
+    exdb_arg oargs;
+    if (exdb_arg_seq(A, EXDB_ARG_TUPLE, 1, &oargs) < 0)
+        return exdb_errorf(err, "out of memory");
+    oargs.u.items[0] = outarg;
+    if (!exdb_graph_create_node(f->graph, EXDB_OP_OUTPUT, "output", EXDB_T_STR, &oargs, NULL,
+                                "output"))
+        return exdb_errorf(err, "out of memory");
+    if (!parent_out)
+        return 0;
+    exdb_meta *pm = exdb_fxbuild_meta_clone(r, parent_out->meta);
+    if (!pm)
+        return exdb_errorf(err, "out of memory");
+    pm->val = out_val(r, gout, sig ? 1 : norig, single);
+    EXDB_WILL_WRITE(A, parent_out->meta);
+    parent_out->meta = pm;
+    if (uplift_custom(r, f) < 0)
+        return exdb_errorf(err, "out of memory");
+    if (norig == 1 && !sig) {
+        rc = exdb_unodemap_put(r, &P->node_map, orig[0], parent_out);
+    } else {
+        for (uint32_t i = 0; rc == 0 && i < norig; i++) {
+            if (!orig[i])
+                continue;
+            exdb_node *gi = exdb_fxbuild_getitem(r, P->graph, parent_out, exdb_arg_int(i), NULL);
+            if (!gi)
+                return exdb_errorf(err, "out of memory");
+            exdb_meta *gm = exdb_fxbuild_meta_clone(r, NULL);
+            if (!gm)
+                return exdb_errorf(err, "out of memory");
+            gm->val = orig[i]->meta ? orig[i]->meta->val : NULL;
+            gi->meta = gm;
+            rc = exdb_unodemap_put(r, &P->node_map, orig[i], gi);
+        }
+    }
+    return rc < 0 ? exdb_errorf(err, "out of memory") : 0;
+}
+
+int exdb_frame_exit(exdb_urun *r, exdb_error *err) {
+    assert(r->depth > 0 && r->stack[r->depth - 1]->depth == r->depth &&
+           !r->stack[r->depth - 1]->finalized);
+    exdb_uframe *f = r->stack[r->depth - 1];
+    if (finalize_outputs(r, f, err) < 0)
+        return -1;
+    EXDB_WILL_WRITE(&r->arena, f->finalized);
+    f->finalized = 1;
+    r->depth--;
+    return 0;
+}
