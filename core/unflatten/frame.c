@@ -119,11 +119,10 @@ static const char *spec_type(const exdb_treespec *s) {
     return s && s->type ? s->type : "None";
 }
 
-/* The preserved-signature part of _ModuleFrame.__init__: flatten the call's
- * (args, kwargs) through _spec_N in the child, unflatten them in the parent. */
-static int preserved_setup(exdb_urun *r, exdb_uframe *f, exdb_error *err) {
-    const exdb_call_signature *sig = f->sig;
-    const exdb_treespec *in = sig->in_spec;
+/* The asserts _ModuleFrame.__init__ makes on a preserved module's in_spec:
+ * ((args...), {kwargs...}). */
+static int check_in_spec(const exdb_uframe *f, exdb_error *err) {
+    const exdb_treespec *in = f->sig->in_spec;
     if (!in || in->nchildren != 2)
         return exdb_errorf(err,
                            "AssertionError: expected in_spec to have 2 children, got %u "
@@ -145,9 +144,16 @@ static int preserved_setup(exdb_urun *r, exdb_uframe *f, exdb_error *err) {
                            "AssertionError: expected kwargs_spec.type to be dict, got %s "
                            "(module '%s')",
                            spec_type(ks), f->child_fqn);
+    return 0;
+}
+
+/* In the child: a placeholder per positional and keyword argument, their
+ * tree_flatten_spec, and one getitem per signature input (named as the
+ * input; node_to_placeholder maps the flat node to it). */
+static int preserved_child(exdb_urun *r, exdb_uframe *f, exdb_error *err) {
+    const exdb_call_signature *sig = f->sig;
+    const exdb_treespec *in = sig->in_spec, *as = in->children[0], *ks = in->children[1];
     exdb_arena *A = &r->arena;
-    const char *in_text = sig->in_spec_text;
-    /* child: placeholders, tree_flatten_spec, one getitem per input */
     exdb_ipoint cp = exdb_fxbuild_ip_save(f->graph);
     exdb_graph_insert_append(f->graph); /* inserting_after(None) */
     exdb_arg atuple, kdict, pair;
@@ -176,8 +182,8 @@ static int preserved_setup(exdb_urun *r, exdb_uframe *f, exdb_error *err) {
     }
     pair.u.items[0] = atuple;
     pair.u.items[1] = kdict;
-    exdb_node *flat_args =
-        exdb_fxbuild_spec_call(r, f->module, f->graph, TREE_FLATTEN_SPEC, pair, in, in_text);
+    exdb_node *flat_args = exdb_fxbuild_spec_call(r, f->module, f->graph, TREE_FLATTEN_SPEC, pair,
+                                                  in, sig->in_spec_text);
     if (!flat_args)
         return exdb_errorf(err, "out of memory");
     for (uint32_t i = 0; i < sig->ninputs; i++) {
@@ -197,66 +203,83 @@ static int preserved_setup(exdb_urun *r, exdb_uframe *f, exdb_error *err) {
         }
     }
     exdb_fxbuild_ip_restore(f->graph, cp);
+    return 0;
+}
 
-    /* parent: tree_unflatten of the remapped inputs before the call */
-    exdb_uframe *P = f->parent;
-    exdb_ipoint pp = exdb_fxbuild_ip_save(P->graph);
-    exdb_graph_insert_before(P->graph, f->parent_call_module);
-    exdb_arg inputs;
-    int rc = 0;
-    if (exdb_arg_seq(A, EXDB_ARG_LIST, sig->ninputs, &inputs) < 0)
-        rc = exdb_errorf(err, "out of memory");
-    for (uint32_t i = 0; rc == 0 && i < sig->ninputs; i++) {
+/* The parent's list of the signature's inputs, remapped into it (a
+ * ConstantArgument's value, None for an input not seen yet). */
+static int preserved_inputs(exdb_urun *r, exdb_uframe *f, exdb_arg *inputs, exdb_error *err) {
+    const exdb_call_signature *sig = f->sig;
+    exdb_arena *A = &r->arena;
+    if (exdb_arg_seq(A, EXDB_ARG_LIST, sig->ninputs, inputs) < 0)
+        return exdb_errorf(err, "out of memory");
+    for (uint32_t i = 0; i < sig->ninputs; i++) {
         if (!sig->inputs[i]) { /* a ConstantArgument: input_nodes.append(input.value) */
             if (sig->input_values &&
-                exdb_arg_copy(A, &sig->input_values[i], &inputs.u.items[i], NULL, NULL) < 0)
-                rc = exdb_errorf(err, "out of memory");
+                exdb_arg_copy(A, &sig->input_values[i], &inputs->u.items[i], NULL, NULL) < 0)
+                return exdb_errorf(err, "out of memory");
             continue;
         }
         exdb_node *seen = exdb_urun_seen_by_name(r, sig->inputs[i]);
         if (!seen) { /* input.name not in self.seen_nodes */
-            inputs.u.items[i] = exdb_arg_none();
+            inputs->u.items[i] = exdb_arg_none();
             continue;
         }
         exdb_node *m = NULL;
-        rc = exdb_outline_remap_input(r, P, seen, &m, err);
-        if (rc == 0)
-            inputs.u.items[i] = exdb_arg_node(m);
+        if (exdb_outline_remap_input(r, f->parent, seen, &m, err) < 0)
+            return -1;
+        inputs->u.items[i] = exdb_arg_node(m);
     }
-    exdb_node *inputs_node = NULL, *args_node = NULL, *kwargs_node = NULL;
-    exdb_arg cargs, ckwargs;
-    if (rc == 0) {
-        inputs_node =
-            exdb_fxbuild_spec_call(r, P->module, P->graph, TREE_UNFLATTEN, inputs, in, in_text);
-        args_node = inputs_node
-                        ? exdb_fxbuild_getitem(r, P->graph, inputs_node, exdb_arg_int(0), NULL)
-                        : NULL;
-        kwargs_node = inputs_node
-                          ? exdb_fxbuild_getitem(r, P->graph, inputs_node, exdb_arg_int(1), NULL)
-                          : NULL;
-        if (!args_node || !kwargs_node ||
-            exdb_arg_seq(A, EXDB_ARG_TUPLE, as->nchildren, &cargs) < 0 ||
-            exdb_arg_seq(A, EXDB_ARG_DICT, ks->nkeys, &ckwargs) < 0)
-            rc = exdb_errorf(err, "out of memory");
-    }
-    for (uint32_t i = 0; rc == 0 && i < as->nchildren; i++) {
+    return 0;
+}
+
+/* In the parent, before the call: tree_unflatten of the inputs, and the
+ * call's args and kwargs as getitems of it. */
+static int preserved_parent(exdb_urun *r, exdb_uframe *f, exdb_arg *cargs, exdb_arg *ckwargs,
+                            exdb_error *err) {
+    const exdb_treespec *in = f->sig->in_spec, *as = in->children[0], *ks = in->children[1];
+    exdb_uframe *P = f->parent;
+    exdb_arena *A = &r->arena;
+    exdb_arg inputs;
+    if (preserved_inputs(r, f, &inputs, err) < 0)
+        return -1;
+    exdb_node *inputs_node = exdb_fxbuild_spec_call(r, P->module, P->graph, TREE_UNFLATTEN, inputs,
+                                                    in, f->sig->in_spec_text);
+    exdb_node *args_node =
+        inputs_node ? exdb_fxbuild_getitem(r, P->graph, inputs_node, exdb_arg_int(0), NULL) : NULL;
+    exdb_node *kwargs_node =
+        inputs_node ? exdb_fxbuild_getitem(r, P->graph, inputs_node, exdb_arg_int(1), NULL) : NULL;
+    if (!args_node || !kwargs_node || exdb_arg_seq(A, EXDB_ARG_TUPLE, as->nchildren, cargs) < 0 ||
+        exdb_arg_seq(A, EXDB_ARG_DICT, ks->nkeys, ckwargs) < 0)
+        return exdb_errorf(err, "out of memory");
+    for (uint32_t i = 0; i < as->nchildren; i++) {
         exdb_node *gi = exdb_fxbuild_getitem(r, P->graph, args_node, exdb_arg_int(i), NULL);
         if (!gi)
-            rc = exdb_errorf(err, "out of memory");
-        else
-            cargs.u.items[i] = exdb_arg_node(gi);
+            return exdb_errorf(err, "out of memory");
+        cargs->u.items[i] = exdb_arg_node(gi);
     }
-    for (uint32_t i = 0; rc == 0 && i < ks->nkeys; i++) {
+    for (uint32_t i = 0; i < ks->nkeys; i++) {
         const char *k = key_text(r, ks->keys[i]);
         exdb_node *gi =
             k ? exdb_fxbuild_getitem(r, P->graph, kwargs_node, exdb_arg_str(k), NULL) : NULL;
         if (!gi)
-            rc = exdb_errorf(err, "out of memory");
-        else {
-            ckwargs.keys[i] = k;
-            ckwargs.u.items[i] = exdb_arg_node(gi);
-        }
+            return exdb_errorf(err, "out of memory");
+        ckwargs->keys[i] = k;
+        ckwargs->u.items[i] = exdb_arg_node(gi);
     }
+    return 0;
+}
+
+/* The preserved-signature part of _ModuleFrame.__init__: flatten the call's
+ * (args, kwargs) through _spec_N in the child, unflatten them in the parent. */
+static int preserved_setup(exdb_urun *r, exdb_uframe *f, exdb_error *err) {
+    if (check_in_spec(f, err) < 0 || preserved_child(r, f, err) < 0)
+        return -1;
+    exdb_uframe *P = f->parent;
+    exdb_ipoint pp = exdb_fxbuild_ip_save(P->graph);
+    exdb_graph_insert_before(P->graph, f->parent_call_module);
+    exdb_arg cargs, ckwargs;
+    int rc = preserved_parent(r, f, &cargs, &ckwargs, err);
     exdb_fxbuild_ip_restore(P->graph, pp);
     if (rc < 0)
         return -1;
@@ -384,6 +407,126 @@ static int uplift_custom(exdb_urun *r, exdb_uframe *f) {
 }
 
 /* _ModuleFrame.finalize_outputs (the EXIT event) */
+/* What finalize_outputs wires: the flat nodes whose values leave the frame
+ * (orig, NULL for an output not seen), the frame's nodes that produce them
+ * (gout), the parent's node standing for the call (parent_out) and the
+ * frame's output argument. */
+typedef struct frame_outs {
+    exdb_node **orig, **gout;
+    uint32_t norig;
+    exdb_node *parent_out;
+    exdb_arg outarg;
+    int single;
+} frame_outs;
+
+/* A preserved signature's outputs: tree_unflatten in the child, and
+ * tree_flatten_spec of the call in the parent. */
+static int outs_preserved(exdb_urun *r, exdb_uframe *f, frame_outs *o, exdb_error *err) {
+    exdb_arena *A = &r->arena;
+    const exdb_call_signature *sig = f->sig;
+    o->orig = exdb_arena_calloc(A, sig->noutputs ? sig->noutputs : 1, sizeof *o->orig);
+    exdb_arg tup;
+    if (!o->orig || exdb_arg_seq(A, EXDB_ARG_TUPLE, sig->noutputs, &tup) < 0)
+        return exdb_errorf(err, "out of memory");
+    o->norig = sig->noutputs;
+    for (uint32_t i = 0; i < sig->noutputs; i++) {
+        exdb_node *seen = exdb_urun_seen_by_name(r, sig->outputs[i]);
+        o->orig[i] = seen;
+        if (!seen) {
+            tup.u.items[i] = exdb_arg_none();
+            continue;
+        }
+        exdb_node *m = exdb_unodemap_get(&f->node_map, seen);
+        if (!m)
+            m = exdb_unodemap_get(&f->node_to_placeholder, seen);
+        if (!m)
+            return exdb_errorf(err, "RuntimeError: Could not find output node %s (module '%s')",
+                               seen->name, f->child_fqn);
+        tup.u.items[i] = exdb_arg_node(m);
+    }
+    exdb_node **gout = exdb_arena_alloc(A, sizeof *gout);
+    if (!gout)
+        return exdb_errorf(err, "out of memory");
+    *gout = exdb_fxbuild_spec_call(r, f->module, f->graph, TREE_UNFLATTEN, tup, sig->out_spec,
+                                   sig->out_spec_text);
+    o->parent_out =
+        *gout ? exdb_fxbuild_spec_call(r, f->parent->module, f->parent->graph, TREE_FLATTEN_SPEC,
+                                       exdb_arg_node(f->parent_call_module), sig->out_spec,
+                                       sig->out_spec_text)
+              : NULL;
+    if (!o->parent_out)
+        return exdb_errorf(err, "out of memory");
+    o->outarg = exdb_arg_node(*gout);
+    o->gout = gout;
+    o->single = 1;
+    return 0;
+}
+
+/* No signature: every copied node with a user outside the frame, in
+ * node_map's order; one is returned bare, several as a list. */
+static int outs_escaping(exdb_urun *r, exdb_uframe *f, frame_outs *o, exdb_error *err) {
+    exdb_arena *A = &r->arena;
+    o->orig = exdb_arena_alloc(A, (f->node_map.n ? f->node_map.n : 1) * sizeof *o->orig);
+    o->gout = exdb_arena_alloc(A, (f->node_map.n ? f->node_map.n : 1) * sizeof *o->gout);
+    if (!o->orig || !o->gout)
+        return exdb_errorf(err, "out of memory");
+    for (uint32_t i = 0; i < f->node_map.n; i++) {
+        exdb_node *n = f->node_map.keys[i];
+        for (uint32_t u = 0; u < n->nusers; u++) {
+            if (!exdb_urun_is_seen(r, n->users[u])) {
+                o->orig[o->norig] = n;
+                o->gout[o->norig] = f->node_map.vals[i];
+                o->norig++;
+                break;
+            }
+        }
+    }
+    o->parent_out = f->parent_call_module;
+    if (o->norig == 1) {
+        o->outarg = exdb_arg_node(o->gout[0]);
+        o->single = 1;
+        return 0;
+    }
+    if (exdb_arg_seq(A, EXDB_ARG_LIST, o->norig, &o->outarg) < 0)
+        return exdb_errorf(err, "out of memory");
+    for (uint32_t i = 0; i < o->norig; i++)
+        o->outarg.u.items[i] = exdb_arg_node(o->gout[i]);
+    return 0;
+}
+
+/* The parent's side: the call's value, and node_map entries for the flat
+ * nodes the frame produced (the call itself for one unsigned output, else
+ * a getitem per output). */
+static int wire_parent(exdb_urun *r, exdb_uframe *f, const frame_outs *o, exdb_error *err) {
+    exdb_arena *A = &r->arena;
+    exdb_uframe *P = f->parent;
+    exdb_meta *pm = exdb_fxbuild_meta_clone(r, o->parent_out->meta);
+    if (!pm)
+        return exdb_errorf(err, "out of memory");
+    pm->val = out_val(r, o->gout, f->sig ? 1 : o->norig, o->single);
+    EXDB_WILL_WRITE(A, o->parent_out->meta);
+    o->parent_out->meta = pm;
+    if (uplift_custom(r, f) < 0)
+        return exdb_errorf(err, "out of memory");
+    int rc = 0;
+    if (o->norig == 1 && !f->sig)
+        return exdb_unodemap_put(r, &P->node_map, o->orig[0], o->parent_out) < 0
+                   ? exdb_errorf(err, "out of memory")
+                   : 0;
+    for (uint32_t i = 0; rc == 0 && i < o->norig; i++) {
+        if (!o->orig[i])
+            continue;
+        exdb_node *gi = exdb_fxbuild_getitem(r, P->graph, o->parent_out, exdb_arg_int(i), NULL);
+        exdb_meta *gm = gi ? exdb_fxbuild_meta_clone(r, NULL) : NULL;
+        if (!gm)
+            return exdb_errorf(err, "out of memory");
+        gm->val = o->orig[i]->meta ? o->orig[i]->meta->val : NULL;
+        gi->meta = gm;
+        rc = exdb_unodemap_put(r, &P->node_map, o->orig[i], gi);
+    }
+    return rc < 0 ? exdb_errorf(err, "out of memory") : 0;
+}
+
 static int finalize_outputs(exdb_urun *r, exdb_uframe *f, exdb_error *err) {
     exdb_arena *A = &r->arena;
     void **cm = exdb_strmap_find(&r->created_modules, f->fqn);
@@ -391,107 +534,19 @@ static int finalize_outputs(exdb_urun *r, exdb_uframe *f, exdb_error *err) {
         EXDB_WILL_WRITE(A, *cm);
         *cm = NULL; /* created_modules.pop(fqn) */
     }
-    exdb_uframe *P = f->parent;
-    const exdb_call_signature *sig = f->sig;
-    exdb_node **orig = NULL, **gout = NULL;
-    uint32_t norig = 0;
-    exdb_node *parent_out = NULL, *tree_out = NULL;
-    exdb_arg outarg;
-    int single = 0, rc = 0;
-    if (sig) {
-        orig = exdb_arena_calloc(A, sig->noutputs ? sig->noutputs : 1, sizeof *orig);
-        exdb_arg tup;
-        if (!orig || exdb_arg_seq(A, EXDB_ARG_TUPLE, sig->noutputs, &tup) < 0)
-            return exdb_errorf(err, "out of memory");
-        norig = sig->noutputs;
-        for (uint32_t i = 0; i < sig->noutputs; i++) {
-            exdb_node *seen = exdb_urun_seen_by_name(r, sig->outputs[i]);
-            orig[i] = seen;
-            if (!seen) {
-                tup.u.items[i] = exdb_arg_none();
-                continue;
-            }
-            exdb_node *m = exdb_unodemap_get(&f->node_map, seen);
-            if (!m)
-                m = exdb_unodemap_get(&f->node_to_placeholder, seen);
-            if (!m)
-                return exdb_errorf(err, "RuntimeError: Could not find output node %s (module '%s')",
-                                   seen->name, f->child_fqn);
-            tup.u.items[i] = exdb_arg_node(m);
-        }
-        tree_out = exdb_fxbuild_spec_call(r, f->module, f->graph, TREE_UNFLATTEN, tup,
-                                          sig->out_spec, sig->out_spec_text);
-        parent_out = tree_out ? exdb_fxbuild_spec_call(r, P->module, P->graph, TREE_FLATTEN_SPEC,
-                                                       exdb_arg_node(f->parent_call_module),
-                                                       sig->out_spec, sig->out_spec_text)
-                              : NULL;
-        if (!parent_out)
-            return exdb_errorf(err, "out of memory");
-        outarg = exdb_arg_node(tree_out);
-        gout = &tree_out;
-        single = 1;
-    } else {
-        orig = exdb_arena_alloc(A, (f->node_map.n ? f->node_map.n : 1) * sizeof *orig);
-        gout = exdb_arena_alloc(A, (f->node_map.n ? f->node_map.n : 1) * sizeof *gout);
-        if (!orig || !gout)
-            return exdb_errorf(err, "out of memory");
-        for (uint32_t i = 0; i < f->node_map.n; i++) {
-            exdb_node *o = f->node_map.keys[i];
-            for (uint32_t u = 0; u < o->nusers; u++) {
-                if (!exdb_urun_is_seen(r, o->users[u])) {
-                    orig[norig] = o;
-                    gout[norig] = f->node_map.vals[i];
-                    norig++;
-                    break;
-                }
-            }
-        }
-        parent_out = f->parent_call_module;
-        if (norig == 1) {
-            outarg = exdb_arg_node(gout[0]);
-            single = 1;
-        } else {
-            if (exdb_arg_seq(A, EXDB_ARG_LIST, norig, &outarg) < 0)
-                return exdb_errorf(err, "out of memory");
-            for (uint32_t i = 0; i < norig; i++)
-                outarg.u.items[i] = exdb_arg_node(gout[i]);
-        }
-    }
+    frame_outs o = {0};
+    if ((f->sig ? outs_preserved(r, f, &o, err) : outs_escaping(r, f, &o, err)) < 0)
+        return -1;
     exdb_arg oargs;
     if (exdb_arg_seq(A, EXDB_ARG_TUPLE, 1, &oargs) < 0)
         return exdb_errorf(err, "out of memory");
-    oargs.u.items[0] = outarg;
+    oargs.u.items[0] = o.outarg;
     if (!exdb_graph_create_node(f->graph, EXDB_OP_OUTPUT, "output", EXDB_T_STR, &oargs, NULL,
                                 "output"))
         return exdb_errorf(err, "out of memory");
-    if (!parent_out)
+    if (!o.parent_out)
         return 0;
-    exdb_meta *pm = exdb_fxbuild_meta_clone(r, parent_out->meta);
-    if (!pm)
-        return exdb_errorf(err, "out of memory");
-    pm->val = out_val(r, gout, sig ? 1 : norig, single);
-    EXDB_WILL_WRITE(A, parent_out->meta);
-    parent_out->meta = pm;
-    if (uplift_custom(r, f) < 0)
-        return exdb_errorf(err, "out of memory");
-    if (norig == 1 && !sig) {
-        rc = exdb_unodemap_put(r, &P->node_map, orig[0], parent_out);
-    } else {
-        for (uint32_t i = 0; rc == 0 && i < norig; i++) {
-            if (!orig[i])
-                continue;
-            exdb_node *gi = exdb_fxbuild_getitem(r, P->graph, parent_out, exdb_arg_int(i), NULL);
-            if (!gi)
-                return exdb_errorf(err, "out of memory");
-            exdb_meta *gm = exdb_fxbuild_meta_clone(r, NULL);
-            if (!gm)
-                return exdb_errorf(err, "out of memory");
-            gm->val = orig[i]->meta ? orig[i]->meta->val : NULL;
-            gi->meta = gm;
-            rc = exdb_unodemap_put(r, &P->node_map, orig[i], gi);
-        }
-    }
-    return rc < 0 ? exdb_errorf(err, "out of memory") : 0;
+    return wire_parent(r, f, &o, err);
 }
 
 int exdb_frame_exit(exdb_urun *r, exdb_error *err) {

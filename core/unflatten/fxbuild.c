@@ -31,8 +31,8 @@ exdb_node *exdb_fxbuild_getitem(exdb_urun *r, exdb_graph *g, exdb_node *of, exdb
         return NULL;
     args.u.items[0] = exdb_arg_node(of);
     args.u.items[1] = idx;
-    return exdb_graph_create_node(g, EXDB_OP_CALL_FUNCTION, "operator.getitem",
-                                  EXDB_T_PYFN, &args, NULL, name);
+    return exdb_graph_create_node(g, EXDB_OP_CALL_FUNCTION, "operator.getitem", EXDB_T_PYFN, &args,
+                                  NULL, name);
 }
 
 /* _generate_unflatten / _generate_flatten_spec: a _spec_N attribute on m, a
