@@ -64,6 +64,79 @@ static int replace_uses_except(exdb_node *old, exdb_node *repl, const exdb_node 
 }
 
 /* _inplace_buffer_and_input_mutations */
+/* mutation_name_to_input_name, built once (upstream's dict comprehensions;
+ * a search per mutation would be quadratic): buffer_fqn_to_input_name (last
+ * input wins), the buffer mutations, then the user-input mutations on top. */
+static int mutation_inputs(exdb_urun *r, exdb_strmap *mut_input, exdb_error *err) {
+    const exdb_program *p = r->prog;
+    exdb_strmap buffer_input;
+    exdb_strmap_init(&buffer_input, &r->arena);
+    exdb_strmap_init(mut_input, &r->arena);
+    for (uint32_t j = 0; j < p->ninputs; j++) {
+        const exdb_input_spec *in = &p->inputs[j];
+        if (in->kind != EXDB_IN_BUFFER || !in->target)
+            continue;
+        void **slot = exdb_strmap_put(&buffer_input, in->target, NULL);
+        if (!slot)
+            return exdb_errorf(err, "out of memory");
+        *slot = (void *)in->name;
+    }
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t i = 0; i < p->noutputs; i++) {
+            const exdb_output_spec *o = &p->outputs[i];
+            if (!o->name || !o->target)
+                continue;
+            const char *input_name = NULL;
+            if (pass == 0 && o->kind == EXDB_OUT_BUFFER_MUTATION)
+                input_name = exdb_strmap_get(&buffer_input, o->target);
+            else if (pass == 1 && o->kind == EXDB_OUT_USER_INPUT_MUTATION)
+                input_name = o->target;
+            else
+                continue;
+            void **slot = exdb_strmap_put(mut_input, o->name, NULL);
+            if (!slot)
+                return exdb_errorf(err, "out of memory");
+            *slot = (void *)input_name;
+        }
+    return 0;
+}
+
+/* One mutation output m: aten.copy_(input, m) right after it, taking over
+ * m's uses except the output's. */
+static int insert_copy(exdb_urun *r, const exdb_strmap *mut_input, exdb_arg *m, uint32_t k,
+                       exdb_error *err) {
+    exdb_graph *g = r->flat;
+    if (m->kind != EXDB_ARG_NODE)
+        return exdb_errorf(err, "output %u: a mutation output must be a node", k);
+    exdb_node *mut = m->u.node;
+    const char *input_name = exdb_strmap_get(mut_input, mut->name);
+    if (!input_name)
+        return exdb_errorf(err, "%s: KeyError: mutation output not in the graph signature",
+                           mut->name);
+    exdb_node *input = exdb_graph_find(g, input_name);
+    if (!input || input->op != EXDB_OP_PLACEHOLDER)
+        return exdb_errorf(err, "%s: KeyError: no placeholder \"%s\" for the mutation", mut->name,
+                           input_name);
+    exdb_arg args;
+    if (exdb_arg_seq(&r->arena, EXDB_ARG_TUPLE, 2, &args) < 0)
+        return exdb_errorf(err, "out of memory");
+    args.u.items[0] = exdb_arg_node(input);
+    args.u.items[1] = exdb_arg_node(mut);
+    exdb_insert_mode mode = g->insert_mode;
+    exdb_node *ref = g->insert_ref;
+    exdb_graph_insert_after(g, mut);
+    exdb_node *cp = exdb_graph_create_node(g, EXDB_OP_CALL_FUNCTION, "torch.ops.aten.copy_.default",
+                                           EXDB_T_OP, &args, NULL, NULL);
+    g->insert_mode = mode;
+    g->insert_ref = ref;
+    if (!cp)
+        return exdb_errorf(err, "out of memory");
+    cp->meta = mut->meta;
+    if (replace_uses_except(mut, cp, g->tail) < 0)
+        return exdb_errorf(err, "out of memory");
+    return 0;
+}
+
 static int inplace_mutations(exdb_urun *r, exdb_error *err) {
     const exdb_program *p = r->prog;
     exdb_graph *g = r->flat;
@@ -90,70 +163,12 @@ static int inplace_mutations(exdb_urun *r, exdb_error *err) {
     if (!items)
         return exdb_errorf(err, "out of memory");
     memcpy(items, old.u.items, old.n * sizeof *items);
-    /* mutation_name_to_input_name, built once (upstream's dict
-     * comprehensions; a search per mutation would be quadratic):
-     * buffer_fqn_to_input_name (last input wins), the buffer mutations,
-     * then the user-input mutations on top. */
-    exdb_strmap buffer_input, mut_input;
-    exdb_strmap_init(&buffer_input, &r->arena);
-    exdb_strmap_init(&mut_input, &r->arena);
-    for (uint32_t j = 0; j < p->ninputs; j++) {
-        const exdb_input_spec *in = &p->inputs[j];
-        if (in->kind != EXDB_IN_BUFFER || !in->target)
-            continue;
-        void **slot = exdb_strmap_put(&buffer_input, in->target, NULL);
-        if (!slot)
-            return exdb_errorf(err, "out of memory");
-        *slot = (void *)in->name;
-    }
-    for (int pass = 0; pass < 2; pass++)
-        for (uint32_t i = 0; i < p->noutputs; i++) {
-            const exdb_output_spec *o = &p->outputs[i];
-            if (!o->name || !o->target)
-                continue;
-            const char *input_name = NULL;
-            if (pass == 0 && o->kind == EXDB_OUT_BUFFER_MUTATION)
-                input_name = exdb_strmap_get(&buffer_input, o->target);
-            else if (pass == 1 && o->kind == EXDB_OUT_USER_INPUT_MUTATION)
-                input_name = o->target;
-            else
-                continue;
-            void **slot = exdb_strmap_put(&mut_input, o->name, NULL);
-            if (!slot)
-                return exdb_errorf(err, "out of memory");
-            *slot = (void *)input_name;
-        }
-    for (uint32_t k = 0; k < nmut; k++) {
-        exdb_arg *m = &items[k];
-        if (m->kind != EXDB_ARG_NODE)
-            return exdb_errorf(err, "output %u: a mutation output must be a node", k);
-        exdb_node *mut = m->u.node;
-        const char *input_name = exdb_strmap_get(&mut_input, mut->name);
-        if (!input_name)
-            return exdb_errorf(err, "%s: KeyError: mutation output not in the graph signature",
-                               mut->name);
-        exdb_node *input = exdb_graph_find(g, input_name);
-        if (!input || input->op != EXDB_OP_PLACEHOLDER)
-            return exdb_errorf(err, "%s: KeyError: no placeholder \"%s\" for the mutation",
-                               mut->name, input_name);
-        exdb_arg args;
-        if (exdb_arg_seq(&r->arena, EXDB_ARG_TUPLE, 2, &args) < 0)
-            return exdb_errorf(err, "out of memory");
-        args.u.items[0] = exdb_arg_node(input);
-        args.u.items[1] = exdb_arg_node(mut);
-        exdb_insert_mode mode = g->insert_mode;
-        exdb_node *ref = g->insert_ref;
-        exdb_graph_insert_after(g, mut);
-        exdb_node *cp = exdb_graph_create_node(
-            g, EXDB_OP_CALL_FUNCTION, "torch.ops.aten.copy_.default", EXDB_T_OP, &args, NULL, NULL);
-        g->insert_mode = mode;
-        g->insert_ref = ref;
-        if (!cp)
-            return exdb_errorf(err, "out of memory");
-        cp->meta = mut->meta;
-        if (replace_uses_except(mut, cp, out) < 0)
-            return exdb_errorf(err, "out of memory");
-    }
+    exdb_strmap mut_input;
+    if (mutation_inputs(r, &mut_input, err) < 0)
+        return -1;
+    for (uint32_t k = 0; k < nmut; k++)
+        if (insert_copy(r, &mut_input, &items[k], k, err) < 0)
+            return -1;
     /* output_node.args = ((user_outputs),) from the old return_args */
     exdb_arg res, oargs;
     if (exdb_arg_seq(&r->arena, EXDB_ARG_TUPLE, old.n - nmut, &res) < 0 ||
