@@ -247,19 +247,71 @@ static void set_ev(exdb_uevent *ev, int kind, const exdb_urun *r, int32_t flat, 
     ev->item = -1;
 }
 
+/* run_from's decision for the node at r->idx inside frame f (the BODY
+ * phase): exit f when the node's stack leaves it, enter a deeper module, or
+ * copy the node into f. 1 event, -1 error. */
+static int body_step(exdb_urun *r, exdb_uframe *f, exdb_uevent *ev, exdb_error *err) {
+    exdb_node *node = r->nodes[r->idx];
+    const exdb_meta *m = node->meta;
+    if (!m || !m->has_stack || m->nstack == 0)
+        return exdb_errorf(err,
+                           "RuntimeError: Unable to find nn_module_stack for node %s "
+                           "(module '%s')",
+                           node->name, exdb_urun_frame_name(f));
+    int c = cmp_stack(f, m);
+    if (c == 0 && f->depth == 1) {
+        /* Not even the root frame is a prefix of this node's stack: the
+         * stack does not start at the root module. Upstream would leave
+         * the root frame here and lose the rest of the graph; exdb stops
+         * with a message (found by fuzzing: the root frame used to be
+         * popped, then read below the stack). */
+        return exdb_errorf(err,
+                           "RuntimeError: nn_module_stack of node %s does not start at the "
+                           "root module (first entry \"%s\")",
+                           node->name, m->stack[0].key);
+    }
+    if (c == 0) {
+        if (exdb_frame_exit(r, err) < 0)
+            return -1;
+        set_ev(ev, EXDB_EV_EXIT, r, (int32_t)r->idx, (int32_t)f->index);
+        return 1;
+    }
+    if (c == 2) {
+        if (exdb_frame_enter(r, f, &m->stack[f->depth], err) < 0)
+            return -1;
+        set_ev(ev, EXDB_EV_ENTER, r, (int32_t)r->idx, (int32_t)r->stack[r->depth - 1]->index);
+        return 1;
+    }
+    if (node->op == EXDB_OP_GET_ATTR) {
+        exdb_ustrset *s = exdb_ustrset_get(r, &r->seen_attrs, &r->nseen_attrs, &r->seen_attrs_cap,
+                                           &r->seen_attrs_index, f->child_fqn, 1);
+        if (!s || exdb_ustrset_add(r, s, node->target) < 0)
+            return exdb_errorf(err, "out of memory");
+    }
+    if (copy_node(r, f, node, err) < 0)
+        return -1;
+    set_ev(ev, EXDB_EV_COPY, r, (int32_t)r->idx, (int32_t)f->index);
+    r->idx++;
+    return 1;
+}
+
+/* Copies the node at r->idx into the root frame (the outer placeholders
+ * and the output). */
+static int copy_to_root(exdb_urun *r, exdb_uevent *ev, exdb_error *err) {
+    if (copy_node(r, r->stack[0], r->nodes[r->idx], err) < 0)
+        return -1;
+    set_ev(ev, EXDB_EV_COPY, r, (int32_t)r->idx, 0);
+    r->idx++;
+    return 1;
+}
+
 int exdb_outline_step(exdb_urun *r, exdb_uevent *ev, exdb_error *err) {
     if (r->depth == 0 && r->phase == EXDB_UPH_OUTER_PLACEHOLDERS && exdb_frame_root(r, err) < 0)
         return -1;
     for (;;) {
         if (r->phase == EXDB_UPH_OUTER_PLACEHOLDERS) {
-            if (r->idx < r->nnodes && r->nodes[r->idx]->op == EXDB_OP_PLACEHOLDER) {
-                exdb_uframe *root = r->stack[0];
-                if (copy_node(r, root, r->nodes[r->idx], err) < 0)
-                    return -1;
-                set_ev(ev, EXDB_EV_COPY, r, (int32_t)r->idx, 0);
-                r->idx++;
-                return 1;
-            }
+            if (r->idx < r->nnodes && r->nodes[r->idx]->op == EXDB_OP_PLACEHOLDER)
+                return copy_to_root(r, ev, err);
             r->phase = EXDB_UPH_BODY;
             continue;
         }
@@ -267,13 +319,7 @@ int exdb_outline_step(exdb_urun *r, exdb_uevent *ev, exdb_error *err) {
             /* for node in flat_graph.nodes: if node.op == "output": copy_node */
             while (r->idx < r->nnodes && r->nodes[r->idx]->op != EXDB_OP_OUTPUT)
                 r->idx++;
-            if (r->idx >= r->nnodes)
-                return 0;
-            if (copy_node(r, r->stack[0], r->nodes[r->idx], err) < 0)
-                return -1;
-            set_ev(ev, EXDB_EV_COPY, r, (int32_t)r->idx, 0);
-            r->idx++;
-            return 1;
+            return r->idx >= r->nnodes ? 0 : copy_to_root(r, ev, err);
         }
         if (r->phase != EXDB_UPH_BODY)
             return 0;
@@ -288,57 +334,15 @@ int exdb_outline_step(exdb_urun *r, exdb_uevent *ev, exdb_error *err) {
                                "AssertionError: unexpected placeholder node at index %u "
                                "(node %s, module '%s')",
                                r->idx, node->name, exdb_urun_frame_name(f));
-        if (node->op == EXDB_OP_OUTPUT) {
-            if (f->depth == 1) {
-                r->phase = EXDB_UPH_OUTER_OUTPUT;
-                continue;
-            }
-            if (exdb_frame_exit(r, err) < 0)
-                return -1;
-            set_ev(ev, EXDB_EV_EXIT, r, (int32_t)r->idx, (int32_t)f->index);
-            return 1;
+        if (node->op != EXDB_OP_OUTPUT)
+            return body_step(r, f, ev, err);
+        if (f->depth == 1) {
+            r->phase = EXDB_UPH_OUTER_OUTPUT;
+            continue;
         }
-        const exdb_meta *m = node->meta;
-        if (!m || !m->has_stack || m->nstack == 0)
-            return exdb_errorf(err,
-                               "RuntimeError: Unable to find nn_module_stack for node %s "
-                               "(module '%s')",
-                               node->name, exdb_urun_frame_name(f));
-        int c = cmp_stack(f, m);
-        if (c == 0 && f->depth == 1) {
-            /* Not even the root frame is a prefix of this node's stack: the
-             * stack does not start at the root module. Upstream would leave
-             * the root frame here and lose the rest of the graph; exdb stops
-             * with a message (found by fuzzing: the root frame used to be
-             * popped, then read below the stack). */
-            return exdb_errorf(err,
-                               "RuntimeError: nn_module_stack of node %s does not start at the "
-                               "root module (first entry \"%s\")",
-                               node->name, m->stack[0].key);
-        }
-        if (c == 0) {
-            if (exdb_frame_exit(r, err) < 0)
-                return -1;
-            set_ev(ev, EXDB_EV_EXIT, r, (int32_t)r->idx, (int32_t)f->index);
-            return 1;
-        }
-        if (c == 2) {
-            if (exdb_frame_enter(r, f, &m->stack[f->depth], err) < 0)
-                return -1;
-            set_ev(ev, EXDB_EV_ENTER, r, (int32_t)r->idx, (int32_t)r->stack[r->depth - 1]->index);
-            return 1;
-        }
-        if (node->op == EXDB_OP_GET_ATTR) {
-            exdb_ustrset *s =
-                exdb_ustrset_get(r, &r->seen_attrs, &r->nseen_attrs, &r->seen_attrs_cap,
-                                 &r->seen_attrs_index, f->child_fqn, 1);
-            if (!s || exdb_ustrset_add(r, s, node->target) < 0)
-                return exdb_errorf(err, "out of memory");
-        }
-        if (copy_node(r, f, node, err) < 0)
+        if (exdb_frame_exit(r, err) < 0)
             return -1;
-        set_ev(ev, EXDB_EV_COPY, r, (int32_t)r->idx, (int32_t)f->index);
-        r->idx++;
+        set_ev(ev, EXDB_EV_EXIT, r, (int32_t)r->idx, (int32_t)f->index);
         return 1;
     }
 }
