@@ -51,7 +51,6 @@ static void forget_stale_dce(session *s) {
  * forget_stale_dce alone compares addresses, and a freed program's address
  * can come back for a program loaded later: `dce`, two `load`s, `undo`
  * would then replay the log into the freed graph (use after free). */
-void cmd_lint_forget_program(session *s, const exdb_program *p);
 void cmd_lint_forget_program(session *s, const exdb_program *p) {
     if (p && s->undo.prog == p)
         last_free(s);
@@ -67,7 +66,6 @@ static int module_edits_live(const session *s) {
 /* Called by commands.c after every command: when the run a module dce
  * edited is gone, says so once and drops the undo log (its nodes lived in
  * the run's arena). */
-void cmd_lint_after_command(session *s);
 void cmd_lint_after_command(session *s) {
     if (!s->undo.prog || !s->undo.serial || module_edits_live(s))
         return;

@@ -55,6 +55,14 @@ const char *command_help(const command *c);
  * subs): checks its arguments and the program, then calls its fn with
  * argc - 1, argv + 1. */
 int command_run_subcommand(session *s, const command *c, int argc, char **argv);
+/* Replaces a unique prefix of c's subcommand in argv by the whole word
+ * (before c runs); -1 after an error when it is ambiguous. */
+int command_expand_subcommand(session *s, const command *c, int argc, char **argv);
+
+/* cmd_lint.c: after every command, the dce undo log of a run that was
+ * rebuilt is dropped (with a note); before a program is freed, its log. */
+void cmd_lint_after_command(session *s);
+void cmd_lint_forget_program(session *s, const exdb_program *p);
 
 /* Prints a one-line error to the session's error stream; returns -1. */
 int cmd_fail(session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -62,6 +70,9 @@ int cmd_fail(session *s, const char *fmt, ...) __attribute__((format(printf, 2, 
  * empties it. A listing longer than `set max-lines` is cut there with a
  * "(N more lines ...)" line, unless the command was given --all. */
 void cmd_flush(session *s, int newline);
+/* Index of the choice that word is or uniquely starts: -1 none, -2 several
+ * (nothing printed). */
+int cmd_pick_quiet(const char *word, const char *const *choices);
 /* Index of the choice that word is (a unique prefix of); prints an error
  * and returns a negative number otherwise. */
 int cmd_pick(session *s, const char *what, const char *word, const char *const *choices);
