@@ -150,7 +150,7 @@ static const char page_tail[] =
     "})();\n"
     "</script>\n</body>\n</html>\n";
 
-static void put_escaped(FILE *f, const char *s) {
+void vz_html_escape(FILE *f, const char *s) {
     for (; *s; s++) {
         if (*s == '<')
             fputs("&lt;", f);
@@ -188,7 +188,7 @@ int vz_write_svg(FILE *f, const char *svg, size_t len, int whole) {
 int vz_write_html(FILE *f, const char *svg, size_t len, const char *title) {
     /* Only the <svg> element: the XML prolog and DOCTYPE are not HTML. */
     fputs(page_head, f);
-    put_escaped(f, title ? title : "exdb");
+    vz_html_escape(f, title ? title : "exdb");
     fputs(page_style, f);
     if (vz_write_svg(f, svg, len, 0) < 0)
         return -1;

@@ -387,25 +387,12 @@ static const char page_script[] =
     "body.dataset.ready='1';\n"
     "})();\n";
 
-static void put_escaped(FILE *f, const char *s) {
-    for (; *s; s++) {
-        if (*s == '<')
-            fputs("&lt;", f);
-        else if (*s == '>')
-            fputs("&gt;", f);
-        else if (*s == '&')
-            fputs("&amp;", f);
-        else
-            putc(*s, f);
-    }
-}
-
 int vz_write_tree_html(FILE *f, const exdb_program *p, int open_depth, const char *title,
                        vz_tree_stats *st, exdb_error *err) {
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta name=\"generator\" content=\"exdb\">\n<title>",
           f);
-    put_escaped(f, title ? title : "exdb");
+    vz_html_escape(f, title ? title : "exdb");
     fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body data-depth=\"%d\">\n", page_style,
             open_depth > 0 ? open_depth : 1);
     fputs("<div id=\"bar\"><input id=\"q\" type=\"search\" placeholder=\"search module or node "

@@ -161,6 +161,8 @@ void vz_set_title(vz_graph *vg, const char *plain);
 void vz_node_label_to(exdb_buf *b, const vz_node *n, exdb_buf *tmp);
 void vz_node_tooltip_to(exdb_buf *b, const vz_node *n, exdb_buf *tmp);
 
+/* s with <, > and & escaped, for HTML text (html.c). */
+void vz_html_escape(FILE *f, const char *s);
 /* Writes the HTML viewer page around an SVG document (html.c); title is
  * plain text. -1 when svg has no <svg> element or on a write error. */
 int vz_write_html(FILE *f, const char *svg, size_t len, const char *title);
