@@ -265,6 +265,7 @@ enum {
     INFO_WATCHPOINTS,
     INFO_DISPLAY,
     INFO_EVENTS,
+    INFO_EVENT,
     INFO_NODE,
     INFO_LINE,
     INFO_LINES,
@@ -276,7 +277,7 @@ static const char *const info_words[] = {"program",     "signature",    "module-
                                          "frame",       "node-map",     "placeholders",
                                          "seen-nodes",  "seen-modules", "ivals",
                                          "watchpoints", "display",      "events",
-                                         "node",        "line",         "lines",
+                                         "event",       "node",        "line",         "lines",
                                          "calls",       "nodes",        NULL};
 enum {
     PRINT_GRAPH,
@@ -374,6 +375,8 @@ static int cmd_info(session *s, int argc, char **argv) {
         return cmd_source_info(s, info_words[w], argc - 1, argv + 1);
     case INFO_NODES:
         return cmd_find(s, argc - 1, argv + 1);
+    case INFO_EVENT:
+        return cmd_explain_info_event(s, argc - 1, argv + 1);
     default:
         return cmd_unflatten_info(s, info_words[w], argc - 1, argv + 1);
     }
@@ -525,6 +528,10 @@ const command program_commands[] = {
      "info ivals              _IVals: mutated buffers' intermediate values, by module\n"
      "info events [A-B] [KIND] the event log up to the cursor (a range, a kind, or \"later\":\n"
      "                        the decisions after outlining: IVAL ... DONE)\n"
+     "info event [K]          event K (the cursor's by default) with its detail: what SINK\n"
+     "                        sunk, erased or kept as input and why, where DEDUP's graphs\n"
+     "                        first differ, what DISPATCH and REORDER moved (\"explain K\"\n"
+     "                        says it in words)\n"
      "info display            the auto-display expressions\n"
      "info node NAME...       as print node (\"info node\" is not \"info node-map\")\n"
      "info line NODE          its source line (the innermost stack_trace frame), the file,\n"
@@ -613,6 +620,8 @@ extern const command find_commands[];
 extern const size_t find_ncommands;
 extern const command diff_commands[];
 extern const size_t diff_ncommands;
+extern const command explain_commands[];
+extern const size_t explain_ncommands;
 
 /* Every command table, in the order `help` lists them. A subsystem's
  * commands live in its own repl/cmd_*.c file and are added here. */
@@ -624,6 +633,7 @@ static const struct {
     {"Program and session", program_commands, &program_ncommands},
     {"Searching", find_commands, &find_ncommands},
     {"Running the outliner (torch.export.unflatten)", unflatten_commands, &unflatten_ncommands},
+    {"Explaining decisions", explain_commands, &explain_ncommands},
     {"Breakpoints", break_commands, &break_ncommands},
     {"Auto-display", display_commands, &display_ncommands},
     {"Checks and changes", lint_commands, &lint_ncommands},
