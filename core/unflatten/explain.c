@@ -108,10 +108,12 @@ void exdb_explain_summary(exdb_buf *b, const exdb_unflatten *u, const exdb_ueven
     } else if (ev->kind == EXDB_EV_REORDER && r->phase > EXDB_UPH_REORDER) {
         if (!r->nreorder_moves && !r->nreorder_added)
             exdb_buf_puts(b, ": order unchanged");
-        else
-            exdb_buf_printf(b, ": children of %u module%s reordered, %u module%s added",
-                            r->nreorder_moves, plural(r->nreorder_moves), r->nreorder_added,
-                            plural(r->nreorder_added));
+        if (r->nreorder_moves)
+            exdb_buf_printf(b, ": children of %u module%s reordered", r->nreorder_moves,
+                            plural(r->nreorder_moves));
+        if (r->nreorder_added)
+            exdb_buf_printf(b, "%s%u empty module%s added", r->nreorder_moves ? ", " : ": ",
+                            r->nreorder_added, plural(r->nreorder_added));
     }
 }
 
