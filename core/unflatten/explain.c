@@ -164,16 +164,16 @@ static void dedup_detail(exdb_buf *b, const exdb_unflatten *u, const exdb_uevent
     exdb_dedup_why why;
     if (exdb_explain_dedup(u, ev, &why) < 0)
         return;
-    exdb_buf_printf(b, "  compared with %u earlier call%s of module %s\n", why.nearlier,
-                    plural(why.nearlier), why.entry->fqn);
+    exdb_buf_printf(b, "  compared with %u earlier call%s of the same module object\n",
+                    why.nearlier, plural(why.nearlier));
     if (ev->aux == 1)
         exdb_buf_printf(b, "  equal to %s call_idx=%d: call_module %%%s now targets it\n",
                         lab(why.other->fqn), why.other->call_idx,
                         why.entry->parent_call_module->name);
     else if (ev->aux == 2)
         exdb_buf_printf(b,
-                        "  equal to %s call_idx=%d (another fqn): %s's attribute points at "
-                        "its module\n",
+                        "  equal to %s call_idx=%d (another fqn): set_submodule on %s makes "
+                        "this call's attribute that call's module object\n",
                         lab(why.other->fqn), why.other->call_idx, lab(why.entry->parent_fqn));
     else if (why.line >= 0) {
         exdb_buf_printf(b, "  first difference from %s call_idx=%d, line %d (node %%%s):\n",
