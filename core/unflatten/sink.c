@@ -288,6 +288,33 @@ int exdb_sink_owner_len(const char *state) {
     return dot ? (int)(dot - state) : 0;
 }
 
+/* The call_module nodes of m's graph: drop the args their child's sinking
+ * removed. 0 or -1 (err). */
+static int filter_calls(exdb_urun *r, exdb_umodule *m, sink_plan *plan, const char *mname,
+                        exdb_error *err) {
+    int rc = 0;
+    /* call_module nodes: drop args the child's sinking removed */
+    for (exdb_node *n = m->graph->head; n && rc == 0; n = n->next) {
+        if (n->op != EXDB_OP_CALL_MODULE)
+            continue;
+        /* submodule = _get_attr(module, node.target): raises when dedup of
+         * an earlier call left the target unresolvable */
+        int is_mod = 0;
+        char why[EXDB_MAX_NAME_BYTES + 64];
+        snprintf(why, sizeof why, "_sink_params of module %s, call_module %s", mname, n->name);
+        exdb_umodule *sub = exdb_modtree_get_attr_list(m, n->target, &is_mod, why, err);
+        if (!sub) {
+            rc = -1;
+            break;
+        }
+        if (!is_mod || sub->id >= plan->nmodules || !plan->removed[sub->id].done)
+            continue;
+        if (filter_call_args(r, n, &plan->removed[sub->id]) < 0)
+            rc = exdb_errorf(err, "out of memory");
+    }
+    return rc;
+}
+
 /* One module of _sink_params: drop the args its children's sinking removed
  * from its call_module nodes, then turn each placeholder that is state in
  * this scope into a get_attr after the last placeholder (or just erase it
@@ -313,25 +340,8 @@ int exdb_sink_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
     exdb_sink_rec *recs = exdb_arena_alloc(&r->arena, (ninputs ? ninputs : 1) * sizeof *recs);
     uint32_t nrecs = 0;
     int rc = recs ? 0 : exdb_errorf(err, "out of memory");
-    /* call_module nodes: drop args the child's sinking removed */
-    for (exdb_node *n = g->head; n && rc == 0; n = n->next) {
-        if (n->op != EXDB_OP_CALL_MODULE)
-            continue;
-        /* submodule = _get_attr(module, node.target): raises when dedup of
-         * an earlier call left the target unresolvable */
-        int is_mod = 0;
-        char why[EXDB_MAX_NAME_BYTES + 64];
-        snprintf(why, sizeof why, "_sink_params of module %s, call_module %s", mname, n->name);
-        exdb_umodule *sub = exdb_modtree_get_attr_list(m, n->target, &is_mod, why, err);
-        if (!sub) {
-            rc = -1;
-            break;
-        }
-        if (!is_mod || sub->id >= plan->nmodules || !plan->removed[sub->id].done)
-            continue;
-        if (filter_call_args(r, n, &plan->removed[sub->id]) < 0)
-            rc = exdb_errorf(err, "out of memory");
-    }
+    if (recs)
+        rc = filter_calls(r, m, plan, mname, err);
     sink_removed *removed = &plan->removed[m->id];
     for (uint32_t i = 0; i < ninputs && rc == 0; i++) {
         exdb_node *ph = inputs[i];
