@@ -25,6 +25,7 @@
 #include "core/unflatten/step.h"
 #include "core/unflatten/unflatten.h"
 #include "core/unflatten/describe.h"
+#include "core/unflatten/explain.h"
 #include "core/unflatten/modtree.h"
 #include "core/unflatten/unodemap.h"
 
@@ -136,6 +137,7 @@ static void event_text(session *s, exdb_buf *b, const exdb_unflatten *u, uint32_
         ev->kind == EXDB_EV_DEDUP ? dedup_call(u, exdb_unflatten_event_work(u, ev)) : NULL;
     if (call)
         exdb_buf_printf(b, " (%s call_idx=%d)", label(call->fqn), call->call_idx);
+    exdb_explain_summary(b, u, ev);
     exdb_buf_puts(b, cmd_color(s, C_RESET));
 }
 
@@ -165,6 +167,9 @@ static cJSON *event_json(session *s, const exdb_unflatten *u, uint32_t k, const 
     } else if (w && w->name) {
         cJSON_AddStringToObject(o, "subject", w->name);
     }
+    cJSON *detail = k ? cmd_explain_detail_json(u, ev) : NULL;
+    if (detail)
+        cJSON_AddItemToObject(o, "detail", detail);
     exdb_buf b;
     exdb_buf_init(&b);
     int saved = s->color_now;
@@ -177,6 +182,16 @@ static cJSON *event_json(session *s, const exdb_unflatten *u, uint32_t k, const 
     cJSON_AddStringToObject(o, "text", exdb_buf_str(&b));
     exdb_buf_free(&b);
     return o;
+}
+
+void cmd_unflatten_event_text(session *s, exdb_buf *b, const exdb_unflatten *u, uint32_t k,
+                              const exdb_uevent *ev) {
+    event_text(s, b, u, k, ev);
+}
+
+cJSON *cmd_unflatten_event_json(session *s, const exdb_unflatten *u, uint32_t k,
+                                const exdb_uevent *ev) {
+    return event_json(s, u, k, ev);
 }
 
 /* ---- driving the run */

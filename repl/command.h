@@ -112,6 +112,17 @@ struct exdb_unflatten *cmd_unflatten_shown_run(session *s);
 const struct exdb_uframe *cmd_unflatten_frame_at(session *s, const struct exdb_unflatten *u,
                                                  uint32_t level);
 
+/* Event k of u as `info events` shows it: the line, and the JSON object. */
+void cmd_unflatten_event_text(session *s, exdb_buf *b, const struct exdb_unflatten *u, uint32_t k,
+                              const struct exdb_uevent *ev);
+struct cJSON *cmd_unflatten_event_json(session *s, const struct exdb_unflatten *u, uint32_t k,
+                                       const struct exdb_uevent *ev);
+
+/* cmd_explain.c: an event's detail as JSON (NULL when it has none), and
+ * `info event [K]`. */
+struct cJSON *cmd_explain_detail_json(const struct exdb_unflatten *u, const struct exdb_uevent *ev);
+int cmd_explain_info_event(session *s, int argc, char **argv);
+
 /* cmd_break.c: the breakpoint table of a session. */
 int cmd_break_info(session *s);
 void cmd_break_free(session *s);

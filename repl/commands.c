@@ -159,6 +159,10 @@ static int info_nodes(session *s, const char *word, int argc, char **argv) {
     return cmd_find(s, argc, argv);
 }
 
+static int info_event(session *s, const char *word, int argc, char **argv) {
+    return cmd_explain_info_event(s, argc, argv);
+}
+
 /* In the order help and completion list them. */
 static const subcommand info_subs[] = {
     {"program", info_program, 0, 0},
@@ -176,6 +180,7 @@ static const subcommand info_subs[] = {
     {"watchpoints", info_breakpoints, -1, 1},
     {"display", info_display, 0, 1},
     {"events", info_outliner, -1, 0},
+    {"event", info_event, -1, 0},
     {"node", info_node, -1, 0},
     {"line", info_source, -1, 0},
     {"lines", info_source, -1, 0},
@@ -342,6 +347,10 @@ const command program_commands[] = {
      "info ivals              _IVals: mutated buffers' intermediate values, by module\n"
      "info events [A-B] [KIND] the event log up to the cursor (a range, a kind, or \"later\":\n"
      "                        the decisions after outlining: IVAL ... DONE)\n"
+     "info event [K]          event K (the cursor's by default) with its detail: what SINK\n"
+     "                        sunk, erased or kept as input and why, where DEDUP's graphs\n"
+     "                        first differ, what DISPATCH and REORDER moved (\"explain K\"\n"
+     "                        says it in words)\n"
      "info display            the auto-display expressions\n"
      "info node NAME...       as print node (\"info node\" is not \"info node-map\")\n"
      "info line NODE          its source line (the innermost stack_trace frame), the file,\n"
@@ -430,6 +439,8 @@ extern const command find_commands[];
 extern const size_t find_ncommands;
 extern const command diff_commands[];
 extern const size_t diff_ncommands;
+extern const command explain_commands[];
+extern const size_t explain_ncommands;
 
 /* Every command table, in the order `help` lists them. A subsystem's
  * commands live in its own repl/cmd_*.c file and are added here. */
@@ -441,6 +452,7 @@ static const struct {
     {"Program and session", program_commands, &program_ncommands},
     {"Searching", find_commands, &find_ncommands},
     {"Running the outliner (torch.export.unflatten)", unflatten_commands, &unflatten_ncommands},
+    {"Explaining decisions", explain_commands, &explain_ncommands},
     {"Breakpoints", break_commands, &break_ncommands},
     {"Auto-display", display_commands, &display_ncommands},
     {"Checks and changes", lint_commands, &lint_ncommands},

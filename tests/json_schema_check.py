@@ -247,6 +247,8 @@ restart
 unflatten
 info events later
 list
+info event
+explain
 unflatten restart
 unflatten run
 lint
@@ -268,6 +270,9 @@ render frame -o {tmp}/frame.dot
 diff {root}/tests/fixtures/tied_embeddings.json
 render diff -o {tmp}/diff.dot
 diff module encoder.layers.0 encoder.layers.1
+info event 184
+explain 182
+explain encoder.norm.weight
 print node nosuch
 info frame 99
 unflatten run

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/fx/dce.h"
+#include "core/unflatten/urun.h"
 
 static exdb_node *map_by_id(void *ctx, exdb_node *n) {
     exdb_node **by_id = ctx;

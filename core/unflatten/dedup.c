@@ -19,13 +19,11 @@
 #include "core/unflatten/udict.h"
 #include "core/unflatten/urun.h"
 
-/* The dump _check_graph_equivalence compares: "i: op[target](args)" with
- * nodes as %index, kwargs as key=value; target only for call_function and
- * get_attr. */
-static void dump_arg(exdb_buf *b, const exdb_arg *a) {
+/* One argument of the dump: nodes as %index (idx: node id -> index). */
+static void dump_arg(exdb_buf *b, const exdb_arg *a, const uint32_t *idx) {
     switch (a->kind) {
     case EXDB_ARG_NODE:
-        exdb_buf_printf(b, "%%%lu", (unsigned long)(uintptr_t)a->u.node->aux - 1);
+        exdb_buf_printf(b, "%%%lu", (unsigned long)idx[a->u.node->id]);
         break;
     case EXDB_ARG_LIST:
     case EXDB_ARG_TUPLE:
@@ -33,7 +31,7 @@ static void dump_arg(exdb_buf *b, const exdb_arg *a) {
         for (uint32_t i = 0; i < a->n; i++) {
             if (i)
                 exdb_buf_puts(b, ", ");
-            dump_arg(b, &a->u.items[i]);
+            dump_arg(b, &a->u.items[i], idx);
         }
         if (a->kind == EXDB_ARG_TUPLE && a->n == 1)
             exdb_buf_putc(b, ',');
@@ -43,7 +41,7 @@ static void dump_arg(exdb_buf *b, const exdb_arg *a) {
         exdb_buf_putc(b, '{');
         for (uint32_t i = 0; i < a->n; i++) {
             exdb_buf_printf(b, "%s'%s': ", i ? ", " : "", a->keys[i]);
-            dump_arg(b, &a->u.items[i]);
+            dump_arg(b, &a->u.items[i], idx);
         }
         exdb_buf_putc(b, '}');
         break;
@@ -53,28 +51,48 @@ static void dump_arg(exdb_buf *b, const exdb_arg *a) {
     }
 }
 
-static char *graph_dump(exdb_urun *r, exdb_graph *g) {
+void exdb_dedup_dump_node(exdb_buf *b, const exdb_node *n, uint32_t i, uint32_t *idx) {
+    int show = n->op == EXDB_OP_CALL_FUNCTION || n->op == EXDB_OP_GET_ATTR;
+    exdb_buf_printf(b, "%lu: %s[%s](", (unsigned long)i, exdb_op_name((exdb_op)n->op),
+                    show ? n->target : "");
+    for (uint32_t k = 0; k < n->args.n; k++) {
+        if (k)
+            exdb_buf_puts(b, ", ");
+        dump_arg(b, &n->args.u.items[k], idx);
+    }
+    for (uint32_t k = 0; k < n->kwargs.n; k++) {
+        exdb_buf_printf(b, "%s%s=", (k || n->args.n) ? ", " : "", n->kwargs.keys[k]);
+        dump_arg(b, &n->kwargs.u.items[k], idx);
+    }
+    exdb_buf_putc(b, ')');
+    idx[n->id] = i;
+}
+
+int32_t exdb_dedup_first_difference(const char *x, const char *y) {
+    int32_t line = 0;
+    for (;; x++, y++) {
+        if (*x != *y)
+            return line;
+        if (!*x)
+            return -1;
+        line += *x == '\n';
+    }
+}
+
+/* _check_graph_equivalence's graph_dump(g): one line per node, each ended
+ * by a newline; NULL when memory runs out. */
+static char *graph_dump(exdb_urun *r, const exdb_graph *g) {
+    uint32_t *idx = calloc((size_t)g->next_id + 1, sizeof *idx);
+    if (!idx)
+        return NULL;
     exdb_buf b;
     exdb_buf_init(&b);
-    uintptr_t i = 0;
-    for (exdb_node *n = g->head; n; n = n->next) {
-        int show = n->op == EXDB_OP_CALL_FUNCTION || n->op == EXDB_OP_GET_ATTR;
-        exdb_buf_printf(&b, "%lu: %s[%s](", (unsigned long)i, exdb_op_name((exdb_op)n->op),
-                        show ? n->target : "");
-        for (uint32_t k = 0; k < n->args.n; k++) {
-            if (k)
-                exdb_buf_puts(&b, ", ");
-            dump_arg(&b, &n->args.u.items[k]);
-        }
-        for (uint32_t k = 0; k < n->kwargs.n; k++) {
-            exdb_buf_printf(&b, "%s%s=", (k || n->args.n) ? ", " : "", n->kwargs.keys[k]);
-            dump_arg(&b, &n->kwargs.u.items[k]);
-        }
-        exdb_buf_puts(&b, ")\n");
-        n->aux = (void *)(++i);
+    uint32_t i = 0;
+    for (const exdb_node *n = g->head; n; n = n->next) {
+        exdb_dedup_dump_node(&b, n, i++, idx);
+        exdb_buf_putc(&b, '\n');
     }
-    for (exdb_node *n = g->head; n; n = n->next)
-        n->aux = NULL;
+    free(idx);
     char *s = b.oom ? NULL : exdb_urun_strdup(r, exdb_buf_str(&b));
     exdb_buf_free(&b);
     return s;
@@ -282,5 +300,56 @@ int exdb_dedup_apply(exdb_urun *r, const exdb_uwork *w, int *decision, exdb_erro
             *decision = 2;
         }
     }
+    return 0;
+}
+
+/* Line `line` of a dump and its length; NULL past its end. */
+static const char *dump_line(const char *dump, int32_t line, int *len) {
+    for (int32_t k = 0; k < line && dump; k++) {
+        dump = strchr(dump, '\n');
+        dump = dump ? dump + 1 : NULL;
+    }
+    if (!dump || !*dump)
+        return NULL;
+    *len = (int)strcspn(dump, "\n");
+    return dump;
+}
+
+int exdb_dedup_explain(const exdb_urun *r, const exdb_uwork *w, int decision, exdb_dedup_why *why) {
+    memset(why, 0, sizeof *why);
+    why->line = -1;
+    if (!w->node || w->a < 0 || (uint32_t)w->a >= r->nparts || w->b < 1 ||
+        (uint32_t)w->b >= r->parts[w->a].n)
+        return -1;
+    const exdb_upartition *part = &r->parts[w->a];
+    const dd_info *info = (const dd_info *)w->node;
+    uint32_t i = (uint32_t)w->b;
+    why->entry = &part->entries[i];
+    why->nearlier = i;
+    why->other = &part->entries[0];
+    if (decision) {
+        /* the loop of exdb_dedup_apply: case 1 breaks at the first equal
+         * same-fqn call, case 2 aliased the first equal one */
+        for (uint32_t s = 0; s < i; s++) {
+            if (strcmp(info[s].dump, info[i].dump) != 0)
+                continue;
+            int same = strcmp(part->entries[s].fqn, why->entry->fqn) == 0;
+            if (decision == 2 || same) {
+                why->other = &part->entries[s];
+                break;
+            }
+        }
+        return 0;
+    }
+    why->line = exdb_dedup_first_difference(info[i].dump, info[0].dump);
+    if (why->line < 0)
+        return 0;
+    why->this_line = dump_line(info[i].dump, why->line, &why->this_len);
+    why->other_line = dump_line(info[0].dump, why->line, &why->other_len);
+    const exdb_graph *g = why->entry->module->graph;
+    const exdb_node *n = g ? g->head : NULL;
+    for (int32_t k = 0; n && k < why->line; k++)
+        n = n->next;
+    why->node = n;
     return 0;
 }

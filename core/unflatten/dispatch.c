@@ -24,7 +24,9 @@ typedef struct called {
 typedef struct dispatch_plan {
     called *c;
     uint32_t n;
-    exdb_strmap index; /* base -> index + 1 */
+    exdb_strmap index;   /* base -> index + 1 */
+    const char **elided; /* the elide pass's retargeted call_module nodes ("fqn %node") */
+    int32_t nelided;     /* -1 until the elide pass ran */
 } dispatch_plan;
 
 /* type(obj).__name__ of an attribute value _get_attr can walk onto. */
@@ -49,6 +51,7 @@ int exdb_dispatch_plan(exdb_urun *r, exdb_error *err) {
     if (!dp)
         return exdb_errorf(err, "out of memory");
     exdb_strmap_init(&dp->index, &r->arena);
+    dp->nelided = -1;
     const exdb_program *p = r->prog;
     uint32_t ncalls_sig = 0;
     for (uint32_t i = 0; i < p->ncalls; i++)
@@ -123,7 +126,32 @@ int exdb_dispatch_plan(exdb_urun *r, exdb_error *err) {
 typedef struct elide_ctx {
     exdb_urun *r;
     dispatch_plan *dp;
+    const char **elided; /* fresh arena memory of this event */
+    uint32_t n, cap;
+    int oom;
 } elide_ctx;
+
+/* Remembers "fqn %node" for the DISPATCH event's description. */
+static void note_elided(elide_ctx *c, const char *prefix, const exdb_node *n) {
+    if (c->n == c->cap) {
+        uint32_t ncap = c->cap ? 2 * c->cap : 8;
+        const char **ne = exdb_arena_alloc(&c->r->arena, ncap * sizeof *ne);
+        if (!ne) {
+            c->oom = 1;
+            return;
+        }
+        if (c->n)
+            memcpy(ne, c->elided, c->n * sizeof *ne);
+        c->elided = ne;
+        c->cap = ncap;
+    }
+    const char *s =
+        exdb_arena_printf(&c->r->arena, "%s %%%s", prefix[0] ? prefix : "<root>", n->name);
+    if (!s)
+        c->oom = 1;
+    else
+        c->elided[c->n++] = s;
+}
 
 static void elide_graph(elide_ctx *c, const char *prefix, exdb_graph *g) {
     for (exdb_node *n = g->head; n; n = n->next) {
@@ -136,6 +164,7 @@ static void elide_graph(elide_ctx *c, const char *prefix, exdb_graph *g) {
         if (fqn && path && exdb_strmap_get(&c->dp->index, path)) {
             EXDB_WILL_WRITE(&c->r->arena, n->target);
             n->target = fqn;
+            note_elided(c, prefix, n);
         }
     }
 }
@@ -181,9 +210,13 @@ static int copy_attrs(exdb_urun *r, exdb_umodule *d, exdb_umodule *first, const 
 int exdb_dispatch_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
     dispatch_plan *dp = (dispatch_plan *)w->node;
     if (w->a < 0) {
-        elide_ctx c = {r, dp};
-        if (exdb_modtree_named_modules(r, elide_visit, &c) < 0)
+        elide_ctx c = {r, dp, NULL, 0, 0, 0};
+        if (exdb_modtree_named_modules(r, elide_visit, &c) < 0 || c.oom)
             return exdb_errorf(err, "out of memory");
+        EXDB_WILL_WRITE(&r->arena, dp->elided);
+        dp->elided = c.elided;
+        EXDB_WILL_WRITE(&r->arena, dp->nelided);
+        dp->nelided = (int32_t)c.n;
         return 0;
     }
     called *c = &dp->c[w->a];
@@ -211,4 +244,22 @@ int exdb_dispatch_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
     if (copy_attrs(r, d, c->mods[0], c->base) < 0)
         return exdb_errorf(err, "out of memory");
     return exdb_modtree_set_submodule(r, r->root, c->base, d, err);
+}
+
+void exdb_dispatch_describe(const exdb_uwork *w, exdb_dispatch_info *out) {
+    const dispatch_plan *dp = (const dispatch_plan *)w->node;
+    memset(out, 0, sizeof *out);
+    out->nelided = -1;
+    if (!dp)
+        return;
+    if (w->a < 0 || (uint32_t)w->a >= dp->n) {
+        out->elided = dp->elided;
+        out->nelided = dp->nelided;
+        return;
+    }
+    const called *c = &dp->c[w->a];
+    out->base = c->base;
+    out->ncalls = c->n;
+    out->idx = c->idx;
+    out->mods = c->mods;
 }

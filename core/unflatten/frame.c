@@ -17,6 +17,7 @@
 #include "core/unflatten/outline.h"
 #include "core/unflatten/unodemap.h"
 #include "core/unflatten/ustrset.h"
+#include "core/unflatten/urun.h"
 
 #define EMPTY_STACK_KEY   "_empty_nn_module_stack_from_metadata_hook"
 #define TREE_FLATTEN_SPEC "torch.fx._pytree.tree_flatten_spec"

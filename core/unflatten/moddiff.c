@@ -2,11 +2,11 @@
  * and two calls of a module compared as _deduplicate_modules does
  * (torch/export/unflatten.py: _check_graph_equivalence dumps each graph as
  * "i: op[target](args)" lines, node arguments as %index, and merges two
- * calls when the dumps are equal; dedup.c hashes the same dump). */
+ * calls when the dumps are equal; dedup.c defines that dump, here and there). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/fx/print.h"
+#include "core/unflatten/dedup.h"
 #include "core/unflatten/moddiff.h"
 #include "core/unflatten/modtree.h"
 #include "core/unflatten/unflatten.h"
@@ -161,38 +161,6 @@ void exdb_moddiff_free(exdb_moddiff *d) {
 
 /* ---- two calls side by side */
 
-/* dedup.c's dump of one argument: nodes as %index (idx: node id -> index). */
-static void dump_arg(exdb_buf *b, const exdb_arg *a, const uint32_t *idx) {
-    switch (a->kind) {
-    case EXDB_ARG_NODE:
-        exdb_buf_printf(b, "%%%lu", (unsigned long)idx[a->u.node->id]);
-        break;
-    case EXDB_ARG_LIST:
-    case EXDB_ARG_TUPLE:
-        exdb_buf_putc(b, a->kind == EXDB_ARG_LIST ? '[' : '(');
-        for (uint32_t i = 0; i < a->n; i++) {
-            if (i)
-                exdb_buf_puts(b, ", ");
-            dump_arg(b, &a->u.items[i], idx);
-        }
-        if (a->kind == EXDB_ARG_TUPLE && a->n == 1)
-            exdb_buf_putc(b, ',');
-        exdb_buf_putc(b, a->kind == EXDB_ARG_LIST ? ']' : ')');
-        break;
-    case EXDB_ARG_DICT:
-        exdb_buf_putc(b, '{');
-        for (uint32_t i = 0; i < a->n; i++) {
-            exdb_buf_printf(b, "%s'%s': ", i ? ", " : "", a->keys[i]);
-            dump_arg(b, &a->u.items[i], idx);
-        }
-        exdb_buf_putc(b, '}');
-        break;
-    default:
-        exdb_repr_arg(b, a);
-        break;
-    }
-}
-
 /* The _check_graph_equivalence lines of m's graph (none without one). */
 static int dump_graph(exdb_modcalls *c, int side) {
     const exdb_graph *g = c->mod[side]->graph;
@@ -210,21 +178,8 @@ static int dump_graph(exdb_modcalls *c, int side) {
     uint32_t i = 0;
     int rc = 0;
     for (const exdb_node *n = g->head; n && rc == 0; n = n->next, i++) {
-        idx[n->id] = i;
-        int show = n->op == EXDB_OP_CALL_FUNCTION || n->op == EXDB_OP_GET_ATTR;
         exdb_buf_reset(&b);
-        exdb_buf_printf(&b, "%lu: %s[%s](", (unsigned long)i, exdb_op_name((exdb_op)n->op),
-                        show ? n->target : "");
-        for (uint32_t k = 0; k < n->args.n; k++) {
-            if (k)
-                exdb_buf_puts(&b, ", ");
-            dump_arg(&b, &n->args.u.items[k], idx);
-        }
-        for (uint32_t k = 0; k < n->kwargs.n; k++) {
-            exdb_buf_printf(&b, "%s%s=", (k || n->args.n) ? ", " : "", n->kwargs.keys[k]);
-            dump_arg(&b, &n->kwargs.u.items[k], idx);
-        }
-        exdb_buf_putc(&b, ')');
+        exdb_dedup_dump_node(&b, n, i, idx);
         const char *line = b.oom ? NULL : exdb_arena_strdup(&c->arena, exdb_buf_str(&b));
         if (!line)
             rc = -1;

@@ -398,6 +398,13 @@ done:
 
 /* ---- _reorder_submodules */
 
+typedef struct child_rec {
+    long key;
+    uint32_t seq;
+    const char *name;
+    exdb_umodule *child;
+} child_rec;
+
 typedef struct order_ctx {
     exdb_urun *r;
     exdb_strmap order; /* fqn_order: fqn -> (uintptr_t)(index + 1) */
@@ -405,7 +412,42 @@ typedef struct order_ctx {
     uint32_t nkeys, cap;
     char *path; /* reorder's prefix + name, grown as needed */
     size_t path_cap;
+    exdb_reorder_move *moves; /* fresh memory of the REORDER event */
+    uint32_t nmoves, moves_cap;
 } order_ctx;
+
+/* Records that the children of the parent at o->path[0..plen) (a prefix
+ * ending in '.', or empty for the root) moved from keys' order to recs'. */
+static int note_move(order_ctx *o, size_t plen, const child_rec *recs, uint32_t n) {
+    uint32_t i = 0;
+    while (i < n && recs[i].seq == i)
+        i++;
+    if (i == n)
+        return 0;
+    if (o->nmoves == o->moves_cap) {
+        uint32_t ncap = o->moves_cap ? 2 * o->moves_cap : 8;
+        exdb_reorder_move *nm = exdb_arena_alloc(&o->r->arena, ncap * sizeof *nm);
+        if (!nm)
+            return -1;
+        if (o->nmoves)
+            memcpy(nm, o->moves, o->nmoves * sizeof *nm);
+        o->moves = nm;
+        o->moves_cap = ncap;
+    }
+    exdb_reorder_move *m = &o->moves[o->nmoves];
+    m->parent = exdb_arena_strndup(&o->r->arena, o->path, plen ? plen - 1 : 0);
+    m->before = exdb_arena_alloc(&o->r->arena, n * sizeof *m->before);
+    m->after = exdb_arena_alloc(&o->r->arena, n * sizeof *m->after);
+    if (!m->parent || !m->before || !m->after)
+        return -1;
+    for (uint32_t k = 0; k < n; k++) {
+        m->after[k] = recs[k].name;
+        m->before[recs[k].seq] = recs[k].name;
+    }
+    m->n = n;
+    o->nmoves++;
+    return 0;
+}
 
 /* fqn_order[fqn] = index, keeping the first insertion's position. */
 static int order_set(order_ctx *o, const char *fqn, uint32_t index) {
@@ -445,13 +487,6 @@ static int path_reserve(order_ctx *o, size_t n) {
     o->path_cap = ncap;
     return 0;
 }
-
-typedef struct child_rec {
-    long key;
-    uint32_t seq;
-    const char *name;
-    exdb_umodule *child;
-} child_rec;
 
 static int child_cmp(const void *a, const void *b) {
     const child_rec *x = a, *y = b;
@@ -504,6 +539,8 @@ static int reorder(order_ctx *o, exdb_umodule *parent, size_t plen) {
     /* delattr each, then register_module in sorted order: rebuild in place
      * (the dict object may be shared between calls of one module) */
     qsort(recs, n, sizeof *recs, child_cmp);
+    if (note_move(o, plen, recs, n) < 0)
+        goto fail;
     exdb_udict nd;
     exdb_udict_init(o->r, &nd);
     for (uint32_t i = 0; i < total; i++)
@@ -627,15 +664,24 @@ int exdb_modtree_reorder_submodules(exdb_urun *r, exdb_error *err) {
     }
     if (order_named_modules(&o) < 0)
         return exdb_errorf(err, "out of memory");
+    const char **added = exdb_arena_alloc(&r->arena, (o.nkeys ? o.nkeys : 1) * sizeof *added);
+    uint32_t nadded = 0;
+    if (!added)
+        return exdb_errorf(err, "out of memory");
     for (uint32_t k = 1; k < o.nkeys; k++) {
         if (missing_submodule(r->root, o.keys[k])) {
             exdb_umodule *m = exdb_modtree_new(r, EXDB_UMOD_PLAIN, NULL);
             if (!m || exdb_modtree_add_submodule(r, r->root, o.keys[k], m, NULL, NULL) < 0)
                 return exdb_errorf(err, "out of memory");
+            added[nadded++] = o.keys[k];
         }
     }
     int rc = path_reserve(&o, 256) < 0 ? -1 : reorder(&o, r->root, 0);
     free(o.path);
+    r->reorder_moves = o.moves;
+    r->nreorder_moves = o.nmoves;
+    r->reorder_added = added;
+    r->nreorder_added = nadded;
     return rc < 0 ? exdb_errorf(err, "out of memory") : 0;
 }
 

@@ -38,7 +38,17 @@ int exdb_modtree_assign_state(exdb_urun *r, exdb_umodule *root, const char *targ
                               exdb_uattr_kind kind, int persistent, const void *identity,
                               exdb_error *err);
 
+/* UnflattenedModule.__init__'s fqn_order and _reorder_submodules. Records
+ * what it changed in r->reorder_moves and r->reorder_added. */
 int exdb_modtree_reorder_submodules(exdb_urun *r, exdb_error *err);
+
+/* One parent whose children _reorder_submodules re-registered in another
+ * order: its path ("" the root) and the child names before and after. */
+typedef struct exdb_reorder_move {
+    const char *parent;
+    const char **before, **after;
+    uint32_t n;
+} exdb_reorder_move;
 
 /* named_modules(remove_duplicate=False) over a run's tree */
 int exdb_modtree_named_modules(exdb_urun *r, exdb_umod_visit fn, void *ctx);

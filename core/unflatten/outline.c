@@ -19,6 +19,7 @@
 #include "core/unflatten/modtree.h"
 #include "core/unflatten/unodemap.h"
 #include "core/unflatten/ustrset.h"
+#include "core/unflatten/urun.h"
 
 #define EMPTY_STACK_KEY "_empty_nn_module_stack_from_metadata_hook"
 

@@ -34,6 +34,8 @@ typedef struct sink_removed {
     uint32_t n;
     uint8_t done;
     exdb_strmap *index;
+    exdb_sink_rec *recs; /* what the event did with each state placeholder */
+    uint32_t nrecs;
 } sink_removed;
 
 /* The plan's state, shared by its work items through their `node` pointer
@@ -234,6 +236,85 @@ static int state_attr_ok(exdb_umodule *m, const char *path) {
     }
 }
 
+/* The number of atoms of a dotted name. */
+static uint32_t atom_count(const char *s) {
+    uint32_t n = 1;
+    for (; *s; s++)
+        n += *s == '.';
+    return n;
+}
+
+/* Why no state name of a placeholder is in this scope: one tensor under
+ * several names, an owner that is an ancestor (a prefix of the scope), or an
+ * owner elsewhere in the tree. */
+static uint8_t kept_reason(const char **targets, const exdb_uwork *w) {
+    if (targets[0] && targets[1])
+        return EXDB_SINK_SHARED;
+    const char *rest = NULL;
+    uint32_t k = atom_count(targets[0]) - 1; /* the owner's atoms */
+    if (k == 0 || (k < w->nscope && scope_matches(targets[0], w->scope, k, &rest)))
+        return EXDB_SINK_OUTER;
+    return EXDB_SINK_OTHER;
+}
+
+/* The record of a state placeholder, in recs (fresh memory of this event). */
+static void note(exdb_sink_rec *recs, uint32_t *n, const exdb_node *ph, const char **targets,
+                 const char *state, const char *attr, uint8_t outcome, const exdb_uwork *w) {
+    exdb_sink_rec *x = &recs[(*n)++];
+    x->placeholder = ph->name;
+    x->state = state ? state : targets[0];
+    x->attr = attr;
+    x->nstates = 0;
+    while (targets[x->nstates])
+        x->nstates++;
+    x->outcome = outcome;
+    x->reason = outcome == EXDB_SINK_KEPT ? kept_reason(targets, w) : 0;
+}
+
+int32_t exdb_sink_decisions(const exdb_urun *r, const exdb_uwork *w, const exdb_sink_rec **recs) {
+    (void)r;
+    const sink_plan *plan = (const sink_plan *)w->node;
+    if (!plan || !w->module || w->module->id >= plan->nmodules)
+        return -1;
+    const sink_removed *s = &plan->removed[w->module->id];
+    if (!s->done)
+        return -1;
+    *recs = s->recs;
+    return (int32_t)s->nrecs;
+}
+
+int exdb_sink_owner_len(const char *state) {
+    const char *dot = strrchr(state, '.');
+    return dot ? (int)(dot - state) : 0;
+}
+
+/* The call_module nodes of m's graph: drop the args their child's sinking
+ * removed. 0 or -1 (err). */
+static int filter_calls(exdb_urun *r, exdb_umodule *m, sink_plan *plan, const char *mname,
+                        exdb_error *err) {
+    int rc = 0;
+    /* call_module nodes: drop args the child's sinking removed */
+    for (exdb_node *n = m->graph->head; n && rc == 0; n = n->next) {
+        if (n->op != EXDB_OP_CALL_MODULE)
+            continue;
+        /* submodule = _get_attr(module, node.target): raises when dedup of
+         * an earlier call left the target unresolvable */
+        int is_mod = 0;
+        char why[EXDB_MAX_NAME_BYTES + 64];
+        snprintf(why, sizeof why, "_sink_params of module %s, call_module %s", mname, n->name);
+        exdb_umodule *sub = exdb_modtree_get_attr_list(m, n->target, &is_mod, why, err);
+        if (!sub) {
+            rc = -1;
+            break;
+        }
+        if (!is_mod || sub->id >= plan->nmodules || !plan->removed[sub->id].done)
+            continue;
+        if (filter_call_args(r, n, &plan->removed[sub->id]) < 0)
+            rc = exdb_errorf(err, "out of memory");
+    }
+    return rc;
+}
+
 /* One module of _sink_params: drop the args its children's sinking removed
  * from its call_module nodes, then turn each placeholder that is state in
  * this scope into a get_attr after the last placeholder (or just erase it
@@ -256,38 +337,28 @@ int exdb_sink_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
         if (n->op == EXDB_OP_PLACEHOLDER)
             inputs[k++] = n;
     exdb_node *last = ninputs ? inputs[ninputs - 1] : NULL;
-    int rc = 0;
-    /* call_module nodes: drop args the child's sinking removed */
-    for (exdb_node *n = g->head; n && rc == 0; n = n->next) {
-        if (n->op != EXDB_OP_CALL_MODULE)
-            continue;
-        /* submodule = _get_attr(module, node.target): raises when dedup of
-         * an earlier call left the target unresolvable */
-        int is_mod = 0;
-        char why[EXDB_MAX_NAME_BYTES + 64];
-        snprintf(why, sizeof why, "_sink_params of module %s, call_module %s", mname, n->name);
-        exdb_umodule *sub = exdb_modtree_get_attr_list(m, n->target, &is_mod, why, err);
-        if (!sub) {
-            rc = -1;
-            break;
-        }
-        if (!is_mod || sub->id >= plan->nmodules || !plan->removed[sub->id].done)
-            continue;
-        if (filter_call_args(r, n, &plan->removed[sub->id]) < 0)
-            rc = exdb_errorf(err, "out of memory");
-    }
+    exdb_sink_rec *recs = exdb_arena_alloc(&r->arena, (ninputs ? ninputs : 1) * sizeof *recs);
+    uint32_t nrecs = 0;
+    int rc = recs ? 0 : exdb_errorf(err, "out of memory");
+    if (recs)
+        rc = filter_calls(r, m, plan, mname, err);
     sink_removed *removed = &plan->removed[m->id];
     for (uint32_t i = 0; i < ninputs && rc == 0; i++) {
         exdb_node *ph = inputs[i];
         const char **targets = exdb_strmap_get(&r->inputs_to_state, ph->name);
         if (!targets)
             continue;
-        const char *rest = NULL;
-        for (const char **t = targets; *t; t++)
+        const char *rest = NULL, *matched = NULL;
+        for (const char **t = targets; *t && !rest; t++)
             if (scope_matches(*t, w->scope, w->nscope, &rest))
-                break;
-        if (!rest)
+                matched = *t;
+        if (!rest) {
+            if (targets[0])
+                note(recs, &nrecs, ph, targets, NULL, NULL, EXDB_SINK_KEPT, w);
             continue;
+        }
+        note(recs, &nrecs, ph, targets, matched, rest,
+             ph->nusers > 0 ? EXDB_SINK_GET_ATTR : EXDB_SINK_ERASED, w);
         if (ph->nusers > 0) {
             if (!state_attr_ok(m, rest)) {
                 rc = exdb_errorf(err,
@@ -331,8 +402,10 @@ int exdb_sink_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
     if (inputs != inline_inputs)
         free(inputs);
     if (rc == 0) {
-        EXDB_WILL_WRITE(&r->arena, removed->done);
+        exdb_arena_will_write(&r->arena, removed, sizeof *removed);
         removed->done = 1;
+        removed->recs = recs;
+        removed->nrecs = nrecs;
         rc = exdb_finalize(r, m, err); /* if isinstance(module, InterpreterModule) */
     }
     return rc;

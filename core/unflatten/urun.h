@@ -232,6 +232,10 @@ typedef struct exdb_urun {
     exdb_strmap removed_by_module;            /* SINK: "id" -> ustrset of removed inputs */
     exdb_uwork *done_work[EXDB_UPH_DONE + 1]; /* finished phases' work lists (their events) */
     uint32_t done_nwork[EXDB_UPH_DONE + 1];
+    struct exdb_reorder_move *reorder_moves; /* REORDER: parents whose children moved */
+    uint32_t nreorder_moves;
+    const char **reorder_added; /* REORDER: call-graph fqns added as empty modules */
+    uint32_t nreorder_added;
 } exdb_urun;
 
 /* named_modules' visitor (modtree.h). */

@@ -75,6 +75,8 @@ enum { MAX_CMDS = 64, MAX_FILES = 32, MAX_SITES = 8192 };
 static const char *const default_cmds[] = {
     "load '{F}'",
     "unflatten run",
+    "info events later",
+    "explain",
     "lint all",
     "dce all",
     "dce",
