@@ -26,11 +26,22 @@ static int is_python_keyword(const char *s) {
 /* `fx_node.name = name`: the node prints as `name` while the graph's
  * namespace keeps what create_name registered (PyTorch's sync_fx_node and
  * placeholder code assign the attribute directly). exdb's name table also
- * maps `name` to the node so lookups by printed name work. */
-static int force_name(loader *L, exdb_graph *g, exdb_node *n, const char *name) {
+ * maps `name` to the node so lookups by printed name work. A name another
+ * node already prints as is refused: PyTorch would build a graph with two
+ * nodes of one name, which its Graph.lint rejects ("Node redefined name"),
+ * and exdb finds nodes by name. */
+static int force_name(loader *L, exdb_graph *g, exdb_node *n, const char *name, const jpath *p) {
     if (strcmp(n->name, name) == 0)
         return 0;
-    void **slot = exdb_strmap_find(&g->names, n->name);
+    void **slot = exdb_strmap_find(&g->names, name);
+    if (slot && *slot && *slot != n) {
+        char q[QS];
+        return exdb_load_fail(L, p,
+                              "value %s would rename a node to the name another node has "
+                              "(Graph.lint: Node redefined name)",
+                              exdb_load_path_qs(q, sizeof q, name));
+    }
+    slot = exdb_strmap_find(&g->names, n->name);
     if (slot && *slot == n)
         *slot = NULL; /* the registered name stays used */
     slot = exdb_strmap_put(&g->names, name, NULL);
@@ -89,7 +100,7 @@ static int sync_node_meta(loader *L, gscope *sc, exdb_node *n, const char *name,
                           int owns_meta) {
     if (bind_value(L, sc, name, n, p, owns_meta) < 0)
         return -1;
-    return force_name(L, sc->g, n, name);
+    return force_name(L, sc->g, n, name, p);
 }
 
 int exdb_load_node_sync(loader *L, gscope *sc, exdb_node *n, const char *name, const jpath *p) {
