@@ -240,19 +240,6 @@ static void place_mods(mods_ctx *c) {
     }
 }
 
-/* Indexes the input specs by placeholder name. */
-static void index_inputs(mods_ctx *c) {
-    const exdb_program *p = c->prog;
-    for (uint32_t i = 0; i < p->ninputs; i++) {
-        void **slot =
-            p->inputs[i].name ? exdb_strmap_put(&c->inputs, p->inputs[i].name, NULL) : NULL;
-        if (slot)
-            *slot = (void *)(uintptr_t)(i + 1);
-        else if (p->inputs[i].name)
-            c->vg->oom = 1;
-    }
-}
-
 /* Which values are written back as mutations and which are user outputs
  * (the output specs, read against the output node's tuple). */
 static void index_outputs(mods_ctx *c) {
@@ -413,7 +400,8 @@ int vz_view_modules(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_vie
     int rc = -1;
     if (!c.of || !c.vidx)
         goto out;
-    index_inputs(&c);
+    if (vz_index_inputs(&c.inputs, p) < 0)
+        vg->oom = 1;
     index_outputs(&c);
     assign_nodes(&c);
     if (vg->oom)
