@@ -101,7 +101,9 @@ struct exdb_unflatten *cmd_unflatten_shown_run(session *s);
 const struct exdb_uframe *cmd_unflatten_frame_at(session *s, const struct exdb_unflatten *u,
                                                  uint32_t level);
 
-/* cmd_break.c: the breakpoint table of a session. */
+/* cmd_break.c: the breakpoint table of a session (the table itself:
+ * breakpoint.h); cmd_break_arm, _check and the last stop's commands and
+ * silence: cmd_break_check.c. */
 int cmd_break_info(session *s);
 void cmd_break_free(session *s);
 /* Before the run moves forward: remembers the mappings that exist, so a
