@@ -325,6 +325,70 @@ static int dce_flat(session *s, const exdb_dce_opts *o) {
     return 0;
 }
 
+/* Lists the nodes removed (would be removed) from each graph, and their
+ * JSON in arr (when not NULL). */
+static void list_removed(session *s, const exdb_modgraphs *gs, const exdb_dce_log *logs,
+                         cJSON *arr) {
+    for (uint32_t i = 0; i < gs->n; i++) {
+        const exdb_modgraph *g = &gs->items[i];
+        if (!logs[i].n)
+            continue;
+        exdb_buf_printf(&s->buf, "module %s%s%s:\n", g->module[0] ? g->module : "<root>",
+                        g->subgraph ? ", subgraph " : "", g->subgraph ? g->subgraph : "");
+        for (uint32_t k = 0; k < logs[i].n; k++) {
+            const exdb_node *d = logs[i].items[k].node;
+            exdb_buf_printf(&s->buf, "  %s = %s%s\n", d->name, d->target,
+                            d->op == EXDB_OP_CALL_MODULE
+                                ? "  (a submodule call: its module keeps its graph, but this "
+                                  "call no longer runs)"
+                                : "");
+        }
+        json_removed(s, arr, g->module, g->subgraph, &logs[i]);
+    }
+}
+
+/* The graphs FX's eliminate_dead_code raises on (Graph.lint first): one
+ * line each, and their JSON in refused (when not NULL). How many. */
+static uint32_t list_refused(session *s, const exdb_modgraphs *gs, cJSON *refused) {
+    uint32_t nrefused = 0;
+    for (uint32_t i = 0; i < gs->n; i++) {
+        const exdb_modgraph *g = &gs->items[i];
+        if (!g->refused)
+            continue;
+        nrefused++;
+        exdb_buf_printf(&s->buf, "module %s%s%s: not touched, its graph does not lint: %s\n",
+                        g->module[0] ? g->module : "<root>", g->subgraph ? ", subgraph " : "",
+                        g->subgraph ? g->subgraph : "", g->refused);
+        if (refused) {
+            cJSON *e = cJSON_CreateObject();
+            cJSON_AddStringToObject(e, "module", g->module);
+            if (g->subgraph)
+                cJSON_AddStringToObject(e, "graph", g->subgraph);
+            else
+                cJSON_AddNullToObject(e, "graph");
+            cJSON_AddStringToObject(e, "error", g->refused);
+            cJSON_AddItemToArray(refused, e);
+        }
+    }
+    return nrefused;
+}
+
+/* A dce that failed (refused before any change by lint, or out of memory
+ * part way): what it did remove stays undoable, else the logs go. */
+static void keep_failed(session *s, const exdb_unflatten *u, exdb_dce_log *logs, uint32_t nlogs) {
+    int edited = 0;
+    for (uint32_t i = 0; i < nlogs; i++)
+        edited |= logs[i].applied && logs[i].n > 0;
+    if (edited) {
+        uint32_t removed = 0;
+        for (uint32_t i = 0; i < nlogs; i++)
+            removed += logs[i].applied ? logs[i].n : 0;
+        last_set(s, u->run->serial, logs, nlogs, removed);
+    } else {
+        free_logs(logs, nlogs);
+    }
+}
+
 /* eliminate_dead_code on the graphs of module fqn (NULL: every module) of
  * the finished module tree, in place. */
 static int dce_modules(session *s, const char *fqn, const exdb_dce_opts *o) {
@@ -356,44 +420,10 @@ static int dce_modules(session *s, const char *fqn, const exdb_dce_opts *o) {
                         o->dry_run ? "Would remove" : "Removed", n, n == 1 ? "" : "s", ngraphs,
                         ngraphs == 1 ? "" : "s", o->dry_run ? "" : " (\"undo\" puts them back)");
     cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
-    for (uint32_t i = 0; n > 0 && i < gs.n; i++) {
-        const exdb_modgraph *g = &gs.items[i];
-        if (!logs[i].n)
-            continue;
-        exdb_buf_printf(&s->buf, "module %s%s%s:\n", g->module[0] ? g->module : "<root>",
-                        g->subgraph ? ", subgraph " : "", g->subgraph ? g->subgraph : "");
-        for (uint32_t k = 0; k < logs[i].n; k++) {
-            const exdb_node *d = logs[i].items[k].node;
-            exdb_buf_printf(&s->buf, "  %s = %s%s\n", d->name, d->target,
-                            d->op == EXDB_OP_CALL_MODULE
-                                ? "  (a submodule call: its module keeps its graph, but this "
-                                  "call no longer runs)"
-                                : "");
-        }
-        json_removed(s, arr, g->module, g->subgraph, &logs[i]);
-    }
-    /* the graphs FX's eliminate_dead_code raises on (Graph.lint first) */
-    uint32_t nrefused = 0;
+    if (n > 0)
+        list_removed(s, &gs, logs, arr);
     cJSON *refused = s->json ? cJSON_CreateArray() : NULL;
-    for (uint32_t i = 0; n >= 0 && i < gs.n; i++) {
-        const exdb_modgraph *g = &gs.items[i];
-        if (!g->refused)
-            continue;
-        nrefused++;
-        exdb_buf_printf(&s->buf, "module %s%s%s: not touched, its graph does not lint: %s\n",
-                        g->module[0] ? g->module : "<root>", g->subgraph ? ", subgraph " : "",
-                        g->subgraph ? g->subgraph : "", g->refused);
-        if (refused) {
-            cJSON *e = cJSON_CreateObject();
-            cJSON_AddStringToObject(e, "module", g->module);
-            if (g->subgraph)
-                cJSON_AddStringToObject(e, "graph", g->subgraph);
-            else
-                cJSON_AddNullToObject(e, "graph");
-            cJSON_AddStringToObject(e, "error", g->refused);
-            cJSON_AddItemToArray(refused, e);
-        }
-    }
+    uint32_t nrefused = n >= 0 ? list_refused(s, &gs, refused) : 0;
     cmd_flush(s, 0);
     if (arr)
         cmd_json_add(s, "removed", arr);
@@ -403,17 +433,8 @@ static int dce_modules(session *s, const char *fqn, const exdb_dce_opts *o) {
         cJSON_Delete(refused);
     uint32_t nlogs = gs.n;
     exdb_modgraphs_free(&gs);
-    if (n < 0) { /* refused before any change (lint), or out of memory part way */
-        int edited = 0;
-        for (uint32_t i = 0; i < nlogs; i++)
-            edited |= logs[i].applied && logs[i].n > 0;
-        if (edited) { /* keep what was done undoable */
-            uint32_t removed = 0;
-            for (uint32_t i = 0; i < nlogs; i++)
-                removed += logs[i].applied ? logs[i].n : 0;
-            last_set(s, u->run->serial, logs, nlogs, removed);
-        } else
-            free_logs(logs, nlogs);
+    if (n < 0) {
+        keep_failed(s, u, logs, nlogs);
         return cmd_fail(s, "%s", err.msg);
     }
     if (o->dry_run || n == 0)

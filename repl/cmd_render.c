@@ -30,121 +30,140 @@ static const exdb_unflatten *finished_run(session *s, exdb_unflatten **fresh) {
     return u;
 }
 
-static int cmd_render(session *s, int argc, char **argv) {
-    if (strcmp(argv[1], "diff") == 0)
-        return cmd_diff_render(s, argc, argv);
-    static const char *const views[] = {"flat", "modules", "module", "tree", "frame", NULL};
-    int v = cmd_pick(s, "render", argv[1], views);
-    if (v < 0)
-        return -1;
-    exdb_viz_view view = {.kind = v == 0   ? EXDB_VIEW_FLAT
-                                  : v == 1 ? EXDB_VIEW_MODULES
-                                  : v == 2 ? EXDB_VIEW_MODULE
-                                  : v == 3 ? EXDB_VIEW_TREE
-                                           : EXDB_VIEW_FRAME};
-    exdb_viz_settings set = s->render;
+static const char *const views[] = {"flat", "modules", "module", "tree", "frame", NULL};
+enum { V_FLAT, V_MODULES, V_MODULE, V_TREE, V_FRAME };
+
+/* A count option's value: 1..max, else -1. */
+static long count_arg(const char *val, long max) {
+    char *end;
+    long n = val ? strtol(val, &end, 10) : 0;
+    return !val || *end || n < 1 || n > max ? -1 : n;
+}
+
+/* The options after `render VIEW` (view v) into *view, *set and *out. -1
+ * (error printed) on an unknown option or a bad value. */
+static int parse_render_args(session *s, int v, int argc, char **argv, exdb_viz_view *view,
+                             exdb_viz_settings *set, const char **out) {
     exdb_error err = {0};
-    const char *out = NULL;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
             if (!val)
                 return cmd_fail(s, "render: %s needs a file name", a);
-            out = val;
+            *out = val;
             i++;
-        } else if (strcmp(a, "--by-module") == 0 && v == 0) {
-            view.by_module = 1;
-        } else if (strcmp(a, "--depth") == 0 && v == 1) {
-            char *end;
-            long d = val ? strtol(val, &end, 10) : 0;
-            if (!val || *end || d < 1 || d > 1000)
+        } else if (strcmp(a, "--by-module") == 0 && v == V_FLAT) {
+            view->by_module = 1;
+        } else if (strcmp(a, "--depth") == 0 && v == V_MODULES) {
+            long d = count_arg(val, 1000);
+            if (d < 0)
                 return cmd_fail(s, "render: --depth needs a number >= 1");
-            view.depth = (int)d;
+            view->depth = (int)d;
             i++;
         } else if (strcmp(a, "--layout") == 0 || strcmp(a, "--limit") == 0 ||
                    strcmp(a, "--rankdir") == 0) {
             if (!val)
                 return cmd_fail(s, "render: %s needs a value", a);
-            if (exdb_viz_set(&set, strcmp(a, "--limit") == 0 ? "render-limit" : a + 2, val, &err) <
+            if (exdb_viz_set(set, strcmp(a, "--limit") == 0 ? "render-limit" : a + 2, val, &err) <
                 0)
                 return cmd_fail(s, "render: %s", err.msg);
             i++;
-        } else if (strcmp(a, "--hide") == 0 && v == 0) {
+        } else if (strcmp(a, "--hide") == 0 && v == V_FLAT) {
             if (!val || val[0] == '-')
                 return cmd_fail(s, "render: --hide needs a list: params,buffers,constants,"
                                    "getitems,dead");
-            if (exdb_viz_parse_hide(val, &view.hide, &err) < 0)
+            if (exdb_viz_parse_hide(val, &view->hide, &err) < 0)
                 return cmd_fail(s, "render: %s", err.msg);
             i++;
         } else if (strcmp(a, "--force") == 0) {
-            view.force = 1;
+            view->force = 1;
         } else if (strcmp(a, "--no-dup") == 0) {
-            view.no_dup = 1;
-        } else if (strcmp(a, "--window") == 0 && v == 4) {
-            char *end;
-            long w = val ? strtol(val, &end, 10) : 0;
-            if (!val || *end || w < 1 || w > 100000)
+            view->no_dup = 1;
+        } else if (strcmp(a, "--window") == 0 && v == V_FRAME) {
+            long w = count_arg(val, 100000);
+            if (w < 0)
                 return cmd_fail(s, "render: --window needs a number >= 1");
-            view.window = (int)w;
+            view->window = (int)w;
             i++;
-        } else if (v == 2 && !view.fqn && a[0] != '-') {
-            view.fqn = a;
+        } else if (v == V_MODULE && !view->fqn && a[0] != '-') {
+            view->fqn = a;
         } else {
             return cmd_fail(s, "render: unknown option \"%s\" for %s.  Try \"help render\".", a,
                             views[v]);
         }
     }
+    return 0;
+}
+
+/* "Wrote FILE: ..." with what was drawn (and the JSON answer's file). */
+static void report_render(session *s, int v, const exdb_viz_view *view, const char *out,
+                          const exdb_viz_stats *st) {
+    if (v == V_MODULES && exdb_viz_format_of(out) == EXDB_FMT_HTML) {
+        /* the module view you open and close: laid out by the page */
+        fprintf(s->out,
+                "Wrote %s: %u module calls, %u nodes, %u edges; opens at depth %d, the page lays "
+                "a module out when it is opened.\n",
+                out, st->clusters, st->nodes, st->edges, view->depth ? view->depth : 1);
+    } else {
+        fprintf(s->out, "Wrote %s: %u node%s, %u edge%s, %u cluster%s", out, st->nodes,
+                st->nodes == 1 ? "" : "s", st->edges, st->edges == 1 ? "" : "s", st->clusters,
+                st->clusters == 1 ? "" : "s");
+        if (st->dup_nodes)
+            fprintf(s->out, " (%u dashed cop%s of high-fan-out nodes)", st->dup_nodes,
+                    st->dup_nodes == 1 ? "y" : "ies");
+        if (s->timing) {
+            fprintf(s->out, "; built in %.2f s", st->build_s);
+            if (st->engine)
+                fprintf(s->out, ", %s layout %.2f s, rendered in %.2f s", st->engine, st->layout_s,
+                        st->write_s);
+            else
+                fprintf(s->out, ", written in %.2f s", st->write_s);
+        } else if (st->engine) {
+            fprintf(s->out, "; %s layout", st->engine);
+        }
+        fputs(".\n", s->out);
+    }
+    if (s->json)
+        cmd_json_add(s, "file", ja_render_file(out, views[v], st));
+}
+
+static int cmd_render(session *s, int argc, char **argv) {
+    if (strcmp(argv[1], "diff") == 0)
+        return cmd_diff_render(s, argc, argv);
+    int v = cmd_pick(s, "render", argv[1], views);
+    if (v < 0)
+        return -1;
+    static const exdb_view_kind kinds[] = {EXDB_VIEW_FLAT, EXDB_VIEW_MODULES, EXDB_VIEW_MODULE,
+                                           EXDB_VIEW_TREE, EXDB_VIEW_FRAME};
+    exdb_viz_view view = {.kind = kinds[v]};
+    exdb_viz_settings set = s->render;
+    const char *out = NULL;
+    if (parse_render_args(s, v, argc, argv, &view, &set, &out) < 0)
+        return -1;
     if (!out)
         return cmd_fail(s, "render: say where to write: -o FILE.{dot,svg,png,pdf,html}");
-    if (v == 2 && !view.fqn)
+    if (v == V_MODULE && !view.fqn)
         return cmd_fail(s, "render: module needs a module path (\"\" for the root): render "
                            "module FQN -o FILE");
     exdb_viz_source src = {.prog = s->prog};
     exdb_unflatten *fresh = NULL;
-    if (v == 2 || v == 3) {
+    if (v == V_MODULE || v == V_TREE) {
         if (!(src.done = finished_run(s, &fresh)))
             return -1;
-    } else if (v == 4) {
+    } else if (v == V_FRAME) {
         if (!(src.cur = cmd_unflatten_run(s)))
             return -1;
         src.frame_level = s->selected_frame;
     }
     exdb_viz_stats st;
+    exdb_error err = {0};
     set.interrupt = &exdb_interrupted; /* Ctrl-C kills the layout, not exdb */
     int rc = exdb_viz_render(&src, &view, &set, out, &st, &err);
     exdb_unflatten_free(fresh);
     if (rc < 0)
         return cmd_fail(s, "%s", err.msg);
-    if (v == 1 && exdb_viz_format_of(out) == EXDB_FMT_HTML) {
-        /* the module view you open and close: laid out by the page */
-        fprintf(s->out,
-                "Wrote %s: %u module calls, %u nodes, %u edges; opens at depth %d, the page lays "
-                "a module out when it is opened.\n",
-                out, st.clusters, st.nodes, st.edges, view.depth ? view.depth : 1);
-        if (s->json)
-            cmd_json_add(s, "file", ja_render_file(out, views[v], &st));
-        return 0;
-    }
-    fprintf(s->out, "Wrote %s: %u node%s, %u edge%s, %u cluster%s", out, st.nodes,
-            st.nodes == 1 ? "" : "s", st.edges, st.edges == 1 ? "" : "s", st.clusters,
-            st.clusters == 1 ? "" : "s");
-    if (st.dup_nodes)
-        fprintf(s->out, " (%u dashed cop%s of high-fan-out nodes)", st.dup_nodes,
-                st.dup_nodes == 1 ? "y" : "ies");
-    if (s->timing) {
-        fprintf(s->out, "; built in %.2f s", st.build_s);
-        if (st.engine)
-            fprintf(s->out, ", %s layout %.2f s, rendered in %.2f s", st.engine, st.layout_s,
-                    st.write_s);
-        else
-            fprintf(s->out, ", written in %.2f s", st.write_s);
-    } else if (st.engine) {
-        fprintf(s->out, "; %s layout", st.engine);
-    }
-    fputs(".\n", s->out);
-    if (s->json)
-        cmd_json_add(s, "file", ja_render_file(out, views[v], &st));
+    report_render(s, v, &view, out, &st);
     return 0;
 }
 

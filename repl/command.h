@@ -123,7 +123,9 @@ struct cJSON *cmd_unflatten_event_json(session *s, const struct exdb_unflatten *
 struct cJSON *cmd_explain_detail_json(const struct exdb_unflatten *u, const struct exdb_uevent *ev);
 int cmd_explain_info_event(session *s, int argc, char **argv);
 
-/* cmd_break.c: the breakpoint table of a session. */
+/* cmd_break.c: the breakpoint table of a session (the table itself:
+ * breakpoint.h); cmd_break_arm, _check and the last stop's commands and
+ * silence: cmd_break_check.c. */
 int cmd_break_info(session *s);
 void cmd_break_free(session *s);
 /* Before the run moves forward: remembers the mappings that exist, so a

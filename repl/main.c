@@ -203,38 +203,34 @@ static char **complete_file(const char *text) {
     return m;
 }
 
-static char **complete(const char *text, int start, int end) {
-    (void)end;
-    char line[1024];
-    size_t n = (size_t)start < sizeof line - 1 ? (size_t)start : sizeof line - 1;
-    memcpy(line, rl_line_buffer, n);
-    line[n] = '\0';
-    char *expanded = session_expand_alias(&S, line); /* "pm " completes as "print module " */
-    if (expanded) {
-        snprintf(line, sizeof line, "%s", expanded);
-        free(expanded);
-    }
-    char *w[8];
-    int nw = 0;
-    for (char *t = strtok(line, " \t"); t && nw < 8; t = strtok(NULL, " \t"))
-        w[nw++] = t;
-    rl_attempted_completion_over = 1; /* no file names unless asked for below */
-    rl_completion_append_character = ' ';
-    if (nw == 0)
-        return rl_completion_matches(text, complete_command);
-    int amb;
-    const command *c = command_lookup(w[0], &amb);
-    const char *cmd = c ? c->name : "";
-    ncands = 0;
+/* After break, tbreak, until or advance: the location kinds and the
+ * nodes, then modules, event kinds or ops. until/advance LOCATION: a node
+ * or a break location (an event number is typed). */
+static void cand_location(char **w, int nw) {
     static const char *const break_words[] = {"module", "exit", "op", "event", NULL};
     static const char *const events[] = {"sink",    "dedup", "dispatch", "ival",  "attrs", "state",
                                          "reorder", "done",  "copy",     "enter", "exit",  NULL};
+    if (nw == 1) {
+        cand_words(break_words);
+        cand_nodes();
+    } else if (!strcmp(w[1], "module") || !strcmp(w[1], "exit")) {
+        cand_modules();
+    } else if (!strcmp(w[1], "event")) {
+        cand_words(events);
+    } else if (!strcmp(w[1], "op")) {
+        cand_ops();
+    }
+}
+
+/* The candidates for the next word of command cmd (the words typed so far
+ * in w[0..nw)). 1 when that word is a file name instead. */
+static int cand_args(const char *cmd, char **w, int nw) {
     static const char *const render_words[] = {"flat",     "modules",  "-o",      "--by-module",
                                                "--depth",  "--layout", "--limit", "--force",
                                                "--no-dup", NULL};
     if (!strcmp(cmd, "load") || !strcmp(cmd, "source") || !strcmp(cmd, "save") ||
         (!strcmp(cmd, "render") && !strcmp(w[nw - 1], "-o"))) {
-        return complete_file(text);
+        return 1;
     } else if ((!strcmp(cmd, "info") || !strcmp(cmd, "print")) && nw == 1) {
         cand_words(command_subcommands(cmd));
     } else if (!strcmp(cmd, "print") && strncmp(w[1], "mod", 3) == 0) {
@@ -242,22 +238,10 @@ static char **complete(const char *text, int start, int end) {
     } else if ((!strcmp(cmd, "info") || !strcmp(cmd, "print")) && !strcmp(w[1], "node")) {
         cand_nodes();
     } else if (!strcmp(cmd, "set") || !strcmp(cmd, "show")) {
-        if (cand_setting(cmd, w, nw))
-            return complete_file(text);
+        return cand_setting(cmd, w, nw);
     } else if (!strcmp(cmd, "break") || !strcmp(cmd, "tbreak") || !strcmp(cmd, "until") ||
                !strcmp(cmd, "advance")) {
-        /* until/advance LOCATION: a node or a break location (an event
-         * number is typed) */
-        if (nw == 1) {
-            cand_words(break_words);
-            cand_nodes();
-        } else if (!strcmp(w[1], "module") || !strcmp(w[1], "exit")) {
-            cand_modules();
-        } else if (!strcmp(w[1], "event")) {
-            cand_words(events);
-        } else if (!strcmp(w[1], "op")) {
-            cand_ops();
-        }
+        cand_location(w, nw);
     } else if (!strcmp(cmd, "display") || !strncmp(w[0], "display/", 8)) {
         cand_display(w, nw);
     } else if ((!strcmp(cmd, "delete") || !strcmp(cmd, "enable") || !strcmp(cmd, "disable")) &&
@@ -286,6 +270,35 @@ static char **complete(const char *text, int start, int end) {
     } else {
         cand_nodes();
     }
+    return 0;
+}
+
+/* readline's attempted completion: the command names for the first word,
+ * else what cand_args offers for the command typed (an alias expanded). */
+static char **complete(const char *text, int start, int end) {
+    (void)end;
+    char line[1024];
+    size_t n = (size_t)start < sizeof line - 1 ? (size_t)start : sizeof line - 1;
+    memcpy(line, rl_line_buffer, n);
+    line[n] = '\0';
+    char *expanded = session_expand_alias(&S, line); /* "pm " completes as "print module " */
+    if (expanded) {
+        snprintf(line, sizeof line, "%s", expanded);
+        free(expanded);
+    }
+    char *w[8];
+    int nw = 0;
+    for (char *t = strtok(line, " \t"); t && nw < 8; t = strtok(NULL, " \t"))
+        w[nw++] = t;
+    rl_attempted_completion_over = 1; /* no file names unless asked for below */
+    rl_completion_append_character = ' ';
+    if (nw == 0)
+        return rl_completion_matches(text, complete_command);
+    int amb;
+    const command *c = command_lookup(w[0], &amb);
+    ncands = 0;
+    if (cand_args(c ? c->name : "", w, nw))
+        return complete_file(text);
     return rl_completion_matches(text, cand_next);
 }
 
@@ -429,20 +442,18 @@ static int run_stdin(void) {
     return rc;
 }
 
-int main(int argc, char **argv) {
-    const char *file = NULL, *model = NULL;
-    int batch = 0, quiet = 0, json = 0;
-    /* -ex and -x, in order */
-    const char **cmds = calloc((size_t)argc + 1, sizeof *cmds);
-    int *is_script = calloc((size_t)argc + 1, sizeof *is_script);
-    int ncmds = 0;
-    if (!cmds || !is_script)
-        return 2;
-    if (argc > 1 && strcmp(argv[1], "diff") == 0) { /* exdb diff A B (cmd_diff.c) */
-        free(cmds);
-        free(is_script);
-        return cmd_diff_main(argc - 1, argv + 1);
-    }
+/* The command line. */
+typedef struct options {
+    const char *file, *model;
+    int batch, quiet, json;
+    const char **cmds; /* -ex and -x, in order */
+    int *is_script;    /* cmds[i] is a -x script */
+    int ncmds;
+} options;
+
+/* Reads the options into *o. -1 to go on, else the exit status (--help,
+ * --version: 0; a bad option: 2). */
+static int parse_options(int argc, char **argv, options *o) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if ((!strcmp(a, "-ex") || !strcmp(a, "--ex") || !strcmp(a, "-x") || !strcmp(a, "--x"))) {
@@ -450,14 +461,14 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "exdb: option %s needs an argument\n", a);
                 return 2;
             }
-            is_script[ncmds] = a[strlen(a) - 1] == 'x' && a[strlen(a) - 2] == '-';
-            cmds[ncmds++] = argv[++i];
+            o->is_script[o->ncmds] = a[strlen(a) - 1] == 'x' && a[strlen(a) - 2] == '-';
+            o->cmds[o->ncmds++] = argv[++i];
         } else if (!strcmp(a, "-batch") || !strcmp(a, "--batch")) {
-            batch = 1;
+            o->batch = 1;
         } else if (!strcmp(a, "-q") || !strcmp(a, "-quiet") || !strcmp(a, "--quiet")) {
-            quiet = 1;
+            o->quiet = 1;
         } else if (!strcmp(a, "--json") || !strcmp(a, "-json")) {
-            json = 1;
+            o->json = 1;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
@@ -467,72 +478,97 @@ int main(int argc, char **argv) {
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "exdb: unknown option %s (try --help)\n", a);
             return 2;
-        } else if (!file) {
-            file = a;
-        } else if (!model) {
-            model = a;
+        } else if (!o->file) {
+            o->file = a;
+        } else if (!o->model) {
+            o->model = a;
         } else {
             fprintf(stderr, "exdb: too many arguments (try --help)\n");
             return 2;
         }
     }
-    session_init(&S);
-    int interactive = !batch && isatty(0);
-    S.interactive = interactive;
-    S.json = json;
-    catch_sigint(!interactive);
+    return -1;
+}
+
+/* Loads FILE [MODEL] as the command `load 'FILE' 'MODEL'` would. 1 when it
+ * failed. */
+static int load_file(const options *o) {
     int rc = 0;
-    if (interactive && !quiet && !json)
-        printf("exdb %s, a debugger for torch.export programs. Type \"help\".\n", EXDB_VERSION);
-    if (file) {
-        char *line = NULL;
-        size_t n = strlen(file) + (model ? strlen(model) : 0) + 16;
-        line = malloc(n);
-        /* quote the path so spaces survive the command splitter */
-        if (line) {
-            snprintf(line, n, "load '%s'%s%s%s", file, model ? " '" : "", model ? model : "",
-                     model ? "'" : "");
-            if (strchr(file, '\'') || (model && strchr(model, '\''))) {
-                /* rare: fall back to the API directly */
-                exdb_error err = {0};
-                S.prog = exdb_program_load(file, model, &err);
-                if (!S.prog) {
-                    fprintf(stderr, "%s\n", err.msg);
-                    rc = 1;
-                }
-            } else if (session_exec(&S, line) < 0) {
+    size_t n = strlen(o->file) + (o->model ? strlen(o->model) : 0) + 16;
+    char *line = malloc(n);
+    /* quote the path so spaces survive the command splitter */
+    if (line) {
+        snprintf(line, n, "load '%s'%s%s%s", o->file, o->model ? " '" : "",
+                 o->model ? o->model : "", o->model ? "'" : "");
+        if (strchr(o->file, '\'') || (o->model && strchr(o->model, '\''))) {
+            /* rare: fall back to the API directly */
+            exdb_error err = {0};
+            S.prog = exdb_program_load(o->file, o->model, &err);
+            if (!S.prog) {
+                fprintf(stderr, "%s\n", err.msg);
                 rc = 1;
             }
-        }
-        free(line);
-        if (rc && (batch || !interactive)) {
-            session_free(&S);
-            free(cmds);
-            free(is_script);
-            return 1;
+        } else if (session_exec(&S, line) < 0) {
+            rc = 1;
         }
     }
-    for (int i = 0; i < ncmds && !S.quit_requested; i++) {
-        int r = is_script[i] ? session_source(&S, cmds[i]) : session_exec(&S, cmds[i]);
+    free(line);
+    return rc;
+}
+
+/* Runs the -ex commands and -x scripts in order. 1 when one failed. */
+static int run_commands(const options *o) {
+    int rc = 0;
+    for (int i = 0; i < o->ncmds && !S.quit_requested; i++) {
+        int r = o->is_script[i] ? session_source(&S, o->cmds[i]) : session_exec(&S, o->cmds[i]);
         if (r < 0) {
             rc = 1;
             if (!S.on_error_continue) {
                 /* a -x script has said where it stopped; the -ex list says it
                  * here (line: which -ex/-x option, counted from 1) */
-                if (!is_script[i])
-                    session_json_stopped(&S, "-ex", i + 1, cmds[i], ncmds - i - 1);
+                if (!o->is_script[i])
+                    session_json_stopped(&S, "-ex", i + 1, o->cmds[i], o->ncmds - i - 1);
                 break;
             }
         }
     }
-    if (!batch && !S.quit_requested && (rc == 0 || interactive)) {
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "diff") == 0) /* exdb diff A B (cmd_diff.c) */
+        return cmd_diff_main(argc - 1, argv + 1);
+    options o = {0};
+    o.cmds = calloc((size_t)argc + 1, sizeof *o.cmds);
+    o.is_script = calloc((size_t)argc + 1, sizeof *o.is_script);
+    int rc = !o.cmds || !o.is_script ? 2 : parse_options(argc, argv, &o);
+    if (rc >= 0)
+        goto out;
+    session_init(&S);
+    int interactive = !o.batch && isatty(0);
+    S.interactive = interactive;
+    S.json = o.json;
+    catch_sigint(!interactive);
+    rc = 0;
+    if (interactive && !o.quiet && !o.json)
+        printf("exdb %s, a debugger for torch.export programs. Type \"help\".\n", EXDB_VERSION);
+    if (o.file && load_file(&o)) {
+        rc = 1;
+        if (o.batch || !interactive)
+            goto done;
+    }
+    if (run_commands(&o))
+        rc = 1;
+    if (!o.batch && !S.quit_requested && (rc == 0 || interactive)) {
         if (interactive)
             rc = run_prompt();
-        else if (ncmds == 0)
+        else if (o.ncmds == 0)
             rc = run_stdin();
     }
+done:
     session_free(&S);
-    free(cmds);
-    free(is_script);
+out:
+    free(o.cmds);
+    free(o.is_script);
     return rc;
 }

@@ -62,7 +62,7 @@ struct session {
     int capture_depth;  /* commands being captured (source nests them) */
 
     /* stepping */
-    struct exdb_bptable *bps;       /* breakpoints and watchpoints (cmd_break.c) */
+    struct exdb_bptable *bps;       /* breakpoints and watchpoints (breakpoint.h) */
     unsigned selected_frame;        /* `frame N`, `up`, `down`: a backtrace level */
     long list_next;                 /* flat node index a repeated `list` continues from, -1 none */
     int last_was_list;              /* the previous command was `list` */

@@ -31,6 +31,18 @@ const char *vz_input_fill(exdb_input_kind k) {
     return "#f0f0f0";
 }
 
+int vz_index_inputs(exdb_strmap *inputs, const exdb_program *p) {
+    int rc = 0;
+    for (uint32_t i = 0; i < p->ninputs; i++) {
+        void **slot = p->inputs[i].name ? exdb_strmap_put(inputs, p->inputs[i].name, NULL) : NULL;
+        if (slot)
+            *slot = (void *)(uintptr_t)(i + 1);
+        else if (p->inputs[i].name)
+            rc = -1;
+    }
+    return rc;
+}
+
 #define MUTATION_COLOR "#cb181d"
 /* flag in flat --by-module's node -> cluster array: unused state moved to
  * its owner's cluster */
@@ -268,11 +280,12 @@ typedef struct flat_ctx {
     exdb_strmap paths; /* module path -> cluster + 1 of its first call */
     exdb_strmap outs;  /* output value name -> edge label for its output specs */
     exdb_buf tmp;
-    const uint8_t *hidden;     /* FX node id -> VZ_HIDDEN_*, or NULL */
-    const exdb_strmap *inputs; /* placeholder name -> input spec + 1 */
-    const uint32_t *cl;        /* --by-module: FX node id -> cluster (| UNUSED_STATE) */
-    uint32_t *anchor;          /* --by-module: cluster -> its first non-placeholder node */
-    const exdb_node *cur;      /* the user whose inputs are being linked */
+    uint8_t *hidden; /* FX node id -> VZ_HIDDEN_*, or NULL */
+    uint32_t nhidden[VZ_HIDDEN_KINDS];
+    exdb_strmap inputs;   /* placeholder name -> input spec + 1 */
+    uint32_t *cl;         /* --by-module: FX node id -> cluster (| UNUSED_STATE) */
+    uint32_t *anchor;     /* --by-module: cluster -> its first non-placeholder node */
+    const exdb_node *cur; /* the user whose inputs are being linked */
     int by_module;
     int state_in_cluster; /* cur has a parameter/buffer input drawn in its cluster */
 } flat_ctx;
@@ -459,7 +472,7 @@ static void add_fx_node(flat_ctx *c, const exdb_node *n) {
     vz_node v = {.name = n->name, .order = c->pos[n->id], .dup_ok = 1};
     const char *kind_line = NULL, *kind_tip = NULL;
     if (n->op == EXDB_OP_PLACEHOLDER) {
-        uintptr_t s = (uintptr_t)exdb_strmap_get(c->inputs, n->name);
+        uintptr_t s = (uintptr_t)exdb_strmap_get(&c->inputs, n->name);
         v.shape = "ellipse";
         v.style = "filled";
         if (s) {
@@ -498,170 +511,190 @@ static void place_input(void *ctx, exdb_node *u) {
         add_fx_node(c, u);
 }
 
+/* --by-module: every node to the cluster of its module call. A parameter,
+ * buffer or constant placeholder has no module stack, so it is drawn in
+ * its users' cluster when they all share one, next to the module that
+ * owns it. -1 when out of memory. */
+static int assign_clusters(flat_ctx *c) {
+    const exdb_program *p = c->prog;
+    const exdb_graph *g = p->graph;
+    c->cl = calloc((size_t)g->next_id + 1, sizeof *c->cl);
+    if (!c->cl)
+        return -1;
+    uint32_t *cl = c->cl;
+    for (const exdb_node *n = g->head; n; n = n->next)
+        cl[n->id] = node_cluster(c, n);
+    for (const exdb_node *n = g->head; n; n = n->next) {
+        uintptr_t s = (uintptr_t)exdb_strmap_get(&c->inputs, n->name);
+        if (n->op != EXDB_OP_PLACEHOLDER || !s || !n->nusers ||
+            p->inputs[s - 1].kind == EXDB_IN_USER_INPUT)
+            continue;
+        uint32_t k = cl[n->users[0]->id];
+        for (uint32_t i = 1; i < n->nusers && k; i++)
+            if (cl[n->users[i]->id] != k)
+                k = 0;
+        cl[n->id] = k;
+    }
+    return 0;
+}
+
+/* --by-module: state nobody uses (a BatchNorm's num_batches_tracked) goes
+ * to the cluster of the module that owns it, beside one of its nodes
+ * (rank=same, below): in the root they made one row across the whole
+ * picture (20 in resnet18, most of its 9,463 pt width). */
+static void unused_state_clusters(flat_ctx *c) {
+    const exdb_program *p = c->prog;
+    for (const exdb_node *n = p->graph->head; n; n = n->next) {
+        uintptr_t s = (uintptr_t)exdb_strmap_get(&c->inputs, n->name);
+        if (n->op != EXDB_OP_PLACEHOLDER || !s || n->nusers ||
+            p->inputs[s - 1].kind == EXDB_IN_USER_INPUT || !p->inputs[s - 1].target)
+            continue;
+        const char *t = p->inputs[s - 1].target, *dot = strrchr(t, '.');
+        if (!dot)
+            continue;
+        exdb_buf_reset(&c->tmp);
+        exdb_buf_put(&c->tmp, t, (size_t)(dot - t));
+        uintptr_t k = (uintptr_t)exdb_strmap_get(&c->paths, exdb_buf_str(&c->tmp));
+        if (k)
+            c->cl[n->id] = (uint32_t)(k - 1) | UNUSED_STATE;
+    }
+}
+
+/* --by-module: cluster -> its first non-placeholder node (unused state
+ * goes beside it), filled as nodes are added. -1 when out of memory. */
+static int alloc_anchors(flat_ctx *c) {
+    c->anchor = malloc(((size_t)c->vg->nclusters + 1) * sizeof *c->anchor);
+    if (!c->anchor)
+        return -1;
+    for (uint32_t k = 0; k <= c->vg->nclusters; k++)
+        c->anchor[k] = VZ_NONE;
+    return 0;
+}
+
+/* The view nodes, every FX node not hidden. Each input is added right
+ * before its first user (the flat view): dot orders a rank by the order
+ * nodes were made, and with the ~300 parameters and buffers of resnet50
+ * made first, above the whole graph, it drew the blocks as a staircase
+ * 7,540 pt wide. */
+static void add_nodes(flat_ctx *c) {
+    const exdb_graph *g = c->prog->graph;
+    const uint8_t *hidden = c->hidden;
+    uint32_t at = 0;
+    for (const exdb_node *n = g->head; n; n = n->next, at++) {
+        c->pos[n->id] = at;
+        c->vidx[n->id] = VZ_NONE;
+    }
+    for (const exdb_node *n = g->head; n; n = n->next) {
+        if (hidden && hidden[n->id])
+            continue;
+        if (!c->cl && n->op == EXDB_OP_PLACEHOLDER && n->nusers)
+            continue;
+        if (!c->cl)
+            exdb_node_foreach_input((exdb_node *)n, place_input, c);
+        add_fx_node(c, n);
+    }
+    for (const exdb_node *n = g->head; n; n = n->next)
+        if (c->vidx[n->id] == VZ_NONE && !(hidden && hidden[n->id]))
+            add_fx_node(c, n); /* inputs only hidden nodes use */
+}
+
+/* Where inputs and unused state are drawn: --by-module, unused state
+ * beside the first node of its owner's cluster; else each input beside
+ * its first user and unused state beside its module's other state. */
+static void place_state(flat_ctx *c) {
+    vz_graph *vg = c->vg;
+    const exdb_program *p = c->prog;
+    for (const exdb_node *n = c->cl ? p->graph->head : NULL; n; n = n->next) {
+        if (!(c->cl[n->id] & UNUSED_STATE) || c->vidx[n->id] == VZ_NONE)
+            continue;
+        uint32_t a = c->anchor[c->cl[n->id] & ~UNUSED_STATE];
+        if (a != VZ_NONE)
+            vg->nodes[c->vidx[n->id]].rank_with = a + 1;
+    }
+    if (!c->cl && (vz_place_inputs(vg, p->graph, c->vidx, c->pos) < 0 ||
+                   vz_place_unused_state(vg, p, c->vidx, c->pos) < 0))
+        vg->oom = 1;
+}
+
+/* The edges: every drawn node's inputs, in program order. */
+static void link_nodes(flat_ctx *c) {
+    vz_graph *vg = c->vg;
+    for (const exdb_node *n = c->prog->graph->head; n; n = n->next) {
+        c->cur = n;
+        c->state_in_cluster = 0;
+        if (c->by_module && c->vidx[n->id] != VZ_NONE && vg->nodes[c->vidx[n->id]].cluster)
+            exdb_node_foreach_input((exdb_node *)n, find_state_input, c);
+        exdb_node_foreach_input((exdb_node *)n, link_input, c);
+    }
+}
+
+/* "PATH: flat graph [by module], N nodes; hidden: ..." */
+static void flat_title(flat_ctx *c) {
+    const exdb_program *p = c->prog;
+    uint32_t count = p->graph->count;
+    exdb_buf lab;
+    exdb_buf_init(&lab);
+    exdb_buf_printf(&lab, "%s: flat graph%s, %u node%s", p->path ? p->path : "program",
+                    c->by_module ? " by module" : "", count, count == 1 ? "" : "s");
+    vz_hidden_title(&lab, c->nhidden);
+    exdb_buf reslab;
+    exdb_buf_init(&reslab);
+    vz_put_text(&reslab, exdb_buf_str(&lab), 0, 0);
+    reslab.oom |= lab.oom;
+    c->vg->title = vz_str(c->vg, &reslab);
+    exdb_buf_free(&reslab);
+    exdb_buf_free(&lab);
+}
+
+static void flat_ctx_free(flat_ctx *c) {
+    exdb_buf_free(&c->tmp);
+    free(c->hidden);
+    free(c->cl);
+    free(c->anchor);
+    free(c->vidx);
+    free(c->pos);
+}
+
 int vz_view_flat(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
                  exdb_error *err) {
     const exdb_program *p = src->prog;
     const exdb_graph *g = p->graph;
     flat_ctx c = {.vg = vg, .prog = p, .by_module = view->by_module};
+    exdb_buf_init(&c.tmp);
     c.vidx = malloc(((size_t)g->next_id + 1) * sizeof *c.vidx);
     c.pos = malloc(((size_t)g->next_id + 1) * sizeof *c.pos);
-    if (!c.vidx || !c.pos || vz_reserve(vg, g->count, 0) < 0) {
-        free(c.vidx);
-        free(c.pos);
-        return exdb_errorf(err, "render: out of memory");
-    }
+    if (!c.vidx || !c.pos || vz_reserve(vg, g->count, 0) < 0)
+        goto oom;
     exdb_strmap_init(&c.stack, &vg->arena);
     exdb_strmap_init(&c.calls, &vg->arena);
     exdb_strmap_init(&c.paths, &vg->arena);
     exdb_strmap_init(&c.outs, &vg->arena);
-    exdb_buf_init(&c.tmp);
-
-    exdb_strmap inputs; /* placeholder name -> input spec + 1 */
-    exdb_strmap_init(&inputs, &vg->arena);
-    for (uint32_t i = 0; i < p->ninputs; i++) {
-        void **slot = p->inputs[i].name ? exdb_strmap_put(&inputs, p->inputs[i].name, NULL) : NULL;
-        if (slot)
-            *slot = (void *)(uintptr_t)(i + 1);
-        else if (p->inputs[i].name)
-            vg->oom = 1;
-    }
-    output_labels(&c, exdb_graph_output(g));
-    uint32_t nhidden[VZ_HIDDEN_KINDS] = {0};
-    uint8_t *hidden = view->hide ? vz_hidden_nodes(p, &inputs, view->hide, nhidden) : NULL;
-    if (view->hide && !hidden) {
-        free(c.vidx);
-        free(c.pos);
-        exdb_buf_free(&c.tmp);
-        return exdb_errorf(err, "render: out of memory");
-    }
-    c.hidden = hidden;
-
-    /* Clusters first: a parameter, buffer or constant placeholder has no
-     * module stack, so it is drawn in its users' cluster when they all
-     * share one, next to the module that owns it. */
-    uint32_t *cl = NULL;
-    if (view->by_module) {
-        cl = calloc((size_t)g->next_id + 1, sizeof *cl);
-        if (!cl) {
-            free(c.vidx);
-            free(c.pos);
-            free(hidden);
-            exdb_buf_free(&c.tmp);
-            return exdb_errorf(err, "render: out of memory");
-        }
-        for (const exdb_node *n = g->head; n; n = n->next)
-            cl[n->id] = node_cluster(&c, n);
-        for (const exdb_node *n = g->head; n; n = n->next) {
-            uintptr_t s = (uintptr_t)exdb_strmap_get(&inputs, n->name);
-            if (n->op != EXDB_OP_PLACEHOLDER || !s || !n->nusers ||
-                p->inputs[s - 1].kind == EXDB_IN_USER_INPUT)
-                continue;
-            uint32_t k = cl[n->users[0]->id];
-            for (uint32_t i = 1; i < n->nusers && k; i++)
-                if (cl[n->users[i]->id] != k)
-                    k = 0;
-            cl[n->id] = k;
-        }
-        /* State nobody uses (a BatchNorm's num_batches_tracked) goes to
-         * the cluster of the module that owns it, beside one of its nodes
-         * (rank=same, below): in the root they made one row across the
-         * whole picture (20 in resnet18, most of its 9,463 pt width). */
-        for (const exdb_node *n = g->head; n; n = n->next) {
-            uintptr_t s = (uintptr_t)exdb_strmap_get(&inputs, n->name);
-            if (n->op != EXDB_OP_PLACEHOLDER || !s || n->nusers ||
-                p->inputs[s - 1].kind == EXDB_IN_USER_INPUT || !p->inputs[s - 1].target)
-                continue;
-            const char *t = p->inputs[s - 1].target, *dot = strrchr(t, '.');
-            if (!dot)
-                continue;
-            exdb_buf_reset(&c.tmp);
-            exdb_buf_put(&c.tmp, t, (size_t)(dot - t));
-            uintptr_t k = (uintptr_t)exdb_strmap_get(&c.paths, exdb_buf_str(&c.tmp));
-            if (k)
-                cl[n->id] = (uint32_t)(k - 1) | UNUSED_STATE;
-        }
-    }
-
-    /* cluster -> its first non-placeholder node (unused state goes beside it) */
-    uint32_t *anchor = NULL;
-    if (cl) {
-        anchor = malloc(((size_t)vg->nclusters + 1) * sizeof *anchor);
-        if (!anchor) {
-            free(cl);
-            free(hidden);
-            free(c.vidx);
-            free(c.pos);
-            exdb_buf_free(&c.tmp);
-            return exdb_errorf(err, "render: out of memory");
-        }
-        for (uint32_t k = 0; k <= vg->nclusters; k++)
-            anchor[k] = VZ_NONE;
-    }
-    uint32_t at = 0;
-    for (const exdb_node *n = g->head; n; n = n->next, at++) {
-        c.pos[n->id] = at;
-        c.vidx[n->id] = VZ_NONE;
-    }
-    c.inputs = &inputs;
-    c.cl = cl;
-    c.anchor = anchor;
-    /* Each input is added right before its first user (the flat view):
-     * dot orders a rank by the order nodes were made, and with the ~300
-     * parameters and buffers of resnet50 made first, above the whole
-     * graph, it drew the blocks as a staircase 7,540 pt wide. */
-    for (const exdb_node *n = g->head; n; n = n->next) {
-        if (hidden && hidden[n->id])
-            continue;
-        if (!cl && n->op == EXDB_OP_PLACEHOLDER && n->nusers)
-            continue;
-        if (!cl)
-            exdb_node_foreach_input((exdb_node *)n, place_input, &c);
-        add_fx_node(&c, n);
-    }
-    for (const exdb_node *n = g->head; n; n = n->next)
-        if (c.vidx[n->id] == VZ_NONE && !(hidden && hidden[n->id]))
-            add_fx_node(&c, n); /* inputs only hidden nodes use */
-    /* unused state beside the first node of its owner's cluster */
-    for (const exdb_node *n = cl ? g->head : NULL; n; n = n->next) {
-        if (!(cl[n->id] & UNUSED_STATE) || c.vidx[n->id] == VZ_NONE)
-            continue;
-        uint32_t a = anchor[cl[n->id] & ~UNUSED_STATE];
-        if (a != VZ_NONE)
-            vg->nodes[c.vidx[n->id]].rank_with = a + 1;
-    }
-    if (!cl && (vz_place_inputs(vg, g, c.vidx, c.pos) < 0 ||
-                vz_place_unused_state(vg, p, c.vidx, c.pos) < 0))
+    exdb_strmap_init(&c.inputs, &vg->arena);
+    if (vz_index_inputs(&c.inputs, p) < 0)
         vg->oom = 1;
-
-    for (const exdb_node *n = g->head; n; n = n->next) {
-        c.cur = n;
-        c.state_in_cluster = 0;
-        if (view->by_module && c.vidx[n->id] != VZ_NONE && vg->nodes[c.vidx[n->id]].cluster)
-            exdb_node_foreach_input((exdb_node *)n, find_state_input, &c);
-        exdb_node_foreach_input((exdb_node *)n, link_input, &c);
+    output_labels(&c, exdb_graph_output(g));
+    c.hidden = view->hide ? vz_hidden_nodes(p, &c.inputs, view->hide, c.nhidden) : NULL;
+    if (view->hide && !c.hidden)
+        goto oom;
+    if (view->by_module) {
+        if (assign_clusters(&c) < 0)
+            goto oom;
+        unused_state_clusters(&c);
+        if (alloc_anchors(&c) < 0)
+            goto oom;
     }
-    exdb_buf lab;
-    exdb_buf_init(&lab);
-    exdb_buf_printf(&lab, "%s: flat graph%s, %u node%s", p->path ? p->path : "program",
-                    view->by_module ? " by module" : "", g->count, g->count == 1 ? "" : "s");
-    vz_hidden_title(&lab, nhidden);
-    exdb_buf reslab;
-    exdb_buf_init(&reslab);
-    vz_put_text(&reslab, exdb_buf_str(&lab), 0, 0);
-    reslab.oom |= lab.oom;
-    vg->title = vz_str(vg, &reslab);
+    add_nodes(&c);
+    place_state(&c);
+    link_nodes(&c);
+    flat_title(&c);
     vg->oom |= c.tmp.oom; /* a lookup key cut short */
-    exdb_buf_free(&reslab);
-    exdb_buf_free(&lab);
-    exdb_buf_free(&c.tmp);
-    free(hidden);
-    free(cl);
-    free(anchor);
-    free(c.vidx);
-    free(c.pos);
+    flat_ctx_free(&c);
     if (vg->oom)
         return exdb_errorf(err, "render: out of memory");
     return 0;
+oom:
+    flat_ctx_free(&c);
+    return exdb_errorf(err, "render: out of memory");
 }
 
 /* ---- helpers for the views of unflattened graphs */

@@ -33,6 +33,12 @@ typedef struct frame_ctx {
     const exdb_unflatten *u;
     const exdb_urun *r;
     exdb_buf b, t;
+    uint32_t w;             /* nodes drawn either side of the cursor */
+    const exdb_uframe *sel; /* the selected frame, NULL when none */
+    uint32_t sel_level;     /* its #N */
+    int has_cursor;         /* the flat window has a cursor node */
+    uint32_t at, lo, hi;    /* cursor, first and one past the last flat node drawn */
+    uint32_t *fvidx;        /* flat FX node id -> view node */
 } frame_ctx;
 
 static const char *fqn_or_root(const char *fqn) {
@@ -186,193 +192,235 @@ static int draw_later_phase(vz_graph *vg, const exdb_unflatten *u, exdb_error *e
     return vg->oom ? exdb_errorf(err, "render: out of memory") : 1;
 }
 
+/* The selected frame and the window of flat nodes drawn: w either side
+ * of the cursor, or the last 2w nodes when the body has been walked. */
+static void frame_window(frame_ctx *c, const exdb_viz_source *src, const exdb_viz_view *view) {
+    const exdb_urun *r = c->r;
+    c->w = view->window > 0 ? (uint32_t)view->window : DEFAULT_WINDOW;
+    if (r->depth) {
+        c->sel_level = src->frame_level < r->depth ? src->frame_level : 0;
+        c->sel = r->stack[r->depth - 1 - c->sel_level];
+    }
+    uint32_t w = c->w;
+    c->has_cursor = r->phase <= EXDB_UPH_BODY && r->idx < r->nnodes;
+    c->at = c->has_cursor ? r->idx : r->nnodes;
+    c->lo = c->at > w ? c->at - w : 0;
+    c->hi = c->at + w + 1 < r->nnodes ? c->at + w + 1 : r->nnodes;
+    if (!c->has_cursor)
+        c->lo = r->nnodes > 2 * w ? r->nnodes - 2 * w : 0;
+}
+
+/* The title: the event just applied (and the error the run stopped at). */
+static void frame_title(frame_ctx *c, const exdb_viz_source *src) {
+    const exdb_unflatten *u = c->u;
+    exdb_buf_reset(&c->b);
+    exdb_buf_printf(&c->b, "%s: outliner state after event %u",
+                    src->prog && src->prog->path ? src->prog->path : "program", u->pos);
+    if (u->pos) {
+        exdb_buf_puts(&c->b, ": ");
+        exdb_unflatten_describe(&c->b, u, &u->log[u->pos - 1]);
+    }
+    if (u->failed)
+        exdb_buf_printf(&c->b, "\nstopped at an error: %s", u->err.msg);
+    vz_set_title(c->vg, exdb_buf_str(&c->b));
+    c->vg->oom |= c->b.oom; /* a title cut short is no picture of this event */
+}
+
+/* The flat window's nodes in program order (done green, pending white,
+ * the cursor red), the nodes before and after it collapsed, and the
+ * dataflow among them. Fills c->fvidx; -1 when out of memory. */
+static int draw_flat_window(frame_ctx *c) {
+    const exdb_urun *r = c->r;
+    vz_graph *vg = c->vg;
+    uint32_t lo = c->lo, hi = c->hi, at = c->at;
+    exdb_buf_reset(&c->b);
+    exdb_buf_printf(&c->b, "flat graph: nodes %u..%u of %u", lo, hi ? hi - 1 : 0, r->nnodes);
+    if (c->has_cursor)
+        exdb_buf_printf(&c->b, ", cursor at %u (%s)", at, r->nodes[at]->name);
+    uint32_t fcl = add_cluster(c, "cluster_flat", exdb_buf_str(&c->b), "#ffffff");
+    c->fvidx = malloc(((size_t)r->flat->next_id + 1) * sizeof *c->fvidx);
+    if (!c->fvidx || fcl == VZ_NONE)
+        return -1;
+    for (uint32_t i = 0; i <= r->flat->next_id; i++)
+        c->fvidx[i] = VZ_NONE;
+    uint32_t before = VZ_NONE, after = VZ_NONE;
+    if (lo) {
+        uint32_t done = 0;
+        for (uint32_t i = 0; i < lo; i++)
+            done += r->seen[r->nodes[i]->id] != 0;
+        exdb_buf_reset(&c->b);
+        exdb_buf_printf(&c->b, "%u earlier node%s (%u done)", lo, lo == 1 ? "" : "s", done);
+        before = collapsed(c, "flat~before", fcl, exdb_buf_str(&c->b));
+    }
+    uint32_t prev = before;
+    for (uint32_t i = lo; i < hi; i++) {
+        const exdb_node *n = r->nodes[i];
+        int done = r->seen[n->id] != 0;
+        int cursor = i == at && c->has_cursor;
+        vz_node v = {.name = n->name, .fx = n, .cluster = fcl, .order = i};
+        v.fill = cursor ? FILL_CURSOR : done ? FILL_DONE : "#ffffff";
+        v.style = cursor ? "rounded,filled,bold" : NULL;
+        v.kind_line = cursor ? "<- cursor" : done ? "done" : "pending";
+        c->fvidx[n->id] = vz_add_node(vg, &v);
+        order_edge(c, prev, c->fvidx[n->id]);
+        prev = c->fvidx[n->id];
+    }
+    if (hi < r->nnodes) {
+        exdb_buf_reset(&c->b);
+        exdb_buf_printf(&c->b, "%u later node%s (pending)", r->nnodes - hi,
+                        r->nnodes - hi == 1 ? "" : "s");
+        after = collapsed(c, "flat~after", fcl, exdb_buf_str(&c->b));
+    }
+    order_edge(c, prev, after);
+    vz_link_graph(vg, r->flat, c->fvidx);
+    return 0;
+}
+
+/* Marks in pick the nodes of the selected frame's graph g to draw: those
+ * node_map or node_to_placeholder maps the window's flat nodes to, and the
+ * graph's last 2w nodes. node_map values may have been erased from the
+ * graph since (the later phases sink placeholders): only nodes still
+ * listed in g are picked. */
+static void pick_frame_nodes(frame_ctx *c, const exdb_graph *g, uint8_t *pick) {
+    const exdb_uframe *sel = c->sel;
+    for (uint32_t i = c->lo; i < c->hi; i++) {
+        exdb_node *k = c->r->nodes[i];
+        const exdb_node *m = exdb_unodemap_get(&sel->node_map, k);
+        const exdb_node *p = exdb_unodemap_get(&sel->node_to_placeholder, k);
+        if (m && m->graph == g)
+            pick[m->id] = 1;
+        if (p && p->graph == g)
+            pick[p->id] = 1;
+    }
+    uint32_t idx = 0;
+    for (const exdb_node *n = g->head; n; n = n->next, idx++)
+        if (idx + 2 * c->w >= g->count || pick[n->id])
+            pick[n->id] = 1;
+}
+
+/* The picked nodes of g in a cluster of their own, named "frameK/NAME",
+ * the others collapsed into one note; fills gvidx. */
+static void draw_frame_nodes(frame_ctx *c, const exdb_graph *g, const uint8_t *pick,
+                             uint32_t *gvidx) {
+    vz_graph *vg = c->vg;
+    exdb_buf_reset(&c->b);
+    exdb_buf_printf(&c->b, "#%u %s: its graph (%u node%s)", c->sel_level,
+                    fqn_or_root(c->sel->child_fqn), g->count, g->count == 1 ? "" : "s");
+    uint32_t gcl = add_cluster(c, "cluster_frame", exdb_buf_str(&c->b), "#fffbea");
+    uint32_t idx = 0;
+    uint32_t skipped = 0, gprev = VZ_NONE;
+    for (const exdb_node *n = g->head; n; n = n->next, idx++) {
+        if (!pick[n->id]) {
+            skipped++;
+            continue;
+        }
+        exdb_buf_reset(&c->b);
+        exdb_buf_printf(&c->b, "frame%u/%s", c->sel_level, n->name);
+        vz_node v = {.name = vz_unique_name(vg, vz_str(vg, &c->b)),
+                     .fx = n,
+                     .cluster = gcl == VZ_NONE ? 0 : gcl,
+                     .order = idx};
+        v.fill = vz_op_fill(n);
+        if (n->op == EXDB_OP_PLACEHOLDER) {
+            v.shape = "ellipse";
+            v.style = "filled";
+            v.fill = vz_input_fill(EXDB_IN_USER_INPUT);
+        }
+        gvidx[n->id] = vz_add_node(vg, &v);
+        order_edge(c, gprev, gvidx[n->id]);
+        gprev = gvidx[n->id];
+    }
+    if (skipped) {
+        exdb_buf_reset(&c->b);
+        exdb_buf_printf(&c->b, "%u other node%s of this frame", skipped, skipped == 1 ? "" : "s");
+        collapsed(c, "frame~rest", gcl == VZ_NONE ? 0 : gcl, exdb_buf_str(&c->b));
+    }
+}
+
+/* The node_map (blue) and node_to_placeholder (purple) edges of the
+ * window's flat nodes, between nodes both drawn. */
+static void draw_map_edges(frame_ctx *c, const exdb_graph *g, const uint32_t *gvidx) {
+    const exdb_uframe *sel = c->sel;
+    for (uint32_t i = c->lo; i < c->hi; i++) {
+        exdb_node *k = c->r->nodes[i];
+        const exdb_node *m = exdb_unodemap_get(&sel->node_map, k);
+        const exdb_node *p = exdb_unodemap_get(&sel->node_to_placeholder, k);
+        if (c->fvidx[k->id] == VZ_NONE)
+            continue;
+        if (m && m->graph == g && gvidx[m->id] != VZ_NONE) {
+            vz_edge e = {.from = c->fvidx[k->id],
+                         .to = gvidx[m->id],
+                         .style = "dashed",
+                         .color = NODE_MAP_COLOR,
+                         .tooltip = "node_map"};
+            vz_add_edge(c->vg, &e);
+        }
+        if (p && p->graph == g && gvidx[p->id] != VZ_NONE && p != m) {
+            vz_edge e = {.from = c->fvidx[k->id],
+                         .to = gvidx[p->id],
+                         .style = "dashed",
+                         .color = PLACEHOLDER_COLOR,
+                         .tooltip = "node_to_placeholder"};
+            vz_add_edge(c->vg, &e);
+        }
+    }
+}
+
+/* The selected frame's graph: its mapped nodes and its tail, their
+ * dataflow and the map edges from the flat window. -1 when out of memory. */
+static int draw_frame_graph(frame_ctx *c) {
+    if (!c->sel || !c->sel->graph)
+        return 0;
+    const exdb_graph *g = c->sel->graph;
+    uint8_t *pick = calloc((size_t)g->next_id + 1, 1);
+    uint32_t *gvidx = malloc(((size_t)g->next_id + 1) * sizeof *gvidx);
+    if (!pick || !gvidx) {
+        free(pick);
+        free(gvidx);
+        return -1;
+    }
+    /* nodes not drawn (or erased from g since) stay VZ_NONE */
+    for (uint32_t i = 0; i <= g->next_id; i++)
+        gvidx[i] = VZ_NONE;
+    pick_frame_nodes(c, g, pick);
+    draw_frame_nodes(c, g, pick, gvidx);
+    vz_link_graph(c->vg, g, gvidx);
+    draw_map_edges(c, g, gvidx);
+    free(pick);
+    free(gvidx);
+    return 0;
+}
+
+static void frame_ctx_free(frame_ctx *c) {
+    free(c->fvidx);
+    exdb_buf_free(&c->b);
+    exdb_buf_free(&c->t);
+}
+
 int vz_view_frame(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
                   exdb_error *err) {
     const exdb_unflatten *u = src->cur;
     if (!u || !u->run)
         return exdb_errorf(err, "render: no unflatten run");
     frame_ctx c = {.vg = vg, .u = u, .r = u->run};
-    const exdb_urun *r = c.r;
     exdb_buf_init(&c.b);
     exdb_buf_init(&c.t);
-    uint32_t w = view->window > 0 ? (uint32_t)view->window : DEFAULT_WINDOW;
-    const exdb_uframe *sel = NULL;
-    uint32_t sel_level = 0;
-    if (r->depth) {
-        sel_level = src->frame_level < r->depth ? src->frame_level : 0;
-        sel = r->stack[r->depth - 1 - sel_level];
-    }
-    int has_cursor = r->phase <= EXDB_UPH_BODY && r->idx < r->nnodes;
-    uint32_t at = has_cursor ? r->idx : r->nnodes;
-    uint32_t lo = at > w ? at - w : 0;
-    uint32_t hi = at + w + 1 < r->nnodes ? at + w + 1 : r->nnodes;
-    if (!has_cursor)
-        lo = r->nnodes > 2 * w ? r->nnodes - 2 * w : 0;
-
-    /* title: the event just applied */
-    exdb_buf_reset(&c.b);
-    exdb_buf_printf(&c.b, "%s: outliner state after event %u",
-                    src->prog && src->prog->path ? src->prog->path : "program", u->pos);
-    if (u->pos) {
-        exdb_buf_puts(&c.b, ": ");
-        exdb_unflatten_describe(&c.b, u, &u->log[u->pos - 1]);
-    }
-    if (u->failed)
-        exdb_buf_printf(&c.b, "\nstopped at an error: %s", u->err.msg);
-    vz_set_title(vg, exdb_buf_str(&c.b));
-
-    vg->oom |= c.b.oom; /* a title cut short is no picture of this event */
+    frame_window(&c, src, view);
+    frame_title(&c, src);
     int later = draw_later_phase(vg, u, err);
     if (later != 0) {
-        exdb_buf_free(&c.b);
-        exdb_buf_free(&c.t);
+        frame_ctx_free(&c);
         if (later > 0 && vg->oom)
             return exdb_errorf(err, "render: out of memory");
         return later < 0 ? -1 : 0;
     }
-    draw_stack(&c, sel);
-
-    /* the flat window */
-    exdb_buf_reset(&c.b);
-    exdb_buf_printf(&c.b, "flat graph: nodes %u..%u of %u", lo, hi ? hi - 1 : 0, r->nnodes);
-    if (has_cursor)
-        exdb_buf_printf(&c.b, ", cursor at %u (%s)", at, r->nodes[at]->name);
-    uint32_t fcl = add_cluster(&c, "cluster_flat", exdb_buf_str(&c.b), "#ffffff");
-    uint32_t *fvidx = malloc(((size_t)r->flat->next_id + 1) * sizeof *fvidx);
-    if (!fvidx || fcl == VZ_NONE) {
-        free(fvidx);
-        exdb_buf_free(&c.b);
-        exdb_buf_free(&c.t);
+    draw_stack(&c, c.sel);
+    if (draw_flat_window(&c) < 0 || draw_frame_graph(&c) < 0) {
+        frame_ctx_free(&c);
         return exdb_errorf(err, "render: out of memory");
     }
-    for (uint32_t i = 0; i <= r->flat->next_id; i++)
-        fvidx[i] = VZ_NONE;
-    uint32_t before = VZ_NONE, after = VZ_NONE;
-    if (lo) {
-        uint32_t done = 0;
-        for (uint32_t i = 0; i < lo; i++)
-            done += r->seen[r->nodes[i]->id] != 0;
-        exdb_buf_reset(&c.b);
-        exdb_buf_printf(&c.b, "%u earlier node%s (%u done)", lo, lo == 1 ? "" : "s", done);
-        before = collapsed(&c, "flat~before", fcl, exdb_buf_str(&c.b));
-    }
-    uint32_t prev = before;
-    for (uint32_t i = lo; i < hi; i++) {
-        const exdb_node *n = r->nodes[i];
-        int done = r->seen[n->id] != 0;
-        vz_node v = {.name = n->name, .fx = n, .cluster = fcl, .order = i};
-        v.fill = i == at && has_cursor ? FILL_CURSOR : done ? FILL_DONE : "#ffffff";
-        v.style = i == at && has_cursor ? "rounded,filled,bold" : NULL;
-        v.kind_line = i == at && has_cursor ? "<- cursor" : done ? "done" : "pending";
-        fvidx[n->id] = vz_add_node(vg, &v);
-        order_edge(&c, prev, fvidx[n->id]);
-        prev = fvidx[n->id];
-    }
-    if (hi < r->nnodes) {
-        exdb_buf_reset(&c.b);
-        exdb_buf_printf(&c.b, "%u later node%s (pending)", r->nnodes - hi,
-                        r->nnodes - hi == 1 ? "" : "s");
-        after = collapsed(&c, "flat~after", fcl, exdb_buf_str(&c.b));
-    }
-    order_edge(&c, prev, after);
-    vz_link_graph(vg, r->flat, fvidx);
-
-    /* the selected frame's graph: mapped nodes and its tail */
-    if (sel && sel->graph) {
-        const exdb_graph *g = sel->graph;
-        uint8_t *pick = calloc((size_t)g->next_id + 1, 1);
-        uint32_t *gvidx = malloc(((size_t)g->next_id + 1) * sizeof *gvidx);
-        if (!pick || !gvidx) {
-            free(pick);
-            free(gvidx);
-            free(fvidx);
-            exdb_buf_free(&c.b);
-            exdb_buf_free(&c.t);
-            return exdb_errorf(err, "render: out of memory");
-        }
-        /* node_map values may have been erased from the graph since (the
-         * later phases sink placeholders): only nodes still listed in g
-         * are drawn, the rest stay VZ_NONE. */
-        for (uint32_t i = 0; i <= g->next_id; i++)
-            gvidx[i] = VZ_NONE;
-        for (uint32_t i = lo; i < hi; i++) {
-            exdb_node *k = r->nodes[i];
-            const exdb_node *m = exdb_unodemap_get(&sel->node_map, k);
-            const exdb_node *p = exdb_unodemap_get(&sel->node_to_placeholder, k);
-            if (m && m->graph == g)
-                pick[m->id] = 1;
-            if (p && p->graph == g)
-                pick[p->id] = 1;
-        }
-        uint32_t idx = 0;
-        for (const exdb_node *n = g->head; n; n = n->next, idx++)
-            if (idx + 2 * w >= g->count || pick[n->id])
-                pick[n->id] = 1;
-        exdb_buf_reset(&c.b);
-        exdb_buf_printf(&c.b, "#%u %s: its graph (%u node%s)", sel_level,
-                        fqn_or_root(sel->child_fqn), g->count, g->count == 1 ? "" : "s");
-        uint32_t gcl = add_cluster(&c, "cluster_frame", exdb_buf_str(&c.b), "#fffbea");
-        idx = 0;
-        uint32_t skipped = 0, gprev = VZ_NONE;
-        for (const exdb_node *n = g->head; n; n = n->next, idx++) {
-            if (!pick[n->id]) {
-                skipped++;
-                continue;
-            }
-            exdb_buf_reset(&c.b);
-            exdb_buf_printf(&c.b, "frame%u/%s", sel_level, n->name);
-            vz_node v = {.name = vz_unique_name(vg, vz_str(vg, &c.b)),
-                         .fx = n,
-                         .cluster = gcl == VZ_NONE ? 0 : gcl,
-                         .order = idx};
-            v.fill = vz_op_fill(n);
-            if (n->op == EXDB_OP_PLACEHOLDER) {
-                v.shape = "ellipse";
-                v.style = "filled";
-                v.fill = vz_input_fill(EXDB_IN_USER_INPUT);
-            }
-            gvidx[n->id] = vz_add_node(vg, &v);
-            order_edge(&c, gprev, gvidx[n->id]);
-            gprev = gvidx[n->id];
-        }
-        if (skipped) {
-            exdb_buf_reset(&c.b);
-            exdb_buf_printf(&c.b, "%u other node%s of this frame", skipped,
-                            skipped == 1 ? "" : "s");
-            collapsed(&c, "frame~rest", gcl == VZ_NONE ? 0 : gcl, exdb_buf_str(&c.b));
-        }
-        vz_link_graph(vg, g, gvidx);
-        /* node_map and node_to_placeholder of the window's flat nodes */
-        for (uint32_t i = lo; i < hi; i++) {
-            exdb_node *k = r->nodes[i];
-            const exdb_node *m = exdb_unodemap_get(&sel->node_map, k);
-            const exdb_node *p = exdb_unodemap_get(&sel->node_to_placeholder, k);
-            if (fvidx[k->id] == VZ_NONE)
-                continue;
-            if (m && m->graph == g && gvidx[m->id] != VZ_NONE) {
-                vz_edge e = {.from = fvidx[k->id],
-                             .to = gvidx[m->id],
-                             .style = "dashed",
-                             .color = NODE_MAP_COLOR,
-                             .tooltip = "node_map"};
-                vz_add_edge(vg, &e);
-            }
-            if (p && p->graph == g && gvidx[p->id] != VZ_NONE && p != m) {
-                vz_edge e = {.from = fvidx[k->id],
-                             .to = gvidx[p->id],
-                             .style = "dashed",
-                             .color = PLACEHOLDER_COLOR,
-                             .tooltip = "node_to_placeholder"};
-                vz_add_edge(vg, &e);
-            }
-        }
-        free(pick);
-        free(gvidx);
-    }
-    free(fvidx);
     /* text cut short in a scratch buffer (copied with vz_put_text) fails too */
     vg->oom |= c.b.oom || c.t.oom;
-    exdb_buf_free(&c.b);
-    exdb_buf_free(&c.t);
+    frame_ctx_free(&c);
     return vg->oom ? exdb_errorf(err, "render: out of memory") : 0;
 }

@@ -48,6 +48,9 @@ typedef struct mods_ctx {
     exdb_buf tmp;
     uint32_t *seen; /* view node -> id + 1 of the last value linked to it */
     int depth;
+    exdb_strmap inputs; /* placeholder name -> input spec index + 1 */
+    exdb_strmap muts;   /* value written back as a mutation -> its target */
+    exdb_strmap uouts;  /* value returned as a user (or loss) output -> "" */
 } mods_ctx;
 
 /* The mod for one FQN prefix under parent; the call index comes from the
@@ -237,89 +240,71 @@ static void place_mods(mods_ctx *c) {
     }
 }
 
-int vz_view_modules(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
-                    exdb_error *err) {
-    const exdb_program *p = src->prog;
-    const exdb_graph *g = p->graph;
-    mods_ctx c = {.vg = vg, .prog = p, .depth = view->depth > 0 ? view->depth : 2};
-    exdb_strmap_init(&c.byname, &vg->arena);
-    exdb_strmap_init(&c.stack, &vg->arena);
-    exdb_strmap_init(&c.pairs, &vg->arena);
-    exdb_buf_init(&c.tmp);
-    size_t nid = (size_t)g->next_id + 1;
-    c.of = malloc(nid * sizeof *c.of);
-    c.vidx = malloc(nid * sizeof *c.vidx);
-    exdb_strmap inputs, muts, uouts;
-    exdb_strmap_init(&inputs, &vg->arena);
-    exdb_strmap_init(&muts, &vg->arena);
-    exdb_strmap_init(&uouts, &vg->arena);
-    int rc = -1;
-    if (!c.of || !c.vidx)
-        goto out;
-    for (uint32_t i = 0; i < p->ninputs; i++) {
-        void **slot = p->inputs[i].name ? exdb_strmap_put(&inputs, p->inputs[i].name, NULL) : NULL;
-        if (slot)
-            *slot = (void *)(uintptr_t)(i + 1);
-        else if (p->inputs[i].name)
-            vg->oom = 1;
-    }
-    /* Which values are written back as mutations (output specs). */
-    const exdb_node *out = exdb_graph_output(g);
+/* Which values are written back as mutations and which are user outputs
+ * (the output specs, read against the output node's tuple). */
+static void index_outputs(mods_ctx *c) {
+    const exdb_program *p = c->prog;
+    const exdb_node *out = exdb_graph_output(p->graph);
     const exdb_arg *tup = out && out->args.n ? &out->args.u.items[0] : NULL;
     for (uint32_t i = 0; tup && i < tup->n && i < p->noutputs; i++) {
         const exdb_output_spec *o = &p->outputs[i];
         if (tup->u.items[i].kind != EXDB_ARG_NODE)
             continue;
         if (o->kind == EXDB_OUT_USER_OUTPUT || o->kind == EXDB_OUT_LOSS_OUTPUT) {
-            void **slot = exdb_strmap_put(&uouts, tup->u.items[i].u.node->name, NULL);
+            void **slot = exdb_strmap_put(&c->uouts, tup->u.items[i].u.node->name, NULL);
             if (slot)
                 *slot = (void *)"";
             else
-                vg->oom = 1;
+                c->vg->oom = 1;
             continue;
         }
-        void **slot = exdb_strmap_put(&muts, tup->u.items[i].u.node->name, NULL);
+        void **slot = exdb_strmap_put(&c->muts, tup->u.items[i].u.node->name, NULL);
         if (slot)
             *slot = (void *)(o->target ? o->target : exdb_output_kind_name(o->kind));
         else
-            vg->oom = 1;
+            c->vg->oom = 1;
     }
+}
 
-    /* Pass 1: every FX node to its module; modules get op counts. */
+/* Pass 1: every FX node to its module; modules get op counts and the
+ * buffers they mutate. */
+static void assign_nodes(mods_ctx *c) {
     uint32_t at = 0;
-    for (const exdb_node *n = g->head; n; n = n->next, at++) {
-        c.of[n->id] = VZ_NONE;
-        c.vidx[n->id] = VZ_NONE;
+    for (const exdb_node *n = c->prog->graph->head; n; n = n->next, at++) {
+        c->of[n->id] = VZ_NONE;
+        c->vidx[n->id] = VZ_NONE;
         if (n->op == EXDB_OP_PLACEHOLDER || n->op == EXDB_OP_OUTPUT)
             continue;
-        uint32_t k = node_mod(&c, n, at);
-        c.of[n->id] = k;
+        uint32_t k = node_mod(c, n, at);
+        c->of[n->id] = k;
         if (k == VZ_NONE)
             continue;
-        c.mods[k].ops++;
-        const char *mt = exdb_strmap_get(&muts, n->name);
-        if (mt && !c.mods[k].nmut++)
-            c.mods[k].mut = mt;
+        c->mods[k].ops++;
+        const char *mt = exdb_strmap_get(&c->muts, n->name);
+        if (mt && !c->mods[k].nmut++)
+            c->mods[k].mut = mt;
     }
-    if (vg->oom)
-        goto out;
-    place_mods(&c);
+}
 
-    /* Pass 2: view nodes for what is not inside a module. */
+/* Pass 2: view nodes for what is not inside a module (user inputs, ops
+ * at the root, the output); nodes in a module map to the module's node. */
+static void draw_outside_nodes(mods_ctx *c) {
+    vz_graph *vg = c->vg;
+    const exdb_program *p = c->prog;
     exdb_buf lab, tip;
     exdb_buf_init(&lab);
     exdb_buf_init(&tip);
-    at = 0;
-    for (const exdb_node *n = g->head; n; n = n->next, at++) {
-        uint32_t k = c.of[n->id];
+    uint32_t at = 0;
+    for (const exdb_node *n = p->graph->head; n; n = n->next, at++) {
+        uint32_t k = c->of[n->id];
         if (k != VZ_NONE) {
-            c.vidx[n->id] = c.mods[k].node;
+            c->vidx[n->id] = c->mods[k].node;
             continue;
         }
         vz_node v = {.name = n->name, .order = at, .dup_ok = 1};
         const char *kind_line = NULL;
         if (n->op == EXDB_OP_PLACEHOLDER) {
-            uintptr_t s = (uintptr_t)exdb_strmap_get(&inputs, n->name);
+            uintptr_t s = (uintptr_t)exdb_strmap_get(&c->inputs, n->name);
             if (!s || p->inputs[s - 1].kind != EXDB_IN_USER_INPUT)
                 continue; /* module state, not dataflow */
             v.shape = "ellipse";
@@ -331,7 +316,7 @@ int vz_view_modules(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_vie
             v.style = "filled";
             v.fill = "#9ecae1";
         }
-        const char *mt = exdb_strmap_get(&muts, n->name);
+        const char *mt = exdb_strmap_get(&c->muts, n->name);
         exdb_buf_reset(&lab);
         exdb_buf_reset(&tip);
         vz_fx_label(&lab, n, kind_line);
@@ -342,58 +327,94 @@ int vz_view_modules(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_vie
         vz_fx_tooltip(&tip, n);
         v.label = vz_str(vg, &lab);
         v.tooltip = vz_str(vg, &tip);
-        c.vidx[n->id] = vz_add_node(vg, &v);
+        c->vidx[n->id] = vz_add_node(vg, &v);
     }
     exdb_buf_free(&lab);
     exdb_buf_free(&tip);
+}
 
-    /* Pass 3: edges between different view nodes, one per pair, from each
-     * value to the distinct view nodes of its users. Values that go to the
-     * output only as mutations are not drawn (see the top of the file). */
-    c.seen = calloc((size_t)vg->nnodes + 1, sizeof *c.seen);
-    if (!c.seen)
-        goto out;
-    for (const exdb_node *u = g->head; u; u = u->next) {
-        uint32_t from = c.vidx[u->id];
+/* Pass 3: edges between different view nodes, one per pair, from each
+ * value to the distinct view nodes of its users. Values that go to the
+ * output only as mutations are not drawn (see the top of the file).
+ * -1 when out of memory. */
+static int link_values(mods_ctx *c) {
+    c->seen = calloc((size_t)c->vg->nnodes + 1, sizeof *c->seen);
+    if (!c->seen)
+        return -1;
+    for (const exdb_node *u = c->prog->graph->head; u; u = u->next) {
+        uint32_t from = c->vidx[u->id];
         if (from == VZ_NONE)
             continue;
         for (uint32_t i = 0; i < u->nusers; i++) {
             const exdb_node *v = u->users[i];
-            if (v->op == EXDB_OP_OUTPUT && !exdb_strmap_get(&uouts, u->name))
+            if (v->op == EXDB_OP_OUTPUT && !exdb_strmap_get(&c->uouts, u->name))
                 continue;
-            uint32_t to = c.vidx[v->id];
-            if (to == VZ_NONE || to == from || c.seen[to] == u->id + 1)
+            uint32_t to = c->vidx[v->id];
+            if (to == VZ_NONE || to == from || c->seen[to] == u->id + 1)
                 continue;
-            c.seen[to] = u->id + 1;
-            link(&c, u, from, to);
+            c->seen[to] = u->id + 1;
+            link(c, u, from, to);
         }
     }
-    for (uint32_t i = 0; i < vg->nedges; i++) {
-        exdb_buf_reset(&c.tmp);
-        if (c.evalues[i] == 1 && c.efirst[i]->meta)
-            exdb_format_val(&c.tmp, c.efirst[i]->meta->val);
-        else if (c.evalues[i] > 1)
-            exdb_buf_printf(&c.tmp, "%u values", c.evalues[i]);
-        if (c.tmp.len) {
-            exdb_buf esc;
-            exdb_buf_init(&esc);
-            vz_put_text(&esc, exdb_buf_str(&c.tmp), 48, 0);
-            esc.oom |= c.tmp.oom;
-            vg->edges[i].label = vz_str(vg, &esc);
-            exdb_buf_free(&esc);
-        }
+    return 0;
+}
+
+/* Sets *field to c->tmp as escString text, at most max bytes (0: all). */
+static void put_tmp_text(mods_ctx *c, const char **field, size_t max) {
+    exdb_buf esc;
+    exdb_buf_init(&esc);
+    vz_put_text(&esc, exdb_buf_str(&c->tmp), max, 0);
+    esc.oom |= c->tmp.oom;
+    *field = vz_str(c->vg, &esc);
+    exdb_buf_free(&esc);
+}
+
+/* Edge labels: the value's shape when an edge carries one value, else how
+ * many it carries. */
+static void label_edges(mods_ctx *c) {
+    for (uint32_t i = 0; i < c->vg->nedges; i++) {
+        exdb_buf_reset(&c->tmp);
+        if (c->evalues[i] == 1 && c->efirst[i]->meta)
+            exdb_format_val(&c->tmp, c->efirst[i]->meta->val);
+        else if (c->evalues[i] > 1)
+            exdb_buf_printf(&c->tmp, "%u values", c->evalues[i]);
+        if (c->tmp.len)
+            put_tmp_text(c, &c->vg->edges[i].label, 48);
     }
+}
+
+int vz_view_modules(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
+                    exdb_error *err) {
+    const exdb_program *p = src->prog;
+    mods_ctx c = {.vg = vg, .prog = p, .depth = view->depth > 0 ? view->depth : 2};
+    exdb_strmap_init(&c.byname, &vg->arena);
+    exdb_strmap_init(&c.stack, &vg->arena);
+    exdb_strmap_init(&c.pairs, &vg->arena);
+    exdb_strmap_init(&c.inputs, &vg->arena);
+    exdb_strmap_init(&c.muts, &vg->arena);
+    exdb_strmap_init(&c.uouts, &vg->arena);
+    exdb_buf_init(&c.tmp);
+    size_t nid = (size_t)p->graph->next_id + 1;
+    c.of = malloc(nid * sizeof *c.of);
+    c.vidx = malloc(nid * sizeof *c.vidx);
+    int rc = -1;
+    if (!c.of || !c.vidx)
+        goto out;
+    if (vz_index_inputs(&c.inputs, p) < 0)
+        vg->oom = 1;
+    index_outputs(&c);
+    assign_nodes(&c);
+    if (vg->oom)
+        goto out;
+    place_mods(&c);
+    draw_outside_nodes(&c);
+    if (link_values(&c) < 0)
+        goto out;
+    label_edges(&c);
     exdb_buf_reset(&c.tmp);
     exdb_buf_printf(&c.tmp, "%s: modules to depth %d, %u module calls",
                     p->path ? p->path : "program", c.depth, c.nmods);
-    {
-        exdb_buf esc;
-        exdb_buf_init(&esc);
-        vz_put_text(&esc, exdb_buf_str(&c.tmp), 0, 0);
-        esc.oom |= c.tmp.oom;
-        vg->title = vz_str(vg, &esc);
-        exdb_buf_free(&esc);
-    }
+    put_tmp_text(&c, &vg->title, 0);
     rc = vg->oom ? -1 : 0;
 out:
     free(c.mods);

@@ -139,6 +139,55 @@ static uint32_t add_mod_node(tree_ctx *c, const char *name, const char *path, co
     return vz_add_node(vg, &v);
 }
 
+/* Node k is the same object as an earlier path (node first - 1): mark
+ * it, link it, and skip its subtree (drawn under the first path). */
+static void mark_shared(tree_ctx *c, const char *fqn, uint32_t k, uint32_t first) {
+    vz_graph *vg = c->vg;
+    vg->nodes[k].style = "rounded,filled,dashed";
+    vg->nodes[k].fill = "#fcbba1";
+    exdb_buf_reset(&c->b);
+    exdb_buf_puts(&c->b, vg->nodes[k].label);
+    vz_put_nl(&c->b);
+    exdb_buf_puts(&c->b, "= ");
+    vz_put_text(&c->b, vg->nodes[first - 1].name, 64, 0);
+    exdb_buf_puts(&c->b, " (shared)");
+    vg->nodes[k].label = vz_str(vg, &c->b);
+    vz_edge e = {
+        .from = k, .to = first - 1, .style = "dashed", .color = "#cb181d", .label = "same module"};
+    vz_add_edge(vg, &e);
+    exdb_buf_reset(&c->skip);
+    exdb_buf_puts(&c->skip, fqn);
+    c->skipping = 1;
+}
+
+/* A dispatcher's calls, one node each under the dispatcher's node k. */
+static void draw_calls(tree_ctx *c, const char *fqn, uint32_t k, const exdb_umodule *m) {
+    vz_graph *vg = c->vg;
+    for (uint32_t i = 0; i < m->ncall_modules; i++) {
+        exdb_umodule *cm = m->call_modules[i];
+        /* Node "fqn#i"; the call itself is named fqn, fqn@1... (_call_name). */
+        exdb_buf_reset(&c->b);
+        exdb_buf_printf(&c->b, "%s#%u", fqn, i);
+        const char *cname = vz_unique_name(vg, vz_str(vg, &c->b));
+        exdb_buf_reset(&c->b);
+        exdb_buf_puts(&c->b, fqn);
+        if (i)
+            exdb_buf_printf(&c->b, "@%u", i);
+        const char *call = vz_str(vg, &c->b);
+        exdb_buf_printf(&c->b, " (call %u of %u)", i + 1, m->ncall_modules);
+        const char *catom = vz_str(vg, &c->b);
+        uint32_t ck = add_mod_node(c, cname, call, catom, cm, 1, 0);
+        if (ck == VZ_NONE) {
+            c->oom = 1;
+            return;
+        }
+        vz_edge e = {.from = k, .to = ck, .style = "dashed", .label = "dispatches"};
+        vz_add_edge(vg, &e);
+    }
+}
+
+/* exdb_unflatten_named_modules callback: one node per module path in the
+ * subtree asked for, under its parent path's node. */
 static void visit(void *vctx, const char *fqn, exdb_umodule *m) {
     tree_ctx *c = vctx;
     vz_graph *vg = c->vg;
@@ -173,53 +222,13 @@ static void visit(void *vctx, const char *fqn, exdb_umodule *m) {
         }
     }
     if (first) {
-        /* The same object as an earlier path: mark it, link it, skip its
-         * subtree (drawn under the first path). */
-        vg->nodes[k].style = "rounded,filled,dashed";
-        vg->nodes[k].fill = "#fcbba1";
-        exdb_buf_reset(&c->b);
-        exdb_buf_puts(&c->b, vg->nodes[k].label);
-        vz_put_nl(&c->b);
-        exdb_buf_puts(&c->b, "= ");
-        vz_put_text(&c->b, vg->nodes[first - 1].name, 64, 0);
-        exdb_buf_puts(&c->b, " (shared)");
-        vg->nodes[k].label = vz_str(vg, &c->b);
-        vz_edge e = {.from = k,
-                     .to = first - 1,
-                     .style = "dashed",
-                     .color = "#cb181d",
-                     .label = "same module"};
-        vz_add_edge(vg, &e);
-        exdb_buf_reset(&c->skip);
-        exdb_buf_puts(&c->skip, fqn);
-        c->skipping = 1;
+        mark_shared(c, fqn, k, first);
         return;
     }
     c->first[id] = k + 1;
     c->drawn++;
-    if (m->kind != EXDB_UMOD_DISPATCH)
-        return;
-    for (uint32_t i = 0; i < m->ncall_modules; i++) {
-        exdb_umodule *cm = m->call_modules[i];
-        /* Node "fqn#i"; the call itself is named fqn, fqn@1... (_call_name). */
-        exdb_buf_reset(&c->b);
-        exdb_buf_printf(&c->b, "%s#%u", fqn, i);
-        const char *cname = vz_unique_name(vg, vz_str(vg, &c->b));
-        exdb_buf_reset(&c->b);
-        exdb_buf_puts(&c->b, fqn);
-        if (i)
-            exdb_buf_printf(&c->b, "@%u", i);
-        const char *call = vz_str(vg, &c->b);
-        exdb_buf_printf(&c->b, " (call %u of %u)", i + 1, m->ncall_modules);
-        const char *catom = vz_str(vg, &c->b);
-        uint32_t ck = add_mod_node(c, cname, call, catom, cm, 1, 0);
-        if (ck == VZ_NONE) {
-            c->oom = 1;
-            return;
-        }
-        vz_edge e = {.from = k, .to = ck, .style = "dashed", .label = "dispatches"};
-        vz_add_edge(vg, &e);
-    }
+    if (m->kind == EXDB_UMOD_DISPATCH)
+        draw_calls(c, fqn, k, m);
 }
 
 /* Draws the hierarchy (the subtree of `under` when not NULL) into vg;

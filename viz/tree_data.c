@@ -255,14 +255,8 @@ static int tree_build(tree_ctx *c) {
     if (!c->of || !c->loc || grow((void **)&c->mods, &c->cap_mods, 0, sizeof *c->mods) < 0)
         return -1;
     c->mods[c->nmods++] = (tmod){.fqn = "", .type = NULL, .parent = VZ_NONE, .out = VZ_NONE};
-    for (uint32_t i = 0; i < p->ninputs; i++) {
-        void **slot =
-            p->inputs[i].name ? exdb_strmap_put(&c->inputs, p->inputs[i].name, NULL) : NULL;
-        if (slot)
-            *slot = (void *)(uintptr_t)(i + 1);
-        else if (p->inputs[i].name)
-            c->oom = 1;
-    }
+    if (vz_index_inputs(&c->inputs, p) < 0)
+        c->oom = 1;
     for (const exdb_node *n = g->head; n && !c->oom; n = n->next) {
         uint32_t m = node_mod(c, n);
         c->of[n->id] = m;

@@ -225,6 +225,10 @@ int vz_write_tree_html(FILE *f, const exdb_program *p, int open_depth, const cha
 
 /* Shared styling of program nodes (flat.c). */
 const char *vz_input_fill(exdb_input_kind k);
+/* Maps each input spec's placeholder name to its index + 1 in inputs (an
+ * exdb_strmap_init'ed map): what the views look placeholders up in. -1
+ * when out of memory (the names that fit are mapped). */
+int vz_index_inputs(exdb_strmap *inputs, const exdb_program *p);
 /* Label for an FX node: name, short target, value; tooltip: the full node,
  * module path and the first stack-trace frame. */
 void vz_fx_label(exdb_buf *b, const exdb_node *n, const char *kind_line);

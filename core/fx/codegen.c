@@ -13,6 +13,7 @@
 #include "core/fx/stacktrace.h"
 #include "core/fx/sympy.h"
 #include "core/fx/print.h"
+#include "core/fx/names.h"
 
 /* graph.py's _color_codes */
 #define BLUE  "\033[34m"
@@ -536,7 +537,7 @@ static int identity_names(const exdb_graph *g) {
             digit |= *s >= '0' && *s <= '9';
         }
         /* no refused name holds a digit, and most names of a big graph do */
-        if (!digit && (strcmp(n->name, "None") == 0 || exdb_name_is_reserved(n->name)))
+        if (!digit && (strcmp(n->name, "None") == 0 || exdb_names_is_reserved(n->name)))
             return 0;
         if (n->op == EXDB_OP_CALL_FUNCTION && n->tkind == EXDB_T_PYFN &&
             (strncmp(n->target, "torch.", 6) != 0 ||

@@ -281,24 +281,44 @@ static void drop_use(void *vctx, exdb_node *in) {
         c->left[in->id]--;
 }
 
-int exdb_dce_run(exdb_graph *g, const exdb_dce_opts *opts, exdb_dce_log *log, exdb_error *err) {
-    exdb_dce_opts defaults = {0, 1, NULL, NULL};
-    const exdb_dce_opts *o = opts ? opts : &defaults;
-    log_clear(log);
-    /* FX lints first "to make sure it's topologically sorted" */
+/* FX lints first "to make sure it's topologically sorted": -1 with the
+ * first lint error when g does not lint. */
+static int lint_first(exdb_graph *g, exdb_error *err) {
     exdb_lint_report r;
     exdb_lint_report_init(&r);
     exdb_lint_graph(&r, g, NULL, NULL);
+    int rc = 0;
     if (r.count[EXDB_SEV_ERROR]) {
         for (uint32_t i = 0; i < r.n; i++)
             if (r.items[i].sev == EXDB_SEV_ERROR) {
                 exdb_errorf(err, "dce: the graph does not lint: %s", r.items[i].what);
                 break;
             }
-        exdb_lint_report_free(&r);
-        return -1;
+        rc = -1;
     }
     exdb_lint_report_free(&r);
+    return rc;
+}
+
+/* A run that ran out of memory part way: the nodes removed so far go back,
+ * so a failed dce changes nothing (undo allocates before it changes
+ * anything; when even that fails, the log is kept for "undo" and err says
+ * so). */
+static void roll_back(exdb_dce_log *log, exdb_error *err) {
+    exdb_error e2 = {0};
+    if (exdb_dce_undo(log, &e2) < 0 && err) {
+        size_t l = strlen(err->msg);
+        snprintf(err->msg + l, sizeof err->msg - l,
+                 " (%u removed nodes stay removed: undo puts them back)", log->n);
+    }
+}
+
+int exdb_dce_run(exdb_graph *g, const exdb_dce_opts *opts, exdb_dce_log *log, exdb_error *err) {
+    exdb_dce_opts defaults = {0, 1, NULL, NULL};
+    const exdb_dce_opts *o = opts ? opts : &defaults;
+    log_clear(log);
+    if (lint_first(g, err) < 0)
+        return -1;
     log->graph = g;
     uint32_t nids = g->next_id;
     uint32_t *left = NULL;
@@ -354,17 +374,8 @@ int exdb_dce_run(exdb_graph *g, const exdb_dce_opts *opts, exdb_dce_log *log, ex
     log->applied = !o->dry_run;
     log->graph_count = g->count;
     log->graph_next_id = g->next_id;
-    if (rc < 0 && log->applied && log->n) {
-        /* ran out of memory part way: the nodes removed so far go back, so
-         * a failed dce changes nothing (undo allocates before it changes
-         * anything; when even that fails, the log is kept for "undo") */
-        exdb_error e2 = {0};
-        if (exdb_dce_undo(log, &e2) < 0 && err) {
-            size_t l = strlen(err->msg);
-            snprintf(err->msg + l, sizeof err->msg - l,
-                     " (%u removed nodes stay removed: undo puts them back)", log->n);
-        }
-    }
+    if (rc < 0 && log->applied && log->n)
+        roll_back(log, err);
     assert(exdb_graph_ok(g));
     return rc < 0 ? -1 : (int)log->n;
 }

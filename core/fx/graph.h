@@ -1,7 +1,7 @@
 /* graph.h - the graph IR: the C twin of torch.fx.Graph and torch.fx.Node.
  *
  * A graph is an ordered, doubly linked list of nodes owned by an arena.
- * Names follow FX's _Namespace rules (graph.c); lookup by name is O(1).
+ * Names follow FX's _Namespace rules (names.c); lookup by name is O(1).
  * Every node keeps its users in the order they were added, as FX's
  * Node.users dict does, so `num_users` and printing match PyTorch. */
 #ifndef EXDB_GRAPH_H
@@ -217,14 +217,10 @@ exdb_graph *exdb_graph_new(exdb_arena *a);
  * hint: -1 only when memory is exhausted. */
 int exdb_graph_reserve(exdb_graph *g, uint32_t n, uint32_t nbases);
 
-/* _Namespace.create_name: sanitises candidate (illegal characters to '_', a
- * leading digit gets '_' in front, Python keywords and builtins avoided) and
- * makes it unique with _N suffixes exactly as FX does (graph.c cites the
- * rules). The name is reserved for good, even after its node is erased. */
+/* Graph._graph_namespace.create_name: a new name in g made from candidate
+ * by _Namespace's rules (exdb_names_create, names.c). The name is reserved
+ * for good, even after its node is erased. NULL when out of memory. */
 const char *exdb_graph_create_name(exdb_graph *g, const char *candidate);
-/* Whether create_name refuses name as it is (a Python keyword, builtin or
- * FX custom builtin: _illegal_names, "None" excepted as graph.c says). */
-int exdb_name_is_reserved(const char *name);
 /* Graph._target_to_str: the default name candidate of a node with this op
  * and target (the callable's __name__ or the string, snake-cased), in a. */
 const char *exdb_target_to_str(exdb_arena *a, exdb_op op, const char *target,

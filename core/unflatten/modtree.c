@@ -290,7 +290,7 @@ static int modlist_add(modlist *l, exdb_umodule *m) {
 
 /* _is_call_name(key, item): re.match(re.escape(item) + r"(@\d+)?$", key),
  * with `$` also matching before a final newline. \d is ASCII here (Python
- * also takes other Unicode decimal digits), as in graph.c's name regex. */
+ * also takes other Unicode decimal digits), as in names.c's name regex. */
 static int is_call_name(const char *key, const char *item, size_t len) {
     if (strncmp(key, item, len) != 0)
         return 0;

@@ -173,7 +173,7 @@ static void check_consistent(exdb_graph *g) {
 }
 
 /* ---- naming: _Namespace.create_name (torch/fx/graph.py, newest form; the
- * rules are quoted above exdb_graph_create_name in core/fx/graph.c) */
+ * rules are quoted above exdb_names_create in core/fx/names.c) */
 
 /* `add` is free -> kept; taken -> num = _base_count["add"] (0) and the
  * while loop probes add_1, then add_2. */

@@ -1,0 +1,391 @@
+/* names.c - torch.fx.graph._Namespace: the names FX refuses to give a node
+ * (_illegal_names) and create_name, which sanitises a candidate and makes
+ * it unique with _N suffixes. A graph's namespace is its names and
+ * base_count tables (exdb_graph_create_name). */
+#include "core/fx/names.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Names FX refuses to give a node (graph.py _illegal_names): Python keywords,
+ * everything in builtins.__dict__ (CPython 3.11 with site, as in a torch
+ * process), and FX's custom builtins (inf, nan, NoneType, torch, device,
+ * fx_pytree, pytree).
+ *
+ * "None" is deliberately absent: create_name refuses a candidate only when
+ * `_illegal_names.get(candidate, obj) is not obj`, and obj is None for nodes.
+ * _illegal_names["None"] starts as a keyword sentinel but is then overwritten
+ * by builtins.__dict__["None"], which is None itself, so FX does name a node
+ * "None". ("True"/"False" map to True/False and stay refused.)
+ *
+ * Python 3.13 added PythonFinalizationError and _IncompleteInputError to
+ * builtins; they are not listed (3.11 is the reference interpreter). */
+static const char *const reserved_names[] = {"ArithmeticError",
+                                             "AssertionError",
+                                             "AttributeError",
+                                             "BaseException",
+                                             "BaseExceptionGroup",
+                                             "BlockingIOError",
+                                             "BrokenPipeError",
+                                             "BufferError",
+                                             "BytesWarning",
+                                             "ChildProcessError",
+                                             "ConnectionAbortedError",
+                                             "ConnectionError",
+                                             "ConnectionRefusedError",
+                                             "ConnectionResetError",
+                                             "DeprecationWarning",
+                                             "EOFError",
+                                             "Ellipsis",
+                                             "EncodingWarning",
+                                             "EnvironmentError",
+                                             "Exception",
+                                             "ExceptionGroup",
+                                             "False",
+                                             "FileExistsError",
+                                             "FileNotFoundError",
+                                             "FloatingPointError",
+                                             "FutureWarning",
+                                             "GeneratorExit",
+                                             "IOError",
+                                             "ImportError",
+                                             "ImportWarning",
+                                             "IndentationError",
+                                             "IndexError",
+                                             "InterruptedError",
+                                             "IsADirectoryError",
+                                             "KeyError",
+                                             "KeyboardInterrupt",
+                                             "LookupError",
+                                             "MemoryError",
+                                             "ModuleNotFoundError",
+                                             "NameError",
+                                             "NoneType",
+                                             "NotADirectoryError",
+                                             "NotImplemented",
+                                             "NotImplementedError",
+                                             "OSError",
+                                             "OverflowError",
+                                             "PendingDeprecationWarning",
+                                             "PermissionError",
+                                             "ProcessLookupError",
+                                             "RecursionError",
+                                             "ReferenceError",
+                                             "ResourceWarning",
+                                             "RuntimeError",
+                                             "RuntimeWarning",
+                                             "StopAsyncIteration",
+                                             "StopIteration",
+                                             "SyntaxError",
+                                             "SyntaxWarning",
+                                             "SystemError",
+                                             "SystemExit",
+                                             "TabError",
+                                             "TimeoutError",
+                                             "True",
+                                             "TypeError",
+                                             "UnboundLocalError",
+                                             "UnicodeDecodeError",
+                                             "UnicodeEncodeError",
+                                             "UnicodeError",
+                                             "UnicodeTranslateError",
+                                             "UnicodeWarning",
+                                             "UserWarning",
+                                             "ValueError",
+                                             "Warning",
+                                             "ZeroDivisionError",
+                                             "__build_class__",
+                                             "__debug__",
+                                             "__doc__",
+                                             "__import__",
+                                             "__loader__",
+                                             "__name__",
+                                             "__package__",
+                                             "__spec__",
+                                             "abs",
+                                             "aiter",
+                                             "all",
+                                             "and",
+                                             "anext",
+                                             "any",
+                                             "as",
+                                             "ascii",
+                                             "assert",
+                                             "async",
+                                             "await",
+                                             "bin",
+                                             "bool",
+                                             "break",
+                                             "breakpoint",
+                                             "bytearray",
+                                             "bytes",
+                                             "callable",
+                                             "chr",
+                                             "class",
+                                             "classmethod",
+                                             "compile",
+                                             "complex",
+                                             "continue",
+                                             "copyright",
+                                             "credits",
+                                             "def",
+                                             "del",
+                                             "delattr",
+                                             "device",
+                                             "dict",
+                                             "dir",
+                                             "divmod",
+                                             "elif",
+                                             "else",
+                                             "enumerate",
+                                             "eval",
+                                             "except",
+                                             "exec",
+                                             "exit",
+                                             "filter",
+                                             "finally",
+                                             "float",
+                                             "for",
+                                             "format",
+                                             "from",
+                                             "frozenset",
+                                             "fx_pytree",
+                                             "getattr",
+                                             "global",
+                                             "globals",
+                                             "hasattr",
+                                             "hash",
+                                             "help",
+                                             "hex",
+                                             "id",
+                                             "if",
+                                             "import",
+                                             "in",
+                                             "inf",
+                                             "input",
+                                             "int",
+                                             "is",
+                                             "isinstance",
+                                             "issubclass",
+                                             "iter",
+                                             "lambda",
+                                             "len",
+                                             "license",
+                                             "list",
+                                             "locals",
+                                             "map",
+                                             "max",
+                                             "memoryview",
+                                             "min",
+                                             "nan",
+                                             "next",
+                                             "nonlocal",
+                                             "not",
+                                             "object",
+                                             "oct",
+                                             "open",
+                                             "or",
+                                             "ord",
+                                             "pass",
+                                             "pow",
+                                             "print",
+                                             "property",
+                                             "pytree",
+                                             "quit",
+                                             "raise",
+                                             "range",
+                                             "repr",
+                                             "return",
+                                             "reversed",
+                                             "round",
+                                             "set",
+                                             "setattr",
+                                             "slice",
+                                             "sorted",
+                                             "staticmethod",
+                                             "str",
+                                             "sum",
+                                             "super",
+                                             "torch",
+                                             "try",
+                                             "tuple",
+                                             "type",
+                                             "vars",
+                                             "while",
+                                             "with",
+                                             "yield",
+                                             "zip"};
+
+int exdb_names_is_reserved(const char *s) {
+    /* A sorted table: binary search needs no initialisation or locking. */
+    size_t lo = 0, hi = sizeof reserved_names / sizeof *reserved_names;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(s, reserved_names[mid]);
+        if (c == 0)
+            return 1;
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return 0;
+}
+
+static int is_ident_char(unsigned char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static int is_digit(char c) {
+    return c >= '0' && c <= '9';
+}
+
+/* FX's _name_regex, ^([a-zA-Z_][0-9a-zA-Z_]*?)(?:_(\d+))?$, as a test: the
+ * candidate is used as is (no sanitising) when it matches. */
+static int is_valid_name(const char *s) {
+    if (!*s || is_digit(*s))
+        return 0;
+    for (; *s; s++)
+        if (!is_ident_char((unsigned char)*s))
+            return 0;
+    return 1;
+}
+
+/* The groups of _name_regex on a valid name. The base is lazy but must keep
+ * at least one character, so the suffix is the part after the LAST '_' when
+ * that part is all digits and the '_' is not the first character
+ * ("add_1" -> add/1, "_1" -> _1/none, "a_1_2" -> a_1/2). Returns 1 and sets
+ * *base_len and *num when there is a suffix.
+ *
+ * Python's int() is unbounded; a suffix whose value needs more than 18
+ * digits (leading zeros do not count) is treated as no suffix here. The name
+ * itself is unaffected; only the _base_count entry differs from FX's. */
+static int split_suffix(const char *s, size_t len, size_t *base_len, uint64_t *num) {
+    const char *us = strrchr(s, '_');
+    if (!us || us == s || (size_t)(us - s) + 1 == len)
+        return 0;
+    const char *d = us + 1;
+    for (const char *p = d; *p; p++)
+        if (!is_digit(*p))
+            return 0;
+    while (*d == '0' && d[1])
+        d++;
+    if (strlen(d) > 18)
+        return 0;
+    uint64_t v = 0;
+    for (; *d; d++)
+        v = v * 10 + (uint64_t)(*d - '0');
+    *base_len = (size_t)(us - s);
+    *num = v;
+    return 1;
+}
+
+/* _Namespace.create_name(candidate, None), the newest upstream form
+ * (torch/fx/graph.py; also torch/csrc/fx/graph.cpp NamespaceBase_create_name):
+ *
+ *   match = _name_regex.match(candidate)
+ *   if match is None:
+ *       candidate = _illegal_char_regex.sub("_", candidate)   # [^0-9a-zA-Z_]+
+ *       if not candidate: candidate = "_unnamed"
+ *       if candidate[0].isdigit(): candidate = f"_{candidate}"
+ *       match = _name_regex.match(candidate)
+ *   base, num = match.group(1, 2)
+ *   if num is None or candidate in self._used_names:
+ *       num = self._base_count.get(base, 0)
+ *       if _illegal_names.get(candidate, obj) is not obj:
+ *           num += 1; candidate = f"{base}_{num}"
+ *   else:
+ *       num = int(num)          # the candidate keeps its text: "a_01" stays
+ *   while candidate in self._used_names:
+ *       num += 1; candidate = f"{base}_{num}"
+ *   self._used_names.add(candidate); self._base_count[base] = num
+ *
+ * The counter lookup uses `base`, as pytorch/pytorch#176515 (2026) does;
+ * graph.py up to late 2025 (and graph.cpp) looked up `candidate`, which only
+ * differs for a suffixed candidate that is already taken (e.g. "add_1" after
+ * add, add_1, add_5: add_6 here, add_2 in those versions) and made that
+ * case probe every existing name: quadratic when node_copy copies the same
+ * names into a graph over and over. With `base` every call costs O(1)
+ * probes in the usual patterns. */
+const char *exdb_names_create(exdb_arena *a, exdb_strmap *names, exdb_strmap *base_count,
+                              const char *candidate) {
+    size_t n = strlen(candidate);
+    /* The sanitised candidate: at most one '_' more, or "_unnamed". Names
+     * are short: both buffers live on the stack unless a name is long (a
+     * malloc pair per name was ~5% of an unflatten run). */
+    char sbuf[256], scand[256];
+    char *buf = n + 32 <= sizeof sbuf ? sbuf : malloc(n + 32);
+    if (!buf)
+        return NULL;
+    size_t w = 0;
+    if (is_valid_name(candidate)) {
+        memcpy(buf, candidate, n + 1);
+        w = n;
+    } else {
+        if (n && is_digit(candidate[0]))
+            buf[w++] = '_';
+        for (size_t i = 0; i < n;) {
+            if (is_ident_char((unsigned char)candidate[i])) {
+                buf[w++] = candidate[i++];
+            } else {
+                buf[w++] = '_'; /* a run of illegal characters -> one '_' */
+                while (i < n && !is_ident_char((unsigned char)candidate[i]))
+                    i++;
+            }
+        }
+        buf[w] = '\0';
+        if (w == 0) {
+            strcpy(buf, "_unnamed");
+            w = 8;
+        }
+    }
+
+    size_t base_len = w;
+    uint64_t num = 0;
+    int has_num = split_suffix(buf, w, &base_len, &num);
+    const char *final = NULL;
+    size_t cand_size = w + 24; /* the candidate, or base + "_" + a counter */
+    char *cand = cand_size <= sizeof scand ? scand : malloc(cand_size);
+    if (!cand) {
+        if (buf != sbuf)
+            free(buf);
+        return NULL;
+    }
+    memcpy(cand, buf, w + 1);
+
+    /* From here on buf holds only the base. */
+    buf[base_len] = '\0';
+    void **bc = NULL; /* base_count's slot for the base, once looked up */
+    int bc_looked = 0;
+    if (!has_num || exdb_strmap_find(names, cand)) {
+        bc = exdb_strmap_find(base_count, buf);
+        bc_looked = 1;
+        num = bc ? (uint64_t)(uintptr_t)*bc : 0;
+        if (exdb_names_is_reserved(cand)) /* reserved names never end in _<digits> */
+            snprintf(cand, cand_size, "%s_%llu", buf, (unsigned long long)++num);
+    }
+    while (exdb_strmap_find(names, cand))
+        snprintf(cand, cand_size, "%s_%llu", buf, (unsigned long long)++num);
+
+    final = exdb_arena_strdup(a, cand);
+    void **slot = final ? exdb_strmap_put(names, final, NULL) : NULL;
+    /* putting into names leaves base_count's slots where they were */
+    void **bslot = bc_looked ? bc : exdb_strmap_find(base_count, buf);
+    if (!bslot && slot) { /* a new base: the map keeps the key, so copy it */
+        const char *key = exdb_arena_strdup(a, buf);
+        bslot = key ? exdb_strmap_put(base_count, key, NULL) : NULL;
+    }
+    if (!slot || !bslot) {
+        final = NULL;
+    } else {
+        EXDB_WILL_WRITE(a, *bslot);
+        *bslot = (void *)(uintptr_t)num;
+    }
+    if (cand != scand)
+        free(cand);
+    if (buf != sbuf)
+        free(buf);
+    return final;
+}
