@@ -145,7 +145,7 @@ static int module_text(session *s, const code_req *r, exdb_arena *a, const exdb_
 /* print code/readable module FQN: a dispatcher's calls joined as its
  * print_readable joins them (code: each call under a "# call" line). */
 static int module_code(session *s, const code_req *r, exdb_buf *out, cJSON **lines_out) {
-    exdb_unflatten *u = cmd_unflatten_shown_run(s);
+    exdb_unflatten *u = cmd_modules_shown_run(s);
     if (!u)
         return -1;
     if (u->failed || !exdb_unflatten_done(u))
@@ -178,7 +178,7 @@ static int module_code(session *s, const code_req *r, exdb_buf *out, cJSON **lin
 /* The frame at level (0 = innermost), as print frame finds it. */
 static const exdb_uframe *frame_at(session *s, uint32_t level) {
     exdb_unflatten *u = cmd_unflatten_run(s);
-    return u ? cmd_unflatten_frame_at(s, u, level) : NULL;
+    return u ? cmd_frames_at(s, u, level) : NULL;
 }
 
 /* print code module: ep.module().code, the graph _unlift makes with its

@@ -69,15 +69,15 @@ void cmd_unflatten_forget(session *s) {
     s->list_next = -1;
 }
 
-static const char *label(const char *fqn) {
+const char *cmd_unflatten_label(const char *fqn) {
     return fqn && fqn[0] ? fqn : "<root>";
 }
 
-static const exdb_uframe *frame_at(const exdb_unflatten *u, int32_t index) {
+const exdb_uframe *cmd_unflatten_frame_by_index(const exdb_unflatten *u, int32_t index) {
     return index >= 0 && (uint32_t)index < u->run->nframes ? u->run->frames[index] : NULL;
 }
 
-static const exdb_node *flat_at(const exdb_unflatten *u, int32_t index) {
+const exdb_node *cmd_unflatten_flat_at(const exdb_unflatten *u, int32_t index) {
     return index >= 0 && (uint32_t)index < u->run->nnodes ? u->run->nodes[index] : NULL;
 }
 
@@ -85,7 +85,7 @@ static const exdb_node *flat_at(const exdb_unflatten *u, int32_t index) {
 
 /* The call a DEDUP work item compares with the earlier calls of its
  * module (a seen_modules entry), or NULL. */
-static const exdb_uentry *dedup_call(const exdb_unflatten *u, const exdb_uwork *w) {
+const exdb_uentry *cmd_unflatten_dedup_call(const exdb_unflatten *u, const exdb_uwork *w) {
     const exdb_urun *r = u->run;
     if (!w || w->a < 0 || (uint32_t)w->a >= r->nparts || w->b < 0 ||
         (uint32_t)w->b >= r->parts[w->a].n)
@@ -97,13 +97,14 @@ static const exdb_uentry *dedup_call(const exdb_unflatten *u, const exdb_uwork *
  * (the frames it names exist: frames are kept after they exit). */
 static void event_text(session *s, exdb_buf *b, const exdb_unflatten *u, uint32_t k,
                        const exdb_uevent *ev) {
-    const exdb_uframe *f = frame_at(u, ev->frame);
-    const exdb_node *n = flat_at(u, ev->flat);
+    const exdb_uframe *f = cmd_unflatten_frame_by_index(u, ev->frame);
+    const exdb_node *n = cmd_unflatten_flat_at(u, ev->flat);
     exdb_buf_printf(b, "%s[%u]%s ", cmd_color(s, C_DIM), k, cmd_color(s, C_RESET));
     switch (ev->kind) {
     case EXDB_EV_COPY:
-        exdb_buf_printf(b, "STEP %d in %s: %scopying%s ", ev->flat, label(f ? f->child_fqn : NULL),
-                        cmd_color(s, C_GREEN), cmd_color(s, C_RESET));
+        exdb_buf_printf(b, "STEP %d in %s: %scopying%s ", ev->flat,
+                        cmd_unflatten_label(f ? f->child_fqn : NULL), cmd_color(s, C_GREEN),
+                        cmd_color(s, C_RESET));
         if (n)
             exdb_format_node(b, n);
         cmd_source_node_at(s, b, n);
@@ -112,7 +113,7 @@ static void event_text(session *s, exdb_buf *b, const exdb_unflatten *u, uint32_
         if (!f)
             break;
         exdb_buf_printf(b, "STEP %d in %s: %sCreating new stack frame for%s %s (%s, call %d of %s)",
-                        ev->flat, label(f->parent ? f->parent->child_fqn : NULL),
+                        ev->flat, cmd_unflatten_label(f->parent ? f->parent->child_fqn : NULL),
                         cmd_color(s, C_CYAN), cmd_color(s, C_RESET), f->child_fqn,
                         f->type ? f->type : "None", f->num_calls + 1, f->module_id);
         cmd_source_enter_at(s, b, f, n);
@@ -121,11 +122,12 @@ static void event_text(session *s, exdb_buf *b, const exdb_unflatten *u, uint32_
         if (!f)
             break;
         exdb_buf_printf(b, "STEP %d in %s: %soutlining%s %s (%u node%s copied", ev->flat,
-                        label(f->child_fqn), cmd_color(s, C_YELLOW), cmd_color(s, C_RESET),
-                        label(f->child_fqn), f->ncopied, f->ncopied == 1 ? "" : "s");
+                        cmd_unflatten_label(f->child_fqn), cmd_color(s, C_YELLOW),
+                        cmd_color(s, C_RESET), cmd_unflatten_label(f->child_fqn), f->ncopied,
+                        f->ncopied == 1 ? "" : "s");
         if (f->parent_call_module && f->parent)
             exdb_buf_printf(b, "; called as %%%s in %s", f->parent_call_module->name,
-                            label(f->parent->child_fqn));
+                            cmd_unflatten_label(f->parent->child_fqn));
         exdb_buf_putc(b, ')');
         return;
     default:
@@ -133,10 +135,11 @@ static void event_text(session *s, exdb_buf *b, const exdb_unflatten *u, uint32_
     }
     exdb_buf_puts(b, cmd_color(s, C_BLUE));
     exdb_unflatten_describe(b, u, ev);
-    const exdb_uentry *call =
-        ev->kind == EXDB_EV_DEDUP ? dedup_call(u, exdb_unflatten_event_work(u, ev)) : NULL;
+    const exdb_uentry *call = ev->kind == EXDB_EV_DEDUP
+                                  ? cmd_unflatten_dedup_call(u, exdb_unflatten_event_work(u, ev))
+                                  : NULL;
     if (call)
-        exdb_buf_printf(b, " (%s call_idx=%d)", label(call->fqn), call->call_idx);
+        exdb_buf_printf(b, " (%s call_idx=%d)", cmd_unflatten_label(call->fqn), call->call_idx);
     exdb_explain_summary(b, u, ev);
     exdb_buf_puts(b, cmd_color(s, C_RESET));
 }
@@ -147,8 +150,8 @@ static cJSON *event_json(session *s, const exdb_unflatten *u, uint32_t k, const 
         return NULL;
     cJSON_AddNumberToObject(o, "event", k);
     cJSON_AddStringToObject(o, "kind", k ? exdb_unflatten_event_kind_name(ev->kind) : "START");
-    const exdb_node *n = flat_at(u, ev->flat);
-    const exdb_uframe *f = frame_at(u, ev->frame);
+    const exdb_node *n = cmd_unflatten_flat_at(u, ev->flat);
+    const exdb_uframe *f = cmd_unflatten_frame_by_index(u, ev->frame);
     if (n) {
         cJSON_AddNumberToObject(o, "step", ev->flat);
         cJSON_AddStringToObject(o, "node", n->name);
@@ -160,7 +163,7 @@ static cJSON *event_json(session *s, const exdb_unflatten *u, uint32_t k, const 
     cJSON_AddNumberToObject(o, "depth", ev->depth);
     /* a later-phase decision: what it was about (a module fqn, a scope) */
     const exdb_uwork *w = k ? exdb_unflatten_event_work(u, ev) : NULL;
-    const exdb_uentry *call = ev->kind == EXDB_EV_DEDUP ? dedup_call(u, w) : NULL;
+    const exdb_uentry *call = ev->kind == EXDB_EV_DEDUP ? cmd_unflatten_dedup_call(u, w) : NULL;
     if (call) {
         cJSON_AddStringToObject(o, "subject", call->fqn);
         cJSON_AddNumberToObject(o, "call_idx", call->call_idx);
@@ -337,7 +340,7 @@ static int drive_run(session *s, exdb_unflatten *u, exdb_step_mode mode, uint32_
     return drive_go(s, u, &d, depth);
 }
 
-static int optional_count(session *s, int argc, char **argv, uint32_t *n) {
+int cmd_unflatten_optional_count(session *s, int argc, char **argv, uint32_t *n) {
     *n = 1;
     if (argc < 2)
         return 0;
@@ -352,7 +355,7 @@ static int optional_count(session *s, int argc, char **argv, uint32_t *n) {
 static int forward(session *s, int argc, char **argv, exdb_step_mode mode, int trace) {
     uint32_t n = 1;
     if (mode != EXDB_STEP_FINISH && mode != EXDB_STEP_NEVER &&
-        optional_count(s, argc, argv, &n) < 0)
+        cmd_unflatten_optional_count(s, argc, argv, &n) < 0)
         return -1;
     exdb_unflatten *u = get_run(s, 0);
     if (!u || can_go_forward(s, u) < 0)
@@ -365,14 +368,16 @@ static int forward(session *s, int argc, char **argv, exdb_step_mode mode, int t
         if (depth <= 1)
             return cmd_fail(s, "\"finish\" not meaningful in the outermost frame.");
         const exdb_uframe *f = exdb_unflatten_frame(u, depth - 1);
-        fprintf(s->out, "Run till exit from #%u  %s\n", s->selected_frame, label(f->child_fqn));
+        fprintf(s->out, "Run till exit from #%u  %s\n", s->selected_frame,
+                cmd_unflatten_label(f->child_fqn));
         int rc = drive_run(s, u, mode, 1, 0, depth);
         /* gdb prints the value returned; the outliner's is the call_module
          * node the frame left in its parent */
         if (rc == 0 && u->pos && u->log[u->pos - 1].kind == EXDB_EV_EXIT) {
-            const exdb_uframe *g = frame_at(u, u->log[u->pos - 1].frame);
+            const exdb_uframe *g = cmd_unflatten_frame_by_index(u, u->log[u->pos - 1].frame);
             if (g && g->parent_call_module) {
-                exdb_buf_printf(&s->buf, "In %s: ", label(g->parent ? g->parent->child_fqn : ""));
+                exdb_buf_printf(
+                    &s->buf, "In %s: ", cmd_unflatten_label(g->parent ? g->parent->child_fqn : ""));
                 exdb_format_node(&s->buf, g->parent_call_module);
                 cmd_flush(s, 1);
             }
@@ -462,7 +467,8 @@ static int until_cmd(session *s, int argc, char **argv, int advance) {
             if (n && r->seen[n->id]) {
                 uint32_t at = 0;
                 for (uint32_t i = 0; i < u->pos && !at; i++)
-                    if (u->log[i].kind == EXDB_EV_COPY && flat_at(u, u->log[i].flat) == n)
+                    if (u->log[i].kind == EXDB_EV_COPY &&
+                        cmd_unflatten_flat_at(u, u->log[i].flat) == n)
                         at = i + 1;
                 return cmd_fail(s,
                                 "%%%s is already copied (event %u); \"goto %u\" goes back there.",
@@ -580,7 +586,7 @@ static int cmd_goto(session *s, int argc, char **argv) {
 
 static int cmd_reverse_stepi(session *s, int argc, char **argv) {
     uint32_t n;
-    if (optional_count(s, argc, argv, &n) < 0)
+    if (cmd_unflatten_optional_count(s, argc, argv, &n) < 0)
         return -1;
     exdb_unflatten *u = get_run(s, 0);
     if (!u)
@@ -592,7 +598,7 @@ static int cmd_reverse_stepi(session *s, int argc, char **argv) {
  * there are not that many). */
 static int cmd_reverse_step(session *s, int argc, char **argv) {
     uint32_t n;
-    if (optional_count(s, argc, argv, &n) < 0)
+    if (cmd_unflatten_optional_count(s, argc, argv, &n) < 0)
         return -1;
     exdb_unflatten *u = get_run(s, 0);
     if (!u)
@@ -689,927 +695,6 @@ static int cmd_reverse_continue(session *s, int argc, char **argv) {
     if (quiet)
         cmd_json_add(s, "silent", cJSON_CreateTrue());
     return jump_ex(s, u, last, interrupted ? "interrupt" : last_bp ? "breakpoint" : "start", quiet);
-}
-
-/* ---- frames */
-
-const exdb_uframe *cmd_unflatten_frame_at(session *s, const exdb_unflatten *u, uint32_t level) {
-    uint32_t depth = exdb_unflatten_depth(u);
-    if (!depth) {
-        cmd_fail(s, "No frames: %s.",
-                 u->pos == 0 ? "outlining has not started (\"step\" starts it)"
-                             : "outlining has finished (\"reverse-step\" goes back into it)");
-        return NULL;
-    }
-    if (level >= depth) {
-        cmd_fail(s, "No frame at level %u (the stack has %u frame%s).", level, depth,
-                 depth == 1 ? "" : "s");
-        return NULL;
-    }
-    return exdb_unflatten_frame(u, depth - 1 - level);
-}
-
-/* The frame a command names ("info node-map 2") or the selected one. */
-static const exdb_uframe *frame_arg(session *s, const exdb_unflatten *u, int argc, char **argv) {
-    uint32_t level = s->selected_frame;
-    if (argc > 1) {
-        const char *w = argv[1][0] == '#' ? argv[1] + 1 : argv[1];
-        if (cmd_parse_count(s, w, &level) < 0)
-            return NULL;
-    }
-    return cmd_unflatten_frame_at(s, u, level);
-}
-
-/* A frame's module type; the root frame's stack says None, so the
- * program's root type (what UnflattenedModule is built from) stands in. */
-static int str_width(const char *t) {
-    return (int)strlen(t);
-}
-
-/* One backtrace line, padded to the widths of the whole stack. */
-static void bt_line(session *s, const exdb_unflatten *u, const exdb_uframe *f, uint32_t level,
-                    int wl, int wt) {
-    exdb_buf *b = &s->buf;
-    exdb_buf_printf(b, "%s#%-2u%s %s%-*s%s  %-*s", cmd_color(s, C_BOLD), level,
-                    cmd_color(s, C_RESET), cmd_color(s, C_CYAN), wl, label(f->child_fqn),
-                    cmd_color(s, C_RESET), wt, exdb_unflatten_frame_type(u, f));
-    exdb_buf_printf(b, "  %u copied", f->ncopied);
-    if (f->parent) {
-        exdb_buf_printf(b, ", %u placeholder%s, call %d of %s", f->node_to_placeholder.n,
-                        f->node_to_placeholder.n == 1 ? "" : "s", f->num_calls + 1, f->module_id);
-        if (f->parent_call_module)
-            exdb_buf_printf(b, ", as %%%s in %s", f->parent_call_module->name,
-                            label(f->parent->child_fqn));
-    }
-    if (f->sig)
-        exdb_buf_puts(b, ", preserved signature");
-    cmd_source_frame_at(s, b, u, f);
-    exdb_buf_putc(b, '\n');
-}
-
-static cJSON *frame_json(const exdb_unflatten *u, const exdb_uframe *f, uint32_t level) {
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "level", level);
-    cJSON_AddNumberToObject(o, "index", f->index);
-    cJSON_AddStringToObject(o, "fqn", f->child_fqn ? f->child_fqn : "");
-    cJSON_AddStringToObject(o, "type", exdb_unflatten_frame_type(u, f));
-    cJSON_AddNumberToObject(o, "copied", f->ncopied);
-    cJSON_AddNumberToObject(o, "placeholders", f->node_to_placeholder.n);
-    if (f->parent) {
-        cJSON_AddNumberToObject(o, "call", f->num_calls + 1);
-        cJSON_AddStringToObject(o, "module_id", f->module_id ? f->module_id : "");
-        if (f->parent_call_module)
-            cJSON_AddStringToObject(o, "parent_call", f->parent_call_module->name);
-    }
-    cJSON_AddBoolToObject(o, "preserved", f->sig != NULL);
-    return o;
-}
-
-static int cmd_backtrace(session *s, int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    exdb_unflatten *u = get_run(s, 0);
-    if (!u)
-        return -1;
-    uint32_t depth = exdb_unflatten_depth(u);
-    if (!depth) {
-        fprintf(s->out, "No frames: %s.\n",
-                u->pos == 0 ? "outlining has not started (\"step\" starts it)"
-                            : "outlining has finished");
-        cmd_json_add(s, "frames", cJSON_CreateArray());
-        return 0;
-    }
-    int wl = 0, wt = 0;
-    for (uint32_t i = 0; i < depth; i++) {
-        const exdb_uframe *f = exdb_unflatten_frame(u, i);
-        int l = str_width(label(f->child_fqn)), t = str_width(exdb_unflatten_frame_type(u, f));
-        wl = l > wl ? l : wl;
-        wt = t > wt ? t : wt;
-    }
-    cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
-    for (uint32_t level = 0; level < depth; level++) {
-        const exdb_uframe *f = exdb_unflatten_frame(u, depth - 1 - level);
-        bt_line(s, u, f, level, wl, wt);
-        if (arr)
-            cJSON_AddItemToArray(arr, frame_json(u, f, level));
-    }
-    cmd_flush(s, 1);
-    cmd_json_add(s, "frames", arr);
-    return 0;
-}
-
-/* frame [N], up [N], down [N]: select a frame and print its line. */
-static int select_frame(session *s, uint32_t level) {
-    exdb_unflatten *u = get_run(s, 0);
-    if (!u)
-        return -1;
-    const exdb_uframe *f = cmd_unflatten_frame_at(s, u, level);
-    if (!f)
-        return -1;
-    s->selected_frame = level;
-    bt_line(s, u, f, level, 0, 0);
-    cmd_flush(s, 1);
-    cmd_json_add(s, "frame", frame_json(u, f, level));
-    return 0;
-}
-
-static int cmd_frame(session *s, int argc, char **argv) {
-    uint32_t level = s->selected_frame;
-    if (argc > 1 && cmd_parse_count(s, argv[1][0] == '#' ? argv[1] + 1 : argv[1], &level) < 0)
-        return -1;
-    return select_frame(s, level);
-}
-
-static int cmd_up(session *s, int argc, char **argv) {
-    uint32_t n;
-    if (optional_count(s, argc, argv, &n) < 0)
-        return -1;
-    exdb_unflatten *u = get_run(s, 0);
-    if (!u)
-        return -1;
-    uint32_t depth = exdb_unflatten_depth(u);
-    if (depth && s->selected_frame + 1 >= depth)
-        return cmd_fail(s, "Initial frame selected; you cannot go up.");
-    uint32_t level = s->selected_frame + n;
-    return select_frame(s, depth && level >= depth ? depth - 1 : level);
-}
-
-static int cmd_down(session *s, int argc, char **argv) {
-    uint32_t n;
-    if (optional_count(s, argc, argv, &n) < 0)
-        return -1;
-    if (s->selected_frame == 0)
-        return cmd_fail(s, "Bottom (innermost) frame selected; you cannot go down.");
-    return select_frame(s, n > s->selected_frame ? 0 : s->selected_frame - n);
-}
-
-/* ---- inspection: info frame|node-map|placeholders|seen-nodes|seen-modules|ivals */
-
-static void print_stack(exdb_buf *b, const exdb_uframe *f) {
-    exdb_buf_puts(b, "[");
-    for (uint32_t i = 0; i < f->depth; i++)
-        exdb_buf_printf(b, "%s('%s', %s%s%s, %d)", i ? ", " : "", f->stack_fqn[i],
-                        f->stack_ty[i] ? "'" : "", f->stack_ty[i] ? f->stack_ty[i] : "None",
-                        f->stack_ty[i] ? "'" : "", f->stack_calls[i]);
-    exdb_buf_puts(b, "]");
-}
-
-/* The backtrace level of frame f (0 = innermost). */
-static uint32_t frame_level_of(const exdb_unflatten *u, const exdb_uframe *f) {
-    uint32_t level = 0, depth = exdb_unflatten_depth(u);
-    for (uint32_t i = 0; i < depth; i++)
-        if (exdb_unflatten_frame(u, i) == f)
-            level = depth - 1 - i;
-    return level;
-}
-
-static int info_frame(session *s, const exdb_unflatten *u, const exdb_uframe *f) {
-    uint32_t level = frame_level_of(u, f);
-    exdb_buf *b = &s->buf;
-    exdb_buf_printf(b, "Frame #%u (the %u%s frame created): %s\n", level, f->index + 1,
-                    exdb_ordinal_suffix(f->index + 1), label(f->child_fqn));
-    exdb_buf_printf(b, "  module type:   %s\n", exdb_unflatten_frame_type(u, f));
-    if (f->parent) {
-        exdb_buf_printf(b, "  module id:     %s (call %d)\n", f->module_id, f->num_calls + 1);
-        exdb_buf_printf(b, "  called as:     ");
-        if (f->parent_call_module)
-            exdb_format_node(b, f->parent_call_module);
-        exdb_buf_printf(b, "\n                 in %s (frame #%u)\n", label(f->parent->child_fqn),
-                        level + 1);
-        exdb_buf_printf(b, "  signature:     %s\n",
-                        f->sig ? "preserved (module_call_graph has one for this call)"
-                               : "none (inputs and outputs follow the nodes' uses)");
-    }
-    exdb_buf_puts(b, "  module_stack:  ");
-    print_stack(b, f);
-    uint32_t nodes = f->graph ? f->graph->count : 0;
-    exdb_buf_printf(b, "\n  graph:         %u node%s; %u flat node%s copied\n", nodes, cmd_s(nodes),
-                    f->ncopied, cmd_s(f->ncopied));
-    exdb_buf_printf(b, "  node_map:      %u entr%s (\"info node-map %u\")\n", f->node_map.n,
-                    f->node_map.n == 1 ? "y" : "ies", level);
-    exdb_buf_printf(b, "  placeholders:  %u (\"info placeholders %u\")\n", f->node_to_placeholder.n,
-                    level);
-    cmd_flush(s, 1);
-    cmd_json_add(s, "frame", frame_json(u, f, level));
-    return 0;
-}
-
-/* info node-map / info placeholders: flat node -> this frame's node. For a
- * placeholder, the node that feeds it in the parent frame. */
-static int info_map(session *s, const exdb_uframe *f, int placeholders) {
-    const exdb_unodemap *m = placeholders ? &f->node_to_placeholder : &f->node_map;
-    exdb_buf *b = &s->buf;
-    exdb_buf_printf(b, "%s of %s (%u entr%s):\n", placeholders ? "node_to_placeholder" : "node_map",
-                    label(f->child_fqn), m->n, m->n == 1 ? "y" : "ies");
-    int w = 0;
-    for (uint32_t i = 0; i < m->n; i++) {
-        int l = str_width(m->keys[i]->name);
-        w = l > w ? l : w;
-    }
-    cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
-    for (uint32_t i = 0; i < m->n; i++) {
-        exdb_buf_printf(b, "  %%%-*s -> %%%s", w, m->keys[i]->name, m->vals[i]->name);
-        const exdb_node *feed = NULL;
-        if (placeholders && f->parent) {
-            feed = exdb_unodemap_get(&f->parent->node_map, m->keys[i]);
-            if (!feed)
-                feed = exdb_unodemap_get(&f->parent->node_to_placeholder, m->keys[i]);
-        }
-        if (feed)
-            exdb_buf_printf(b, "  (fed by %%%s in %s)", feed->name, label(f->parent->child_fqn));
-        else if (!placeholders && m->vals[i]->op != EXDB_OP_CALL_FUNCTION)
-            exdb_buf_printf(b, "  (%s)", exdb_op_name(m->vals[i]->op));
-        exdb_buf_putc(b, '\n');
-        if (arr) {
-            cJSON *o = cJSON_CreateObject();
-            cJSON_AddStringToObject(o, "flat", m->keys[i]->name);
-            cJSON_AddStringToObject(o, "node", m->vals[i]->name);
-            cJSON_AddStringToObject(o, "op", exdb_op_name(m->vals[i]->op));
-            if (feed)
-                cJSON_AddStringToObject(o, "fed_by", feed->name);
-            cJSON_AddItemToArray(arr, o);
-        }
-    }
-    cmd_flush(s, 1);
-    cmd_json_add(s, placeholders ? "placeholders" : "node_map", arr);
-    return 0;
-}
-
-/* The frame each flat node was copied into, from the event log (-1: none). */
-static int32_t *copy_frames(const exdb_unflatten *u) {
-    int32_t *fr = malloc((u->run->nnodes + 1) * sizeof *fr);
-    if (!fr)
-        return NULL;
-    for (uint32_t i = 0; i <= u->run->nnodes; i++)
-        fr[i] = -1;
-    for (uint32_t k = 0; k < u->pos; k++) {
-        const exdb_uevent *e = &u->log[k];
-        if (e->kind == EXDB_EV_COPY && e->flat >= 0 && (uint32_t)e->flat < u->run->nnodes)
-            fr[e->flat] = e->frame;
-    }
-    return fr;
-}
-
-static int info_seen_nodes(session *s, const exdb_unflatten *u) {
-    const exdb_urun *r = u->run;
-    int32_t *fr = copy_frames(u);
-    if (!fr)
-        return cmd_fail(s, "out of memory");
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < r->nnodes; i++)
-        n += r->seen[r->nodes[i]->id] != 0;
-    exdb_buf_printf(&s->buf, "seen_nodes: %u of %u flat node%s copied\n", n, r->nnodes,
-                    cmd_s(r->nnodes));
-    cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
-    for (uint32_t i = 0; i < r->nnodes; i++) {
-        if (!r->seen[r->nodes[i]->id])
-            continue;
-        const exdb_uframe *f = frame_at(u, fr[i]);
-        exdb_buf_printf(&s->buf, "  %%%s -> %s\n", r->nodes[i]->name,
-                        f ? label(f->child_fqn) : "?");
-        if (arr) {
-            cJSON *o = cJSON_CreateObject();
-            cJSON_AddStringToObject(o, "node", r->nodes[i]->name);
-            cJSON_AddStringToObject(o, "fqn", f && f->child_fqn ? f->child_fqn : "");
-            cJSON_AddItemToArray(arr, o);
-        }
-    }
-    free(fr);
-    cmd_flush(s, 1);
-    cmd_json_add(s, "seen_nodes", arr);
-    return 0;
-}
-
-static int info_seen_modules(session *s, const exdb_unflatten *u) {
-    const exdb_urun *r = u->run;
-    exdb_buf *b = &s->buf;
-    exdb_buf_printf(b, "seen_modules: %u module id%s\n", r->nparts, r->nparts == 1 ? "" : "s");
-    cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
-    for (uint32_t p = 0; p < r->nparts; p++) {
-        const exdb_upartition *pt = &r->parts[p];
-        exdb_buf_printf(b, "  %s: %u call%s\n", pt->module_id, pt->n, pt->n == 1 ? "" : "s");
-        cJSON *calls = arr ? cJSON_CreateArray() : NULL;
-        for (uint32_t e = 0; e < pt->n; e++) {
-            const exdb_uentry *en = &pt->entries[e];
-            exdb_buf_printf(b, "    %s call_idx=%d in %s as %%%s (module #%u)\n", label(en->fqn),
-                            en->call_idx, label(en->parent_fqn), en->parent_call_module->name,
-                            en->module->id);
-            if (calls) {
-                cJSON *o = cJSON_CreateObject();
-                cJSON_AddStringToObject(o, "fqn", en->fqn);
-                cJSON_AddNumberToObject(o, "call_idx", en->call_idx);
-                cJSON_AddStringToObject(o, "parent_fqn", en->parent_fqn);
-                cJSON_AddStringToObject(o, "parent_call", en->parent_call_module->name);
-                cJSON_AddItemToArray(calls, o);
-            }
-        }
-        if (arr) {
-            cJSON *o = cJSON_CreateObject();
-            cJSON_AddStringToObject(o, "module_id", pt->module_id);
-            cJSON_AddItemToObject(o, "calls", calls);
-            cJSON_AddItemToArray(arr, o);
-        }
-    }
-    cmd_flush(s, 1);
-    cmd_json_add(s, "seen_modules", arr);
-    return 0;
-}
-
-static int info_ivals(session *s, const exdb_unflatten *u) {
-    const exdb_urun *r = u->run;
-    exdb_buf *b = &s->buf;
-    exdb_buf_printf(b, "_IVals: %u module%s read intermediate values of mutated buffers\n",
-                    r->nivals, r->nivals == 1 ? "" : "s");
-    cJSON *obj = s->json ? cJSON_CreateObject() : NULL;
-    for (uint32_t i = 0; i < r->nivals; i++) {
-        const exdb_ustrset *set = r->ivals[i];
-        exdb_buf_printf(b, "  %s:", label(set->key));
-        cJSON *names = obj ? cJSON_CreateArray() : NULL;
-        for (uint32_t k = 0; k < set->n; k++) {
-            exdb_buf_printf(b, " %s", set->items[k]);
-            if (names)
-                cJSON_AddItemToArray(names, cJSON_CreateString(set->items[k]));
-        }
-        exdb_buf_putc(b, '\n');
-        if (obj)
-            cJSON_AddItemToObject(obj, set->key, names);
-    }
-    cmd_flush(s, 1);
-    cmd_json_add(s, "ivals", obj);
-    return 0;
-}
-
-static int info_events(session *s, exdb_unflatten *u, int argc, char **argv);
-
-int cmd_unflatten_info(session *s, const char *what, int argc, char **argv) {
-    exdb_unflatten *u = get_run(s, 0);
-    if (!u)
-        return -1;
-    int frame_cmd = strcmp(what, "frame") == 0, nm = strcmp(what, "node-map") == 0,
-        ph = strcmp(what, "placeholders") == 0;
-    if (strcmp(what, "events") == 0)
-        return info_events(s, u, argc, argv);
-    if (!frame_cmd && !nm && !ph && argc > 1)
-        return cmd_fail(s, "info %s takes no argument", what);
-    if (frame_cmd || nm || ph) {
-        if (argc > 2)
-            return cmd_fail(s, "Usage: info %s [FRAME]", what);
-        const exdb_uframe *f = frame_arg(s, u, argc, argv);
-        if (!f)
-            return -1;
-        return frame_cmd ? info_frame(s, u, f) : info_map(s, f, ph);
-    }
-    if (strcmp(what, "seen-nodes") == 0)
-        return info_seen_nodes(s, u);
-    if (strcmp(what, "seen-modules") == 0)
-        return info_seen_modules(s, u);
-    return info_ivals(s, u);
-}
-
-int cmd_unflatten_print_frame(session *s, int argc, char **argv) {
-    exdb_unflatten *u = get_run(s, 0);
-    if (!u)
-        return -1;
-    if (argc > 2)
-        return cmd_fail(s, "Usage: print frame [N]");
-    const exdb_uframe *f = frame_arg(s, u, argc, argv);
-    if (!f)
-        return -1;
-    exdb_buf_printf(&s->buf, "# %s, so far (%u flat node%s copied)\n", label(f->child_fqn),
-                    f->ncopied, cmd_s(f->ncopied));
-    exdb_print_graph(&s->buf, f->graph);
-    cmd_flush(s, 1);
-    if (s->json) {
-        cmd_json_add(s, "frame", frame_json(u, f, frame_level_of(u, f)));
-        cmd_json_add(s, "graph", ja_graph(u->prog, f->graph));
-    }
-    return 0;
-}
-
-/* ---- list: the flat nodes around the cursor */
-
-/* The module a flat node runs in: its innermost nn_module_stack entry. */
-static void node_module(exdb_buf *b, const exdb_node *n) {
-    const exdb_meta *m = n->meta;
-    if (!m || !m->has_stack || !m->nstack) {
-        exdb_buf_puts(b, "-");
-        return;
-    }
-    const exdb_stack_entry *e = &m->stack[m->nstack - 1];
-    exdb_buf_puts(b, label(e->path));
-    if (e->call_idx)
-        exdb_buf_printf(b, "@%d", e->call_idx);
-}
-
-static const char *node_what(const exdb_node *n) {
-    if (n->op != EXDB_OP_CALL_FUNCTION)
-        return exdb_op_name(n->op);
-    return strncmp(n->target, "torch.ops.", 10) == 0 ? n->target + 10 : n->target;
-}
-
-/* Flat index of a node named by name or index, or -1 (error printed). */
-static long flat_index(session *s, const exdb_unflatten *u, const char *word) {
-    const exdb_urun *r = u->run;
-    char *end;
-    long v = strtol(word, &end, 10);
-    if (*word && !*end) {
-        if (v < 0 || (uint32_t)v >= r->nnodes)
-            return cmd_fail(s, "No flat node %s (there are %u).", word, r->nnodes);
-        return v;
-    }
-    const char *name = word[0] == '%' ? word + 1 : word;
-    for (uint32_t i = 0; i < r->nnodes; i++)
-        if (strcmp(r->nodes[i]->name, name) == 0)
-            return (long)i;
-    return cmd_node_not_found(s, name);
-}
-
-/* ---- the later phases' decisions (list after outlining, info events) */
-
-static int later_kind(int kind) {
-    return kind != EXDB_EV_COPY && kind != EXDB_EV_ENTER && kind != EXDB_EV_EXIT;
-}
-
-/* The event kind a later phase's work items become, or -1. */
-static int phase_event(int phase) {
-    const exdb_phase *ph = exdb_phases_get(phase);
-    return ph && ph->plan ? ph->event : -1;
-}
-
-/* The phases still ahead, in PyTorch's order, as "SINK, DEDUP, ...". */
-static void phases_ahead(exdb_buf *b, const exdb_urun *r) {
-    int n = 0;
-    for (int p = EXDB_UPH_IVALS; p < EXDB_UPH_DONE; p++) {
-        const exdb_phase *ph = exdb_phases_get(p);
-        if (p > r->phase || (p == r->phase && (!ph->plan || !r->phase_started)))
-            exdb_buf_printf(b, "%s%s", n++ ? ", " : "", ph->name);
-    }
-}
-
-/* list after outlining: the decisions of the later phases around the
- * cursor. Done ones are events ([K] ...); the cursor (=>) is the next
- * decision: the current phase's next work item, or the next phase. */
-static int list_decisions(session *s, exdb_unflatten *u) {
-    const exdb_urun *r = u->run;
-    uint32_t first = u->pos; /* the first later-phase event */
-    while (first > 0 && later_kind(u->log[first - 1].kind))
-        first--;
-    uint32_t ndone = u->pos - first;
-    uint32_t npend = r->phase_started && phase_event(r->phase) >= 0 && r->work_pos < r->nwork
-                         ? r->nwork - r->work_pos
-                         : 0;
-    exdb_buf ahead;
-    exdb_buf_init(&ahead);
-    if (exdb_unflatten_done(u))
-        exdb_buf_puts(&ahead, "(unflatten complete)");
-    else
-        phases_ahead(&ahead, r);
-    /* pending lines line up with the events' text after "[K] " */
-    int pad = snprintf(NULL, 0, "[%u] ", u->pos + 1);
-    uint32_t nlines = ndone + npend + (ahead.len > 0);
-    long size = s->listsize > 0 ? s->listsize : 10;
-    long cursor = ndone, start;
-    if (s->last_was_list && s->list_decisions && s->list_next >= 0) {
-        start = s->list_next;
-        if (start >= (long)nlines) {
-            exdb_buf_free(&ahead);
-            return cmd_fail(s, "Line number %ld out of range; there %s %u decision%s.", start,
-                            nlines == 1 ? "is" : "are", nlines, cmd_s(nlines));
-        }
-    } else {
-        start = cursor - (size - 1) / 2;
-        if (start + size > (long)nlines)
-            start = (long)nlines - size;
-        if (start < 0)
-            start = 0;
-    }
-    long end = start + size < (long)nlines ? start + size : (long)nlines;
-    if (!(s->last_was_list && s->list_decisions)) /* a repeated list goes on without it */
-        exdb_buf_printf(&s->buf,
-                        "# later phases: outlining ended at event %u (\"list NODE\" lists flat "
-                        "nodes)\n",
-                        first);
-    cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
-    for (long i = start; i < end; i++) {
-        const char *mark = i == cursor ? "=>" : "  ";
-        exdb_buf_printf(&s->buf, "%s%s%s ", cmd_color(s, C_GREEN), mark, cmd_color(s, C_RESET));
-        cJSON *o = arr ? cJSON_CreateObject() : NULL;
-        if (i < (long)ndone) {
-            uint32_t k = first + (uint32_t)i + 1;
-            event_text(s, &s->buf, u, k, &u->log[k - 1]);
-            if (o) {
-                cJSON_Delete(o);
-                o = event_json(s, u, k, &u->log[k - 1]);
-                cJSON_AddBoolToObject(o, "done", 1);
-            }
-        } else if (i < (long)(ndone + npend)) {
-            const exdb_uwork *w = &r->work[r->work_pos + (uint32_t)(i - (long)ndone)];
-            int ek = phase_event(r->phase);
-            const char *kind = exdb_unflatten_event_kind_name(ek);
-            const exdb_uentry *call = ek == EXDB_EV_DEDUP ? dedup_call(u, w) : NULL;
-            const char *name = call ? call->fqn : w->name ? w->name : "";
-            if (ek == EXDB_EV_DISPATCH && !name[0])
-                name = "(call indices elided)";
-            exdb_buf_printf(&s->buf, "%*s%s%s %s", pad, "", cmd_color(s, C_DIM), kind, label(name));
-            if (call)
-                exdb_buf_printf(&s->buf, " call_idx=%d", call->call_idx);
-            exdb_buf_puts(&s->buf, cmd_color(s, C_RESET));
-            if (o) {
-                cJSON_AddStringToObject(o, "kind", kind);
-                cJSON_AddStringToObject(o, "subject", name);
-                if (call)
-                    cJSON_AddNumberToObject(o, "call_idx", call->call_idx);
-                cJSON_AddBoolToObject(o, "done", 0);
-            }
-        } else {
-            exdb_buf_printf(&s->buf, "%*s%s%s%s%s", pad, "", cmd_color(s, C_DIM),
-                            exdb_unflatten_done(u) ? "" : "then: ", exdb_buf_str(&ahead),
-                            cmd_color(s, C_RESET));
-            if (o) {
-                cJSON_AddStringToObject(o, "kind", exdb_unflatten_done(u) ? "END" : "PHASES");
-                cJSON_AddStringToObject(o, "subject", exdb_buf_str(&ahead));
-                cJSON_AddBoolToObject(o, "done", 0);
-            }
-        }
-        if (o) {
-            cJSON_AddBoolToObject(o, "cursor", i == cursor);
-            cJSON_AddItemToArray(arr, o);
-        }
-        exdb_buf_putc(&s->buf, '\n');
-    }
-    if (nlines == 0)
-        exdb_buf_puts(&s->buf, "(no decisions)\n");
-    exdb_buf_free(&ahead);
-    s->list_next = end;
-    s->list_decisions = 1;
-    cmd_flush(s, 1);
-    cmd_json_add(s, "decisions", arr);
-    return 0;
-}
-
-/* Reads "A-B", "A-", "-B" or "A" into [*a, *b]; 0, or -1 (not a range). */
-static int parse_range(const char *w, uint32_t *a, uint32_t *b) {
-    char *end;
-    const char *dash = strchr(w, '-');
-    if (!*w || (!dash && (*w < '0' || *w > '9')))
-        return -1;
-    if (!dash) {
-        long v = strtol(w, &end, 10);
-        if (*end || v < 0)
-            return -1;
-        *a = *b = (uint32_t)v;
-        return 0;
-    }
-    *a = 1;
-    *b = UINT32_MAX;
-    if (dash != w) {
-        long v = strtol(w, &end, 10);
-        if (end != dash || v < 0)
-            return -1;
-        *a = (uint32_t)v;
-    }
-    if (dash[1]) {
-        long v = strtol(dash + 1, &end, 10);
-        if (*end || v < 0)
-            return -1;
-        *b = (uint32_t)v;
-    }
-    return 0;
-}
-
-/* info events [A-B] [KIND|later]: the event log up to the cursor. */
-static int info_events(session *s, exdb_unflatten *u, int argc, char **argv) {
-    uint32_t a = 1, b = UINT32_MAX;
-    int kind = -1, later = 0;
-    for (int i = 1; i < argc; i++) {
-        if (parse_range(argv[i], &a, &b) == 0)
-            continue;
-        if (strcasecmp(argv[i], "later") == 0) {
-            later = 1;
-            continue;
-        }
-        kind = -1;
-        for (int k = 0; k <= EXDB_EV_DONE; k++)
-            if (strcasecmp(argv[i], exdb_unflatten_event_kind_name(k)) == 0)
-                kind = k;
-        if (kind < 0)
-            return cmd_fail(s,
-                            "info events: expected a range (A-B, A-, -B, K), \"later\" or an event "
-                            "kind (copy, enter, exit, ival, attrs, state, sink, dedup, dispatch, "
-                            "reorder, done), found \"%s\".",
-                            argv[i]);
-    }
-    if (a == 0)
-        a = 1;
-    uint32_t last = b < u->pos ? b : u->pos, n = 0;
-    cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
-    for (uint32_t k = a; k <= last; k++) {
-        const exdb_uevent *e = &u->log[k - 1];
-        if ((kind >= 0 && e->kind != kind) || (later && !later_kind(e->kind)))
-            continue;
-        event_text(s, &s->buf, u, k, e);
-        exdb_buf_putc(&s->buf, '\n');
-        if (arr)
-            cJSON_AddItemToArray(arr, event_json(s, u, k, e));
-        n++;
-    }
-    if (!n)
-        exdb_buf_printf(&s->buf, "No events%s up to the cursor (event %u).\n",
-                        kind >= 0 || later || a > 1 || b < UINT32_MAX ? " match" : "", u->pos);
-    if (u->nlog > u->pos && b > u->pos)
-        exdb_buf_printf(&s->buf,
-                        "(events %u-%u were reached before going back: \"goto %u\" replays them)\n",
-                        u->pos + 1, u->nlog, u->nlog);
-    cmd_flush(s, 1);
-    cmd_json_add(s, "events", arr);
-    return 0;
-}
-
-static int cmd_list(session *s, int argc, char **argv) {
-    if (argc > 1 && strcmp(argv[1], "source") == 0)
-        return cmd_source_list(s, argc - 1, argv + 1);
-    exdb_unflatten *u = get_run(s, 0);
-    if (!u)
-        return -1;
-    const exdb_urun *r = u->run;
-    int outlining = r->phase <= EXDB_UPH_OUTER_OUTPUT;
-    if (!outlining && argc == 1)
-        return list_decisions(s, u);
-    s->list_decisions = 0;
-    long cursor = outlining ? (long)r->idx : -1, start;
-    long size = s->listsize > 0 ? s->listsize : 10;
-    if (argc > 1) {
-        long at = flat_index(s, u, argv[1]);
-        if (at < 0)
-            return -1;
-        start = at - (size - 1) / 2;
-    } else if (s->last_was_list && s->list_next >= 0 && !s->list_decisions) {
-        start = s->list_next;
-    } else {
-        start = (cursor >= 0 ? cursor : (long)r->nnodes) - (size - 1) / 2;
-    }
-    if (start + size > (long)r->nnodes)
-        start = (long)r->nnodes - size;
-    if (start < 0)
-        start = 0;
-    if (s->last_was_list && argc == 1 && s->list_next >= (long)r->nnodes)
-        return cmd_fail(s, "Line number %ld out of range; the flat graph has %u node%s.",
-                        s->list_next, r->nnodes, cmd_s(r->nnodes));
-    long end = start + size < (long)r->nnodes ? start + size : (long)r->nnodes;
-    int32_t *fr = copy_frames(u);
-    if (!fr)
-        return cmd_fail(s, "out of memory");
-    int wn = 4, ww = 4;
-    exdb_buf mod;
-    exdb_buf_init(&mod);
-    for (long i = start; i < end; i++) {
-        int l = str_width(r->nodes[i]->name) + 1, t = str_width(node_what(r->nodes[i]));
-        wn = l > wn ? l : wn;
-        ww = t > ww ? t : ww;
-    }
-    cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
-    for (long i = start; i < end; i++) {
-        const exdb_node *n = r->nodes[i];
-        int done = r->seen[n->id] != 0;
-        const exdb_uframe *f = frame_at(u, fr[i]);
-        exdb_buf_reset(&mod);
-        node_module(&mod, n);
-        const char *mark = i == cursor ? "=>" : "  ";
-        exdb_buf_printf(&s->buf, "%s%s%s %5ld  %-6s  %%%-*s  %-*s  %s", cmd_color(s, C_GREEN), mark,
-                        cmd_color(s, C_RESET), i, done ? "copied" : "", wn - 1, n->name, ww,
-                        node_what(n), exdb_buf_str(&mod));
-        if (done && f && n->meta && n->meta->nstack &&
-            strcmp(label(f->child_fqn), exdb_buf_str(&mod)) != 0)
-            exdb_buf_printf(&s->buf, "  (into %s)", label(f->child_fqn));
-        exdb_buf_putc(&s->buf, '\n');
-        if (arr) {
-            cJSON *o = cJSON_CreateObject();
-            cJSON_AddNumberToObject(o, "index", (double)i);
-            cJSON_AddStringToObject(o, "node", n->name);
-            cJSON_AddStringToObject(o, "what", node_what(n));
-            cJSON_AddStringToObject(o, "module", exdb_buf_str(&mod));
-            cJSON_AddBoolToObject(o, "copied", done);
-            cJSON_AddBoolToObject(o, "cursor", i == cursor);
-            if (done && f)
-                cJSON_AddStringToObject(o, "frame", f->child_fqn ? f->child_fqn : "");
-            cJSON_AddItemToArray(arr, o);
-        }
-    }
-    exdb_buf_free(&mod);
-    free(fr);
-    s->list_next = end;
-    cmd_flush(s, 1);
-    cmd_json_add(s, "nodes", arr);
-    return 0;
-}
-
-/* ---- views of the finished module (info modules, print module) */
-
-exdb_unflatten *cmd_unflatten_shown_run(session *s) {
-    int fresh = s->run == NULL;
-    exdb_unflatten *u = get_run(s, 0);
-    if (u && fresh) {
-        exdb_error err = {0};
-        if (exdb_unflatten_run(u, &err) < 0) {
-            cmd_fail(s, "%s", err.msg);
-            return NULL;
-        }
-    }
-    return u;
-}
-
-/* info modules: a plain Module (a path unflatten made only as a container,
- * with no graph: a module called only as name@N, a ModuleList iterated in
- * forward, a ParameterList) has no _ty, so torch's module tree says nothing
- * of its class and the line showed a bare "Module". nn_module_stack may
- * still name the class the module had at that path: show it, or say that
- * nothing recorded it. The classes are found for the modules in the order
- * named_modules visits them, as the text lists them one a line. */
-typedef struct plain_classes {
-    exdb_arena a;
-    exdb_strmap paths; /* the path without "@N" -> its nn_module_stack class */
-    const char **path; /* per module visited: that path when plain and untyped, else NULL */
-    uint32_t n, cap;
-    int oom;
-} plain_classes;
-
-static void plain_visit(void *vctx, const char *fqn, exdb_umodule *m) {
-    plain_classes *c = vctx;
-    if (c->oom)
-        return;
-    if (c->n == c->cap) {
-        uint32_t ncap = c->cap ? 2 * c->cap : 64;
-        const char **np = realloc(c->path, ncap * sizeof *np);
-        if (!np) {
-            c->oom = 1;
-            return;
-        }
-        c->path = np;
-        c->cap = ncap;
-    }
-    char *p = NULL;
-    if (m->kind == EXDB_UMOD_PLAIN && !m->type && (p = exdb_arena_strdup(&c->a, fqn))) {
-        char *w = p; /* "a@1.b@3.c" -> "a.b.c": nn_module_stack paths have no call index */
-        for (const char *r = p; *r;) {
-            if (*r == '@') {
-                while (*r && *r != '.')
-                    r++;
-            } else {
-                *w++ = *r++;
-            }
-        }
-        *w = '\0';
-        if (!exdb_strmap_put(&c->paths, p, NULL))
-            c->oom = 1;
-    }
-    c->path[c->n++] = p;
-}
-
-/* Finds the classes: 0, or -1 when memory ran out (nothing is shown then). */
-static int plain_classes_find(plain_classes *c, const exdb_unflatten *u) {
-    exdb_arena_init(&c->a);
-    exdb_strmap_init(&c->paths, &c->a);
-    if (exdb_modtree_named_modules(u->run, plain_visit, c) < 0)
-        c->oom = 1;
-    if (c->oom)
-        return -1;
-    for (const exdb_node *n = c->paths.count ? u->prog->graph->head : NULL; n; n = n->next)
-        for (uint32_t i = 0; n->meta && i < n->meta->nstack; i++) {
-            void **v = exdb_strmap_find(&c->paths, n->meta->stack[i].path);
-            if (v && !*v)
-                *v = (void *)n->meta->stack[i].type;
-        }
-    return 0;
-}
-
-static void plain_classes_free(plain_classes *c) {
-    exdb_arena_destroy(&c->a);
-    free(c->path);
-}
-
-/* The class of the i-th module visited, "" when it is no plain untyped
- * module, NULL when nothing names it. */
-static const char *plain_class(const plain_classes *c, uint32_t i) {
-    if (i >= c->n || !c->path[i])
-        return "";
-    return exdb_strmap_get(&c->paths, c->path[i]);
-}
-
-/* Adds the class after "Module" on the lines of plain modules: the lines
- * from offset from on, one per module (before them, the notes of a run
- * just made). */
-static void annotate_plain(exdb_buf *b, size_t from, const plain_classes *c) {
-    const char *t = exdb_buf_str(b) + from;
-    uint32_t lines = 0;
-    for (const char *q = t; *q; q++)
-        lines += *q == '\n';
-    if (lines != c->n) /* not one line per module: leave the text alone */
-        return;
-    exdb_buf out;
-    exdb_buf_init(&out);
-    exdb_buf_printf(&out, "%.*s", (int)from, exdb_buf_str(b));
-    uint32_t i = 0;
-    for (const char *line = t; *line; i++) {
-        const char *end = strchr(line, '\n'), *k = strstr(line, "  Module");
-        const char *cls = plain_class(c, i);
-        size_t at = k && k < end && (k[8] == '\n' || k[8] == ' ') ? (size_t)(k + 8 - line) : 0;
-        if (cls && !*cls)
-            at = 0;
-        exdb_buf_printf(&out, "%.*s", (int)(at ? at : (size_t)(end + 1 - line)), line);
-        if (at && cls)
-            exdb_buf_printf(&out, "  %s (from nn_module_stack)%.*s", cls,
-                            (int)(end + 1 - line - at), line + at);
-        else if (at)
-            exdb_buf_printf(&out, "  (class unknown: no nn_module_stack names it)%.*s",
-                            (int)(end + 1 - line - at), line + at);
-        line = end + 1;
-    }
-    exdb_buf_reset(b);
-    exdb_buf_puts(b, exdb_buf_str(&out));
-    b->oom |= out.oom; /* cut short: cmd_flush says so */
-    exdb_buf_free(&out);
-}
-
-/* one entry of info modules' JSON answer: what named_modules(
- * remove_duplicate=False) yields, with the counts the text shows */
-typedef struct module_json_ctx {
-    cJSON *arr;
-    const plain_classes *classes;
-    uint32_t i;
-    const exdb_unflatten *u;
-} module_json_ctx;
-
-/* ja_module_tree's class of the visit-th module: plain_class. */
-static const char *tree_class(void *ctx, uint32_t visit) {
-    return plain_class(ctx, visit);
-}
-
-static void module_json(void *vctx, const char *fqn, exdb_umodule *m) {
-    module_json_ctx *c = vctx;
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "fqn", fqn);
-    cJSON_AddStringToObject(o, "kind", exdb_modtree_class_name(m));
-    if (m->type && m->kind != EXDB_UMOD_GRAPH) /* type_name(): a GraphModule has none */
-        cJSON_AddStringToObject(o, "type", m->type);
-    else
-        cJSON_AddNullToObject(o, "type");
-    const char *cls = plain_class(c->classes, c->i++);
-    if (!cls)
-        cJSON_AddNullToObject(o, "stack_class");
-    else if (*cls) /* a plain module: its class in nn_module_stack */
-        cJSON_AddStringToObject(o, "stack_class", cls);
-    int calls = ja_module_calls(c->u, m);
-    if (calls >= 0) /* as the text's calls=N */
-        cJSON_AddNumberToObject(o, "calls", calls);
-    if (m->graph)
-        cJSON_AddNumberToObject(o, "nodes", m->graph->count);
-    uint32_t np, nb, nc;
-    exdb_modtree_count_state(m, &np, &nb, &nc);
-    cJSON_AddNumberToObject(o, "params", np);
-    cJSON_AddNumberToObject(o, "buffers", nb);
-    cJSON_AddNumberToObject(o, "constants", nc);
-    cJSON_AddItemToArray(c->arr, o);
-}
-
-int cmd_unflatten_info_modules(session *s) {
-    exdb_unflatten *u = cmd_unflatten_shown_run(s);
-    if (!u)
-        return -1;
-    size_t from = s->buf.len;
-    exdb_unflatten_print_modules(&s->buf, u);
-    plain_classes classes = {0};
-    if (plain_classes_find(&classes, u) < 0) {
-        classes.n = 0;
-        s->buf.oom = 1; /* out of memory: cmd_flush says the text is incomplete */
-    }
-    annotate_plain(&s->buf, from, &classes);
-    cmd_flush(s, 1);
-    if (s->json) {
-        module_json_ctx c = {cJSON_CreateArray(), &classes, 0, u};
-        if (exdb_modtree_named_modules(u->run, module_json, &c) < 0) {
-            cmd_fail(s, "out of memory: the answer is incomplete");
-            s->output_oom = 1;
-        }
-        cmd_json_add(s, "modules", c.arr);
-        cmd_json_add(s, "tree", ja_module_tree(u, tree_class, &classes));
-    }
-    plain_classes_free(&classes);
-    return 0;
-}
-
-int cmd_unflatten_print_module(session *s, const char *fqn) {
-    exdb_unflatten *u = cmd_unflatten_shown_run(s);
-    if (!u)
-        return -1;
-    exdb_error err = {0};
-    if (exdb_unflatten_print_module(&s->buf, u, fqn, &err) < 0) {
-        exdb_buf_reset(&s->buf);
-        return cmd_fail(s, "%s", err.msg);
-    }
-    cmd_flush(s, 1);
-    if (s->json)
-        cmd_json_add(s, "module", ja_module(u, fqn));
-    return 0;
 }
 
 #define P (CMD_NEEDS_PROGRAM | CMD_STOPS)
@@ -1710,14 +795,14 @@ const command unflatten_commands[] = {
      "FQN@N is the N-th extra call of a module (PyTorch's _call_name); MODULE_ID is the\n"
      "nn_module_stack key the calls share (seen_modules); %node is the call_module node\n"
      "the frame is building in its parent's graph.",
-     cmd_backtrace, NULL, NULL},
+     cmd_frames_backtrace, NULL, NULL},
     {"frame", 0, 1, I, "frame [N]", "Select frame N of the backtrace (default: show the selected).",
      "info frame, info node-map, info placeholders and print frame use the selected frame.",
-     cmd_frame, NULL, NULL},
-    {"up", 0, 1, I, "up [N]", "Select the frame N levels up (towards the root).", NULL, cmd_up,
-     NULL, NULL},
-    {"down", 0, 1, I, "down [N]", "Select the frame N levels down (towards #0).", NULL, cmd_down,
-     NULL, NULL},
+     cmd_frames_frame, NULL, NULL},
+    {"up", 0, 1, I, "up [N]", "Select the frame N levels up (towards the root).", NULL,
+     cmd_frames_up, NULL, NULL},
+    {"down", 0, 1, I, "down [N]", "Select the frame N levels down (towards #0).", NULL,
+     cmd_frames_down, NULL, NULL},
     {"list", 0, 2, I | CMD_REPEAT, "list [NODE|INDEX] | list source [NODE|FILE:LINE]",
      "The flat nodes around the cursor (or NODE): copied ones and the next (=>).",
      "Columns: the cursor (=> the next node the outliner looks at), the flat index\n"

@@ -132,7 +132,7 @@ static int info_facts(session *s, const char *word, int argc, char **argv) {
 }
 
 static int info_modules(session *s, const char *word, int argc, char **argv) {
-    return cmd_unflatten_info_modules(s);
+    return cmd_modules_info(s);
 }
 
 static int info_breakpoints(session *s, const char *word, int argc, char **argv) {
@@ -148,7 +148,7 @@ static int info_node(session *s, const char *word, int argc, char **argv) {
 }
 
 static int info_outliner(session *s, const char *word, int argc, char **argv) {
-    return cmd_unflatten_info(s, word, argc, argv);
+    return cmd_frames_info(s, word, argc, argv);
 }
 
 static int info_source(session *s, const char *word, int argc, char **argv) {
@@ -209,11 +209,11 @@ static int print_node(session *s, const char *word, int argc, char **argv) {
 static int print_module(session *s, const char *word, int argc, char **argv) {
     if (argc != 2)
         return cmd_fail(s, "Usage: print module FQN   (\"\" is the root)");
-    return cmd_unflatten_print_module(s, argv[1]);
+    return cmd_modules_print(s, argv[1]);
 }
 
 static int print_frame(session *s, const char *word, int argc, char **argv) {
-    return cmd_unflatten_print_frame(s, argc, argv);
+    return cmd_frames_print(s, argc, argv);
 }
 
 static int print_code(session *s, const char *word, int argc, char **argv) {

@@ -1,0 +1,17 @@
+/* cmd_alias.h - what cmd_alias.c defines for the other commands. */
+#ifndef EXDB_CMD_ALIAS_H
+#define EXDB_CMD_ALIAS_H
+
+#include "session.h"
+
+struct exdb_unflatten;
+struct exdb_uframe;
+struct exdb_uevent;
+struct cJSON;
+
+/* `alias NAME = COMMAND [ARGS...]` (alone: the list), and
+ * the list of user aliases (show alias, help aliases). */
+int cmd_alias(session *s, int argc, char **argv);
+int cmd_alias_list(session *s);
+
+#endif

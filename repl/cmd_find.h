@@ -1,0 +1,18 @@
+/* cmd_find.h - what cmd_find.c defines for the other commands. */
+#ifndef EXDB_CMD_FIND_H
+#define EXDB_CMD_FIND_H
+
+#include "session.h"
+
+struct exdb_unflatten;
+struct exdb_uframe;
+struct exdb_uevent;
+struct cJSON;
+
+/* find / info nodes, and print node GLOB's matching. */
+int cmd_find(session *s, int argc, char **argv);
+
+/* Whether word is a glob (has *, ? or [) rather than a node name. */
+int cmd_find_is_glob(const char *word);
+
+#endif

@@ -1,0 +1,30 @@
+/* cmd_frames.h - what cmd_frames.c defines for the other commands. */
+#ifndef EXDB_CMD_FRAMES_H
+#define EXDB_CMD_FRAMES_H
+
+#include "session.h"
+
+struct exdb_unflatten;
+struct exdb_uframe;
+struct exdb_uevent;
+struct cJSON;
+
+/* The frame at backtrace level `level` (0 = innermost) of u, or NULL
+ * after an error was printed (no frames, or no such level). */
+const struct exdb_uframe *cmd_frames_at(session *s, const struct exdb_unflatten *u, uint32_t level);
+
+/* The frame inspection reached through `info` (frame, node-map,
+ * placeholders, seen-nodes, seen-modules, ivals, events) and `print frame`. */
+int cmd_frames_info(session *s, const char *what, int argc, char **argv);
+int cmd_frames_print(session *s, int argc, char **argv);
+/* backtrace, frame, up, down */
+int cmd_frames_backtrace(session *s, int argc, char **argv);
+int cmd_frames_frame(session *s, int argc, char **argv);
+int cmd_frames_up(session *s, int argc, char **argv);
+int cmd_frames_down(session *s, int argc, char **argv);
+
+/* Each flat node's frame index by when it was copied (-1: not yet), for
+ * list; malloc'd, NULL when out of memory. */
+int32_t *cmd_frames_copy(const struct exdb_unflatten *u);
+
+#endif

@@ -1,0 +1,10 @@
+s/\bcmd_unflatten_frame_at\b/cmd_frames_at/g
+s/\bcmd_unflatten_info\b/cmd_frames_info/g
+s/\bcmd_unflatten_print_frame\b/cmd_frames_print/g
+s/\bcmd_backtrace\b/cmd_frames_backtrace/g
+s/\bcmd_frame\b/cmd_frames_frame/g
+s/\bcmd_up\b/cmd_frames_up/g
+s/\bcmd_down\b/cmd_frames_down/g
+s/\bcmd_unflatten_shown_run\b/cmd_modules_shown_run/g
+s/\bcmd_unflatten_info_modules\b/cmd_modules_info/g
+s/\bcmd_unflatten_print_module\b/cmd_modules_print/g
