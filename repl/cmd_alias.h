@@ -4,14 +4,11 @@
 
 #include "session.h"
 
-struct exdb_unflatten;
-struct exdb_uframe;
-struct exdb_uevent;
-struct cJSON;
-
 /* `alias NAME = COMMAND [ARGS...]` (alone: the list), and
  * the list of user aliases (show alias, help aliases). */
 int cmd_alias(session *s, int argc, char **argv);
 int cmd_alias_list(session *s);
+
+void session_aliases_free(session *s);
 
 #endif

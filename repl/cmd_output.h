@@ -4,12 +4,21 @@
 
 #include "session.h"
 
-struct exdb_unflatten;
-struct exdb_uframe;
-struct exdb_uevent;
-struct cJSON;
-
 /* pipe COMMAND | SHELL-COMMAND. */
 int cmd_pipe(session *s, int argc, char **argv);
+
+/* session_init's output streams, through the pager and the
+ * log; output_begin before each command typed (the pager's page starts);
+ * output_quit: "q" was answered to the pager (a script stops); whether the
+ * output reaches a terminal (for colour). */
+void output_init(session *s);
+void output_free(session *s);
+void output_begin(session *s);
+int output_quit(const session *s);
+int output_isatty(const session *s);
+
+/* set logging ... (argv[0] is "logging"), and show's line for it. */
+int output_set_logging(session *s, int argc, char **argv);
+void output_show_logging(const session *s, exdb_buf *b);
 
 #endif

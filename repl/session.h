@@ -127,23 +127,9 @@ int session_capture(session *s, const char *line, char **out, struct cJSON **dat
 const char *session_alias(const session *s, const char *name, size_t len);
 const char *session_alias_at(const session *s, size_t i, const char **text);
 char *session_expand_alias(const session *s, const char *line);
-void session_aliases_free(session *s);
 
 /* Runs one command line with its output going to out (pipe). */
 int session_run_to(session *s, const char *line, FILE *out);
-
-/* cmd_output.c: session_init's output streams, through the pager and the
- * log; output_begin before each command typed (the pager's page starts);
- * output_quit: "q" was answered to the pager (a script stops); whether the
- * output reaches a terminal (for colour). */
-void output_init(session *s);
-void output_free(session *s);
-void output_begin(session *s);
-int output_quit(const session *s);
-int output_isatty(const session *s);
-/* set logging ... (argv[0] is "logging"), and show's line for it. */
-int output_set_logging(session *s, int argc, char **argv);
-void output_show_logging(const session *s, exdb_buf *b);
 
 /* Command table access for help and completion. */
 typedef struct command command;
@@ -158,5 +144,9 @@ const char *command_name_at(int i); /* NULL past the end */
 /* The subcommand words of command name (info, print, lint...), NULL-ended,
  * or NULL when it takes none. */
 const char *const *command_subcommands(const char *name);
+
+/* The session's output and alias files declare their own. */
+#include "cmd_alias.h"
+#include "cmd_output.h"
 
 #endif
