@@ -11,4 +11,9 @@ int cmd_alias_list(session *s);
 
 void session_aliases_free(session *s);
 
+/* User aliases (`alias NAME = COMMAND`): the text the len bytes at name
+ * stand for, or NULL; the i-th alias's name (and text), NULL past the end. */
+const char *session_alias(const session *s, const char *name, size_t len);
+const char *session_alias_at(const session *s, size_t i, const char **text);
+
 #endif

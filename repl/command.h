@@ -49,16 +49,6 @@ struct command {
     const char *(*help_fn)(void); /* the help when it is built from a table (set) */
 };
 
-/* c's help text (help_fn's or help), or NULL. */
-const char *command_help(const command *c);
-/* Runs the subcommand argv[1] names (a unique prefix of a word of c's
- * subs): checks its arguments and the program, then calls its fn with
- * argc - 1, argv + 1. */
-int command_run_subcommand(session *s, const command *c, int argc, char **argv);
-/* Replaces a unique prefix of c's subcommand in argv by the whole word
- * (before c runs); -1 after an error when it is ambiguous. */
-int command_expand_subcommand(session *s, const command *c, int argc, char **argv);
-
 /* Prints a one-line error to the session's error stream; returns -1. */
 int cmd_fail(session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Writes s->buf to the output (adding a final newline when asked) and

@@ -120,12 +120,8 @@ void session_json_stopped(session *s, const char *script, int line, const char *
  * *data gets its structured answer (or NULL). Returns 0 or -1. */
 int session_capture(session *s, const char *line, char **out, struct cJSON **data);
 
-/* User aliases (cmd_alias.c, `alias NAME = COMMAND`): the text the len
- * bytes at name stand for, or NULL; the i-th alias's name (and text), NULL
- * past the end; line with its first word replaced by its alias's text
- * (malloc'd), or NULL when that word is no alias. */
-const char *session_alias(const session *s, const char *name, size_t len);
-const char *session_alias_at(const session *s, size_t i, const char **text);
+/* line with its first word replaced by its user alias's text (malloc'd),
+ * or NULL when that word is no alias (cmd_alias.h has the aliases). */
 char *session_expand_alias(const session *s, const char *line);
 
 /* Runs one command line with its output going to out (pipe). */
@@ -137,16 +133,10 @@ typedef struct command command;
  * (*ambiguous set when the word is an ambiguous prefix): for lines kept
  * to run later, as a breakpoint's commands. */
 const command *session_line_command(session *s, const char *line, int *ambiguous);
-const command *command_lookup(const char *name, int *ambiguous);
-/* Only a command's whole name or one of gdb's short names, no prefix. */
-const command *command_lookup_exact(const char *name);
-const char *command_name_at(int i); /* NULL past the end */
-/* The subcommand words of command name (info, print, lint...), NULL-ended,
- * or NULL when it takes none. */
-const char *const *command_subcommands(const char *name);
 
 /* The session's output and alias files declare their own. */
 #include "cmd_alias.h"
 #include "cmd_output.h"
+#include "commands.h"
 
 #endif

@@ -41,4 +41,8 @@ void vz_fx_tooltip(exdb_buf *b, const exdb_node *n);
 /* The deepest nn_module_stack entry with a non-empty path, or NULL. */
 const exdb_stack_entry *vz_leaf_entry(const exdb_node *n);
 
+/* The flat graph view. */
+int vz_view_flat(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
+                 exdb_error *err);
+
 #endif

@@ -104,23 +104,8 @@ typedef struct Agraph_s Agraph_t;
  * proves the disciplines write the same graph as cgraph's own sets it. */
 extern int vz_cg_plain;
 
-/* Views. Each fills vg from the source; -1 with a message on error. */
-int vz_view_flat(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
-                 exdb_error *err);
-int vz_view_modules(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
-                    exdb_error *err);
-/* The module at fqn of u (a dispatcher's call "n@1" too) as `module FQN`
- * draws it, titled "module FQN: ..."; mark: a node drawn bold red, or NULL.
- * The frame view uses it for the later phases' events (umodule.c). */
-struct exdb_unflatten;
-int vz_view_umodule(vz_graph *vg, const struct exdb_unflatten *u, const char *fqn,
-                    const exdb_node *mark, exdb_error *err);
-/* The `tree` view cut to the subtree of the module at fqn ("" = root),
- * titled "title, N modules ...": what `module FQN` draws for a plain
- * torch.nn.Module, which has no graph of its own (tree.c). */
-struct exdb_unflatten;
-int vz_view_subtree(vz_graph *vg, const struct exdb_unflatten *u, const char *fqn,
-                    const char *title, exdb_error *err);
+/* Views: each view file's header (flat.h, modules.h, ...) declares its
+ * vz_view_*, which fills vg from the source; -1 with a message on error. */
 
 /* ---- hide.c: `render flat --hide` and unused state */
 
@@ -152,6 +137,7 @@ typedef struct vz_tree_stats {
 #include "viz/flat.h"
 #include "viz/frame.h"
 #include "viz/hide.h"
+#include "viz/modules.h"
 #include "viz/html.h"
 #include "viz/html_tree.h"
 #include "viz/tree.h"

@@ -1,0 +1,27 @@
+/* commands.h - the command table (commands.c): looking commands up, their
+ * subcommands and help. */
+#ifndef EXDB_COMMANDS_H
+#define EXDB_COMMANDS_H
+
+#include "session.h"
+
+typedef struct command command;
+
+const command *command_lookup(const char *name, int *ambiguous);
+/* Only a command's whole name or one of gdb's short names, no prefix. */
+const command *command_lookup_exact(const char *name);
+const char *command_name_at(int i); /* NULL past the end */
+/* The subcommand words of command name (info, print, lint...), NULL-ended,
+ * or NULL when it takes none. */
+const char *const *command_subcommands(const char *name);
+/* c's help text (help_fn's or help), or NULL. */
+const char *command_help(const command *c);
+/* Runs the subcommand argv[1] names (a unique prefix of a word of c's
+ * subs): checks its arguments and the program, then calls its fn with
+ * argc - 1, argv + 1. */
+int command_run_subcommand(session *s, const command *c, int argc, char **argv);
+/* Replaces a unique prefix of c's subcommand in argv by the whole word
+ * (before c runs); -1 after an error when it is ambiguous. */
+int command_expand_subcommand(session *s, const command *c, int argc, char **argv);
+
+#endif
