@@ -39,6 +39,24 @@ static int arg_value_name(loader *L, const exdb_json *j, const jpath *p, const c
     return 0;
 }
 
+/* A spec's "arg" under vp: for a user input or output the value's name or
+ * constant (arg_value_name), else the named argument's name; *argp (when
+ * not NULL) is the Argument. */
+static int spec_arg(loader *L, const exdb_json *v, const jpath *vp, int user, const char **name,
+                    exdb_arg *value, const exdb_json **argp) {
+    const exdb_json *arg = exdb_json_get(v, "arg");
+    jpath ap = PKEY(vp, "arg");
+    if (argp)
+        *argp = arg;
+    if (!arg)
+        return exdb_load_fail(L, vp, "missing key \"arg\" (expected an Argument)");
+    if (user)
+        return arg_value_name(L, arg, &ap, name, value);
+    if (exdb_load_need_obj(L, arg, &ap) < 0 || exdb_load_get_str(L, arg, "name", &ap, name) < 0)
+        return -1;
+    return 0;
+}
+
 /* InputSpec j at ep into s. */
 static int load_input_spec(loader *L, const exdb_json *j, const jpath *ep, exdb_input_spec *s) {
     const char *tag;
@@ -71,17 +89,11 @@ static int load_input_spec(loader *L, const exdb_json *j, const jpath *ep, exdb_
         }
         return 0;
     }
-    const exdb_json *arg = exdb_json_get(v, "arg");
-    jpath ap = PKEY(&vp, "arg");
-    if (!arg)
-        return exdb_load_fail(L, &vp, "missing key \"arg\" (expected an Argument)");
-    if (k == EXDB_IN_USER_INPUT) {
-        if (arg_value_name(L, arg, &ap, &s->name, &s->value) < 0)
-            return -1;
-    } else {
-        if (exdb_load_need_obj(L, arg, &ap) < 0 ||
-            exdb_load_get_str(L, arg, "name", &ap, &s->name) < 0)
-            return -1;
+    const exdb_json *arg;
+    if (spec_arg(L, v, &vp, k == EXDB_IN_USER_INPUT, &s->name, &s->value, &arg) < 0)
+        return -1;
+    if (k != EXDB_IN_USER_INPUT) {
+        jpath ap = PKEY(&vp, "arg");
         const exdb_json *cf = exdb_json_get(arg, "class_fqn");
         jpath cfp = PKEY(&ap, "class_fqn");
         if (k == EXDB_IN_CUSTOM_OBJ && exdb_json_is(cf, EXDB_JSTRING)) {
@@ -128,18 +140,8 @@ static int load_output_spec(loader *L, const exdb_json *j, const jpath *ep, exdb
     s->kind = (exdb_output_kind)k;
     if (exdb_load_need_obj(L, v, &vp) < 0)
         return -1;
-    const exdb_json *arg = exdb_json_get(v, "arg");
-    jpath ap = PKEY(&vp, "arg");
-    if (!arg)
-        return exdb_load_fail(L, &vp, "missing key \"arg\" (expected an Argument)");
-    if (k == EXDB_OUT_USER_OUTPUT) {
-        if (arg_value_name(L, arg, &ap, &s->name, &s->value) < 0)
-            return -1;
-    } else {
-        if (exdb_load_need_obj(L, arg, &ap) < 0 ||
-            exdb_load_get_str(L, arg, "name", &ap, &s->name) < 0)
-            return -1;
-    }
+    if (spec_arg(L, v, &vp, k == EXDB_OUT_USER_OUTPUT, &s->name, &s->value, NULL) < 0)
+        return -1;
     const char *tkey = k == EXDB_OUT_BUFFER_MUTATION ? "buffer_name"
                        : (k == EXDB_OUT_GRADIENT_TO_PARAMETER || k == EXDB_OUT_PARAMETER_MUTATION)
                            ? "parameter_name"
