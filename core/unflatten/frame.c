@@ -414,6 +414,7 @@ static int uplift_custom(exdb_urun *r, exdb_uframe *f) {
  * frame's output argument. */
 typedef struct frame_outs {
     exdb_node **orig, **gout;
+    exdb_node *tree_out; /* a preserved signature's one output (gout points here) */
     uint32_t norig;
     exdb_node *parent_out;
     exdb_arg outarg;
@@ -445,9 +446,7 @@ static int outs_preserved(exdb_urun *r, exdb_uframe *f, frame_outs *o, exdb_erro
                                seen->name, f->child_fqn);
         tup.u.items[i] = exdb_arg_node(m);
     }
-    exdb_node **gout = exdb_arena_alloc(A, sizeof *gout);
-    if (!gout)
-        return exdb_errorf(err, "out of memory");
+    exdb_node **gout = &o->tree_out;
     *gout = exdb_fxbuild_spec_call(r, f->module, f->graph, TREE_UNFLATTEN, tup, sig->out_spec,
                                    sig->out_spec_text);
     o->parent_out =
