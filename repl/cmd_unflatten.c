@@ -95,8 +95,8 @@ const exdb_uentry *cmd_unflatten_dedup_call(const exdb_unflatten *u, const exdb_
 
 /* "[K] STEP i in FRAME: copying %x : ..." for an event of the current run
  * (the frames it names exist: frames are kept after they exit). */
-static void event_text(session *s, exdb_buf *b, const exdb_unflatten *u, uint32_t k,
-                       const exdb_uevent *ev) {
+void cmd_unflatten_event_text(session *s, exdb_buf *b, const exdb_unflatten *u, uint32_t k,
+                              const exdb_uevent *ev) {
     const exdb_uframe *f = cmd_unflatten_frame_by_index(u, ev->frame);
     const exdb_node *n = cmd_unflatten_flat_at(u, ev->flat);
     exdb_buf_printf(b, "%s[%u]%s ", cmd_color(s, C_DIM), k, cmd_color(s, C_RESET));
@@ -144,7 +144,8 @@ static void event_text(session *s, exdb_buf *b, const exdb_unflatten *u, uint32_
     exdb_buf_puts(b, cmd_color(s, C_RESET));
 }
 
-static cJSON *event_json(session *s, const exdb_unflatten *u, uint32_t k, const exdb_uevent *ev) {
+cJSON *cmd_unflatten_event_json(session *s, const exdb_unflatten *u, uint32_t k,
+                                const exdb_uevent *ev) {
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
@@ -178,23 +179,13 @@ static cJSON *event_json(session *s, const exdb_unflatten *u, uint32_t k, const 
     int saved = s->color_now;
     s->color_now = 0;
     if (k)
-        event_text(s, &b, u, k, ev);
+        cmd_unflatten_event_text(s, &b, u, k, ev);
     else
         exdb_buf_puts(&b, "[0] start: prepasses done, nothing outlined yet");
     s->color_now = saved;
     cJSON_AddStringToObject(o, "text", exdb_buf_str(&b));
     exdb_buf_free(&b);
     return o;
-}
-
-void cmd_unflatten_event_text(session *s, exdb_buf *b, const exdb_unflatten *u, uint32_t k,
-                              const exdb_uevent *ev) {
-    event_text(s, b, u, k, ev);
-}
-
-cJSON *cmd_unflatten_event_json(session *s, const exdb_unflatten *u, uint32_t k,
-                                const exdb_uevent *ev) {
-    return event_json(s, u, k, ev);
 }
 
 /* ---- driving the run */
@@ -219,13 +210,13 @@ static void print_event(drive *d, const exdb_unflatten *u, const exdb_uevent *ev
         exdb_buf_printf(&s->buf, "%s%s%s%s", cmd_color(s, C_RED), w, cmd_color(s, C_RESET),
                         multi ? "" : ", ");
     }
-    event_text(s, &s->buf, u, u->pos, ev);
+    cmd_unflatten_event_text(s, &s->buf, u, u->pos, ev);
     exdb_buf_putc(&s->buf, '\n');
     d->printed = u->pos;
     if (s->json && d->trace) {
         if (!d->events)
             d->events = cJSON_CreateArray();
-        cJSON_AddItemToArray(d->events, event_json(s, u, u->pos, ev));
+        cJSON_AddItemToArray(d->events, cmd_unflatten_event_json(s, u, u->pos, ev));
     }
 }
 
@@ -250,7 +241,7 @@ static void print_position(session *s, const exdb_unflatten *u) {
     if (u->pos == 0)
         exdb_buf_puts(&s->buf, "[0] start: prepasses done, nothing outlined yet\n");
     else {
-        event_text(s, &s->buf, u, u->pos, &u->log[u->pos - 1]);
+        cmd_unflatten_event_text(s, &s->buf, u, u->pos, &u->log[u->pos - 1]);
         exdb_buf_putc(&s->buf, '\n');
     }
 }
@@ -261,7 +252,8 @@ static void json_position(session *s, const exdb_unflatten *u, const char *reaso
     exdb_uevent start = {0};
     start.flat = start.frame = start.item = -1;
     cmd_json_add(s, "reason", cJSON_CreateString(reason));
-    cmd_json_add(s, "stop", event_json(s, u, u->pos, u->pos ? &u->log[u->pos - 1] : &start));
+    cmd_json_add(s, "stop",
+                 cmd_unflatten_event_json(s, u, u->pos, u->pos ? &u->log[u->pos - 1] : &start));
     cmd_json_add(s, "done", cJSON_CreateBool(exdb_unflatten_done(u)));
 }
 
