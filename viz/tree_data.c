@@ -25,6 +25,7 @@
 #include "core/export/program.h"
 #include "core/format/schema.h"
 #include "core/fx/print.h"
+#include "core/base/mem.h"
 #include "viz/view.h"
 
 enum { GN_OP, GN_CHILD, GN_IN, GN_OUT };
@@ -69,15 +70,14 @@ typedef struct tree_ctx {
     int oom;
 } tree_ctx;
 
+/* Room for item n of *p (exdb_grow when it is full). */
 static int grow(void **p, uint32_t *cap, uint32_t n, size_t size) {
     if (n < *cap)
         return 0;
-    uint32_t nc = *cap ? *cap * 2 : 256;
-    void *np = realloc(*p, (size_t)nc * size);
+    void *np = exdb_grow(*p, cap, size, 256);
     if (!np)
         return -1;
     *p = np;
-    *cap = nc;
     return 0;
 }
 
