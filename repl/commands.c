@@ -2,6 +2,7 @@
  * its name, arity, flags and help, as in Redis's command table; `help`
  * prints from the table and completion reads it. A unique prefix of a name
  * or of a subcommand is enough ("inf prog"), as in gdb; an exact name wins. */
+#include <assert.h>
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -540,7 +541,10 @@ static const char *const *subcommand_words(const command *c) {
     size_t i = 0;
     while (i < 16 && cache[i].subs && cache[i].subs != c->subs)
         i++;
-    if (i < 16 && cache[i].subs == c->subs)
+    assert(i < 16); /* one slot per subcommand table: the tables are few */
+    if (i == 16)
+        return NULL;
+    if (cache[i].subs == c->subs)
         return cache[i].words;
     size_t n = 0;
     while (c->subs[n].word)
@@ -551,10 +555,8 @@ static const char *const *subcommand_words(const command *c) {
     for (size_t k = 0; k < n; k++)
         w[k] = c->subs[k].word;
     w[n] = NULL;
-    if (i < 16) {
-        cache[i].subs = c->subs;
-        cache[i].words = w;
-    }
+    cache[i].subs = c->subs;
+    cache[i].words = w;
     return w;
 }
 

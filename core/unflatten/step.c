@@ -125,7 +125,6 @@ void exdb_step_reverse_continue(exdb_unflatten *u, uint32_t before, exdb_step *s
     *last = 0;
     int last_bp = 0;
     s->reason = EXDB_STOP_STEP;
-    (void)err;
     exdb_uevent ev;
     while (u->pos + 1 < before) {
         if (s->interrupt && *s->interrupt) {
