@@ -78,19 +78,10 @@ static int bind_value(loader *L, gscope *sc, const char *name, exdb_node *n, con
     *slot = n;
     if (!n->meta || !n->meta->val) {
         exdb_val *v = exdb_strmap_get(&sc->metas, name);
-        if (v && owns_meta && n->meta) {
+        if (v && owns_meta && n->meta)
             ((exdb_meta *)n->meta)->val = v;
-        } else if (v) {
-            exdb_meta *m = exdb_arena_alloc(L->a, sizeof *m);
-            if (!m)
-                return exdb_load_oom(L);
-            if (n->meta)
-                *m = *n->meta;
-            else
-                memset(m, 0, sizeof *m);
-            m->val = v;
-            n->meta = m;
-        }
+        else if (v)
+            return exdb_load_node_set_val(L, n, v);
     }
     return 0;
 }
