@@ -2,6 +2,8 @@
 #
 #   make run     install what is missing, build, open the REPL on the bundled example
 #   make test    install what is missing, build with ASan+UBSan, run every test
+#                (T=golden/find: one suite or test; UPDATE=1 T=golden/NAME rewrites that golden)
+#   make quick   unit + golden + malformed only, for the edit loop
 #   make bench   the speed and memory table
 #   make bench-peer  lint and dce against torch 2.13's torch.fx (build/venv)
 #   make conformance exdb against torch 2.13 itself (tests/conformance)
@@ -11,7 +13,13 @@
 CC      ?= cc
 PREFIX  ?= /usr/local
 PKGS    := libcjson libcgraph libgvc libzip libedit libxxhash
-WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+# A warning fails the developer and CI builds (make, make test); a packager
+# with another compiler may build with WERROR= .
+WERROR  ?= -Werror
+# Each object's header dependencies come from the compiler (.d beside the .o),
+# as git's Makefile does: touching one header rebuilds only its users.
+DEPFLAGS := -MMD -MP
 CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 OPT     ?= -O2 -g
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -22,7 +30,7 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # the one cgraph's own disciplines write.
 CGRAPH_FAST = $(shell pkg-config --atleast-version=2.42 libcgraph 2>/dev/null && \
 	pkg-config --max-version=2.43.0 libcgraph 2>/dev/null && echo -DEXDB_CGRAPH_FAST)
-CFLAGS_ALL  = $(CSTD) $(WARN) $(OPT) $(PKG_CFLAGS) $(CGRAPH_FAST) -I. $(EXTRA_CFLAGS)
+CFLAGS_ALL  = $(CSTD) $(WARN) $(WERROR) $(OPT) $(PKG_CFLAGS) $(CGRAPH_FAST) -I. $(EXTRA_CFLAGS)
 LDLIBS_ALL  = $(PKG_LIBS) -lm
 
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -36,12 +44,13 @@ REPL_SRC := $(sort $(wildcard repl/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 CORE_HDR := $(sort $(foreach l,$(LAYERS),$(wildcard core/$(l)/*.h)))
 HDRS     := $(CORE_HDR) $(wildcard viz/*.h repl/*.h tests/unit/*.h)
+ALL_SRC  := $(CORE_SRC) $(VIZ_SRC) $(REPL_SRC) $(UNIT_SRC)
 
 # Release objects in build/rel, sanitizer objects in build/san.
 rel = $(patsubst %.c,build/rel/%.o,$(1))
 san = $(patsubst %.c,build/san/%.o,$(1))
 
-.PHONY: all run test check bench bench-peer conformance install clean deps deps-test format unit golden \
+.PHONY: all run test quick check bench bench-peer conformance install clean deps deps-test format unit golden \
 	readme-picture valgrind-session
 .DEFAULT_GOAL := all
 
@@ -57,15 +66,18 @@ deps-test:
 Q := $(if $(V),,@)
 
 # assert() checks invariants (core/fx/graph_check.h, core/unflatten/journal.h) in the sanitizer build only.
-build/rel/%.o: %.c $(HDRS)
+build/rel/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS_ALL) -DNDEBUG -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_ALL) $(DEPFLAGS) -DNDEBUG -c $< -o $@
 
-build/san/%.o: %.c $(HDRS)
+build/san/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC-SAN  $<")
-	$(Q)$(CC) $(CFLAGS_ALL) $(SAN) $(SAN_FAULT) -O1 -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_ALL) $(DEPFLAGS) $(SAN) $(SAN_FAULT) -O1 -c $< -o $@
+
+# The compiler's header dependencies of every object built so far.
+-include $(wildcard $(foreach b,rel san cov fuzz/obj,$(patsubst %.c,build/$(b)/%.d,$(ALL_SRC))))
 
 # The sanitizer build of core/ and viz/ carries the out-of-memory fault
 # injection hook (core/base/fault.h): every malloc, calloc, realloc, strdup and
@@ -128,9 +140,15 @@ run: all
 	./exdb tests/fixtures/example.json
 
 # Everything under ASan+UBSan; tests/run.sh prints the "N passed, N failed" line.
+# T="SUITE[/NAME] ..." picks suites and tests (tests/run.sh), UPDATE=1 rewrites goldens.
 test: deps-test
 	@$(MAKE) --no-print-directory build/san/exdb build/san/unit
-	@tests/run.sh build/san
+	@T='$(T)' UPDATE='$(UPDATE)' tests/run.sh build/san
+
+# The edit loop's suites: unit, golden and malformed (T=... narrows them further).
+quick: deps-test
+	@$(MAKE) --no-print-directory build/san/exdb build/san/unit
+	@T='$(or $(T),unit golden malformed)' UPDATE='$(UPDATE)' tests/run.sh build/san
 
 check: test
 
@@ -187,10 +205,10 @@ clean:
 COV_FLAGS := --coverage -O0 -g -DEXDB_COVERAGE
 cov = $(patsubst %.c,build/cov/%.o,$(1))
 
-build/cov/%.o: %.c $(HDRS)
+build/cov/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC-COV  $<")
-	$(Q)$(CC) $(CSTD) $(WARN) $(PKG_CFLAGS) $(CGRAPH_FAST) -I. $(COV_FLAGS) $(COV_FAULT) -c $< -o $@
+	$(Q)$(CC) $(CSTD) $(WARN) $(DEPFLAGS) $(PKG_CFLAGS) $(CGRAPH_FAST) -I. $(COV_FLAGS) $(COV_FAULT) -c $< -o $@
 
 $(call cov,$(CORE_SRC) $(VIZ_SRC)): COV_FAULT = $(FAULT)
 
@@ -240,10 +258,10 @@ fuzzobj = $(patsubst %.c,build/fuzz/obj/%.o,$(1))
 
 fuzz: $(FUZZ_BINS)
 
-build/fuzz/obj/%.o: %.c $(HDRS)
+build/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC-FUZZ $<")
-	$(Q)$(FUZZ_CC) $(CFLAGS_ALL) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -O1 -c $< -o $@
+	$(Q)$(FUZZ_CC) $(CFLAGS_ALL) $(DEPFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -O1 -c $< -o $@
 
 build/fuzz/libexdb-fuzz.a: $(call fuzzobj,$(FUZZ_LIB_SRC))
 	$(Q)rm -f $@ && ar rcs $@ $^

@@ -1,6 +1,6 @@
 /* cmd_alias.h - what cmd_alias.c defines for the other commands. */
-#ifndef EXDB_CMD_ALIAS_H
-#define EXDB_CMD_ALIAS_H
+#ifndef EXDB_REPL_CMD_ALIAS_H
+#define EXDB_REPL_CMD_ALIAS_H
 
 #include "session.h"
 

@@ -1,6 +1,6 @@
 /* cmd_break.h - what cmd_break.c defines for the other commands. */
-#ifndef EXDB_CMD_BREAK_H
-#define EXDB_CMD_BREAK_H
+#ifndef EXDB_REPL_CMD_BREAK_H
+#define EXDB_REPL_CMD_BREAK_H
 
 #include "session.h"
 

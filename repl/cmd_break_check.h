@@ -1,6 +1,6 @@
 /* cmd_break_check.h - what cmd_break_check.c defines for the other commands. */
-#ifndef EXDB_CMD_BREAK_CHECK_H
-#define EXDB_CMD_BREAK_CHECK_H
+#ifndef EXDB_REPL_CMD_BREAK_CHECK_H
+#define EXDB_REPL_CMD_BREAK_CHECK_H
 
 #include "session.h"
 

@@ -1,7 +1,7 @@
 /* cmd_code.h - print code, print readable and save code (cmd_code.c),
  * reached from print's and save's subcommands and print node. */
-#ifndef EXDB_CMD_CODE_H
-#define EXDB_CMD_CODE_H
+#ifndef EXDB_REPL_CMD_CODE_H
+#define EXDB_REPL_CMD_CODE_H
 
 #include "core/fx/graph.h"
 #include "session.h"

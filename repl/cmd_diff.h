@@ -1,6 +1,6 @@
 /* cmd_diff.h - what cmd_diff.c defines for the other commands. */
-#ifndef EXDB_CMD_DIFF_H
-#define EXDB_CMD_DIFF_H
+#ifndef EXDB_REPL_CMD_DIFF_H
+#define EXDB_REPL_CMD_DIFF_H
 
 #include "session.h"
 

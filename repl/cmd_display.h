@@ -1,6 +1,6 @@
 /* cmd_display.h - what cmd_display.c defines for the other commands. */
-#ifndef EXDB_CMD_DISPLAY_H
-#define EXDB_CMD_DISPLAY_H
+#ifndef EXDB_REPL_CMD_DISPLAY_H
+#define EXDB_REPL_CMD_DISPLAY_H
 
 #include "session.h"
 

@@ -1,6 +1,6 @@
 /* cmd_explain.h - what cmd_explain.c defines for the other commands. */
-#ifndef EXDB_CMD_EXPLAIN_H
-#define EXDB_CMD_EXPLAIN_H
+#ifndef EXDB_REPL_CMD_EXPLAIN_H
+#define EXDB_REPL_CMD_EXPLAIN_H
 
 #include "session.h"
 

@@ -1,6 +1,6 @@
 /* cmd_find.h - what cmd_find.c defines for the other commands. */
-#ifndef EXDB_CMD_FIND_H
-#define EXDB_CMD_FIND_H
+#ifndef EXDB_REPL_CMD_FIND_H
+#define EXDB_REPL_CMD_FIND_H
 
 #include "session.h"
 

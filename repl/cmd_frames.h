@@ -1,6 +1,6 @@
 /* cmd_frames.h - what cmd_frames.c defines for the other commands. */
-#ifndef EXDB_CMD_FRAMES_H
-#define EXDB_CMD_FRAMES_H
+#ifndef EXDB_REPL_CMD_FRAMES_H
+#define EXDB_REPL_CMD_FRAMES_H
 
 #include "session.h"
 

@@ -1,6 +1,6 @@
 /* cmd_lint.h - what cmd_lint.c defines for the other commands. */
-#ifndef EXDB_CMD_LINT_H
-#define EXDB_CMD_LINT_H
+#ifndef EXDB_REPL_CMD_LINT_H
+#define EXDB_REPL_CMD_LINT_H
 
 #include "session.h"
 

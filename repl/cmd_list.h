@@ -1,6 +1,6 @@
 /* cmd_list.h - what cmd_list.c defines for the other commands. */
-#ifndef EXDB_CMD_LIST_H
-#define EXDB_CMD_LIST_H
+#ifndef EXDB_REPL_CMD_LIST_H
+#define EXDB_REPL_CMD_LIST_H
 
 #include "session.h"
 

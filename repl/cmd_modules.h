@@ -1,6 +1,6 @@
 /* cmd_modules.h - what cmd_modules.c defines for the other commands. */
-#ifndef EXDB_CMD_MODULES_H
-#define EXDB_CMD_MODULES_H
+#ifndef EXDB_REPL_CMD_MODULES_H
+#define EXDB_REPL_CMD_MODULES_H
 
 #include "session.h"
 

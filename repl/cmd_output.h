@@ -1,6 +1,6 @@
 /* cmd_output.h - what cmd_output.c defines for the other commands. */
-#ifndef EXDB_CMD_OUTPUT_H
-#define EXDB_CMD_OUTPUT_H
+#ifndef EXDB_REPL_CMD_OUTPUT_H
+#define EXDB_REPL_CMD_OUTPUT_H
 
 #include "session.h"
 

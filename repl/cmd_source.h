@@ -1,6 +1,6 @@
 /* cmd_source.h - what cmd_source.c defines for the other commands. */
-#ifndef EXDB_CMD_SOURCE_H
-#define EXDB_CMD_SOURCE_H
+#ifndef EXDB_REPL_CMD_SOURCE_H
+#define EXDB_REPL_CMD_SOURCE_H
 
 #include "session.h"
 

@@ -1,6 +1,6 @@
 /* cmd_unflatten.h - what cmd_unflatten.c defines for the other commands. */
-#ifndef EXDB_CMD_UNFLATTEN_H
-#define EXDB_CMD_UNFLATTEN_H
+#ifndef EXDB_REPL_CMD_UNFLATTEN_H
+#define EXDB_REPL_CMD_UNFLATTEN_H
 
 #include "session.h"
 

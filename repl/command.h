@@ -2,8 +2,8 @@
  * subsystem (lint, unflatten, render...) defines its commands in its own
  * repl/cmd_*.c as a table `const command NAME_commands[]` with
  * `const size_t NAME_ncommands`, and commands.c lists the table. */
-#ifndef EXDB_COMMAND_H
-#define EXDB_COMMAND_H
+#ifndef EXDB_REPL_COMMAND_H
+#define EXDB_REPL_COMMAND_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* commands.h - the command table (commands.c): looking commands up, their
  * subcommands and help. */
-#ifndef EXDB_COMMANDS_H
-#define EXDB_COMMANDS_H
+#ifndef EXDB_REPL_COMMANDS_H
+#define EXDB_REPL_COMMANDS_H
 
 #include "session.h"
 

@@ -5,8 +5,8 @@
  * the machine-readable form tests/json_schema_check.py checks answers
  * against. Every builder returns a new cJSON item (NULL when out of
  * memory) for cmd_json_add. */
-#ifndef EXDB_JSON_ANSWERS_H
-#define EXDB_JSON_ANSWERS_H
+#ifndef EXDB_REPL_JSON_ANSWERS_H
+#define EXDB_REPL_JSON_ANSWERS_H
 
 #include "core/export/program.h"
 #include "core/unflatten/unflatten.h"

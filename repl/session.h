@@ -1,8 +1,8 @@
 /* session.h - one exdb session: the loaded program, settings, and the
  * command interpreter shared by the interactive prompt, -ex, -x scripts and
  * commands piped on stdin (the same program, the same output, as jq). */
-#ifndef EXDB_SESSION_H
-#define EXDB_SESSION_H
+#ifndef EXDB_REPL_SESSION_H
+#define EXDB_REPL_SESSION_H
 
 #include <signal.h>
 #include <stdio.h>

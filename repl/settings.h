@@ -2,8 +2,8 @@
  * its name, the values it takes, its help, how it is set and shown. set,
  * show, `help set`, --json answers and Tab completion all read this table
  * (settings.c). */
-#ifndef EXDB_SETTINGS_H
-#define EXDB_SETTINGS_H
+#ifndef EXDB_REPL_SETTINGS_H
+#define EXDB_REPL_SETTINGS_H
 
 #include "core/base/strbuf.h"
 #include "session.h"

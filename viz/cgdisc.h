@@ -1,6 +1,6 @@
 /* cgdisc.h - what cgdisc.c defines for the other views. */
-#ifndef EXDB_CGDISC_H
-#define EXDB_CGDISC_H
+#ifndef EXDB_VIZ_CGDISC_H
+#define EXDB_VIZ_CGDISC_H
 
 #include "viz/view.h"
 

@@ -1,6 +1,6 @@
 /* emit.h - what emit.c defines for the other views. */
-#ifndef EXDB_EMIT_H
-#define EXDB_EMIT_H
+#ifndef EXDB_VIZ_EMIT_H
+#define EXDB_VIZ_EMIT_H
 
 #include "viz/view.h"
 

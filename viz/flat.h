@@ -1,6 +1,6 @@
 /* flat.h - what flat.c defines for the other views. */
-#ifndef EXDB_FLAT_H
-#define EXDB_FLAT_H
+#ifndef EXDB_VIZ_FLAT_H
+#define EXDB_VIZ_FLAT_H
 
 #include "viz/view.h"
 

@@ -1,6 +1,6 @@
 /* frame.h - what frame.c defines for the other views. */
-#ifndef EXDB_FRAME_H
-#define EXDB_FRAME_H
+#ifndef EXDB_VIZ_FRAME_H
+#define EXDB_VIZ_FRAME_H
 
 #include "viz/view.h"
 

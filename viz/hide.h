@@ -1,6 +1,6 @@
 /* hide.h - what hide.c defines for the other views. */
-#ifndef EXDB_HIDE_H
-#define EXDB_HIDE_H
+#ifndef EXDB_VIZ_HIDE_H
+#define EXDB_VIZ_HIDE_H
 
 #include "viz/view.h"
 

@@ -1,6 +1,6 @@
 /* html.h - what html.c defines for the other views. */
-#ifndef EXDB_HTML_H
-#define EXDB_HTML_H
+#ifndef EXDB_VIZ_HTML_H
+#define EXDB_VIZ_HTML_H
 
 #include "viz/view.h"
 

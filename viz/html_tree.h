@@ -1,6 +1,6 @@
 /* html_tree.h - what html_tree.c defines for the other views. */
-#ifndef EXDB_HTML_TREE_H
-#define EXDB_HTML_TREE_H
+#ifndef EXDB_VIZ_HTML_TREE_H
+#define EXDB_VIZ_HTML_TREE_H
 
 #include "viz/view.h"
 

@@ -1,6 +1,6 @@
 /* modules.h - what modules.c defines for the other views. */
-#ifndef EXDB_MODULES_H
-#define EXDB_MODULES_H
+#ifndef EXDB_VIZ_MODULES_H
+#define EXDB_VIZ_MODULES_H
 
 #include "viz/view.h"
 

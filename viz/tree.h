@@ -1,6 +1,6 @@
 /* tree.h - what tree.c defines for the other views. */
-#ifndef EXDB_TREE_H
-#define EXDB_TREE_H
+#ifndef EXDB_VIZ_TREE_H
+#define EXDB_VIZ_TREE_H
 
 #include "viz/view.h"
 

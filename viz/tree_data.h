@@ -1,6 +1,6 @@
 /* tree_data.h - what tree_data.c defines for the other views. */
-#ifndef EXDB_TREE_DATA_H
-#define EXDB_TREE_DATA_H
+#ifndef EXDB_VIZ_TREE_DATA_H
+#define EXDB_VIZ_TREE_DATA_H
 
 #include "viz/view.h"
 

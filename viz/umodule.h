@@ -1,6 +1,6 @@
 /* umodule.h - what umodule.c defines for the other views. */
-#ifndef EXDB_UMODULE_H
-#define EXDB_UMODULE_H
+#ifndef EXDB_VIZ_UMODULE_H
+#define EXDB_VIZ_UMODULE_H
 
 #include "viz/view.h"
 

@@ -1,8 +1,8 @@
 /* arena.h - bump allocation for everything that lives as long as a program
  * (or an unflatten run). One exdb_arena_destroy frees it all; nothing
  * allocated from an arena is freed individually. */
-#ifndef EXDB_ARENA_H
-#define EXDB_ARENA_H
+#ifndef EXDB_CORE_BASE_ARENA_H
+#define EXDB_CORE_BASE_ARENA_H
 
 #include <stddef.h>
 #include <stdint.h>

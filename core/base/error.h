@@ -5,8 +5,8 @@
  *     FILE: WHERE: what was expected
  * where WHERE is a JSON path ($.graph_module.graph.nodes[12].inputs[0].arg),
  * a zip member (models/model.json) or a node name. */
-#ifndef EXDB_ERROR_H
-#define EXDB_ERROR_H
+#ifndef EXDB_CORE_BASE_ERROR_H
+#define EXDB_CORE_BASE_ERROR_H
 
 #include <stdarg.h>
 #include <stddef.h>

@@ -13,8 +13,8 @@
  * Not injected (they are not exdb's mallocs): libzip, cJSON, cgraph/gvc and
  * libc's own (stdio buffers, open_memstream, getline). docs/faults.md says
  * which of those handle out-of-memory and which abort. */
-#ifndef EXDB_FAULT_H
-#define EXDB_FAULT_H
+#ifndef EXDB_CORE_BASE_FAULT_H
+#define EXDB_CORE_BASE_FAULT_H
 
 #include <stddef.h>
 #include <stdlib.h>

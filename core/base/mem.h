@@ -1,4 +1,4 @@
-/* prefault.h - making the kernel populate big fresh buffers in bulk.
+/* mem.h - big fresh buffers: asking the kernel to populate them in bulk, and growing them.
  *
  * Loading a program touches a few hundred MB of fresh memory: the file
  * buffer, the DOM arena, the IR arena. Touched one 4 KiB page at a time,
@@ -7,8 +7,8 @@
  * transparent huge pages where the system allows them (madvise mode) and
  * populate a range in one system call. Both are hints: a kernel that
  * refuses them leaves ordinary faults, and the result is the same. */
-#ifndef EXDB_PREFAULT_H
-#define EXDB_PREFAULT_H
+#ifndef EXDB_CORE_BASE_MEM_H
+#define EXDB_CORE_BASE_MEM_H
 
 #include <stddef.h>
 #include <stdint.h>

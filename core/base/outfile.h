@@ -13,8 +13,8 @@
  *     an ignored signal stays ignored: those do not end the write.
  * exdb is single-threaded; the temporaries are tracked in a small static
  * table the signal handler reads. */
-#ifndef EXDB_OUTFILE_H
-#define EXDB_OUTFILE_H
+#ifndef EXDB_CORE_BASE_OUTFILE_H
+#define EXDB_CORE_BASE_OUTFILE_H
 
 #include <stddef.h>
 #include <sys/types.h>

@@ -1,7 +1,7 @@
 /* sha1.h - SHA-1 (FIPS 180-4), only to fingerprint text in `info facts`
  * the way scripts/real_expect.py does with Python's hashlib. */
-#ifndef EXDB_SHA1_H
-#define EXDB_SHA1_H
+#ifndef EXDB_CORE_BASE_SHA1_H
+#define EXDB_CORE_BASE_SHA1_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* strbuf.h - a growable text buffer. core/ renders everything it shows into
  * one of these; the REPL decides where the text goes. */
-#ifndef EXDB_STRBUF_H
-#define EXDB_STRBUF_H
+#ifndef EXDB_CORE_BASE_STRBUF_H
+#define EXDB_CORE_BASE_STRBUF_H
 
 #include <stddef.h>
 #include <stdint.h>

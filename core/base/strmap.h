@@ -1,8 +1,8 @@
 /* strmap.h - string -> pointer hash map (open addressing, FNV-1a), storage
  * from an arena. Keys are not copied: they must live as long as the map
  * (arena strings do). Entries are never deleted; store NULL to retire one. */
-#ifndef EXDB_STRMAP_H
-#define EXDB_STRMAP_H
+#ifndef EXDB_CORE_BASE_STRMAP_H
+#define EXDB_CORE_BASE_STRMAP_H
 
 #include <stddef.h>
 #include <stdint.h>

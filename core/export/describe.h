@@ -1,7 +1,7 @@
 /* describe.h - a program's signature as ExportGraphSignature.__str__ prints
  * it, and exdb's own summaries of a program, its call graph and a node. */
-#ifndef EXDB_DESCRIBE_H
-#define EXDB_DESCRIBE_H
+#ifndef EXDB_CORE_EXPORT_DESCRIBE_H
+#define EXDB_CORE_EXPORT_DESCRIBE_H
 
 #include "core/base/strbuf.h"
 #include "core/export/program.h"

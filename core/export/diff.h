@@ -3,8 +3,8 @@
  * where names shifted (docs/diff.md gives the algorithm), then the graph
  * signature, the module_call_graph and the program's own fields. The
  * module tree after unflatten is core/unflatten/moddiff.h's. */
-#ifndef EXDB_DIFF_H
-#define EXDB_DIFF_H
+#ifndef EXDB_CORE_EXPORT_DIFF_H
+#define EXDB_CORE_EXPORT_DIFF_H
 
 #include <stdint.h>
 

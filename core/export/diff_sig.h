@@ -1,7 +1,7 @@
 /* diff_sig.h - the part of a program diff outside the nodes: the graph
  * signature, the module_call_graph and the program's fields (diff.h). */
-#ifndef EXDB_DIFF_SIG_H
-#define EXDB_DIFF_SIG_H
+#ifndef EXDB_CORE_EXPORT_DIFF_SIG_H
+#define EXDB_CORE_EXPORT_DIFF_SIG_H
 
 #include "core/export/diff.h"
 

@@ -1,8 +1,8 @@
 /* facts.h - fingerprints of a loaded program for tests that compare exdb
  * with what Python's json module reads from the same file
  * (scripts/real_expect.py). */
-#ifndef EXDB_FACTS_H
-#define EXDB_FACTS_H
+#ifndef EXDB_CORE_EXPORT_FACTS_H
+#define EXDB_CORE_EXPORT_FACTS_H
 
 #include "core/base/strbuf.h"
 #include "core/export/program.h"

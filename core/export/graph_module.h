@@ -2,8 +2,8 @@
  * program: ep.graph_module as torch.export's deserializer builds it, with
  * each higher-order op's subgraph a GraphModule child, nested as the
  * get_attr nodes name them. */
-#ifndef EXDB_GRAPH_MODULE_H
-#define EXDB_GRAPH_MODULE_H
+#ifndef EXDB_CORE_EXPORT_GRAPH_MODULE_H
+#define EXDB_CORE_EXPORT_GRAPH_MODULE_H
 
 #include "core/export/program.h"
 #include "core/fx/readable.h"

@@ -11,8 +11,8 @@
  * accessors); program.c is the top level (exdb_program_*, program.h). Each
  * load_X.h declares what load_X.c defines; they are private to core/export
  * (not libexdb's API). */
-#ifndef EXDB_LOAD_ARG_H
-#define EXDB_LOAD_ARG_H
+#ifndef EXDB_CORE_EXPORT_LOAD_ARG_H
+#define EXDB_CORE_EXPORT_LOAD_ARG_H
 
 #include "core/export/load.h"
 

@@ -12,8 +12,8 @@
  * accessors); program.c is the top level (exdb_program_*, program.h). Each
  * load_X.h declares what load_X.c defines; they are private to core/export
  * (not libexdb's API). */
-#ifndef EXDB_LOAD_PATH_H
-#define EXDB_LOAD_PATH_H
+#ifndef EXDB_CORE_EXPORT_LOAD_PATH_H
+#define EXDB_CORE_EXPORT_LOAD_PATH_H
 
 #include <stddef.h>
 

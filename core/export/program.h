@@ -3,8 +3,8 @@
  * with parsed TreeSpecs, range constraints, versions). One arena owns it all.
  * Loading lives in program.c (the top level) and the load_*.c files it
  * drives (load.h); the container (zip/JSON) layer in core/format/container.c. */
-#ifndef EXDB_PROGRAM_H
-#define EXDB_PROGRAM_H
+#ifndef EXDB_CORE_EXPORT_PROGRAM_H
+#define EXDB_CORE_EXPORT_PROGRAM_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -27,8 +27,8 @@
  *     are unique and a dropped node had no users; module_call_graph
  *     signatures may still name them, which unflatten tolerates).
  * Subgraphs of higher-order ops are written as they were loaded. */
-#ifndef EXDB_SAVE_H
-#define EXDB_SAVE_H
+#ifndef EXDB_CORE_EXPORT_SAVE_H
+#define EXDB_CORE_EXPORT_SAVE_H
 
 #include <stddef.h>
 #include <stdint.h>

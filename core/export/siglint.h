@@ -1,7 +1,7 @@
 /* siglint.h - the export verifier's signature checks, as lint findings
  * (core/fx/lint.h's report). */
-#ifndef EXDB_SIGLINT_H
-#define EXDB_SIGLINT_H
+#ifndef EXDB_CORE_EXPORT_SIGLINT_H
+#define EXDB_CORE_EXPORT_SIGLINT_H
 
 #include <stdint.h>
 

@@ -26,8 +26,8 @@
  * The hash is XXH64: it detects a changed file, it is not meant to resist
  * someone forging a collision (who could as well edit the file before
  * exdb loads it), and it costs a fraction of the load (GB/s). */
-#ifndef EXDB_SNAPSHOT_H
-#define EXDB_SNAPSHOT_H
+#ifndef EXDB_CORE_EXPORT_SNAPSHOT_H
+#define EXDB_CORE_EXPORT_SNAPSHOT_H
 
 #include <stddef.h>
 #include <stdint.h>

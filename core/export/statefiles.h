@@ -2,8 +2,8 @@
  * for lint's "is it in the state dict" checks and unflatten's STATE phase.
  * The configs are the ones read when the program was loaded (snapshot.h):
  * the archive is not opened again. */
-#ifndef EXDB_STATEFILES_H
-#define EXDB_STATEFILES_H
+#ifndef EXDB_CORE_EXPORT_STATEFILES_H
+#define EXDB_CORE_EXPORT_STATEFILES_H
 
 #include "core/base/arena.h"
 #include "core/base/error.h"

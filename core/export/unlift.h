@@ -3,8 +3,8 @@
  * dialect is TRAINING, lifted parameters, buffers and constants back to
  * get_attr nodes, copy_ nodes for mutations, the _guards_fn call) with the
  * _PyTreeCodeGen info _get_codegen gives it. */
-#ifndef EXDB_FX_UNLIFT_H
-#define EXDB_FX_UNLIFT_H
+#ifndef EXDB_CORE_EXPORT_UNLIFT_H
+#define EXDB_CORE_EXPORT_UNLIFT_H
 
 #include "core/export/program.h"
 #include "core/fx/codegen.h"

@@ -11,8 +11,8 @@
  * This layer only locates and reads the program text (never extracting to
  * disk); container_save.h writes a copy of the container with the program
  * replaced. */
-#ifndef EXDB_CONTAINER_H
-#define EXDB_CONTAINER_H
+#ifndef EXDB_CORE_FORMAT_CONTAINER_H
+#define EXDB_CORE_FORMAT_CONTAINER_H
 
 #include <stddef.h>
 

@@ -2,8 +2,8 @@
  * container.c (which opens and reads containers and defines the functions
  * below) and container_save.c (which writes copies of them). Not part of
  * libexdb's API. */
-#ifndef EXDB_CONTAINER_IMPL_H
-#define EXDB_CONTAINER_IMPL_H
+#ifndef EXDB_CORE_FORMAT_CONTAINER_IMPL_H
+#define EXDB_CORE_FORMAT_CONTAINER_IMPL_H
 
 #include <stddef.h>
 #include <sys/types.h>

@@ -1,7 +1,7 @@
 /* container_save.h - a copy of a container (container.h) with the program
  * replaced, and what such a copy takes from the original. */
-#ifndef EXDB_CONTAINER_SAVE_H
-#define EXDB_CONTAINER_SAVE_H
+#ifndef EXDB_CORE_FORMAT_CONTAINER_SAVE_H
+#define EXDB_CORE_FORMAT_CONTAINER_SAVE_H
 
 #include <stddef.h>
 

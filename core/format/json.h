@@ -11,8 +11,8 @@
  *
  * Accepted beyond RFC 8259, because PyTorch writes them (docs/pt2-format.md §2):
  * the bare tokens Infinity, -Infinity and NaN (schema 5.x files). */
-#ifndef EXDB_JSON_H
-#define EXDB_JSON_H
+#ifndef EXDB_CORE_FORMAT_JSON_H
+#define EXDB_CORE_FORMAT_JSON_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -2,8 +2,8 @@
  * arrays and objects hold their children contiguously, strings and numbers
  * point into the parsed buffer) and the accessors that read values out of
  * it, as Python's json module would see them. */
-#ifndef EXDB_JSON_VALUE_H
-#define EXDB_JSON_VALUE_H
+#ifndef EXDB_CORE_FORMAT_JSON_VALUE_H
+#define EXDB_CORE_FORMAT_JSON_VALUE_H
 
 #include <stdint.h>
 

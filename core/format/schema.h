@@ -1,8 +1,8 @@
 /* schema.h - the names of torch/_export/serde/schema.py's enums: ScalarType,
  * Layout, MemoryFormat (by their codes) and the InputSpec / OutputSpec kinds
  * (the tags of their unions). schema.c holds the tables. */
-#ifndef EXDB_SCHEMA_H
-#define EXDB_SCHEMA_H
+#ifndef EXDB_CORE_FORMAT_SCHEMA_H
+#define EXDB_CORE_FORMAT_SCHEMA_H
 
 /* InputSpec kinds, in the order of schema.py's InputSpec union. */
 typedef enum {

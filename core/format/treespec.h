@@ -1,8 +1,8 @@
 /* treespec.h - pytree TreeSpecs as torch.utils._pytree's treespec_dumps
  * writes them (JSON protocol 1), parsed into a tree, and printed as Python's
  * str(TreeSpec). */
-#ifndef EXDB_TREESPEC_H
-#define EXDB_TREESPEC_H
+#ifndef EXDB_CORE_FORMAT_TREESPEC_H
+#define EXDB_CORE_FORMAT_TREESPEC_H
 
 #include <stdint.h>
 

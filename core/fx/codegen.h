@@ -2,8 +2,8 @@
  * and print_readable()'s view of it, byte for byte as torch 2.13 writes
  * them: the C twin of torch/fx/graph.py's CodeGen._gen_python_code and
  * _PyTreeCodeGen (print_readable's nesting is readable.h). */
-#ifndef EXDB_FX_CODEGEN_H
-#define EXDB_FX_CODEGEN_H
+#ifndef EXDB_CORE_FX_CODEGEN_H
+#define EXDB_CORE_FX_CODEGEN_H
 
 #include <stdint.h>
 

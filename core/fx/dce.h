@@ -6,8 +6,8 @@
  * not iterate to a fixpoint). Impurity follows the newest Node.is_impure /
  * torch._library.utils.is_impure, with operators recognised by NAME since
  * exdb has no operator schemas (see exdb_node_is_impure). */
-#ifndef EXDB_DCE_H
-#define EXDB_DCE_H
+#ifndef EXDB_CORE_FX_DCE_H
+#define EXDB_CORE_FX_DCE_H
 
 #include <stdint.h>
 

@@ -4,8 +4,8 @@
  * Names follow FX's _Namespace rules (names.c); lookup by name is O(1).
  * Every node keeps its users in the order they were added, as FX's
  * Node.users dict does, so `num_users` and printing match PyTorch. */
-#ifndef EXDB_GRAPH_H
-#define EXDB_GRAPH_H
+#ifndef EXDB_CORE_FX_GRAPH_H
+#define EXDB_CORE_FX_GRAPH_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -8,8 +8,8 @@
  * message naming the first thing found broken. They only read memory (no
  * walk stamps, no journal records), so a check between unflatten events
  * leaves the run's bytes as they were. */
-#ifndef EXDB_GRAPH_CHECK_H
-#define EXDB_GRAPH_CHECK_H
+#ifndef EXDB_CORE_FX_GRAPH_CHECK_H
+#define EXDB_CORE_FX_GRAPH_CHECK_H
 
 #include "core/base/error.h"
 #include "core/fx/graph.h"

@@ -15,8 +15,8 @@
  * its owner). Every finding is one line: severity, node, module, what is wrong and what to do; all
  * three add them to one exdb_lint_report, defined here. Nothing is printed here;
  * exdb_lint_format/_format_json render. */
-#ifndef EXDB_LINT_H
-#define EXDB_LINT_H
+#ifndef EXDB_CORE_FX_LINT_H
+#define EXDB_CORE_FX_LINT_H
 
 #include <stdint.h>
 

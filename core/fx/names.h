@@ -1,7 +1,7 @@
 /* names.h - torch.fx.graph._Namespace: node names as FX makes them.
  * exdb_graph_create_name (graph.h) applies these to a graph's tables. */
-#ifndef EXDB_NAMES_H
-#define EXDB_NAMES_H
+#ifndef EXDB_CORE_FX_NAMES_H
+#define EXDB_CORE_FX_NAMES_H
 
 #include "core/base/arena.h"
 #include "core/base/strmap.h"

@@ -1,8 +1,8 @@
 /* nodematch.h - node search: the filters of `find` (a name glob, op,
  * target glob, module glob, dtype, shape, user count, source line), all of
  * which must hold. One test per node, so a search is linear in the graph. */
-#ifndef EXDB_FX_NODEMATCH_H
-#define EXDB_FX_NODEMATCH_H
+#ifndef EXDB_CORE_FX_NODEMATCH_H
+#define EXDB_CORE_FX_NODEMATCH_H
 
 #include <stddef.h>
 #include <stdint.h>

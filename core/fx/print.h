@@ -1,7 +1,7 @@
 /* print.h - text renderings of graphs, byte-identical to PyTorch's
  * (str(fx.Graph), Node.format_node, Graph.print_tabular, _format_arg). */
-#ifndef EXDB_PRINT_H
-#define EXDB_PRINT_H
+#ifndef EXDB_CORE_FX_PRINT_H
+#define EXDB_CORE_FX_PRINT_H
 
 #include "core/fx/graph.h"
 #include "core/base/strbuf.h"

@@ -1,8 +1,8 @@
 /* pyexpr.h - pieces of the Python text torch.fx writes for a node:
  * attribute paths (_format_target), the operators it writes as Python
  * operators, and a tensor's type annotation. */
-#ifndef EXDB_FX_PYEXPR_H
-#define EXDB_FX_PYEXPR_H
+#ifndef EXDB_CORE_FX_PYEXPR_H
+#define EXDB_CORE_FX_PYEXPR_H
 
 #include <stddef.h>
 

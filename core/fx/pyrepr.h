@@ -1,8 +1,8 @@
 /* pyrepr.h - Python's repr() and str() of JSON values, as a JSON text that
  * PyTorch's deserializer json.loads()-ed prints in Python (the "custom"
  * node metadata FX writes into print_readable's "# Annotation:" lines). */
-#ifndef EXDB_FX_PYREPR_H
-#define EXDB_FX_PYREPR_H
+#ifndef EXDB_CORE_FX_PYREPR_H
+#define EXDB_CORE_FX_PYREPR_H
 
 #include "core/base/strbuf.h"
 

@@ -1,8 +1,8 @@
 /* readable.h - GraphModule.print_readable(print_output=False): the
  * verbose code of a graph as a class, its GraphModule children's classes
  * nested in it (torch/fx/graph_module.py's _print_readable). */
-#ifndef EXDB_FX_READABLE_H
-#define EXDB_FX_READABLE_H
+#ifndef EXDB_CORE_FX_READABLE_H
+#define EXDB_CORE_FX_READABLE_H
 
 #include "core/fx/codegen.h"
 

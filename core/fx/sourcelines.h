@@ -3,8 +3,8 @@
  * module's code (`info lines FQN`), the lines of a module grouped in
  * first-appearance order, and the calls of a module with the line each was
  * called from (`info calls FQN`). Linear in the graph. */
-#ifndef EXDB_FX_SOURCELINES_H
-#define EXDB_FX_SOURCELINES_H
+#ifndef EXDB_CORE_FX_SOURCELINES_H
+#define EXDB_CORE_FX_SOURCELINES_H
 
 #include <stdint.h>
 

@@ -2,8 +2,8 @@
  * summary print_readable writes above its code ("File: F:N in NAME, code:
  * ..."), every frame of the trace, and the frame where each module of the
  * node's nn_module_stack was called. */
-#ifndef EXDB_FX_STACKTRACE_H
-#define EXDB_FX_STACKTRACE_H
+#ifndef EXDB_CORE_FX_STACKTRACE_H
+#define EXDB_CORE_FX_STACKTRACE_H
 
 #include <stddef.h>
 #include <stdint.h>

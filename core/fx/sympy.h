@@ -2,8 +2,8 @@
  * torch.export serializes for symbolic sizes ("Mul(Integer(2),
  * Symbol('s62', positive=True, integer=True))" -> "2*s62"), as FX prints
  * them in type annotations. */
-#ifndef EXDB_FX_SYMPY_H
-#define EXDB_FX_SYMPY_H
+#ifndef EXDB_CORE_FX_SYMPY_H
+#define EXDB_CORE_FX_SYMPY_H
 
 #include "core/base/strbuf.h"
 

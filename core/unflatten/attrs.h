@@ -1,6 +1,6 @@
 /* attrs.h - the ATTRS phase: a module's HOP subgraph attributes (_copy_graph_attrs). */
-#ifndef EXDB_UATTRS_H
-#define EXDB_UATTRS_H
+#ifndef EXDB_CORE_UNFLATTEN_ATTRS_H
+#define EXDB_CORE_UNFLATTEN_ATTRS_H
 
 #include "core/unflatten/urun.h"
 

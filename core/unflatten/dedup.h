@@ -1,6 +1,6 @@
 /* dedup.h - the DEDUP phase: _deduplicate_modules, calls compared and merged. */
-#ifndef EXDB_UDEDUP_H
-#define EXDB_UDEDUP_H
+#ifndef EXDB_CORE_UNFLATTEN_DEDUP_H
+#define EXDB_CORE_UNFLATTEN_DEDUP_H
 
 #include "core/base/strbuf.h"
 #include "core/unflatten/urun.h"

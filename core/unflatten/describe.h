@@ -1,7 +1,7 @@
 /* describe.h - an unflatten run in words: events, the backtrace, frames,
  * `info modules`, `print module`, and the full dumps tests compare. */
-#ifndef EXDB_DESCRIBE_UNFLATTEN_H
-#define EXDB_DESCRIBE_UNFLATTEN_H
+#ifndef EXDB_CORE_UNFLATTEN_DESCRIBE_H
+#define EXDB_CORE_UNFLATTEN_DESCRIBE_H
 
 #include "core/base/strbuf.h"
 #include "core/unflatten/unflatten.h"

@@ -1,6 +1,6 @@
 /* dispatch.h - the DISPATCH phase: _dispatch_modules, InterpreterModuleDispatcher. */
-#ifndef EXDB_UDISPATCH_H
-#define EXDB_UDISPATCH_H
+#ifndef EXDB_CORE_UNFLATTEN_DISPATCH_H
+#define EXDB_CORE_UNFLATTEN_DISPATCH_H
 
 #include "core/unflatten/urun.h"
 

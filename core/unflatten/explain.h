@@ -9,8 +9,8 @@
  * of `explain` (the decision, torch's rule, the chain of facts, the fix).
  * Nothing here allocates in the run's arena: describing never changes the
  * run. */
-#ifndef EXDB_EXPLAIN_H
-#define EXDB_EXPLAIN_H
+#ifndef EXDB_CORE_UNFLATTEN_EXPLAIN_H
+#define EXDB_CORE_UNFLATTEN_EXPLAIN_H
 
 #include <stdint.h>
 

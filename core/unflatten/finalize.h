@@ -1,6 +1,6 @@
 /* finalize.h - InterpreterModule.finalize: the GraphModule a module's graph gets. */
-#ifndef EXDB_UFINALIZE_H
-#define EXDB_UFINALIZE_H
+#ifndef EXDB_CORE_UNFLATTEN_FINALIZE_H
+#define EXDB_CORE_UNFLATTEN_FINALIZE_H
 
 #include "core/unflatten/urun.h"
 

@@ -2,8 +2,8 @@
  * for a deeper module (_ModuleFrame.__init__), and its end
  * (finalize_outputs, wiring its outputs into the parent). outline.c
  * decides when; these do it. */
-#ifndef EXDB_FRAME_H
-#define EXDB_FRAME_H
+#ifndef EXDB_CORE_UNFLATTEN_FRAME_H
+#define EXDB_CORE_UNFLATTEN_FRAME_H
 
 #include "core/unflatten/urun.h"
 

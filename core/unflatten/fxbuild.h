@@ -2,8 +2,8 @@
  * (the graph's insertion point, saved and put back), getitem calls, the
  * _spec_N attribute with its tree_flatten_spec / tree_unflatten call
  * (_generate_flatten_spec / _generate_unflatten), copied metadata. */
-#ifndef EXDB_FXBUILD_H
-#define EXDB_FXBUILD_H
+#ifndef EXDB_CORE_UNFLATTEN_FXBUILD_H
+#define EXDB_CORE_UNFLATTEN_FXBUILD_H
 
 #include "core/unflatten/urun.h"
 

@@ -1,6 +1,6 @@
 /* ivals.h - _IVals: intermediate values shared between calls of a module (IVAL events). */
-#ifndef EXDB_UIVALS_H
-#define EXDB_UIVALS_H
+#ifndef EXDB_CORE_UNFLATTEN_IVALS_H
+#define EXDB_CORE_UNFLATTEN_IVALS_H
 
 #include "core/unflatten/urun.h"
 

@@ -23,8 +23,8 @@
  * place, so the state is exactly the one the run had (tests compare the
  * bytes). Time is proportional to the words recorded between the two
  * events, not to the size of the program. */
-#ifndef EXDB_JOURNAL_H
-#define EXDB_JOURNAL_H
+#ifndef EXDB_CORE_UNFLATTEN_JOURNAL_H
+#define EXDB_CORE_UNFLATTEN_JOURNAL_H
 
 #include <stddef.h>
 #include <stdint.h>

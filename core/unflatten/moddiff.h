@@ -3,8 +3,8 @@
  * with the first node that kept _deduplicate_modules from merging them
  * (`diff module n n@1`). Reads finished runs through unflatten.h's public
  * functions only. */
-#ifndef EXDB_MODDIFF_H
-#define EXDB_MODDIFF_H
+#ifndef EXDB_CORE_UNFLATTEN_MODDIFF_H
+#define EXDB_CORE_UNFLATTEN_MODDIFF_H
 
 #include <stdint.h>
 

@@ -9,8 +9,8 @@
  * pass (get_attr/call_module targets must resolve on the module, call_module
  * ones to submodules) and eliminate_dead_code() recurses into the
  * GraphModule children its get_attr nodes name. */
-#ifndef EXDB_MODGRAPHS_H
-#define EXDB_MODGRAPHS_H
+#ifndef EXDB_CORE_UNFLATTEN_MODGRAPHS_H
+#define EXDB_CORE_UNFLATTEN_MODGRAPHS_H
 
 #include <stdint.h>
 

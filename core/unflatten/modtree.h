@@ -1,7 +1,7 @@
 /* modtree.h - the module objects unflatten builds and the Python attribute semantics
  * the upstream code relies on (modtree.c). */
-#ifndef EXDB_UMODTREE_H
-#define EXDB_UMODTREE_H
+#ifndef EXDB_CORE_UNFLATTEN_MODTREE_H
+#define EXDB_CORE_UNFLATTEN_MODTREE_H
 
 #include "core/unflatten/urun.h"
 

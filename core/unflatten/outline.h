@@ -1,7 +1,7 @@
 /* outline.h - the module-frame outliner: _ModuleFrame.run_outer / run_from /
  * copy_node / remap_input, one COPY, ENTER or EXIT event per step. */
-#ifndef EXDB_UOUTLINE_H
-#define EXDB_UOUTLINE_H
+#ifndef EXDB_CORE_UNFLATTEN_OUTLINE_H
+#define EXDB_CORE_UNFLATTEN_OUTLINE_H
 
 #include "core/unflatten/urun.h"
 

@@ -3,8 +3,8 @@
  * outliner's own stepping, a work list planned then applied one item per
  * event, or one event). The driver (unflatten.c) steps through it; the
  * printers and the REPL read the event kinds and names from it. */
-#ifndef EXDB_PHASES_H
-#define EXDB_PHASES_H
+#ifndef EXDB_CORE_UNFLATTEN_PHASES_H
+#define EXDB_CORE_UNFLATTEN_PHASES_H
 
 #include <stdint.h>
 

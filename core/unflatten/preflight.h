@@ -1,7 +1,7 @@
 /* preflight.h - unflatten pre-flight: what torch.export.unflatten would trip
  * on, as lint findings, and `lint all`'s whole-program lint. */
-#ifndef EXDB_PREFLIGHT_H
-#define EXDB_PREFLIGHT_H
+#ifndef EXDB_CORE_UNFLATTEN_PREFLIGHT_H
+#define EXDB_CORE_UNFLATTEN_PREFLIGHT_H
 
 #include <stdint.h>
 

@@ -1,7 +1,7 @@
 /* prepass.h - the prepasses UnflattenedModule.__init__ runs before outlining
  * (_inplace_buffer_and_input_mutations, _fix_nn_module_stacks). */
-#ifndef EXDB_UPREPASS_H
-#define EXDB_UPREPASS_H
+#ifndef EXDB_CORE_UNFLATTEN_PREPASS_H
+#define EXDB_CORE_UNFLATTEN_PREPASS_H
 
 #include "core/unflatten/urun.h"
 

@@ -1,6 +1,6 @@
 /* rootlint.h - the DONE event: the root graph's Graph.lint() at the end of __init__. */
-#ifndef EXDB_UROOTLINT_H
-#define EXDB_UROOTLINT_H
+#ifndef EXDB_CORE_UNFLATTEN_ROOTLINT_H
+#define EXDB_CORE_UNFLATTEN_ROOTLINT_H
 
 #include "core/unflatten/urun.h"
 

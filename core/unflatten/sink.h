@@ -1,6 +1,6 @@
 /* sink.h - the SINK phase: _sink_params, placeholders sunk into get_attr nodes. */
-#ifndef EXDB_USINK_H
-#define EXDB_USINK_H
+#ifndef EXDB_CORE_UNFLATTEN_SINK_H
+#define EXDB_CORE_UNFLATTEN_SINK_H
 
 #include "core/unflatten/urun.h"
 

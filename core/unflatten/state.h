@@ -1,6 +1,6 @@
 /* state.h - the STATE phase: parameters, buffers and constants assigned (_assign_attr). */
-#ifndef EXDB_USTATE_H
-#define EXDB_USTATE_H
+#ifndef EXDB_CORE_UNFLATTEN_STATE_H
+#define EXDB_CORE_UNFLATTEN_STATE_H
 
 #include "core/unflatten/urun.h"
 

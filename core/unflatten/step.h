@@ -8,8 +8,8 @@
  * error). Backward, the exdb_step_reverse_* functions find the event a
  * reverse command goes to in the log; exdb_unflatten_goto takes the run
  * there. */
-#ifndef EXDB_STEP_H
-#define EXDB_STEP_H
+#ifndef EXDB_CORE_UNFLATTEN_STEP_H
+#define EXDB_CORE_UNFLATTEN_STEP_H
 
 #include <signal.h>
 #include <stdint.h>

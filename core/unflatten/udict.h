@@ -1,6 +1,6 @@
 /* udict.h - an ordered name -> pointer dict with Python dict semantics (exdb_udict). */
-#ifndef EXDB_UDICT_H
-#define EXDB_UDICT_H
+#ifndef EXDB_CORE_UNFLATTEN_UDICT_H
+#define EXDB_CORE_UNFLATTEN_UDICT_H
 
 #include "core/unflatten/urun.h"
 

@@ -29,8 +29,8 @@
  *
  * Where PyTorch raises, the step fails with PyTorch's condition in the
  * error, naming the node and the module; the run then stays at that event. */
-#ifndef EXDB_UNFLATTEN_H
-#define EXDB_UNFLATTEN_H
+#ifndef EXDB_CORE_UNFLATTEN_UNFLATTEN_H
+#define EXDB_CORE_UNFLATTEN_UNFLATTEN_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* unodemap.h - flat-node -> node maps that remember insertion order (node_map,
  * node_to_placeholder). */
-#ifndef EXDB_UNODEMAP_H
-#define EXDB_UNODEMAP_H
+#ifndef EXDB_CORE_UNFLATTEN_UNODEMAP_H
+#define EXDB_CORE_UNFLATTEN_UNODEMAP_H
 
 #include "core/unflatten/urun.h"
 

@@ -3,8 +3,8 @@
  * (_ModuleFrame), the seen_modules entries, events and the later phases'
  * work items. Every phase file works on these; none includes the driver
  * (unflatten.h). urun.c has the run's small helpers. */
-#ifndef EXDB_URUN_H
-#define EXDB_URUN_H
+#ifndef EXDB_CORE_UNFLATTEN_URUN_H
+#define EXDB_CORE_UNFLATTEN_URUN_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /* ustrset.h - ordered sets of strings (seen_attrs values, _IVals names) in a run. */
-#ifndef EXDB_USTRSET_H
-#define EXDB_USTRSET_H
+#ifndef EXDB_CORE_UNFLATTEN_USTRSET_H
+#define EXDB_CORE_UNFLATTEN_USTRSET_H
 
 #include "core/unflatten/urun.h"
 
