@@ -4,6 +4,8 @@
 # ../shared/real_pt2); the rest are commands run with -x SCRIPT -batch. The
 # expected output (stdout and stderr merged, then "[exit N]") is NAME.out.
 # UPDATE=1 rewrites the .out files (review the diff before committing!).
+# EXDB_TEST_NAME=GLOB runs only the goldens whose name matches (make test
+# T=golden/GLOB; with UPDATE=1 it rewrites only those).
 exdb=${1:?usage: run_golden.sh EXDB}
 case $exdb in /*) ;; *) exdb=$(pwd)/$exdb ;; esac
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,6 +17,8 @@ trap 'rm -f "$tmp"' EXIT
 for cmd in tests/golden/*.cmd; do
     [ -e "$cmd" ] || continue
     name=${cmd%.cmd}
+    # shellcheck disable=SC2254
+    case ${name##*/} in ${EXDB_TEST_NAME:-*}) ;; *) continue ;; esac
     args=$(sed -n '1s/^# args: *//p' "$cmd")
     case $args in *'$REAL'*)
         if [ ! -d "$REAL" ]; then
