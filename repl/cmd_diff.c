@@ -555,34 +555,11 @@ static int cmd_diff_module(session *s, int argc, char **argv) {
     return 0;
 }
 
-/* render diff [FILE] -o OUT [--layout L] [--rankdir R] [--limit N] [--force] [--no-dup] */
-int cmd_diff_render(session *s, int argc, char **argv) {
-    const char *file = NULL, *out = NULL;
-    exdb_viz_settings set = s->render;
-    exdb_viz_view view = {.kind = EXDB_VIEW_DIFF};
+/* render diff [FILE] -o OUT (render's options parsed by cmd_render.c into
+ * view and set). */
+int cmd_diff_render(session *s, const char *file, const char *out, exdb_viz_view *view,
+                    exdb_viz_settings *set) {
     exdb_error err = {0};
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-            if (!(out = val))
-                return cmd_fail(s, "render: %s needs a file name", a);
-            i++;
-        } else if (strcmp(a, "--layout") == 0 || strcmp(a, "--limit") == 0 ||
-                   strcmp(a, "--rankdir") == 0) {
-            if (!val || exdb_viz_set(&set, strcmp(a, "--limit") == 0 ? "render-limit" : a + 2, val,
-                                     &err) < 0)
-                return cmd_fail(s, "render: %s", val ? err.msg : "an option needs a value");
-            i++;
-        } else if (strcmp(a, "--force") == 0) {
-            view.force = 1;
-        } else if (strcmp(a, "--no-dup") == 0) {
-            view.no_dup = 1;
-        } else if (a[0] != '-' && !file) {
-            file = a;
-        } else {
-            return cmd_fail(s, "render: unknown option \"%s\" for diff.  Try \"help render\".", a);
-        }
-    }
     if (!file && !(file = s->diff_file))
         return cmd_fail(s, "render diff: say which program to compare with: render diff FILE -o "
                            "OUT (or run \"diff FILE\" first)");
@@ -593,8 +570,8 @@ int cmd_diff_render(session *s, int argc, char **argv) {
         return -1;
     exdb_viz_source src = {.prog = s->prog, .diff = r.pd};
     exdb_viz_stats st;
-    set.interrupt = &exdb_interrupted;
-    int rc = exdb_viz_render(&src, &view, &set, out, &st, &err);
+    set->interrupt = &exdb_interrupted;
+    int rc = exdb_viz_render(&src, view, set, out, &st, &err);
     run_free(&r);
     if (rc < 0)
         return cmd_fail(s, "%s", err.msg);

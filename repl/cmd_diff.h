@@ -9,9 +9,10 @@ struct exdb_uframe;
 struct exdb_uevent;
 struct cJSON;
 
-/* `render diff [FILE] -o OUT` (argv as render's), and the
+/* `render diff [FILE] -o OUT` (its options parsed by render), and the
  * command-line mode `exdb diff A B` (argv[0] "diff"): its exit status. */
-int cmd_diff_render(session *s, int argc, char **argv);
+int cmd_diff_render(session *s, const char *file, const char *out, exdb_viz_view *view,
+                    exdb_viz_settings *set);
 int cmd_diff_main(int argc, char **argv);
 
 #endif

@@ -362,7 +362,7 @@ int cmd_display_info(session *s) {
 const command display_commands[] = {
     {"display", 0, -1, 0, "display[/json] [EXPR]",
      "Show EXPR (node-map, frame, node NAME, ...) every time the run stops.", DISPLAY_HELP,
-     cmd_display, NULL, NULL},
+     cmd_display, NULL, NULL, NULL, CMPL_DISPLAY},
     {"undisplay", 0, -1, 0, "undisplay [N...]", "Remove auto-displays N... (all without N).", NULL,
      cmd_undisplay, NULL, NULL},
 };

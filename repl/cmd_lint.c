@@ -583,7 +583,12 @@ static int cmd_quit_if_complete(session *s, int argc, char **argv) {
 
 /* The subcommand words lint reads itself (a unique prefix names one). */
 static const subcommand lint_subs[] = {
-    {"module", NULL, -1, 1}, {"all", NULL, -1, 1}, {NULL, NULL, 0, 0}};
+    {"module", NULL, -1, 1, NULL, CMPL_MODULE}, {"all", NULL, -1, 1, NULL, CMPL_NONE}, {NULL}};
+
+static const cmd_opt opt_json = {.name = "--json", .help = "the findings as one JSON array"};
+static const cmd_opt *const lint_opts[] = {&opt_json, NULL};
+static const cmd_opt opt_dry_run = {.name = "--dry-run", .help = "only list what would go"};
+static const cmd_opt *const dce_opts[] = {&opt_dry_run, NULL};
 
 const command lint_commands[] = {
     {"lint", 0, 3, CMD_NEEDS_PROGRAM, "lint [module FQN|all] [--json]",
@@ -608,7 +613,7 @@ const command lint_commands[] = {
      "--json prints one JSON array with one object per finding: {\"severity\", \"check\",\n"
      "\"node\", \"module\", \"graph\", \"message\", \"fix\"} (null when not applicable).\n"
      "Fails (exit status 1 in batch mode) when there is a finding of severity error.",
-     cmd_lint, lint_subs, NULL},
+     cmd_lint, lint_subs, NULL, lint_opts, CMPL_NONE},
     {"dce", 0, 3, CMD_NEEDS_PROGRAM, "dce [module FQN|all] [--dry-run]",
      "Remove nodes without users that have no side effects (Graph.eliminate_dead_code).",
      "One reverse pass, as torch.fx does: a dead chain goes at once. Kept: placeholders,\n"
@@ -627,7 +632,7 @@ const command lint_commands[] = {
      "part way is refused (\"continue\" first). Going back (reverse-*, goto, restart, run) or\n"
      "a flat dce/undo rebuilds the run from the flat graph, which discards the module edits\n"
      "(a note says so); \"save\" writes the flat program, never module edits.",
-     cmd_dce, lint_subs, NULL},
+     cmd_dce, lint_subs, NULL, dce_opts, CMPL_NONE},
     {"undo", 0, 0, CMD_NEEDS_PROGRAM, "undo",
      "Put back what the last dce (flat, module or all) removed.", NULL, cmd_undo, NULL, NULL},
     {"save", 1, -1, CMD_NEEDS_PROGRAM, "save [--force] FILE | save --dry-run",
@@ -645,7 +650,7 @@ const command lint_commands[] = {
      "written, and writes nothing.\n"
      "save code [--force] [module [FQN]] FILE writes print code's Python instead (module\n"
      "FQN: that module's, \"\" the root; module alone: ep.module()'s).",
-     cmd_save, NULL, NULL},
+     cmd_save, NULL, NULL, NULL, CMPL_FILE},
     {"quit-if-complete", 0, -1, 0, "quit-if-complete [TEXT]",
      "In a script: if the unflatten run is complete, print TEXT and quit (status 0).",
      "For scripts that run to a stop (a breakpoint, unflatten's error) and then inspect it:\n"

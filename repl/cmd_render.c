@@ -30,76 +30,88 @@ static const exdb_unflatten *finished_run(session *s, exdb_unflatten **fresh) {
     return u;
 }
 
-static const char *const views[] = {"flat", "modules", "module", "tree", "frame", NULL};
-enum { V_FLAT, V_MODULES, V_MODULE, V_TREE, V_FRAME };
+/* ---- render's options: one row each (the views below list the ones
+ * they take). --layout, --rankdir and --limit change the session's
+ * settings (set layout, set render-limit...) for this call. */
 
-/* A count option's value: 1..max, else -1. */
-static long count_arg(const char *val, long max) {
-    char *end;
-    long n = val ? strtol(val, &end, 10) : 0;
-    return !val || *end || n < 1 || n > max ? -1 : n;
-}
+static const char *const layouts[] = {"dot", "sfdp", "auto", NULL};
+static const char *const rankdirs[] = {"TB", "LR", "auto", NULL};
 
-/* The options after `render VIEW` (view v) into *view, *set and *out. -1
- * (error printed) on an unknown option or a bad value. */
-static int parse_render_args(session *s, int v, int argc, char **argv, exdb_viz_view *view,
-                             exdb_viz_settings *set, const char **out) {
+static const cmd_opt opt_out = {.name = "-o",
+                                .alias = "--output",
+                                .kind = OPT_FILE,
+                                .arg = "FILE",
+                                .help = "the format follows the extension: .dot .svg .png "
+                                        ".pdf .html"};
+static const cmd_opt opt_layout = {.name = "--layout",
+                                   .kind = OPT_VALUE,
+                                   .arg = "dot|sfdp|auto",
+                                   .values = layouts,
+                                   .help = "layout engine (auto: dot up to 1,500 nodes)"};
+static const cmd_opt opt_rankdir = {.name = "--rankdir",
+                                    .kind = OPT_VALUE,
+                                    .arg = "TB|LR|auto",
+                                    .values = rankdirs,
+                                    .help = "top to bottom or left to right"};
+static const cmd_opt opt_limit = {.name = "--limit",
+                                  .kind = OPT_VALUE,
+                                  .arg = "N",
+                                  .help = "refuse image layout above N nodes (default 2000)"};
+static const cmd_opt opt_force = {.name = "--force", .help = "lay out even above the limit"};
+static const cmd_opt opt_no_dup = {.name = "--no-dup", .help = "draw each node once"};
+static const cmd_opt opt_by_module = {.name = "--by-module", .help = "one cluster per module call"};
+static const char *const hides[] = {"params",   "buffers", "constants", "state",
+                                    "getitems", "dead",    NULL};
+static const cmd_opt opt_hide = {.name = "--hide",
+                                 .kind = OPT_VALUE,
+                                 .arg = "LIST",
+                                 .values = hides,
+                                 .need = "a list: params,buffers,constants,getitems,dead",
+                                 .help = "leave out a comma list of node kinds"};
+static const cmd_opt opt_depth = {.name = "--depth",
+                                  .kind = OPT_COUNT,
+                                  .arg = "N",
+                                  .min = 1,
+                                  .max = 1000,
+                                  .help = "cut modules at N FQN levels"};
+static const cmd_opt opt_window = {.name = "--window",
+                                   .kind = OPT_COUNT,
+                                   .arg = "N",
+                                   .min = 1,
+                                   .max = 100000,
+                                   .help = "flat nodes either side of the cursor"};
+
+/* The options every view takes come first, in this order (render_common). */
+#define RENDER_COMMON &opt_out, &opt_layout, &opt_rankdir, &opt_limit, &opt_force, &opt_no_dup
+
+static const cmd_opt *const flat_opts[] = {RENDER_COMMON, &opt_by_module, &opt_hide, NULL};
+static const cmd_opt *const modules_opts[] = {RENDER_COMMON, &opt_depth, NULL};
+static const cmd_opt *const common_opts[] = {RENDER_COMMON, NULL};
+static const cmd_opt *const frame_opts[] = {RENDER_COMMON, &opt_window, NULL};
+
+static int render_common(session *s, const cmd_parsed *p, const cmd_opt *const *opts,
+                         exdb_viz_view *view, exdb_viz_settings *set, const char **out) {
+    static const struct {
+        const cmd_opt *opt;
+        const char *setting;
+    } settings_opts[] = {
+        {&opt_layout, "layout"}, {&opt_rankdir, "rankdir"}, {&opt_limit, "render-limit"}};
     exdb_error err = {0};
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-            if (!val)
-                return cmd_fail(s, "render: %s needs a file name", a);
-            *out = val;
-            i++;
-        } else if (strcmp(a, "--by-module") == 0 && v == V_FLAT) {
-            view->by_module = 1;
-        } else if (strcmp(a, "--depth") == 0 && v == V_MODULES) {
-            long d = count_arg(val, 1000);
-            if (d < 0)
-                return cmd_fail(s, "render: --depth needs a number >= 1");
-            view->depth = (int)d;
-            i++;
-        } else if (strcmp(a, "--layout") == 0 || strcmp(a, "--limit") == 0 ||
-                   strcmp(a, "--rankdir") == 0) {
-            if (!val)
-                return cmd_fail(s, "render: %s needs a value", a);
-            if (exdb_viz_set(set, strcmp(a, "--limit") == 0 ? "render-limit" : a + 2, val, &err) <
-                0)
-                return cmd_fail(s, "render: %s", err.msg);
-            i++;
-        } else if (strcmp(a, "--hide") == 0 && v == V_FLAT) {
-            if (!val || val[0] == '-')
-                return cmd_fail(s, "render: --hide needs a list: params,buffers,constants,"
-                                   "getitems,dead");
-            if (exdb_viz_parse_hide(val, &view->hide, &err) < 0)
-                return cmd_fail(s, "render: %s", err.msg);
-            i++;
-        } else if (strcmp(a, "--force") == 0) {
-            view->force = 1;
-        } else if (strcmp(a, "--no-dup") == 0) {
-            view->no_dup = 1;
-        } else if (strcmp(a, "--window") == 0 && v == V_FRAME) {
-            long w = count_arg(val, 100000);
-            if (w < 0)
-                return cmd_fail(s, "render: --window needs a number >= 1");
-            view->window = (int)w;
-            i++;
-        } else if (v == V_MODULE && !view->fqn && a[0] != '-') {
-            view->fqn = a;
-        } else {
-            return cmd_fail(s, "render: unknown option \"%s\" for %s.  Try \"help render\".", a,
-                            views[v]);
-        }
+    for (size_t i = 0; i < sizeof settings_opts / sizeof *settings_opts; i++) {
+        const char *val = cmd_opt_val(p, opts, settings_opts[i].opt);
+        if (val && exdb_viz_set(set, settings_opts[i].setting, val, &err) < 0)
+            return cmd_fail(s, "render: %s", err.msg);
     }
+    *out = cmd_opt_val(p, opts, &opt_out);
+    view->force = cmd_opt_val(p, opts, &opt_force) != NULL;
+    view->no_dup = cmd_opt_val(p, opts, &opt_no_dup) != NULL;
     return 0;
 }
 
 /* "Wrote FILE: ..." with what was drawn (and the JSON answer's file). */
-static void report_render(session *s, int v, const exdb_viz_view *view, const char *out,
+static void report_render(session *s, const char *name, const exdb_viz_view *view, const char *out,
                           const exdb_viz_stats *st) {
-    if (v == V_MODULES && exdb_viz_format_of(out) == EXDB_FMT_HTML) {
+    if (view->kind == EXDB_VIEW_MODULES && exdb_viz_format_of(out) == EXDB_FMT_HTML) {
         /* the module view you open and close: laid out by the page */
         fprintf(s->out,
                 "Wrote %s: %u module calls, %u nodes, %u edges; opens at depth %d, the page lays "
@@ -125,46 +137,80 @@ static void report_render(session *s, int v, const exdb_viz_view *view, const ch
         fputs(".\n", s->out);
     }
     if (s->json)
-        cmd_json_add(s, "file", ja_render_file(out, views[v], st));
+        cmd_json_add(s, "file", ja_render_file(out, name, st));
 }
 
-static int cmd_render(session *s, int argc, char **argv) {
-    if (strcmp(argv[1], "diff") == 0)
-        return cmd_diff_render(s, argc, argv);
-    int v = cmd_pick(s, "render", argv[1], views);
-    if (v < 0)
-        return -1;
-    static const exdb_view_kind kinds[] = {EXDB_VIEW_FLAT, EXDB_VIEW_MODULES, EXDB_VIEW_MODULE,
-                                           EXDB_VIEW_TREE, EXDB_VIEW_FRAME};
-    exdb_viz_view view = {.kind = kinds[v]};
+/* render VIEW [ARG] [OPTIONS]: word is the view's row, argv[0] its word. */
+static int render_view(session *s, const char *word, int argc, char **argv);
+
+/* The views, one row each: the word, the options it takes (its usage and
+ * help lines are in render's help below). A view added here is drawn by
+ * render_view from its exdb_view_kind (render_kinds, same order). */
+static const subcommand render_subs[] = {
+    {"flat", render_view, -1, 0, flat_opts},
+    {"modules", render_view, -1, 0, modules_opts},
+    {"module", render_view, -1, 0, common_opts, CMPL_MODULE},
+    {"tree", render_view, -1, 0, common_opts},
+    {"frame", render_view, -1, 0, frame_opts},
+    {"diff", render_view, -1, 0, common_opts, CMPL_FILE},
+    {NULL},
+};
+static const exdb_view_kind render_kinds[] = {EXDB_VIEW_FLAT, EXDB_VIEW_MODULES, EXDB_VIEW_MODULE,
+                                              EXDB_VIEW_TREE, EXDB_VIEW_FRAME,   EXDB_VIEW_DIFF};
+
+static int render_view(session *s, const char *word, int argc, char **argv) {
+    const subcommand *sub = render_subs;
+    while (strcmp(sub->word, word) != 0)
+        sub++;
+    exdb_viz_view view = {.kind = render_kinds[sub - render_subs]};
     exdb_viz_settings set = s->render;
     const char *out = NULL;
-    if (parse_render_args(s, v, argc, argv, &view, &set, &out) < 0)
+    cmd_parsed p;
+    if (cmd_opts_parse(s, "render", word, sub->opts, argc, argv, 1, &p) < 0 ||
+        render_common(s, &p, sub->opts, &view, &set, &out) < 0)
         return -1;
+    int takes_arg = view.kind == EXDB_VIEW_MODULE || view.kind == EXDB_VIEW_DIFF;
+    if (p.nrest > takes_arg)
+        return cmd_fail(s, "render: unknown option \"%s\" for %s.  Try \"help render\".",
+                        p.rest[takes_arg], word);
+    if (view.kind == EXDB_VIEW_DIFF)
+        return cmd_diff_render(s, p.nrest ? p.rest[0] : NULL, out, &view, &set);
+    view.by_module = cmd_opt_val(&p, sub->opts, &opt_by_module) != NULL;
+    const char *hide = cmd_opt_val(&p, sub->opts, &opt_hide);
+    exdb_error err = {0};
+    if (hide && exdb_viz_parse_hide(hide, &view.hide, &err) < 0)
+        return cmd_fail(s, "render: %s", err.msg);
+    view.depth = (int)cmd_opt_num(&p, sub->opts, &opt_depth);
+    view.window = (int)cmd_opt_num(&p, sub->opts, &opt_window);
+    view.fqn = view.kind == EXDB_VIEW_MODULE && p.nrest ? p.rest[0] : NULL;
     if (!out)
         return cmd_fail(s, "render: say where to write: -o FILE.{dot,svg,png,pdf,html}");
-    if (v == V_MODULE && !view.fqn)
+    if (view.kind == EXDB_VIEW_MODULE && !view.fqn)
         return cmd_fail(s, "render: module needs a module path (\"\" for the root): render "
                            "module FQN -o FILE");
     exdb_viz_source src = {.prog = s->prog};
     exdb_unflatten *fresh = NULL;
-    if (v == V_MODULE || v == V_TREE) {
+    if (view.kind == EXDB_VIEW_MODULE || view.kind == EXDB_VIEW_TREE) {
         if (!(src.done = finished_run(s, &fresh)))
             return -1;
-    } else if (v == V_FRAME) {
+    } else if (view.kind == EXDB_VIEW_FRAME) {
         if (!(src.cur = cmd_unflatten_run(s)))
             return -1;
         src.frame_level = s->selected_frame;
     }
     exdb_viz_stats st;
-    exdb_error err = {0};
     set.interrupt = &exdb_interrupted; /* Ctrl-C kills the layout, not exdb */
     int rc = exdb_viz_render(&src, &view, &set, out, &st, &err);
     exdb_unflatten_free(fresh);
     if (rc < 0)
         return cmd_fail(s, "%s", err.msg);
-    report_render(s, v, &view, out, &st);
+    report_render(s, word, &view, out, &st);
     return 0;
+}
+
+static int cmd_render(session *s, int argc, char **argv) {
+    int amb;
+    return command_run_subcommand(s, command_lookup("render", &amb), argc, argv);
 }
 
 const command render_commands[] = {
@@ -219,6 +265,6 @@ const command render_commands[] = {
      "and source line. Labels use DejaVu Sans. Files are rendered in\n"
      "memory, then written atomically, never over the loaded program and only over a\n"
      "regular file (not a device, a FIFO or a link).",
-     cmd_render, NULL, NULL},
+     cmd_render, render_subs, NULL, NULL, CMPL_NONE},
 };
 const size_t render_ncommands = sizeof render_commands / sizeof *render_commands;

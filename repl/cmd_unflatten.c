@@ -758,12 +758,12 @@ const command unflatten_commands[] = {
      "  module FQN    when a frame for FQN is created here (exit FQN, op GLOB, event KIND:\n"
      "                as \"help break\")\n"
      "Breakpoints still stop it. \"advance\" also stops in deeper frames.",
-     cmd_until, NULL, NULL},
+     cmd_until, NULL, NULL, NULL, CMPL_BREAK},
     {"advance", 1, 2, P, "advance LOCATION",
      "Run until LOCATION (anywhere), or until the selected frame exits.",
      "LOCATION as for until (K, NODE, module FQN, exit FQN, op GLOB, event KIND), but\n"
      "reached in any frame, deeper ones too. Breakpoints still stop it.",
-     cmd_advance, NULL, NULL},
+     cmd_advance, NULL, NULL, NULL, CMPL_BREAK},
     {"unflatten", 0, 1, P, "unflatten [run|restart]",
      "Run torch.export.unflatten to the end, ignoring breakpoints (restart: event 0).",
      "Replays the newest upstream UnflattenedModule.__init__: the mutation and module-stack\n"
@@ -781,7 +781,7 @@ const command unflatten_commands[] = {
      "  DISPATCH  a multiply-called preserved fqn dispatched, or call indices elided\n"
      "  REORDER   submodules re-registered in call-graph order\n"
      "  DONE      the root graph linted (self.graph.lint()): the module is complete",
-     cmd_unflatten, unflatten_subs, NULL},
+     cmd_unflatten, unflatten_subs, NULL, NULL, CMPL_NONE},
     {"backtrace", 0, 0, I, "backtrace", "The outliner's frame stack, innermost (#0) first.",
      "#N  FQN[@call]  TYPE  K copied, P placeholders, call C of MODULE_ID, as %node in PARENT\n"
      "FQN@N is the N-th extra call of a module (PyTorch's _call_name); MODULE_ID is the\n"

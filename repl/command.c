@@ -1,6 +1,7 @@
 /* command.c - what every command uses: errors, output with the listing
  * limits, counts, colours, JSON answers, picking a word, did-you-mean for
  * node names (see command.h). */
+#include <assert.h>
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -203,4 +204,71 @@ int cmd_node_not_found(session *s, const char *name) {
     if (best && bd <= 3 + strlen(name) / 4)
         return cmd_fail(s, "No node \"%s\" in the graph. Did you mean \"%s\"?", name, best->name);
     return cmd_fail(s, "No node \"%s\" in the graph.", name);
+}
+
+/* ---- options: one parser for every command's table rows */
+
+static int opt_index(const cmd_opt *const *opts, const char *word) {
+    for (int i = 0; opts && opts[i]; i++)
+        if (strcmp(word, opts[i]->name) == 0 ||
+            (opts[i]->alias && strcmp(word, opts[i]->alias) == 0))
+            return i;
+    return -1;
+}
+
+int cmd_opts_parse(session *s, const char *cmd, const char *what, const cmd_opt *const *opts,
+                   int argc, char **argv, int first, cmd_parsed *p) {
+    memset(p, 0, sizeof *p);
+    p->rest = argv + first;
+    for (int i = first; i < argc; i++) {
+        const char *a = argv[i];
+        int k = a[0] == '-' && a[1] ? opt_index(opts, a) : -1;
+        if (k < 0 && a[0] == '-' && a[1])
+            return what ? cmd_fail(s, "%s: unknown option \"%s\" for %s.  Try \"help %s\".", cmd, a,
+                                   what, cmd)
+                        : cmd_fail(s, "%s: unknown option \"%s\".  Try \"help %s\".", cmd, a, cmd);
+        if (k < 0) {
+            p->rest[p->nrest++] = argv[i];
+            continue;
+        }
+        assert(k < CMD_MAX_OPTS);
+        const cmd_opt *o = opts[k];
+        if (o->kind == OPT_FLAG) {
+            p->val[k] = "";
+            continue;
+        }
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        char *end = NULL;
+        long n = val && o->kind == OPT_COUNT ? strtol(val, &end, 10) : 0;
+        int bad = !val || (o->need && val[0] == '-') ||
+                  (o->kind == OPT_COUNT && (!*val || *end || n < o->min || n > o->max));
+        if (bad && o->need)
+            return cmd_fail(s, "%s: %s needs %s", cmd, a, o->need);
+        if (bad && o->kind == OPT_COUNT)
+            return cmd_fail(s, "%s: %s needs a number >= %ld", cmd, a, o->min);
+        if (bad)
+            return cmd_fail(s, "%s: %s needs %s", cmd, a,
+                            o->kind == OPT_FILE ? "a file name" : "a value");
+        p->val[k] = val;
+        p->num[k] = n;
+        i++;
+    }
+    return 0;
+}
+
+static int opt_row(const cmd_opt *const *opts, const cmd_opt *o) {
+    for (int i = 0; opts && opts[i]; i++)
+        if (opts[i] == o)
+            return i;
+    return -1;
+}
+
+const char *cmd_opt_val(const cmd_parsed *p, const cmd_opt *const *opts, const cmd_opt *o) {
+    int k = opt_row(opts, o);
+    return k < 0 ? NULL : p->val[k];
+}
+
+long cmd_opt_num(const cmd_parsed *p, const cmd_opt *const *opts, const cmd_opt *o) {
+    int k = opt_row(opts, o);
+    return k < 0 ? 0 : p->num[k];
 }

@@ -23,6 +23,52 @@ enum {
 
 typedef int (*command_fn)(session *s, int argc, char **argv);
 
+/* What completes a word at the prompt: a positional argument of a command
+ * or subcommand, or an option's value (main.c offers the candidates). */
+typedef enum {
+    CMPL_DEFAULT, /* a subcommand: its command's; a command: node names */
+    CMPL_NODE,    /* the flat graph's node names */
+    CMPL_NONE,    /* nothing offered */
+    CMPL_MODULE,  /* the module call graph's fqns */
+    CMPL_OP,      /* call_function targets, without "torch.ops." */
+    CMPL_FILE,    /* file names, as gdb completes them */
+    CMPL_COMMAND, /* command names and the session's aliases */
+    CMPL_SETTING, /* set/show: the settings, then a setting's values */
+    CMPL_BREAK,   /* break locations: module, exit, op, event, node names */
+    CMPL_DISPLAY, /* what display shows */
+} cmd_completer;
+
+/* One option of a command or subcommand, declared once: the parser
+ * (cmd_opts_parse), help, completion and docs read the row. */
+typedef enum {
+    OPT_FLAG,  /* no value */
+    OPT_VALUE, /* one word (values: the words completion offers) */
+    OPT_COUNT, /* a whole number in [min, max] */
+    OPT_FILE,  /* a file name */
+} cmd_opt_kind;
+
+typedef struct cmd_opt {
+    const char *name;  /* "--layout" */
+    const char *alias; /* another spelling ("--output" of -o), or NULL */
+    cmd_opt_kind kind;
+    const char *arg;           /* the value in usage lines: "dot|sfdp|auto", "N", "FILE" */
+    const char *const *values; /* OPT_VALUE: the words completion offers, or NULL */
+    long min, max;             /* OPT_COUNT: the range */
+    const char *need;          /* what "NAME needs ..." says instead of the kind's own words */
+    const char *help;          /* one line for help and docs */
+} cmd_opt;
+
+/* cmd_opts_parse's result: the value of each option given (by its index
+ * in the list; "" for a flag, NULL when not given), its number for a
+ * count, and the words that are no option, in order. */
+enum { CMD_MAX_OPTS = 24 };
+typedef struct cmd_parsed {
+    const char *val[CMD_MAX_OPTS];
+    long num[CMD_MAX_OPTS];
+    char **rest;
+    int nrest;
+} cmd_parsed;
+
 /* A subcommand word of a command ("info frame", "lint module"): a unique
  * prefix of it names it (the command sees the whole word), completion and
  * help offer it. fn (NULL when the command reads the word itself: lint,
@@ -35,6 +81,9 @@ typedef struct subcommand {
     subcommand_fn fn;
     int max_args;
     int no_program;
+    const cmd_opt *const *opts; /* its options (NULL-ended), or NULL */
+    cmd_completer complete;     /* what its arguments are */
+    const char *help;           /* its line of help, or NULL (the command's help has it) */
 } subcommand;
 
 struct command {
@@ -47,7 +96,22 @@ struct command {
     command_fn fn;                /* argv[0] is the command name; returns 0 or -1 */
     const subcommand *subs;       /* its subcommand words ({NULL} ends them), or NULL */
     const char *(*help_fn)(void); /* the help when it is built from a table (set) */
+    const cmd_opt *const *opts;   /* options of every subcommand (NULL-ended), or NULL */
+    cmd_completer complete;       /* what its arguments are (after a subcommand: the sub's) */
 };
+
+/* The options of argv[first..argc) against opts (NULL-ended), into *p:
+ * "-o FILE", "--limit N"... in any order among the other words (left in
+ * p->rest). One error text for all: "CMD: NAME needs a value|a file
+ * name|a number >= MIN|<need>", and for a word starting with '-' that is
+ * no option "CMD: unknown option "W" for WHAT.  Try "help CMD"." (WHAT:
+ * the subcommand, or without it "CMD: unknown option "W".  Try ...").
+ * Returns 0, or -1 after the error. */
+int cmd_opts_parse(session *s, const char *cmd, const char *what, const cmd_opt *const *opts,
+                   int argc, char **argv, int first, cmd_parsed *p);
+/* The value of option o in *p (NULL when not given); a count's number. */
+const char *cmd_opt_val(const cmd_parsed *p, const cmd_opt *const *opts, const cmd_opt *o);
+long cmd_opt_num(const cmd_parsed *p, const cmd_opt *const *opts, const cmd_opt *o);
 
 /* Prints a one-line error to the session's error stream; returns -1. */
 int cmd_fail(session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -182,7 +182,7 @@ static const subcommand info_subs[] = {
     {"display", info_display, 0, 1},
     {"events", info_outliner, -1, 0},
     {"event", info_event, -1, 0},
-    {"node", info_node, -1, 0},
+    {"node", info_node, -1, 0, NULL, CMPL_NODE},
     {"line", info_source, -1, 0},
     {"lines", info_source, -1, 0},
     {"calls", info_source, -1, 0},
@@ -222,10 +222,14 @@ static int print_code(session *s, const char *word, int argc, char **argv) {
 }
 
 static const subcommand print_subs[] = {
-    {"graph", print_graph, 0, 0},    {"tabular", print_graph, 0, 0},
-    {"node", print_node, -1, 0},     {"module", print_module, -1, 0},
-    {"frame", print_frame, -1, 0},   {"code", print_code, -1, 0},
-    {"readable", print_code, -1, 0}, {NULL, NULL, 0, 0},
+    {"graph", print_graph, 0, 0},
+    {"tabular", print_graph, 0, 0},
+    {"node", print_node, -1, 0, NULL, CMPL_NODE},
+    {"module", print_module, -1, 0, NULL, CMPL_MODULE},
+    {"frame", print_frame, -1, 0},
+    {"code", print_code, -1, 0},
+    {"readable", print_code, -1, 0},
+    {NULL, NULL, 0, 0},
 };
 
 static int cmd_info(session *s, int argc, char **argv);
@@ -330,7 +334,7 @@ const command program_commands[] = {
      "FILE is a .pt2 written by torch.export.save (2.8+ archive or the older zip with\n"
      "serialized_exported_program.json) or bare program JSON. MODEL picks one program of a\n"
      "multi-model archive. Weights are never read.",
-     cmd_load, NULL, NULL},
+     cmd_load, NULL, NULL, NULL, CMPL_FILE},
     {"info", 1, -1, 0,
      "info program|signature|module-call-graph|modules|facts|breakpoints|frame|node-map|node|...",
      "Describe the loaded program, the outliner's state, or the breakpoints.",
@@ -386,18 +390,18 @@ const command program_commands[] = {
     {"source", 1, 1, 0, "source FILE", "Run the commands in FILE.",
      "Lines starting with # are comments. A failing command stops the script unless\n"
      "\"set on-error continue\".",
-     cmd_source, NULL, NULL},
+     cmd_source, NULL, NULL, NULL, CMPL_FILE},
     {"set", 2, 4, 0, "set NAME VALUE", "Change a setting (see show).", NULL, cmd_set, NULL,
-     settings_help},
+     settings_help, NULL, CMPL_SETTING},
     {"show", 0, 1, 0, "show [NAME|alias]", "Show the settings, or one; show alias: the aliases.",
-     NULL, cmd_show, NULL, NULL},
+     NULL, cmd_show, NULL, NULL, NULL, CMPL_SETTING},
     {"cd", 0, 1, 0, "cd [DIR]", "Change the working directory (relative paths start there).", NULL,
      cmd_cd, NULL, NULL},
     {"pwd", 0, 0, 0, "pwd", "Print the working directory.", NULL, cmd_pwd, NULL, NULL},
     {"help", 0, 1, 0, "help [COMMAND|aliases]", "List commands, or describe one.",
      "help aliases lists gdb's short names (p, b, bt...) and the aliases made with\n"
      "\"alias\"; help ALIAS says what the alias runs.",
-     cmd_help, NULL, NULL},
+     cmd_help, NULL, NULL, NULL, CMPL_COMMAND},
     {"apropos", 1, -1, 0, "apropos REGEX",
      "The commands whose name, usage or help text matches REGEX (as gdb's).",
      "REGEX is a POSIX extended regular expression; case is ignored. Each command shows\n"

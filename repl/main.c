@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "command.h"
+#include "complete.h"
 #include "session.h"
 #include "settings.h"
 
@@ -44,13 +45,16 @@ static void usage(FILE *f) {
         f);
 }
 
-/* ---- completion: commands, then what the command takes (subcommands,
- * settings, node names, module fqns, op names, files) */
+/* ---- completion: commands, then what the command table says the command
+ * takes (complete.c: subcommands, options, settings, node names, module
+ * fqns, op names, files) */
 
 static char **cands; /* what the word being completed may become */
 static size_t ncands, cands_cap;
 
-static void cand_add(const char *w) {
+/* complete_args's callback: keeps w (static or the session's). */
+static void cand_add(void *ctx, const char *w) {
+    (void)ctx;
     if (ncands == cands_cap) {
         size_t ncap = cands_cap ? cands_cap * 2 : 64;
         char **nc = realloc(cands, ncap * sizeof *nc);
@@ -60,11 +64,6 @@ static void cand_add(const char *w) {
         cands_cap = ncap;
     }
     cands[ncands++] = (char *)w;
-}
-
-static void cand_words(const char *const *w) {
-    for (; *w; w++)
-        cand_add(*w);
 }
 
 static char *cand_next(const char *text, int state) {
@@ -100,78 +99,6 @@ static char *complete_command(const char *text, int state) {
     return NULL;
 }
 
-static void cand_nodes(void) {
-    if (S.prog)
-        for (const exdb_node *n = S.prog->graph->head; n; n = n->next)
-            cand_add(n->name);
-}
-
-static void cand_modules(void) {
-    if (S.prog)
-        for (uint32_t i = 0; i < S.prog->ncalls; i++)
-            if (S.prog->calls[i].fqn[0])
-                cand_add(S.prog->calls[i].fqn);
-}
-
-/* Targets of call_function nodes without "torch.ops.", each once. */
-static void cand_ops(void) {
-    if (!S.prog)
-        return;
-    for (const exdb_node *n = S.prog->graph->head; n; n = n->next) {
-        if (n->op != EXDB_OP_CALL_FUNCTION)
-            continue;
-        const char *t = strncmp(n->target, "torch.ops.", 10) == 0 ? n->target + 10 : n->target;
-        int dup = 0;
-        for (size_t i = 0; i < ncands && !dup; i++)
-            dup = strcmp(cands[i], t) == 0;
-        if (!dup)
-            cand_add(t);
-    }
-}
-
-/* After display: EXPR, what print and info show, then node names or
- * module fqns. */
-static void cand_display(char **w, int nw) {
-    static const char *const display_words[] = {
-        "node-map", "placeholders", "frame", "node",    "module",  "seen-nodes", "seen-modules",
-        "ivals",    "events",       "graph", "tabular", "program", "signature",  "backtrace",
-        "list",     "info",         "print", "/json",   NULL};
-    int first = nw > 1 && !strcmp(w[1], "/json") ? 2 : 1;
-    if (nw == first)
-        cand_words(display_words);
-    else if (!strcmp(w[first], "module"))
-        cand_modules();
-    else if (!strcmp(w[first], "node"))
-        cand_nodes();
-}
-
-/* After set or show: the settings, then a setting's values. 1 when the
- * word is a file name (set logging on|file FILE). */
-static int cand_setting(const char *cmd, char **w, int nw) {
-    static const char *const onoff[] = {"on", "off", NULL};
-    if (nw == 1) {
-        cand_words(settings_names());
-        if (!strcmp(cmd, "show"))
-            cand_add("alias");
-        return 0;
-    }
-    const setting *st = NULL;
-    for (const setting *t = settings; t->name && !st; t++)
-        if (!strcmp(t->name, w[1]))
-            st = t;
-    if (!st || !strcmp(cmd, "show"))
-        return 0;
-    if (!strcmp(st->name, "logging") && nw > 2) {
-        /* set logging on|file FILE; overwrite|redirect on|off */
-        if (!strcmp(w[2], "file") || !strcmp(w[2], "on"))
-            return 1;
-        cand_words(onoff);
-    } else if (st->values) {
-        cand_words(st->values);
-    }
-    return 0;
-}
-
 /* File names, as gdb completes them: a directory that is the only match
  * ends in '/' with no space after it, so the next Tab goes on inside it
  * (libedit's rl_complete always appends rl_completion_append_character). */
@@ -203,78 +130,8 @@ static char **complete_file(const char *text) {
     return m;
 }
 
-/* After break, tbreak, until or advance: the location kinds and the
- * nodes, then modules, event kinds or ops. until/advance LOCATION: a node
- * or a break location (an event number is typed). */
-static void cand_location(char **w, int nw) {
-    static const char *const break_words[] = {"module", "exit", "op", "event", NULL};
-    static const char *const events[] = {"sink",    "dedup", "dispatch", "ival",  "attrs", "state",
-                                         "reorder", "done",  "copy",     "enter", "exit",  NULL};
-    if (nw == 1) {
-        cand_words(break_words);
-        cand_nodes();
-    } else if (!strcmp(w[1], "module") || !strcmp(w[1], "exit")) {
-        cand_modules();
-    } else if (!strcmp(w[1], "event")) {
-        cand_words(events);
-    } else if (!strcmp(w[1], "op")) {
-        cand_ops();
-    }
-}
-
-/* The candidates for the next word of command cmd (the words typed so far
- * in w[0..nw)). 1 when that word is a file name instead. */
-static int cand_args(const char *cmd, char **w, int nw) {
-    static const char *const render_words[] = {"flat",     "modules",  "-o",      "--by-module",
-                                               "--depth",  "--layout", "--limit", "--force",
-                                               "--no-dup", NULL};
-    if (!strcmp(cmd, "load") || !strcmp(cmd, "source") || !strcmp(cmd, "save") ||
-        (!strcmp(cmd, "render") && !strcmp(w[nw - 1], "-o"))) {
-        return 1;
-    } else if ((!strcmp(cmd, "info") || !strcmp(cmd, "print")) && nw == 1) {
-        cand_words(command_subcommands(cmd));
-    } else if (!strcmp(cmd, "print") && strncmp(w[1], "mod", 3) == 0) {
-        cand_modules();
-    } else if ((!strcmp(cmd, "info") || !strcmp(cmd, "print")) && !strcmp(w[1], "node")) {
-        cand_nodes();
-    } else if (!strcmp(cmd, "set") || !strcmp(cmd, "show")) {
-        return cand_setting(cmd, w, nw);
-    } else if (!strcmp(cmd, "break") || !strcmp(cmd, "tbreak") || !strcmp(cmd, "until") ||
-               !strcmp(cmd, "advance")) {
-        cand_location(w, nw);
-    } else if (!strcmp(cmd, "display") || !strncmp(w[0], "display/", 8)) {
-        cand_display(w, nw);
-    } else if ((!strcmp(cmd, "delete") || !strcmp(cmd, "enable") || !strcmp(cmd, "disable")) &&
-               nw == 1) {
-        cand_words(command_subcommands(cmd));
-    } else if (!strcmp(cmd, "watch")) {
-        if (nw == 1)
-            cand_words(command_subcommands(cmd));
-        else
-            cand_nodes();
-    } else if (!strcmp(cmd, "help")) {
-        const char *name;
-        cand_add("aliases");
-        for (int i = 0; (name = command_name_at(i)); i++)
-            cand_add(name);
-        for (size_t i = 0; (name = session_alias_at(&S, i, NULL)); i++)
-            cand_add(name);
-    } else if (!strcmp(cmd, "render")) {
-        cand_words(render_words);
-    } else if (!strcmp(cmd, "unflatten")) {
-        cand_words(command_subcommands(cmd));
-    } else if (!strcmp(cmd, "lint") || !strcmp(cmd, "dce")) {
-        if (nw == 1)
-            cand_words(command_subcommands(cmd));
-        cand_add(!strcmp(cmd, "lint") ? "--json" : "--dry-run");
-    } else {
-        cand_nodes();
-    }
-    return 0;
-}
-
 /* readline's attempted completion: the command names for the first word,
- * else what cand_args offers for the command typed (an alias expanded). */
+ * else what complete_args offers for the command typed (an alias expanded). */
 static char **complete(const char *text, int start, int end) {
     (void)end;
     char line[1024];
@@ -294,10 +151,8 @@ static char **complete(const char *text, int start, int end) {
     rl_completion_append_character = ' ';
     if (nw == 0)
         return rl_completion_matches(text, complete_command);
-    int amb;
-    const command *c = command_lookup(w[0], &amb);
     ncands = 0;
-    if (cand_args(c ? c->name : "", w, nw))
+    if (complete_args(&S, w, nw, cand_add, NULL)) /* what the command table says (complete.c) */
         return complete_file(text);
     return rl_completion_matches(text, cand_next);
 }

@@ -153,6 +153,23 @@ if screen | grep -qF "(exdb) render flat -o $tmp/outdir/ "; then bad "no space a
 T send-keys Tab Tab
 check "the next Tab goes on inside the directory" "(exdb) render flat -o $tmp/outdir/inner/pic.svg"
 T send-keys C-u
+# render's views and options come from its table rows (issue 23: the old
+# word list had drifted: no module, tree, frame, --hide, --window, --rankdir)
+T send-keys "render tr" Tab
+check "Tab completes render tree" "(exdb) render tree"
+T send-keys C-u "render tree --ran" Tab
+check "Tab completes render's --rankdir" "(exdb) render tree --rankdir"
+T send-keys "L" Tab
+check "Tab completes --rankdir's value" "(exdb) render tree --rankdir LR"
+T send-keys C-u "render frame --wi" Tab
+check "Tab completes render frame --window" "(exdb) render frame --window"
+T send-keys C-u "render flat --hi" Tab
+check "Tab completes render flat --hide" "(exdb) render flat --hide"
+T send-keys C-u "render module encoder.layers.1.no" Tab
+check "Tab completes render module's fqn" "(exdb) render module encoder.layers.1.norm1"
+T send-keys C-u "lint module encoder.layers.1.no" Tab
+check "Tab completes lint module's fqn" "(exdb) lint module encoder.layers.1.norm1"
+T send-keys C-u
 
 T send-keys "stepi" Enter
 wait_for "[1] STEP 0" >/dev/null
