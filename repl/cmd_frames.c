@@ -372,29 +372,37 @@ static int info_ivals(session *s, const exdb_unflatten *u) {
     return 0;
 }
 
-int cmd_frames_info(session *s, const char *what, int argc, char **argv) {
+/* ---- info WORD: each word's row in commands.c's info table points at
+ * its function here (argv[0] is the word; arity is checked there) */
+
+int cmd_frames_info_frame(session *s, const char *word, int argc, char **argv) {
     exdb_unflatten *u = cmd_unflatten_run(s);
-    if (!u)
+    const exdb_uframe *f = u ? frame_arg(s, u, argc, argv) : NULL;
+    if (!f)
         return -1;
-    int frame_cmd = strcmp(what, "frame") == 0, nm = strcmp(what, "node-map") == 0,
-        ph = strcmp(what, "placeholders") == 0;
-    if (strcmp(what, "events") == 0)
-        return cmd_list_info_events(s, u, argc, argv);
-    if (!frame_cmd && !nm && !ph && argc > 1)
-        return cmd_fail(s, "info %s takes no argument", what);
-    if (frame_cmd || nm || ph) {
-        if (argc > 2)
-            return cmd_fail(s, "Usage: info %s [FRAME]", what);
-        const exdb_uframe *f = frame_arg(s, u, argc, argv);
-        if (!f)
-            return -1;
-        return frame_cmd ? info_frame(s, u, f) : info_map(s, f, ph);
-    }
-    if (strcmp(what, "seen-nodes") == 0)
-        return info_seen_nodes(s, u);
-    if (strcmp(what, "seen-modules") == 0)
-        return info_seen_modules(s, u);
-    return info_ivals(s, u);
+    if (strcmp(word, "frame") == 0)
+        return info_frame(s, u, f);
+    return info_map(s, f, strcmp(word, "placeholders") == 0);
+}
+
+int cmd_frames_info_seen_nodes(session *s, const char *word, int argc, char **argv) {
+    exdb_unflatten *u = cmd_unflatten_run(s);
+    return u ? info_seen_nodes(s, u) : -1;
+}
+
+int cmd_frames_info_seen_modules(session *s, const char *word, int argc, char **argv) {
+    exdb_unflatten *u = cmd_unflatten_run(s);
+    return u ? info_seen_modules(s, u) : -1;
+}
+
+int cmd_frames_info_ivals(session *s, const char *word, int argc, char **argv) {
+    exdb_unflatten *u = cmd_unflatten_run(s);
+    return u ? info_ivals(s, u) : -1;
+}
+
+int cmd_frames_info_events(session *s, const char *word, int argc, char **argv) {
+    exdb_unflatten *u = cmd_unflatten_run(s);
+    return u ? cmd_list_info_events(s, u, argc, argv) : -1;
 }
 
 int cmd_frames_print(session *s, int argc, char **argv) {

@@ -13,9 +13,14 @@ struct cJSON;
  * after an error was printed (no frames, or no such level). */
 const struct exdb_uframe *cmd_frames_at(session *s, const struct exdb_unflatten *u, uint32_t level);
 
-/* The frame inspection reached through `info` (frame, node-map,
- * placeholders, seen-nodes, seen-modules, ivals, events) and `print frame`. */
-int cmd_frames_info(session *s, const char *what, int argc, char **argv);
+/* The frame inspection reached through `info` (commands.c's info rows:
+ * frame, node-map and placeholders [N]; seen-nodes, seen-modules, ivals;
+ * events [A-B] [KIND]) and `print frame`. */
+int cmd_frames_info_frame(session *s, const char *word, int argc, char **argv);
+int cmd_frames_info_seen_nodes(session *s, const char *word, int argc, char **argv);
+int cmd_frames_info_seen_modules(session *s, const char *word, int argc, char **argv);
+int cmd_frames_info_ivals(session *s, const char *word, int argc, char **argv);
+int cmd_frames_info_events(session *s, const char *word, int argc, char **argv);
 int cmd_frames_print(session *s, int argc, char **argv);
 /* backtrace, frame, up, down */
 int cmd_frames_backtrace(session *s, int argc, char **argv);

@@ -83,7 +83,8 @@ typedef struct subcommand {
     int no_program;
     const cmd_opt *const *opts; /* its options (NULL-ended), or NULL */
     cmd_completer complete;     /* what its arguments are */
-    const char *help;           /* its line of help, or NULL (the command's help has it) */
+    const char *usage;          /* "info frame [N]": help, and the arity error */
+    const char *help;           /* its help after the usage (lines: "\n"), or NULL */
 } subcommand;
 
 struct command {

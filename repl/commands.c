@@ -148,10 +148,6 @@ static int info_node(session *s, const char *word, int argc, char **argv) {
     return print_nodes(s, "info", argc, argv);
 }
 
-static int info_outliner(session *s, const char *word, int argc, char **argv) {
-    return cmd_frames_info(s, word, argc, argv);
-}
-
 static int info_source(session *s, const char *word, int argc, char **argv) {
     return cmd_source_info(s, word, argc, argv);
 }
@@ -164,31 +160,66 @@ static int info_event(session *s, const char *word, int argc, char **argv) {
     return cmd_explain_info_event(s, argc, argv);
 }
 
-/* In the order help and completion list them. */
+/* In the order help and completion list them; help info is made from the
+ * rows' usage and help (info_help). */
 static const subcommand info_subs[] = {
-    {"program", info_program, 0, 0},
-    {"signature", info_signature, 0, 0},
-    {"module-call-graph", info_call_graph, 0, 0},
-    {"facts", info_facts, 0, 0},
-    {"modules", info_modules, 0, 0},
-    {"breakpoints", info_breakpoints, -1, 1},
-    {"frame", info_outliner, -1, 0},
-    {"node-map", info_outliner, -1, 0},
-    {"placeholders", info_outliner, -1, 0},
-    {"seen-nodes", info_outliner, -1, 0},
-    {"seen-modules", info_outliner, -1, 0},
-    {"ivals", info_outliner, -1, 0},
+    {"program", info_program, 0, .usage = "info program",
+     .help = "file, format, versions, node and input/output counts"},
+    {"signature", info_signature, 0, .usage = "info signature",
+     .help = "the graph signature as ExportGraphSignature prints it"},
+    {"module-call-graph", info_call_graph, 0, .usage = "info module-call-graph",
+     .help = "module_call_graph entries with preserved signatures"},
+    {"modules", info_modules, 0, .usage = "info modules",
+     .help = "the unflattened module tree: types, calls, graphs' sizes"},
+    {"facts", info_facts, 0, .usage = "info facts",
+     .help = "counts in the stable format of scripts/real_expect.py"},
+    {"breakpoints", info_breakpoints, -1, 1, .usage = "info breakpoints",
+     .help = "breakpoints and watchpoints, with their hit counts"},
     {"watchpoints", info_breakpoints, -1, 1},
-    {"display", info_display, 0, 1},
-    {"events", info_outliner, -1, 0},
-    {"event", info_event, -1, 0},
-    {"node", info_node, -1, 0, NULL, CMPL_NODE},
-    {"line", info_source, -1, 0},
-    {"lines", info_source, -1, 0},
-    {"calls", info_source, -1, 0},
-    {"nodes", info_nodes, -1, 0},
-    {NULL, NULL, 0, 0},
+    {"frame", cmd_frames_info_frame, 1, .usage = "info frame [N]",
+     .help = "the selected frame (or frame N): module, call, stack, signature"},
+    {"node-map", cmd_frames_info_frame, 1, .usage = "info node-map [N]",
+     .help = "its node_map: flat node -> node of the frame's graph"},
+    {"placeholders", cmd_frames_info_frame, 1, .usage = "info placeholders [N]",
+     .help = "its node_to_placeholder: flat node -> placeholder"},
+    {"seen-nodes", cmd_frames_info_seen_nodes, 0, .usage = "info seen-nodes",
+     .help = "seen_nodes: the flat nodes copied so far, and into which frame"},
+    {"seen-modules", cmd_frames_info_seen_modules, 0, .usage = "info seen-modules",
+     .help = "seen_modules: every module id and its calls (fqn, call index)"},
+    {"ivals", cmd_frames_info_ivals, 0, .usage = "info ivals",
+     .help = "_IVals: mutated buffers' intermediate values, by module"},
+    {"events", cmd_frames_info_events, -1, .usage = "info events [A-B] [KIND]",
+     .help = "the event log up to the cursor (a range, a kind, or \"later\":\n"
+             "the decisions after outlining: IVAL ... DONE)"},
+    {"event", info_event, -1, .usage = "info event [K]",
+     .help = "event K (the cursor's by default) with its detail: what SINK\n"
+             "sunk, erased or kept as input and why, where DEDUP's graphs\n"
+             "first differ, what DISPATCH and REORDER moved (\"explain K\"\n"
+             "says it in words)"},
+    {"display", info_display, 0, 1, .usage = "info display",
+     .help = "the auto-display expressions"},
+    {"node", info_node, -1, .complete = CMPL_NODE, .usage = "info node NAME...",
+     .help = "as print node (\"info node\" is not \"info node-map\")"},
+    {"line", info_source, -1, .usage = "info line NODE",
+     .help = "its source line (the innermost stack_trace frame), the file,\n"
+             "and its module stack with the line each module was called at"},
+    {"lines", info_source, -1, .usage = "info lines [FQN]",
+     .help = "the module's nodes grouped by their line in its code (first\n"
+             "appearance order); without FQN every node by its source line"},
+    {"calls", info_source, -1, .usage = "info calls FQN",
+     .help = "every call of the module (an nn_module_stack key each) and\n"
+             "the line it was called at: the frame of the call's first node\n"
+             "that calls the attribute (\".conv1(\"), else the frame below\n"
+             "the parent's call (a Sequential's \"input = module(input)\")"},
+    {"nodes", info_nodes, -1, .usage = "info nodes [FILTERS]",
+     .help = "as find (the nodes matching the filters)"},
+    {NULL},
 };
+
+static const char *info_help(void) {
+    return command_subs_help(info_subs, 24,
+                             "Add --all to see a listing longer than \"set max-lines\".");
+}
 
 /* ---- print WHAT */
 
@@ -337,38 +368,8 @@ const command program_commands[] = {
      cmd_load, NULL, NULL, NULL, CMPL_FILE},
     {"info", 1, -1, 0,
      "info program|signature|module-call-graph|modules|facts|breakpoints|frame|node-map|node|...",
-     "Describe the loaded program, the outliner's state, or the breakpoints.",
-     "info program            file, format, versions, node and input/output counts\n"
-     "info signature          the graph signature as ExportGraphSignature prints it\n"
-     "info module-call-graph  module_call_graph entries with preserved signatures\n"
-     "info modules            the unflattened module tree: types, calls, graphs' sizes\n"
-     "info facts              counts in the stable format of scripts/real_expect.py\n"
-     "info breakpoints        breakpoints and watchpoints, with their hit counts\n"
-     "info frame [N]          the selected frame (or frame N): module, call, stack, signature\n"
-     "info node-map [N]       its node_map: flat node -> node of the frame's graph\n"
-     "info placeholders [N]   its node_to_placeholder: flat node -> placeholder\n"
-     "info seen-nodes         seen_nodes: the flat nodes copied so far, and into which frame\n"
-     "info seen-modules       seen_modules: every module id and its calls (fqn, call index)\n"
-     "info ivals              _IVals: mutated buffers' intermediate values, by module\n"
-     "info events [A-B] [KIND] the event log up to the cursor (a range, a kind, or \"later\":\n"
-     "                        the decisions after outlining: IVAL ... DONE)\n"
-     "info event [K]          event K (the cursor's by default) with its detail: what SINK\n"
-     "                        sunk, erased or kept as input and why, where DEDUP's graphs\n"
-     "                        first differ, what DISPATCH and REORDER moved (\"explain K\"\n"
-     "                        says it in words)\n"
-     "info display            the auto-display expressions\n"
-     "info node NAME...       as print node (\"info node\" is not \"info node-map\")\n"
-     "info line NODE          its source line (the innermost stack_trace frame), the file,\n"
-     "                        and its module stack with the line each module was called at\n"
-     "info lines [FQN]        the module's nodes grouped by their line in its code (first\n"
-     "                        appearance order); without FQN every node by its source line\n"
-     "info calls FQN          every call of the module (an nn_module_stack key each) and\n"
-     "                        the line it was called at: the frame of the call's first node\n"
-     "                        that calls the attribute (\".conv1(\"), else the frame below\n"
-     "                        the parent's call (a Sequential's \"input = module(input)\")\n"
-     "info nodes [FILTERS]    as find (the nodes matching the filters)\n"
-     "Add --all to see a listing longer than \"set max-lines\".",
-     cmd_info, info_subs, NULL},
+     "Describe the loaded program, the outliner's state, or the breakpoints.", NULL, cmd_info,
+     info_subs, info_help},
     {"print", 1, -1, CMD_NEEDS_PROGRAM,
      "print graph|tabular|node NAME...|module FQN|frame [N]|code|readable",
      "Print the flat graph, nodes, a module's graph, or a frame's partial graph.",
@@ -576,9 +577,10 @@ int command_run_subcommand(session *s, const command *c, int argc, char **argv) 
         return -1;
     const subcommand *sub = &c->subs[w];
     if (sub->max_args >= 0 && argc - 2 > sub->max_args)
-        return sub->max_args ? cmd_fail(s, "%s %s takes at most %d argument%s", c->name, sub->word,
-                                        sub->max_args, cmd_s((uint64_t)sub->max_args))
-                             : cmd_fail(s, "%s %s takes no argument", c->name, sub->word);
+        return !sub->max_args ? cmd_fail(s, "%s %s takes no argument", c->name, sub->word)
+               : sub->usage   ? cmd_fail(s, "Usage: %s", sub->usage)
+                              : cmd_fail(s, "%s %s takes at most %d argument%s", c->name, sub->word,
+                                         sub->max_args, cmd_s((uint64_t)sub->max_args));
     if (!s->prog && !sub->no_program)
         return cmd_fail(s, "No program loaded.  Use \"load FILE\".");
     return sub->fn(s, sub->word, argc - 1, argv + 1);
@@ -629,6 +631,43 @@ static void alias_names(session *s, exdb_buf *b, const command *c) {
     for (size_t i = 0; (name = session_alias_at(s, i, &text)); i++)
         if (session_line_command(s, text, &amb) == c)
             exdb_buf_printf(b, "%s%s (%s)", b->len > start ? ", " : "", name, text);
+}
+
+const char *command_subs_help(const subcommand *subs, int width, const char *tail) {
+    static struct {
+        const subcommand *subs;
+        char *text;
+    } made[8];
+    size_t i = 0;
+    while (i < 8 && made[i].subs && made[i].subs != subs)
+        i++;
+    assert(i < 8); /* one slot per table that makes its help */
+    if (i < 8 && made[i].subs)
+        return made[i].text;
+    exdb_buf b;
+    exdb_buf_init(&b);
+    for (const subcommand *sub = subs; sub->word; sub++) {
+        if (!sub->help)
+            continue;
+        int pad = width - (int)strlen(sub->usage);
+        exdb_buf_printf(&b, "%s%*s", sub->usage, pad > 0 ? pad : 1, "");
+        for (const char *l = sub->help; *l;) {
+            size_t n = strcspn(l, "\n");
+            exdb_buf_printf(&b, "%.*s\n", (int)n, l);
+            l += n;
+            if (*l == '\n' && *++l)
+                exdb_buf_printf(&b, "%*s", width, "");
+        }
+    }
+    exdb_buf_puts(&b, tail);
+    if (b.oom || i == 8) {
+        exdb_buf_free(&b);
+        return tail;
+    }
+    made[i].subs = subs;
+    made[i].text = strdup(exdb_buf_str(&b));
+    exdb_buf_free(&b);
+    return made[i].text ? made[i].text : tail;
 }
 
 const char *command_help(const command *c) {

@@ -6,6 +6,7 @@
 #include "session.h"
 
 typedef struct command command;
+typedef struct subcommand subcommand;
 
 const command *command_lookup(const char *name, int *ambiguous);
 /* Only a command's whole name or one of gdb's short names, no prefix. */
@@ -14,6 +15,10 @@ const char *command_name_at(int i); /* NULL past the end */
 /* The subcommand words of command name (info, print, lint...), NULL-ended,
  * or NULL when it takes none. */
 const char *const *command_subcommands(const char *name);
+/* A help text made from subcommand rows: each row with help as its usage
+ * padded to width columns, then its help (further lines indented as
+ * much); then tail. Built once per table (the text lives on). */
+const char *command_subs_help(const subcommand *subs, int width, const char *tail);
 /* c's help text (help_fn's or help), or NULL. */
 const char *command_help(const command *c);
 /* Runs the subcommand argv[1] names (a unique prefix of a word of c's
