@@ -670,6 +670,20 @@ const char *command_subs_help(const subcommand *subs, int width, const char *tai
     return made[i].text ? made[i].text : tail;
 }
 
+static int opts_name(const cmd_opt *const *opts, const char *name) {
+    for (int i = 0; opts && opts[i]; i++)
+        if (strcmp(opts[i]->name, name) == 0)
+            return 1;
+    return 0;
+}
+
+int command_takes_option(const command *c, const char *name) {
+    int found = opts_name(c->opts, name);
+    for (const subcommand *sub = c->subs; !found && sub && sub->word; sub++)
+        found = opts_name(sub->opts, name);
+    return found;
+}
+
 const char *command_help(const command *c) {
     return c->help_fn ? c->help_fn() : c->help;
 }

@@ -19,6 +19,8 @@ const char *const *command_subcommands(const char *name);
  * padded to width columns, then its help (further lines indented as
  * much); then tail. Built once per table (the text lives on). */
 const char *command_subs_help(const subcommand *subs, int width, const char *tail);
+/* Whether a row of c's options, or of its subcommands', is named name. */
+int command_takes_option(const command *c, const char *name);
 /* c's help text (help_fn's or help), or NULL. */
 const char *command_help(const command *c);
 /* Runs the subcommand argv[1] names (a unique prefix of a word of c's

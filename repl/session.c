@@ -354,6 +354,25 @@ static int run_bp_commands(session *s) {
     return rc;
 }
 
+/* `COMMAND ... --json`: that one command answers as JSON (as with `set
+ * output json`), unless a row of the command's options declares --json
+ * (lint: its findings as a JSON array). Strips the word; 1 when found. */
+static int json_word(session *s, char *text) {
+    size_t l = strlen(text);
+    if (s->json || l < 7 || strcmp(text + l - 6, "--json") != 0 ||
+        (text[l - 7] != ' ' && text[l - 7] != '\t'))
+        return 0;
+    int amb;
+    const command *c = session_line_command(s, text, &amb);
+    if (!c || command_takes_option(c, "--json"))
+        return 0;
+    l -= 7;
+    while (l && (text[l - 1] == ' ' || text[l - 1] == '\t'))
+        l--;
+    text[l] = '\0';
+    return 1;
+}
+
 int session_exec(session *s, const char *line) {
     const char *p = line;
     while (*p == ' ' || *p == '\t')
@@ -371,7 +390,10 @@ int session_exec(session *s, const char *line) {
         cmd_break_begin_command(s);
     if (!s->in_bp_commands && !s->source_depth)
         output_begin(s); /* a new page for the pager */
+    int json_once = json_word(s, text);
+    s->json |= json_once;
     int rc = s->json ? exec_json(s, text, &c) : exec_line(s, text, &c);
+    s->json &= !json_once;
     s->last_flags = c ? c->flags : 0;
     if (!s->in_bp_commands && run_bp_commands(s) < 0)
         rc = -1;
