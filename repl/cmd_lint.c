@@ -194,19 +194,36 @@ static int lint_modules(session *s, exdb_lint_report *r, const char *fqn, uint32
     return 0;
 }
 
+extern const command lint_commands[];
+
+/* lint's and dce's options (their table rows are at the end of the file). */
+static const cmd_opt opt_json = {.name = "--json", .help = "the findings as one JSON array"};
+static const cmd_opt *const lint_opts[] = {&opt_json, NULL};
+static const cmd_opt opt_dry_run = {
+    .name = "--dry-run", .alias = "-n", .help = "only list what would go"};
+static const cmd_opt *const dce_opts[] = {&opt_dry_run, NULL};
+
+/* The words after lint or dce once its options are out: none (the flat
+ * graph), "module FQN" or "all" into *what (0, 1, 2) and *fqn. -1 after
+ * the usage error. */
+static int lint_target(session *s, const command *c, const cmd_parsed *p, int *what,
+                       const char **fqn) {
+    char **w = p->rest;
+    *what = p->nrest == 0 ? 0 : strcmp(w[0], "module") == 0 ? 1 : strcmp(w[0], "all") == 0 ? 2 : -1;
+    *fqn = *what == 1 && p->nrest == 2 ? w[1] : NULL;
+    if (*what < 0 || (*what == 1 && !*fqn) || p->nrest > (*what == 1 ? 2 : 1))
+        return cmd_fail(s, "Usage: %s", c->usage);
+    return 0;
+}
+
 static int cmd_lint(session *s, int argc, char **argv) {
-    int json = 0, what = 0; /* 0 flat, 1 module, 2 all */
-    const char *fqn = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0)
-            json = 1;
-        else if (!what && strcmp(argv[i], "module") == 0 && i + 1 < argc)
-            what = 1, fqn = argv[++i];
-        else if (!what && strcmp(argv[i], "all") == 0)
-            what = 2;
-        else
-            return cmd_fail(s, "Usage: lint [module FQN|all] [--json]");
-    }
+    int what;
+    const char *fqn;
+    cmd_parsed p;
+    if (cmd_opts_parse(s, "lint", NULL, lint_opts, argc, argv, 1, &p) < 0 ||
+        lint_target(s, &lint_commands[0], &p, &what, &fqn) < 0)
+        return -1;
+    int json = cmd_opt_val(&p, lint_opts, &opt_json) != NULL;
     exdb_lint_report r;
     exdb_lint_report_init(&r);
     uint32_t errors = 0;
@@ -448,18 +465,13 @@ static int dce_modules(session *s, const char *fqn, const exdb_dce_opts *o) {
 }
 static int cmd_dce(session *s, int argc, char **argv) {
     exdb_dce_opts o = {0, 1, NULL, NULL};
-    int what = 0; /* 0 flat, 1 module, 2 all */
-    const char *fqn = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--dry-run") == 0 || strcmp(argv[i], "-n") == 0)
-            o.dry_run = 1;
-        else if (!what && strcmp(argv[i], "module") == 0 && i + 1 < argc)
-            what = 1, fqn = argv[++i];
-        else if (!what && strcmp(argv[i], "all") == 0)
-            what = 2;
-        else
-            return cmd_fail(s, "Usage: dce [module FQN|all] [--dry-run]");
-    }
+    int what;
+    const char *fqn;
+    cmd_parsed p;
+    if (cmd_opts_parse(s, "dce", NULL, dce_opts, argc, argv, 1, &p) < 0 ||
+        lint_target(s, &lint_commands[1], &p, &what, &fqn) < 0)
+        return -1;
+    o.dry_run = cmd_opt_val(&p, dce_opts, &opt_dry_run) != NULL;
     forget_stale_dce(s);
     return what ? dce_modules(s, fqn, &o) : dce_flat(s, &o);
 }
@@ -584,11 +596,6 @@ static int cmd_quit_if_complete(session *s, int argc, char **argv) {
 /* The subcommand words lint reads itself (a unique prefix names one). */
 static const subcommand lint_subs[] = {
     {"module", NULL, -1, 1, NULL, CMPL_MODULE}, {"all", NULL, -1, 1, NULL, CMPL_NONE}, {NULL}};
-
-static const cmd_opt opt_json = {.name = "--json", .help = "the findings as one JSON array"};
-static const cmd_opt *const lint_opts[] = {&opt_json, NULL};
-static const cmd_opt opt_dry_run = {.name = "--dry-run", .help = "only list what would go"};
-static const cmd_opt *const dce_opts[] = {&opt_dry_run, NULL};
 
 const command lint_commands[] = {
     {"lint", 0, 3, CMD_NEEDS_PROGRAM, "lint [module FQN|all] [--json]",
