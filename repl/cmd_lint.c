@@ -10,6 +10,7 @@
 #include "core/export/program.h"
 #include "core/fx/dce.h"
 #include "core/fx/lint.h"
+#include "core/fx/lintchecks.h"
 #include "core/unflatten/preflight.h"
 #include "core/unflatten/modgraphs.h"
 #include "core/export/statefiles.h"
@@ -198,7 +199,8 @@ extern const command lint_commands[];
 
 /* lint's and dce's options (their table rows are at the end of the file). */
 static const cmd_opt opt_json = {.name = "--json", .help = "the findings as one JSON array"};
-static const cmd_opt *const lint_opts[] = {&opt_json, NULL};
+static const cmd_opt opt_list = {.name = "--list", .help = "the checks lint makes (the catalog)"};
+static const cmd_opt *const lint_opts[] = {&opt_json, &opt_list, NULL};
 static const cmd_opt opt_dry_run = {
     .name = "--dry-run", .alias = "-n", .help = "only list what would go"};
 static const cmd_opt *const dce_opts[] = {&opt_dry_run, NULL};
@@ -216,12 +218,39 @@ static int lint_target(session *s, const command *c, const cmd_parsed *p, int *w
     return 0;
 }
 
+/* lint --list: the check catalog (core/fx/lintchecks.c), one line each. */
+static int lint_list(session *s) {
+    size_t n;
+    const exdb_lint_check *c = exdb_lintchecks_all(&n);
+    cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
+    for (size_t i = 0; i < n; i++) {
+        exdb_buf_printf(&s->buf, "%-31s %-12s %s\n%-44s (%s)\n", c[i].id, c[i].severities,
+                        c[i].summary, "", c[i].upstream);
+        cJSON *o = arr ? cJSON_CreateObject() : NULL;
+        if (o) {
+            cJSON_AddStringToObject(o, "check", c[i].id);
+            cJSON_AddStringToObject(o, "severities", c[i].severities);
+            cJSON_AddStringToObject(o, "upstream", c[i].upstream);
+            cJSON_AddStringToObject(o, "summary", c[i].summary);
+            cJSON_AddItemToArray(arr, o);
+        }
+    }
+    cmd_flush(s, 1);
+    cmd_json_add(s, "checks", arr);
+    return 0;
+}
+
 static int cmd_lint(session *s, int argc, char **argv) {
     int what;
     const char *fqn;
     cmd_parsed p;
-    if (cmd_opts_parse(s, "lint", NULL, lint_opts, argc, argv, 1, &p) < 0 ||
-        lint_target(s, &lint_commands[0], &p, &what, &fqn) < 0)
+    if (cmd_opts_parse(s, "lint", NULL, lint_opts, argc, argv, 1, &p) < 0)
+        return -1;
+    if (cmd_opt_val(&p, lint_opts, &opt_list))
+        return lint_list(s);
+    if (!s->prog)
+        return cmd_fail(s, "No program loaded.  Use \"load FILE\".");
+    if (lint_target(s, &lint_commands[0], &p, &what, &fqn) < 0)
         return -1;
     int json = cmd_opt_val(&p, lint_opts, &opt_json) != NULL;
     exdb_lint_report r;
@@ -598,7 +627,7 @@ static const subcommand lint_subs[] = {
     {"module", NULL, -1, 1, NULL, CMPL_MODULE}, {"all", NULL, -1, 1, NULL, CMPL_NONE}, {NULL}};
 
 const command lint_commands[] = {
-    {"lint", 0, 3, CMD_NEEDS_PROGRAM, "lint [module FQN|all] [--json]",
+    {"lint", 0, 3, 0, "lint [module FQN|all] [--json]",
      "Check the graph, the signature, and what unflatten would trip on.",
      "One line per finding: severity, node, module, what is wrong -- fix: what to do [check].\n"
      "  fx.*         torch.fx Graph.lint(): opcodes, ownership, topological order, names;\n"
@@ -619,7 +648,9 @@ const command lint_commands[] = {
      "never moves the stepping position. A finding in a subgraph names it (\"subgraph G\").\n"
      "--json prints one JSON array with one object per finding: {\"severity\", \"check\",\n"
      "\"node\", \"module\", \"graph\", \"message\", \"fix\"} (null when not applicable).\n"
-     "Fails (exit status 1 in batch mode) when there is a finding of severity error.",
+     "Fails (exit status 1 in batch mode) when there is a finding of severity error.\n"
+     "lint --list prints every check id with its severities, what it finds and the\n"
+     "PyTorch code it mirrors (core/fx/lintchecks.c, one row each).",
      cmd_lint, lint_subs, NULL, lint_opts, CMPL_NONE},
     {"dce", 0, 3, CMD_NEEDS_PROGRAM, "dce [module FQN|all] [--dry-run]",
      "Remove nodes without users that have no side effects (Graph.eliminate_dead_code).",

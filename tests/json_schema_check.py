@@ -127,6 +127,9 @@ def entry_key(root, line):
     if not words:
         return None
     cmd = words[0].split("/")[0]  # display/json
+    for w in words[1:]:  # an option with an answer of its own: "lint --list"
+        if w.startswith("--") and ("%s %s" % (cmd, w)) in root["commands"]:
+            return "%s %s" % (cmd, w)
     rest = [w for w in words[1:] if not w.startswith("-")]
     if rest and ("%s %s" % (cmd, rest[0])) in root["commands"]:
         return "%s %s" % (cmd, rest[0])
@@ -254,6 +257,7 @@ unflatten run
 lint
 lint module encoder
 lint all
+lint --list
 dce --dry-run
 dce
 undo

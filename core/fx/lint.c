@@ -5,7 +5,9 @@
  * (core/unflatten/preflight.c) add their findings to. */
 #include "core/base/mem.h"
 #include "core/fx/lint.h"
+#include "core/fx/lintchecks.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +65,7 @@ void exdb_lint_add(exdb_lint_report *r, exdb_severity sev, const char *check, co
         }
         r->items = ni;
     }
+    assert(exdb_lintchecks_find(check)); /* every check id is a row of the catalog */
     exdb_finding *f = &r->items[r->n++];
     f->sev = sev;
     f->check = check;
