@@ -88,7 +88,8 @@ $(call san,$(CORE_SRC) $(VIZ_SRC)): SAN_FAULT = $(FAULT)
 
 # An #include that runs back up the layers (base <- format <- fx <- export <-
 # unflatten <- viz <- repl) fails the build.
-build/layers.ok: scripts/check_layers.sh $(CORE_SRC) $(HDRS) $(VIZ_SRC) $(REPL_SRC)
+# repl/ and viz/ include only the public headers of core/public.txt.
+build/layers.ok: scripts/check_layers.sh core/public.txt $(CORE_SRC) $(HDRS) $(VIZ_SRC) $(REPL_SRC)
 	$(Q)scripts/check_layers.sh && mkdir -p build && touch $@
 
 core/libexdb.a: $(call rel,$(CORE_SRC)) build/layers.ok
@@ -183,12 +184,15 @@ readme-picture: exdb
 	./exdb -q $(REAL)/TheCBaH__pytorch.models.pt2__resnet18__model.json \
 	    -ex 'render modules --depth 2 -o docs/resnet18-modules.svg' -batch
 
+# Headers: core's public ones (core/public.txt) and the internal ones they
+# still include (scripts/public_headers.sh), not the rest.
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
 		$(foreach l,$(LAYERS),$(DESTDIR)$(PREFIX)/include/exdb/core/$(l))
 	install -m 755 exdb $(DESTDIR)$(PREFIX)/bin/exdb
 	install -m 644 core/libexdb.a $(DESTDIR)$(PREFIX)/lib/libexdb.a
-	$(foreach l,$(LAYERS),install -m 644 core/$(l)/*.h $(DESTDIR)$(PREFIX)/include/exdb/core/$(l)/ &&) true
+	for h in $$(scripts/public_headers.sh $(CC)); do \
+		install -m 644 $$h $(DESTDIR)$(PREFIX)/include/exdb/$$h || exit 1; done
 
 format:
 	clang-format -i $(CORE_SRC) $(VIZ_SRC) $(REPL_SRC) $(UNIT_SRC) $(CORE_HDR) $(wildcard viz/*.h repl/*.h)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "command.h"
+#include "commands.h"
 
 typedef struct exdb_aliases {
     char **names, **texts;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "breakpoint.h"
-#include "core/unflatten/unodemap.h"
+#include "core/unflatten/describe.h"
 
 static int has_frame(const bp *b, uint32_t index) {
     for (uint32_t i = 0; i < b->nframes; i++)
@@ -29,7 +29,8 @@ static void add_frame(bp *b, uint32_t index) {
 }
 
 static int maps(const exdb_uframe *f, const exdb_node *n) {
-    return exdb_unodemap_get(&f->node_map, n) || exdb_unodemap_get(&f->node_to_placeholder, n);
+    return exdb_unflatten_mapped(&f->node_map, n) ||
+           exdb_unflatten_mapped(&f->node_to_placeholder, n);
 }
 
 void cmd_break_arm(session *s, const exdb_unflatten *u) {
@@ -137,10 +138,10 @@ static void name_stop(const bp *b, const exdb_uframe *w, exdb_buf *why, exdb_buf
         exdb_buf_printf(why, "%sreakpoint %d", b->temporary ? "Temporary b" : "B", b->num);
         return;
     }
-    const exdb_node *to = exdb_unodemap_get(&w->node_map, b->node);
+    const exdb_node *to = exdb_unflatten_mapped(&w->node_map, b->node);
     int ph = !to;
     if (!to)
-        to = exdb_unodemap_get(&w->node_to_placeholder, b->node);
+        to = exdb_unflatten_mapped(&w->node_to_placeholder, b->node);
     exdb_buf_printf(why, "Watchpoint %d: node-map %%%s", b->num, b->arg);
     exdb_buf_printf(details, "  %s[%%%s] = %%%s in %s\n", ph ? "node_to_placeholder" : "node_map",
                     b->arg, to ? to->name : "?",

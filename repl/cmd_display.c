@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "command.h"
+#include "commands.h"
 #include "core/base/mem.h"
 #include "core/unflatten/unflatten.h"
 

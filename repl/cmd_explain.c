@@ -9,7 +9,6 @@
 #include "command.h"
 #include "core/unflatten/explain.h"
 #include "session.h"
-#include "core/unflatten/sink.h"
 
 static cJSON *sink_json(const exdb_sink_rec *recs, int32_t n) {
     static const char *const outcome[] = {"get_attr", "erased", "input"};

@@ -16,7 +16,6 @@
 #include "core/unflatten/phases.h"
 #include "core/unflatten/step.h"
 #include "core/unflatten/unflatten.h"
-#include "core/unflatten/unodemap.h"
 #include "cmd_frames.h"
 #include "cmd_unflatten.h"
 
@@ -242,9 +241,9 @@ static int info_map(session *s, const exdb_uframe *f, int placeholders) {
         exdb_buf_printf(b, "  %%%-*s -> %%%s", w, m->keys[i]->name, m->vals[i]->name);
         const exdb_node *feed = NULL;
         if (placeholders && f->parent) {
-            feed = exdb_unodemap_get(&f->parent->node_map, m->keys[i]);
+            feed = exdb_unflatten_mapped(&f->parent->node_map, m->keys[i]);
             if (!feed)
-                feed = exdb_unodemap_get(&f->parent->node_to_placeholder, m->keys[i]);
+                feed = exdb_unflatten_mapped(&f->parent->node_to_placeholder, m->keys[i]);
         }
         if (feed)
             exdb_buf_printf(b, "  (fed by %%%s in %s)", feed->name,

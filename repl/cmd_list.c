@@ -15,7 +15,6 @@
 #include "core/unflatten/phases.h"
 #include "core/unflatten/step.h"
 #include "core/unflatten/unflatten.h"
-#include "core/unflatten/unodemap.h"
 #include "cmd_list.h"
 #include "cmd_unflatten.h"
 

@@ -15,7 +15,6 @@
 #include "core/unflatten/phases.h"
 #include "core/unflatten/step.h"
 #include "core/unflatten/unflatten.h"
-#include "core/unflatten/unodemap.h"
 #include "cmd_unflatten.h"
 
 /* ---- views of the finished module (info modules, print module) */

@@ -9,6 +9,7 @@
 #include "json_answers.h"
 #include "core/unflatten/unflatten.h"
 #include "session.h"
+#include "commands.h"
 #include "viz/render.h"
 
 /* A complete unflatten run for `render module` and `render tree`: the

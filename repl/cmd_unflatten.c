@@ -27,7 +27,6 @@
 #include "core/unflatten/describe.h"
 #include "core/unflatten/explain.h"
 #include "core/unflatten/modtree.h"
-#include "core/unflatten/unodemap.h"
 
 /* The session's run for the loaded program, created (at event 0) when
  * needed; `load` frees it with the program it belongs to. */

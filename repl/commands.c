@@ -22,6 +22,7 @@
 #include "command.h"
 #include "json_answers.h"
 #include "session.h"
+#include "commands.h"
 #include "settings.h"
 
 #define MAX_ARGS 64

@@ -11,6 +11,7 @@
 #include "command.h"
 #include "complete.h"
 #include "session.h"
+#include "commands.h"
 #include "settings.h"
 
 typedef struct {

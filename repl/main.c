@@ -13,6 +13,7 @@
 #include "command.h"
 #include "complete.h"
 #include "session.h"
+#include "commands.h"
 #include "settings.h"
 
 #define EXDB_VERSION "0.1.0"

@@ -17,6 +17,7 @@
 #include "command.h"
 #include "json_answers.h"
 #include "session.h"
+#include "commands.h"
 
 #define MAX_ARGS 64
 

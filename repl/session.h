@@ -134,9 +134,4 @@ typedef struct command command;
  * to run later, as a breakpoint's commands. */
 const command *session_line_command(session *s, const char *line, int *ambiguous);
 
-/* The session's output and alias files declare their own. */
-#include "cmd_alias.h"
-#include "cmd_output.h"
-#include "commands.h"
-
 #endif

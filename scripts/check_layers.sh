@@ -6,6 +6,10 @@
 #
 # Prints every include that runs back up (FILE:LINE: ... includes ...) and
 # exits 1 when there is one. The Makefile runs it before building the library.
+#
+# repl/ and viz/ include only core's public headers (core/public.txt: as
+# SQLite's btree.h beside btreeInt.h, the rest of a core folder is internal
+# to core/): an include of an internal one fails too.
 cd "$(dirname "$0")/.." || exit 2
 rank() {
     case $1 in
@@ -35,6 +39,18 @@ for f in core/*/*.[ch] viz/*.[ch] repl/*.[ch]; do
         them=$(rank "$inc")
         if [ "$them" -gt "$me" ]; then
             echo "$f:${line%%:*}: includes $inc, a layer above it" >&2
+            echo x
+        fi
+    done | grep -q x && bad=1
+done
+public=$(grep -v '^#' core/public.txt)
+for f in viz/*.[ch] repl/*.[ch]; do
+    [ -f "$f" ] || continue
+    grep -n '^#include "core/' "$f" | while IFS= read -r line; do
+        inc=${line#*\"}
+        inc=${inc%%\"*}
+        if ! printf '%s\n' "$public" | grep -qxF "$inc"; then
+            echo "$f:${line%%:*}: includes $inc, internal to core/ (core/public.txt lists the public headers)" >&2
             echo x
         fi
     done | grep -q x && bad=1

@@ -32,6 +32,7 @@
 
 #include "core/base/fault.h"
 #include "viz/view.h"
+#include "viz/cgdisc.h"
 
 /* agwrite asks aghtmlstr whether each string it writes, names included, is
  * HTML-like (<...>); Graphviz 2.42 reads a bit of the string pool entry's

@@ -9,6 +9,8 @@
 
 #include "core/export/diff.h"
 #include "viz/view.h"
+#include "viz/diff.h"
+#include "viz/flat.h"
 
 #define ADDED_FILL   "#a1d99b"
 #define REMOVED_FILL "#fc9272"

@@ -19,6 +19,9 @@
 #include <string.h>
 
 #include "viz/view.h"
+#include "viz/cgdisc.h"
+#include "viz/emit.h"
+#include "viz/flat.h"
 
 #define GROUP_MAX 32
 

@@ -9,6 +9,8 @@
 #include "core/export/program.h"
 #include "core/fx/print.h"
 #include "viz/view.h"
+#include "viz/flat.h"
+#include "viz/hide.h"
 
 /* Placeholder fill colours by signature kind (ColorBrewer pastels). */
 const char *vz_input_fill(exdb_input_kind k) {

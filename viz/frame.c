@@ -18,8 +18,10 @@
 
 #include "core/unflatten/unflatten.h"
 #include "viz/view.h"
+#include "viz/flat.h"
+#include "viz/frame.h"
+#include "viz/umodule.h"
 #include "core/unflatten/describe.h"
-#include "core/unflatten/unodemap.h"
 
 #define DEFAULT_WINDOW    12
 #define FILL_DONE         "#c7e9c0"
@@ -285,8 +287,8 @@ static void pick_frame_nodes(frame_ctx *c, const exdb_graph *g, uint8_t *pick) {
     const exdb_uframe *sel = c->sel;
     for (uint32_t i = c->lo; i < c->hi; i++) {
         exdb_node *k = c->r->nodes[i];
-        const exdb_node *m = exdb_unodemap_get(&sel->node_map, k);
-        const exdb_node *p = exdb_unodemap_get(&sel->node_to_placeholder, k);
+        const exdb_node *m = exdb_unflatten_mapped(&sel->node_map, k);
+        const exdb_node *p = exdb_unflatten_mapped(&sel->node_to_placeholder, k);
         if (m && m->graph == g)
             pick[m->id] = 1;
         if (p && p->graph == g)
@@ -343,8 +345,8 @@ static void draw_map_edges(frame_ctx *c, const exdb_graph *g, const uint32_t *gv
     const exdb_uframe *sel = c->sel;
     for (uint32_t i = c->lo; i < c->hi; i++) {
         exdb_node *k = c->r->nodes[i];
-        const exdb_node *m = exdb_unodemap_get(&sel->node_map, k);
-        const exdb_node *p = exdb_unodemap_get(&sel->node_to_placeholder, k);
+        const exdb_node *m = exdb_unflatten_mapped(&sel->node_map, k);
+        const exdb_node *p = exdb_unflatten_mapped(&sel->node_to_placeholder, k);
         if (c->fvidx[k->id] == VZ_NONE)
             continue;
         if (m && m->graph == g && gvidx[m->id] != VZ_NONE) {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "viz/view.h"
+#include "viz/hide.h"
 
 static int is_getitem_of(const exdb_node *n) {
     return n->op == EXDB_OP_CALL_FUNCTION && n->target &&

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "viz/view.h"
+#include "viz/html.h"
 
 static const char page_head[] =
     "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"

@@ -27,6 +27,9 @@
 #include <string.h>
 
 #include "viz/view.h"
+#include "viz/html.h"
+#include "viz/html_tree.h"
+#include "viz/tree_data.h"
 
 static const char page_style[] =
     "html,body{margin:0;height:100%;font:13px \"DejaVu Sans\",Arial,sans-serif}\n"

@@ -20,6 +20,8 @@
 #include "core/export/program.h"
 #include "core/fx/print.h"
 #include "viz/view.h"
+#include "viz/flat.h"
+#include "viz/modules.h"
 
 typedef struct mod {
     const char *fqn;  /* "layers.3.attn@1" */

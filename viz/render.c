@@ -17,6 +17,16 @@
 #include "core/export/snapshot.h"
 #include "viz/layoutproc.h"
 #include "viz/view.h"
+#include "viz/cgdisc.h"
+#include "viz/diff.h"
+#include "viz/emit.h"
+#include "viz/flat.h"
+#include "viz/frame.h"
+#include "viz/html.h"
+#include "viz/html_tree.h"
+#include "viz/modules.h"
+#include "viz/tree.h"
+#include "viz/umodule.h"
 
 /* dot's cost grows much faster than linearly (0.34 s at 1.2k nodes, 192 s
  * at 11.7k, Graphviz 2.43 here; 30 s for the 3.6k-node modules view of the

@@ -17,6 +17,8 @@
 
 #include "core/unflatten/unflatten.h"
 #include "viz/view.h"
+#include "viz/flat.h"
+#include "viz/tree.h"
 #include "core/unflatten/describe.h"
 #include "core/unflatten/modtree.h"
 

@@ -27,6 +27,8 @@
 #include "core/fx/print.h"
 #include "core/base/mem.h"
 #include "viz/view.h"
+#include "viz/flat.h"
+#include "viz/tree_data.h"
 
 enum { GN_OP, GN_CHILD, GN_IN, GN_OUT };
 

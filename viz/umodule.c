@@ -9,6 +9,9 @@
 
 #include "core/unflatten/unflatten.h"
 #include "viz/view.h"
+#include "viz/flat.h"
+#include "viz/tree.h"
+#include "viz/umodule.h"
 #include "core/unflatten/modtree.h"
 #include "core/unflatten/udict.h"
 

@@ -130,18 +130,4 @@ typedef struct vz_tree_stats {
     uint32_t modules, nodes, edges;
 } vz_tree_stats;
 
-/* Each view file's own header: a view file includes this one. */
-#include "viz/cgdisc.h"
-#include "viz/diff.h"
-#include "viz/emit.h"
-#include "viz/flat.h"
-#include "viz/frame.h"
-#include "viz/hide.h"
-#include "viz/modules.h"
-#include "viz/html.h"
-#include "viz/html_tree.h"
-#include "viz/tree.h"
-#include "viz/tree_data.h"
-#include "viz/umodule.h"
-
 #endif

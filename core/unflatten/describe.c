@@ -10,6 +10,7 @@
 #include "core/fx/print.h"
 #include "core/unflatten/modtree.h"
 #include "core/unflatten/unflatten.h"
+#include "core/unflatten/unodemap.h"
 
 /* print_mod / dump_mod's context */
 typedef struct mod_ctx {
@@ -227,4 +228,8 @@ void exdb_unflatten_dump(exdb_buf *b, const exdb_unflatten *u) {
     mod_ctx c = {b, r};
     if (exdb_modtree_named_modules((exdb_urun *)r, dump_mod, &c) < 0)
         b->oom = 1;
+}
+
+exdb_node *exdb_unflatten_mapped(const exdb_unodemap *m, const exdb_node *k) {
+    return exdb_unodemap_get(m, k);
 }

@@ -7,6 +7,10 @@
 #include "core/unflatten/unflatten.h"
 
 /* "COPY", "ENTER", ... */
+/* The node a frame's node_map or node_to_placeholder maps flat node k to,
+ * or NULL: the read side of those maps for the REPL and viz/ (unodemap.h,
+ * internal, keeps the writer). */
+exdb_node *exdb_unflatten_mapped(const exdb_unodemap *m, const exdb_node *k);
 const char *exdb_unflatten_event_kind_name(int kind);
 /* The work item a later-phase event (IVAL, ATTRS, SINK, DEDUP, DISPATCH)
  * at or before the cursor was about (its name: a module fqn, a scope), or

@@ -16,6 +16,7 @@
 #include "core/export/program.h"
 #include "repl/command.h"
 #include "repl/session.h"
+#include "repl/commands.h"
 #include "fuzz_common.h"
 
 enum { MAX_LINES = 256 };

@@ -10,6 +10,7 @@
 #include "core/export/program.h"
 #include "viz/render.h"
 #include "viz/view.h"
+#include "viz/tree_data.h"
 
 #include "testutil.h"
 

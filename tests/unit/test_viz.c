@@ -24,6 +24,9 @@
 #include "core/unflatten/unflatten.h"
 #include "viz/render.h"
 #include "viz/view.h"
+#include "viz/cgdisc.h"
+#include "viz/emit.h"
+#include "viz/flat.h"
 
 #include "testutil.h"
 
