@@ -21,6 +21,7 @@ minProperties, maxProperties, $ref); standard library only.
 Prints "json-schema: N passed, M failed".
 """
 import json
+import re
 import os
 import subprocess
 import sys
@@ -373,6 +374,17 @@ def table_keys(exdb, root, fails):
                     if "%s %s" % (name, w) not in root["commands"]]
     if missing:
         fails.append("commands without a schema entry: " + ", ".join(missing))
+    # docs/json.md's answers table names every command and subcommand
+    md = open(os.path.join(ROOT, "docs", "json.md")).read()
+    md = re.sub(r"```.*?```", "", md, flags=re.S)
+    named = re.findall(r"`([^`\n]+)`", md)
+    undocumented = []
+    for c in cmds:
+        for n in [c["name"]] + ["%s %s" % (c["name"], w) for w in c.get("subcommands") or []]:
+            if not any(t == n or t.startswith(n + " ") or t.startswith(n + "/") for t in named):
+                undocumented.append(n)
+    if undocumented:
+        fails.append("commands docs/json.md does not name: " + ", ".join(undocumented))
     return len(cmds)
 
 
