@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "command.h"
+#include "core/format/schema.h"
 #include "core/fx/nodematch.h"
 #include "core/fx/print.h"
 #include "core/fx/stacktrace.h"
@@ -128,6 +129,76 @@ static int cmd_find_fn(session *s, int argc, char **argv) {
     return cmd_find(s, argc, argv);
 }
 
+/* ---- whatis NAME: what a name is, in one line (gdb's whatis) */
+
+/* The class nn_module_stack records for module path fqn, or NULL. */
+static const char *module_class(const exdb_program *p, const char *fqn) {
+    for (const exdb_node *n = p->graph->head; n; n = n->next)
+        for (uint32_t i = 0; n->meta && i < n->meta->nstack; i++)
+            if (strcmp(n->meta->stack[i].path, fqn) == 0)
+                return n->meta->stack[i].type;
+    return NULL;
+}
+
+static int whatis_answer(session *s, const char *name, const char *kind) {
+    cmd_flush(s, 1);
+    if (s->json) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", name);
+        cJSON_AddStringToObject(o, "kind", kind);
+        cmd_json_add(s, "whatis", o);
+    }
+    return 0;
+}
+
+static int cmd_whatis(session *s, int argc, char **argv) {
+    const exdb_program *p = s->prog;
+    const char *name = argv[1];
+    const exdb_node *n = exdb_graph_find(p->graph, name);
+    if (n) {
+        exdb_buf_printf(&s->buf, "node %s: %s", n->name, exdb_op_name(n->op));
+        if (n->op == EXDB_OP_CALL_FUNCTION || n->op == EXDB_OP_GET_ATTR)
+            exdb_buf_printf(&s->buf, " %s", n->target);
+        for (uint32_t i = 0; n->op == EXDB_OP_PLACEHOLDER && i < p->ninputs; i++)
+            if (p->inputs[i].name && strcmp(p->inputs[i].name, n->name) == 0)
+                exdb_buf_printf(&s->buf, " (%s%s%s)", exdb_input_kind_name(p->inputs[i].kind),
+                                p->inputs[i].target ? " " : "",
+                                p->inputs[i].target ? p->inputs[i].target : "");
+        exdb_buf v;
+        exdb_buf_init(&v);
+        if (n->meta)
+            exdb_format_val(&v, n->meta->val);
+        if (v.len)
+            exdb_buf_printf(&s->buf, " -> %s", exdb_buf_str(&v));
+        exdb_buf_free(&v);
+        return whatis_answer(s, name, "node");
+    }
+    for (uint32_t i = 0; i < p->ninputs; i++)
+        if (p->inputs[i].target && strcmp(p->inputs[i].target, name) == 0) {
+            exdb_buf_printf(&s->buf, "%s %s: placeholder %s",
+                            exdb_input_kind_name(p->inputs[i].kind), name,
+                            p->inputs[i].name ? p->inputs[i].name : "(none)");
+            const exdb_node *ph =
+                p->inputs[i].name ? exdb_graph_find(p->graph, p->inputs[i].name) : NULL;
+            exdb_buf v;
+            exdb_buf_init(&v);
+            if (ph && ph->meta)
+                exdb_format_val(&v, ph->meta->val);
+            if (v.len)
+                exdb_buf_printf(&s->buf, " -> %s", exdb_buf_str(&v));
+            exdb_buf_free(&v);
+            return whatis_answer(s, name, "state");
+        }
+    for (uint32_t i = 0; i < p->ncalls; i++)
+        if (strcmp(p->calls[i].fqn, name) == 0) {
+            const char *cls = module_class(p, name);
+            exdb_buf_printf(&s->buf, "module %s: %s", name[0] ? name : "<root>",
+                            cls ? cls : "(class unknown: no nn_module_stack names it)");
+            return whatis_answer(s, name, "module");
+        }
+    return cmd_fail(s, "No node, state or module \"%s\" in the program.", name);
+}
+
 const command find_commands[] = {
     {"find", 0, -1, CMD_NEEDS_PROGRAM,
      "find [GLOB] [--op OP] [--target GLOB] [--module GLOB] [--dtype D] [--shape S] ...",
@@ -145,5 +216,12 @@ const command find_commands[] = {
      "Each match: its name, target (or op), value, innermost module and users.\n"
      "\"print node GLOB\" prints every node the glob matches in full.",
      cmd_find_fn, NULL, NULL},
+    {"whatis", 1, 1, CMD_NEEDS_PROGRAM, "whatis NAME",
+     "What NAME is, in one line: a node, a state name or a module (as gdb's whatis).",
+     "node relu: call_function torch.ops.aten.relu.default -> f32[8, 32]\n"
+     "parameter embed.weight: placeholder p_embed_weight -> f32[32, 16]\n"
+     "module encoder.layers.0: demo.EncoderLayer (the class nn_module_stack records)\n"
+     "\"print NAME\" prints the node or the module in full.",
+     cmd_whatis},
 };
 const size_t find_ncommands = sizeof find_commands / sizeof *find_commands;

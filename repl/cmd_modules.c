@@ -185,10 +185,101 @@ static void module_json(void *vctx, const char *fqn, exdb_umodule *m) {
     cJSON_AddItemToArray(c->arr, o);
 }
 
-int cmd_modules_info(session *s) {
+/* The modules' fqns in named_modules order (one per line of the text). */
+typedef struct fqn_list {
+    exdb_arena a;
+    const char **fqn;
+    uint32_t n, cap;
+    int oom;
+} fqn_list;
+
+static void fqn_visit(void *vctx, const char *fqn, exdb_umodule *m) {
+    fqn_list *l = vctx;
+    if (l->n == l->cap) {
+        uint32_t ncap = l->cap ? 2 * l->cap : 64;
+        const char **nf = realloc(l->fqn, ncap * sizeof *nf);
+        if (!nf) {
+            l->oom = 1;
+            return;
+        }
+        l->fqn = nf;
+        l->cap = ncap;
+    }
+    const char *f = exdb_arena_strdup(&l->a, fqn);
+    l->oom |= !f;
+    l->fqn[l->n++] = f ? f : "";
+}
+
+/* Whether fqn is in the subtree of `under` (NULL: every module). */
+static int in_subtree(const char *fqn, const char *under) {
+    size_t n = under ? strlen(under) : 0;
+    return !under || !*under || strcmp(fqn, under) == 0 ||
+           (strncmp(fqn, under, n) == 0 && fqn[n] == '.');
+}
+
+/* info modules [FQN] [--full], info module FQN: keeps the lines (from
+ * offset from on, one per module) of the subtree of under (only under's
+ * own line when one), with the whole fqn for the short name when full (a
+ * line of one module: not indented). */
+static void select_lines(exdb_buf *b, size_t from, const fqn_list *l, const char *under, int full,
+                         int one) {
+    const char *t = exdb_buf_str(b) + from;
+    uint32_t lines = 0;
+    for (const char *q = t; *q; q++)
+        lines += *q == '\n';
+    if (lines != l->n || l->oom)
+        return;
+    exdb_buf out;
+    exdb_buf_init(&out);
+    exdb_buf_printf(&out, "%.*s", (int)from, exdb_buf_str(b));
+    uint32_t i = 0;
+    for (const char *line = t; *line; i++) {
+        const char *end = strchr(line, '\n');
+        const char *name = line + strspn(line, " ");
+        const char *rest = name + strcspn(name, " ");
+        if (one ? strcmp(l->fqn[i], under) == 0 : in_subtree(l->fqn[i], under)) {
+            if (!one)
+                exdb_buf_printf(&out, "%.*s", (int)(name - line), line);
+            if (full || one)
+                exdb_buf_puts(&out, l->fqn[i][0] ? l->fqn[i] : "<root>");
+            else
+                exdb_buf_printf(&out, "%.*s", (int)(rest - name), name);
+            exdb_buf_printf(&out, "%.*s", (int)(end + 1 - rest), rest);
+        }
+        line = end + 1;
+    }
+    exdb_buf_reset(b);
+    exdb_buf_puts(b, exdb_buf_str(&out));
+    b->oom |= out.oom;
+    exdb_buf_free(&out);
+}
+
+/* The module one names, for `info module`: NULL after the error. */
+static int check_module(session *s, const fqn_list *l, const char *fqn) {
+    for (uint32_t i = 0; i < l->n; i++)
+        if (strcmp(l->fqn[i], fqn) == 0)
+            return 0;
+    return cmd_fail(s, "No module \"%s\" in the unflattened module.", fqn);
+}
+
+int cmd_modules_info(session *s, const char *under, int full, int one) {
     exdb_unflatten *u = cmd_modules_shown_run(s);
     if (!u)
         return -1;
+    fqn_list l = {0};
+    exdb_arena_init(&l.a);
+    if (exdb_modtree_named_modules(u->run, fqn_visit, &l) < 0)
+        l.oom = 1;
+    if (one && check_module(s, &l, under) < 0) {
+        exdb_arena_destroy(&l.a);
+        free(l.fqn);
+        return -1;
+    }
+    if (under && !one && *under && check_module(s, &l, under) < 0) {
+        exdb_arena_destroy(&l.a);
+        free(l.fqn);
+        return -1;
+    }
     size_t from = s->buf.len;
     exdb_unflatten_print_modules(&s->buf, u);
     plain_classes classes = {0};
@@ -197,6 +288,8 @@ int cmd_modules_info(session *s) {
         s->buf.oom = 1; /* out of memory: cmd_flush says the text is incomplete */
     }
     annotate_plain(&s->buf, from, &classes);
+    if (under || full || one)
+        select_lines(&s->buf, from, &l, under, full, one);
     cmd_flush(s, 1);
     if (s->json) {
         module_json_ctx c = {cJSON_CreateArray(), &classes, 0, u};
@@ -204,10 +297,24 @@ int cmd_modules_info(session *s) {
             cmd_fail(s, "out of memory: the answer is incomplete");
             s->output_oom = 1;
         }
-        cmd_json_add(s, "modules", c.arr);
-        cmd_json_add(s, "tree", ja_module_tree(u, tree_class, &classes));
+        /* the entries of the subtree (one: that module's, as "module_info") */
+        for (cJSON *e = c.arr->child, *next; e && (under || one); e = next) {
+            next = e->next;
+            const char *f = cJSON_GetObjectItem(e, "fqn")->valuestring;
+            if (one ? strcmp(f, under) != 0 : !in_subtree(f, under))
+                cJSON_Delete(cJSON_DetachItemViaPointer(c.arr, e));
+        }
+        if (one) {
+            cmd_json_add(s, "module_info", cJSON_DetachItemFromArray(c.arr, 0));
+            cJSON_Delete(c.arr);
+        } else {
+            cmd_json_add(s, "modules", c.arr);
+            cmd_json_add(s, "tree", ja_module_tree(u, tree_class, &classes));
+        }
     }
     plain_classes_free(&classes);
+    exdb_arena_destroy(&l.a);
+    free(l.fqn);
     return 0;
 }
 

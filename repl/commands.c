@@ -133,8 +133,23 @@ static int info_facts(session *s, const char *word, int argc, char **argv) {
     return 0;
 }
 
+static const cmd_opt opt_full = {.name = "--full", .help = "whole fqns, not the last name"};
+static const cmd_opt *const modules_opts[] = {&opt_full, NULL};
+
 static int info_modules(session *s, const char *word, int argc, char **argv) {
-    return cmd_modules_info(s);
+    cmd_parsed p;
+    if (cmd_opts_parse(s, "info", word, modules_opts, argc, argv, 1, &p) < 0)
+        return -1;
+    if (p.nrest > 1)
+        return cmd_fail(s, "Usage: info modules [FQN] [--full]");
+    return cmd_modules_info(s, p.nrest ? p.rest[0] : NULL,
+                            cmd_opt_val(&p, modules_opts, &opt_full) != NULL, 0);
+}
+
+static int info_module(session *s, const char *word, int argc, char **argv) {
+    if (argc != 2)
+        return cmd_fail(s, "Usage: info module FQN   (\"\" is the root)");
+    return cmd_modules_info(s, argv[1], 1, 1);
 }
 
 static int info_breakpoints(session *s, const char *word, int argc, char **argv) {
@@ -170,8 +185,12 @@ static const subcommand info_subs[] = {
      .help = "the graph signature as ExportGraphSignature prints it"},
     {"module-call-graph", info_call_graph, 0, .usage = "info module-call-graph",
      .help = "module_call_graph entries with preserved signatures"},
-    {"modules", info_modules, 0, .usage = "info modules",
-     .help = "the unflattened module tree: types, calls, graphs' sizes"},
+    {"modules", info_modules, -1, .opts = modules_opts, .complete = CMPL_MODULE,
+     .usage = "info modules [FQN]",
+     .help = "the unflattened module tree (FQN: its subtree): types, calls,\n"
+             "graphs' sizes; --full names each module by its whole fqn"},
+    {"module", info_module, 1, .complete = CMPL_MODULE, .usage = "info module FQN",
+     .help = "that module's line of info modules, by its whole fqn"},
     {"facts", info_facts, 0, .usage = "info facts",
      .help = "counts in the stable format of scripts/real_expect.py"},
     {"breakpoints", info_breakpoints, -1, 1, .usage = "info breakpoints",
@@ -378,6 +397,7 @@ const command program_commands[] = {
      "print tabular      as Graph.print_tabular() prints it\n"
      "print node NAME    one node: op, target, args, users, value, module stack, stack trace\n"
      "print node GLOB    every node whose name matches (fnmatch: relu*, conv?_[0-9])\n"
+     "print NAME         what NAME names, as gdb's print: a node (or GLOB), else a module\n"
      "print module FQN   one unflattened module's graph, as str(graph) prints it (\"\" = root)\n"
      "print frame [N]    the graph the outliner is building in frame N (default: selected)\n"
      "print code         the Python FX generates: ep.graph_module.code\n"
@@ -483,17 +503,29 @@ static const command *command_at(int i) {
 static const struct {
     const char *alias, *name;
 } aliases[] = {
-    {"p", "print"},         {"i", "info"},
-    {"q", "quit"},          {"exit", "quit"},
-    {"h", "help"},          {"s", "step"},
-    {"si", "stepi"},        {"n", "next"},
-    {"c", "continue"},      {"r", "run"},
-    {"bt", "backtrace"},    {"where", "backtrace"},
-    {"f", "frame"},         {"l", "list"},
-    {"b", "break"},         {"d", "delete"},
-    {"rs", "reverse-step"}, {"rsi", "reverse-stepi"},
-    {"rn", "reverse-next"}, {"rc", "reverse-continue"},
-    {"fin", "finish"},      {"u", "until"},
+    {"p", "print"},
+    {"i", "info"},
+    {"q", "quit"},
+    {"exit", "quit"},
+    {"h", "help"},
+    {"s", "step"},
+    {"si", "stepi"},
+    {"n", "next"},
+    {"c", "continue"},
+    {"r", "run"},
+    {"bt", "backtrace"},
+    {"where", "backtrace"},
+    {"w", "backtrace"},
+    {"f", "frame"},
+    {"l", "list"},
+    {"b", "break"},
+    {"d", "delete"},
+    {"rs", "reverse-step"},
+    {"rsi", "reverse-stepi"},
+    {"rn", "reverse-next"},
+    {"rc", "reverse-continue"},
+    {"fin", "finish"},
+    {"u", "until"},
     {"|", "pipe"},
 };
 
@@ -592,9 +624,20 @@ static int cmd_info(session *s, int argc, char **argv) {
     return command_run_subcommand(s, command_lookup("info", &amb), argc, argv);
 }
 
+/* print EXPR: a subcommand word, else what the word names, as gdb's print
+ * of an expression: a node (or a glob of nodes), a module of the call
+ * graph (print module FQN). */
 static int cmd_print(session *s, int argc, char **argv) {
     int amb;
-    return command_run_subcommand(s, command_lookup("print", &amb), argc, argv);
+    const command *c = command_lookup("print", &amb);
+    if (cmd_pick_quiet(argv[1], command_subcommands("print")) == -1) {
+        if (exdb_graph_find(s->prog->graph, argv[1]) || glob_matches_some(s, argv[1]))
+            return print_nodes(s, "print", argc, argv);
+        for (uint32_t i = 0; argc == 2 && i < s->prog->ncalls; i++)
+            if (argv[1][0] && strcmp(s->prog->calls[i].fqn, argv[1]) == 0)
+                return cmd_modules_print(s, argv[1]);
+    }
+    return command_run_subcommand(s, c, argc, argv);
 }
 
 /* Expands a unique prefix of c's subcommand in argv (see subcommands[]);

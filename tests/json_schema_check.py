@@ -160,6 +160,13 @@ info signature
 info module-call-graph
 info facts
 info modules
+info modules encoder.layers.0 --full
+info module encoder.layers.0.attn
+whatis relu
+whatis embed.weight
+whatis encoder.layers.0
+print relu
+print encoder.layers.0.act
 info node relu
 info line permute_1
 info line x
