@@ -145,6 +145,10 @@ static void lint_output(session *s, exdb_lint_report *r, int json, uint32_t erro
         exdb_lint_format_json(&j, r);
         cmd_json_add(s, "findings", cJSON_Parse(exdb_buf_str(&j)));
         cmd_json_add(s, "errors", cJSON_CreateNumber(errors));
+        cJSON *counts = cJSON_CreateObject();
+        for (int k = EXDB_SEV_ERROR; counts && k <= EXDB_SEV_NOTE; k++)
+            cJSON_AddNumberToObject(counts, exdb_severity_name((exdb_severity)k), r->count[k]);
+        cmd_json_add(s, "counts", counts);
         exdb_buf_free(&j);
     }
     cmd_flush(s, 1);
@@ -200,7 +204,14 @@ extern const command lint_commands[];
 /* lint's and dce's options (their table rows are at the end of the file). */
 static const cmd_opt opt_json = {.name = "--json", .help = "the findings as one JSON array"};
 static const cmd_opt opt_list = {.name = "--list", .help = "the checks lint makes (the catalog)"};
-static const cmd_opt *const lint_opts[] = {&opt_json, &opt_list, NULL};
+static const char *const severities[] = {"error", "warning", "note", NULL};
+static const cmd_opt opt_fail_on = {.name = "--fail-on",
+                                    .kind = OPT_VALUE,
+                                    .arg = "error|warning|note",
+                                    .values = severities,
+                                    .help = "fail (exit status 1 in batch mode) on a finding this "
+                                            "severe or more (default error)"};
+static const cmd_opt *const lint_opts[] = {&opt_json, &opt_list, &opt_fail_on, NULL};
 static const cmd_opt opt_dry_run = {
     .name = "--dry-run", .alias = "-n", .help = "only list what would go"};
 static const cmd_opt *const dce_opts[] = {&opt_dry_run, NULL};
@@ -253,6 +264,10 @@ static int cmd_lint(session *s, int argc, char **argv) {
     if (lint_target(s, &lint_commands[0], &p, &what, &fqn) < 0)
         return -1;
     int json = cmd_opt_val(&p, lint_opts, &opt_json) != NULL;
+    const char *fail_on = cmd_opt_val(&p, lint_opts, &opt_fail_on);
+    int worst = fail_on ? cmd_pick(s, "--fail-on", fail_on, severities) : EXDB_SEV_ERROR;
+    if (worst < 0)
+        return -1;
     exdb_lint_report r;
     exdb_lint_report_init(&r);
     uint32_t errors = 0;
@@ -264,6 +279,7 @@ static int cmd_lint(session *s, int argc, char **argv) {
     if (rc == 0)
         lint_output(s, &r, json, errors);
     int oom = r.oom;
+    uint32_t warnings = r.count[EXDB_SEV_WARNING], notes = r.count[EXDB_SEV_NOTE];
     exdb_lint_report_free(&r);
     if (rc < 0)
         return -1;
@@ -271,6 +287,11 @@ static int cmd_lint(session *s, int argc, char **argv) {
         return cmd_fail(s, "lint: out of memory; the findings are incomplete");
     if (errors)
         return cmd_fail(s, "lint: %u error%s.", errors, errors == 1 ? "" : "s");
+    if (worst >= EXDB_SEV_WARNING && warnings)
+        return cmd_fail(s, "lint: %u warning%s (--fail-on %s).", warnings, cmd_s(warnings),
+                        fail_on);
+    if (worst >= EXDB_SEV_NOTE && notes)
+        return cmd_fail(s, "lint: %u note%s (--fail-on note).", notes, cmd_s(notes));
     return 0;
 }
 
@@ -648,7 +669,8 @@ const command lint_commands[] = {
      "never moves the stepping position. A finding in a subgraph names it (\"subgraph G\").\n"
      "--json prints one JSON array with one object per finding: {\"severity\", \"check\",\n"
      "\"node\", \"module\", \"graph\", \"message\", \"fix\"} (null when not applicable).\n"
-     "Fails (exit status 1 in batch mode) when there is a finding of severity error.\n"
+     "Fails (exit status 1 in batch mode) when there is a finding of severity error;\n"
+     "--fail-on warning|note fails on those too (CI), --fail-on error is the default.\n"
      "lint --list prints every check id with its severities, what it finds and the\n"
      "PyTorch code it mirrors (core/fx/lintchecks.c, one row each).",
      cmd_lint, lint_subs, NULL, lint_opts, CMPL_NONE},

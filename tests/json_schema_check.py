@@ -266,6 +266,7 @@ lint
 lint module encoder
 lint all
 lint --list
+lint --fail-on note
 dce --dry-run
 dce
 undo
