@@ -109,7 +109,13 @@ static int info_program(session *s, const char *word, int argc, char **argv) {
 }
 
 static int info_signature(session *s, const char *word, int argc, char **argv) {
+    size_t from = s->buf.len;
     exdb_print_signature(&s->buf, s->prog);
+    /* str(ExportGraphSignature) starts with a blank line; the command does not */
+    if (s->buf.len > from && s->buf.s[from] == '\n') {
+        memmove(s->buf.s + from, s->buf.s + from + 1, s->buf.len - from); /* with the NUL */
+        s->buf.len--;
+    }
     if (s->json)
         cmd_json_add(s, "signature", ja_signature(s->prog));
     cmd_flush(s, 1);
