@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/export/program.h"
@@ -393,8 +394,17 @@ int session_exec(session *s, const char *line) {
         output_begin(s); /* a new page for the pager */
     int json_once = json_word(s, text);
     s->json |= json_once;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = s->json ? exec_json(s, text, &c) : exec_line(s, text, &c);
     s->json &= !json_once;
+    if (s->timing == 2 && c && !s->json) { /* set timing on: every command's time */
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        fflush(s->out);
+        fprintf(s->errout, "time: %.3f s\n",
+                (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+        fflush(s->errout);
+    }
     s->last_flags = c ? c->flags : 0;
     if (!s->in_bp_commands && run_bp_commands(s) < 0)
         rc = -1;

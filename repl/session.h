@@ -56,7 +56,7 @@ struct session {
     int width;          /* "set width": listing lines cut at this many columns; 0 = never */
     int listsize;       /* lines `list` shows */
     int show_all;       /* the running command was given --all: never cut */
-    int timing;         /* "set timing": render says how long it took (off in tests) */
+    int timing;         /* "set timing": 2 on (every command), 1 render (the default), 0 off */
     struct cJSON *data; /* JSON mode: the running command's structured answer, or NULL */
     FILE *json_sink;    /* JSON mode: where the answers go while commands' text is captured */
     int capture_depth;  /* commands being captured (source nests them) */

@@ -123,15 +123,19 @@ static void show_max_lines(const session *s, const setting *st, exdb_buf *b) {
         exdb_buf_printf(b, "%s: unlimited\n", st->name);
 }
 
+/* timing: 2 on (every command, and render's stages), 1 render (its stages
+ * only: the default), 0 off. */
+static const char *const timings[] = {"on", "off", "render", NULL};
+
 static int set_timing(session *s, const setting *st, int argc, char **argv) {
     int x = pick_value(s, st, argc, argv);
     if (x >= 0)
-        s->timing = x == 0;
+        s->timing = x == 0 ? 2 : x == 1 ? 0 : 1;
     return x < 0 ? -1 : 0;
 }
 
 static void show_timing(const session *s, const setting *st, exdb_buf *b) {
-    exdb_buf_printf(b, "%s: %s\n", st->name, s->timing ? "on" : "off");
+    exdb_buf_printf(b, "%s: %s\n", st->name, timings[s->timing == 2 ? 0 : s->timing ? 2 : 1]);
 }
 
 static int set_width(session *s, const setting *st, int argc, char **argv) {
@@ -237,7 +241,8 @@ const setting settings[] = {
     {"max-lines", "N|unlimited",
      "cut longer listings with \"(N more lines)\" (default\nunlimited; --all overrides)", limits,
      set_max_lines, show_max_lines},
-    {"timing", "on|off", "render says how long each stage took", onoff, set_timing, show_timing},
+    {"timing", "on|off|render", "on: every command's time too (stderr); render: render's (default)",
+     timings, set_timing, show_timing},
     {"width", "N|unlimited",
      "cut listing lines wider than N columns with \"…\"\n(default unlimited; --all shows them "
      "whole)",
