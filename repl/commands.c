@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/export/program.h"
@@ -378,6 +379,49 @@ static int cmd_pwd(session *s, int argc, char **argv) {
     return 0;
 }
 
+/* shell COMMAND, !COMMAND: the rest of the line as typed to /bin/sh -c, as
+ * gdb's shell. At a terminal the shell has it; else (a pipe, a log, JSON,
+ * pipe's capture) what it prints, stdout and stderr, becomes the command's
+ * output. Its exit status is the JSON answer's shell_status; it does not
+ * fail the command (as in gdb). */
+static int cmd_shell(session *s, int argc, char **argv) {
+    const char *cmd = s->line ? s->line : "";
+    cmd += strspn(cmd, " \t");
+    cmd += strcspn(cmd, " \t"); /* the command's own word */
+    cmd += strspn(cmd, " \t");
+    int direct = s->out == stdout && !s->json && isatty(STDOUT_FILENO);
+    FILE *tmp = direct ? NULL : tmpfile();
+    if (!direct && !tmp)
+        return cmd_fail(s, "shell: %s", strerror(errno));
+    fflush(s->out);
+    fflush(s->errout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (tmp) {
+            dup2(fileno(tmp), STDOUT_FILENO);
+            dup2(fileno(tmp), STDERR_FILENO);
+        }
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (tmp) {
+        char chunk[4096];
+        size_t n;
+        rewind(tmp);
+        while ((n = fread(chunk, 1, sizeof chunk, tmp)) > 0)
+            fwrite(chunk, 1, n, s->out);
+        fclose(tmp);
+    }
+    if (pid < 0)
+        return cmd_fail(s, "shell: cannot start /bin/sh: %s", strerror(errno));
+    cmd_json_add(s, "shell_status",
+                 cJSON_CreateNumber(WIFEXITED(status) ? WEXITSTATUS(status) : -1));
+    return 0;
+}
+
 static int cmd_quit(session *s, int argc, char **argv) {
     (void)argc;
     (void)argv;
@@ -454,6 +498,13 @@ const command program_commands[] = {
      "a prefix of. An alias made again is replaced. \"show alias\" and \"help aliases\"\n"
      "list them; aliases last for the session (put them in a script to keep them).",
      cmd_alias, NULL, NULL},
+    {"shell", 0, -1, 0, "shell COMMAND | !COMMAND",
+     "Run COMMAND with /bin/sh (as gdb's shell; also \"!COMMAND\").",
+     "The rest of the line goes to /bin/sh -c as typed: \"!ls *.pt2\", \"shell git log -1\".\n"
+     "At a terminal the shell has it; when the output is a pipe, logged or answered as\n"
+     "JSON, what the shell prints (stdout and stderr) is the command's output. JSON:\n"
+     "shell_status, its exit status (the command succeeds whatever it is, as in gdb).",
+     cmd_shell, NULL, NULL, NULL, CMPL_FILE},
     {"quit", 0, 0, 0, "quit", "Leave exdb (also: Ctrl-D).", NULL, cmd_quit, NULL, NULL},
 };
 const size_t program_ncommands = sizeof program_commands / sizeof *program_commands;

@@ -145,6 +145,8 @@ char *session_expand_alias(const session *s, const char *line) {
  * pipe), then split and run. */
 static int exec_line(session *s, const char *line, const command **cp) {
     char *expanded = session_expand_alias(s, line);
+    if (!expanded && line[0] == '!' && (expanded = malloc(strlen(line) + 7)))
+        sprintf(expanded, "shell %s", line + 1); /* gdb's !COMMAND */
     const char *text = expanded ? expanded : line;
     char *copy = strdup(text);
     *cp = NULL;

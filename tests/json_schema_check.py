@@ -128,6 +128,8 @@ def entry_key(root, line):
     if not words:
         return None
     cmd = words[0].split("/")[0]  # display/json
+    if cmd.startswith("!"):  # gdb's !COMMAND is shell COMMAND
+        return "shell"
     for w in words[1:]:  # an option with an answer of its own: "lint --list"
         if w.startswith("--") and ("%s %s" % (cmd, w)) in root["commands"]:
             return "%s %s" % (cmd, w)
@@ -198,6 +200,8 @@ cd {tmp}
 cd {root}
 source {tmp}/inner.exdb
 pipe info program | wc -l
+shell echo from-the-shell
+!true
 break relu
 tbreak addmm_5
 break module encoder.layers.1
