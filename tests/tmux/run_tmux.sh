@@ -38,7 +38,13 @@ if [ -n "$big" ]; then
     (echo continue; sleep 2; echo 'echo after-the-interrupt') |
         env ASAN_OPTIONS=detect_leaks=0 "$exdb" "$big" >"$tmp/pipe.out" 2>&1 &
     pid=$!
-    sleep 0.3
+    # the SIGINTs must land in `continue`, not in the load before it (a SIGINT
+    # between commands stops none): wait for the load's line, not for a time
+    w=0
+    while [ $w -lt 600 ] && ! grep -q "^Loaded" "$tmp/pipe.out" 2>/dev/null; do
+        sleep 0.1
+        w=$((w + 1))
+    done
     n=0
     while [ $n -lt 30 ] && kill -INT "$pid" 2>/dev/null; do
         sleep 0.05
