@@ -447,7 +447,8 @@ const command program_commands[] = {
      "print tabular      as Graph.print_tabular() prints it\n"
      "print node NAME    one node: op, target, args, users, value, module stack, stack trace\n"
      "print node GLOB    every node whose name matches (fnmatch: relu*, conv?_[0-9])\n"
-     "print NAME         what NAME names, as gdb's print: a node (or GLOB), else a module\n"
+     "print NAME         what NAME names, as gdb's print: a node (or GLOB), a module, a\n"
+     "                   state name (its placeholder), an event number (info event K)\n"
      "print module FQN   one unflattened module's graph, as str(graph) prints it (\"\" = root)\n"
      "print frame [N]    the graph the outliner is building in frame N (default: selected)\n"
      "print code         the Python FX generates: ep.graph_module.code\n"
@@ -693,6 +694,16 @@ static int cmd_print(session *s, int argc, char **argv) {
         for (uint32_t i = 0; argc == 2 && i < s->prog->ncalls; i++)
             if (argv[1][0] && strcmp(s->prog->calls[i].fqn, argv[1]) == 0)
                 return cmd_modules_print(s, argv[1]);
+        for (uint32_t i = 0; argc == 2 && i < s->prog->ninputs; i++)
+            if (s->prog->inputs[i].target && s->prog->inputs[i].name &&
+                strcmp(s->prog->inputs[i].target, argv[1]) == 0) { /* a state name */
+                char *words[] = {argv[0], (char *)s->prog->inputs[i].name, NULL};
+                return print_nodes(s, "print", 2, words);
+            }
+        char *end;
+        strtol(argv[1], &end, 10);
+        if (argc == 2 && *argv[1] && !*end) /* an event number: info event K */
+            return cmd_explain_info_event(s, argc, argv);
     }
     return command_run_subcommand(s, c, argc, argv);
 }

@@ -169,6 +169,7 @@ whatis embed.weight
 whatis encoder.layers.0
 print relu
 print encoder.layers.0.act
+print embed.weight
 info node relu
 info line permute_1
 info line x
@@ -288,6 +289,7 @@ diff {root}/tests/fixtures/tied_embeddings.json
 render diff -o {tmp}/diff.dot
 diff module encoder.layers.0 encoder.layers.1
 info event 184
+print 184
 explain 182
 explain encoder.norm.weight
 print node nosuch

@@ -7,6 +7,7 @@ p relu
 p relu_*
 p encoder.layers.0.act
 p nosuch
+p embed.weight
 whatis relu
 whatis p_embed_weight
 whatis embed.weight
@@ -20,6 +21,7 @@ info modules encoder.layers.1
 info modules encoder.layers.0.attn --full
 info modules nope
 step 3
+p 2
 w
 whatis relu --json
 info module encoder.norm --json
