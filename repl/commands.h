@@ -31,4 +31,8 @@ int command_run_subcommand(session *s, const command *c, int argc, char **argv);
  * (before c runs); -1 after an error when it is ambiguous. */
 int command_expand_subcommand(session *s, const command *c, int argc, char **argv);
 
+/* help [COMMAND|aliases] and apropos REGEX (their rows are cmd_program.c's). */
+int cmd_help(session *s, int argc, char **argv);
+int cmd_apropos(session *s, int argc, char **argv);
+
 #endif
