@@ -1,0 +1,282 @@
+(function(){
+'use strict';
+var body=document.body;
+window.addEventListener('error',function(e){
+  body.dataset.errors=(body.dataset.errors||'')+e.message+';';});
+function data(id){return JSON.parse(document.getElementById(id).textContent);}
+var M=data('mods'),NM=M.length,kids=[],graphs=[],srcs=null;
+for(var i=0;i<NM;i++)kids.push([]);
+for(i=1;i<NM;i++)kids[M[i][2]].push(i);
+var byFqn={};M.forEach(function(m,k){byFqn[m[0]]=k;});
+function graph(m){return graphs[m]||(graphs[m]=data('g'+m));}
+function depthOf(m){var d=0;while(m>0){m=M[m][2];d++;}return d;}
+var open={0:true},lays=[];
+var view=document.getElementById('view'),svg=view.querySelector('svg');
+var q=document.getElementById('q'),st=document.getElementById('status');
+var NS='http://www.w3.org/2000/svg';
+var ctx=document.createElement('canvas').getContext('2d');
+ctx.font='12px "DejaVu Sans", Arial, sans-serif';
+var tw={};
+function textW(s){var w=tw[s];if(w===undefined)w=tw[s]=ctx.measureText(s).width;return w;}
+function esc(s){return String(s).replace(/&/g,'&amp;').replace(/</g,'&lt;').replace(/"/g,'&quot;');}
+function shortName(m){var f=M[m][0],p=M[M[m][2]][0];
+  return p&&f.indexOf(p+'.')===0?f.slice(p.length+1):f;}
+function cls(m){var t=M[m][1];return t?t.slice(t.lastIndexOf('.')+1):'(not called)';}
+var LH=15,PAD=8,HEAD=22,INSET=10;
+/* the boxes of module m's graph: size and label lines of each node */
+function items(m){var g=graph(m);
+  return g.n.map(function(n,k){var it={k:k,t:n[0],lines:[]};
+    if(n[0]==='m'){it.c=n[1];
+      if(open[n[1]]){var L=layout(n[1]);it.sub=L;
+        it.lines=[M[n[1]][0]+'  '+cls(n[1])];
+        it.w=Math.max(L.w+2*INSET,textW(it.lines[0])+40);it.h=L.h+HEAD+INSET;return it;}
+      it.lines=[shortName(n[1]),cls(n[1]),M[n[1]][4]+' op'+(M[n[1]][4]==1?'':'s')+
+        (kids[n[1]].length?', '+kids[n[1]].length+' module'+(kids[n[1]].length==1?'':'s'):'')];
+    }else if(n[0]==='x'){it.lines=['output'];}
+    else{it.lines=[n[1]];if(n[2])it.lines.push(n[2]);if(n[3])it.lines.push(n[3]);}
+    var w=0;it.lines.forEach(function(s){w=Math.max(w,textW(s));});
+    it.w=w+2*PAD+(n[0]==='m'?16:0);it.h=it.lines.length*LH+PAD;return it;});}
+/* a layered drawing of a graph (longest path layers, barycentre order,
+ * balanced positions): laid out once per module and open state */
+function layout(m){if(lays[m])return lays[m];
+  var g=graph(m),N=items(m),n=N.length,E=[],i,j;
+  var ins=[],outs=[];for(i=0;i<n;i++){ins.push([]);outs.push([]);}
+  g.e.forEach(function(e){E.push({f:e[0],t:e[1],v:e[2],l:e[3]});});
+  E.forEach(function(e){outs[e.f].push(e);ins[e.t].push(e);});
+  /* topological order (Kahn; a cycle is broken at its first node) */
+  var indeg=ins.map(function(a){return a.length;}),pos=new Array(n),order=[],ready=[],done=0,next=0;
+  for(i=n-1;i>=0;i--)if(!indeg[i])ready.push(i);
+  var seen=new Array(n);
+  while(done<n){if(!ready.length){while(seen[next])next++;ready.push(next);}
+    var v=ready.pop();if(seen[v])continue;seen[v]=1;pos[v]=done++;order.push(v);
+    for(j=outs[v].length-1;j>=0;j--){var t=outs[v][j].t;if(!seen[t]&&--indeg[t]===0)ready.push(t);}}
+  var layer=new Array(n).fill(0);
+  order.forEach(function(v){ins[v].forEach(function(e){if(pos[e.f]<pos[v])
+    layer[v]=Math.max(layer[v],layer[e.f]+1);});});
+  /* sources (inputs) sit just above their first user */
+  order.slice().reverse().forEach(function(v){if(ins[v].length||!outs[v].length)return;
+    var l=Infinity;outs[v].forEach(function(e){l=Math.min(l,layer[e.t]);});
+    if(l!==Infinity&&l>0)layer[v]=l-1;});
+  /* far edges: a dashed copy of the end with more edges next to the other */
+  var nodes=N.slice(),FAR=6;
+  var E2=[];E.forEach(function(e){var s=layer[e.t]-layer[e.f];
+    if(s<=FAR||pos[e.f]>pos[e.t]){E2.push(e);return;}
+    var fanout=outs[e.f].length>=ins[e.t].length,o=nodes[fanout?e.f:e.t];
+    var c={k:nodes.length,t:'c',lines:[o.lines[0]],of:o,w:textW(o.lines[0])+2*PAD,h:LH+PAD};
+    nodes.push(c);layer.push(fanout?layer[e.t]-1:layer[e.f]+1);
+    E2.push(fanout?{f:c.k,t:e.t,v:e.v,l:e.l}:{f:e.f,t:c.k,v:e.v,l:e.l});});
+  /* long edges get a point per layer they cross */
+  var E3=[];E2.forEach(function(e){var a=layer[e.f],b=layer[e.t];
+    if(b<=a+1||pos[e.f]>pos[e.t]&&e.f<n&&e.t<n){e.pts=[e.f,e.t];E3.push(e);return;}
+    var p=[e.f];for(var l=a+1;l<b;l++){var d={k:nodes.length,t:'d',w:0,h:0,lines:[]};
+      nodes.push(d);layer.push(l);p.push(d.k);}
+    p.push(e.t);e.pts=p;E3.push(e);});
+  var nn=nodes.length,up=[],down=[];for(i=0;i<nn;i++){up.push([]);down.push([]);}
+  E3.forEach(function(e){for(var k=0;k+1<e.pts.length;k++){var a=e.pts[k],b=e.pts[k+1];
+    if(layer[a]<layer[b]){down[a].push(b);up[b].push(a);}}});
+  var L=[];for(i=0;i<nn;i++){(L[layer[i]]||(L[layer[i]]=[])).push(i);}
+  for(i=0;i<L.length;i++)if(!L[i])L[i]=[];
+  var x=new Array(nn),rank=new Array(nn);
+  L.forEach(function(row){row.forEach(function(v,k){rank[v]=k;});});
+  function bary(row,nb){var key=row.map(function(v){var a=nb[v];if(!a.length)return rank[v];
+      var s=0;a.forEach(function(u){s+=rank[u];});return s/a.length;});
+    var idx=row.map(function(v,k){return k;});
+    idx.sort(function(p,q2){return key[p]-key[q2]||p-q2;});
+    var r=idx.map(function(k){return row[k];});r.forEach(function(v,k){rank[v]=k;});return r;}
+  var sweeps=nn>4000?2:6;
+  for(var s=0;s<sweeps;s++){
+    if(s%2===0)for(i=1;i<L.length;i++)L[i]=bary(L[i],up);
+    else for(i=L.length-2;i>=0;i--)L[i]=bary(L[i],down);}
+  var GAP=16;
+  function gap(a,b){return (nodes[a].w+nodes[b].w)/2+(nodes[a].t==='d'||nodes[b].t==='d'?6:GAP);}
+  L.forEach(function(row){var at=0;row.forEach(function(v,k){
+    if(k)at+=gap(row[k-1],v);x[v]=at;});});
+  function place(row,nb){if(!row.length)return;
+    var want=row.map(function(v){var a=nb[v];if(!a.length)return x[v];
+      var t=0;a.forEach(function(u){t+=x[u];});return t/a.length;});
+    var A=[],B=[],k;
+    for(k=0;k<row.length;k++)A[k]=k?Math.max(want[k],A[k-1]+gap(row[k-1],row[k])):want[k];
+    for(k=row.length-1;k>=0;k--)B[k]=k<row.length-1?Math.min(want[k],B[k+1]-gap(row[k],row[k+1])):want[k];
+    for(k=0;k<row.length;k++)x[row[k]]=(A[k]+B[k])/2;}
+  var both=[];for(i=0;i<nn;i++)both.push(up[i].concat(down[i]));
+  for(s=0;s<4;s++){for(i=1;i<L.length;i++)place(L[i],s<2?up:both);
+    for(i=L.length-2;i>=0;i--)place(L[i],s<2?down:both);}
+  var y=new Array(nn),top=0,RS=26;
+  L.forEach(function(row){var h=0;row.forEach(function(v){h=Math.max(h,nodes[v].h);});
+    row.forEach(function(v){y[v]=top+h/2;});top+=h+RS;});
+  var minx=Infinity,maxx=-Infinity;
+  for(i=0;i<nn;i++){minx=Math.min(minx,x[i]-nodes[i].w/2);maxx=Math.max(maxx,x[i]+nodes[i].w/2);}
+  if(!nn){minx=0;maxx=60;}
+  for(i=0;i<nn;i++){nodes[i].x=x[i]-minx+4;nodes[i].y=y[i]+4;}
+  var lay={m:m,w:maxx-minx+8,h:Math.max(top-RS,20)+8,nodes:nodes,edges:E3,n:n};
+  return lays[m]=lay;}
+function nodeSvg(m,it,out){var x=it.x-it.w/2,y=it.y-it.h/2,k;
+  if(it.t==='d')return;
+  if(it.t==='m'){var c=it.c,o=!!it.sub;
+    out.push('<g class="mod'+(o?' open':'')+'" data-c="'+c+'" id="m:'+esc(M[c][0])+'">');
+    out.push('<title>'+esc(M[c][0]+': '+(M[c][1]||'container (never called itself)')+
+      (o?' (click the title to close)':' (click to open)'))+'</title>');
+    if(o){out.push('<rect class="box" x="'+x+'" y="'+y+'" width="'+it.w+'" height="'+it.h+
+        '" rx="4" fill="'+fillOf(c)+'"/><rect class="head" x="'+(x+1)+'" y="'+(y+1)+'" width="'+
+        (it.w-2)+'" height="'+(HEAD-2)+'"/>'+
+        '<text class="tw" x="'+(x+6)+'" y="'+(y+15)+'">\u2212</text>'+
+        '<text x="'+(x+20)+'" y="'+(y+15)+'">'+esc(it.lines[0])+'</text>');
+      out.push('<g transform="translate('+(x+INSET)+','+(y+HEAD)+')">');
+      drawInto(it.sub,out);out.push('</g></g>');return;}
+    out.push('<rect class="box" x="'+x+'" y="'+y+'" width="'+it.w+'" height="'+it.h+
+      '" rx="6" fill="#fff7bc"/><text class="tw" x="'+(x+5)+'" y="'+(y+PAD/2+12)+'">+</text>');
+    for(k=0;k<it.lines.length;k++)out.push('<text x="'+(x+PAD+16)+'" y="'+(y+PAD/2+12+k*LH)+'">'+
+      esc(it.lines[k])+'</text>');
+    out.push('</g>');return;}
+  var g=graph(m).n[it.t==='c'?it.of.k:it.k],name=it.t==='x'?'output':g[1];
+  var kind=it.t==='c'?'n cp':it.t==='i'?'n in':'n';
+  out.push('<g class="'+kind+'" data-m="'+m+'" data-k="'+(it.t==='c'?it.of.k:it.k)+'"'+
+    (it.t==='o'?' id="'+esc(name)+'"':'')+'><title>'+esc(it.t==='c'?name+' (a copy: the edge is long)':
+    it.t==='i'?name+' (made outside '+M[m][0]+')':name)+'</title>');
+  var fill=it.t==='x'?'#9ecae1':it.t==='i'?'#f7fbff':it.t==='c'?'#ffffff':g[6];
+  out.push('<rect x="'+x+'" y="'+y+'" width="'+it.w+'" height="'+it.h+'" rx="'+
+    (it.t==='i'?it.h/2:3)+'" fill="'+fill+'"/>');
+  for(k=0;k<it.lines.length;k++)out.push('<text x="'+it.x+'" y="'+(y+PAD/2+12+k*LH)+
+    '" text-anchor="middle">'+esc(it.lines[k])+'</text>');
+  out.push('</g>');}
+function fillOf(c){var f=['#f7fbff','#eef5fb','#e6f0f8','#dde9f5','#d5e3f2'];return f[depthOf(c)%5];}
+function edgeSvg(L,e,out){var P=e.pts.map(function(k){return L.nodes[k];}),d='',k;
+  var a=P[0],b=P[P.length-1];
+  var pts=[[a.x,a.y+a.h/2]];for(k=1;k+1<P.length;k++)pts.push([P[k].x,P[k].y]);
+  pts.push([b.x,b.y-b.h/2]);
+  d='M'+pts[0][0].toFixed(1)+','+pts[0][1].toFixed(1);
+  for(k=1;k<pts.length;k++){var p=pts[k-1],q2=pts[k],h=(q2[1]-p[1])/2;
+    if(h<10&&h>-10)h=h<0?-10:10;
+    d+='C'+p[0].toFixed(1)+','+(p[1]+h).toFixed(1)+' '+q2[0].toFixed(1)+','+(q2[1]-h).toFixed(1)+
+      ' '+q2[0].toFixed(1)+','+q2[1].toFixed(1);}
+  out.push('<path class="e" d="'+d+'" marker-end="url(#arr)"><title>'+
+    esc(e.l||e.v+' values')+'</title></path>');}
+function drawInto(L,out){L.edges.forEach(function(e){edgeSvg(L,e,out);});
+  L.nodes.forEach(function(it){nodeSvg(L.m,it,out);});}
+var vb=[0,0,100,100],home;
+function apply(){svg.setAttribute('viewBox',vb.map(function(v){return v.toFixed(1);}).join(' '));}
+function render(){var L=layout(0),out=[];
+  out.push('<defs><marker id="arr" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '+
+    'markerHeight="7" orient="auto"><path d="M0,0L10,5L0,10z" fill="#555"/></marker></defs>');
+  drawInto(L,out);svg.innerHTML=out.join('');
+  home=[0,0,L.w,L.h];
+  body.dataset.open=Object.keys(open).filter(function(k){return open[k]&&k!=='0';})
+    .map(function(k){return M[k][0];}).sort().join(',');
+  body.dataset.shown=String(svg.querySelectorAll('g.n,g.mod').length);
+  st.textContent=NM-1+' modules, '+M[0][4]+' ops; '+
+    (Object.keys(open).length-1)+' open';}
+function fit(){var r=view.getBoundingClientRect(),W=r.width||1000,H=r.height||700;
+  var s=Math.max(home[2]/W,home[3]/H,1);
+  if(home[3]/W*s>H*4)s=Math.max(home[2]/W,1);
+  vb=[home[0]-4,home[1]-4,W*s,H*s];if(home[2]+8<W*s)vb[0]=home[2]/2-W*s/2;apply();}
+/* where box a of module c is drawn, in the root's coordinates */
+function absBox(c){var p=[],m=c;while(m>0){p.unshift(m);m=M[m][2];}
+  var L=layout(0),ox=0,oy=0,it=null;
+  for(var i=0;i<p.length;i++){it=null;L.nodes.forEach(function(n){if(n.t==='m'&&n.c===p[i])it=n;});
+    if(!it)return null;if(i<p.length-1){ox+=it.x-it.w/2+INSET;oy+=it.y-it.h/2+HEAD;L=it.sub;if(!L)return null;}}
+  return {x:ox+it.x-it.w/2,y:oy+it.y-it.h/2,w:it.w,h:it.h};}
+function dirty(c){for(var m=c;m>=0;m=m>0?M[m][2]:-1)lays[m]=null;}
+/* opens or closes module c where it is: the box stays where it was on screen */
+function toggle(c,want){if(c<=0)return;var o=!!open[c];if(want!==undefined&&want===o)return;
+  var t0=performance.now(),a=absBox(c);if(o)delete open[c];else open[c]=true;
+  dirty(c);render();var b=absBox(c);if(a&&b){vb[0]+=b.x-a.x;vb[1]+=b.y-a.y;apply();}
+  showMod(c);body.dataset.actms=String(Math.round(performance.now()-t0));}
+function setOpen(c){var changed=false;for(var m=c;m>0;m=M[m][2])if(!open[m]){open[m]=true;dirty(m);changed=true;}
+  return changed;}
+function toSvg(cx,cy){var p=svg.createSVGPoint();p.x=cx;p.y=cy;
+  return p.matrixTransform(svg.getScreenCTM().inverse());}
+function zoom(f,cx,cy){var r=svg.getBoundingClientRect();
+  if(cx===undefined){cx=r.left+r.width/2;cy=r.top+r.height/2;}
+  var p=toSvg(cx,cy);vb[0]=p.x-(p.x-vb[0])*f;vb[1]=p.y-(p.y-vb[1])*f;vb[2]*=f;vb[3]*=f;apply();}
+view.addEventListener('wheel',function(e){e.preventDefault();
+  zoom(e.deltaY>0?1.2:1/1.2,e.clientX,e.clientY);},{passive:false});
+var drag=null,moved=false;
+view.addEventListener('mousedown',function(e){drag=toSvg(e.clientX,e.clientY);moved=false;
+  view.classList.add('drag');});
+window.addEventListener('mousemove',function(e){if(!drag)return;var p=toSvg(e.clientX,e.clientY);
+  if(Math.abs(p.x-drag.x)+Math.abs(p.y-drag.y)>0.5)moved=true;
+  vb[0]-=p.x-drag.x;vb[1]-=p.y-drag.y;apply();});
+window.addEventListener('mouseup',function(){drag=null;view.classList.remove('drag');});
+document.getElementById('fit').onclick=fit;
+document.getElementById('zin').onclick=function(){zoom(1/1.5);};
+document.getElementById('zout').onclick=function(){zoom(1.5);};
+document.getElementById('closeall').onclick=function(){open={0:true};lays=[];render();fit();};
+var dn=document.getElementById('dname'),dt=document.getElementById('dtext');
+function modPath(m){var p=[];for(;m>0;m=M[m][2])p.unshift(M[m][0]+'  '+(M[m][1]||'(container)'));
+  return p.length?'\nmodule stack:\n  '+p.join('\n  '):'';}
+function showMod(c){dn.textContent=M[c][0];
+  dt.textContent=(M[c][1]||'container (never called itself)')+'\n'+M[c][3]+' own op'+(M[c][3]==1?'':'s')+', '+
+    M[c][4]+' in all, '+kids[c].length+' submodule call'+(kids[c].length==1?'':'s')+
+    '\n'+(open[c]?'open: click its title to close':'closed: click to open')+
+    '\nrender module '+M[c][0]+' draws its unflattened graph';body.dataset.selected=M[c][0];}
+function showNode(m,k){var n=graph(m).n[k];if(!srcs)srcs=data('srcs');
+  if(n[0]==='x'){dn.textContent='output';dt.textContent='what '+(M[m][0]||'the program')+' hands out';return;}
+  dn.textContent=n[1];dt.textContent=n[4]+(n[3]?'\nvalue: '+n[3]:'')+
+    (n[0]==='i'?'\n(made outside '+M[m][0]+')':modPath(m))+(srcs[n[5]]||'');body.dataset.selected=n[1];}
+var sel=null;
+function mark(g){if(sel)sel.classList.remove('sel');sel=g;if(g)g.classList.add('sel');}
+svg.addEventListener('click',function(e){if(moved)return;
+  var g=e.target.closest('g.n,g.mod');if(!g)return;e.preventDefault();
+  if(g.classList.contains('mod')){var c=+g.dataset.c;
+    if(g.classList.contains('open')&&e.target.parentNode!==g){return;}
+    toggle(c);return;}
+  mark(g);showNode(+g.dataset.m,+g.dataset.k);});
+/* search: module paths and node names, exact first, then prefixes, then substrings */
+var hits=[],cur=-1;
+function rank(n,s){return n===s?0:n.indexOf(s)===0?1:n.indexOf(s)>=0?2:3;}
+function search(s){hits=[];cur=-1;s=s.trim().toLowerCase();clearMarks();
+  if(s){for(var m=0;m<NM;m++){var f=M[m][0].toLowerCase(),r=m?rank(f,s):3;
+      if(r<3)hits.push([r,m,-1,M[m][0]]);
+      var names=M[m][5];if(names.toLowerCase().indexOf(s)<0)continue;
+      names.split(' ').forEach(function(nm){var r2=rank(nm.toLowerCase(),s);
+        if(r2<3)hits.push([r2,m,nm,nm]);});}
+    hits.sort(function(a,b){return a[0]-b[0]||a[1]-b[1];});}
+  body.dataset.hits=String(hits.length);
+  st.textContent=s?hits.length+' match'+(hits.length==1?'':'es'):st.textContent;
+  if(hits.length)next();}
+function clearMarks(){svg.querySelectorAll('.hit,.cur').forEach(function(g){g.classList.remove('hit','cur');});}
+function elemOf(h){if(h[2]===-1)return document.getElementById('m:'+h[3]);
+  return document.getElementById(h[3]);}
+function next(){if(!hits.length)return;cur=(cur+1)%hits.length;var h=hits[cur],t0=performance.now();
+  var c=h[2]===-1?M[h[1]][2]:h[1];
+  if(setOpen(c))render();clearMarks();
+  hits.forEach(function(o){var g=elemOf(o);if(g)g.classList.add('hit');});
+  var g=elemOf(h);if(g){g.classList.add('cur');focus(g);}
+  if(h[2]===-1)showMod(h[1]);else{var gm=graph(h[1]).n,k=0;
+    for(k=0;k<gm.length;k++)if(gm[k][0]==='o'&&gm[k][1]===h[2])break;showNode(h[1],k);mark(g);}
+  st.textContent=(cur+1)+' of '+hits.length+': '+h[3];
+  body.dataset.actms=String(Math.round(performance.now()-t0));}
+function boxOf(g){var r=g.querySelector('rect'),b=r.getBBox(),p=svg.createSVGPoint(),xs=[],ys=[];
+  var m=svg.getScreenCTM().inverse().multiply(r.getScreenCTM());
+  [[0,0],[1,0],[0,1],[1,1]].forEach(function(c){p.x=b.x+c[0]*b.width;p.y=b.y+c[1]*b.height;
+    var t=p.matrixTransform(m);xs.push(t.x);ys.push(t.y);});
+  var x=Math.min.apply(null,xs),y=Math.min.apply(null,ys);
+  return {x:x,y:y,w:Math.max.apply(null,xs)-x,h:Math.max.apply(null,ys)-y};}
+function focus(g){var b=boxOf(g),r=view.getBoundingClientRect();
+  var a=r.width>0&&r.height>0?r.height/r.width:vb[3]/vb[2];
+  var w=Math.max(b.w*3,Math.min(r.width||800,1000),b.h*3/a);
+  vb=[b.x+b.w/2-w/2,b.y+b.h/2-w*a/2,w,w*a];apply();
+  body.dataset.focus=Math.round(b.x+b.w/2)+' '+Math.round(b.y+b.h/2);}
+q.addEventListener('input',function(){search(q.value);});
+q.addEventListener('keydown',function(e){if(e.key==='Enter')next();});
+function measure(){var n=0;svg.querySelectorAll('g.n,g.mod:not(.open)').forEach(function(g){
+    var b=g.querySelector('rect').getBBox();g.querySelectorAll(':scope>text').forEach(function(t){
+      var r=t.getBBox();if(r.x<b.x-0.5||r.x+r.width>b.x+b.width+0.5)n++;});});
+  body.dataset.overflow=String(n);}
+var depth=+(body.dataset.depth||1);
+for(i=1;i<NM;i++)if(depthOf(i)<depth)open[i]=true;
+render();fit();
+body.dataset.modules=String(NM-1);
+body.dataset.loadms=String(Math.round(performance.now()));
+decodeURIComponent(location.hash.slice(1)).split('&').forEach(function(kv){var i2=kv.indexOf('=');
+  if(i2<0)return;var k=kv.slice(0,i2),v=kv.slice(i2+1);
+  if(k==='search'){q.value=v;search(v);}
+  if(k==='click'){var g=document.getElementById(v.indexOf(':')<0&&byFqn[v]!==undefined?'m:'+v:v);
+    if(g){var t=g.querySelector(':scope>rect')||g;
+      t.dispatchEvent(new MouseEvent('click',{bubbles:true,cancelable:true}));}
+    else body.dataset.errors=(body.dataset.errors||'')+'no '+v+';';}
+  if(k==='zoom'){var f=parseFloat(v);if(f>0)zoom(1/f);}
+  if(k==='measure')measure();});
+body.dataset.viewbox=vb.map(function(x){return Math.round(x);}).join(' ');
+body.dataset.ready='1';
+})();
