@@ -43,14 +43,18 @@ int vz_write_tree_html(FILE *f, const exdb_program *p, int open_depth, const cha
           "<button id=\"fit\" title=\"fit to window\">fit</button>"
           "<button id=\"zin\" title=\"zoom in\">+</button>"
           "<button id=\"zout\" title=\"zoom out\">&minus;</button>"
-          "<button id=\"closeall\" title=\"close every module\">close all</button>\n"
+          "<button id=\"openall\" title=\"open every module (e)\">expand all</button>"
+          "<button id=\"closeall\" title=\"close every module (c)\">collapse all</button>"
+          "<button id=\"state\" title=\"draw parameters and buffers as nodes of their own\">"
+          "show state</button>\n"
           "<span id=\"status\"></span></div>\n"
           "<div id=\"main\"><div id=\"view\"><svg xmlns=\"http://www.w3.org/2000/svg\" "
           "text-rendering=\"geometricPrecision\"></svg></div>\n"
           "<div id=\"details\"><b id=\"dname\">click a module to open it</b><pre id=\"dtext\">"
           "A closed module is a yellow box: click it to open it in place, click an open "
           "module's title to close it. Drag to pan, wheel to zoom, type a module path or a "
-          "node name to search.</pre></div></div>\n",
+          "node name to search (/); keys: n next match, f fit, e expand all, c collapse all, "
+          "arrows walk from a selected node.</pre><div id=\"dlinks\"></div></div></div>\n",
           f);
     if (vz_write_tree_data(f, p, st, err) < 0)
         return -1;

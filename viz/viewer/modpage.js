@@ -23,9 +23,35 @@ function shortName(m){var f=M[m][0],p=M[M[m][2]][0];
   return p&&f.indexOf(p+'.')===0?f.slice(p.length+1):f;}
 function cls(m){var t=M[m][1];return t?t.slice(t.lastIndexOf('.')+1):'(not called)';}
 var LH=15,PAD=8,HEAD=22,INSET=10;
+/* parameters, buffers and constants read by one op are folded into its box
+ * ("weight f32[64, 3, 7, 7]"), unless "show state" draws them as nodes */
+var folds=[],showState=false;
+function isState(n){return /^(parameter|buffer|constant|tensor_constant|custom_obj)/.test(n[2]||'');}
+function outsOf(m){var g=graph(m);if(g.outs)return g.outs;var o=[];
+  g.e.forEach(function(e){o[e[0]]=(o[e[0]]||0)+1;});return g.outs=o;}
+function shapeOf(n){var v=n[3]||'',i=v.indexOf(' torch.');return i>0?v.slice(0,i):v;}
+function shortVal(v){v=v||'';return v.length>48?v.slice(0,47)+'\u2026':v;}
+/* the schema's name of the argument of op u that is node name ("weight") */
+function argName(u,name){var a=splitArgs(u[7]);
+  for(var i=0;i<a.length;i++)if(a[i].slice(a[i].indexOf('=')+1)==='%'+name)return a[i].slice(0,a[i].indexOf('='));
+  return name;}
+/* "input=%x, stride=[2, 2]" -> ["input=%x", "stride=[2, 2]"]: commas outside brackets and quotes */
+function splitArgs(t){var r=[],d=0,qu='',at=0;t=t||'';
+  for(var i=0;i<t.length;i++){var ch=t.charAt(i);
+    if(qu){if(ch==='\\')i++;else if(ch===qu)qu='';}
+    else if(ch==='"'||ch==="'")qu=ch;else if('[({'.indexOf(ch)>=0)d++;else if('])}'.indexOf(ch)>=0)d--;
+    else if(ch===','&&!d){r.push(t.slice(at,i).trim());at=i+1;}}
+  if(t.slice(at).trim())r.push(t.slice(at).trim());return r;}
+function foldOf(m){if(folds[m])return folds[m];var g=graph(m),f={into:[],lines:[]};
+  if(!showState){var outE=[];g.e.forEach(function(e){(outE[e[0]]||(outE[e[0]]=[])).push(e);});
+    g.n.forEach(function(n,k){if(n[0]!=='i'&&n[0]!=='o'||!isState(n))return;var es=outE[k];
+      if(!es||es.length!==1||g.n[es[0][1]][0]!=='o')return;var u=es[0][1];
+      f.into[k]=u;(f.lines[u]||(f.lines[u]=[])).push(argName(g.n[u],n[1])+' '+shapeOf(n));});}
+  return folds[m]=f;}
 /* the boxes of module m's graph: size and label lines of each node */
-function items(m){var g=graph(m);
+function items(m){var g=graph(m),fold=foldOf(m);
   return g.n.map(function(n,k){var it={k:k,t:n[0],lines:[]};
+    if(fold.into[k]!==undefined){it.hidden=true;return it;}
     if(n[0]==='m'){it.c=n[1];
       if(open[n[1]]){var L=layout(n[1]);it.sub=L;
         it.lines=[M[n[1]][0]+'  '+cls(n[1])];
@@ -33,15 +59,20 @@ function items(m){var g=graph(m);
       it.lines=[shortName(n[1]),cls(n[1]),M[n[1]][4]+' op'+(M[n[1]][4]==1?'':'s')+
         (kids[n[1]].length?', '+kids[n[1]].length+' module'+(kids[n[1]].length==1?'':'s'):'')];
     }else if(n[0]==='x'){it.lines=['output'];}
-    else{it.lines=[n[1]];if(n[2])it.lines.push(n[2]);if(n[3])it.lines.push(n[3]);}
+    else{it.lines=[n[1]];if(n[2])it.lines.push(n[2]);
+      if(n[0]==='i'||!outsOf(m)[k])it.lines.push(shapeOf(n));
+      (fold.lines[k]||[]).forEach(function(l){it.lines.push(l);});}
+    it.lines=it.lines.filter(function(l){return l!=='';});
     var w=0;it.lines.forEach(function(s){w=Math.max(w,textW(s));});
     it.w=w+2*PAD+(n[0]==='m'?16:0);it.h=it.lines.length*LH+PAD;return it;});}
 /* a layered drawing of a graph (longest path layers, barycentre order,
  * balanced positions): laid out once per module and open state */
 function layout(m){if(lays[m])return lays[m];
-  var g=graph(m),N=items(m),n=N.length,E=[],i,j;
-  var ins=[],outs=[];for(i=0;i<n;i++){ins.push([]);outs.push([]);}
-  g.e.forEach(function(e){E.push({f:e[0],t:e[1],v:e[2],l:e[3]});});
+  var g=graph(m),all=items(m),N=[],map=[],E=[],i,j;
+  all.forEach(function(it){if(it.hidden)return;map[it.k]=N.length;N.push(it);});
+  var n=N.length,ins=[],outs=[];for(i=0;i<n;i++){ins.push([]);outs.push([]);}
+  g.e.forEach(function(e){var f=map[e[0]],t=map[e[1]];
+    if(f!==undefined&&t!==undefined)E.push({f:f,t:t,v:e[2],l:e[3]});});
   E.forEach(function(e){outs[e.f].push(e);ins[e.t].push(e);});
   /* topological order (Kahn; a cycle is broken at its first node) */
   var indeg=ins.map(function(a){return a.length;}),pos=new Array(n),order=[],ready=[],done=0,next=0;
@@ -101,7 +132,7 @@ function layout(m){if(lays[m])return lays[m];
   var both=[];for(i=0;i<nn;i++)both.push(up[i].concat(down[i]));
   for(s=0;s<4;s++){for(i=1;i<L.length;i++)place(L[i],s<2?up:both);
     for(i=L.length-2;i>=0;i--)place(L[i],s<2?down:both);}
-  var y=new Array(nn),top=0,RS=26;
+  var y=new Array(nn),top=0,RS=34;
   L.forEach(function(row){var h=0;row.forEach(function(v){h=Math.max(h,nodes[v].h);});
     row.forEach(function(v){y[v]=top+h/2;});top+=h+RS;});
   var minx=Infinity,maxx=-Infinity;
@@ -149,15 +180,22 @@ function edgeSvg(L,e,out){var P=e.pts.map(function(k){return L.nodes[k];}),d='',
     if(h<10&&h>-10)h=h<0?-10:10;
     d+='C'+p[0].toFixed(1)+','+(p[1]+h).toFixed(1)+' '+q2[0].toFixed(1)+','+(q2[1]-h).toFixed(1)+
       ' '+q2[0].toFixed(1)+','+q2[1].toFixed(1);}
-  out.push('<path class="e" d="'+d+'" marker-end="url(#arr)"><title>'+
-    esc(e.l||e.v+' values')+'</title></path>');}
-function drawInto(L,out){L.edges.forEach(function(e){edgeSvg(L,e,out);});
+  out.push('<path class="e" data-m="'+L.m+'" data-f="'+origK(a)+'" data-t="'+origK(b)+
+    '" d="'+d+'" marker-end="url(#arr)"><title>'+esc(e.l||e.v+' values')+'</title></path>');}
+function origK(it){return it.t==='c'?it.of.k:it.k;}
+/* the value a node hands out, written once under it, beside its out edges */
+function edgeLabels(L,out){var done={};L.edges.forEach(function(e){var a=L.nodes[e.pts[0]];
+    if(done[a.k+a.t]||a.t==='d'||a.t==='m'&&!e.l)return;done[a.k+a.t]=1;
+    var s=e.v>1?e.v+' values':shortVal(e.l);if(!s)return;
+    out.push('<text class="el" x="'+(a.x+5).toFixed(1)+'" y="'+(a.y+a.h/2+11).toFixed(1)+'">'+
+      esc(s)+'</text>');});}
+function drawInto(L,out){L.edges.forEach(function(e){edgeSvg(L,e,out);});edgeLabels(L,out);
   L.nodes.forEach(function(it){nodeSvg(L.m,it,out);});}
 var vb=[0,0,100,100],home;
 function apply(){svg.setAttribute('viewBox',vb.map(function(v){return v.toFixed(1);}).join(' '));}
 function render(){var L=layout(0),out=[];
   out.push('<defs><marker id="arr" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '+
-    'markerHeight="7" orient="auto"><path d="M0,0L10,5L0,10z" fill="#555"/></marker></defs>');
+    'markerHeight="7" markerUnits="userSpaceOnUse" orient="auto"><path d="M0,0L10,5L0,10z" fill="#555"/></marker></defs>');
   drawInto(L,out);svg.innerHTML=out.join('');
   home=[0,0,L.w,L.h];
   body.dataset.open=Object.keys(open).filter(function(k){return open[k]&&k!=='0';})
@@ -167,7 +205,8 @@ function render(){var L=layout(0),out=[];
     (Object.keys(open).length-1)+' open';}
 function fit(){var r=view.getBoundingClientRect(),W=r.width||1000,H=r.height||700;
   var s=Math.max(home[2]/W,home[3]/H,1);
-  if(home[3]/W*s>H*4)s=Math.max(home[2]/W,1);
+  /* a picture that fits only with its labels under 9 px opens at its top, readable */
+  if(s>1.3)s=Math.max(Math.min(home[2]/W,1.3),1);
   vb=[home[0]-4,home[1]-4,W*s,H*s];if(home[2]+8<W*s)vb[0]=home[2]/2-W*s/2;apply();}
 /* where box a of module c is drawn, in the root's coordinates */
 function absBox(c){var p=[],m=c;while(m>0){p.unshift(m);m=M[m][2];}
@@ -200,19 +239,83 @@ window.addEventListener('mouseup',function(){drag=null;view.classList.remove('dr
 document.getElementById('fit').onclick=fit;
 document.getElementById('zin').onclick=function(){zoom(1/1.5);};
 document.getElementById('zout').onclick=function(){zoom(1.5);};
-document.getElementById('closeall').onclick=function(){open={0:true};lays=[];render();fit();};
+document.getElementById('closeall').onclick=collapseAll;
+document.getElementById('openall').onclick=expandAll;
+document.getElementById('state').onclick=function(){showState=!showState;folds=[];lays=[];
+  this.textContent=showState?'fold state':'show state';render();};
+function collapseAll(){open={0:true};lays=[];render();fit();}
+/* opens every module, level by level, while the drawing stays under
+ * BUDGET boxes (a 100k-node program would take minutes to draw whole) */
+var BUDGET=4000;
+function expandAll(){var t0=performance.now(),shown=graph(0).n.length,level=[0],opened=0;
+  while(level.length){var nextLevel=[],cost=0;
+    level.forEach(function(m){kids[m].forEach(function(c){cost+=M[c][3]+kids[c].length+2;nextLevel.push(c);});});
+    if(!nextLevel.length||shown+cost>BUDGET&&opened)break;
+    nextLevel.forEach(function(c){if(!open[c]){open[c]=true;opened++;}});shown+=cost;level=nextLevel;}
+  lays=[];render();fit();
+  var closed=NM-1-(Object.keys(open).length-1);
+  st.textContent=(Object.keys(open).length-1)+' modules open'+(closed?', '+closed+
+    ' left closed (over '+BUDGET+' boxes): click one to open it':'');
+  body.dataset.actms=String(Math.round(performance.now()-t0));}
 var dn=document.getElementById('dname'),dt=document.getElementById('dtext');
 function modPath(m){var p=[];for(;m>0;m=M[m][2])p.unshift(M[m][0]+'  '+(M[m][1]||'(container)'));
   return p.length?'\nmodule stack:\n  '+p.join('\n  '):'';}
-function showMod(c){dn.textContent=M[c][0];
+function showMod(c){dn.textContent=M[c][0];links.textContent='';lit();
   dt.textContent=(M[c][1]||'container (never called itself)')+'\n'+M[c][3]+' own op'+(M[c][3]==1?'':'s')+', '+
     M[c][4]+' in all, '+kids[c].length+' submodule call'+(kids[c].length==1?'':'s')+
     '\n'+(open[c]?'open: click its title to close':'closed: click to open')+
     '\nrender module '+M[c][0]+' draws its unflattened graph';body.dataset.selected=M[c][0];}
-function showNode(m,k){var n=graph(m).n[k];if(!srcs)srcs=data('srcs');
+function showNode(m,k){var n=graph(m).n[k];if(!srcs)srcs=data('srcs');links.textContent='';
   if(n[0]==='x'){dn.textContent='output';dt.textContent='what '+(M[m][0]||'the program')+' hands out';return;}
-  dn.textContent=n[1];dt.textContent=n[4]+(n[3]?'\nvalue: '+n[3]:'')+
-    (n[0]==='i'?'\n(made outside '+M[m][0]+')':modPath(m))+(srcs[n[5]]||'');body.dataset.selected=n[1];}
+  dn.textContent=n[1];
+  var named=n[7]?'\narguments:\n  '+splitArgs(n[7]).join('\n  '):'';
+  dt.textContent=(n[2]?n[2]+'\n':'')+(n[3]?'value: '+n[3]+'\n':'')+named.replace(/^\n/,'')+
+    (n[0]==='i'?'\n(made outside '+M[m][0]+')':modPath(m))+(srcs[n[5]]||'')+'\n\n'+n[4];
+  var ins=inputsOf(n);
+  linkList('inputs (click: go to the producer)',ins.map(function(a){return [a,a];}));
+  var us=n[8]?n[8].split(' '):[],more=us.length&&us[us.length-1].charAt(0)==='+'?us.pop():'';
+  linkList('users (click: go to the user)'+(more?', the first '+us.length+' ('+more.slice(1)+' more)':''),
+    us.map(function(a){return [a,a];}));
+  if(n[0]==='i'&&owner(n[1])!==undefined)linkList('made in '+(M[owner(n[1])][0]||'the root'),[[n[1],n[1]]]);
+  body.dataset.selected=n[1];lit(m,k);}
+/* the nodes n reads, in argument order: the %names of its FX text's args */
+function inputsOf(n){var t=n[4]||'',i=t.indexOf('](args = '),seen={},r=[];if(i<0)return r;
+  (t.slice(i).match(/%[A-Za-z_][\w.]*/g)||[]).forEach(function(x){x=x.slice(1);
+    if(!seen[x]){seen[x]=1;r.push(x);}});return r;}
+var links=document.getElementById('dlinks');
+/* a titled list of links in the panel: [label, node name or -module index] */
+function linkList(title,items){if(!items.length)return;var h=document.createElement('div');
+  h.className='lh';h.textContent=title;links.appendChild(h);
+  items.forEach(function(a){var e=document.createElement('a');e.href='#';e.className='go';
+    e.textContent=a[0];e.dataset.go=a[1];links.appendChild(e);});}
+links.addEventListener('click',function(e){var a=e.target.closest('a.go');if(!a)return;
+  e.preventDefault();goTo(a.dataset.go);});
+/* the module whose own op is named name (lazily indexed) */
+var ownerOf=null;
+function owner(name){if(!ownerOf){ownerOf={};M.forEach(function(mm,m){
+    mm[5].split(' ').forEach(function(nm){if(nm)ownerOf[nm]=m;});});}
+  return ownerOf[name];}
+/* opens the way to node name (or module -c), draws it, centres and selects it */
+function goTo(name){var t0=performance.now();
+  if(name.charAt(0)==='-'){var c=-name;if(setOpen(M[c][2]))render();
+    var gm=document.getElementById('m:'+M[c][0]);if(gm){focus(gm);mark(gm);}showMod(c);return;}
+  var m=owner(name);
+  if(m===undefined&&sel){var m0=+sel.dataset.m,gi=graph(m0).n;   /* an input of the selected node's module */
+    for(var i=0;i<gi.length;i++)if(gi[i][1]===name){showNode(m0,i);return;}}
+  if(m===undefined){st.textContent=name+': not an op of any module';return;}
+  if(setOpen(m))render();var g=document.getElementById(name);
+  var gn=graph(m).n,k=0;for(k=0;k<gn.length;k++)if(gn[k][1]===name&&gn[k][0]==='o')break;
+  if(g){focus(g);mark(g);}showNode(m,k);st.textContent=name+' in '+(M[m][0]||'the root');
+  body.dataset.actms=String(Math.round(performance.now()-t0));}
+/* the own node named name of module m's graph */
+function ownNode(m,name){var gn=graph(m).n;for(var k=0;k<gn.length;k++)if(gn[k][0]==='o'&&gn[k][1]===name)return gn[k];
+  return null;}
+/* the selected node's input edges in one colour, its output edges in another */
+function lit(m,k){svg.querySelectorAll('.e.ein,.e.eout').forEach(function(e){e.classList.remove('ein','eout');});
+  if(m===undefined)return;var n=0;
+  svg.querySelectorAll('path.e[data-m="'+m+'"][data-t="'+k+'"]').forEach(function(e){e.classList.add('ein');n++;});
+  svg.querySelectorAll('path.e[data-m="'+m+'"][data-f="'+k+'"]').forEach(function(e){e.classList.add('eout');n++;});
+  body.dataset.lit=String(n);}
 var sel=null;
 function mark(g){if(sel)sel.classList.remove('sel');sel=g;if(g)g.classList.add('sel');}
 svg.addEventListener('click',function(e){if(moved)return;
@@ -221,19 +324,32 @@ svg.addEventListener('click',function(e){if(moved)return;
     if(g.classList.contains('open')&&e.target.parentNode!==g){return;}
     toggle(c);return;}
   mark(g);showNode(+g.dataset.m,+g.dataset.k);});
-/* search: module paths and node names, exact first, then prefixes, then substrings */
+/* search: module paths, node names, op targets ("convolution") and, with
+ * an "=" in the query, the named arguments ("stride=[2, 2]"): exact first,
+ * then prefixes, then substrings; the hits listed in the panel by module */
 var hits=[],cur=-1;
 function rank(n,s){return n===s?0:n.indexOf(s)===0?1:n.indexOf(s)>=0?2:3;}
 function search(s){hits=[];cur=-1;s=s.trim().toLowerCase();clearMarks();
   if(s){for(var m=0;m<NM;m++){var f=M[m][0].toLowerCase(),r=m?rank(f,s):3;
       if(r<3)hits.push([r,m,-1,M[m][0]]);
-      var names=M[m][5];if(names.toLowerCase().indexOf(s)<0)continue;
-      names.split(' ').forEach(function(nm){var r2=rank(nm.toLowerCase(),s);
-        if(r2<3)hits.push([r2,m,nm,nm]);});}
+      var names=M[m][5].split(' '),tg=M[m][6].split(' ');
+      if(M[m][5].toLowerCase().indexOf(s)>=0)names.forEach(function(nm){var r2=rank(nm.toLowerCase(),s);
+        if(r2<3)hits.push([r2,m,nm,nm]);});
+      else if(M[m][6].toLowerCase().indexOf(s)>=0)tg.forEach(function(t,i){var r3=rank(t.toLowerCase(),s);
+        if(r3<3&&names[i])hits.push([r3+3,m,names[i],names[i]]);});
+      else if(s.indexOf('=')>0&&M[m][3])graph(m).n.forEach(function(n){
+        if(n[0]==='o'&&n[7]&&n[7].toLowerCase().indexOf(s)>=0)hits.push([6,m,n[1],n[1]]);});}
     hits.sort(function(a,b){return a[0]-b[0]||a[1]-b[1];});}
   body.dataset.hits=String(hits.length);
   st.textContent=s?hits.length+' match'+(hits.length==1?'':'es'):st.textContent;
   if(hits.length)next();}
+/* the hits in the panel, grouped by module (the first 300) */
+function listHits(){var by={},order=[];hits.slice(0,300).forEach(function(h){
+    var m=h[2]===-1?M[h[1]][2]:h[1];if(!by[m]){by[m]=[];order.push(m);}
+    by[m].push([h[3],h[2]===-1?'-'+h[1]:h[2]]);});
+  var hh=document.createElement('div');hh.className='lh';
+  hh.textContent=hits.length+' match'+(hits.length==1?'':'es')+' by module';links.appendChild(hh);
+  order.forEach(function(m){linkList((M[m][0]||'(root)')+'  ('+by[m].length+')',by[m]);});}
 function clearMarks(){svg.querySelectorAll('.hit,.cur').forEach(function(g){g.classList.remove('hit','cur');});}
 function elemOf(h){if(h[2]===-1)return document.getElementById('m:'+h[3]);
   return document.getElementById(h[3]);}
@@ -244,6 +360,7 @@ function next(){if(!hits.length)return;cur=(cur+1)%hits.length;var h=hits[cur],t
   var g=elemOf(h);if(g){g.classList.add('cur');focus(g);}
   if(h[2]===-1)showMod(h[1]);else{var gm=graph(h[1]).n,k=0;
     for(k=0;k<gm.length;k++)if(gm[k][0]==='o'&&gm[k][1]===h[2])break;showNode(h[1],k);mark(g);}
+  if(hits.length>1)listHits();
   st.textContent=(cur+1)+' of '+hits.length+': '+h[3];
   body.dataset.actms=String(Math.round(performance.now()-t0));}
 function boxOf(g){var r=g.querySelector('rect'),b=r.getBBox(),p=svg.createSVGPoint(),xs=[],ys=[];
@@ -258,7 +375,30 @@ function focus(g){var b=boxOf(g),r=view.getBoundingClientRect();
   vb=[b.x+b.w/2-w/2,b.y+b.h/2-w*a/2,w,w*a];apply();
   body.dataset.focus=Math.round(b.x+b.w/2)+' '+Math.round(b.y+b.h/2);}
 q.addEventListener('input',function(){search(q.value);});
-q.addEventListener('keydown',function(e){if(e.key==='Enter')next();});
+q.addEventListener('keydown',function(e){if(e.key==='Enter')next();
+  if(e.key==='Escape'){q.value='';search('');q.blur();}});
+/* keys: / search, n next match, Escape clear, f fit, + and - zoom, e expand
+ * all, c collapse all; with a node selected: Up its first input's producer,
+ * Down its first user, Left and Right the previous and next node of its module */
+document.addEventListener('keydown',function(e){if(e.target===q||e.ctrlKey||e.metaKey||e.altKey)return;
+  var k=e.key,done=true;
+  if(k==='/'){q.focus();q.select();}else if(k==='n')next();else if(k==='f')fit();
+  else if(k==='+'||k==='=')zoom(1/1.5);else if(k==='-')zoom(1.5);
+  else if(k==='e')expandAll();else if(k==='c')collapseAll();
+  else if(k==='Escape'){mark(null);lit();clearMarks();}
+  else if(sel&&sel.classList.contains('n')&&/^Arrow/.test(k))step(k);else done=false;
+  if(done)e.preventDefault();});
+function step(k){var m=+sel.dataset.m,i=+sel.dataset.k,n=graph(m).n[i];
+  if(k==='ArrowUp'){var a=inputsOf(n);if(a.length)goTo(a[0]);}
+  else if(k==='ArrowDown'){var o=owner(n[1]),u=o===undefined?n:ownNode(o,n[1]);
+    if(u&&u[8])goTo(u[8].split(' ')[0]);}
+  else{var gn=graph(m).n,d=k==='ArrowLeft'?-1:1;
+    for(var j=i+d;j>=0&&j<gn.length;j+=d)if(gn[j][0]==='o'&&document.getElementById(gn[j][1])){goTo(gn[j][1]);break;}}}
+/* the labels a person can read on the first screen: text 9 px or taller inside the window */
+function readable(){var r=view.getBoundingClientRect(),n=0;
+  svg.querySelectorAll('text').forEach(function(t){var b=t.getBoundingClientRect();
+    if(b.height>=9&&b.bottom>r.top&&b.top<r.bottom&&b.right>r.left&&b.left<r.right)n++;});
+  body.dataset.readable=String(n);}
 function measure(){var n=0;svg.querySelectorAll('g.n,g.mod:not(.open)').forEach(function(g){
     var b=g.querySelector('rect').getBBox();g.querySelectorAll(':scope>text').forEach(function(t){
       var r=t.getBBox();if(r.x<b.x-0.5||r.x+r.width>b.x+b.width+0.5)n++;});});
@@ -276,7 +416,14 @@ decodeURIComponent(location.hash.slice(1)).split('&').forEach(function(kv){var i
       t.dispatchEvent(new MouseEvent('click',{bubbles:true,cancelable:true}));}
     else body.dataset.errors=(body.dataset.errors||'')+'no '+v+';';}
   if(k==='zoom'){var f=parseFloat(v);if(f>0)zoom(1/f);}
-  if(k==='measure')measure();});
+  if(k==='measure')measure();
+  if(k==='go')goTo(v);
+  if(k==='link'){var a=links.querySelectorAll('a.go')[+v];if(a)a.click();
+    else body.dataset.errors=(body.dataset.errors||'')+'no link '+v+';';}
+  if(k==='key')document.dispatchEvent(new KeyboardEvent('keydown',{key:v,bubbles:true}));
+  if(k==='expand')expandAll();
+  if(k==='state')document.getElementById('state').click();});
+readable();
 body.dataset.viewbox=vb.map(function(x){return Math.round(x);}).join(' ');
 body.dataset.ready='1';
 })();
