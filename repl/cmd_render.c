@@ -124,6 +124,8 @@ static void report_render(session *s, int v, const exdb_viz_view *view, const ch
         }
         fputs(".\n", s->out);
     }
+    if (st->note[0])
+        fprintf(s->out, "%s\n", st->note);
     if (s->json)
         cmd_json_add(s, "file", ja_render_file(out, views[v], st));
 }

@@ -1,7 +1,9 @@
 #!/bin/sh
 # run_viewer.extra.sh EXDB - the viewer's own code (viz/viewer/): it passes
 # scripts/lint_viewer.sh, and each page exdb writes carries its script and
-# style byte for byte (the build embeds them: scripts/embed.sh). Prints
+# style byte for byte (the build embeds them: scripts/embed.sh); exports
+# stay readable (a big flat view falls back to the module view, saying so;
+# a bitmap too large is refused by exdb, not Graphviz). Prints
 # "viewer: N passed, M failed"; tests/run.sh runs it.
 exdb=${1:-./exdb}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,5 +31,42 @@ for pair in flat:svgpage.js flat:svgpage.css mods:modpage.js mods:modpage.css; d
         bad "${pair%%:*}.html does not hold viz/viewer/${pair#*:} (rebuild: make)"
     fi
 done
+# A flat view too big for dot (a 3,000-op synthetic program: 4,191 nodes)
+# is drawn as the module view with a note naming the options, never
+# silently by sfdp; a bitmap too large for cairo is refused by exdb, with
+# nothing written.
+big=$out/big.json
+if python3 "$root/scripts/gen_synth.py" --nodes 3000 --out "$big" >/dev/null 2>&1; then
+    "$exdb" -batch -q "$big" -ex "render flat -o $out/big.svg" >"$out/log" 2>&1
+    if grep -q "^note: 4191 nodes are too many to draw flat: drew the module view" "$out/log" &&
+        grep -q "layout sfdp" "$out/log" && grep -q "^Wrote $out/big.svg: [0-9]* nodes" "$out/log" &&
+        [ -s "$out/big.svg" ]; then ok; else
+        bad "flat view of 4,191 nodes: no module view with a note: $(cat "$out/log")"
+    fi
+    "$exdb" -batch -q "$big" -ex "render flat --force --layout sfdp -o $out/big.png" >"$out/log" 2>&1
+    rc=$?
+    if [ $rc -ne 0 ] && [ ! -e "$out/big.png" ] && grep -q "big.png: the picture would be [0-9]* x [0-9]* px, too large for a bitmap" "$out/log" &&
+        ! grep -q "cairo-renderer" "$out/log"; then ok; else
+        bad "a too large PNG: rc $rc, $(cat "$out/log")"
+    fi
+else
+    bad "scripts/gen_synth.py failed"
+fi
+# render frame at a SINK event (torch-made scenario attr_as_submod_input:
+# the root's buffer const stays an input of layers.0, then sinks at the
+# root): the kept placeholder orange with why in its tooltip, the get_attr
+# it became bold, naming the placeholder.
+sc=$root/tests/conformance/corpus/scenarios/attr_as_submod_input__strict/program.pt2
+"$exdb" -batch -q "$sc" -ex "unflatten run" -ex "goto 11" -ex "render frame -o $out/sink11.dot" \
+    -ex "goto 13" -ex "render frame -o $out/sink13.dot" >"$out/log" 2>&1
+if grep -q 'b_const.*fillcolor="#fd8d3c"' "$out/sink11.dot" && grep -q 'kept as an input' "$out/sink11.dot" &&
+    grep -q 'owned by an enclosing module, which passes it in' "$out/sink11.dot" &&
+    grep -q '1 stayed input' "$out/sink11.dot"; then ok; else
+    bad "render frame at SINK layers.0 does not mark the kept placeholder: $(cat "$out/log")"
+fi
+if grep -q 'SINK made it from placeholder b_const' "$out/sink13.dot" &&
+    grep -q '1 placeholder became get_attr' "$out/sink13.dot"; then ok; else
+    bad "render frame at SINK <root> does not mark the get_attr it made"
+fi
 echo "viewer: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

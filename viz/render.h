@@ -85,6 +85,7 @@ typedef struct exdb_viz_stats {
     uint32_t groups;                 /* invisible grouping subgraphs (see emit.c) */
     const char *engine;              /* layout engine used, NULL for DOT output */
     double build_s, layout_s, write_s;
+    char note[320]; /* a line for the user when the view drawn is not the one asked for */
 } exdb_viz_stats;
 
 struct exdb_unflatten;

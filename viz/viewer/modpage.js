@@ -195,7 +195,8 @@ var vb=[0,0,100,100],home;
 function apply(){svg.setAttribute('viewBox',vb.map(function(v){return v.toFixed(1);}).join(' '));}
 function render(){var L=layout(0),out=[];
   out.push('<defs><marker id="arr" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '+
-    'markerHeight="7" markerUnits="userSpaceOnUse" orient="auto"><path d="M0,0L10,5L0,10z" fill="#555"/></marker></defs>');
+    'markerHeight="7" markerUnits="userSpaceOnUse" orient="auto">'+
+    '<path d="M0,0L10,5L0,10z" fill="#555"/></marker></defs>');
   drawInto(L,out);svg.innerHTML=out.join('');
   home=[0,0,L.w,L.h];
   body.dataset.open=Object.keys(open).filter(function(k){return open[k]&&k!=='0';})

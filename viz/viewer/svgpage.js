@@ -75,6 +75,24 @@ function next(){if(!hits.length)return;if(cur>=0)hits[cur].classList.remove('cur
 q.addEventListener('input',function(){search(q.value);});
 q.addEventListener('keydown',function(e){if(e.key==='Enter')next();});
 st.textContent=nodes.length+' node'+(nodes.length==1?'':'s');
+/* the first screen: the whole picture when its labels are 9 px or taller
+ * fitted to the window, else the first node (Graphviz's first: the input,
+ * the tree's root) at a size where labels read as 12 px, in the upper
+ * third of the window (never an empty corner of a wide picture) */
+function opening(){var r=view.getBoundingClientRect(),t=svg.querySelector('g.node text,text');
+  if(!r.width||!r.height||!t)return;
+  var font=parseFloat(t.getAttribute('font-size'))||14,s=Math.min(r.width/home[2],r.height/home[3]);
+  if(font*s>=9)return;
+  var k=12/font,w=r.width/k,h=r.height/k,b=nodes.length?boxOf(nodes[0]):null;
+  var cx=b?b.x+b.w/2:home[0]+home[2]/2,cy=b?b.y+b.h/2:home[1];
+  function clamp(v,lo,len,span){return Math.max(lo,Math.min(v,lo+len-span));}
+  vb=[clamp(cx-w/2,home[0],home[2],w),clamp(cy-h/3,home[1],home[3],h),w,h];apply();}
+/* the labels a person can read on screen: text 9 px or taller inside the window */
+function readable(){var r=view.getBoundingClientRect(),n=0;
+  svg.querySelectorAll('text').forEach(function(t){var b=t.getBoundingClientRect();
+    if(b.height>=9&&b.bottom>r.top&&b.top<r.bottom&&b.right>r.left&&b.left<r.right)n++;});
+  body.dataset.readable=String(n);}
+opening();
 var h=decodeURIComponent(location.hash.slice(1)).split('&');
 h.forEach(function(kv){var i=kv.indexOf('=');if(i<0)return;
   var k=kv.slice(0,i),v=kv.slice(i+1);
@@ -85,6 +103,7 @@ h.forEach(function(kv){var i=kv.indexOf('=');if(i<0)return;
     t.dispatchEvent(new MouseEvent('click',{bubbles:true,cancelable:true}));}}
   if(k==='zoom'){var f=parseFloat(v);if(f>0)zoom(1/f);}
   if(k==='measure')measure();});
+readable();
 body.dataset.viewbox=vb.map(function(x){return Math.round(x);}).join(' ');
 body.dataset.home=home.map(function(x){return Math.round(x);}).join(' ');
 body.dataset.nodes=String(nodes.length);
