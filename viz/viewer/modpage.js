@@ -261,11 +261,20 @@ function expandAll(){var t0=performance.now(),shown=graph(0).n.length,level=[0],
 var dn=document.getElementById('dname'),dt=document.getElementById('dtext');
 function modPath(m){var p=[];for(;m>0;m=M[m][2])p.unshift(M[m][0]+'  '+(M[m][1]||'(container)'));
   return p.length?'\nmodule stack:\n  '+p.join('\n  '):'';}
+/* why a module is named fqn@N: the N-th extra call of one module, where it was called */
+function whyCall(c){var f=M[c][0],at=f.match(/^(.*)@(\d+)$/);if(!at)return '';
+  var n=+at[2],src='';if(!srcs)srcs=data('srcs');
+  graph(c).n.some(function(x){if(x[0]==='o'&&srcs[x[5]]){src=srcs[x[5]];return true;}return false;});
+  return '\n\nwhy "@'+n+'": this is call '+(n+1)+' of the module '+at[1]+': the same module object '+
+    'called again in one forward (nn_module_stack names its extra calls '+at[1]+'@1, @2, ...). '+
+    'unflatten gives each call its own frame and graph, then folds calls whose graphs are equal '+
+    'back into one module called twice (DEDUP); in exdb: unflatten run, info events dedup, explain K.'+
+    (src?'\nwhere this call ran:'+src:'');}
 function showMod(c){dn.textContent=M[c][0];links.textContent='';lit();
   dt.textContent=(M[c][1]||'container (never called itself)')+'\n'+M[c][3]+' own op'+(M[c][3]==1?'':'s')+', '+
     M[c][4]+' in all, '+kids[c].length+' submodule call'+(kids[c].length==1?'':'s')+
     '\n'+(open[c]?'open: click its title to close':'closed: click to open')+
-    '\nrender module '+M[c][0]+' draws its unflattened graph';body.dataset.selected=M[c][0];}
+    '\nrender module '+M[c][0]+' draws its unflattened graph'+whyCall(c);body.dataset.selected=M[c][0];}
 function showNode(m,k){var n=graph(m).n[k];if(!srcs)srcs=data('srcs');links.textContent='';
   if(n[0]==='x'){dn.textContent='output';dt.textContent='what '+(M[m][0]||'the program')+' hands out';return;}
   dn.textContent=n[1];
