@@ -1,6 +1,6 @@
 /* diff.h - what diff.c defines for the other views. */
-#ifndef EXDB_DIFF_H
-#define EXDB_DIFF_H
+#ifndef EXDB_VIZ_DIFF_H
+#define EXDB_VIZ_DIFF_H
 
 #include "viz/view.h"
 

@@ -4,10 +4,13 @@
 
 #include "viz/view.h"
 
+struct exdb_program_diff;
+
 /* The whole page: the module tree collapsed below depth open_depth (>= 1;
  * 1: only the root open), modules opening in place on a click, search
- * opening the path to a match (html_tree.c). */
+ * opening the path to a match (html_tree.c). With diff (p is its B), the
+ * page colours what changed from A (render diff -o FILE.html). */
 int vz_write_tree_html(FILE *f, const exdb_program *p, int open_depth, const char *title,
-                       vz_tree_stats *st, exdb_error *err);
+                       const struct exdb_program_diff *diff, vz_tree_stats *st, exdb_error *err);
 
 #endif

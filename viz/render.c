@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/base/outfile.h"
+#include "core/export/diff.h"
 #include "core/export/snapshot.h"
 #include "viz/layoutproc.h"
 #include "viz/view.h"
@@ -395,7 +396,8 @@ static int build_for(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_vi
 
 /* `render modules -o FILE.html`: the module view you open and close
  * (html_tree.c), laid out by the page itself, so no Graphviz and no render
- * limit. Made in memory, written as every render is. */
+ * limit; `render diff -o FILE.html` the same page of the other program,
+ * coloured by the diff. Made in memory, written as every render is. */
 static int render_tree_page(const exdb_viz_source *src, const exdb_viz_view *view, const char *path,
                             exdb_viz_stats *st, exdb_error *err) {
     char *page = NULL;
@@ -406,8 +408,9 @@ static int render_tree_page(const exdb_viz_source *src, const exdb_viz_view *vie
     FILE *m = open_memstream(&page, &len);
     if (!m)
         return exdb_errorf(err, "%s: out of memory", path);
-    int rc = vz_write_tree_html(m, src->prog, view->depth,
-                                page_title(src, view, title, sizeof title), &ts, err);
+    const exdb_program *p = view->kind == EXDB_VIEW_DIFF ? src->diff->b : src->prog;
+    int rc = vz_write_tree_html(m, p, view->depth, page_title(src, view, title, sizeof title),
+                                view->kind == EXDB_VIEW_DIFF ? src->diff : NULL, &ts, err);
     if (fclose(m) != 0 && rc == 0)
         rc = exdb_errorf(err, "%s: out of memory making the page", path);
     st->build_s = now() - t0;
@@ -437,7 +440,8 @@ int exdb_viz_render(const exdb_viz_source *src, const exdb_viz_view *view,
     if (exdb_out_check(path, 1, err) < 0) /* before the work: a FIFO, /dev/null... */
         return -1;
 
-    if (fmt == EXDB_FMT_HTML && view->kind == EXDB_VIEW_MODULES) {
+    if (fmt == EXDB_FMT_HTML &&
+        (view->kind == EXDB_VIEW_MODULES || (view->kind == EXDB_VIEW_DIFF && src && src->diff))) {
         if (!src || !src->prog)
             return exdb_errorf(err, "render: no program loaded");
         return render_tree_page(src, view, path, st, err);

@@ -133,6 +133,7 @@ typedef struct vz_tree_stats {
 /* Each view file's own header: a view file includes this one. */
 #include "viz/cgdisc.h"
 #include "viz/diff.h"
+#include "viz/diff_data.h"
 #include "viz/emit.h"
 #include "viz/flat.h"
 #include "viz/frame.h"

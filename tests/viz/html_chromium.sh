@@ -261,6 +261,20 @@ if [ -d "$real" ]; then
     "$exdb" -batch -q "$r18" -ex "render modules -o $out/r18mods.html" >"$out/log" 2>&1 ||
         { bad "resnet18: render modules failed"; cat "$out/log"; }
     check_viewer "resnet18 modules" "$out/r18mods.html" relu_2 add
+    # render diff -o F.html: the other program's module view coloured by the
+    # diff, the changed modules listed; a changed node's panel shows A's node
+    "$exdb" -batch -q "$r18" -ex "render diff $real/TheCBaH__pytorch.models.pt2__resnet18@209890a1__model.json -o $out/diff.html" \
+        >"$out/log" 2>&1 || { bad "resnet18: render diff -o .html failed"; cat "$out/log"; }
+    d=$(dom "$out/diff.html" "")
+    if [ "$(body_attr "$d" changed)" -ge 10 ] 2>/dev/null && [ -z "$(body_attr "$d" errors)" ] &&
+        printf '%s' "$d" | grep -q 'fill="#fdd0a2"'; then ok; else
+        bad "resnet18 diff page: no changed modules (changed: $(body_attr "$d" changed); errors: $(body_attr "$d" errors))"
+    fi
+    d=$(dom "$out/diff.html" "go=conv2d&measure=1")
+    if printf '%s' "$d" | grep -A3 '<pre id="dtext">' | grep -q 'changed (target args); in A:' &&
+        [ "$(body_attr "$d" overflow)" = 0 ]; then ok; else
+        bad "resnet18 diff page: conv2d's panel does not show A's node (overflow: $(body_attr "$d" overflow))"
+    fi
     # the stride of layer2.0.downsample's convolution: a search over the
     # arguments finds it, and its panel names it
     d=$(dom "$out/r18mods.html" "go=convolution_7")

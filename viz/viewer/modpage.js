@@ -11,6 +11,24 @@ var byFqn={};M.forEach(function(m,k){byFqn[m[0]]=k;});
 function graph(m){return graphs[m]||(graphs[m]=data('g'+m));}
 function depthOf(m){var d=0;while(m>0){m=M[m][2];d++;}return d;}
 var open={0:true},lays=[];
+/* render diff -o F.html: the other program's page with the diff (diff_data.c):
+ * D.n[name] ["+"] added or ["~", what, A's node]; D.rm[module path] A's removed
+ * nodes. Per module: added, changed and removed ops in it and below (dm). */
+var D=document.getElementById('diff')?data('diff'):null,dm=[];
+if(D){for(i=0;i<NM;i++)dm.push({add:0,chg:0,rm:[]});
+  M.forEach(function(mm,m){mm[5].split(' ').forEach(function(nm){var x=D.n[nm];
+    if(x)for(var a=m;a>=0;a=a>0?M[a][2]:-1){if(x[0]==='+')dm[a].add++;else dm[a].chg++;}});});
+  Object.keys(D.rm).forEach(function(p){var a=byFqn[p],q=p;   /* the nearest module B still has */
+    while(a===undefined&&q){q=q.indexOf('.')>0?q.slice(0,q.lastIndexOf('.')):'';a=byFqn[q];}
+    if(a===undefined)a=0;
+    D.rm[p].forEach(function(nm){for(var b=a;b>=0;b=b>0?M[b][2]:-1)dm[b].rm.push(p+': '+nm);});});}
+function diffFill(c){var d=dm[c];if(!d)return '#fff7bc';
+  if(!d.add&&!d.chg&&!d.rm.length)return '#eeeeee';
+  if(d.add&&d.add===M[c][4]&&!d.rm.length)return '#c7e9c0';
+  return '#fdd0a2';}
+function diffLine(c){var d=dm[c];if(!d)return '';
+  return !d.add&&!d.chg&&!d.rm.length?'unchanged':[d.add?d.add+' added':'',d.chg?d.chg+' changed':'',
+    d.rm.length?d.rm.length+' removed':''].filter(function(x){return x;}).join(', ');}
 var view=document.getElementById('view'),svg=view.querySelector('svg');
 var q=document.getElementById('q'),st=document.getElementById('status');
 var NS='http://www.w3.org/2000/svg';
@@ -58,6 +76,7 @@ function items(m){var g=graph(m),fold=foldOf(m);
         it.w=Math.max(L.w+2*INSET,textW(it.lines[0])+40);it.h=L.h+HEAD+INSET;return it;}
       it.lines=[shortName(n[1]),cls(n[1]),M[n[1]][4]+' op'+(M[n[1]][4]==1?'':'s')+
         (kids[n[1]].length?', '+kids[n[1]].length+' module'+(kids[n[1]].length==1?'':'s'):'')];
+      if(D)it.lines.push(diffLine(n[1]));
     }else if(n[0]==='x'){it.lines=['output'];}
     else{it.lines=[n[1]];if(n[2])it.lines.push(n[2]);
       if(n[0]==='i'||!outsOf(m)[k])it.lines.push(shapeOf(n));
@@ -155,7 +174,7 @@ function nodeSvg(m,it,out){var x=it.x-it.w/2,y=it.y-it.h/2,k;
       out.push('<g transform="translate('+(x+INSET)+','+(y+HEAD)+')">');
       drawInto(it.sub,out);out.push('</g></g>');return;}
     out.push('<rect class="box" x="'+x+'" y="'+y+'" width="'+it.w+'" height="'+it.h+
-      '" rx="6" fill="#fff7bc"/><text class="tw" x="'+(x+5)+'" y="'+(y+PAD/2+12)+'">+</text>');
+      '" rx="6" fill="'+diffFill(c)+'"/><text class="tw" x="'+(x+5)+'" y="'+(y+PAD/2+12)+'">+</text>');
     for(k=0;k<it.lines.length;k++)out.push('<text x="'+(x+PAD+16)+'" y="'+(y+PAD/2+12+k*LH)+'">'+
       esc(it.lines[k])+'</text>');
     out.push('</g>');return;}
@@ -165,6 +184,7 @@ function nodeSvg(m,it,out){var x=it.x-it.w/2,y=it.y-it.h/2,k;
     (it.t==='o'?' id="'+esc(name)+'"':'')+'><title>'+esc(it.t==='c'?name+' (a copy: the edge is long)':
     it.t==='i'?name+' (made outside '+M[m][0]+')':name)+'</title>');
   var fill=it.t==='x'?'#9ecae1':it.t==='i'?'#f7fbff':it.t==='c'?'#ffffff':g[6];
+  if(D&&it.t==='o'&&D.n[g[1]])fill=D.n[g[1]][0]==='+'?'#a1d99b':'#fdae6b';
   out.push('<rect x="'+x+'" y="'+y+'" width="'+it.w+'" height="'+it.h+'" rx="'+
     (it.t==='i'?it.h/2:3)+'" fill="'+fill+'"/>');
   for(k=0;k<it.lines.length;k++)out.push('<text x="'+it.x+'" y="'+(y+PAD/2+12+k*LH)+
@@ -274,13 +294,17 @@ function showMod(c){dn.textContent=M[c][0];links.textContent='';lit();
   dt.textContent=(M[c][1]||'container (never called itself)')+'\n'+M[c][3]+' own op'+(M[c][3]==1?'':'s')+', '+
     M[c][4]+' in all, '+kids[c].length+' submodule call'+(kids[c].length==1?'':'s')+
     '\n'+(open[c]?'open: click its title to close':'closed: click to open')+
-    '\nrender module '+M[c][0]+' draws its unflattened graph'+whyCall(c);body.dataset.selected=M[c][0];}
+    '\nrender module '+M[c][0]+' draws its unflattened graph'+whyCall(c)+
+    (D?'\n\ndiff: '+diffLine(c)+(dm[c].rm.length?'\nremoved (in A):\n  '+dm[c].rm.slice(0,50).join('\n  '):''):'');
+  body.dataset.selected=M[c][0];}
 function showNode(m,k){var n=graph(m).n[k];if(!srcs)srcs=data('srcs');links.textContent='';
   if(n[0]==='x'){dn.textContent='output';dt.textContent='what '+(M[m][0]||'the program')+' hands out';return;}
   dn.textContent=n[1];
   var named=n[7]?'\narguments:\n  '+splitArgs(n[7]).join('\n  '):'';
   dt.textContent=(n[2]?n[2]+'\n':'')+(n[3]?'value: '+n[3]+'\n':'')+named.replace(/^\n/,'')+
     (n[0]==='i'?'\n(made outside '+M[m][0]+')':modPath(m))+(srcs[n[5]]||'')+'\n\n'+n[4];
+  var x=D&&n[0]==='o'?D.n[n[1]]:null;
+  if(x)dt.textContent=(x[0]==='+'?'added: not in A\n':'changed ('+x[1]+'); in A:\n'+x[2]+'\n')+'\n'+dt.textContent;
   var ins=inputsOf(n);
   linkList('inputs (click: go to the producer)',ins.map(function(a){return [a,a];}));
   var us=n[8]?n[8].split(' '):[],more=us.length&&us[us.length-1].charAt(0)==='+'?us.pop():'';
@@ -404,6 +428,15 @@ function step(k){var m=+sel.dataset.m,i=+sel.dataset.k,n=graph(m).n[i];
     if(u&&u[8])goTo(u[8].split(' ')[0]);}
   else{var gn=graph(m).n,d=k==='ArrowLeft'?-1:1;
     for(var j=i+d;j>=0&&j<gn.length;j+=d)if(gn[j][0]==='o'&&document.getElementById(gn[j][1])){goTo(gn[j][1]);break;}}}
+/* the diff's summary: what changed, the changed modules as links (outermost first) */
+function diffSummary(){var n=Object.keys(D.n),add=n.filter(function(k){return D.n[k][0]==='+';}).length;
+  dn.textContent='diff: '+D.a.slice(D.a.lastIndexOf('/')+1)+' \u2192 '+D.b.slice(D.b.lastIndexOf('/')+1);
+  dt.textContent='this page draws B; '+add+' nodes added (green), '+(n.length-add)+' changed (orange), '+
+    dm[0].rm.length+' removed (listed in their module\'s panel). Modules: orange changed, green added, '+
+    'grey unchanged (folded); click one to open it.';
+  var ch=[];for(var m=1;m<NM;m++)if(diffLine(m)!=='unchanged'&&(M[m][2]===0||depthOf(m)<=2))ch.push(m);
+  linkList('changed modules (depth 1-2)',ch.slice(0,200).map(function(m){return [M[m][0]+'  '+diffLine(m),'-'+m];}));
+  body.dataset.changed=String(ch.length);}
 /* the labels a person can read on the first screen: text 9 px or taller inside the window */
 function readable(){var r=view.getBoundingClientRect(),n=0;
   svg.querySelectorAll('text').forEach(function(t){var b=t.getBoundingClientRect();
@@ -416,6 +449,7 @@ function measure(){var n=0;svg.querySelectorAll('g.n,g.mod:not(.open)').forEach(
 var depth=+(body.dataset.depth||1);
 for(i=1;i<NM;i++)if(depthOf(i)<depth)open[i]=true;
 render();fit();
+if(D)diffSummary();
 body.dataset.modules=String(NM-1);
 body.dataset.loadms=String(Math.round(performance.now()));
 decodeURIComponent(location.hash.slice(1)).split('&').forEach(function(kv){var i2=kv.indexOf('=');
