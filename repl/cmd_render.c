@@ -30,8 +30,8 @@ static const exdb_unflatten *finished_run(session *s, exdb_unflatten **fresh) {
     return u;
 }
 
-static const char *const views[] = {"flat", "modules", "module", "tree", "frame", NULL};
-enum { V_FLAT, V_MODULES, V_MODULE, V_TREE, V_FRAME };
+static const char *const views[] = {"flat", "modules", "module", "tree", "frame", "run", NULL};
+enum { V_FLAT, V_MODULES, V_MODULE, V_TREE, V_FRAME, V_RUN };
 
 /* A count option's value: 1..max, else -1. */
 static long count_arg(const char *val, long max) {
@@ -99,7 +99,7 @@ static int parse_render_args(session *s, int v, int argc, char **argv, exdb_viz_
 /* "Wrote FILE: ..." with what was drawn (and the JSON answer's file). */
 static void report_render(session *s, int v, const exdb_viz_view *view, const char *out,
                           const exdb_viz_stats *st) {
-    if (v == V_MODULES && exdb_viz_format_of(out) == EXDB_FMT_HTML) {
+    if ((v == V_MODULES || v == V_RUN) && exdb_viz_format_of(out) == EXDB_FMT_HTML) {
         /* the module view you open and close: laid out by the page */
         fprintf(s->out,
                 "Wrote %s: %u module calls, %u nodes, %u edges; opens at depth %d, the page lays "
@@ -137,7 +137,7 @@ static int cmd_render(session *s, int argc, char **argv) {
     if (v < 0)
         return -1;
     static const exdb_view_kind kinds[] = {EXDB_VIEW_FLAT, EXDB_VIEW_MODULES, EXDB_VIEW_MODULE,
-                                           EXDB_VIEW_TREE, EXDB_VIEW_FRAME};
+                                           EXDB_VIEW_TREE, EXDB_VIEW_FRAME, EXDB_VIEW_RUN};
     exdb_viz_view view = {.kind = kinds[v]};
     exdb_viz_settings set = s->render;
     const char *out = NULL;
@@ -150,7 +150,7 @@ static int cmd_render(session *s, int argc, char **argv) {
                            "module FQN -o FILE");
     exdb_viz_source src = {.prog = s->prog};
     exdb_unflatten *fresh = NULL;
-    if (v == V_MODULE || v == V_TREE) {
+    if (v == V_MODULE || v == V_TREE || v == V_RUN) {
         if (!(src.done = finished_run(s, &fresh)))
             return -1;
     } else if (v == V_FRAME) {
@@ -201,6 +201,9 @@ const command render_commands[] = {
      "                                the frame's graph and its node_map edges; after\n"
      "                                outlining, the module the event (SINK, DEDUP, DISPATCH)\n"
      "                                works on, the node it changed red\n"
+     "render run -o FILE.html         the outliner replayed in the module view: a timeline\n"
+     "                                of every event (step, scrub, next SINK/DEDUP/DISPATCH),\n"
+     "                                the frame stack, the node or module it changed\n"
      "render diff [FILE]              the loaded program's diff with FILE (help diff)\n"
      "module and tree use a complete unflatten run; when the session's run is not at\n"
      "the end a separate one is made, and the stepping position does not move.\n"

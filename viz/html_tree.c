@@ -31,7 +31,8 @@
 #include "viz/view.h"
 
 int vz_write_tree_html(FILE *f, const exdb_program *p, int open_depth, const char *title,
-                       const struct exdb_program_diff *diff, vz_tree_stats *st, exdb_error *err) {
+                       const struct exdb_program_diff *diff, const struct exdb_unflatten *run,
+                       vz_tree_stats *st, exdb_error *err) {
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta name=\"generator\" content=\"exdb\">\n<title>",
           f);
@@ -56,7 +57,8 @@ int vz_write_tree_html(FILE *f, const exdb_program *p, int open_depth, const cha
           "node name to search (/); keys: n next match, f fit, e expand all, c collapse all, "
           "arrows walk from a selected node.</pre><div id=\"dlinks\"></div></div></div>\n",
           f);
-    if (vz_write_tree_data(f, p, st, err) < 0 || (diff && vz_write_diff_data(f, diff, err) < 0))
+    if (vz_write_tree_data(f, p, st, err) < 0 || (diff && vz_write_diff_data(f, diff, err) < 0) ||
+        (run && vz_write_run_data(f, run, err) < 0))
         return -1;
     fprintf(f, "<script>\n%s</script>\n</body>\n</html>\n", vz_asset_modpage_js);
     return ferror(f) ? exdb_errorf(err, "render: could not write the page") : 0;

@@ -284,7 +284,7 @@ static const char *view_hint(const exdb_viz_view *view) {
 /* The HTML page's title: "exdb: module layer1.0 - resnet18.json". */
 static const char *page_title(const exdb_viz_source *src, const exdb_viz_view *view, char *buf,
                               size_t size) {
-    static const char *const names[] = {"flat", "modules", "module", "tree", "frame", "diff"};
+    static const char *const names[] = {"flat", "modules", "module", "tree", "frame", "diff", "run"};
     const char *path = src->prog && src->prog->path ? src->prog->path : "program";
     const char *slash = strrchr(path, '/');
     snprintf(buf, size, "exdb: %s%s%s - %s", names[view->kind],
@@ -410,7 +410,8 @@ static int render_tree_page(const exdb_viz_source *src, const exdb_viz_view *vie
         return exdb_errorf(err, "%s: out of memory", path);
     const exdb_program *p = view->kind == EXDB_VIEW_DIFF ? src->diff->b : src->prog;
     int rc = vz_write_tree_html(m, p, view->depth, page_title(src, view, title, sizeof title),
-                                view->kind == EXDB_VIEW_DIFF ? src->diff : NULL, &ts, err);
+                                view->kind == EXDB_VIEW_DIFF ? src->diff : NULL,
+                                view->kind == EXDB_VIEW_RUN ? src->done : NULL, &ts, err);
     if (fclose(m) != 0 && rc == 0)
         rc = exdb_errorf(err, "%s: out of memory making the page", path);
     st->build_s = now() - t0;
@@ -440,8 +441,12 @@ int exdb_viz_render(const exdb_viz_source *src, const exdb_viz_view *view,
     if (exdb_out_check(path, 1, err) < 0) /* before the work: a FIFO, /dev/null... */
         return -1;
 
+    if (view->kind == EXDB_VIEW_RUN && (fmt != EXDB_FMT_HTML || !src || !src->done))
+        return exdb_errorf(err, "%s: render run writes only .html (the outliner replayed in the "
+                                "module view)", path);
     if (fmt == EXDB_FMT_HTML &&
-        (view->kind == EXDB_VIEW_MODULES || (view->kind == EXDB_VIEW_DIFF && src && src->diff))) {
+        (view->kind == EXDB_VIEW_MODULES || view->kind == EXDB_VIEW_RUN ||
+         (view->kind == EXDB_VIEW_DIFF && src && src->diff))) {
         if (!src || !src->prog)
             return exdb_errorf(err, "render: no program loaded");
         return render_tree_page(src, view, path, st, err);

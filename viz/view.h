@@ -139,6 +139,7 @@ typedef struct vz_tree_stats {
 #include "viz/frame.h"
 #include "viz/hide.h"
 #include "viz/modules.h"
+#include "viz/run_data.h"
 #include "viz/html.h"
 #include "viz/html_tree.h"
 #include "viz/tree.h"

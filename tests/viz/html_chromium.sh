@@ -245,6 +245,20 @@ check_viewer() {
 check_tree "example modules" "$out/mods.html" encoder encoder.layers addmm_3 \
     encoder,encoder.layers,encoder.layers.0,encoder.layers.0.attn,encoder.layers.0.attn.v
 check_viewer "example modules" "$out/mods.html" relu addmm_4
+# render run -o F.html: the outliner replayed; event 78 copies %relu (its
+# module opened, the node selected, the frame stack shown); next DEDUP
+# goes to the call it redirected
+"$exdb" -batch -q "$ex" -ex "render run -o $out/run.html" >"$out/log" 2>&1 || { bad "render run failed"; cat "$out/log"; }
+d=$(dom "$out/run.html" "event=78")
+if [ "$(body_attr "$d" eventkind)" = COPY ] && [ "$(body_attr "$d" selected)" = relu ] &&
+    printf '%s' "$d" | grep -q 'frame stack: #0 encoder.layers.0.act #1 encoder.layers.0' &&
+    [ -z "$(body_attr "$d" errors)" ]; then ok; else
+    bad "render run: event 78 (selected: $(body_attr "$d" selected); errors: $(body_attr "$d" errors))"
+fi
+d=$(dom "$out/run.html" "nextkind=DEDUP")
+if [ "$(body_attr "$d" eventkind)" = DEDUP ] && [ "$(body_attr "$d" selected)" = "encoder.layers.0.act@1" ]; then ok; else
+    bad "render run: next DEDUP (event $(body_attr "$d" event), selected: $(body_attr "$d" selected))"
+fi
 d=$(dom "$out/mods2.html" "")
 if [ "$(body_attr "$d" open)" = "embed,encoder,head" ] && [ -z "$(body_attr "$d" errors)" ]; then
     ok

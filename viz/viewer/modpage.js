@@ -419,6 +419,7 @@ document.addEventListener('keydown',function(e){if(e.target===q||e.ctrlKey||e.me
   if(k==='/'){q.focus();q.select();}else if(k==='n')next();else if(k==='f')fit();
   else if(k==='+'||k==='=')zoom(1/1.5);else if(k==='-')zoom(1.5);
   else if(k==='e')expandAll();else if(k==='c')collapseAll();
+  else if(R&&k==='.')showEvent(Math.min(evAt+1,R.length-1));else if(R&&k===',')showEvent(Math.max(evAt-1,0));
   else if(k==='Escape'){mark(null);lit();clearMarks();}
   else if(sel&&sel.classList.contains('n')&&/^Arrow/.test(k))step(k);else done=false;
   if(done)e.preventDefault();});
@@ -428,6 +429,37 @@ function step(k){var m=+sel.dataset.m,i=+sel.dataset.k,n=graph(m).n[i];
     if(u&&u[8])goTo(u[8].split(' ')[0]);}
   else{var gn=graph(m).n,d=k==='ArrowLeft'?-1:1;
     for(var j=i+d;j>=0&&j<gn.length;j+=d)if(gn[j][0]==='o'&&document.getElementById(gn[j][1])){goTo(gn[j][1]);break;}}}
+/* render run -o F.html: the outliner's events (run_data.c) on a timeline:
+ * [kind, the event as step prints it, explain's summary, flat node, module].
+ * A step shows the event, the frame stack after it (ENTER pushes, EXIT pops)
+ * and goes to the node it copied or the module it worked on. */
+var R=document.getElementById('run')?data('run'):null,evAt=-1,stacks=[];
+function setupRun(){var tl=document.createElement('div');tl.id='timeline';
+  tl.innerHTML='<button id="rprev" title="previous event (,)">\u25c0</button>'+
+    '<input id="rpos" type="range" min="0" max="'+(R.length-1)+'" value="0" aria-label="event">'+
+    '<button id="rnext" title="next event (.)">\u25b6</button>'+
+    ['SINK','DEDUP','DISPATCH'].map(function(k){
+      return '<button class="rk" data-k="'+k+'">next '+k+'</button>';}).join('')+
+    '<span id="rtext"></span><div id="rstack"></div>';
+  document.getElementById('bar').insertAdjacentElement('afterend',tl);
+  var up=null;R.forEach(function(e,i){if(e[0]==='ENTER')up={f:e[4],up:up};else if(e[0]==='EXIT'&&up)up=up.up;
+    stacks[i]=up;});
+  document.getElementById('rpos').addEventListener('input',function(){showEvent(+this.value);});
+  document.getElementById('rprev').onclick=function(){showEvent(Math.max(evAt-1,0));};
+  document.getElementById('rnext').onclick=function(){showEvent(Math.min(evAt+1,R.length-1));};
+  tl.querySelectorAll('.rk').forEach(function(b){b.onclick=function(){nextKind(b.dataset.k);};});
+  showEvent(0);}
+function nextKind(k){for(var i=evAt+1;i<R.length;i++)if(R[i][0]===k){showEvent(i);return;}
+  st.textContent='no '+k+' event after event '+(evAt+1);}
+function showEvent(k){var e=R[k];evAt=k;document.getElementById('rpos').value=k;
+  if(e[3]&&owner(e[3])!==undefined)goTo(e[3]);
+  else if(e[4]&&byFqn[e[4]]!==undefined&&byFqn[e[4]]>0)goTo('-'+byFqn[e[4]]);
+  document.getElementById('rtext').textContent='['+(k+1)+'/'+R.length+'] '+e[1]+e[2];
+  var fr=[];for(var s2=stacks[k];s2;s2=s2.up)fr.push(s2.f||'<root>');
+  document.getElementById('rstack').textContent='frame stack: '+(fr.length?fr.map(function(f,i){
+    return '#'+i+' '+f;}).join('  '):'(empty)');
+  dt.textContent='event '+(k+1)+': '+e[1]+e[2]+'\n\n'+dt.textContent;
+  body.dataset.event=String(k+1);body.dataset.eventkind=e[0];}
 /* the diff's summary: what changed, the changed modules as links (outermost first) */
 function diffSummary(){var n=Object.keys(D.n),add=n.filter(function(k){return D.n[k][0]==='+';}).length;
   dn.textContent='diff: '+D.a.slice(D.a.lastIndexOf('/')+1)+' \u2192 '+D.b.slice(D.b.lastIndexOf('/')+1);
@@ -450,6 +482,7 @@ var depth=+(body.dataset.depth||1);
 for(i=1;i<NM;i++)if(depthOf(i)<depth)open[i]=true;
 render();fit();
 if(D)diffSummary();
+if(R)setupRun();
 body.dataset.modules=String(NM-1);
 body.dataset.loadms=String(Math.round(performance.now()));
 decodeURIComponent(location.hash.slice(1)).split('&').forEach(function(kv){var i2=kv.indexOf('=');
@@ -466,6 +499,8 @@ decodeURIComponent(location.hash.slice(1)).split('&').forEach(function(kv){var i
     else body.dataset.errors=(body.dataset.errors||'')+'no link '+v+';';}
   if(k==='key')document.dispatchEvent(new KeyboardEvent('keydown',{key:v,bubbles:true}));
   if(k==='expand')expandAll();
+  if(k==='event'&&R)showEvent(Math.max(0,Math.min(R.length-1,+v-1)));
+  if(k==='nextkind'&&R)nextKind(v);
   if(k==='state')document.getElementById('state').click();});
 readable();
 body.dataset.viewbox=vb.map(function(x){return Math.round(x);}).join(' ');
