@@ -251,7 +251,7 @@ check_viewer "example modules" "$out/mods.html" relu addmm_4
 "$exdb" -batch -q "$ex" -ex "render run -o $out/run.html" >"$out/log" 2>&1 || { bad "render run failed"; cat "$out/log"; }
 d=$(dom "$out/run.html" "event=78")
 if [ "$(body_attr "$d" eventkind)" = COPY ] && [ "$(body_attr "$d" selected)" = relu ] &&
-    printf '%s' "$d" | grep -q 'frame stack: #0 encoder.layers.0.act #1 encoder.layers.0' &&
+    printf '%s' "$d" | grep -Eq 'frame stack: #0 encoder.layers.0.act +#1 encoder.layers.0' &&
     [ -z "$(body_attr "$d" errors)" ]; then ok; else
     bad "render run: event 78 (selected: $(body_attr "$d" selected); errors: $(body_attr "$d" errors))"
 fi
