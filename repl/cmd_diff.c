@@ -577,6 +577,12 @@ int cmd_diff_render(session *s, int argc, char **argv) {
             view.force = 1;
         } else if (strcmp(a, "--no-dup") == 0) {
             view.no_dup = 1;
+        } else if (strcmp(a, "--hide") == 0) { /* as render flat's */
+            if (!val || val[0] == '-' || exdb_viz_parse_hide(val, &view.hide, &err) < 0)
+                return cmd_fail(s, "render: %s", val && val[0] != '-' ? err.msg
+                                                 : "--hide needs a list: params,buffers,constants,"
+                                                   "getitems,dead");
+            i++;
         } else if (a[0] != '-' && !file) {
             file = a;
         } else {

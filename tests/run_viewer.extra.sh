@@ -68,5 +68,18 @@ if grep -q 'SINK made it from placeholder b_const' "$out/sink13.dot" &&
     grep -q '1 placeholder became get_attr' "$out/sink13.dot"; then ok; else
     bad "render frame at SINK <root> does not mark the get_attr it made"
 fi
+# render diff --hide: the same list as render flat, on both programs
+real=${REAL_PT2:-$(cd "$root/.." && pwd)/shared/real_pt2}
+a=$real/TheCBaH__pytorch.models.pt2__resnet18__model.json b=$real/TheCBaH__pytorch.models.pt2__resnet18@209890a1__model.json
+if [ -f "$a" ] && [ -f "$b" ]; then
+    "$exdb" -batch -q "$b" -ex "render diff $a --hide state,getitems,dead -o $out/dh.dot" \
+        -ex "render diff $a -o $out/d.dot" >"$out/log" 2>&1
+    if grep -q 'hidden: 62 parameters, 60 buffers, 21 getitems' "$out/dh.dot" &&
+        ! grep -Eq '^[[:space:]]*p_conv1_weight[[:space:]]*\[' "$out/dh.dot" &&
+        grep -Eq '^[[:space:]]*p_conv1_weight[[:space:]]*\[' "$out/d.dot" &&
+        [ "$(grep -c -- '->' "$out/dh.dot")" -ge 60 ]; then ok; else
+        bad "render diff --hide: $(cat "$out/log")"
+    fi
+fi
 echo "viewer: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
