@@ -202,8 +202,10 @@ static int draw_later_phase(vz_graph *vg, const exdb_unflatten *u, exdb_error *e
     }
     if (mk.nsink > 0) {
         vz_put_nl(&b);
-        exdb_buf_printf(&b, "SINK: %u placeholder%s became get_attr (bold); %u stayed input%s (orange: "
-                        "the tooltip says why)", sunk, sunk == 1 ? "" : "s", kept, kept == 1 ? "" : "s");
+        exdb_buf_printf(&b,
+                        "SINK: %u placeholder%s became get_attr (bold); %u stayed input%s "
+                        "(orange: the tooltip says why)",
+                        sunk, sunk == 1 ? "" : "s", kept, kept == 1 ? "" : "s");
     }
     vg->title = vz_str(vg, &b);
     exdb_buf_free(&b);

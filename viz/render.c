@@ -284,7 +284,8 @@ static const char *view_hint(const exdb_viz_view *view) {
 /* The HTML page's title: "exdb: module layer1.0 - resnet18.json". */
 static const char *page_title(const exdb_viz_source *src, const exdb_viz_view *view, char *buf,
                               size_t size) {
-    static const char *const names[] = {"flat", "modules", "module", "tree", "frame", "diff", "run"};
+    static const char *const names[] = {"flat",  "modules", "module", "tree",
+                                        "frame", "diff",    "run"};
     const char *path = src->prog && src->prog->path ? src->prog->path : "program";
     const char *slash = strrchr(path, '/');
     snprintf(buf, size, "exdb: %s%s%s - %s", names[view->kind],
