@@ -40,7 +40,11 @@ SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 # folders' headers (scripts/check_layers.sh, run before the library is built).
 LAYERS   := base format fx export unflatten
 CORE_SRC := $(sort $(foreach l,$(LAYERS),$(wildcard core/$(l)/*.c)))
-VIZ_SRC  := $(sort $(wildcard viz/*.c))
+# The viewer's JavaScript and CSS (viz/viewer/) are compiled in as strings
+# (scripts/embed.sh writes build/gen/viz_assets.c; viz/assets.h declares them).
+VIZ_ASSETS := $(sort $(wildcard viz/viewer/*.js viz/viewer/*.css))
+VIZ_GEN  := build/gen/viz_assets.c
+VIZ_SRC  := $(sort $(wildcard viz/*.c)) $(VIZ_GEN)
 REPL_SRC := $(sort $(wildcard repl/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 CORE_HDR := $(sort $(foreach l,$(LAYERS),$(wildcard core/$(l)/*.h)))
@@ -67,6 +71,10 @@ deps-test:
 Q := $(if $(V),,@)
 
 # assert() checks invariants (core/fx/graph_check.h, core/unflatten/journal.h) in the sanitizer build only.
+$(VIZ_GEN): scripts/embed.sh $(VIZ_ASSETS)
+	@mkdir -p $(dir $@)
+	$(Q)scripts/embed.sh $(VIZ_ASSETS) >$@.tmp && mv $@.tmp $@
+
 build/rel/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
@@ -195,7 +203,7 @@ install: all
 		install -m 644 $$h $(DESTDIR)$(PREFIX)/include/exdb/$$h || exit 1; done
 
 format:
-	clang-format -i $(CORE_SRC) $(VIZ_SRC) $(REPL_SRC) $(UNIT_SRC) $(CORE_HDR) $(wildcard viz/*.h repl/*.h)
+	clang-format -i $(CORE_SRC) $(filter-out $(VIZ_GEN),$(VIZ_SRC)) $(REPL_SRC) $(UNIT_SRC) $(CORE_HDR) $(wildcard viz/*.h repl/*.h)
 
 clean:
 	rm -rf build exdb core/libexdb.a

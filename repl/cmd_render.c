@@ -89,6 +89,7 @@ static const cmd_opt *const flat_opts[] = {RENDER_COMMON, &opt_by_module, &opt_h
 static const cmd_opt *const modules_opts[] = {RENDER_COMMON, &opt_depth, NULL};
 static const cmd_opt *const common_opts[] = {RENDER_COMMON, NULL};
 static const cmd_opt *const frame_opts[] = {RENDER_COMMON, &opt_window, NULL};
+static const cmd_opt *const diff_opts[] = {RENDER_COMMON, &opt_hide, NULL};
 
 static int render_common(session *s, const cmd_parsed *p, const cmd_opt *const *opts,
                          exdb_viz_view *view, exdb_viz_settings *set, const char **out) {
@@ -112,7 +113,8 @@ static int render_common(session *s, const cmd_parsed *p, const cmd_opt *const *
 /* "Wrote FILE: ..." with what was drawn (and the JSON answer's file). */
 static void report_render(session *s, const char *name, const exdb_viz_view *view, const char *out,
                           const exdb_viz_stats *st) {
-    if (view->kind == EXDB_VIEW_MODULES && exdb_viz_format_of(out) == EXDB_FMT_HTML) {
+    if ((view->kind == EXDB_VIEW_MODULES || view->kind == EXDB_VIEW_RUN) &&
+        exdb_viz_format_of(out) == EXDB_FMT_HTML) {
         /* the module view you open and close: laid out by the page */
         fprintf(s->out,
                 "Wrote %s: %u module calls, %u nodes, %u edges; opens at depth %d, the page lays "
@@ -137,6 +139,8 @@ static void report_render(session *s, const char *name, const exdb_viz_view *vie
         }
         fputs(".\n", s->out);
     }
+    if (st->note[0])
+        fprintf(s->out, "%s\n", st->note);
     if (s->json)
         cmd_json_add(s, "file", ja_render_file(out, name, st));
 }
@@ -153,11 +157,13 @@ static const subcommand render_subs[] = {
     {"module", render_view, -1, 0, common_opts, CMPL_MODULE},
     {"tree", render_view, -1, 0, common_opts},
     {"frame", render_view, -1, 0, frame_opts},
-    {"diff", render_view, -1, 0, common_opts, CMPL_FILE},
+    {"run", render_view, -1, 0, common_opts},
+    {"diff", render_view, -1, 0, diff_opts, CMPL_FILE},
     {NULL},
 };
-static const exdb_view_kind render_kinds[] = {EXDB_VIEW_FLAT, EXDB_VIEW_MODULES, EXDB_VIEW_MODULE,
-                                              EXDB_VIEW_TREE, EXDB_VIEW_FRAME,   EXDB_VIEW_DIFF};
+static const exdb_view_kind render_kinds[] = {EXDB_VIEW_FLAT,  EXDB_VIEW_MODULES, EXDB_VIEW_MODULE,
+                                              EXDB_VIEW_TREE,  EXDB_VIEW_FRAME,   EXDB_VIEW_RUN,
+                                              EXDB_VIEW_DIFF};
 
 static int render_view(session *s, const char *word, int argc, char **argv) {
     const subcommand *sub = render_subs;
@@ -174,13 +180,13 @@ static int render_view(session *s, const char *word, int argc, char **argv) {
     if (p.nrest > takes_arg)
         return cmd_fail(s, "render: unknown option \"%s\" for %s.  Try \"help render\".",
                         p.rest[takes_arg], word);
-    if (view.kind == EXDB_VIEW_DIFF)
-        return cmd_diff_render(s, p.nrest ? p.rest[0] : NULL, out, &view, &set);
-    view.by_module = cmd_opt_val(&p, sub->opts, &opt_by_module) != NULL;
     const char *hide = cmd_opt_val(&p, sub->opts, &opt_hide);
     exdb_error err = {0};
     if (hide && exdb_viz_parse_hide(hide, &view.hide, &err) < 0)
         return cmd_fail(s, "render: %s", err.msg);
+    if (view.kind == EXDB_VIEW_DIFF)
+        return cmd_diff_render(s, p.nrest ? p.rest[0] : NULL, out, &view, &set);
+    view.by_module = cmd_opt_val(&p, sub->opts, &opt_by_module) != NULL;
     view.depth = (int)cmd_opt_num(&p, sub->opts, &opt_depth);
     view.window = (int)cmd_opt_num(&p, sub->opts, &opt_window);
     view.fqn = view.kind == EXDB_VIEW_MODULE && p.nrest ? p.rest[0] : NULL;
@@ -191,7 +197,7 @@ static int render_view(session *s, const char *word, int argc, char **argv) {
                            "module FQN -o FILE");
     exdb_viz_source src = {.prog = s->prog};
     exdb_unflatten *fresh = NULL;
-    if (view.kind == EXDB_VIEW_MODULE || view.kind == EXDB_VIEW_TREE) {
+    if (view.kind == EXDB_VIEW_MODULE || view.kind == EXDB_VIEW_TREE || view.kind == EXDB_VIEW_RUN) {
         if (!(src.done = finished_run(s, &fresh)))
             return -1;
     } else if (view.kind == EXDB_VIEW_FRAME) {
@@ -216,7 +222,7 @@ static int cmd_render(session *s, int argc, char **argv) {
 
 const command render_commands[] = {
     {"render", 1, -1, CMD_NEEDS_PROGRAM,
-     "render flat|modules|module FQN|tree|frame|diff [FILE] [OPTIONS] -o "
+     "render flat|modules|module FQN|tree|frame|run|diff [FILE] [OPTIONS] -o "
      "FILE.{dot,svg,png,pdf,html}",
      "Draw the program or the unflattener with Graphviz.",
      "render flat [--by-module] [--hide LIST]\n"
@@ -246,6 +252,9 @@ const command render_commands[] = {
      "                                the frame's graph and its node_map edges; after\n"
      "                                outlining, the module the event (SINK, DEDUP, DISPATCH)\n"
      "                                works on, the node it changed red\n"
+     "render run -o FILE.html         the outliner replayed in the module view: a timeline\n"
+     "                                of every event (step, scrub, next SINK/DEDUP/DISPATCH),\n"
+     "                                the frame stack, the node or module it changed\n"
      "render diff [FILE]              the loaded program's diff with FILE (help diff)\n"
      "module and tree use a complete unflatten run; when the session's run is not at\n"
      "the end a separate one is made, and the stepping position does not move.\n"

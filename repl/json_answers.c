@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/export/describe.h"
 #include "core/export/program.h"
 #include "core/fx/print.h"
 #include "core/export/save.h"
@@ -265,6 +266,12 @@ cJSON *ja_node(const exdb_program *p, const exdb_node *n) {
     cJSON *args = cJSON_AddArrayToObject(o, "args"); /* args is always a tuple */
     for (uint32_t i = 0; args && i < n->args.n; i++)
         cJSON_AddItemToArray(args, ja_arg(&n->args.u.items[i]));
+    const char *const *an = exdb_arg_names_of(n);
+    if (an) {
+        cJSON *names = cJSON_AddArrayToObject(o, "arg_names"); /* the schema's, per arg */
+        for (uint32_t i = 0; names && i < n->args.n; i++)
+            cJSON_AddItemToArray(names, cJSON_CreateString(an[i]));
+    }
     cJSON *kwargs = cJSON_AddObjectToObject(o, "kwargs"); /* always a dict */
     for (uint32_t i = 0; kwargs && i < n->kwargs.n; i++)
         cJSON_AddItemToObject(kwargs, n->kwargs.keys[i], ja_arg(&n->kwargs.u.items[i]));

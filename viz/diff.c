@@ -2,7 +2,9 @@
  * graph with A's removed nodes drawn beside it, coloured by the program
  * diff (core/export/diff.h): added green, removed red (dashed), changed
  * orange, renamed nodes saying their old name. Edges are B's, plus each
- * removed node's inputs and users through the match. */
+ * removed node's inputs and users through the match. --hide leaves out
+ * what it does in the flat view, on both sides (a hidden getitem's users
+ * read its producer). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,7 @@
 #include "viz/view.h"
 #include "viz/diff.h"
 #include "viz/flat.h"
+#include "viz/hide.h"
 
 #define ADDED_FILL   "#a1d99b"
 #define REMOVED_FILL "#fc9272"
@@ -26,6 +29,8 @@ typedef struct diff_view {
     uint8_t *state; /* B node id -> 1 added, 2 changed */
     const exdb_node *cur;
     int cur_removed; /* cur is a removed node of A */
+    uint8_t *hid_a, *hid_b; /* --hide: node id -> VZ_HIDDEN_*, NULL when nothing is */
+    uint32_t nhidden[VZ_HIDDEN_KINDS];
     exdb_buf tmp;
 } diff_view;
 
@@ -73,6 +78,12 @@ static uint32_t add_node(diff_view *c, const exdb_node *n, const char *name, con
 /* The view node of an input of cur: its own (a removed A node's input
  * through the match when it has one). */
 static uint32_t input_view(diff_view *c, const exdb_node *u) {
+    /* a getitem --hide getitems leaves out: its users read its producer */
+    const uint8_t *hid = c->cur_removed ? c->hid_a : c->hid_b;
+    long long index;
+    for (const exdb_node *s; hid && hid[u->id] == VZ_HIDDEN_GETITEM &&
+                             (s = vz_getitem_source(u, &index));)
+        u = s;
     if (!c->cur_removed)
         return c->vb[u->id];
     const exdb_node *m = c->d->a_to_b[u->id];
@@ -127,6 +138,10 @@ static int build(diff_view *c) {
         c->va[a->id] = VZ_NONE;
     for (const exdb_node *b = gb->head; b; b = b->next) {
         uint8_t st = c->state[b->id];
+        if (c->hid_b && c->hid_b[b->id]) {
+            c->vb[b->id] = VZ_NONE;
+            continue;
+        }
         const char *line = st == 1 ? "added" : pairs[b->id] ? pair_line(c, pairs[b->id]) : NULL;
         c->vb[b->id] = add_node(c, b, b->name,
                                 st == 1   ? ADDED_FILL
@@ -136,6 +151,8 @@ static int build(diff_view *c) {
     }
     for (uint32_t i = 0; i < d->nremoved; i++) {
         const exdb_node *a = d->removed[i];
+        if (c->hid_a && c->hid_a[a->id])
+            continue;
         exdb_buf_reset(&c->tmp);
         exdb_buf_printf(&c->tmp, "removed:%s", a->name);
         const char *base = vz_str(c->vg, &c->tmp); /* vz_unique_name keeps base as it is */
@@ -144,12 +161,16 @@ static int build(diff_view *c) {
     }
     free(pairs);
     for (const exdb_node *b = gb->head; b; b = b->next) {
+        if (c->vb[b->id] == VZ_NONE)
+            continue;
         c->cur = b;
         c->cur_removed = 0;
         exdb_node_foreach_input((exdb_node *)b, link, c);
     }
     for (uint32_t i = 0; i < d->nremoved; i++) {
         c->cur = d->removed[i];
+        if (c->va[c->cur->id] == VZ_NONE)
+            continue;
         c->cur_removed = 1;
         exdb_node_foreach_input((exdb_node *)c->cur, link, c);
         link_removed_users(c, c->cur);
@@ -163,11 +184,23 @@ int vz_view_diff(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
     if (!d)
         return exdb_errorf(err, "render: no diff to draw (run \"diff FILE\" first)");
     diff_view c = {.vg = vg, .d = d};
+    exdb_arena ar;
+    exdb_arena_init(&ar);
+    exdb_strmap in_a, in_b;
+    exdb_strmap_init(&in_a, &ar);
+    exdb_strmap_init(&in_b, &ar);
+    int hide_oom = 0;
+    if (view->hide) {
+        uint32_t counts_a[VZ_HIDDEN_KINDS];
+        hide_oom = vz_index_inputs(&in_a, d->a) < 0 || vz_index_inputs(&in_b, d->b) < 0 ||
+                   !(c.hid_a = vz_hidden_nodes(d->a, &in_a, view->hide, counts_a)) ||
+                   !(c.hid_b = vz_hidden_nodes(d->b, &in_b, view->hide, c.nhidden));
+    }
     c.vb = malloc(((size_t)d->b->graph->next_id + 1) * sizeof *c.vb);
     c.va = malloc(((size_t)d->a->graph->next_id + 1) * sizeof *c.va);
     c.state = calloc((size_t)d->b->graph->next_id + 1, 1);
     exdb_buf_init(&c.tmp);
-    int rc = c.vb && c.va && c.state &&
+    int rc = !hide_oom && c.vb && c.va && c.state &&
                      vz_reserve(vg, d->b->graph->count + d->nremoved, d->b->graph->count * 2) == 0
                  ? build(&c)
                  : -1;
@@ -177,6 +210,7 @@ int vz_view_diff(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
         exdb_buf_printf(&t, "diff %s -> %s: %u node%s added, %u removed, %u changed, %u renamed",
                         d->a->path ? d->a->path : "A", d->b->path ? d->b->path : "B", d->nadded,
                         d->nadded == 1 ? "" : "s", d->nremoved, d->nchanged, d->nrenamed);
+        vz_hidden_title(&t, c.nhidden);
         vz_set_title(vg, exdb_buf_str(&t));
         rc = t.oom ? -1 : 0;
         exdb_buf_free(&t);
@@ -186,7 +220,9 @@ int vz_view_diff(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
     free(c.vb);
     free(c.va);
     free(c.state);
-    (void)view;
+    free(c.hid_a);
+    free(c.hid_b);
+    exdb_arena_destroy(&ar);
     if (rc < 0 || vg->oom)
         return exdb_errorf(err, "render: out of memory");
     return 0;

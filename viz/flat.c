@@ -8,6 +8,7 @@
 
 #include "core/export/program.h"
 #include "core/fx/print.h"
+#include "core/export/describe.h"
 #include "viz/view.h"
 #include "viz/flat.h"
 #include "viz/hide.h"
@@ -201,6 +202,7 @@ static void fx_tooltip(exdb_buf *b, const exdb_node *n, exdb_buf *tmp) {
     exdb_buf out;
     exdb_buf_init(&out);
     exdb_format_node(&out, n);
+    exdb_print_arg_names(&out, n, "\nnamed: ");
     put_value(&out, n, tmp);
     const exdb_meta *m = n->meta;
     int header = 0;

@@ -22,6 +22,9 @@
 #include "viz/frame.h"
 #include "viz/umodule.h"
 #include "core/unflatten/describe.h"
+#include "core/unflatten/unodemap.h"
+#include "core/unflatten/explain.h"
+#include "core/unflatten/sink.h"
 
 #define DEFAULT_WINDOW    12
 #define FILL_DONE         "#c7e9c0"
@@ -178,7 +181,13 @@ static int draw_later_phase(vz_graph *vg, const exdb_unflatten *u, exdb_error *e
     const exdb_node *mark;
     const char *fqn = phase_module(u, ev, &mark);
     const char *event_title = vg->title;
-    if (vz_view_umodule(vg, u, fqn, mark, err) < 0)
+    vz_umark mk = {.node = mark};
+    if (ev->kind == EXDB_EV_SINK) {
+        mk.nsink = exdb_explain_sink(u, ev, &mk.sink);
+        if (mk.nsink < 0)
+            mk.nsink = 0;
+    }
+    if (vz_view_umodule(vg, u, fqn, &mk, err) < 0)
         return -1;
     exdb_buf b;
     exdb_buf_init(&b);
@@ -188,6 +197,18 @@ static int draw_later_phase(vz_graph *vg, const exdb_unflatten *u, exdb_error *e
     if (mark) {
         vz_put_nl(&b);
         vz_put_text(&b, "red: the node the event changed", 0, 0);
+    }
+    uint32_t kept = 0, sunk = 0;
+    for (int32_t i = 0; i < mk.nsink; i++) {
+        kept += mk.sink[i].outcome == EXDB_SINK_KEPT;
+        sunk += mk.sink[i].outcome == EXDB_SINK_GET_ATTR;
+    }
+    if (mk.nsink > 0) {
+        vz_put_nl(&b);
+        exdb_buf_printf(&b,
+                        "SINK: %u placeholder%s became get_attr (bold); %u stayed input%s "
+                        "(orange: the tooltip says why)",
+                        sunk, sunk == 1 ? "" : "s", kept, kept == 1 ? "" : "s");
     }
     vg->title = vz_str(vg, &b);
     exdb_buf_free(&b);

@@ -4,10 +4,17 @@
 
 #include "viz/view.h"
 
+struct exdb_program_diff;
+struct exdb_unflatten;
+
 /* The whole page: the module tree collapsed below depth open_depth (>= 1;
  * 1: only the root open), modules opening in place on a click, search
- * opening the path to a match (html_tree.c). */
+ * opening the path to a match (html_tree.c). With diff (p is its B), the
+ * page colours what changed from A (render diff -o FILE.html); with run (a
+ * finished unflatten run of p) it replays the run's events on a timeline
+ * (render run -o FILE.html). */
 int vz_write_tree_html(FILE *f, const exdb_program *p, int open_depth, const char *title,
+                       const struct exdb_program_diff *diff, const struct exdb_unflatten *run,
                        vz_tree_stats *st, exdb_error *err);
 
 #endif

@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -23,10 +24,43 @@
 
 /* What the child sends before the bytes. */
 typedef struct child_head {
-    int32_t rc; /* 0 rendered, 1 layout failed, 2 render failed */
+    int32_t rc; /* 0 rendered, 1 layout failed, 2 render failed, 3 bitmap too large */
     double layout_s;
     uint64_t len;
+    double w, h; /* rc 3: the bitmap's size in pixels */
 } child_head;
+
+/* A bitmap cairo can make: sides up to 32,767 px (Graphviz's cairo plugin
+ * otherwise prints "(null): graph is too large for cairo-renderer bitmaps"
+ * and scales it down), and at most VZ_MAX_PIXELS pixels (4 bytes each). */
+#define VZ_MAX_SIDE 32767.0
+#define VZ_MAX_PIXELS 250e6
+
+/* After the layout: whether the picture, rendered as `as`, is a bitmap
+ * too large to make; *w and *h its size in pixels (at the graph's dpi,
+ * else Graphviz's 96). */
+static int too_large(Agraph_t *g, const char *as, double *w, double *h) {
+    *w = *h = 0;
+    if (strcmp(as, "png") != 0)
+        return 0;
+    double llx, lly, urx, ury;
+    const char *bb = agget(g, "bb");
+    if (!bb || sscanf(bb, "%lf%*[ ,]%lf%*[ ,]%lf%*[ ,]%lf", &llx, &lly, &urx, &ury) != 4)
+        return 0;
+    const char *dpis = agget(g, "dpi");
+    double dpi = dpis && atof(dpis) > 0 ? atof(dpis) : 96.0;
+    *w = (urx - llx) * dpi / 72.0;
+    *h = (ury - lly) * dpi / 72.0;
+    return *w > VZ_MAX_SIDE || *h > VZ_MAX_SIDE || *w * *h > VZ_MAX_PIXELS;
+}
+
+static int too_large_error(const char *path, double w, double h, exdb_error *err) {
+    return exdb_errorf(err,
+                       "%s: the picture would be %.0f x %.0f px, too large for a bitmap (at most "
+                       "%.0f px a side and %.0f million pixels): write .svg or .pdf, or draw less "
+                       "(render modules, --hide state,dead)",
+                       path, w, h, VZ_MAX_SIDE, VZ_MAX_PIXELS / 1e6);
+}
 
 static double now(void) {
     struct timespec ts;
@@ -37,7 +71,7 @@ static double now(void) {
 /* In the child: lay out, render, send, and leave without running exit
  * handlers (stdio buffers and LeakSanitizer belong to the parent). */
 static void child_main(int fd, GVC_t *gvc, Agraph_t *g, const char *engine, const char *as) {
-    child_head h = {0, 0, 0};
+    child_head h = {0, 0, 0, 0, 0};
     char *data = NULL;
     unsigned int len = 0;
     double t = now();
@@ -45,7 +79,9 @@ static void child_main(int fd, GVC_t *gvc, Agraph_t *g, const char *engine, cons
         h.rc = 1;
     } else {
         h.layout_s = now() - t;
-        if (gvRenderData(gvc, g, as, &data, &len) != 0 || !data)
+        if (too_large(g, as, &h.w, &h.h))
+            h.rc = 3;
+        else if (gvRenderData(gvc, g, as, &data, &len) != 0 || !data)
             h.rc = 2;
         h.len = h.rc == 0 ? len : 0;
     }
@@ -97,6 +133,11 @@ static int in_process(GVC_t *gvc, Agraph_t *g, const char *engine, const char *a
     if (gvLayout(gvc, g, engine) != 0)
         return exdb_errorf(err, "%s: Graphviz could not lay out the graph (%s)", path, engine);
     out->layout_s = now() - t;
+    double w, h;
+    if (too_large(g, as, &w, &h)) {
+        gvFreeLayout(gvc, g);
+        return too_large_error(path, w, h, err);
+    }
     char *data = NULL;
     unsigned int len = 0;
     int rc = gvRenderData(gvc, g, as, &data, &len) == 0 && data ? 0 : -1;
@@ -160,6 +201,8 @@ int vz_layout_render(GVC_t *gvc, Agraph_t *g, const char *engine, const char *as
             return exdb_errorf(err, "%s: out of memory", path);
         if (h.rc == 1)
             return exdb_errorf(err, "%s: Graphviz could not lay out the graph (%s)", path, engine);
+        if (h.rc == 3)
+            return too_large_error(path, h.w, h.h, err);
         return exdb_errorf(err, "%s: Graphviz could not render the graph as %s", path, as);
     }
     while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/base/outfile.h"
+#include "core/export/diff.h"
 #include "core/export/snapshot.h"
 #include "viz/layoutproc.h"
 #include "viz/view.h"
@@ -293,7 +294,8 @@ static const char *view_hint(const exdb_viz_view *view) {
 /* The HTML page's title: "exdb: module layer1.0 - resnet18.json". */
 static const char *page_title(const exdb_viz_source *src, const exdb_viz_view *view, char *buf,
                               size_t size) {
-    static const char *const names[] = {"flat", "modules", "module", "tree", "frame", "diff"};
+    static const char *const names[] = {"flat",  "modules", "module", "tree",
+                                        "frame", "diff",    "run"};
     const char *path = src->prog && src->prog->path ? src->prog->path : "program";
     const char *slash = strrchr(path, '/');
     snprintf(buf, size, "exdb: %s%s%s - %s", names[view->kind],
@@ -360,15 +362,32 @@ static int render_image(Agraph_t *g, exdb_viz_format fmt, const char *engine,
 
 /* The view graph built for fmt: copies of hub nodes only for dot (sfdp
  * has no trouble with hubs and copies would only double its work), and
- * image formats refused above the render limit. *sfdp: the layout. */
+ * image formats refused above the render limit. *sfdp: the layout;
+ * *fallback: the view drawn (view, or view clustered by module). */
 static int build_for(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *view,
-                     const exdb_viz_settings *set, exdb_viz_format fmt, const char *path, int *sfdp,
-                     exdb_viz_stats *st, exdb_error *err) {
+                     exdb_viz_view *fallback, const exdb_viz_settings *set, exdb_viz_format fmt,
+                     const char *path, int *sfdp, exdb_viz_stats *st, exdb_error *err) {
     *sfdp = 0;
     if (vz_init(vg) < 0)
         return exdb_errorf(err, "render: out of memory");
     if (build(vg, src, view, set, 0, st, err) < 0)
         return -1;
+    /* a flat view too big for dot is drawn as the module view (modules
+     * cut at depth 2: efficientnet_v2_l's 2,569 nodes become 15), never
+     * silently as an sfdp snake; the note says so and names the options */
+    if (fmt != EXDB_FMT_DOT && view->kind == EXDB_VIEW_FLAT && !view->by_module &&
+        set->layout == EXDB_VIZ_LAYOUT_AUTO && st->real_nodes > AUTO_DOT_MAX) {
+        snprintf(st->note, sizeof st->note,
+                 "note: %u nodes are too many to draw flat: drew the module view (render modules "
+                 "--depth 2) instead; --layout sfdp draws them flat, --hide state,dead fewer, "
+                 "render modules -o FILE.html opens every module in the browser",
+                 st->real_nodes);
+        *fallback = (exdb_viz_view){.kind = EXDB_VIEW_MODULES, .depth = 2, .no_dup = view->no_dup};
+        view = fallback;
+        vz_free(vg);
+        if (vz_init(vg) < 0 || build(vg, src, view, set, 0, st, err) < 0)
+            return -1;
+    }
     /* engine_for sees the node count before copies here, so a graph laid
      * out by sfdp gets none */
     if (fmt != EXDB_FMT_DOT && strcmp(engine_for(set, st->real_nodes), "sfdp") == 0 &&
@@ -388,7 +407,8 @@ static int build_for(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_vi
 
 /* `render modules -o FILE.html`: the module view you open and close
  * (html_tree.c), laid out by the page itself, so no Graphviz and no render
- * limit. Made in memory, written as every render is. */
+ * limit; `render diff -o FILE.html` the same page of the other program,
+ * coloured by the diff. Made in memory, written as every render is. */
 static int render_tree_page(const exdb_viz_source *src, const exdb_viz_view *view, const char *path,
                             exdb_viz_stats *st, exdb_error *err) {
     char *page = NULL;
@@ -399,8 +419,10 @@ static int render_tree_page(const exdb_viz_source *src, const exdb_viz_view *vie
     FILE *m = open_memstream(&page, &len);
     if (!m)
         return exdb_errorf(err, "%s: out of memory", path);
-    int rc = vz_write_tree_html(m, src->prog, view->depth,
-                                page_title(src, view, title, sizeof title), &ts, err);
+    const exdb_program *p = view->kind == EXDB_VIEW_DIFF ? src->diff->b : src->prog;
+    int rc = vz_write_tree_html(m, p, view->depth, page_title(src, view, title, sizeof title),
+                                view->kind == EXDB_VIEW_DIFF ? src->diff : NULL,
+                                view->kind == EXDB_VIEW_RUN ? src->done : NULL, &ts, err);
     if (fclose(m) != 0 && rc == 0)
         rc = exdb_errorf(err, "%s: out of memory making the page", path);
     st->build_s = now() - t0;
@@ -430,7 +452,12 @@ int exdb_viz_render(const exdb_viz_source *src, const exdb_viz_view *view,
     if (exdb_out_check(path, 1, err) < 0) /* before the work: a FIFO, /dev/null... */
         return -1;
 
-    if (fmt == EXDB_FMT_HTML && view->kind == EXDB_VIEW_MODULES) {
+    if (view->kind == EXDB_VIEW_RUN && (fmt != EXDB_FMT_HTML || !src || !src->done))
+        return exdb_errorf(err, "%s: render run writes only .html (the outliner replayed in the "
+                                "module view)", path);
+    if (fmt == EXDB_FMT_HTML &&
+        (view->kind == EXDB_VIEW_MODULES || view->kind == EXDB_VIEW_RUN ||
+         (view->kind == EXDB_VIEW_DIFF && src && src->diff))) {
         if (!src || !src->prog)
             return exdb_errorf(err, "render: no program loaded");
         return render_tree_page(src, view, path, st, err);
@@ -441,7 +468,9 @@ int exdb_viz_render(const exdb_viz_source *src, const exdb_viz_view *view,
     rendered r = {0};
     exdb_buf_init(&r.text);
     Agraph_t *g = NULL;
-    int rc = build_for(&vg, src, view, set, fmt, path, &sfdp, st, err);
+    exdb_viz_view fallback = *view;
+    int rc = build_for(&vg, src, view, &fallback, set, fmt, path, &sfdp, st, err);
+    view = &fallback; /* the view drawn: clustered when a flat view was too big */
     if (rc == 0 && fmt != EXDB_FMT_DOT && !(g = vz_emit(&vg, 1, st, err)))
         rc = -1;
     st->build_s = now() - t0;
@@ -451,6 +480,11 @@ int exdb_viz_render(const exdb_viz_source *src, const exdb_viz_view *view,
         st->write_s = now() - t1;
     } else if (rc == 0) {
         st->engine = sfdp ? "sfdp" : engine_for(set, st->nodes);
+        if (set->layout == EXDB_VIZ_LAYOUT_AUTO && strcmp(st->engine, "sfdp") == 0 && !st->note[0])
+            snprintf(st->note, sizeof st->note,
+                     "note: %u nodes: laid out by sfdp, not dot (dot would take minutes)%s; "
+                     "--layout dot insists",
+                     st->nodes, st->clusters ? ", which does not keep clusters together" : "");
         rc = render_image(g, fmt, st->engine, set, src, view, path, st, &r, err);
     }
     vz_close(g);

@@ -27,6 +27,7 @@ typedef enum {
     EXDB_VIEW_TREE,   /* the unflattened module hierarchy */
     EXDB_VIEW_FRAME,  /* the outliner's state at the current event */
     EXDB_VIEW_DIFF,   /* two programs: exdb_viz_source.diff (viz/diff.c) */
+    EXDB_VIEW_RUN,    /* the outliner replayed, .html only: exdb_viz_source.done (run_data.c) */
 } exdb_view_kind;
 
 typedef enum { EXDB_VIZ_LAYOUT_AUTO, EXDB_VIZ_LAYOUT_DOT, EXDB_VIZ_LAYOUT_SFDP } exdb_viz_layout;
@@ -85,6 +86,7 @@ typedef struct exdb_viz_stats {
     uint32_t groups;                 /* invisible grouping subgraphs (see emit.c) */
     const char *engine;              /* layout engine used, NULL for DOT output */
     double build_s, layout_s, write_s;
+    char note[320]; /* a line for the user when the view drawn is not the one asked for */
 } exdb_viz_stats;
 
 struct exdb_unflatten;

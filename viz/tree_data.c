@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/export/describe.h"
 #include "core/export/program.h"
 #include "core/format/schema.h"
 #include "core/fx/print.h"
@@ -31,6 +32,9 @@
 #include "viz/tree_data.h"
 
 enum { GN_OP, GN_CHILD, GN_IN, GN_OUT };
+
+/* The users a node's panel lists (a mask or a shared input has thousands). */
+#define VZ_TREE_USERS 64
 
 typedef struct tmod {
     const char *fqn;  /* "layers.3.attn@1"; "" for the root */
@@ -304,9 +308,12 @@ static const char *fill_of(tree_ctx *c, const exdb_node *n) {
     return f ? f : "#ffffff";
 }
 
-/* ["o", name, "target", "value", "node text", source index, fill, kind]:
- * an FX node (own, or an input with kind "i"). The source (the stack
- * trace's user and innermost lines) is shared through a string table. */
+/* ["o", name, "target", "value", "node text", source index, fill, "named
+ * args", "users"]: an FX node (own, or an input with kind "i"); named args
+ * as print node's `named:` line ("input=%x, stride=[2, 2]"; "" when the
+ * file names none), users their names, space-separated (an own node's
+ * first VZ_TREE_USERS, then "+N"; none for an input). The source (the
+ * stack trace's user and innermost lines) is shared through a string table. */
 static void put_fx(tree_ctx *c, exdb_buf *b, const exdb_node *n, const char *kind,
                    exdb_strmap *srcs, uint32_t *nsrcs, exdb_buf *srcbuf) {
     exdb_buf_printf(b, "[\"%s\",", kind);
@@ -352,7 +359,19 @@ static void put_fx(tree_ctx *c, exdb_buf *b, const exdb_node *n, const char *kin
         }
         src = slot ? (uint32_t)(uintptr_t)*slot : 0;
     }
-    exdb_buf_printf(b, ",%u,\"%s\"]", src, fill_of(c, n));
+    exdb_buf_printf(b, ",%u,\"%s\",", src, fill_of(c, n));
+    exdb_buf_reset(&c->tmp);
+    exdb_print_arg_names(&c->tmp, n, "");
+    json_str(b, exdb_buf_str(&c->tmp));
+    exdb_buf_putc(b, ',');
+    exdb_buf_reset(&c->tmp);
+    /* an input's users are listed where it is made (its own node) */
+    for (uint32_t i = 0; kind[0] == 'o' && i < n->nusers && i < VZ_TREE_USERS; i++)
+        exdb_buf_printf(&c->tmp, "%s%s", i ? " " : "", n->users[i]->name);
+    if (kind[0] == 'o' && n->nusers > VZ_TREE_USERS)
+        exdb_buf_printf(&c->tmp, " +%u", n->nusers - VZ_TREE_USERS);
+    json_str(b, exdb_buf_str(&c->tmp));
+    exdb_buf_putc(b, ']');
 }
 
 /* The graph of module m as {"n":[...],"e":[...]} in one <script>. */
@@ -422,9 +441,13 @@ static uint32_t *group(uint32_t nmods, uint32_t n, const void *items, size_t siz
 }
 
 /* The module list: [fqn, class, parent, own ops, ops in all, "own node
- * names" (for search)] per module, the root first. */
+ * names", "their targets"] per module, the root first: names and short
+ * targets ("aten.convolution"; "-" for none) space-separated, in the same
+ * order, for search. */
 static void put_mods(tree_ctx *c, FILE *f, exdb_buf *b, const uint32_t *nfirst,
                      const uint32_t *norder) {
+    exdb_buf tg;
+    exdb_buf_init(&tg);
     fputs("<script type=\"application/json\" id=\"mods\">[", f);
     for (uint32_t m = 0; m < c->nmods; m++) {
         const tmod *t = &c->mods[m];
@@ -443,10 +466,25 @@ static void put_mods(tree_ctx *c, FILE *f, exdb_buf *b, const uint32_t *nfirst,
                 exdb_buf_printf(&c->tmp, "%s%s", c->tmp.len ? " " : "", g->fx->name);
         }
         json_str(b, exdb_buf_str(&c->tmp));
+        exdb_buf_putc(b, ',');
+        exdb_buf_reset(&c->tmp);
+        for (uint32_t i = nfirst[m]; i < nfirst[m + 1]; i++) {
+            const gnode *g = &c->nodes[norder[i]];
+            if (g->kind != GN_OP)
+                continue;
+            exdb_buf_reset(&tg);
+            exdb_viz_short_target(&tg, g->fx);
+            const char *ts = exdb_buf_str(&tg);
+            exdb_buf_printf(&c->tmp, "%s%s", c->tmp.len ? " " : "",
+                            ts[0] && !strchr(ts, ' ') ? ts : "-");
+        }
+        json_str(b, exdb_buf_str(&c->tmp));
         exdb_buf_putc(b, ']');
         put_json(f, b);
     }
     fputs("]</script>\n", f);
+    c->oom |= tg.oom;
+    exdb_buf_free(&tg);
 }
 
 /* The source table: ["", "source:\n  File ...", ...] (index 0: none). */

@@ -14,6 +14,7 @@
 #include "viz/umodule.h"
 #include "core/unflatten/modtree.h"
 #include "core/unflatten/udict.h"
+#include "core/unflatten/sink.h"
 
 /* The attribute a get_attr target names inside m ("layer1.0.conv1.weight"
  * in the root: the prefix is a module path, the last atom the attribute). */
@@ -64,12 +65,47 @@ static const char *child_path(vz_graph *vg, const char *fqn, const char *target)
     return s;
 }
 
+/* At a SINK event: a placeholder it kept as an input drawn orange and
+ * bold, its tooltip saying why; a get_attr it made from a placeholder
+ * drawn bold, its tooltip naming the placeholder. */
+static void sink_mark(vz_graph *vg, const vz_umark *mk, const exdb_node *n, vz_node *v,
+                      exdb_buf *b) {
+    for (int32_t i = 0; i < mk->nsink; i++) {
+        const exdb_sink_rec *x = &mk->sink[i];
+        if (n->op == EXDB_OP_PLACEHOLDER && x->outcome == EXDB_SINK_KEPT &&
+            strcmp(n->name, x->placeholder) == 0) {
+            static const char *const why[] = {
+                "its state is owned by an enclosing module, which passes it in",
+                "its state is owned by a module outside this one",
+                "one tensor under several state names, none inside this module"};
+            exdb_buf_reset(b);
+            exdb_buf_printf(b, "at this SINK (state %s): %s", x->state,
+                            why[x->reason <= EXDB_SINK_SHARED ? x->reason : 0]);
+            v->kind_line = "kept as an input";
+            v->kind_tip = vz_str(vg, b);
+            v->fill = "#fd8d3c";
+            v->style = "filled,bold";
+            return;
+        }
+        if (n->op == EXDB_OP_GET_ATTR && x->outcome == EXDB_SINK_GET_ATTR && x->attr &&
+            n->target && strcmp(n->target, x->attr) == 0) {
+            exdb_buf_reset(b);
+            exdb_buf_printf(b, "%s; SINK made it from placeholder %s",
+                            v->kind_tip ? v->kind_tip : x->state, x->placeholder);
+            v->kind_tip = vz_str(vg, b);
+            v->style = "filled,bold";
+            return;
+        }
+    }
+}
+
 /* Draws one module graph into cluster `cl`. Node names are the FX names,
  * made unique with ~N when a dispatcher draws several call graphs. mark, a
  * node of the graph drawn bold red (the node a later-phase event changed,
  * for the frame view), or NULL. */
 static int draw_graph(vz_graph *vg, exdb_umodule *m, const char *fqn, uint32_t cl,
-                      const exdb_node *mark) {
+                      const vz_umark *mk) {
+    const exdb_node *mark = mk ? mk->node : NULL;
     const exdb_graph *g = m->graph;
     uint32_t *vidx = malloc(((size_t)g->next_id + 1) * sizeof *vidx);
     if (!vidx)
@@ -118,6 +154,8 @@ static int draw_graph(vz_graph *vg, exdb_umodule *m, const char *fqn, uint32_t c
             v.fill = "#fb6a4a";
             v.style = v.shape ? "filled,bold" : "rounded,filled,bold";
         }
+        if (mk && mk->nsink > 0)
+            sink_mark(vg, mk, n, &v, &b);
         vidx[n->id] = vz_add_node(vg, &v);
     }
     vz_link_graph(vg, g, vidx);
@@ -138,7 +176,7 @@ static void call_title(exdb_buf *b, const char *fqn, uint32_t i, uint32_t n) {
 
 /* A dispatcher (InterpreterModuleDispatcher): one cluster per call module,
  * each named and labelled with the call's name. */
-static int draw_dispatcher(vz_graph *vg, exdb_umodule *m, const char *fqn, const exdb_node *mark) {
+static int draw_dispatcher(vz_graph *vg, exdb_umodule *m, const char *fqn, const vz_umark *mk) {
     exdb_buf b, tb;
     exdb_buf_init(&b);
     exdb_buf_init(&tb);
@@ -173,7 +211,7 @@ static int draw_dispatcher(vz_graph *vg, exdb_umodule *m, const char *fqn, const
             exdb_buf_puts(&tb, " draws this call alone");
             vg->clusters[k].tooltip = vz_str(vg, &tb);
         }
-        rc = k == VZ_NONE ? -1 : draw_graph(vg, cm, fqn, k, mark);
+        rc = k == VZ_NONE ? -1 : draw_graph(vg, cm, fqn, k, mk);
     }
     exdb_buf_free(&b);
     exdb_buf_free(&tb);
@@ -183,7 +221,7 @@ static int draw_dispatcher(vz_graph *vg, exdb_umodule *m, const char *fqn, const
 /* One call of a dispatcher, "n@1" (call 2 of n): its graph, titled with
  * the call it is; its call_module nodes name n's children. */
 static int draw_call(vz_graph *vg, const exdb_unflatten *u, const char *fqn, exdb_umodule *call,
-                     const exdb_node *mark, exdb_buf *t) {
+                     const vz_umark *mk, exdb_buf *t) {
     const char *at = strrchr(fqn, '@');
     exdb_buf base;
     exdb_buf_init(&base);
@@ -193,7 +231,7 @@ static int draw_call(vz_graph *vg, const exdb_unflatten *u, const char *fqn, exd
     exdb_buf_printf(t, ", call %u of %u of the dispatcher %s, %u node%s", k + 1,
                     d ? d->ncall_modules : 0, exdb_buf_str(&base), call->graph->count,
                     call->graph->count == 1 ? "" : "s");
-    int rc = draw_graph(vg, call, exdb_buf_str(&base), 0, mark);
+    int rc = draw_graph(vg, call, exdb_buf_str(&base), 0, mk);
     exdb_buf_free(&base);
     return rc;
 }
@@ -223,7 +261,7 @@ static int no_module(const exdb_unflatten *u, const char *fqn, exdb_error *err) 
                        fqn);
 }
 
-int vz_view_umodule(vz_graph *vg, const exdb_unflatten *u, const char *fqn, const exdb_node *mark,
+int vz_view_umodule(vz_graph *vg, const exdb_unflatten *u, const char *fqn, const vz_umark *mk,
                     exdb_error *err) {
     exdb_umodule *m = exdb_unflatten_module(u, fqn);
     exdb_umodule *call = m ? NULL : exdb_unflatten_dispatch_call(u, fqn);
@@ -239,7 +277,7 @@ int vz_view_umodule(vz_graph *vg, const exdb_unflatten *u, const char *fqn, cons
         exdb_buf_printf(&t, " (%s)", (m ? m : call)->type);
     int rc;
     if (call && !m) {
-        rc = draw_call(vg, u, fqn, call, mark, &t);
+        rc = draw_call(vg, u, fqn, call, mk, &t);
     } else if (m->kind == EXDB_UMOD_PLAIN ||
                (m->kind != EXDB_UMOD_DISPATCH && (!m->graph || !m->graph->count))) {
         /* No graph of its own: a plain torch.nn.Module (made by setattr of
@@ -256,10 +294,10 @@ int vz_view_umodule(vz_graph *vg, const exdb_unflatten *u, const char *fqn, cons
         for (uint32_t i = 1; i < m->ncall_modules && i < 4; i++)
             exdb_buf_printf(&t, ", %s@%u", fqn, i);
         exdb_buf_puts(&t, m->ncall_modules > 4 ? ", ...)" : ")");
-        rc = draw_dispatcher(vg, m, fqn, mark);
+        rc = draw_dispatcher(vg, m, fqn, mk);
     } else {
         exdb_buf_printf(&t, ", %u node%s", m->graph->count, m->graph->count == 1 ? "" : "s");
-        rc = draw_graph(vg, m, fqn, 0, mark);
+        rc = draw_graph(vg, m, fqn, 0, mk);
     }
     if (rc == 0)
         vz_set_title(vg, exdb_buf_str(&t));

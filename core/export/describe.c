@@ -198,6 +198,25 @@ static void print_signature_roles(exdb_buf *b, const exdb_program *p, const exdb
     }
 }
 
+const char *const *exdb_arg_names_of(const exdb_node *n) {
+    const exdb_meta *m = n->meta;
+    if (!m || !m->arg_names || !n->args.n || m->narg_names != n->args.n || !n->target ||
+        !m->arg_names_target || strcmp(m->arg_names_target, n->target) != 0)
+        return NULL;
+    return m->arg_names;
+}
+
+void exdb_print_arg_names(exdb_buf *b, const exdb_node *n, const char *lead) {
+    const exdb_meta *m = n->meta;
+    if (!exdb_arg_names_of(n))
+        return;
+    exdb_buf_puts(b, lead);
+    for (uint32_t i = 0; i < n->args.n; i++) {
+        exdb_buf_printf(b, "%s%s=", i ? ", " : "", m->arg_names[i]);
+        exdb_format_arg(b, &n->args.u.items[i]);
+    }
+}
+
 void exdb_print_node_info(exdb_buf *b, const exdb_program *p, const exdb_node *n) {
     exdb_format_node(b, n);
     exdb_buf_printf(b, "\n  op:        %s\n", exdb_op_name((exdb_op)n->op));
@@ -205,6 +224,7 @@ void exdb_print_node_info(exdb_buf *b, const exdb_program *p, const exdb_node *n
     if (n->op != EXDB_OP_PLACEHOLDER && n->op != EXDB_OP_GET_ATTR) {
         exdb_buf_puts(b, "  args:      ");
         exdb_format_arg(b, &n->args);
+        exdb_print_arg_names(b, n, "\n  named:     ");
         exdb_buf_puts(b, "\n  kwargs:    ");
         exdb_format_arg(b, &n->kwargs);
         exdb_buf_putc(b, '\n');

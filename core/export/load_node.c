@@ -395,9 +395,10 @@ static int load_node_args(loader *L, gscope *sc, const exdb_json *ins, const jpa
  * trees built in the program's args arena (see program.h): L->a points there
  * while they are. */
 static int node_args(loader *L, gscope *sc, const exdb_json *ins, const jpath *ip, int sym,
-                     int is_hop, exdb_arg *args, exdb_arg *kwargs) {
+                     int is_hop, exdb_arg *args, exdb_arg *kwargs, exdb_meta *meta) {
     uint8_t *pos = exdb_arena_alloc(L->a, ins->len ? ins->len : 1);
-    if (!pos)
+    const char **names = exdb_arena_calloc(L->a, ins->len ? ins->len : 1, sizeof *names);
+    if (!pos || !names)
         return exdb_load_oom(L);
     uint32_t npos = 0, nkw = 0;
     for (uint32_t i = 0; i < ins->len; i++) {
@@ -413,10 +414,12 @@ static int node_args(loader *L, gscope *sc, const exdb_json *ins, const jpath *i
             return exdb_load_fail(L, &nap, "missing key \"arg\" (expected an Argument)");
         pos[i] = (uint8_t)positional;
         if (positional)
-            npos++;
+            names[npos++] = aname;
         else
             nkw++;
     }
+    meta->arg_names = names;
+    meta->narg_names = npos;
     exdb_arena *own = L->a;
     L->a = L->args;
     int rc = load_node_args(L, sc, ins, ip, pos, npos, nkw, args, kwargs);
@@ -524,8 +527,9 @@ int exdb_load_node(loader *L, gscope *sc, const exdb_json *jn, const jpath *p, i
 
     /* args / kwargs, in serialized order */
     exdb_arg args, kwargs;
-    if (node_args(L, sc, ins, &ip, sym, is_hop, &args, &kwargs) < 0)
+    if (node_args(L, sc, ins, &ip, sym, is_hop, &args, &kwargs, meta) < 0)
         return -1;
+    meta->arg_names_target = pt;
 
     const char *cand = given;
     if (!cand)

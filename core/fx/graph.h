@@ -130,6 +130,13 @@ typedef struct exdb_meta {
     const exdb_kv *extra; /* any other keys, in file order */
     uint32_t nextra;
     const exdb_val *val;
+    /* The schema's names of the node's positional args, in order (the
+     * serialized inputs' "name": "stride"); NULL when the file had none.
+     * They name the args of a node whose target is arg_names_target (a
+     * copy sharing this meta may call something else). */
+    const char *const *arg_names;
+    const char *arg_names_target;
+    uint32_t narg_names;
 } exdb_meta;
 
 /* ---- nodes and graphs */

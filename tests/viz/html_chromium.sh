@@ -203,10 +203,62 @@ check_tree() {
     fi
 }
 
+# check_viewer NAME FILE NODE PRODUCER: the module view's first screen in a
+# 1400x900 window shows labels a person can read (at least 5 texts 9 px or
+# taller inside the view); NODE's panel links its inputs and a click on the
+# first goes to PRODUCER (selected, its edges highlighted: data-lit); the
+# keyboard walks back up (ArrowUp) from NODE to PRODUCER too; expand all
+# opens modules without a script error.
+check_viewer() {
+    name=$1 file=$2 node=$3 producer=$4
+    d=$(timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --no-first-run \
+        --user-data-dir="$out/profile" --virtual-time-budget=3000 --window-size=1400,900 \
+        --dump-dom "file://$file" 2>/dev/null)
+    if [ "$(body_attr "$d" readable)" -ge 5 ] 2>/dev/null && [ -z "$(body_attr "$d" errors)" ]; then
+        ok
+    else
+        bad "$name: the first screen has $(body_attr "$d" readable) readable labels (errors: $(body_attr "$d" errors))"
+    fi
+    d=$(dom "$file" "go=$node&link=0")
+    if [ "$(body_attr "$d" selected)" = "$producer" ] && [ "$(body_attr "$d" lit)" -ge 1 ] 2>/dev/null &&
+        [ -z "$(body_attr "$d" errors)" ]; then
+        ok
+    else
+        bad "$name: the first input link of $node did not go to $producer (selected: $(body_attr "$d" selected); errors: $(body_attr "$d" errors))"
+    fi
+    d=$(dom "$file" "go=$node&key=ArrowUp")
+    if [ "$(body_attr "$d" selected)" = "$producer" ]; then
+        ok
+    else
+        bad "$name: ArrowUp from $node did not go to $producer (selected: $(body_attr "$d" selected))"
+    fi
+    d=$(dom "$file" "expand=1&measure=1")
+    if [ -n "$(body_attr "$d" open)" ] && [ -z "$(body_attr "$d" errors)" ] && [ "$(body_attr "$d" overflow)" = 0 ]; then
+        ok
+    else
+        bad "$name: expand all (open: $(body_attr "$d" open | cut -c1-80); overflow: $(body_attr "$d" overflow); errors: $(body_attr "$d" errors))"
+    fi
+}
+
 "$exdb" -batch -q "$ex" -ex "render modules -o $out/mods.html" -ex "render modules --depth 2 -o $out/mods2.html" \
     >"$out/log" 2>&1 || { bad "example: render modules failed"; cat "$out/log"; }
 check_tree "example modules" "$out/mods.html" encoder encoder.layers addmm_3 \
     encoder,encoder.layers,encoder.layers.0,encoder.layers.0.attn,encoder.layers.0.attn.v
+check_viewer "example modules" "$out/mods.html" relu addmm_4
+# render run -o F.html: the outliner replayed; event 78 copies %relu (its
+# module opened, the node selected, the frame stack shown); next DEDUP
+# goes to the call it redirected
+"$exdb" -batch -q "$ex" -ex "render run -o $out/run.html" >"$out/log" 2>&1 || { bad "render run failed"; cat "$out/log"; }
+d=$(dom "$out/run.html" "event=78")
+if [ "$(body_attr "$d" eventkind)" = COPY ] && [ "$(body_attr "$d" selected)" = relu ] &&
+    printf '%s' "$d" | grep -Eq 'frame stack: #0 encoder.layers.0.act +#1 encoder.layers.0' &&
+    [ -z "$(body_attr "$d" errors)" ]; then ok; else
+    bad "render run: event 78 (selected: $(body_attr "$d" selected); errors: $(body_attr "$d" errors))"
+fi
+d=$(dom "$out/run.html" "nextkind=DEDUP")
+if [ "$(body_attr "$d" eventkind)" = DEDUP ] && [ "$(body_attr "$d" selected)" = "encoder.layers.0.act@1" ]; then ok; else
+    bad "render run: next DEDUP (event $(body_attr "$d" event), selected: $(body_attr "$d" selected))"
+fi
 d=$(dom "$out/mods2.html" "")
 if [ "$(body_attr "$d" open)" = "embed,encoder,head" ] && [ -z "$(body_attr "$d" errors)" ]; then
     ok
@@ -219,6 +271,36 @@ if [ -d "$real" ]; then
         { bad "vit_b_16: render modules failed"; cat "$out/log"; }
     check_tree "vit_b_16 modules" "$out/vit.html" encoder encoder.layers addmm_20 \
         encoder,encoder.layers,encoder.layers.encoder_layer_5,encoder.layers.encoder_layer_5.self_attention
+    check_viewer "vit_b_16 modules" "$out/vit.html" gelu_3 view_82
+    "$exdb" -batch -q "$r18" -ex "render modules -o $out/r18mods.html" >"$out/log" 2>&1 ||
+        { bad "resnet18: render modules failed"; cat "$out/log"; }
+    check_viewer "resnet18 modules" "$out/r18mods.html" relu_2 add
+    # render diff -o F.html: the other program's module view coloured by the
+    # diff, the changed modules listed; a changed node's panel shows A's node
+    "$exdb" -batch -q "$r18" -ex "render diff $real/TheCBaH__pytorch.models.pt2__resnet18@209890a1__model.json -o $out/diff.html" \
+        >"$out/log" 2>&1 || { bad "resnet18: render diff -o .html failed"; cat "$out/log"; }
+    d=$(dom "$out/diff.html" "")
+    if [ "$(body_attr "$d" changed)" -ge 10 ] 2>/dev/null && [ -z "$(body_attr "$d" errors)" ] &&
+        printf '%s' "$d" | grep -q 'fill="#fdd0a2"'; then ok; else
+        bad "resnet18 diff page: no changed modules (changed: $(body_attr "$d" changed); errors: $(body_attr "$d" errors))"
+    fi
+    d=$(dom "$out/diff.html" "go=conv2d&measure=1")
+    if printf '%s' "$d" | grep -A3 '<pre id="dtext">' | grep -q 'changed (target args); in A:' &&
+        [ "$(body_attr "$d" overflow)" = 0 ]; then ok; else
+        bad "resnet18 diff page: conv2d's panel does not show A's node (overflow: $(body_attr "$d" overflow))"
+    fi
+    # the stride of layer2.0.downsample's convolution: a search over the
+    # arguments finds it, and its panel names it
+    d=$(dom "$out/r18mods.html" "go=convolution_7")
+    if printf '%s' "$d" | grep -A12 '<pre id="dtext">' | grep -q 'stride=\[2, 2\]'; then
+        ok
+    else
+        bad "resnet18 modules: convolution_7's panel does not name its stride"
+    fi
+    d=$(dom "$out/r18mods.html" "search=stride=[2, 2]")
+    if [ "$(body_attr "$d" hits)" -ge 3 ] 2>/dev/null; then ok; else
+        bad "resnet18 modules: a search for stride=[2, 2] found $(body_attr "$d" hits) nodes"
+    fi
 fi
 # the 100k-node synthetic program (scripts/gen_synth.py, as make bench makes it)
 synth=$root/build/bench/synth_100k.json
@@ -231,6 +313,7 @@ if [ -n "$synth" ] && [ -s "$synth" ]; then
         { bad "synth_100k: render modules failed"; cat "$out/log"; }
     check_tree "synth_100k modules" "$out/synth.html" layers layers.0 addmm_500 \
         layers,layers.83,layers.83.attn,layers.83.attn.v_proj
+    check_viewer "synth_100k modules" "$out/synth.html" view_1832 getitem_498
 fi
 
 # a screenshot of the page as a user opens it

@@ -1,0 +1,14 @@
+/* assets.h - the viewer's JavaScript and CSS (viz/viewer/), embedded in
+ * the binary as NUL-ended strings by scripts/embed.sh (build/gen/viz_assets.c). */
+#ifndef EXDB_ASSETS_H
+#define EXDB_ASSETS_H
+
+/* The page around one Graphviz SVG (html.c): render flat|tree|frame|module -o F.html. */
+extern const char vz_asset_svgpage_css[];
+extern const char vz_asset_svgpage_js[];
+
+/* The module view you open and close (html_tree.c): render modules -o F.html. */
+extern const char vz_asset_modpage_css[];
+extern const char vz_asset_modpage_js[];
+
+#endif
