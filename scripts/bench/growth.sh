@@ -9,9 +9,11 @@
 # Targets: first prompt < 0.3 s at 100k, < 6x wc -l (< 1 s) at 1M, peak
 # RSS at the prompt <= the file's size, a 1M session < 4 GB; each
 # operation's growth from 100k to 1M beside the node ratio, the row
-# failing ("FAIL") when it is worse than 1.3x linear. The load average at
-# start and end says how busy the machine was (callgrind's instruction
-# counts are the reliable comparison on a busy machine: docs/json-reader.md).
+# failing ("FAIL") when it is worse than 1.3x linear, in wall clock and in
+# CPU seconds (user + system: on a shared machine the wall clock also
+# counts the waiting). The load average at start and end says how busy the
+# machine was (callgrind's instruction counts are the reliable comparison
+# on a busy machine: docs/json-reader.md).
 out=${1:-build/bench}
 rep=${BENCH_GROWTH_REPEAT:-3}
 a=$out/synth_100k.json
@@ -25,19 +27,22 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/exdb-growth-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 echo "growth 100k -> 1M (load average at start: $(cut -d' ' -f1-3 /proc/loadavg))"
 
-# median_of CMD...: the median wall seconds of $rep runs; the largest peak
-# RSS (KB) of them in $tmp/rss
+# median_of CMD...: the median wall seconds of $rep runs; the median CPU
+# seconds (user + system) in $tmp/cpu, the largest peak RSS (KB) in $tmp/rss
 median_of() {
     : >"$tmp/times"
+    : >"$tmp/cpus"
     echo 0 >"$tmp/rss"
     i=0
     while [ $i -lt "$rep" ]; do
-        /usr/bin/time -f "%e %M" -o "$tmp/one" "$@" >/dev/null 2>&1
-        read -r t m <"$tmp/one"
+        /usr/bin/time -f "%e %U %S %M" -o "$tmp/one" "$@" >/dev/null 2>&1
+        read -r t u sy m <"$tmp/one"
         echo "$t" >>"$tmp/times"
+        echo "$u $sy" | awk '{ print $1 + $2 }' >>"$tmp/cpus"
         [ "$m" -gt "$(cat "$tmp/rss")" ] && echo "$m" >"$tmp/rss"
         i=$((i + 1))
     done
+    sort -n "$tmp/cpus" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }' >"$tmp/cpu"
     sort -n "$tmp/times" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
 
@@ -53,11 +58,13 @@ for f in "$a" "$b"; do
     wc=$(median_of wc -l "$f")
     pr=$(median_of ./exdb -q "$f" -batch -ex 'info program')
     prm=$(cat "$tmp/rss")
+    prc=$(cat "$tmp/cpu")
     un=$(median_of ./exdb -q "$f" -batch -ex 'unflatten run')
+    unc=$(cat "$tmp/cpu")
     /usr/bin/time -f "%M" -o "$tmp/one" ./exdb -q "$f" -batch -ex 'unflatten run' -ex 'goto 5' \
         -ex 'print code' -ex "render tree -o $tmp/tree.dot" >/dev/null 2>&1
     sem=$(cat "$tmp/one")
-    eval "nodes_$s=$nodes pr_$s=$pr un_$s=$un"
+    eval "nodes_$s=$nodes pr_$s=$pr un_$s=$un prc_$s=$prc unc_$s=$unc"
     awk -v s="synth_$s" -v n="$nodes" -v b="$bytes" -v wc="$wc" -v pr="$pr" -v prm="$prm" \
         -v un="$un" -v sem="$sem" 'BEGIN {
         ratio = wc > 0 ? pr / wc : 0; rate = pr > 0 ? b / 1e6 / pr : 0
@@ -66,8 +73,11 @@ for f in "$a" "$b"; do
 done
 printf '\n%-22s %9s %9s %8s %10s %10s %6s\n' "growth 100k -> 1M" "100k s" "1M s" growth \
     "node ratio" "limit" ""
-for op in pr un; do
-    name=$([ $op = pr ] && echo "first prompt" || echo "unflatten run")
+for op in pr un prc unc; do
+    case $op in
+    pr) name="first prompt (wall)" ;; un) name="unflatten run (wall)" ;;
+    prc) name="first prompt (CPU)" ;; unc) name="unflatten run (CPU)" ;;
+    esac
     eval "t1=\$${op}_100k t2=\$${op}_1M"
     awk -v name="$name" -v t1="$t1" -v t2="$t2" -v n1="$nodes_100k" -v n2="$nodes_1M" 'BEGIN {
         g = t1 > 0 ? t2 / t1 : 0; r = n2 / n1; lim = 1.3 * r
