@@ -314,5 +314,7 @@ const exdb_json *exdb_load_table_entry(loader *L, const exdb_json *e, exdb_json 
     if (e->type != EXDB_JRAW)
         return e;
     exdb_arena_reset(&L->node_dom);
-    return exdb_json_parse_raw(e, &L->node_dom, L->fname, parsed, L->err) < 0 ? NULL : parsed;
+    return exdb_json_parse_raw(e, L->prog->buf, &L->node_dom, L->fname, parsed, L->err) < 0
+               ? NULL
+               : parsed;
 }

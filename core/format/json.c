@@ -11,6 +11,8 @@
  * say "line L, column C" (characters, as editors count) and what was found. */
 #include "core/format/json.h"
 
+#include "core/format/json_skim.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +43,16 @@ typedef struct {
     const char *const *lazy_last;
     int stk_arena; /* the scratch stack starts in a, not malloc (see push) */
     int stk_heap;  /* ps->stk is malloc'd (free it) */
+    /* Lazy elements are only delimited (skip_lazy), not checked, while
+     * the text before them is one line of ASCII: [start, ascii_upto) is
+     * known to be; ascii_lost once it is not (then they are checked). */
+    const char *ascii_upto;
+    int ascii_lost;
+    /* exdb_json_parse_raw: characters on the line before ps->start (the
+     * raw element's column in the whole text), and a failure that is
+     * memory running out rather than the text */
+    size_t col_base;
+    int oom;
 } parser;
 
 /* Describes what sits at the read position for "found ..." in messages:
@@ -70,7 +82,7 @@ static void describe_here(const parser *ps, char *out, size_t cap) {
  * 1-based; the column counts characters, not UTF-8 bytes, as editors do).
  * With found != 0 the message says what sits there instead. */
 static int fail_at(parser *ps, const char *what, int found) {
-    size_t line = ps->line, col = 1 + ps->col_adjust;
+    size_t line = ps->line, col = 1 + ps->col_adjust + ps->col_base;
     for (const char *q = ps->line_start; q < ps->p && q < ps->end; q++)
         if (((unsigned char)*q & 0xC0) != 0x80)
             col++;
@@ -141,8 +153,10 @@ static exdb_json *push(parser *ps) {
             if (n)
                 ps->stk_heap = 1;
         }
-        if (!n)
+        if (!n) {
+            ps->oom = 1;
             return NULL;
+        }
         ps->stk = n;
         ps->cap = ncap;
     }
@@ -547,8 +561,10 @@ static int close_container(parser *ps, size_t slot_idx, size_t base) {
     exdb_json *kids = NULL;
     if (n) {
         kids = exdb_arena_alloc(ps->a, n * sizeof *kids);
-        if (!kids)
+        if (!kids) {
+            ps->oom = 1;
             return fail(ps, "out of memory");
+        }
         memcpy(kids, ps->stk + base, n * sizeof *kids);
     }
     ps->top = base;
@@ -567,6 +583,7 @@ enum {
 static int parse_at(parser *ps, size_t idx);
 static int parse_member(parser *ps, size_t idx, const char *key);
 static int skip_value(parser *ps);
+static int skip_lazy(parser *ps);
 
 /* The array or object at ps->p ('[' or '{') into slot idx: one walk for
  * parsing, lazy elements and checking, so all three find the same errors
@@ -609,7 +626,7 @@ static inline __attribute__((always_inline)) int parse_container(parser *ps, siz
                 size_t kid = ps->top - 1;
                 if (mode == ELEMS_RAW) {
                     char *start = ps->p;
-                    if (skip_value(ps) < 0)
+                    if (skip_lazy(ps) < 0)
                         return -1;
                     ps->stk[kid].type = EXDB_JRAW;
                     ps->stk[kid].u.str = start;
@@ -652,6 +669,28 @@ static int skip_value(parser *ps) {
         return 0;
     exdb_json num;
     return parse_number(ps, &num);
+}
+
+/* A lazy element at ps->p, which exdb_json_parse_raw parses later: only
+ * delimited (exdb_json_skim) when it is an array or object and the text
+ * up to it is one line of ASCII, so that a syntax error parse_raw finds in
+ * it has its line (1) and column (its offset) without counting over the
+ * strings parsed in place before it; checked by skip_value otherwise. */
+static int skip_lazy(parser *ps) {
+    char *s = ps->p;
+    if (!ps->ascii_lost && ps->line == 1 && s < ps->end && (*s == '{' || *s == '[')) {
+        if (!exdb_json_skim_ascii(ps->ascii_upto, s)) {
+            ps->ascii_lost = 1;
+        } else {
+            const char *e = exdb_json_skim(s, ps->end, EXDB_JSON_MAX_DEPTH - ps->depth);
+            ps->ascii_upto = e ? e : s;
+            if (e) {
+                ps->p = (char *)e;
+                return 0;
+            }
+        }
+    }
+    return skip_value(ps);
 }
 
 /* The array or object at ps->p with its elements (member values) checked
@@ -736,7 +775,8 @@ int exdb_json_parse_lazy(char *buf, size_t len, exdb_arena *a, const char *fname
                  .err = err,
                  .lazy = prefix,
                  .nlazy = prefix ? nprefix : 0,
-                 .lazy_last = last};
+                 .lazy_last = last,
+                 .ascii_upto = buf};
     buf[len] = '\0'; /* the sentinel skip_ws relies on */
     *out = NULL;
     int rc = -1;
@@ -766,33 +806,37 @@ done:
     return rc;
 }
 
-int exdb_json_parse_raw(const exdb_json *raw, exdb_arena *a, const char *fname, exdb_json *out,
-                        exdb_error *err) {
+int exdb_json_parse_raw(const exdb_json *raw, const char *text, exdb_arena *a, const char *fname,
+                        exdb_json *out, exdb_error *err) {
     if (!raw || raw->type != EXDB_JRAW) {
         if (raw)
             *out = *raw;
         return raw ? 0 : exdb_errorf(err, "%s: no value", fname);
     }
     /* The text lies inside the buffer exdb_json_parse_lazy was given (a
-     * char buffer it may modify); it was checked then, so only memory can
-     * run out here. */
+     * char buffer it may modify). Checked then, only memory can run out
+     * here; only delimited, it sits on the text's first line, all ASCII
+     * before it (skip_lazy), so its column is its offset. */
     char *p = (char *)raw->u.str;
     parser ps = {.p = p,
                  .start = p,
                  .end = p + raw->len,
                  .line = 1,
                  .line_start = p,
+                 .col_base = text && text <= p ? (size_t)(p - text) : 0,
                  .a = a,
                  .fname = fname,
                  .err = err,
                  .stk_arena = 1};
-    int rc = push(&ps) && parse_at(&ps, 0) == 0 ? 0 : -1;
+    int rc = 0;
+    if (!push(&ps))
+        rc = exdb_errorf(err, "%s: out of memory", fname);
+    else if (parse_at(&ps, 0) < 0)
+        rc = ps.oom ? exdb_errorf(err, "%s: out of memory", fname) : -1;
     if (rc == 0) {
         const char *key = raw->key;
         *out = ps.stk[0];
         out->key = key;
-    } else {
-        exdb_errorf(err, "%s: out of memory", fname);
     }
     if (ps.stk_heap)
         free(ps.stk);

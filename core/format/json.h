@@ -32,10 +32,13 @@ int exdb_json_parse(char *buf, size_t len, exdb_arena *a, const char *fname, exd
 /* exdb_json_parse, except that the members reached by the keys prefix[0..
  * nprefix) from the root and then one of the keys in last (NULL-ended),
  * e.g. {"graph_module", "graph"} then {"nodes", "tensor_values", NULL},
- * have their elements (array elements, object member values) checked, so
- * every syntax error is still found in file order, but left as EXDB_JRAW
- * texts for exdb_json_parse_raw to parse one at a time into an arena that
- * can be reset in between. A program's nodes and tensor metadata are most
+ * have their elements (array elements, object member values) left as
+ * EXDB_JRAW texts for exdb_json_parse_raw to parse one at a time into an
+ * arena that can be reset in between. The elements are delimited in one
+ * fast pass (json_skim.h) and checked when parsed, so a syntax error in
+ * one is found by exdb_json_parse_raw; where that could not give its line
+ * and column exactly (the text has more than one line, or bytes above
+ * 0x7F), they are checked here, in file order. A program's nodes and tensor metadata are most
  * of its JSON and most of its DOM: this way that DOM never exists all at
  * once. */
 int exdb_json_parse_lazy(char *buf, size_t len, exdb_arena *a, const char *fname,
@@ -43,9 +46,13 @@ int exdb_json_parse_lazy(char *buf, size_t len, exdb_arena *a, const char *fname
                          exdb_json **out, exdb_error *err);
 /* Parses a lazy element into *out (kids from a; the element's bytes in the
  * buffer are modified as exdb_json_parse modifies them, so once only). A
- * value that is not EXDB_JRAW is copied as it is. -1 only when memory runs
- * out. */
-int exdb_json_parse_raw(const exdb_json *raw, exdb_arena *a, const char *fname, exdb_json *out,
-                        exdb_error *err);
+ * value that is not EXDB_JRAW is copied as it is. text is the buffer
+ * exdb_json_parse_lazy parsed (the element's column in messages counts
+ * from it). An element exdb_json_parse_lazy only delimited (one on the
+ * text's first line with ASCII before it: json_skim.h) is checked here,
+ * so -1 is a syntax error in it (its one-line message, line and column as
+ * exdb_json_parse gives them), or memory running out. */
+int exdb_json_parse_raw(const exdb_json *raw, const char *text, exdb_arena *a, const char *fname,
+                        exdb_json *out, exdb_error *err);
 
 #endif

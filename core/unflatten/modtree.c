@@ -288,35 +288,23 @@ static int modlist_add(modlist *l, exdb_umodule *m) {
     return 0;
 }
 
-/* _is_call_name(key, item): re.match(re.escape(item) + r"(@\d+)?$", key),
- * with `$` also matching before a final newline. \d is ASCII here (Python
- * also takes other Unicode decimal digits), as in names.c's name regex. */
-static int is_call_name(const char *key, const char *item, size_t len) {
-    if (strncmp(key, item, len) != 0)
-        return 0;
-    const char *s = key + len;
-    if (*s == '@' && s[1] >= '0' && s[1] <= '9')
-        for (s++; *s >= '0' && *s <= '9'; s++)
-            ;
-    return !*s || (s[0] == '\n' && !s[1]);
+static int add_variant(void *ctx, void *val) {
+    return modlist_add(ctx, val) < 0 ? -1 : 0;
 }
 
 /* The modules of tm's _modules whose key is a call name of item (item,
  * item@1, item@7, ...: every key, in dict order, since dead-code
  * elimination leaves gaps in the call numbers). A dict that never held a
- * key with '@' or '\n' can only match item itself, so only the dicts that
- * did are scanned (upstream scans every dict: quadratic under a ModuleList
- * of thousands). */
+ * key with '@' or '\n' can only match item itself; the others are looked
+ * up in the dict's call index (upstream scans every dict: quadratic under
+ * a ModuleList of thousands). */
 static int add_call_variants(modlist *next, exdb_umodule *tm, const char *item, size_t len) {
     const exdb_udict *d = tm->children;
     if (!d->nodd) {
         exdb_umodule *sub = exdb_udict_get(d, item);
         return sub ? modlist_add(next, sub) : 0;
     }
-    for (uint32_t i = 0; i < d->n; i++)
-        if (d->vals[i] && is_call_name(d->keys[i], item, len) && modlist_add(next, d->vals[i]) < 0)
-            return -1;
-    return 0;
+    return exdb_udict_each_call(d, item, len, add_variant, next);
 }
 
 /* _assign_attr(from_obj, root, target, attr_kind, persistent): the value is

@@ -17,7 +17,95 @@
 int exdb_udict_init(exdb_urun *r, exdb_udict *d) {
     memset(d, 0, sizeof *d);
     exdb_strmap_init(&d->index, &r->arena);
+    exdb_strmap_init(&d->calls, &r->arena);
     return 0;
+}
+
+/* ---- call names (an indexed dict's d->calls)
+ *
+ * A key holding '@' or '\n' can be a call name of up to two items other
+ * than itself: "a@1\n" of "a@1" and "a", "a@1" of "a", "a\n" of "a". Each
+ * such item maps to the ascending slots of those keys (popped slots stay
+ * listed and are skipped: a key set again gets a new, higher slot). */
+
+typedef struct {
+    uint32_t n, cap;
+    uint32_t *slot;
+} udict_calls;
+
+/* The length of k[0..n) without a final "@DIGITS", n when it has none. */
+static size_t call_base_len(const char *k, size_t n) {
+    size_t j = n;
+    while (j > 0 && k[j - 1] >= '0' && k[j - 1] <= '9')
+        j--;
+    return j < n && j > 0 && k[j - 1] == '@' ? j - 1 : n;
+}
+
+/* Adds slot i under item k[0..len). */
+static int calls_add(exdb_udict *d, const char *k, size_t len, uint32_t i) {
+    exdb_arena *a = d->calls.a;
+    char tmp[256];
+    void **v = NULL;
+    if (len < sizeof tmp) {
+        memcpy(tmp, k, len);
+        tmp[len] = '\0';
+        v = exdb_strmap_find(&d->calls, tmp);
+    }
+    if (!v) {
+        char *item = exdb_arena_strndup(a, k, len);
+        if (!item || !(v = exdb_strmap_put(&d->calls, item, NULL)))
+            return -1;
+    }
+    udict_calls *c = *v;
+    if (!c) {
+        if (!(c = exdb_arena_calloc(a, 1, sizeof *c)))
+            return -1;
+        EXDB_WILL_WRITE(a, *v);
+        *v = c;
+    }
+    if (c->n == c->cap) {
+        uint32_t ncap = c->cap ? c->cap * 2 : 2;
+        uint32_t *ns = exdb_arena_alloc(a, ncap * sizeof *ns);
+        if (!ns)
+            return -1;
+        if (c->n)
+            memcpy(ns, c->slot, c->n * sizeof *ns);
+        exdb_arena_will_write(a, c, sizeof *c);
+        c->slot = ns;
+        c->cap = ncap;
+    }
+    EXDB_WILL_WRITE(a, c->slot[c->n]);
+    c->slot[c->n] = i;
+    EXDB_WILL_WRITE(a, c->n);
+    c->n++;
+    return 0;
+}
+
+/* Lists slot i under the items its key is a call name of. */
+static int calls_note(exdb_udict *d, uint32_t i) {
+    const char *k = d->keys[i];
+    size_t n = strlen(k);
+    if (n && k[n - 1] == '\n') {
+        size_t b = call_base_len(k, n - 1);
+        if (calls_add(d, k, n - 1, i) < 0 || (b < n - 1 && calls_add(d, k, b, i) < 0))
+            return -1;
+        return 0;
+    }
+    size_t b = call_base_len(k, n);
+    return b < n ? calls_add(d, k, b, i) : 0;
+}
+
+/* _is_call_name(key, item): re.match(re.escape(item) + r"(@\d+)?$", key),
+ * with `$` also matching before a final newline. \d is ASCII here (Python
+ * also takes other Unicode decimal digits), as in names.c's name regex. */
+static int is_call_name(const char *key, const char *item, size_t len) {
+    if (strncmp(key, item, len) != 0)
+        return 0;
+    const char *s = key + len;
+    if (*s == '@' && s[1] >= '0' && s[1] <= '9')
+        for (s++; *s >= '0' && *s <= '9'; s++)
+            ;
+    return !*s || (s[0] == '\n' && !s[1]);
 }
 
 /* The slot of the live entry for key, or -1. */
@@ -43,7 +131,7 @@ static int udict_build_index(exdb_udict *d) {
         if (!d->vals[i])
             continue;
         void **slot = exdb_strmap_put(&d->index, d->keys[i], NULL);
-        if (!slot)
+        if (!slot || (strpbrk(d->keys[i], "@\n") && calls_note(d, i) < 0))
             return -1;
         *slot = (void *)(uintptr_t)(i + 1);
     }
@@ -84,7 +172,7 @@ int exdb_udict_set(exdb_urun *r, exdb_udict *d, const char *key, void *val) {
         d->nodd++;
     if (d->index.cap) {
         void **slot = exdb_strmap_put(&d->index, key, NULL);
-        if (!slot)
+        if (!slot || (strpbrk(key, "@\n") && calls_note(d, d->n - 1) < 0))
             return -1;
         *slot = (void *)(uintptr_t)d->n;
     } else if (d->n > UDICT_LINEAR && udict_build_index(d) < 0) {
@@ -109,4 +197,35 @@ void *exdb_udict_pop(exdb_udict *d, const char *key) {
     EXDB_WILL_WRITE(a, d->live);
     d->live--;
     return v;
+}
+
+int exdb_udict_each_call(const exdb_udict *d, const char *item, size_t len,
+                         int (*fn)(void *ctx, void *val), void *ctx) {
+    if (!d->index.cap || strlen(item) != len) {
+        for (uint32_t i = 0; i < d->n; i++) {
+            int rc = d->vals[i] && is_call_name(d->keys[i], item, len) ? fn(ctx, d->vals[i]) : 0;
+            if (rc)
+                return rc;
+        }
+        return 0;
+    }
+    /* item's own slot merged into the ascending slots of its call names */
+    long own = strlen(item) == len ? udict_slot(d, item) : -1;
+    const udict_calls *c = exdb_strmap_get(&d->calls, item);
+    uint32_t n = c ? c->n : 0;
+    for (uint32_t k = 0; k <= n; k++) {
+        uint32_t i = k < n ? c->slot[k] : UINT32_MAX;
+        if (own >= 0 && (uint32_t)own < i) {
+            int rc = fn(ctx, d->vals[own]);
+            if (rc)
+                return rc;
+            own = -1;
+        }
+        if (k < n && d->vals[i]) {
+            int rc = fn(ctx, d->vals[i]);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
 }

@@ -13,4 +13,12 @@ int exdb_udict_set(exdb_urun *r, exdb_udict *d, const char *key, void *val);
 
 void *exdb_udict_pop(exdb_udict *d, const char *key);
 
+/* fn(ctx, value) for each live value whose key is a call name of item[0..
+ * len) (_is_call_name: item, item@1, item@7, ... and any of them followed
+ * by one newline), in dict order; the first non-zero return of fn is
+ * returned. An indexed dict finds them without a scan (dicts holding
+ * thousands of keys, a ModuleList, are asked once per state target). */
+int exdb_udict_each_call(const exdb_udict *d, const char *item, size_t len,
+                         int (*fn)(void *ctx, void *val), void *ctx);
+
 #endif

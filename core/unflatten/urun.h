@@ -41,6 +41,8 @@ typedef struct exdb_udict {
     uint32_t n, cap, live;
     uint32_t nodd;     /* keys ever set holding '@' or '\n' (pops leave it) */
     exdb_strmap index; /* key -> (uintptr_t)(slot + 1) */
+    exdb_strmap calls; /* with the index: item -> the slots of the other keys that
+                          are call names of item (item@1, item\n: udict.c) */
 } exdb_udict;
 
 /* One attribute value. State values are identified by the state_dict or

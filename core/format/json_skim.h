@@ -1,0 +1,20 @@
+/* json_skim.h - finds where a JSON array or object ends without checking
+ * it (simdjson's stage 1 as the model: bit masks of the structural bytes,
+ * 64 at a time), for json.c's lazy elements, which are checked when they
+ * are parsed. */
+#ifndef EXDB_JSON_SKIM_H
+#define EXDB_JSON_SKIM_H
+
+/* s[0] is '[' or '{'. The byte after the bracket that brings the count of
+ * open brackets (either kind, outside strings) back to zero, or NULL when
+ * the text is not plain enough to say so: the end comes first, more than
+ * maxdepth brackets are open at once, or a byte below 0x20 or above 0x7F
+ * (a raw newline, tab, control character or UTF-8) sits anywhere before it
+ * outside an escape. Strings run from a quote to the next quote that no
+ * backslash escapes. */
+const char *exdb_json_skim(const char *s, const char *end, int maxdepth);
+
+/* Whether [s, e) is ASCII (no byte above 0x7F). */
+int exdb_json_skim_ascii(const char *s, const char *e);
+
+#endif
