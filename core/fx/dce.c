@@ -44,6 +44,12 @@ static const char *const side_effectful[] = {
     "torch.amp._exit_autocast",
     "torch.amp.autocast_mode._enter_autocast",
     "torch.amp.autocast_mode._exit_autocast",
+    /* torch/_functorch/predispatch.py marks these @has_side_effect (the
+     * vmap wrappers and lazy_load_decompositions are pure: dce drops them) */
+    "torch._functorch.predispatch._enter_dual_level",
+    "torch._functorch.predispatch._exit_dual_level",
+    "torch._functorch.predispatch._jvp_increment_nesting",
+    "torch._functorch.predispatch._jvp_decrement_nesting",
     NULL};
 
 /* _RANDOM_FUNCTIONS of torch._library.utils (Python functions). */

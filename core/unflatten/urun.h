@@ -221,7 +221,9 @@ typedef struct exdb_urun {
     exdb_strmap inputs_to_state; /* placeholder name -> const char ** (NULL-ended) */
     const char **consts_targets;
     uint32_t nconsts_targets;
-    const char **warnings; /* _fix_nn_module_stacks warnings */
+    const char **warnings;  /* _fix_nn_module_stacks warnings */
+    const char *init_error; /* what UnflattenedModule.__init__ raises before outlining
+                               (_fix_nn_module_stacks): the first step fails with it */
     uint32_t nwarnings, warnings_cap;
 
     uint8_t phase;
