@@ -36,6 +36,7 @@ static exdb_umodule *copy_subgraph(exdb_urun *r, const exdb_graph *src, int clea
         exdb_errorf(err, "out of memory");
         return NULL;
     }
+    gm->src = src;
     exdb_node **by_id =
         exdb_arena_calloc(&r->arena, src->next_id ? src->next_id : 1, sizeof *by_id);
     if (!by_id) {

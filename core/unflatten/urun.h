@@ -75,7 +75,8 @@ typedef struct exdb_umodule {
     exdb_udict attrs;                   /* name -> exdb_uattr* */
     struct exdb_umodule **call_modules; /* DISPATCH */
     uint32_t ncall_modules;
-    const exdb_ugm *gm; /* the graph's owning_module once finalized (INTERP), else NULL */
+    const exdb_ugm *gm;    /* the graph's owning_module once finalized (INTERP), else NULL */
+    const exdb_graph *src; /* GRAPH: the program subgraph its graph was copied from */
 } exdb_umodule;
 
 /* ---- the outliner's frames (_ModuleFrame) */
