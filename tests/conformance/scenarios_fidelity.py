@@ -290,3 +290,270 @@ for _i in range(4):
     if _i:
         _stack_scenario(f"stack_drop{_i}_mul", "mul", f"drop{_i}",
                         f"mul loses entry {_i} of its nn_module_stack")
+
+
+# =====================================================================
+# what users export, small and synthetic (no hub, no weights)
+# =====================================================================
+
+_QD = None
+
+
+def _qd():
+    """torch.ops.quantized_decomposed: the ops pt2e's convert_pt2e leaves
+    in a program (torch 2.13 moved prepare/convert to torchao; the ops stay)"""
+    global _QD
+    if _QD is None:
+        import torch.ao.quantization.fx._decomposed  # noqa: F401 - registers the ops
+        _QD = torch.ops.quantized_decomposed
+    return _QD
+
+
+class _QConvBlock(nn.Module):
+    """a conv and a linear as convert_pt2e leaves them: int8 weights
+    dequantized (per channel for the conv), activations quantized and
+    dequantized around each op"""
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("conv_w", torch.randint(-127, 127, (4, 4, 3, 3), dtype=torch.int8))
+        self.register_buffer("conv_scale", torch.rand(4) / 50 + 0.01)
+        self.register_buffer("conv_zp", torch.zeros(4, dtype=torch.int64))
+        self.conv_b = nn.Parameter(torch.zeros(4))
+        self.register_buffer("fc_w", torch.randint(-127, 127, (4, 4), dtype=torch.int8))
+        self.fc_b = nn.Parameter(torch.zeros(4))
+
+    def forward(self, x):
+        q = _qd()
+        x = q.dequantize_per_tensor.default(
+            q.quantize_per_tensor.default(x, 0.05, 0, -128, 127, torch.int8),
+            0.05, 0, -128, 127, torch.int8)
+        w = q.dequantize_per_channel.default(self.conv_w, self.conv_scale, self.conv_zp, 0,
+                                             -127, 127, torch.int8)
+        y = torch.nn.functional.conv2d(x, w, self.conv_b, padding=1).relu()
+        y = q.dequantize_per_tensor.default(
+            q.quantize_per_tensor.default(y, 0.1, -128, -128, 127, torch.int8),
+            0.1, -128, -128, 127, torch.int8)
+        y = y.mean((2, 3))
+        fw = q.dequantize_per_tensor.default(self.fc_w, 0.01, 0, -127, 127, torch.int8)
+        return torch.nn.functional.linear(y, fw, self.fc_b)
+
+
+class _QNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList([_QConvBlock(), _QConvBlock()])
+
+    def forward(self, x):
+        a = self.blocks[0](x)
+        b = self.blocks[1](x * 0.5)
+        return a + b
+
+
+@scenario("issue 25: a pt2e-quantized program (quantize/dequantize_per_tensor, per-channel "
+          "weights)", preserve=((), ("blocks.0", "blocks.1")))
+def pt2e_qdq():
+    """the quantized_decomposed Q/DQ pattern convert_pt2e produces, in two
+    repeated blocks (preserved signatures on both)"""
+    return _QNet(), (torch.randn(1, 4, 6, 6),), {}
+
+
+class _Expert(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.up = nn.Linear(d, 2 * d, bias=False)
+        self.down = nn.Linear(2 * d, d, bias=False)
+
+    def forward(self, x):
+        return self.down(torch.nn.functional.silu(self.up(x)))
+
+
+class _MoE(nn.Module):
+    """top-2 routing over 4 experts, computed densely (every expert runs,
+    the gates zero the ones a token was not routed to), as export-friendly
+    MoE layers do"""
+    def __init__(self, d, n=4, k=2):
+        super().__init__()
+        self.router = nn.Linear(d, n, bias=False)
+        self.experts = nn.ModuleList([_Expert(d) for _ in range(n)])
+        self.k = k
+
+    def forward(self, x):
+        logits = self.router(x)
+        w, idx = torch.topk(logits.softmax(-1), self.k, dim=-1)
+        gates = torch.zeros_like(logits).scatter(-1, idx, w / w.sum(-1, keepdim=True))
+        out = torch.zeros_like(x)
+        for e, expert in enumerate(self.experts):
+            out = out + gates[..., e:e + 1] * expert(x)
+        return out
+
+
+class _CachedAttention(nn.Module):
+    """attention over a static KV cache: the new keys and values are
+    written into cache buffers at cache_position (index_copy_)"""
+    def __init__(self, d, heads=2, max_len=8):
+        super().__init__()
+        self.h = heads
+        self.qkv = nn.Linear(d, 3 * d, bias=False)
+        self.o = nn.Linear(d, d, bias=False)
+        self.register_buffer("k_cache", torch.zeros(1, heads, max_len, d // heads))
+        self.register_buffer("v_cache", torch.zeros(1, heads, max_len, d // heads))
+
+    def forward(self, x, pos):
+        b, t, d = x.shape
+        q, k, v = self.qkv(x).view(b, t, 3, self.h, d // self.h).permute(2, 0, 3, 1, 4)
+        self.k_cache.index_copy_(2, pos, k)
+        self.v_cache.index_copy_(2, pos, v)
+        a = torch.nn.functional.scaled_dot_product_attention(q, self.k_cache, self.v_cache)
+        return self.o(a.transpose(1, 2).reshape(b, t, d))
+
+
+class _DecoderLayer(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.norm1 = nn.RMSNorm(d)
+        self.attn = _CachedAttention(d)
+        self.norm2 = nn.RMSNorm(d)
+        self.moe = _MoE(d)
+
+    def forward(self, x, pos):
+        x = x + self.attn(self.norm1(x), pos)
+        return x + self.moe(self.norm2(x))
+
+
+class _MoEDecoder(nn.Module):
+    def __init__(self, vocab=32, d=16, layers=2):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, d)
+        self.layers = nn.ModuleList([_DecoderLayer(d) for _ in range(layers)])
+        self.norm = nn.RMSNorm(d)
+        self.lm_head = nn.Linear(d, vocab, bias=False)
+        self.lm_head.weight = self.embed.weight
+
+    def forward(self, ids, cache_position):
+        x = self.embed(ids)
+        for layer in self.layers:
+            x = layer(x, cache_position)
+        return self.lm_head(self.norm(x))
+
+
+@scenario("issue 25: a decoder LM with MoE routing and a static KV cache (tied head)",
+          preserve=((), ("layers.0", "layers.1")), functional=True)
+def moe_decoder_static_cache():
+    """two decoder layers, each a cached attention (buffers written with
+    index_copy_) and a top-2 MoE of four experts; the decode step of one
+    token at cache_position 3"""
+    return _MoEDecoder(), (torch.tensor([[5]]), torch.tensor([3])), {}
+
+
+class _WindowAttention(nn.Module):
+    """Swin's: attention inside 2x2 windows with a relative position bias
+    table, the windows shifted by torch.roll on odd blocks"""
+    def __init__(self, d, win=2, heads=2, shift=0):
+        super().__init__()
+        self.win, self.h, self.shift = win, heads, shift
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+        self.bias_table = nn.Parameter(torch.zeros((2 * win - 1) ** 2, heads))
+        c = torch.stack(torch.meshgrid(torch.arange(win), torch.arange(win), indexing="ij")).flatten(1)
+        rel = (c[:, :, None] - c[:, None, :]).permute(1, 2, 0) + win - 1
+        self.register_buffer("rel_index", rel[..., 0] * (2 * win - 1) + rel[..., 1], persistent=False)
+        self.norm = nn.LayerNorm(d)
+
+    def forward(self, x):
+        b, hh, ww, d = x.shape
+        w = self.win
+        y = self.norm(x)
+        if self.shift:
+            y = torch.roll(y, (-self.shift, -self.shift), (1, 2))
+        y = y.view(b, hh // w, w, ww // w, w, d).permute(0, 1, 3, 2, 4, 5).reshape(-1, w * w, d)
+        q, k, v = self.qkv(y).view(y.shape[0], w * w, 3, self.h, d // self.h).permute(2, 0, 3, 1, 4)
+        bias = self.bias_table[self.rel_index.view(-1)].view(w * w, w * w, -1).permute(2, 0, 1)
+        att = ((q @ k.transpose(-2, -1)) * (d // self.h) ** -0.5 + bias).softmax(-1)
+        y = self.proj((att @ v).transpose(1, 2).reshape(-1, w * w, d))
+        y = y.view(b, hh // w, ww // w, w, w, d).permute(0, 1, 3, 2, 4, 5).reshape(b, hh, ww, d)
+        if self.shift:
+            y = torch.roll(y, (self.shift, self.shift), (1, 2))
+        return x + y
+
+
+class _WindowViT(nn.Module):
+    def __init__(self, d=8):
+        super().__init__()
+        self.patch = nn.Conv2d(3, d, 2, 2)
+        self.blocks = nn.Sequential(_WindowAttention(d), _WindowAttention(d, shift=1))
+        self.head = nn.Linear(d, 5)
+
+    def forward(self, img):
+        x = self.patch(img).permute(0, 2, 3, 1)
+        return self.head(self.blocks(x).mean((1, 2)))
+
+
+@scenario("issue 25: a windowed vision transformer (Swin-style shifted windows)",
+          preserve=((), ("blocks.1",)))
+def window_vit():
+    """patches, two window-attention blocks (the second shifted with
+    torch.roll), relative position bias gathered from a table"""
+    return _WindowViT(), (torch.randn(1, 3, 8, 8),), {}
+
+
+class _AudioEncoder(nn.Module):
+    """Whisper/wav2vec-style: two conv1d over log-mel frames, the time dim
+    halved, positions added, a transformer encoder layer"""
+    def __init__(self, mels=8, d=16):
+        super().__init__()
+        self.conv1 = nn.Conv1d(mels, d, 3, padding=1)
+        self.conv2 = nn.Conv1d(d, d, 3, stride=2, padding=1)
+        self.pos = nn.Parameter(torch.randn(64, d) * 0.02)
+        self.layer = nn.TransformerEncoderLayer(d, 2, 32, dropout=0.0, batch_first=True)
+        self.ln = nn.LayerNorm(d)
+
+    def forward(self, mel):
+        x = torch.nn.functional.gelu(self.conv1(mel))
+        x = torch.nn.functional.gelu(self.conv2(x)).transpose(1, 2)
+        x = x + self.pos[: x.shape[1]]
+        return self.ln(self.layer(x))
+
+
+@scenario("issue 25: an audio encoder with a dynamic number of frames",
+          dynamic={"mel": {2: torch.export.Dim("frames2", min=4, max=64) * 2}})
+def audio_encoder():
+    """conv1d stem (stride 2), positions sliced to the frames, a
+    TransformerEncoderLayer; the frame count dynamic (an even number)"""
+    return _AudioEncoder(), (torch.randn(1, 8, 16),), {}
+
+
+class _VisionTower(nn.Module):
+    def __init__(self, d=16):
+        super().__init__()
+        self.patch = nn.Conv2d(3, d, 4, 4)
+        self.cls = nn.Parameter(torch.zeros(1, 1, d))
+        self.layer = nn.TransformerEncoderLayer(d, 2, 32, dropout=0.0, batch_first=True)
+
+    def forward(self, img):
+        x = self.patch(img).flatten(2).transpose(1, 2)
+        return self.layer(torch.cat([self.cls.expand(x.shape[0], -1, -1), x], 1))
+
+
+class _Multimodal(nn.Module):
+    """LLaVA-style: a vision tower, a projector into the text width, the
+    image tokens put before the text embeddings, a text decoder layer"""
+    def __init__(self, d=16, vocab=32):
+        super().__init__()
+        self.vision = _VisionTower(d)
+        self.projector = nn.Sequential(nn.Linear(d, 24), nn.GELU(), nn.Linear(24, 24))
+        self.embed = nn.Embedding(vocab, 24)
+        self.text = nn.TransformerEncoderLayer(24, 2, 48, dropout=0.0, batch_first=True)
+        self.lm_head = nn.Linear(24, vocab)
+
+    def forward(self, ids, pixels):
+        img = self.projector(self.vision(pixels))
+        x = torch.cat([img, self.embed(ids)], 1)
+        return self.lm_head(self.text(x, is_causal=False))
+
+
+@scenario("issue 25: a multimodal tower (vision tower, projector, text decoder)",
+          preserve=((), ("vision",)))
+def multimodal_tower():
+    """image tokens from a ViT tower projected and concatenated with the
+    text embeddings"""
+    return _Multimodal(), (torch.tensor([[1, 2, 3]]), torch.randn(1, 3, 8, 8)), {}
