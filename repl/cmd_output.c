@@ -179,7 +179,7 @@ void output_init(session *s) {
 }
 
 FILE *output_notes(const session *s) {
-    return s->output ? s->output->err : stderr;
+    return s->output ? s->output->err : s->errout;
 }
 
 static void log_close(exdb_output *o) {
