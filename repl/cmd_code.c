@@ -75,9 +75,10 @@ static int parse(session *s, code_req *r, int argc, char **argv, int file_too) {
 }
 
 /* The GraphModule children of a module of the tree (HOP subgraphs that
- * _copy_graph_attrs moved in), in _modules order. */
-static int module_children(exdb_arena *a, const exdb_program *p, const exdb_umodule *m,
-                           exdb_readable_mod *rm) {
+ * _copy_graph_attrs moved in, and theirs: control flow nested in control
+ * flow), in _modules order. */
+static int module_children(exdb_arena *a, const exdb_umodule *m, exdb_readable_mod *rm,
+                           uint32_t depth) {
     const exdb_udict *d = m->children;
     uint32_t n = 0;
     for (uint32_t i = 0; d && i < d->n; i++)
@@ -92,7 +93,10 @@ static int module_children(exdb_arena *a, const exdb_program *p, const exdb_umod
         const exdb_umodule *c = d->vals[i];
         if (!c || c->kind != EXDB_UMOD_GRAPH)
             continue;
-        if (exdb_readable_subgraph(a, p, d->keys[i], c->graph, &ch[k++]) < 0)
+        exdb_readable_mod *x = &ch[k++];
+        x->name = d->keys[i];
+        x->graph = c->graph;
+        if (depth < 10000 && module_children(a, c, x, depth + 1) < 0)
             return -1;
     }
     rm->children = ch;
@@ -126,11 +130,9 @@ static int module_text(session *s, const code_req *r, exdb_arena *a, const exdb_
         /* a HOP subgraph asked for itself: GraphModule.print_readable
          * names its class after its type (_get_name()), its children
          * after their attributes */
-        const char *attr = strrchr(fqn, '.') ? strrchr(fqn, '.') + 1 : fqn;
-        if (exdb_readable_subgraph(a, s->prog, attr, m->graph, &rm) < 0)
-            return -1;
         rm.name = "GraphModule";
-    } else if (module_children(a, s->prog, m, &rm) < 0) {
+    }
+    if (module_children(a, m, &rm, 0) < 0) {
         return -1;
     }
     uint32_t *lines = lines_out ? calloc(m->graph->count + 1, sizeof *lines) : NULL;
@@ -200,7 +202,9 @@ static int cmd_code_module_unlifted(session *s, int readable, const exdb_codegen
         uo.pytree = &pt;
         exdb_readable_mod m = {.name = "GraphModule", .graph = g, .pytree = &pt};
         uint32_t *lines = calloc(g->count + 1, sizeof *lines);
-        rc = !lines || exdb_readable_attr_children(&a, s->prog, &m) < 0 ? -1
+        rc = !lines || exdb_readable_attr_children(&a, s->prog, &m) < 0 ||
+                     exdb_unlift_clean_children(&a, &m, 0, &err) < 0
+                 ? -1
              : readable ? exdb_print_readable(out, &m, &uo, lines)
                         : exdb_python_code(out, g, &uo, lines);
         if (rc < 0)

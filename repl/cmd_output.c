@@ -178,6 +178,10 @@ void output_init(session *s) {
     s->errout = o->err;
 }
 
+FILE *output_notes(const session *s) {
+    return s->output ? s->output->err : s->errout;
+}
+
 static void log_close(exdb_output *o) {
     if (o->log)
         fclose(o->log);

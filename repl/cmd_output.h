@@ -16,6 +16,9 @@ void output_free(session *s);
 void output_begin(session *s);
 int output_quit(const session *s);
 int output_isatty(const session *s);
+/* Where notes go (standard error, and the log): the session's own error
+ * stream even while a command's output is being captured (display). */
+FILE *output_notes(const session *s);
 
 /* set logging ... (argv[0] is "logging"), and show's line for it. */
 int output_set_logging(session *s, int argc, char **argv);

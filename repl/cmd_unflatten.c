@@ -44,14 +44,22 @@ static exdb_unflatten *get_run(session *s, int fresh) {
         }
         /* what the prepasses did to the flat graph before outlining (the
          * dead nodes unflatten removes, stacks _fix_nn_module_stacks cut),
-         * once per run */
+         * once per run: notes, not output, so on standard error (what
+         * `print code` writes stays exactly code), and in JSON their own
+         * field */
         const exdb_urun *r = s->run->run;
         cJSON *arr = s->json && r->nwarnings ? cJSON_CreateArray() : NULL;
+        FILE *notes = s->json || !r->nwarnings ? NULL : output_notes(s);
+        if (notes)
+            fflush(s->out);
         for (uint32_t i = 0; i < r->nwarnings; i++) {
-            exdb_buf_printf(&s->buf, "note: %s\n", r->warnings[i]);
             if (arr)
                 cJSON_AddItemToArray(arr, cJSON_CreateString(r->warnings[i]));
+            else if (notes)
+                fprintf(notes, "note: %s\n", r->warnings[i]);
         }
+        if (notes)
+            fflush(notes);
         cmd_json_add(s, "notes", arr);
     }
     return s->run;

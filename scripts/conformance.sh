@@ -33,7 +33,7 @@ if [ $rc = 3 ]; then
     exec python3 $cmp "$exdb" tests/conformance/corpus/scenarios --table
 fi
 [ $rc = 0 ] || exit $rc
-py=build/venv/bin/python
+py=${EXDB_VENV:-build/venv}/bin/python  # the venv conformance_venv.sh made
 # set iteration order in torch (e.g. _copy_graph_attrs) the same in every run
 export PYTHONHASHSEED=0
 gen() { # CORPUS OUTDIR ARGS...: generate in $jobs shards, one log per shard

@@ -330,6 +330,45 @@ static int load_outputs(loader *L, gscope *sc, exdb_node *n, const exdb_json *ou
     return 0;
 }
 
+/* target in serialize.py's _SYM_OPS, spelled as serialize_operator writes
+ * it (operator.* as "_operator.*"), or aten.item.default, which deserialize_node
+ * takes with them. */
+static int is_sym_op(const char *target) {
+    static const char *const ops[] = {"_operator.eq",
+                                      "_operator.ne",
+                                      "_operator.le",
+                                      "_operator.ge",
+                                      "_operator.lt",
+                                      "_operator.gt",
+                                      "_operator.neg",
+                                      "_operator.pos",
+                                      "math.trunc",
+                                      "torch.sym_not",
+                                      "_operator.mul",
+                                      "_operator.add",
+                                      "_operator.sub",
+                                      "_operator.floordiv",
+                                      "_operator.mod",
+                                      "_operator.pow",
+                                      "torch.sym_int",
+                                      "torch.sym_float",
+                                      "torch.sym_ite",
+                                      "torch.sym_max",
+                                      "torch.sym_min",
+                                      "torch.sym_sqrt",
+                                      "_operator.truediv",
+                                      "_operator.and_",
+                                      "_operator.or_",
+                                      "_operator.lshift",
+                                      "_operator.rshift",
+                                      "torch.ops.aten.item.default",
+                                      NULL};
+    for (int i = 0; ops[i]; i++)
+        if (strcmp(target, ops[i]) == 0)
+            return 1;
+    return 0;
+}
+
 /* The name of outputs[0].as_tensor when the node has exactly that one
  * output (the schema-less stand-in for _is_single_tensor_return). */
 static const char *single_tensor_name(const exdb_json *outs) {
@@ -513,11 +552,13 @@ int exdb_load_node(loader *L, gscope *sc, const exdb_json *jn, const jpath *p, i
     const char *pt = exdb_load_arg_pretty_target(L, target, &tk);
     if (!pt)
         return exdb_load_oom(L);
-    /* serialize.py's _SYM_OPS are Python functions (operator.*, math.trunc,
-     * torch.sym_*), plus aten.item.default; exdb reads any Python-function
-     * target that way (PyTorch refuses the ones it does not know). */
-    int sym = tk == EXDB_T_PYFN || strcmp(target, "torch.ops.aten.item.default") == 0;
+    /* deserialize_node's branches: _SYM_OPS; a HOP; an OpOverload; any other
+     * callable (the pre-dispatch functorch wrappers of vmap, jvp, ...:
+     * torch._functorch.predispatch.*), whose inputs are read as a HOP's and
+     * whose name is only Node.name. */
+    int sym = is_sym_op(target);
     int is_hop = tk == EXDB_T_HOP;
+    int plain_fn = tk == EXDB_T_PYFN && !sym;
     const exdb_json *hs = exdb_load_get_opt(jn, "is_hop_single_tensor_return");
     int hop_single = hs && hs->type == EXDB_JTRUE;
     const char *sym_name = NULL;
@@ -527,12 +568,12 @@ int exdb_load_node(loader *L, gscope *sc, const exdb_json *jn, const jpath *p, i
 
     /* args / kwargs, in serialized order */
     exdb_arg args, kwargs;
-    if (node_args(L, sc, ins, &ip, sym, is_hop, &args, &kwargs, meta) < 0)
+    if (node_args(L, sc, ins, &ip, sym, is_hop || plain_fn, &args, &kwargs, meta) < 0)
         return -1;
     meta->arg_names_target = pt;
 
     const char *cand = given;
-    if (!cand)
+    if (!cand && !plain_fn)
         cand = sym ? sym_name : (!is_hop || hop_single) ? single_tensor_name(outs) : NULL;
     exdb_node *n =
         exdb_graph_create_node(sc->g, EXDB_OP_CALL_FUNCTION, pt, tk, &args, &kwargs, cand);

@@ -51,6 +51,11 @@ static int index_subgraphs(loader *L) {
     if (exdb_strmap_reserve(&P->subgraph_names, P->nsubgraphs) < 0)
         return exdb_load_oom(L);
     for (uint32_t i = 0; i < P->nsubgraphs; i++) {
+        /* the top-level GraphModule's attributes only: a subgraph's own
+         * subgraphs are attributes of its GraphModule (register_module on
+         * the deserializer's module of the moment) and reuse the names */
+        if (!P->subgraphs[i].owner || P->subgraphs[i].owner->graph != P->graph)
+            continue;
         void **slot = exdb_strmap_put(&P->subgraph_names, P->subgraphs[i].name, NULL);
         if (!slot)
             return exdb_load_oom(L);
@@ -69,6 +74,18 @@ static int index_subgraphs(loader *L) {
 
 const struct exdb_subgraph *exdb_program_subgraph(const exdb_program *p, const char *name) {
     return exdb_strmap_get(&p->subgraph_names, name);
+}
+
+const struct exdb_subgraph *exdb_program_subgraph_in(const exdb_program *p, const exdb_graph *g,
+                                                     const char *name) {
+    if (g == p->graph)
+        return exdb_program_subgraph(p, name);
+    const struct exdb_subgraph *found = NULL;
+    for (uint32_t i = 0; i < p->nsubgraphs; i++)
+        if (p->subgraphs[i].owner && p->subgraphs[i].owner->graph == g &&
+            strcmp(p->subgraphs[i].name, name) == 0)
+            found = &p->subgraphs[i];
+    return found;
 }
 
 const struct exdb_subgraph *exdb_program_subgraph_owned(const exdb_program *p,

@@ -120,10 +120,15 @@ exdb_program *exdb_program_from_json(char *buf, size_t len, const char *name, ex
 
 void exdb_program_free(exdb_program *p);
 
-/* The subgraph registered under attribute name `name` (the last one when
- * several share it, as getattr on the GraphModule would see), or NULL: a
- * hash lookup, so callers resolving every get_attr stay linear. */
+/* The subgraph registered under attribute name `name` of the top-level
+ * GraphModule (the last one when several share it, as getattr on the
+ * GraphModule would see), or NULL: a hash lookup, so callers resolving
+ * every get_attr stay linear. */
 const struct exdb_subgraph *exdb_program_subgraph(const exdb_program *p, const char *name);
+/* The same for the GraphModule whose graph is g (a subgraph's own
+ * subgraphs, which reuse the names true_graph_0, ...): a scan. */
+const struct exdb_subgraph *exdb_program_subgraph_in(const exdb_program *p, const exdb_graph *g,
+                                                     const char *name);
 /* The subgraph whose get_attr node in its parent graph is owner (each
  * as_graph argument gets a get_attr of its own), or NULL: a binary search,
  * so walking a graph's subgraphs in node order stays O(n log n). */

@@ -303,3 +303,29 @@ exdb_graph *exdb_unlift(exdb_arena *a, const exdb_program *p, int guards, exdb_p
     free(inputs);
     return rc < 0 ? NULL : g;
 }
+
+/* Whether a get_attr node of g names attribute name. */
+static int names_attr(const exdb_graph *g, const char *name) {
+    for (const exdb_node *x = g->head; x; x = x->next)
+        if (x->op == EXDB_OP_GET_ATTR && strcmp(x->target, name) == 0)
+            return 1;
+    return 0;
+}
+
+int exdb_unlift_clean_children(exdb_arena *a, exdb_readable_mod *m, uint32_t depth,
+                               exdb_error *err) {
+    for (uint32_t i = 0; i < m->nchildren && depth < 10000; i++) {
+        exdb_readable_mod *c = (exdb_readable_mod *)&m->children[i];
+        if (!names_attr(m->graph, c->name))
+            continue; /* FX's dce recurses only into children a get_attr names */
+        exdb_graph *g = copy_graph(a, c->graph);
+        if (!g)
+            return exdb_errorf(err, "out of memory");
+        if (remove_dead(g, err) < 0)
+            return -1;
+        c->graph = g;
+        if (exdb_unlift_clean_children(a, c, depth + 1, err) < 0)
+            return -1;
+    }
+    return 0;
+}

@@ -8,6 +8,7 @@
 
 #include "core/export/program.h"
 #include "core/fx/codegen.h"
+#include "core/fx/readable.h"
 
 /* Builds that graph in arena a (a copy: the program is not touched) and
  * fills *pt (strings in a). guards: emit the _guards_fn call torch adds
@@ -15,5 +16,11 @@
  * program's signature does not match its graph (torch raises there too). */
 exdb_graph *exdb_unlift(exdb_arena *a, const exdb_program *p, int guards, exdb_pytree_info *pt,
                         exdb_error *err);
+
+/* The eliminate_dead_code() above recurses into the GraphModule children
+ * (HOP subgraphs, and theirs) its get_attr nodes name: m's children (built
+ * from the program's subgraphs) get cleaned copies in arena a. depth: 0. */
+int exdb_unlift_clean_children(exdb_arena *a, exdb_readable_mod *m, uint32_t depth,
+                               exdb_error *err);
 
 #endif

@@ -20,7 +20,10 @@ static int in_set(const char *s, const char *const *set) {
 }
 
 /* node.py's _side_effectful_functions (newest), as exdb spells targets,
- * plus the profiler packets (a target without overload). */
+ * plus the profiler packets (a target without overload); the last four are
+ * the functorch wrappers torch/_functorch/predispatch.py marks
+ * @has_side_effect (the vmap ones and lazy_load_decompositions are pure:
+ * dce drops them). */
 static const char *const side_effectful[] = {
     "torch._assert",
     "torch._assert_async",
@@ -44,6 +47,10 @@ static const char *const side_effectful[] = {
     "torch.amp._exit_autocast",
     "torch.amp.autocast_mode._enter_autocast",
     "torch.amp.autocast_mode._exit_autocast",
+    "torch._functorch.predispatch._enter_dual_level",
+    "torch._functorch.predispatch._exit_dual_level",
+    "torch._functorch.predispatch._jvp_increment_nesting",
+    "torch._functorch.predispatch._jvp_decrement_nesting",
     NULL};
 
 /* _RANDOM_FUNCTIONS of torch._library.utils (Python functions). */

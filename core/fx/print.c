@@ -137,7 +137,8 @@ static void py_str_repr(exdb_buf *b, const char *s) {
 /* An operator passed as a value (as_operator), as Python shows it: str() of
  * an OpOverload is "aten.add.Tensor" and its repr
  * "<OpOverload(op='aten.add', overload='Tensor')>"; a HOP shows its name;
- * operator.* and math.* functions are builtins ("<built-in function add>").
+ * operator.* and math.* functions are builtins ("<built-in function add>"),
+ * torch.* ones plain functions ("<function sym_max at 0x7f...>").
  * Anything else (an unresolved target stays a string) is shown as written. */
 static void operator_str(exdb_buf *b, const char *s, int repr) {
     if (strncmp(s, "torch.ops.higher_order.", 23) == 0) {
@@ -152,6 +153,11 @@ static void operator_str(exdb_buf *b, const char *s, int repr) {
     } else if (strncmp(s, "operator.", 9) == 0 || strncmp(s, "_operator.", 10) == 0 ||
                strncmp(s, "math.", 5) == 0) {
         exdb_buf_printf(b, "<built-in function %s>", strrchr(s, '.') + 1);
+    } else if (strncmp(s, "torch.", 6) == 0) {
+        /* a Python function (torch.sym_max, the functorch wrappers
+         * torch._functorch.predispatch.*): its repr's address is the
+         * process's, which exdb cannot know */
+        exdb_buf_printf(b, "<function %s at 0x%s>", strrchr(s, '.') + 1, "????????????");
     } else {
         exdb_buf_puts(b, s);
     }

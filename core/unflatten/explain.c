@@ -539,6 +539,15 @@ typedef struct err_kind {
 } err_kind;
 
 static const err_kind err_kinds[] = {
+    {"not enough values to unpack (expected at least 1, got 0)",
+     "UnflattenedModule.__init__ runs _fix_nn_module_stacks before outlining; it unpacks the "
+     "fqns of every node's nn_module_stack (prev_fqn, *next_fqns = fqns), and torch.export.load "
+     "gives a node saved without one an empty stack ({}), which cannot be unpacked.",
+     "the node the message names has no nn_module_stack in the saved program (torch's own "
+     "message does not say which): a graph pass created it without copying the metadata, or "
+     "the program was not made by torch.export.export.",
+     "copy the meta of the node it replaces (new.meta = old.meta.copy()) in the pass that made "
+     "it, or export the model again with torch.export.export."},
     {"Unable to find nn_module_stack",
      "_ModuleFrame.run_from reads node.meta[\"nn_module_stack\"] of every node after the "
      "placeholders to know which module call it belongs to.",

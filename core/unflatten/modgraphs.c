@@ -68,11 +68,29 @@ static int push(exdb_modgraphs *gs, exdb_modgraph g) {
     return 0;
 }
 
-/* The program subgraph a GraphModule child named `name` was copied from:
- * the last of that name, as _copy_graph_attrs picks it. */
-static const exdb_graph *program_subgraph(const exdb_program *p, const char *name) {
-    const struct exdb_subgraph *s = exdb_program_subgraph(p, name);
-    return s ? s->graph : NULL;
+/* The GraphModule children of m (a module at fqn, or one of its subgraphs:
+ * prefix is then its path under the module), each after its parent entry
+ * `own`, then theirs: control flow nested in control flow. */
+static int collect_graph_children(exdb_modgraphs *gs, const char *fqn, const char *prefix,
+                                  exdb_umodule *m, int32_t own, uint32_t depth) {
+    const exdb_udict *d = m->children;
+    for (uint32_t i = 0; d && i < d->n && depth < 10000; i++) {
+        exdb_umodule *c = d->vals[i];
+        if (!c || c->kind != EXDB_UMOD_GRAPH || !c->graph)
+            continue;
+        const char *name = exdb_arena_strdup(&gs->arena, fqn);
+        const char *sub = prefix ? exdb_arena_printf(&gs->arena, "%s.%s", prefix, d->keys[i])
+                                 : exdb_arena_strdup(&gs->arena, d->keys[i]);
+        if (!name || !sub)
+            return -1;
+        int32_t at = (int32_t)gs->n;
+        exdb_modgraph e = {name, sub, c, c->src, c->graph, own, NULL};
+        if (push(gs, e) < 0)
+            return -1;
+        if (gs->n > (uint32_t)at && collect_graph_children(gs, fqn, sub, c, at, depth + 1) < 0)
+            return -1;
+    }
+    return 0;
 }
 
 /* The graphs of module m at fqn: its own (each call's, for a dispatcher),
@@ -98,21 +116,7 @@ static int collect_module(exdb_modgraphs *gs, const exdb_unflatten *u, const cha
     }
     if (gs->n > first)
         own = (int32_t)first;
-    const exdb_udict *d = m->children;
-    for (uint32_t i = 0; d && i < d->n; i++) {
-        exdb_umodule *c = d->vals[i];
-        if (!c || c->kind != EXDB_UMOD_GRAPH || !c->graph)
-            continue;
-        const char *name = exdb_arena_strdup(&gs->arena, fqn);
-        const char *sub = exdb_arena_strdup(&gs->arena, d->keys[i]);
-        if (!name || !sub)
-            return -1;
-        exdb_modgraph e = {name,     sub, c,   program_subgraph(u->prog, d->keys[i]),
-                           c->graph, own, NULL};
-        if (push(gs, e) < 0)
-            return -1;
-    }
-    return 0;
+    return collect_graph_children(gs, fqn, NULL, m, own, 0);
 }
 
 typedef struct collect_ctx {
@@ -154,8 +158,10 @@ int exdb_modgraphs_collect(exdb_modgraphs *gs, const exdb_unflatten *u, const ch
         const char *sub = exdb_arena_strdup(&gs->arena, dot ? dot + 1 : fqn);
         if (!parent || !sub)
             return exdb_errorf(err, "out of memory");
-        exdb_modgraph e = {parent, sub, m, program_subgraph(u->prog, sub), m->graph, -1, NULL};
-        return push(gs, e) < 0 ? exdb_errorf(err, "out of memory") : 0;
+        exdb_modgraph e = {parent, sub, m, m->src, m->graph, -1, NULL};
+        if (push(gs, e) < 0 || collect_graph_children(gs, parent, sub, m, 0, 0) < 0)
+            return exdb_errorf(err, "out of memory");
+        return 0;
     }
     if (collect_module(gs, u, fqn, m) < 0)
         return exdb_errorf(err, "out of memory");
@@ -289,6 +295,13 @@ static exdb_strmap *live_targets(exdb_arena *a, const exdb_graph *parent, const 
     return live;
 }
 
+/* The attribute a subgraph entry is under in its parent's GraphModule:
+ * the last atom of "true_graph_0.false_graph_0". */
+static const char *attr_name(const exdb_modgraph *g) {
+    const char *dot = strrchr(g->subgraph, '.');
+    return dot ? dot + 1 : g->subgraph;
+}
+
 /* Whether the parent graph still names subgraph `name` in a live get_attr. */
 static int still_used(exdb_arena *a, exdb_strmap **maps, const exdb_modgraphs *gs,
                       const exdb_dce_log *logs, int32_t parent, const char *name, int dry_run) {
@@ -331,7 +344,7 @@ int exdb_modgraphs_dce(exdb_modgraphs *gs, const exdb_unflatten *u, const exdb_d
             continue;
         assert(g->parent < (int32_t)i); /* a parent's dce runs before its subgraphs' */
         int used =
-            g->parent < 0 ? 1 : still_used(&a, maps, gs, logs, g->parent, g->subgraph, o->dry_run);
+            g->parent < 0 ? 1 : still_used(&a, maps, gs, logs, g->parent, attr_name(g), o->dry_run);
         int n = used > 0 ? exdb_dce_run(g->graph, &opts, &logs[i], err) : 0;
         if (used < 0)
             exdb_errorf(err, "out of memory");

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/base/strmap.h"
+#include "core/unflatten/prepass.h"
 
 uint32_t exdb_lint_unflatten_failed(exdb_lint_report *r, const char *msg) {
     exdb_lint_add(r, EXDB_SEV_ERROR, "unflatten.failed", NULL, NULL,
@@ -217,9 +218,9 @@ static void walk_stacks(uwalk *w) {
             exdb_lint_add(
                 r, EXDB_SEV_ERROR, "unflatten.no-stack", n->name, NULL,
                 exdb_lint_printf(r,
-                                 "node has no nn_module_stack: unflatten raises \"Unable to find "
-                                 "nn_module_stack for node %s\"",
-                                 n->name),
+                                 "node has no nn_module_stack: torch.export.load gives it an "
+                                 "empty one and unflatten raises \"%s\" (_fix_nn_module_stacks)",
+                                 EXDB_PREPASS_NO_STACK),
                 exdb_lint_printf(
                     r,
                     "give %s the nn_module_stack of the module that computes it (e.g. the "

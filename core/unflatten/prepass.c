@@ -203,12 +203,20 @@ static int add_warning(exdb_urun *r, const char *w) {
 
 /* _fix_nn_module_stacks: keeps the longest leading run of fqns in which each
  * is a strict string prefix of the next; calls into non-descendants are thus
- * inlined into the caller. */
+ * inlined into the caller. torch's loader gives every node but placeholders
+ * and the output an nn_module_stack, {} when the program has none, and
+ * `prev_fqn, *next_fqns = fqns` cannot unpack an empty one. */
 static int fix_stacks(exdb_urun *r, exdb_error *err) {
     for (exdb_node *n = r->flat->head; n; n = n->next) {
         const exdb_meta *m = n->meta;
-        if (!m || !m->has_stack || m->nstack == 0)
+        if (n->op == EXDB_OP_PLACEHOLDER || n->op == EXDB_OP_OUTPUT)
             continue;
+        if (!m || !m->has_stack || m->nstack == 0) {
+            r->init_error = exdb_arena_printf(
+                &r->arena, "%s (_fix_nn_module_stacks: node %s has no nn_module_stack)",
+                EXDB_PREPASS_NO_STACK, n->name);
+            return r->init_error ? 0 : exdb_errorf(err, "out of memory");
+        }
         const char *prev = m->stack[0].path;
         size_t lprev = strcspn(prev, "@");
         uint32_t valid = 1;

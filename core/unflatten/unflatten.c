@@ -80,6 +80,8 @@ static void ev_init(exdb_uevent *ev, int kind, const exdb_urun *r) {
 /* One event of the whole pipeline (the phase table, phases.h): 1, 0 when
  * complete, -1 on error. */
 static int run_step(exdb_urun *r, exdb_uevent *ev, exdb_error *err) {
+    if (r->init_error)
+        return exdb_errorf(err, "%s", r->init_error);
     for (;;) {
         const exdb_phase *ph = exdb_phases_get(r->phase);
         assert(ph && ph->phase == r->phase);

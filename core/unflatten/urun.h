@@ -77,7 +77,8 @@ typedef struct exdb_umodule {
     exdb_udict attrs;                   /* name -> exdb_uattr* */
     struct exdb_umodule **call_modules; /* DISPATCH */
     uint32_t ncall_modules;
-    const exdb_ugm *gm; /* the graph's owning_module once finalized (INTERP), else NULL */
+    const exdb_ugm *gm;    /* the graph's owning_module once finalized (INTERP), else NULL */
+    const exdb_graph *src; /* GRAPH: the program subgraph its graph was copied from */
 } exdb_umodule;
 
 /* ---- the outliner's frames (_ModuleFrame) */
@@ -223,7 +224,9 @@ typedef struct exdb_urun {
     exdb_strmap inputs_to_state; /* placeholder name -> const char ** (NULL-ended) */
     const char **consts_targets;
     uint32_t nconsts_targets;
-    const char **warnings; /* _fix_nn_module_stacks warnings */
+    const char **warnings;  /* _fix_nn_module_stacks warnings */
+    const char *init_error; /* what UnflattenedModule.__init__ raises before outlining
+                               (_fix_nn_module_stacks): the first step fails with it */
     uint32_t nwarnings, warnings_cap;
 
     uint8_t phase;

@@ -394,6 +394,56 @@ def gemma3_hybrid_cache():
                    "cache_position": torch.tensor([0], dtype=torch.long)}
 
 
+def mixtral_static_cache():
+    """MixtralForCausalLM (top-2 of 4 experts) behind transformers'
+    TorchExportableModuleWithStaticCache, the cache rebound to its buffers
+    (see _rebinding): MoE routing and a static KV cache in one decode step."""
+    t = _quiet()
+    from transformers.integrations.executorch import TorchExportableModuleWithStaticCache
+    cfg = t.MixtralConfig(vocab_size=VOCAB, hidden_size=32, intermediate_size=64,
+                          num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                          num_local_experts=4, num_experts_per_tok=2,
+                          max_position_embeddings=64, use_cache=True)
+    m = _eval(t.MixtralForCausalLM(cfg))
+    m.generation_config.use_cache = True
+    m.generation_config.cache_implementation = "static"
+    w = _eval(_rebinding(TorchExportableModuleWithStaticCache)(m, batch_size=1, max_cache_len=16))
+    return w, (), {"input_ids": torch.tensor([[3]], dtype=torch.long),
+                   "cache_position": torch.tensor([0], dtype=torch.long)}
+
+
+def swin():
+    """SwinForImageClassification: windowed attention, shifted windows,
+    patch merging (a windowed vision transformer)."""
+    t = _quiet()
+    cfg = t.SwinConfig(image_size=32, patch_size=4, num_channels=3, embed_dim=16,
+                       depths=[2, 1], num_heads=[2, 2], window_size=4, num_labels=10)
+    m = _eval(t.SwinForImageClassification(cfg))
+    return m, (torch.randn(1, 3, 32, 32),), {"return_dict": False}
+
+
+def wav2vec2():
+    """Wav2Vec2Model: the convolutional feature encoder over raw audio, the
+    positional conv embedding, a transformer encoder (an audio encoder)."""
+    t = _quiet()
+    cfg = t.Wav2Vec2Config(hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                           intermediate_size=64, conv_dim=(16, 16), conv_stride=(5, 2),
+                           conv_kernel=(10, 3), num_conv_pos_embeddings=16,
+                           num_conv_pos_embedding_groups=2, vocab_size=VOCAB)
+    m = _eval(t.Wav2Vec2Model(cfg))
+    return m, (torch.randn(1, 400),), {"return_dict": False}
+
+
+def siglip_vision():
+    """SiglipVisionModel: the vision tower multimodal models put in front of
+    their language model."""
+    t = _quiet()
+    cfg = t.SiglipVisionConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                               num_attention_heads=2, image_size=32, patch_size=8)
+    m = _eval(t.SiglipVisionModel(cfg))
+    return m, (torch.randn(1, 3, 32, 32),), {"return_dict": False}
+
+
 # ---- the registry -------------------------------------------------------------
 
 def programs():
@@ -455,6 +505,14 @@ def programs():
     add("qwen2_dynamic_cache", qwen2_dynamic_cache, False)
     add("gemma3_hybrid_cache", gemma3_hybrid_cache, False)
     add("gemma3_hybrid_cache", gemma3_hybrid_cache, True)
+    # issue 25: what users export
+    add("mixtral_static_cache", mixtral_static_cache, False)
+    add("mixtral", mixtral, False, preserve=("model.layers.0", "model.layers.1"))
+    add("llama_lm", llama_lm, True, preserve=("model.layers.0", "model.layers.1"))
+    add("swin", swin, False)
+    add("swin", swin, True)
+    add("wav2vec2", wav2vec2, False)
+    add("siglip_vision", siglip_vision, False)
     # functional IR, as a user calling run_decompositions() gets it
     for name, make, strict in (("gpt2_lm", gpt2_lm, False), ("llama_kv_buffers", llama_kv_buffers, False),
                                ("bert", bert, True), ("vit", vit, False),

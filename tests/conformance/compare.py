@@ -51,6 +51,7 @@ Python 3 standard library only.
 import difflib
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -265,7 +266,13 @@ def compare_program(exdb, d, name, ans):
 
     check_code(res, get, ans.get("code"))
     text_check("graph", "print graph", ans["graph"])
-    text_check("tabular", "print tabular", ans["tabular"])
+    # docs/conformance.md: str() of a Python function target (torch.sym_max,
+    # the functorch wrappers) shows its address in torch's process, which
+    # exdb cannot know; exdb prints as many question marks
+    tab = re.sub(r" at 0x[0-9a-f]{12}>", " at 0x????????????>", ans["tabular"])
+    text_check("tabular", "print tabular", tab)
+    if tab != ans["tabular"] and res["tabular"][0]:
+        res["tabular"] = (True, "deliberate: function address")
 
     # flat lint: FX's checks only (exdb's lint adds export and unflatten checks)
     o = get.get("lint")

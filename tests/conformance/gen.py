@@ -55,6 +55,7 @@ def _export_one(d, name, make, strict, preserve, dynamic, extra, post):
         if post:
             ep = post(ep)
     except Exception as e:  # noqa: BLE001 - torch refusing is the answer
+        _reset_functorch()
         oracle.write_refusal(d, e, extra)
         say(f"{name}: torch refuses: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
         return False
@@ -67,6 +68,15 @@ def _export_one(d, name, make, strict, preserve, dynamic, extra, post):
     err = a["unflatten"]["error"]
     say(f"{name}: exported, unflatten " + ("ok" if not err else f"raises {err['type']}"))
     return True
+
+
+def _reset_functorch():
+    """an export that fails inside torch.vmap/grad/jvp leaves its functorch
+    levels on the interpreter stack, which would break every later export
+    of this process ("vmap: called random operation ...")"""
+    f = torch._C._functorch
+    if f.get_dynamic_layer_stack_depth() > 0:
+        f.pop_dynamic_layer_stack_and_undo_to_depth(0)
 
 
 def main(argv):

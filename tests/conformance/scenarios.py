@@ -813,3 +813,4 @@ import scenarios_export  # noqa: E402,F401
 import scenarios_export_state  # noqa: E402,F401
 import scenarios_errors  # noqa: E402,F401
 import scenarios_more  # noqa: E402,F401
+import scenarios_fidelity  # noqa: E402,F401

@@ -9,13 +9,13 @@ goto 186
 info events 3-
 goto 185
 goto 3
-# a run that fails at event 6: events past 5 are out of range, 5 is not
-load tests/fixtures/lint/unflatten_hazards.json
+# a run that fails at event 5: events past 4 are out of range, 4 is not
+load tests/conformance/corpus/scenarios/err_output_not_found__strict__preserve/program.pt2
 stepi 2
-goto 6
-backtrace
 goto 5
-goto 7
+backtrace
+goto 4
+goto 6
 goto 2
 # a script stops at the out-of-range goto, having not moved
 set on-error stop

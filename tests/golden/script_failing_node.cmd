@@ -1,3 +1,3 @@
-# args: tests/fixtures/lint/unflatten_hazards.json
+# args: tests/conformance/corpus/scenarios/err_output_not_found__strict__preserve/program.pt2
 # scripts/failing-node.exdb (see its header)
 source scripts/failing-node.exdb

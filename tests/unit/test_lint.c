@@ -309,7 +309,9 @@ Test(lint, fixture_unflatten_hazards) {
     const exdb_finding *f = find_check(&r, "unflatten.no-stack");
     cr_assert_not_null(f);
     cr_assert_str_eq(f->node, "sin");
-    cr_assert(strstr(f->what, "Unable to find nn_module_stack for node sin"));
+    /* torch.export.load gives it {}: torch 2.13's _fix_nn_module_stacks raises */
+    cr_assert(
+        strstr(f->what, "ValueError: not enough values to unpack (expected at least 1, got 0)"));
     f = find_check(&r, "unflatten.not-a-stack");
     cr_assert_str_eq(f->node, "cos");
     cr_assert_str_eq(f->what, "nn_module_stack fqns ['', 'b', 'b.c', 'd'] at node cos do not form "

@@ -446,3 +446,50 @@ Test(modgraphs, real_programs, .timeout = 300) {
            "targets checked, clean\n",
            programs, graphs, targets);
 }
+
+/* Control flow nested in control flow (issue 25): a subgraph's own
+ * subgraphs are its GraphModule's children (torch's named_modules lists
+ * true_graph_0.true_graph_0), collected after their parent, and dce
+ * recurses into them; "true_graph_0" inside a subgraph is its own graph,
+ * not the top-level attribute of that name. */
+Test(modgraphs, nested_control_flow) {
+    tree t;
+    tree_open(&t, "tests/conformance/corpus/scenarios/cf_cond_in_cond__nonstrict/program.pt2",
+              NULL);
+    const char *want[][2] = {{"", NULL},
+                             {"", "true_graph_0"},
+                             {"", "true_graph_0.true_graph_0"},
+                             {"", "true_graph_0.false_graph_0"},
+                             {"", "false_graph_0"},
+                             {"", "false_graph_0.true_graph_0"},
+                             {"", "false_graph_0.false_graph_0"}};
+    cr_assert_eq(t.gs.n, 7);
+    for (uint32_t i = 0; i < 7; i++) {
+        cr_expect_str_eq(t.gs.items[i].module, want[i][0]);
+        if (want[i][1])
+            cr_expect_str_eq(t.gs.items[i].subgraph, want[i][1]);
+    }
+    cr_expect_eq(t.gs.items[2].parent, 1);
+    cr_expect_eq(t.gs.items[5].parent, 4);
+    /* the inner false_graph_0 of false_graph_0 takes cos of its input, the
+     * inner one of true_graph_0 does not */
+    cr_expect(t.gs.items[3].graph != t.gs.items[6].graph);
+    exdb_umodule *m = exdb_unflatten_module(t.u, "false_graph_0.true_graph_0");
+    cr_assert_not_null(m);
+    cr_expect_eq(m->graph, t.gs.items[5].graph);
+    cr_expect_eq(lint_all(&t), 0);
+    /* a dead node two levels down is found by dce of the whole tree */
+    exdb_graph *g = t.gs.items[6].graph;
+    add_before_output(g, EXDB_OP_CALL_FUNCTION, "torch.ops.aten.neg.default", EXDB_T_OP, g->head,
+                      "dead_neg");
+    exdb_dce_log logs[7];
+    for (int i = 0; i < 7; i++)
+        exdb_dce_log_init(&logs[i]);
+    exdb_dce_opts o = {.impure_random = 1, .dry_run = 1};
+    exdb_error err = {0};
+    cr_expect_eq(exdb_modgraphs_dce(&t.gs, t.u, &o, logs, &err), 1, "%s", err.msg);
+    cr_expect_eq(logs[6].n, 1);
+    for (int i = 0; i < 7; i++)
+        exdb_dce_log_free(&logs[i]);
+    tree_close(&t);
+}

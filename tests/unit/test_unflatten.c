@@ -923,13 +923,19 @@ Test(unflatten, error_no_nn_module_stack) {
     open_run(&f, FIX "error_no_stack.json", 0);
     exdb_error e = {0};
     cr_assert_eq(exdb_unflatten_run(f.u, &e), -1);
-    cr_expect(strstr(e.msg, "Unable to find nn_module_stack for node mul") != NULL, "%s", e.msg);
-    cr_expect(strstr(e.msg, "<root>") != NULL, "%s", e.msg);
-    cr_expect_eq(f.u->pos, 2); /* x copied, add copied, then the error */
-    /* stepping again reports the same error; going back still works */
+    /* torch.export.load gives mul an empty stack, which torch 2.13's
+     * _fix_nn_module_stacks cannot unpack: UnflattenedModule.__init__
+     * raises before outlining, so the first step fails */
+    cr_expect(strncmp(e.msg,
+                      "ValueError: not enough values to unpack (expected at least 1, got 0) "
+                      "(_fix_nn_module_stacks: node mul has no nn_module_stack)",
+                      200) == 0,
+              "%s", e.msg);
+    cr_expect_eq(f.u->pos, 0);
+    /* stepping again reports the same error; going back stays at the start */
     cr_expect_eq(exdb_unflatten_step(f.u, NULL, NULL), -1);
-    cr_assert_eq(exdb_unflatten_goto(f.u, 1, &e), 0, "%s", e.msg);
-    cr_expect_eq(f.u->pos, 1);
+    cr_assert_eq(exdb_unflatten_goto(f.u, 0, &e), 0, "%s", e.msg);
+    cr_expect_eq(f.u->pos, 0);
     close_run(&f);
 }
 
