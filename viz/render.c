@@ -15,6 +15,7 @@
 
 #include "core/base/outfile.h"
 #include "core/export/snapshot.h"
+#include "viz/gvcontext.h"
 #include "viz/layoutproc.h"
 #include "viz/view.h"
 
@@ -245,7 +246,7 @@ static void tune_layout(Agraph_t *g, const char *engine, uint32_t nodes) {
 static GVC_t *context(void) {
     static GVC_t *gvc;
     if (!gvc)
-        gvc = gvContext();
+        gvc = vz_gvcontext_new();
     return gvc;
 }
 
