@@ -6,6 +6,7 @@
 # binary at them and tags the wheel for the oldest glibc its files need.
 # Graphviz's plugins are linked into the binary (viz/gvcontext.c), so the
 # plugin directory is on the library path only while auditwheel looks.
+# scripts/wheel_graft.py adds GLib, which auditwheel leaves out.
 set -e
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -23,4 +24,8 @@ rm -f dist/exdb-"$version"-*.whl
 gvdir=$(pkg-config --variable=libdir libgvc)/graphviz
 PATH="$root/$venv/bin:$PATH" LD_LIBRARY_PATH="$gvdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     "$venv/bin/auditwheel" repair -w dist build/wheel/raw/exdb-"$version"-*.whl
-ls -l dist/exdb-"$version"-*.whl
+# GLib is on the manylinux policy's list of libraries every system has, so
+# auditwheel leaves it out; a minimal Debian has none (scripts/wheel_graft.py).
+whl=$(ls dist/exdb-"$version"-*.whl)
+PATH="$root/$venv/bin:$PATH" "$venv/bin/python" scripts/wheel_graft.py "$whl" libglib-2.0.so.0 libpcre2-8.so.0
+ls -l "$whl"
