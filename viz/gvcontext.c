@@ -7,6 +7,8 @@
  * text layout (gvtext.c): the wheel carries no pango, cairo or fonts. */
 #include "viz/gvcontext.h"
 
+#include <string.h>
+
 #ifdef EXDB_GV_BUILTINS
 #include <graphviz/gvplugin.h>
 
@@ -33,3 +35,16 @@ GVC_t *vz_gvcontext_new(void) {
     return gvContext();
 }
 #endif
+
+/* The plugins are fixed when exdb is linked: with the builtins, core's
+ * devices (svg, dot) but not cairo's (png, pdf). gvPluginList would say so
+ * at run time, but Graphviz 2.42's leaks the names it lists twice. */
+int vz_gvcontext_can_render(GVC_t *gvc, const char *fmt) {
+    (void)gvc;
+#ifdef EXDB_GV_BUILTINS
+    return !strcmp(fmt, "svg") || !strcmp(fmt, "dot");
+#else
+    (void)fmt;
+    return 1;
+#endif
+}

@@ -11,4 +11,8 @@
  * no plugin directory. */
 GVC_t *vz_gvcontext_new(void);
 
+/* 1 when gvc can write the output format fmt ("png"), 0 when not (the
+ * wheel's build has no cairo plugin for png and pdf). */
+int vz_gvcontext_can_render(GVC_t *gvc, const char *fmt);
+
 #endif
