@@ -7,7 +7,9 @@
 # removed; debootstrap is given EXDB_BAREROOT_TIMEOUT seconds (480: it took
 # 3 minutes here). Exit 0 when DIR is ready, 1 otherwise. debootstrap mounts /proc
 # and /sys in the root it builds; whatever is left mounted there is
-# unmounted on every exit.
+# unmounted on every exit. A finished root is also kept as a tarball in
+# EXDB_BAREROOT_CACHE (/var/cache/exdb; empty: none), which a fresh checkout on
+# the same machine (CI's clone) unpacks in seconds instead of debootstrapping.
 dir=$1
 [ -n "$dir" ] || { echo "usage: bareroot.sh DIR" >&2; exit 2; }
 suite=$(. /etc/os-release 2>/dev/null && echo "$VERSION_CODENAME")
@@ -36,6 +38,21 @@ trap unmount_tmp EXIT
 trap 'exit 1' INT TERM HUP
 unmount_tmp
 remove_tmp || exit 1
+cache=${EXDB_BAREROOT_CACHE-/var/cache/exdb}
+tarball=${cache:+$cache/bareroot-$suite.tar.gz}
+if [ -n "$tarball" ] && [ -f "$tarball" ]; then
+    mkdir -p "$tmp" && if tar --numeric-owner -xzpf "$tarball" -C "$tmp" 2>"$log" &&
+        [ -x "$tmp/usr/bin/python3" ]; then
+        rm -rf "$dir" && mv "$tmp" "$dir" || exit 1
+if [ -n "$tarball" ] && mkdir -p "$cache" 2>/dev/null; then
+    tar --numeric-owner -czpf "$tarball.tmp" -C "$dir" . 2>/dev/null && mv "$tarball.tmp" "$tarball" ||
+        rm -f "$tarball.tmp"
+fi
+echo "$suite" >"$dir/.exdb-bareroot" &&
+            echo "bareroot: $dir unpacked from $tarball" && exit 0
+    fi
+    remove_tmp || exit 1
+fi
 echo "bareroot: debootstrap $suite into $dir (a few minutes, once)"
 if ! timeout "${EXDB_BAREROOT_TIMEOUT:-480}" debootstrap --variant=minbase \
     --include=python3,python3-venv "$suite" "$tmp" "$mirror" >"$log" 2>&1; then
@@ -48,4 +65,9 @@ fi
 unmount_tmp
 rm -f "$tmp"/var/cache/apt/archives/*.deb
 grep -q " $tmp/" /proc/mounts && { echo "bareroot: $tmp still has mounts" >&2; exit 1; }
-rm -rf "$dir" && mv "$tmp" "$dir" && echo "$suite" >"$dir/.exdb-bareroot"
+rm -rf "$dir" && mv "$tmp" "$dir" || exit 1
+if [ -n "$tarball" ] && mkdir -p "$cache" 2>/dev/null; then
+    tar --numeric-owner -czpf "$tarball.tmp" -C "$dir" . 2>/dev/null && mv "$tarball.tmp" "$tarball" ||
+        rm -f "$tarball.tmp"
+fi
+echo "$suite" >"$dir/.exdb-bareroot"
