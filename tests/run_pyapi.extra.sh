@@ -12,6 +12,7 @@ tv=${EXDB_VENV:-$root/build/venv}
 skip() { echo "pyapi: skipped: $1"; echo "pyapi: 0 passed, 0 failed"; exit 0; }
 "$tv/bin/python" -c 'import torch' >/dev/null 2>&1 ||
     skip "no torch in $tv (make conformance makes build/venv; EXDB_VENV names another)"
+mkdir -p build
 if ! make --no-print-directory wheel >build/pyapi-make.log 2>&1; then
     tail -20 build/pyapi-make.log
     echo "pyapi: 0 passed, 1 failed (make wheel: build/pyapi-make.log)"

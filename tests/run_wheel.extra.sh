@@ -24,6 +24,7 @@ skip() { echo "wheel: the bare-root test is skipped: $1"; finish; }
 [ "$(id -u)" = 0 ] || skip "it needs root (chroot)"
 command -v debootstrap >/dev/null 2>&1 || skip "no debootstrap (apt-get install debootstrap)"
 start=$(date +%s)
+mkdir -p build
 if ! make --no-print-directory wheel >build/wheel-make.log 2>&1; then
     tail -20 build/wheel-make.log
     bad "make wheel (build/wheel-make.log)"
