@@ -175,6 +175,10 @@ install: all
 	install -m 755 exdb $(DESTDIR)$(PREFIX)/bin/exdb
 	install -m 644 core/libexdb.a $(DESTDIR)$(PREFIX)/lib/libexdb.a
 	$(foreach l,$(LAYERS),install -m 644 core/$(l)/*.h $(DESTDIR)$(PREFIX)/include/exdb/core/$(l)/ &&) true
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	printf 'prefix=%s\nName: exdb\nDescription: %s\nVersion: %s\nCflags: -I$${prefix}/include/exdb\nLibs: -L$${prefix}/lib -lexdb -lm\nRequires: %s\n' \
+		'$(PREFIX)' 'the torch.export program library of exdb' '$(VERSION)' 'libzip libxxhash' \
+		>$(DESTDIR)$(PREFIX)/lib/pkgconfig/exdb.pc
 
 format:
 	clang-format -i $(CORE_SRC) $(VIZ_SRC) $(REPL_SRC) $(UNIT_SRC) $(CORE_HDR) $(wildcard viz/*.h repl/*.h)
