@@ -22,6 +22,9 @@ WERROR  ?= -Werror
 # as git's Makefile does: touching one header rebuilds only its users.
 DEPFLAGS := -MMD -MP
 CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+# One version (VERSION) for the binary, libexdb.a (core/base/version.c), the wheel and make install.
+VERSION := $(shell cat VERSION)
+CSTD    += -DEXDB_VERSION='"$(VERSION)"'
 OPT     ?= -O2 -g
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -99,6 +102,8 @@ $(call san,$(CORE_SRC) $(VIZ_SRC)): SAN_FAULT = $(FAULT)
 # repl/ and viz/ include only the public headers of core/public.txt.
 build/layers.ok: scripts/check_layers.sh core/public.txt $(CORE_SRC) $(HDRS) $(VIZ_SRC) $(REPL_SRC)
 	$(Q)scripts/check_layers.sh && mkdir -p build && touch $@
+
+$(foreach d,rel san cov fuzz/obj,build/$(d)/core/base/version.o): VERSION
 
 core/libexdb.a: $(call rel,$(CORE_SRC)) build/layers.ok
 	$(Q)rm -f $@ && ar rcs $@ $(filter %.o,$^)
@@ -201,6 +206,10 @@ install: all
 	install -m 644 core/libexdb.a $(DESTDIR)$(PREFIX)/lib/libexdb.a
 	for h in $$(scripts/public_headers.sh $(CC)); do \
 		install -m 644 $$h $(DESTDIR)$(PREFIX)/include/exdb/$$h || exit 1; done
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	printf 'prefix=%s\nName: exdb\nDescription: %s\nVersion: %s\nCflags: -I$${prefix}/include/exdb\nLibs: -L$${prefix}/lib -lexdb -lm\nRequires: %s\n' \
+		'$(PREFIX)' 'the torch.export program library of exdb' '$(VERSION)' 'libzip libxxhash' \
+		>$(DESTDIR)$(PREFIX)/lib/pkgconfig/exdb.pc
 
 format:
 	clang-format -i $(CORE_SRC) $(filter-out $(VIZ_GEN),$(VIZ_SRC)) $(REPL_SRC) $(UNIT_SRC) $(CORE_HDR) $(wildcard viz/*.h repl/*.h)
@@ -304,3 +313,29 @@ fuzz-smoke: FUZZ_RUN_SECONDS = $(FUZZ_SMOKE_SECONDS)
 fuzz-long: FUZZ_RUN_SECONDS = $(FUZZ_SECONDS)
 fuzz-smoke fuzz-long: fuzz fuzz-seeds
 	@FUZZ_LABEL=$@ FUZZ_OPTS='$(FUZZ_OPTS)' tests/fuzz/run.sh $(FUZZ_RUN_SECONDS) $(FUZZ_JOBS) $(FUZZ_HARNESSES)
+
+# ---- the wheel (issue 26) -------------------------------------------------------
+# make wheel: dist/exdb-VERSION-py3-none-manylinux_*.whl, the exdb binary and
+# the exdb Python package (python/exdb) with the shared libraries exdb needs
+# inside (auditwheel repair, from PyPI into build/pytools; scripts/wheel.sh).
+# pip install . builds the same wheel unrepaired (python/build/exdb_build.py).
+# The wheel's binary links Graphviz's dot, neato (sfdp) and core plugins and
+# hands them to gvc itself (viz/gvcontext.c), so nothing is loaded from a
+# plugin directory at run time.
+GV_PLUGIN_DIR = $(shell pkg-config --variable=libdir libgvc 2>/dev/null)/graphviz
+WHEEL_GV_LIBS = -L$(GV_PLUGIN_DIR) -Wl,-rpath,$(GV_PLUGIN_DIR) -l:libgvplugin_dot_layout.so.6 \
+	-l:libgvplugin_neato_layout.so.6 -l:libgvplugin_core.so.6
+WHEEL_OBJS = $(filter-out build/rel/viz/gvcontext.o,$(call rel,$(REPL_SRC) $(VIZ_SRC))) \
+	build/wheel/viz/gvcontext.o
+
+.PHONY: wheel
+wheel: deps
+	@scripts/wheel.sh
+
+build/wheel/viz/gvcontext.o: viz/gvcontext.c viz/gvcontext.h
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_ALL) -DNDEBUG -DEXDB_GV_BUILTINS -c $< -o $@
+
+build/wheel/exdb: $(WHEEL_OBJS) core/libexdb.a
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(OPT) -o $@ $^ $(LDLIBS_ALL) $(WHEEL_GV_LIBS)

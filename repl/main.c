@@ -12,11 +12,10 @@
 
 #include "command.h"
 #include "complete.h"
+#include "core/base/version.h"
 #include "session.h"
 #include "commands.h"
 #include "settings.h"
-
-#define EXDB_VERSION "0.1.0"
 
 static session S;
 
@@ -329,7 +328,7 @@ static int parse_options(int argc, char **argv, options *o) {
             usage(stdout);
             return 0;
         } else if (!strcmp(a, "--version")) {
-            printf("exdb %s\n", EXDB_VERSION);
+            printf("exdb %s\n", exdb_version());
             return 0;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "exdb: unknown option %s (try --help)\n", a);
@@ -407,7 +406,7 @@ int main(int argc, char **argv) {
     catch_sigint(!interactive);
     rc = 0;
     if (interactive && !o.quiet && !o.json)
-        printf("exdb %s, a debugger for torch.export programs. Type \"help\".\n", EXDB_VERSION);
+        printf("exdb %s, a debugger for torch.export programs. Type \"help\".\n", exdb_version());
     if (o.file && load_file(&o)) {
         rc = 1;
         if (o.batch || !interactive)

@@ -16,6 +16,7 @@
 #include "core/base/outfile.h"
 #include "core/export/diff.h"
 #include "core/export/snapshot.h"
+#include "viz/gvcontext.h"
 #include "viz/layoutproc.h"
 #include "viz/view.h"
 #include "viz/cgdisc.h"
@@ -256,7 +257,7 @@ static void tune_layout(Agraph_t *g, const char *engine, uint32_t nodes) {
 static GVC_t *context(void) {
     static GVC_t *gvc;
     if (!gvc)
-        gvc = gvContext();
+        gvc = vz_gvcontext_new();
     return gvc;
 }
 
@@ -346,6 +347,11 @@ static int render_image(Agraph_t *g, exdb_viz_format fmt, const char *engine,
         return exdb_errorf(err, "%s: Graphviz could not start (out of memory?)", path);
     double t1 = now();
     const char *as = fmt == EXDB_FMT_HTML ? "svg" : format_name(fmt);
+    if (vz_gvcontext_can_render(gvc, as) == 0) /* the wheel: no cairo plugin */
+        return exdb_errorf(err,
+                           "%s: this exdb's Graphviz has no %s renderer (use .svg, .html or "
+                           "a build from source with Graphviz's cairo plugin)",
+                           path, as);
     if (vz_layout_render(gvc, g, engine, as, set->interrupt, &r->img, path, err) < 0)
         return -1;
     st->layout_s = r->img.layout_s;
