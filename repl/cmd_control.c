@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cmd_control.h"
+#include "cmd_output.h"
 #include "command.h"
 #include "core/export/program.h"
 #include "core/unflatten/unflatten.h"
@@ -381,7 +382,8 @@ static int run_block(session *s, char *body) {
     s->control_depth++;
     int rc = 0;
     char *line;
-    while (rc == 0 && !s->quit_requested && !exdb_interrupted && (line = block_read_line(s, ""))) {
+    while (rc == 0 && !s->quit_requested && !exdb_interrupted && !output_quit(s) &&
+           (line = block_read_line(s, ""))) {
         if (s->trace_commands && !s->json)
             fprintf(s->out, "+%s\n", line);
         rc = session_exec(s, line);
@@ -440,7 +442,7 @@ static int cmd_while(session *s, int argc, char **argv) {
         n++;
         if (body.len && (rc = run_block(s, body.s)) < 0)
             break;
-        if (s->quit_requested)
+        if (s->quit_requested || output_quit(s)) /* quit, or "q" at the pager */
             break;
         if (exdb_interrupted)
             rc = cmd_fail(s, "Quit");
