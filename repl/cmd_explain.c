@@ -215,7 +215,7 @@ static uint32_t module_enters(session *s, const exdb_unflatten *u, const char *n
 
 /* The DEDUP and DISPATCH events about `name`, explained. Count. */
 static uint32_t module_decisions(session *s, const exdb_unflatten *u, const char *name,
-                                 const char *base, char *other, size_t cap) {
+                                 const char *base, char *other, size_t cap, int *dispatched) {
     uint32_t n = 0;
     for (uint32_t k = 1; k <= u->pos; k++) {
         const exdb_uevent *ev = &u->log[k - 1];
@@ -226,10 +226,11 @@ static uint32_t module_decisions(session *s, const exdb_unflatten *u, const char
         if (ev->kind == EXDB_EV_DEDUP && exdb_explain_dedup(u, ev, &why) == 0) {
             entry_call(call, sizeof call, why.entry);
             hit = call_matches(call, name);
-            if (hit && why.other && strcmp(call, name) == 0)
+            if (hit && ev->aux && why.other && strcmp(call, name) == 0) /* merged */
                 entry_call(other, cap, why.other);
         } else if (ev->kind == EXDB_EV_DISPATCH && exdb_explain_dispatch(u, ev, &di) == 0) {
             hit = di.base && strcmp(di.base, base) == 0;
+            *dispatched |= hit && di.ncalls;
         }
         if (!hit)
             continue;
@@ -263,7 +264,8 @@ static int explain_module(session *s, exdb_unflatten *u, const char *name) {
             s->buf.s[mark] = '\0';
         return -1;
     }
-    uint32_t nd = module_decisions(s, u, name, base, other, sizeof other);
+    int dispatched = 0;
+    uint32_t nd = module_decisions(s, u, name, base, other, sizeof other, &dispatched);
     if (nd == 0 && u->run->phase <= EXDB_UPH_DEDUP)
         exdb_buf_printf(&s->buf,
                         "\nThe run is at event %u, before _deduplicate_modules decided: "
@@ -276,6 +278,11 @@ static int explain_module(session *s, exdb_unflatten *u, const char *name) {
     if (m)
         exdb_buf_printf(&s->buf, "Now: %s is in the module tree (\"info modules\" shows it).\n",
                         name);
+    else if (dispatched)
+        exdb_buf_printf(&s->buf,
+                        "Now: %s is a call of the dispatcher %s (\"print module %s\" shows its "
+                        "graph).\n",
+                        name, base, name);
     else
         exdb_buf_printf(&s->buf, "Now: %s is not in the module tree%s%s%s.\n", name,
                         other[0] ? " (merged: its call_module targets " : "", other,
