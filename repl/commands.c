@@ -51,8 +51,7 @@ static const struct {
     {"Checks and changes", lint_commands, &lint_ncommands},
     {"Comparing programs", diff_commands, &diff_ncommands},
     {"Pictures", render_commands, &render_ncommands},
-    {"Scripts (gdb's if, while and convenience variables)", control_commands,
-     &control_ncommands},
+    {"Scripts (gdb's if, while and convenience variables)", control_commands, &control_ncommands},
 };
 
 #define NTABLES (sizeof tables / sizeof *tables)
