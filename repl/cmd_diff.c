@@ -111,12 +111,31 @@ static void put_field(exdb_buf *b, const char *field, const exdb_arg *x, const e
     exdb_buf_putc(b, '\n');
 }
 
+/* What a diff line calls n's module: the innermost nn_module_stack path
+ * with its call, "<root>" for a stack whose entries name only the root, and
+ * what it is for a node without one (placeholders, outputs, nodes torch's
+ * tracer left unattributed): "no module stack" or "empty module stack". */
+static const char *module_label(exdb_arena *ar, const exdb_node *n) {
+    const char *mod = exdb_diff_node_module(ar, n);
+    if (mod && mod[0])
+        return mod;
+    if (!n->meta || !n->meta->has_stack)
+        return "no module stack";
+    return n->meta->nstack ? "<root>" : "empty module stack";
+}
+
+/* The JSON "module": the path, "" for the root, null without a stack. */
+static const char *module_json(exdb_arena *ar, const exdb_node *n) {
+    if (!n->meta || !n->meta->has_stack || !n->meta->nstack)
+        return NULL;
+    return exdb_diff_node_module(ar, n);
+}
+
 static void put_changed(exdb_buf *b, const exdb_diff_pair *p, exdb_arena *ar, exdb_buf *tmp) {
     exdb_buf_printf(b, "  ~ %s", p->a->name);
     if (p->what & EXDB_DIFF_NAME)
         exdb_buf_printf(b, " -> %s", p->b->name);
-    const char *mod = exdb_diff_node_module(ar, p->b);
-    exdb_buf_printf(b, "  [%s]\n", mod && mod[0] ? mod : "<root>");
+    exdb_buf_printf(b, "  [%s]\n", module_label(ar, p->b));
     if (p->what & EXDB_DIFF_TARGET)
         exdb_buf_printf(b, "      target: %s %s -> %s %s\n", exdb_op_name((exdb_op)p->a->op),
                         p->a->target ? p->a->target : "", exdb_op_name((exdb_op)p->b->op),
@@ -137,9 +156,8 @@ static void put_changed(exdb_buf *b, const exdb_diff_pair *p, exdb_arena *ar, ex
         exdb_buf_printf(b, "%s\n", tmp->len ? exdb_buf_str(tmp) : "(none)");
     }
     if (p->what & EXDB_DIFF_MODULE) {
-        const char *ma = exdb_diff_node_module(ar, p->a);
-        exdb_buf_printf(b, "      module: %s -> %s\n", ma && ma[0] ? ma : "<root>",
-                        mod && mod[0] ? mod : "<root>");
+        exdb_buf_printf(b, "      module: %s -> %s\n", module_label(ar, p->a),
+                        module_label(ar, p->b));
     }
 }
 
@@ -298,7 +316,7 @@ static cJSON *json_node(const exdb_node *n, exdb_arena *ar) {
     cJSON_AddStringToObject(o, "name", n->name);
     cJSON_AddStringToObject(o, "op", exdb_op_name((exdb_op)n->op));
     cJSON_AddItemToObject(o, "target", str_or_null(n->target));
-    cJSON_AddItemToObject(o, "module", str_or_null(exdb_diff_node_module(ar, n)));
+    cJSON_AddItemToObject(o, "module", str_or_null(module_json(ar, n)));
     cJSON_AddItemToObject(o, "value", ja_val(n->meta ? n->meta->val : NULL));
     return o;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cmd_code.h"
+#include "cmd_control.h"
 #include "command.h"
 #include "json_answers.h"
 #include "core/export/program.h"
@@ -135,6 +136,7 @@ static exdb_unflatten *tree_to_edit(session *s) {
 /* ---- lint */
 
 static void lint_output(session *s, exdb_lint_report *r, int json, uint32_t errors) {
+    cmd_control_note_lint(errors, r->count[EXDB_SEV_WARNING]);
     if (json)
         exdb_lint_format_json(&s->buf, r);
     else

@@ -17,6 +17,7 @@
 #include "core/fx/print.h"
 #include "core/unflatten/unflatten.h"
 #include "cmd_code.h"
+#include "cmd_control.h"
 #include "command.h"
 #include "commands.h"
 #include "json_answers.h"
@@ -291,6 +292,8 @@ static int cmd_info(session *s, int argc, char **argv) {
 static int cmd_print(session *s, int argc, char **argv) {
     int amb;
     const command *c = command_lookup("print", &amb);
+    if (argv[1][0] == '$' || argv[1][0] == '(') /* a convenience variable (cmd_control.c) */
+        return cmd_control_print(s);
     if (cmd_pick_quiet(argv[1], command_subcommands("print")) == -1) {
         if (exdb_graph_find(s->prog->graph, argv[1]) || glob_matches_some(s, argv[1]))
             return print_nodes(s, "print", argc, argv);
@@ -332,6 +335,10 @@ static int cmd_source(session *s, int argc, char **argv) {
 static void settings_json(session *s, const setting *st);
 
 static int cmd_set(session *s, int argc, char **argv) {
+    if (argv[1][0] == '$') /* set $NAME = EXPR (cmd_control.c) */
+        return cmd_control_set(s);
+    if (argc > 5) /* at most 4 words after "set" */
+        return cmd_fail(s, "Usage: set NAME VALUE");
     const setting *st = settings_pick(s, "set", argv[1]);
     if (!st || st->set(s, st, argc, argv) < 0)
         return -1;
@@ -482,7 +489,8 @@ const command program_commands[] = {
      "Lines starting with # are comments. A failing command stops the script unless\n"
      "\"set on-error continue\".",
      cmd_source, NULL, NULL, NULL, CMPL_FILE},
-    {"set", 2, 4, 0, "set NAME VALUE", "Change a setting (see show).", NULL, cmd_set, NULL,
+    {"set", 2, -1, 0, "set NAME VALUE",
+     "Change a setting (see show); set $NAME = EXPR: a variable (help if).", NULL, cmd_set, NULL,
      settings_help, NULL, CMPL_SETTING},
     {"show", 0, 1, 0, "show [NAME|alias]", "Show the settings, or one; show alias: the aliases.",
      NULL, cmd_show, NULL, NULL, NULL, CMPL_SETTING},

@@ -30,6 +30,8 @@ extern const command find_commands[];
 extern const size_t find_ncommands;
 extern const command diff_commands[];
 extern const size_t diff_ncommands;
+extern const command control_commands[];
+extern const size_t control_ncommands;
 extern const command explain_commands[];
 extern const size_t explain_ncommands;
 
@@ -49,6 +51,7 @@ static const struct {
     {"Checks and changes", lint_commands, &lint_ncommands},
     {"Comparing programs", diff_commands, &diff_ncommands},
     {"Pictures", render_commands, &render_ncommands},
+    {"Scripts (gdb's if, while and convenience variables)", control_commands, &control_ncommands},
 };
 
 #define NTABLES (sizeof tables / sizeof *tables)

@@ -371,10 +371,31 @@ static int load_file(const options *o) {
     return rc;
 }
 
+/* The -ex list as the lines an if/while/commands body reads (up to the
+ * next -x script or the end of the list: never standard input). */
+typedef struct ex_reader {
+    const options *o;
+    int *i;
+} ex_reader;
+
+static char *ex_read_line(session *s, const char *prompt) {
+    (void)prompt;
+    ex_reader *r = s->read_ctx;
+    if (*r->i + 1 >= r->o->ncmds || r->o->is_script[*r->i + 1])
+        return NULL;
+    ++*r->i;
+    if (s->trace_commands && !s->json)
+        fprintf(s->out, "+%s\n", r->o->cmds[*r->i]);
+    return strdup(r->o->cmds[*r->i]);
+}
+
 /* Runs the -ex commands and -x scripts in order. 1 when one failed. */
 static int run_commands(const options *o) {
-    int rc = 0;
-    for (int i = 0; i < o->ncmds && !S.quit_requested; i++) {
+    int rc = 0, i;
+    ex_reader reader = {o, &i};
+    for (i = 0; i < o->ncmds && !S.quit_requested; i++) {
+        S.read_line = o->is_script[i] ? NULL : ex_read_line;
+        S.read_ctx = &reader;
         int r = o->is_script[i] ? session_source(&S, o->cmds[i]) : session_exec(&S, o->cmds[i]);
         if (r < 0) {
             rc = 1;
@@ -387,6 +408,8 @@ static int run_commands(const options *o) {
             }
         }
     }
+    S.read_line = NULL;
+    S.read_ctx = NULL;
     return rc;
 }
 

@@ -410,7 +410,8 @@ int session_exec(session *s, const char *line) {
     s->last_flags = c ? c->flags : 0;
     if (!s->in_bp_commands && run_bp_commands(s) < 0)
         rc = -1;
-    exdb_interrupted = 0;
+    if (!s->control_depth) /* a while loop sees a Ctrl-C met in its body */
+        exdb_interrupted = 0;
     /* an empty line at the prompt runs the last stepping command again
      * (main.c); a repeated `list` goes on where it stopped */
     if (c && ((c->flags & CMD_REPEAT) || ((c->flags & CMD_REPEAT_BARE) && !strpbrk(text, " \t"))) &&

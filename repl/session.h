@@ -74,6 +74,7 @@ struct session {
     /* gdb habits */
     const char *line;             /* the command line being run (aliases expanded), as typed */
     int in_bp_commands;           /* running a breakpoint's commands (session_exec) */
+    int control_depth;            /* running an if/while body (cmd_control.c) */
     int last_flags;               /* the flags of the last command run */
     struct exdb_aliases *aliases; /* `alias NAME = COMMAND` (cmd_alias.c) */
     /* Where a command's further lines come from (`commands N` ... `end`):

@@ -144,6 +144,17 @@ def entry_key(root, line):
 # lines of `source` answer too, as their own lines.
 EXAMPLE_SCRIPT = """\
 set on-error continue
+set $n = 1
+print $n
+print $_event
+if $n == 1
+echo one
+else
+echo other
+end
+while $n < 3
+set $n = $n + 1
+end
 help
 help info
 help aliases

@@ -303,6 +303,27 @@ check_since M3 "set pagination off: no pager" "    return (add, add_3, addmm_13)
 if since M3 | grep -qF -- "--Type <RET>"; then bad "no question with pagination off"; else ok "no question with pagination off"; fi
 T send-keys "quit" Enter
 
+# while ... end typed at the prompt (issue 25 item 7): the body is asked
+# for with ">", and Ctrl-C stops the loop between two commands of its body;
+# the session goes on with the variable where the loop left it.
+start tests/fixtures/example.json
+wait_for "(exdb)" 15 >/dev/null
+T send-keys "set \$n = 0" Enter "while \$n < 100000" Enter
+wait_for ">" >/dev/null
+T send-keys "set \$n = \$n + 1" Enter "lint" Enter
+T send-keys -l "end" # (the literal word: tmux reads "end" as the End key)
+T send-keys Enter
+wait_for "0 errors, 0 warnings, 2 notes." 30 >/dev/null
+T send-keys C-c
+check "Ctrl-C stops a while loop" "Quit" 30
+mark W1
+# (echo joins its words with one space: the typed line does not match)
+T send-keys "if \$n < 100000" Enter "echo stopped    early" Enter
+T send-keys -l "end"
+T send-keys Enter
+check_since W1 "the loop stopped before its end" "stopped early" 30
+T send-keys "quit" Enter
+
 # never in batch mode or with commands on a pipe, even on a terminal
 T kill-server 2>/dev/null
 nstart=$((nstart + 1))
