@@ -590,7 +590,10 @@ static int missing_submodule(exdb_umodule *m, const char *fqn) {
 
 /* named_modules(remove_duplicate=False) paths not in fqn_order yet get
  * len(fqn_order). Pre-order with an explicit stack; each path is built
- * once in the arena (it becomes a key of fqn_order). */
+ * once in the arena (it becomes a key of fqn_order). Bounded as
+ * exdb_modtree_named_modules is: a cycle or more than
+ * exdb_modtree_max_paths paths stops it (EXDB_MODTREE_WALK_*), -1 out of
+ * memory. */
 static int order_named_modules(order_ctx *o) {
     typedef struct nm {
         exdb_umodule *m;
@@ -598,11 +601,18 @@ static int order_named_modules(order_ctx *o) {
         size_t len;
         uint32_t next;
     } nm;
-    uint32_t cap = 32, n = 0;
+    uint32_t cap = 32, n = 0, nmod = o->r->nmodules;
     nm *st = malloc(cap * sizeof *st);
-    if (!st)
+    uint8_t *onstack = calloc(nmod ? nmod : 1, 1);
+    if (!st || !onstack) {
+        free(st);
+        free(onstack);
         return -1;
+    }
     st[n++] = (nm){o->r->root, "", 0, 0};
+    if (o->r->root->id < nmod)
+        onstack[o->r->root->id] = 1;
+    uint64_t paths = 1, max = exdb_modtree_max_paths(o->r);
     int rc = 0;
     if (!exdb_strmap_get(&o->order, ""))
         rc = order_set(o, "", o->nkeys);
@@ -612,12 +622,22 @@ static int order_named_modules(order_ctx *o) {
         while (top->next < d->n && !d->vals[top->next])
             top->next++;
         if (top->next >= d->n) {
+            if (top->m->id < nmod)
+                onstack[top->m->id] = 0;
             n--;
             continue;
         }
         const char *name = d->keys[top->next];
         exdb_umodule *c = d->vals[top->next];
         top->next++;
+        if (c->id < nmod && onstack[c->id]) {
+            rc = EXDB_MODTREE_WALK_CYCLE;
+            break;
+        }
+        if (paths++ >= max) {
+            rc = EXDB_MODTREE_WALK_CUT;
+            break;
+        }
         size_t ln = strlen(name), len = top->len ? top->len + 1 + ln : ln;
         char *fqn = exdb_arena_alloc(&o->r->arena, len + 1);
         if (!fqn) {
@@ -640,9 +660,12 @@ static int order_named_modules(order_ctx *o) {
             }
             st = ns;
         }
+        if (c->id < nmod)
+            onstack[c->id] = 1;
         st[n++] = (nm){c, fqn, len, 0};
     }
     free(st);
+    free(onstack);
     return rc;
 }
 
@@ -662,8 +685,9 @@ int exdb_modtree_reorder_submodules(exdb_urun *r, exdb_error *err) {
         if (order_set(&o, fqn, i++) < 0)
             return exdb_errorf(err, "out of memory");
     }
-    if (order_named_modules(&o) < 0)
-        return exdb_errorf(err, "out of memory");
+    int walk = order_named_modules(&o);
+    if (walk != 0)
+        return exdb_modtree_walk_error(r, walk, "_reorder_submodules", err);
     const char **added = exdb_arena_alloc(&r->arena, (o.nkeys ? o.nkeys : 1) * sizeof *added);
     uint32_t nadded = 0;
     if (!added)
@@ -687,19 +711,49 @@ int exdb_modtree_reorder_submodules(exdb_urun *r, exdb_error *err) {
 
 /* ---- named_modules(remove_duplicate=False), pre-order, explicit stack */
 
+uint64_t exdb_modtree_max_paths(const exdb_urun *r) {
+    return (uint64_t)EXDB_MODTREE_PATHS_PER_MODULE * r->nmodules + 4096;
+}
+
 typedef struct nm_frame {
     exdb_umodule *m;
-    const char *fqn;
+    size_t len; /* its path's length in the walk's path buffer */
     uint32_t next;
 } nm_frame;
 
+/* Makes room for n bytes in *buf. */
+static int buf_reserve(char **buf, size_t *cap, size_t n) {
+    if (n <= *cap)
+        return 0;
+    size_t ncap = *cap ? *cap : 256;
+    while (ncap < n)
+        ncap *= 2;
+    char *nb = realloc(*buf, ncap);
+    if (!nb)
+        return -1;
+    *buf = nb;
+    *cap = ncap;
+    return 0;
+}
+
 int exdb_modtree_named_modules(exdb_urun *r, exdb_umod_visit fn, void *ctx) {
     uint32_t cap = 32, n = 0;
+    size_t pcap = 256;
     nm_frame *st = malloc(cap * sizeof *st);
-    if (!st)
+    char *path = malloc(pcap);
+    uint8_t *onstack = calloc(r->nmodules ? r->nmodules : 1, 1);
+    if (!st || !path || !onstack) {
+        free(st);
+        free(path);
+        free(onstack);
         return -1;
+    }
+    path[0] = '\0';
     fn(ctx, "", r->root);
-    st[n++] = (nm_frame){r->root, "", 0};
+    st[n++] = (nm_frame){r->root, 0, 0};
+    if (r->root->id < r->nmodules)
+        onstack[r->root->id] = 1;
+    uint64_t paths = 1, max = exdb_modtree_max_paths(r);
     int rc = 0;
     while (n) {
         nm_frame *top = &st[n - 1];
@@ -707,19 +761,31 @@ int exdb_modtree_named_modules(exdb_urun *r, exdb_umod_visit fn, void *ctx) {
         while (top->next < d->n && !d->vals[top->next])
             top->next++;
         if (top->next >= d->n) {
+            if (top->m->id < r->nmodules)
+                onstack[top->m->id] = 0;
             n--;
             continue;
+        }
+        if (paths++ >= max) {
+            rc |= EXDB_MODTREE_WALK_CUT;
+            break;
         }
         exdb_umodule *c = d->vals[top->next];
         const char *name = d->keys[top->next];
         top->next++;
-        const char *fqn =
-            top->fqn[0] ? exdb_arena_printf(&r->arena, "%s.%s", top->fqn, name) : name;
-        if (!fqn) {
+        size_t ln = strlen(name), len = top->len ? top->len + 1 + ln : ln;
+        if (buf_reserve(&path, &pcap, len + 1) < 0) {
             rc = -1;
             break;
         }
-        fn(ctx, fqn, c);
+        if (top->len)
+            path[top->len] = '.';
+        memcpy(path + len - ln, name, ln + 1);
+        fn(ctx, path, c);
+        if (c->id < r->nmodules && onstack[c->id]) {
+            rc |= EXDB_MODTREE_WALK_CYCLE; /* upstream: RecursionError */
+            continue;
+        }
         if (n == cap) {
             cap *= 2;
             nm_frame *ns = realloc(st, cap * sizeof *ns);
@@ -729,9 +795,13 @@ int exdb_modtree_named_modules(exdb_urun *r, exdb_umod_visit fn, void *ctx) {
             }
             st = ns;
         }
-        st[n++] = (nm_frame){c, fqn, 0};
+        if (c->id < r->nmodules)
+            onstack[c->id] = 1;
+        st[n++] = (nm_frame){c, len, 0};
     }
     free(st);
+    free(path);
+    free(onstack);
     return rc;
 }
 
@@ -776,4 +846,19 @@ uint32_t exdb_modtree_call_count(const exdb_urun *r, const exdb_umodule *m) {
             n += exdb_modtree_get_path(en->parent_module, en->parent_call_module->target) == m;
         }
     return n;
+}
+
+int exdb_modtree_walk_error(const exdb_urun *r, int rc, const char *phase, exdb_error *err) {
+    if (rc < 0)
+        return exdb_errorf(err, "out of memory");
+    if (rc & EXDB_MODTREE_WALK_CYCLE)
+        return exdb_errorf(err,
+                           "RecursionError: maximum recursion depth exceeded in %s: a module "
+                           "is its own submodule (named_modules would not end)",
+                           phase);
+    return exdb_errorf(err,
+                       "%s: the module tree has more than %llu module paths for %u modules "
+                       "(shared modules nested in each other): named_modules("
+                       "remove_duplicate=False) would visit every one",
+                       phase, (unsigned long long)exdb_modtree_max_paths(r), r->nmodules);
 }

@@ -50,8 +50,23 @@ typedef struct exdb_reorder_move {
     uint32_t n;
 } exdb_reorder_move;
 
-/* named_modules(remove_duplicate=False) over a run's tree */
+/* named_modules(remove_duplicate=False) over a run's tree: fn gets every
+ * module path in pre-order (root first, fqn ""; the fqn string lives until
+ * fn returns). Upstream's walk never ends when a module is its own
+ * descendant, and is exponential when shared modules nest, so this one is
+ * bounded: a module already on the path is visited but not entered
+ * (EXDB_MODTREE_WALK_CYCLE), and the walk stops after
+ * exdb_modtree_max_paths(r) paths (EXDB_MODTREE_WALK_CUT). 0 when every
+ * path was visited, else those flags, or -1 when memory ran out. */
 int exdb_modtree_named_modules(exdb_urun *r, exdb_umod_visit fn, void *ctx);
+
+enum { EXDB_MODTREE_WALK_CYCLE = 1, EXDB_MODTREE_WALK_CUT = 2 };
+/* Module paths per module object a walk may visit (aliases multiply them). */
+#define EXDB_MODTREE_PATHS_PER_MODULE 16
+uint64_t exdb_modtree_max_paths(const exdb_urun *r);
+
+/* The error of a walk of `phase` that returned rc != 0 (a flag or -1). */
+int exdb_modtree_walk_error(const exdb_urun *r, int rc, const char *phase, exdb_error *err);
 
 /* The Python class of a module object: "torch.nn.Module", "InterpreterModule",
  * "InterpreterModuleDispatcher", "UnflattenedModule" or "GraphModule". */
