@@ -252,39 +252,80 @@ const char *exdb_modtree_add_spec(exdb_urun *r, exdb_umodule *m, const exdb_tree
     return setattr_value(r, m, nm, a) < 0 ? NULL : nm;
 }
 
-/* A list of module objects, inline while short (_assign_attr's to_modules). */
+/* A list of module objects, inline while short (_assign_attr's to_modules):
+ * a set, so a long one (the N calls of one module, fc, fc@1, ...) gets an
+ * open-addressing index of its pointers. */
 typedef struct modlist {
     exdb_umodule **v;
     uint32_t n, cap;
     exdb_umodule *inl[8];
+    exdb_umodule **set; /* NULL while n <= 8; else 2 * cap slots */
 } modlist;
 
 static void modlist_init(modlist *l) {
     l->v = l->inl;
     l->n = 0;
     l->cap = sizeof l->inl / sizeof *l->inl;
+    l->set = NULL;
 }
 
 static void modlist_free(modlist *l) {
     if (l->v != l->inl)
         free(l->v);
+    free(l->set);
+}
+
+/* Empties l (its index too: O(its capacity), which its last fill paid). */
+static void modlist_clear(modlist *l) {
+    l->n = 0;
+    if (l->set)
+        memset(l->set, 0, 2 * (size_t)l->cap * sizeof *l->set);
+}
+
+static uint32_t modlist_slot(exdb_umodule *const *set, uint32_t mask, const exdb_umodule *m) {
+    uint32_t h = (m->id * 2654435761u) & mask;
+    while (set[h] && set[h] != m)
+        h = (h + 1) & mask;
+    return h;
+}
+
+/* Rebuilds the index for capacity cap (-1 out of memory). */
+static int modlist_index(modlist *l, uint32_t cap) {
+    exdb_umodule **set = calloc(2 * (size_t)cap, sizeof *set);
+    if (!set)
+        return -1;
+    for (uint32_t i = 0; i < l->n; i++)
+        set[modlist_slot(set, 2 * cap - 1, l->v[i])] = l->v[i];
+    free(l->set);
+    l->set = set;
+    return 0;
 }
 
 /* Adds m unless present (to_modules is a set). */
 static int modlist_add(modlist *l, exdb_umodule *m) {
-    for (uint32_t i = 0; i < l->n; i++)
-        if (l->v[i] == m)
+    if (l->set) {
+        if (l->set[modlist_slot(l->set, 2 * l->cap - 1, m)])
             return 0;
+    } else {
+        for (uint32_t i = 0; i < l->n; i++)
+            if (l->v[i] == m)
+                return 0;
+    }
     if (l->n == l->cap) {
         exdb_umodule **nv = malloc(2 * l->cap * sizeof *nv);
         if (!nv)
             return -1;
         memcpy(nv, l->v, l->n * sizeof *nv);
-        modlist_free(l);
+        if (l->v != l->inl)
+            free(l->v);
         l->v = nv;
         l->cap *= 2;
+        if (modlist_index(l, l->cap) < 0)
+            return -1;
     }
     l->v[l->n++] = m;
+    if (l->set)
+        l->set[modlist_slot(l->set, 2 * l->cap - 1, m)] = m;
     return 0;
 }
 
@@ -343,7 +384,7 @@ int exdb_modtree_assign_state(exdb_urun *r, exdb_umodule *root, const char *targ
             rc = exdb_errorf(err, "out of memory");
             goto done;
         }
-        next->n = 0;
+        modlist_clear(next);
         for (uint32_t k = 0; k < cur->n; k++) {
             exdb_umodule *tm = cur->v[k];
             int is_mod;
@@ -404,6 +445,8 @@ typedef struct child_rec {
     const char *name;
     exdb_umodule *child;
 } child_rec;
+
+static uint64_t max_path_bytes(const exdb_urun *r);
 
 typedef struct order_ctx {
     exdb_urun *r;
@@ -612,7 +655,7 @@ static int order_named_modules(order_ctx *o) {
     st[n++] = (nm){o->r->root, "", 0, 0};
     if (o->r->root->id < nmod)
         onstack[o->r->root->id] = 1;
-    uint64_t paths = 1, max = exdb_modtree_max_paths(o->r);
+    uint64_t paths = 1, max = exdb_modtree_max_paths(o->r), bytes = 0, maxb = max_path_bytes(o->r);
     int rc = 0;
     if (!exdb_strmap_get(&o->order, ""))
         rc = order_set(o, "", o->nkeys);
@@ -634,11 +677,11 @@ static int order_named_modules(order_ctx *o) {
             rc = EXDB_MODTREE_WALK_CYCLE;
             break;
         }
-        if (paths++ >= max) {
+        size_t ln = strlen(name), len = top->len ? top->len + 1 + ln : ln;
+        if (paths++ >= max || (bytes += len + 1) > maxb) {
             rc = EXDB_MODTREE_WALK_CUT;
             break;
         }
-        size_t ln = strlen(name), len = top->len ? top->len + 1 + ln : ln;
         char *fqn = exdb_arena_alloc(&o->r->arena, len + 1);
         if (!fqn) {
             rc = -1;
@@ -712,7 +755,12 @@ int exdb_modtree_reorder_submodules(exdb_urun *r, exdb_error *err) {
 /* ---- named_modules(remove_duplicate=False), pre-order, explicit stack */
 
 uint64_t exdb_modtree_max_paths(const exdb_urun *r) {
-    return (uint64_t)EXDB_MODTREE_PATHS_PER_MODULE * r->nmodules + 4096;
+    return (uint64_t)EXDB_MODTREE_PATHS_PER_MODULE * r->nmodules + 65536;
+}
+
+/* The most bytes of paths (each with its NUL) one walk may build. */
+static uint64_t max_path_bytes(const exdb_urun *r) {
+    return (uint64_t)1024 * r->nmodules + ((uint64_t)8 << 20);
 }
 
 typedef struct nm_frame {
@@ -753,7 +801,7 @@ int exdb_modtree_named_modules(exdb_urun *r, exdb_umod_visit fn, void *ctx) {
     st[n++] = (nm_frame){r->root, 0, 0};
     if (r->root->id < r->nmodules)
         onstack[r->root->id] = 1;
-    uint64_t paths = 1, max = exdb_modtree_max_paths(r);
+    uint64_t paths = 1, max = exdb_modtree_max_paths(r), bytes = 0, maxb = max_path_bytes(r);
     int rc = 0;
     while (n) {
         nm_frame *top = &st[n - 1];
@@ -766,14 +814,14 @@ int exdb_modtree_named_modules(exdb_urun *r, exdb_umod_visit fn, void *ctx) {
             n--;
             continue;
         }
-        if (paths++ >= max) {
-            rc |= EXDB_MODTREE_WALK_CUT;
-            break;
-        }
         exdb_umodule *c = d->vals[top->next];
         const char *name = d->keys[top->next];
         top->next++;
         size_t ln = strlen(name), len = top->len ? top->len + 1 + ln : ln;
+        if (paths++ >= max || (bytes += len + 1) > maxb) {
+            rc |= EXDB_MODTREE_WALK_CUT;
+            break;
+        }
         if (buf_reserve(&path, &pcap, len + 1) < 0) {
             rc = -1;
             break;
@@ -857,8 +905,9 @@ int exdb_modtree_walk_error(const exdb_urun *r, int rc, const char *phase, exdb_
                            "is its own submodule (named_modules would not end)",
                            phase);
     return exdb_errorf(err,
-                       "%s: the module tree has more than %llu module paths for %u modules "
-                       "(shared modules nested in each other): named_modules("
-                       "remove_duplicate=False) would visit every one",
-                       phase, (unsigned long long)exdb_modtree_max_paths(r), r->nmodules);
+                       "%s: the module tree has more than %llu module paths (or %llu bytes of "
+                       "them) for %u modules (shared modules nested in each other): "
+                       "named_modules(remove_duplicate=False) would visit every one",
+                       phase, (unsigned long long)exdb_modtree_max_paths(r),
+                       (unsigned long long)max_path_bytes(r), r->nmodules);
 }

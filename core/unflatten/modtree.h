@@ -56,12 +56,14 @@ typedef struct exdb_reorder_move {
  * descendant, and is exponential when shared modules nest, so this one is
  * bounded: a module already on the path is visited but not entered
  * (EXDB_MODTREE_WALK_CYCLE), and the walk stops after
- * exdb_modtree_max_paths(r) paths (EXDB_MODTREE_WALK_CUT). 0 when every
+ * exdb_modtree_max_paths(r) paths or 1 KiB per module (+8 MiB) of path
+ * text (EXDB_MODTREE_WALK_CUT). 0 when every
  * path was visited, else those flags, or -1 when memory ran out. */
 int exdb_modtree_named_modules(exdb_urun *r, exdb_umod_visit fn, void *ctx);
 
 enum { EXDB_MODTREE_WALK_CYCLE = 1, EXDB_MODTREE_WALK_CUT = 2 };
-/* Module paths per module object a walk may visit (aliases multiply them). */
+/* Module paths per module object a walk may visit (+65536; aliases
+ * multiply them). */
 #define EXDB_MODTREE_PATHS_PER_MODULE 16
 uint64_t exdb_modtree_max_paths(const exdb_urun *r);
 
