@@ -69,6 +69,17 @@ else
     else
         bad "save on a full disk (exit $rc; left: $(leftovers "$mnt" filler))"
     fi
+    # set logging on a full disk (issue 22 item 3): said, not "Done logging"
+    (cd "$mnt" && "$exdb" -q "$root/tests/fixtures/example.json" -ex "set on-error continue" \
+        -ex "set logging on" -ex "print graph" -ex "print code" -ex "print graph" \
+        -ex "echo still here" -ex "set logging off" -batch) >"$tmp/log" 2>&1
+    rc=$?
+    if grep -qF "exdb.txt: cannot write: No space left on device" "$tmp/log" && [ $rc = 1 ] &&
+        grep -qx "still here" "$tmp/log" && ! grep -q "Done logging" "$tmp/log"; then
+        ok "set logging on a full disk: the reason, exit 1, the session goes on"
+    else
+        bad "set logging on a full disk (exit $rc)"
+    fi
     umount "$mnt"
 fi
 
@@ -97,6 +108,28 @@ for cmd in "save --force $tmp/null" "save --force $tmp/pipe.svg" "render flat -o
     [ -L "$tmp/null.svg" ] || { rm -f "$tmp/null.svg"; ln -s "$tmp/null" "$tmp/null.svg"; }
     [ -L "$tmp/link.json" ] || { rm -f "$tmp/link.json"; ln -s "$tmp/elsewhere.json" "$tmp/link.json"; }
     rm -f "$tmp/elsewhere.json"
+done
+
+# ---- issue 22 item 3: set logging on FILE treats its target as save does:
+# a symbolic link at the last component is not written through, a FIFO is
+# refused at once (it used to block forever), a device is refused
+mkdir "$tmp/lg"
+echo "the user's own file" >"$tmp/lg/other.txt"
+ln -s other.txt "$tmp/lg/exdb.txt"
+mkfifo "$tmp/lg/fifo"
+mknod "$tmp/lg/null" c 1 3
+for target in "" fifo null; do
+    (cd "$tmp/lg" && timeout 60 "$exdb" -q "$root/tests/fixtures/example.json" \
+        -ex "set logging on $target" -ex "echo logged" -batch) >"$tmp/log" 2>&1
+    rc=$?
+    name=${target:-exdb.txt}
+    if [ $rc = 1 ] && grep -q "^$name: not a regular file" "$tmp/log" && ! grep -q logged "$tmp/log" &&
+        [ "$(cat "$tmp/lg/other.txt")" = "the user's own file" ] && [ -L "$tmp/lg/exdb.txt" ] &&
+        [ -p "$tmp/lg/fifo" ] && [ -c "$tmp/lg/null" ]; then
+        ok "set logging on ${target:-exdb.txt (a symbolic link)}: refused at once, nothing written through it"
+    else
+        bad "set logging on ${target:-exdb.txt (a symbolic link)} (exit $rc)"
+    fi
 done
 
 # ---- 6: a terminating signal in the middle of a save removes its temporary files

@@ -175,6 +175,41 @@ int exdb_out_check(const char *path, int replace, exdb_error *err) {
     return 0;
 }
 
+int exdb_out_open_log(const char *path, int truncate, exdb_error *err) {
+    struct stat st;
+    int fd = open(path,
+                  O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC |
+                      (truncate ? 0 : O_APPEND),
+                  0666);
+    if (fd < 0) {
+        int e = errno;
+        /* ELOOP: a symbolic link; ENXIO: a FIFO nobody reads; EISDIR */
+        if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+            return S_ISDIR(st.st_mode)
+                       ? exdb_errorf(err, "%s: is a directory", path)
+                       : exdb_errorf(err, "%s: not a regular file (%s): refusing to write to it",
+                                     path, kind_of(st.st_mode));
+        return exdb_errorf(err, "%s: %s", path, strerror(e));
+    }
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return exdb_errorf(err, "%s: %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return exdb_errorf(err, "%s: not a regular file (%s): refusing to write to it", path,
+                           kind_of(st.st_mode));
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0 || (truncate && ftruncate(fd, 0) < 0)) {
+        int e = errno;
+        close(fd);
+        return exdb_errorf(err, "%s: %s", path, strerror(e));
+    }
+    return fd;
+}
+
 int exdb_out_temp(const char *path, int dir, char **tmp, int *fd, exdb_error *err) {
     const char *slash = strrchr(path, '/');
     size_t d = slash ? (size_t)(slash - path) + 1 : 0;

@@ -28,6 +28,17 @@
  *   "PATH: not a regular file (a character device): refusing to replace it" */
 int exdb_out_check(const char *path, int replace, exdb_error *err);
 
+/* Opens path for a log that grows as it is written (`set logging on`):
+ * appending, or emptied first (truncate != 0), created 0666 less the umask.
+ * Only a regular file: a symbolic link at the last component is not
+ * followed, a FIFO, a device, a socket or a directory is refused, and the
+ * open never blocks (a FIFO nobody reads). The fd (O_CLOEXEC, blocking
+ * writes), or -1 with err one of
+ *   "PATH: not a regular file (a symbolic link): refusing to write to it"
+ *   "PATH: is a directory"
+ *   "PATH: REASON" (e.g. Permission denied) */
+int exdb_out_open_log(const char *path, int truncate, exdb_error *err);
+
 /* Creates a temporary file (dir == 0, *fd open for writing, mode 0600) or
  * directory (dir != 0, *fd unused: may be NULL) beside path, named
  * ".NAME.exdb-XXXXXX", and registers it for removal on a terminating
