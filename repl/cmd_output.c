@@ -304,6 +304,9 @@ static int log_start(session *s, exdb_output *o, const char *file) {
         return cmd_fail(s, "%s", fd >= 0 ? "out of memory" : err.msg);
     }
     setvbuf(f, NULL, _IONBF, 0); /* a write error shows at the write that failed */
+    /* past ulimit -f a write fails with EFBIG (reported as any write error)
+     * instead of SIGXFSZ ending exdb; nothing of exdb's wants that signal */
+    signal(SIGXFSZ, SIG_IGN);
     /* said before the copy starts, as gdb: the log holds what follows */
     fprintf(s->out, "%s output to %s.\n", o->redirect ? "Redirecting" : "Copying", path);
     fflush(s->out);

@@ -132,6 +132,25 @@ for target in "" fifo null; do
     fi
 done
 
+# ---- issue 22 item 4: past ulimit -f, save, render and the log fail with a
+# message (SIGXFSZ used to end exdb, rc 153, leaving .NAME.exdb-XXXXXX)
+mkdir "$tmp/fsz"
+(cd "$tmp/fsz" && ulimit -f 16 && "$exdb" -q "$root/tests/fixtures/example.json" \
+    -ex "set on-error continue" -ex "save out.json" -ex "save out.pt2" -ex "render flat -o g.svg" \
+    -ex "render flat -o g.png" -ex "set logging on" -ex "print graph" -ex "print graph" \
+    -ex "print graph" -ex "print graph" -ex "print graph" -ex "echo still here" -batch
+    echo "exit $?") 2>&1 | cat >"$tmp/log" # a pipe: the limit is exdb's, not the transcript's
+rc=$(sed -n 's/^exit //p' "$tmp/log")
+if [ $rc = 1 ] && grep -qx "still here" "$tmp/log" && grep -q "out.json: .*File too large" "$tmp/log" &&
+    grep -q "out.pt2: .*File too large" "$tmp/log" && grep -q "g.svg: cannot write: File too large" "$tmp/log" &&
+    grep -q "g.png: cannot write: File too large" "$tmp/log" &&
+    grep -q "exdb.txt: cannot write: File too large" "$tmp/log" &&
+    [ -z "$(leftovers "$tmp/fsz" exdb.txt)" ]; then
+    ok "save, render and the log past ulimit -f: one error each, the session goes on, nothing left"
+else
+    bad "past ulimit -f (exit $rc; left: $(leftovers "$tmp/fsz" exdb.txt | tr '\n' ' '))"
+fi
+
 # ---- 6: a terminating signal in the middle of a save removes its temporary files
 python3 - "$root/tests/fixtures/example.json" "$tmp/big.pt2" <<'EOF'
 import sys, zipfile
@@ -170,14 +189,18 @@ for sig in TERM HUP; do
         bad "SIG$sig during save (exit $rc): left $left"
     fi
 done
-# SIGINT is exdb's Ctrl-C: it stops stepping, not a save, which completes
-save_killed INT
-if [ $rc = 0 ] && grep -qx saved "$tmp/log" && [ -z "$left" ] &&
-    [ "$(stat -c %s "$tmp/sig/out.pt2")" -gt $((160 << 20)) ]; then
-    ok "SIGINT during save: the save completes, nothing else is left"
-else
-    bad "SIGINT during save (exit $rc): left $left"
-fi
+# SIGINT is exdb's Ctrl-C: it stops stepping, not a save, which completes;
+# SIGPIPE is ignored while a save writes (issue 22 item 4: it ended exdb and
+# left the temporary folder)
+for sig in INT PIPE; do
+    save_killed $sig
+    if [ $rc = 0 ] && grep -qx saved "$tmp/log" && [ -z "$left" ] &&
+        [ "$(stat -c %s "$tmp/sig/out.pt2")" -gt $((160 << 20)) ]; then
+        ok "SIG$sig during save: the save completes, nothing else is left"
+    else
+        bad "SIG$sig during save (exit $rc): left $left"
+    fi
+done
 
 # ---- 13: a long layout runs in a child process (viz/layoutproc.c): SIGINT
 # (Ctrl-C) stops only the render, and an exdb ended by SIGTERM does not leave

@@ -1,6 +1,6 @@
 /* outfile.h - writing a file the user named (`save FILE`, `render -o FILE`).
  *
- * Three rules, one place:
+ * Four rules, one place:
  *   - only a regular file is ever replaced: a device, a FIFO, a socket, a
  *     directory or a symbolic link at the target is refused (as root,
  *     renaming over /dev/null would replace the device with a file);
@@ -10,7 +10,10 @@
  *   - while such a temporary exists, SIGTERM, SIGINT and SIGHUP, when their
  *     action is the default one (ending exdb), first remove it. A handler
  *     someone else installed (the prompt's Ctrl-C) is called instead, and
- *     an ignored signal stays ignored: those do not end the write.
+ *     an ignored signal stays ignored: those do not end the write;
+ *   - while such a temporary exists, SIGXFSZ (past `ulimit -f`) and SIGPIPE
+ *     are ignored: a write that cannot finish fails (EFBIG, EPIPE) and is
+ *     reported and cleaned up after, the session goes on.
  * exdb is single-threaded; the temporaries are tracked in a small static
  * table the signal handler reads. */
 #ifndef EXDB_OUTFILE_H
