@@ -214,6 +214,16 @@ last["inputs"] = [{"name": "self", "arg": {"as_tensor": {"name": prev}}, "kind":
                   {"name": "z", "arg": {"as_foo": 1}, "kind": 1}]
 graph(q)["nodes"] = nodes + [last]
 write("mem_hop_nodes.json", json.dumps(q).encode())
+# a zip bomb by ratio (issue 22 item 5): a 66 KB archive whose program (the
+# valid one with 64 MiB of spaces in its JSON) deflates 1012:1; it loaded,
+# costing 64x its size (2.1 GB and 15 s for a 1 MB archive inflating to
+# 1 GiB). Refused by ratio before inflating.
+bomb = valid.replace(b"{", b"{" + b" " * (64 << 20), 1)
+with zipfile.ZipFile(os.path.join(dst, "mem_zip_bomb_ratio.pt2"), "w") as z:
+    for path, data in pt2("mem_zip_bomb_ratio", bomb):
+        zi = zipfile.ZipInfo(path, (1980, 1, 1, 0, 0, 0))
+        zi.compress_type = zipfile.ZIP_DEFLATED
+        z.writestr(zi, data, compresslevel=9)
 PY
 }
 
