@@ -406,6 +406,13 @@ static int open_zip(exdb_container *c, exdb_error *err) {
         exdb_container_zip_code_text(code, why, sizeof why);
         if (code == ZIP_ER_NOZIP || code == ZIP_ER_INCONS)
             return exdb_errorf(err, "%s: truncated or corrupt zip archive: %s", c->path, why);
+        /* the file was read already: libzip's "No such file" is its lookup
+         * of a ZIP64 extra field that a 0xFFFFFFFF size or offset calls for */
+        if (code == ZIP_ER_NOENT)
+            return exdb_errorf(err,
+                               "%s: corrupt zip archive: a member's size or offset is 0xFFFFFFFF "
+                               "(\"see its ZIP64 extra field\") but it has no ZIP64 extra field",
+                               c->path);
         return exdb_errorf(err, "%s: cannot open zip archive: %s", c->path, why);
     }
     if (check_unique_names(c, err) != 0 || find_folder(c, err) < 0)
@@ -461,6 +468,8 @@ static int sniff(int fd, const char *path, off_t size, exdb_error *err) {
                                "%s: the file reports a size of 0 but is not empty (a /proc or "
                                "/sys file?): copy it to a regular file and load that",
                                path);
+        if (n < 0) /* /proc/self/mem: size 0, and reading offset 0 fails */
+            return exdb_errorf(err, "%s: cannot read: %s", path, strerror(errno));
         return exdb_errorf(
             err, "%s: empty file: expected a .pt2/zip archive or JSON starting with '{'", path);
     }
