@@ -13,6 +13,7 @@ no weights are needed); only the nn_module_stack of each node differs:
   calls_param N  the same with a Linear `fc` whose weight (`fc.weight`, a
                parameter, one placeholder the N calls share) each call reads.
   calls_nested N  one module `blk.act` called N times inside one call of `blk`.
+  modules N    N distinct modules `m0` ... `m<N-1>`, each called once.
   cycle N      module `a` (called at depth 1) called again one level below
                itself (`a@1` at path `a.b`): its second call shares the first
                call's _modules, which then holds it, so the module is its own
@@ -46,6 +47,10 @@ SEQ = "torch.nn.modules.container.Sequential"
 
 def stacks_calls(n):
     return [ROOT + ";L__self__act%s,act,%s" % ("@%d" % i if i else "", RELU) for i in range(n)]
+
+
+def stacks_modules(n):
+    return [ROOT + ";L__self__m%d,m%d,%s" % (i, i, RELU) for i in range(n)]
 
 
 def stacks_calls_nested(n):
@@ -95,7 +100,7 @@ def stacks_calls_param(n):
 
 
 SHAPES = {"calls": stacks_calls, "calls_param": stacks_calls_param,
-          "calls_nested": stacks_calls_nested, "cycle": stacks_cycle, "alias": stacks_alias,
+          "calls_nested": stacks_calls_nested, "modules": stacks_modules, "cycle": stacks_cycle, "alias": stacks_alias,
           "graphless": stacks_graphless}
 
 
