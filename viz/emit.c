@@ -397,12 +397,11 @@ Agraph_t *vz_emit(vz_graph *vg, int layout, exdb_viz_stats *st, exdb_error *err)
         set(e, em.s.e_tooltip, v->tooltip);
         set(e, em.s.e_minlen, v->minlen);
     }
+    if (xml_scratch.oom) /* a name or text was cut short */
+        return fail(&em, an, err);
+    exdb_buf_free(&xml_scratch);
     free(an);
     free(em.sub);
-    int oom = xml_scratch.oom;
-    exdb_buf_free(&xml_scratch);
-    if (oom)
-        return fail(&em, NULL, err);
     if (st) {
         /* agnedges walks every node's edge set; agedge made one per edge */
         st->nodes = (uint32_t)agnnodes(em.g);
