@@ -896,6 +896,21 @@ uint32_t exdb_modtree_call_count(const exdb_urun *r, const exdb_umodule *m) {
     return n;
 }
 
+uint32_t *exdb_modtree_call_counts(const exdb_urun *r) {
+    uint32_t *n = calloc(r->nmodules ? r->nmodules : 1, sizeof *n);
+    if (!n)
+        return NULL;
+    for (uint32_t p = 0; p < r->nparts; p++)
+        for (uint32_t e = 0; e < r->parts[p].n; e++) {
+            const exdb_uentry *en = &r->parts[p].entries[e];
+            exdb_umodule *m =
+                exdb_modtree_get_path(en->parent_module, en->parent_call_module->target);
+            if (m && m->id < r->nmodules)
+                n[m->id]++;
+        }
+    return n;
+}
+
 int exdb_modtree_walk_error(const exdb_urun *r, int rc, const char *phase, exdb_error *err) {
     if (rc < 0)
         return exdb_errorf(err, "out of memory");

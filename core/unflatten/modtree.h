@@ -81,5 +81,8 @@ void exdb_modtree_count_state(const exdb_umodule *m, uint32_t *np, uint32_t *nb,
 /* The call sites whose call_module target resolves to m (after dedup's
  * retargeting): the calls=N `info modules` shows for an InterpreterModule. */
 uint32_t exdb_modtree_call_count(const exdb_urun *r, const exdb_umodule *m);
+/* exdb_modtree_call_count of every module at once, by module id (one pass
+ * over the call sites; malloc'd), or NULL when out of memory. */
+uint32_t *exdb_modtree_call_counts(const exdb_urun *r);
 
 #endif
