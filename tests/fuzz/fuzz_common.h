@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * allocator's malloc/free hooks, so every allocation of exdb and of the
  * libraries it calls is seen, whether or not libFuzzer drives the harness
  * (replay_main.c too). */
-#define FUZZ_BUDGET_BASE ((size_t)384 << 20)
+#define FUZZ_BUDGET_BASE     ((size_t)384 << 20)
 #define FUZZ_BUDGET_PER_BYTE ((size_t)2048)
 
 void __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void *, size_t),
