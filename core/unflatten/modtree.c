@@ -755,7 +755,7 @@ int exdb_modtree_reorder_submodules(exdb_urun *r, exdb_error *err) {
 /* ---- named_modules(remove_duplicate=False), pre-order, explicit stack */
 
 uint64_t exdb_modtree_max_paths(const exdb_urun *r) {
-    return (uint64_t)EXDB_MODTREE_PATHS_PER_MODULE * r->nmodules + 65536;
+    return (uint64_t)EXDB_MODTREE_PATHS_PER_MODULE * r->nmodules + 4096;
 }
 
 /* The most bytes of paths (each with its NUL) one walk may build. */

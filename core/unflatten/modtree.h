@@ -62,7 +62,7 @@ typedef struct exdb_reorder_move {
 int exdb_modtree_named_modules(exdb_urun *r, exdb_umod_visit fn, void *ctx);
 
 enum { EXDB_MODTREE_WALK_CYCLE = 1, EXDB_MODTREE_WALK_CUT = 2 };
-/* Module paths per module object a walk may visit (+65536; aliases
+/* Module paths per module object a walk may visit (+4096; aliases
  * multiply them). */
 #define EXDB_MODTREE_PATHS_PER_MODULE 16
 uint64_t exdb_modtree_max_paths(const exdb_urun *r);
