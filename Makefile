@@ -307,8 +307,9 @@ fuzz-seeds:
 
 # FUZZ_RUN_SECONDS, then "NAME: ok|FAILED (how) after N executions"; the
 # summary line counts harnesses. Options: a hang is an input running 10 s,
-# rss above 4 GiB or one malloc above 1 GiB is an out-of-memory finding.
-FUZZ_OPTS = -timeout=10 -rss_limit_mb=4096 -malloc_limit_mb=1024 -print_final_stats=1
+# rss above 2 GiB or one malloc above 1 GiB is an out-of-memory finding (and
+# each harness has a per-input memory budget, tests/fuzz/fuzz_common.h).
+FUZZ_OPTS = -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 -print_final_stats=1
 fuzz-smoke: FUZZ_RUN_SECONDS = $(FUZZ_SMOKE_SECONDS)
 fuzz-long: FUZZ_RUN_SECONDS = $(FUZZ_SECONDS)
 fuzz-smoke fuzz-long: fuzz fuzz-seeds

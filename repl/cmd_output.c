@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "command.h"
+#include "core/base/outfile.h"
 
 typedef struct exdb_output {
     session *s;
@@ -34,6 +35,7 @@ typedef struct exdb_output {
     int overwrite, redirect; /* set logging overwrite|redirect: settings */
     int redirecting;         /* the log being written was started with redirect on */
     int in_escape;           /* the log: inside a colour code */
+    int log_errno;           /* the log's write failed (its errno): reported, log closed */
     /* the pager, for the command being run */
     int page, cols; /* rows of a page (0: no paging), columns of the terminal */
     int rows, col;  /* rows filled since the last question, column of the cursor */
@@ -58,14 +60,34 @@ static void log_write(exdb_output *o, const char *buf, size_t n) {
         fwrite(buf + start, 1, n - start, o->log);
 }
 
+static void log_close(exdb_output *o);
+
+/* A write to the log failed (a full disk, a quota, ulimit -f): said on the
+ * real stderr (the session's streams lead here), the log closed, and the
+ * command that was writing fails (its output was cut short). */
+static void log_failed(exdb_output *o) {
+    o->log_errno = errno ? errno : EIO;
+    fprintf(o->term_err, "%s: cannot write: %s (logging stopped; the log is incomplete)\n",
+            o->log_path, strerror(o->log_errno));
+    fflush(o->term_err);
+    if (o->redirecting)
+        o->redirecting = 0; /* what follows goes to the terminal again */
+    log_close(o);
+    o->s->output_oom = 1;
+}
+
 /* Bytes to where they go: the terminal (unless redirected) and the log. */
 static void emit(exdb_output *o, FILE *to, const char *buf, size_t n) {
     if (!n)
         return;
     if (!(o->log && o->redirecting))
         fwrite(buf, 1, n, to);
-    if (o->log)
+    if (o->log) {
+        errno = 0;
         log_write(o, buf, n);
+        if (ferror(o->log))
+            log_failed(o);
+    }
 }
 
 static int paging(const exdb_output *o) {
@@ -273,11 +295,22 @@ static int log_start(session *s, exdb_output *o, const char *file) {
     }
     const char *path = o->log_file ? o->log_file : "exdb.txt";
     char *copy = strdup(path);
-    FILE *f = copy ? fopen(path, o->overwrite ? "w" : "a") : NULL;
+    if (!copy)
+        return cmd_fail(s, "out of memory");
+    /* a regular file only, never through a symbolic link (outfile.h) */
+    exdb_error err = {0};
+    int fd = exdb_out_open_log(path, o->overwrite, &err);
+    FILE *f = fd >= 0 ? fdopen(fd, o->overwrite ? "w" : "a") : NULL;
     if (!f) {
+        if (fd >= 0)
+            close(fd);
         free(copy);
-        return cmd_fail(s, "%s: %s", path, copy ? strerror(errno) : "out of memory");
+        return cmd_fail(s, "%s", fd >= 0 ? "out of memory" : err.msg);
     }
+    setvbuf(f, NULL, _IONBF, 0); /* a write error shows at the write that failed */
+    /* past ulimit -f a write fails with EFBIG (reported as any write error)
+     * instead of SIGXFSZ ending exdb; nothing of exdb's wants that signal */
+    signal(SIGXFSZ, SIG_IGN);
     /* said before the copy starts, as gdb: the log holds what follows */
     fprintf(s->out, "%s output to %s.\n", o->redirect ? "Redirecting" : "Copying", path);
     fflush(s->out);
@@ -286,16 +319,35 @@ static int log_start(session *s, exdb_output *o, const char *file) {
     o->log_path = copy;
     o->redirecting = o->redirect;
     o->in_escape = 0;
+    o->log_errno = 0;
     return 0;
 }
 
 static int log_stop(session *s, exdb_output *o) {
-    if (!o->log)
+    if (!o->log) {
+        if (o->log_errno) { /* stopped by a write error, said then */
+            o->log_errno = 0;
+            return cmd_fail(s, "Logging had stopped: the log could not be written.");
+        }
         return cmd_fail(s, "Logging is off.");
+    }
     fflush(o->out);
+    if (!o->log) /* the flush's write failed: said, closed */
+        return -1;
     char *path = o->log_path;
+    FILE *f = o->log;
+    o->log = NULL;
     o->log_path = NULL;
-    log_close(o);
+    int bad = ferror(f), e = errno;
+    if (fclose(f) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad) {
+        cmd_fail(s, "%s: cannot write: %s (the log is incomplete)", path, strerror(e ? e : EIO));
+        free(path);
+        return -1;
+    }
     fprintf(s->out, "Done logging to %s.\n", path);
     free(path);
     return 0;

@@ -31,6 +31,12 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # A reproducer is a small file: one allocation above 1 GiB is a finding (the
 # fuzzers run with -malloc_limit_mb=1024 for the same reason).
 ASAN_OPTIONS="$ASAN_OPTIONS:max_allocation_size_mb=1024"
+# Nor may a small file grow without bound (issue 22: a 74 KB program took
+# 21.8 GB): a sanitizer build stops at 2 GiB of RSS with a report; a build
+# without AddressSanitizer (which cannot run under ulimit -v) gets a 2 GB
+# address-space cap instead, so growth is a failure, never a hang.
+ASAN_OPTIONS="$ASAN_OPTIONS:hard_rss_limit_mb=2048"
+VMEM_KB=2000000
 pass=0 fail=0 known=0
 
 if ! make --no-print-directory -s fuzz-replay >"$tmp/build.log" 2>&1; then
@@ -44,7 +50,11 @@ fi
 clean_run() {
     out=$1
     shift
-    timeout 120 "$@" </dev/null >"$out" 2>&1
+    if grep -q __asan_init "$1" 2>/dev/null; then
+        timeout 120 "$@" </dev/null >"$out" 2>&1
+    else
+        (ulimit -v $VMEM_KB && exec timeout 120 "$@") </dev/null >"$out" 2>&1
+    fi
     rc=$?
     if [ $rc -gt 1 ] || grep -qE 'Sanitizer|runtime error:|^SUMMARY:' "$out"; then
         return 1

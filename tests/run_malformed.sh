@@ -215,6 +215,35 @@ last["inputs"] = [{"name": "self", "arg": {"as_tensor": {"name": prev}}, "kind":
                   {"name": "z", "arg": {"as_foo": 1}, "kind": 1}]
 graph(q)["nodes"] = nodes + [last]
 write("mem_hop_nodes.json", json.dumps(q).encode())
+# the program member's declared sizes 0xFFFFFFFF in both headers, with no
+# ZIP64 extra field (issue 22 item 7: libzip's lookup of that field failed
+# with ZIP_ER_NOENT and exdb said "No such file" of a file that exists)
+zipit("zip_size_ffffffff.pt2", pt2("zip_size_ffffffff", valid))
+path = os.path.join(dst, "zip_size_ffffffff.pt2")
+data = bytearray(open(path, "rb").read())
+name = b"zip_size_ffffffff/models/model.json"
+for sig, name_at, size_at, base in ((b"PK\x03\x04", 26, 18, 30), (b"PK\x01\x02", 28, 20, 46)):
+    loc = data.index(sig)
+    while True:
+        n = struct.unpack_from("<H", data, loc + name_at)[0]
+        if data[loc + base: loc + base + n] == name:
+            data[loc + size_at: loc + size_at + 8] = b"\xff" * 8
+            break
+        loc = data.index(sig, loc + 4)
+write("zip_size_ffffffff.pt2", bytes(data))
+# /proc/self/mem (issue 22 item 7): size 0, and reading it at offset 0
+# fails; it was called an empty file
+os.symlink("/proc/self/mem", os.path.join(dst, "proc_self_mem.bin"))
+# a zip bomb by ratio (issue 22 item 5): a 66 KB archive whose program (the
+# valid one with 64 MiB of spaces in its JSON) deflates 1012:1; it loaded,
+# costing 64x its size (2.1 GB and 15 s for a 1 MB archive inflating to
+# 1 GiB). Refused by ratio before inflating.
+bomb = valid.replace(b"{", b"{" + b" " * (64 << 20), 1)
+with zipfile.ZipFile(os.path.join(dst, "mem_zip_bomb_ratio.pt2"), "w") as z:
+    for path, data in pt2("mem_zip_bomb_ratio", bomb):
+        zi = zipfile.ZipInfo(path, (1980, 1, 1, 0, 0, 0))
+        zi.compress_type = zipfile.ZIP_DEFLATED
+        z.writestr(zi, data, compresslevel=9)
 PY
 }
 

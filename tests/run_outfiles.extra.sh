@@ -69,6 +69,17 @@ else
     else
         bad "save on a full disk (exit $rc; left: $(leftovers "$mnt" filler))"
     fi
+    # set logging on a full disk (issue 22 item 3): said, not "Done logging"
+    (cd "$mnt" && "$exdb" -q "$root/tests/fixtures/example.json" -ex "set on-error continue" \
+        -ex "set logging on" -ex "print graph" -ex "print code" -ex "print graph" \
+        -ex "echo still here" -ex "set logging off" -batch) >"$tmp/log" 2>&1
+    rc=$?
+    if grep -qF "exdb.txt: cannot write: No space left on device" "$tmp/log" && [ $rc = 1 ] &&
+        grep -qx "still here" "$tmp/log" && ! grep -q "Done logging" "$tmp/log"; then
+        ok "set logging on a full disk: the reason, exit 1, the session goes on"
+    else
+        bad "set logging on a full disk (exit $rc)"
+    fi
     umount "$mnt"
 fi
 
@@ -98,6 +109,47 @@ for cmd in "save --force $tmp/null" "save --force $tmp/pipe.svg" "render flat -o
     [ -L "$tmp/link.json" ] || { rm -f "$tmp/link.json"; ln -s "$tmp/elsewhere.json" "$tmp/link.json"; }
     rm -f "$tmp/elsewhere.json"
 done
+
+# ---- issue 22 item 3: set logging on FILE treats its target as save does:
+# a symbolic link at the last component is not written through, a FIFO is
+# refused at once (it used to block forever), a device is refused
+mkdir "$tmp/lg"
+echo "the user's own file" >"$tmp/lg/other.txt"
+ln -s other.txt "$tmp/lg/exdb.txt"
+mkfifo "$tmp/lg/fifo"
+mknod "$tmp/lg/null" c 1 3
+for target in "" fifo null; do
+    (cd "$tmp/lg" && timeout 60 "$exdb" -q "$root/tests/fixtures/example.json" \
+        -ex "set logging on $target" -ex "echo logged" -batch) >"$tmp/log" 2>&1
+    rc=$?
+    name=${target:-exdb.txt}
+    if [ $rc = 1 ] && grep -q "^$name: not a regular file" "$tmp/log" && ! grep -q logged "$tmp/log" &&
+        [ "$(cat "$tmp/lg/other.txt")" = "the user's own file" ] && [ -L "$tmp/lg/exdb.txt" ] &&
+        [ -p "$tmp/lg/fifo" ] && [ -c "$tmp/lg/null" ]; then
+        ok "set logging on ${target:-exdb.txt (a symbolic link)}: refused at once, nothing written through it"
+    else
+        bad "set logging on ${target:-exdb.txt (a symbolic link)} (exit $rc)"
+    fi
+done
+
+# ---- issue 22 item 4: past ulimit -f, save, render and the log fail with a
+# message (SIGXFSZ used to end exdb, rc 153, leaving .NAME.exdb-XXXXXX)
+mkdir "$tmp/fsz"
+(cd "$tmp/fsz" && ulimit -f 16 && "$exdb" -q "$root/tests/fixtures/example.json" \
+    -ex "set on-error continue" -ex "save out.json" -ex "save out.pt2" -ex "render flat -o g.svg" \
+    -ex "render flat -o g.png" -ex "set logging on" -ex "print graph" -ex "print graph" \
+    -ex "print graph" -ex "print graph" -ex "print graph" -ex "echo still here" -batch
+    echo "exit $?") 2>&1 | cat >"$tmp/log" # a pipe: the limit is exdb's, not the transcript's
+rc=$(sed -n 's/^exit //p' "$tmp/log")
+if [ $rc = 1 ] && grep -qx "still here" "$tmp/log" && grep -q "out.json: .*File too large" "$tmp/log" &&
+    grep -q "out.pt2: .*File too large" "$tmp/log" && grep -q "g.svg: cannot write: File too large" "$tmp/log" &&
+    grep -q "g.png: cannot write: File too large" "$tmp/log" &&
+    grep -q "exdb.txt: cannot write: File too large" "$tmp/log" &&
+    [ -z "$(leftovers "$tmp/fsz" exdb.txt)" ]; then
+    ok "save, render and the log past ulimit -f: one error each, the session goes on, nothing left"
+else
+    bad "past ulimit -f (exit $rc; left: $(leftovers "$tmp/fsz" exdb.txt | tr '\n' ' '))"
+fi
 
 # ---- 6: a terminating signal in the middle of a save removes its temporary files
 python3 - "$root/tests/fixtures/example.json" "$tmp/big.pt2" <<'EOF'
@@ -137,14 +189,18 @@ for sig in TERM HUP; do
         bad "SIG$sig during save (exit $rc): left $left"
     fi
 done
-# SIGINT is exdb's Ctrl-C: it stops stepping, not a save, which completes
-save_killed INT
-if [ $rc = 0 ] && grep -qx saved "$tmp/log" && [ -z "$left" ] &&
-    [ "$(stat -c %s "$tmp/sig/out.pt2")" -gt $((160 << 20)) ]; then
-    ok "SIGINT during save: the save completes, nothing else is left"
-else
-    bad "SIGINT during save (exit $rc): left $left"
-fi
+# SIGINT is exdb's Ctrl-C: it stops stepping, not a save, which completes;
+# SIGPIPE is ignored while a save writes (issue 22 item 4: it ended exdb and
+# left the temporary folder)
+for sig in INT PIPE; do
+    save_killed $sig
+    if [ $rc = 0 ] && grep -qx saved "$tmp/log" && [ -z "$left" ] &&
+        [ "$(stat -c %s "$tmp/sig/out.pt2")" -gt $((160 << 20)) ]; then
+        ok "SIG$sig during save: the save completes, nothing else is left"
+    else
+        bad "SIG$sig during save (exit $rc): left $left"
+    fi
+done
 
 # ---- 13: a long layout runs in a child process (viz/layoutproc.c): SIGINT
 # (Ctrl-C) stops only the render, and an exdb ended by SIGTERM does not leave

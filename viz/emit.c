@@ -22,6 +22,7 @@
 #include "viz/cgdisc.h"
 #include "viz/emit.h"
 #include "viz/flat.h"
+#include "viz/xmlsafe.h"
 
 #define GROUP_MAX 32
 
@@ -32,9 +33,17 @@ typedef struct syms {
     Agsym_t *e_label, *e_color, *e_style, *e_tooltip, *e_fontcolor, *e_minlen;
 } syms;
 
+/* Scratch for the XML-safe copy of a name or text (xmlsafe.h): cgraph
+ * copies what it is given, so one buffer serves every call. */
+static exdb_buf xml_scratch;
+
+static char *xml_ok(const char *v) {
+    return (char *)vz_xml_safe(v, &xml_scratch);
+}
+
 static void set(void *obj, Agsym_t *sym, const char *v) {
     if (v)
-        agxset(obj, sym, (char *)v);
+        agxset(obj, sym, xml_ok(v));
 }
 
 /* Gives every node with more than set->dup_fanout uses one dashed copy per
@@ -125,7 +134,7 @@ typedef struct emitter {
 
 static int make_cluster(emitter *em, Agraph_t *parent, uint32_t c) {
     const vz_cluster *vc = &em->vg->clusters[c];
-    Agraph_t *sg = agsubg(parent, (char *)vc->name, 1);
+    Agraph_t *sg = agsubg(parent, xml_ok(vc->name), 1);
     if (!(em->sub[c] = sg))
         return -1;
     set(sg, em->s.g_label, vc->label);
@@ -307,7 +316,7 @@ static int set_texts(emitter *em, Agnode_t **an) {
             vz_node_tooltip_to(&tip, v, &tmp);
             t = exdb_buf_str(&tip);
             if (hub != VZ_NONE)
-                tips[hub] = agstrdup(em->g, (char *)t);
+                tips[hub] = agstrdup(em->g, xml_ok(t));
         }
         set(an[i], em->s.n_tooltip, t[0] ? t : NULL);
     }
@@ -323,6 +332,7 @@ static int set_texts(emitter *em, Agnode_t **an) {
 }
 
 static Agraph_t *fail(emitter *em, Agnode_t **an, exdb_error *err) {
+    exdb_buf_free(&xml_scratch);
     vz_close(em->g);
     free(em->sub);
     free(an);
@@ -354,7 +364,7 @@ Agraph_t *vz_emit(vz_graph *vg, int layout, exdb_viz_stats *st, exdb_error *err)
         return fail(&em, an, err);
     for (uint32_t i = 0; i < vg->nnodes; i++) {
         const vz_node *v = &vg->nodes[i];
-        Agnode_t *n = agnode(em.sub[v->cluster], (char *)v->name, 1);
+        Agnode_t *n = agnode(em.sub[v->cluster], xml_ok(v->name), 1);
         if (!n)
             return fail(&em, an, err);
         an[i] = n;
@@ -390,6 +400,9 @@ Agraph_t *vz_emit(vz_graph *vg, int layout, exdb_viz_stats *st, exdb_error *err)
         set(e, em.s.e_tooltip, v->tooltip);
         set(e, em.s.e_minlen, v->minlen);
     }
+    if (xml_scratch.oom) /* a name or text was cut short */
+        return fail(&em, an, err);
+    exdb_buf_free(&xml_scratch);
     free(an);
     free(em.sub);
     if (st) {

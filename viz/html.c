@@ -23,6 +23,7 @@
 #include "viz/assets.h"
 #include "viz/view.h"
 #include "viz/html.h"
+#include "viz/xmlsafe.h"
 
 static const char page_head[] =
     "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -49,16 +50,7 @@ static const char page_tail[] =
     "<script>\n";
 
 void vz_html_escape(FILE *f, const char *s) {
-    for (; *s; s++) {
-        if (*s == '<')
-            fputs("&lt;", f);
-        else if (*s == '>')
-            fputs("&gt;", f);
-        else if (*s == '&')
-            fputs("&amp;", f);
-        else
-            putc(*s, f);
-    }
+    vz_xml_escape(f, s);
 }
 
 /* Browsers hint glyphs at the size they are drawn: a picture scaled down

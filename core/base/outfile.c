@@ -28,6 +28,12 @@ static struct {
 static int nslots;
 static const int fatal_signals[3] = {SIGTERM, SIGINT, SIGHUP};
 static struct sigaction previous[3];
+/* Ignored while a temporary exists, so that a write that cannot finish is
+ * an error (EFBIG, EPIPE) the writer reports and cleans up after, not the
+ * end of exdb with the temporary left behind: SIGXFSZ (past ulimit -f) and
+ * SIGPIPE (a layout pipe whose reader died, or one sent by kill). */
+static const int write_signals[2] = {SIGXFSZ, SIGPIPE};
+static struct sigaction previous_write[2];
 
 /* Removes every entry of dir, then dir. Called from the signal handler, so
  * only async-signal-safe calls on Linux (getdents64 through syscall); a
@@ -125,6 +131,12 @@ static int track(char *path, int dir) {
                 sigaddset(&sa.sa_mask, fatal_signals[k]);
             for (int k = 0; k < 3; k++)
                 sigaction(fatal_signals[k], &sa, &previous[k]);
+            struct sigaction ign;
+            memset(&ign, 0, sizeof ign);
+            ign.sa_handler = SIG_IGN;
+            sigemptyset(&ign.sa_mask);
+            for (int k = 0; k < 2; k++)
+                sigaction(write_signals[k], &ign, &previous_write[k]);
         }
         return 0;
     }
@@ -138,9 +150,12 @@ static void untrack(const char *path) {
         if (slots[i].path != path)
             continue;
         slots[i].path = NULL;
-        if (--nslots == 0)
+        if (--nslots == 0) {
             for (int k = 0; k < 3; k++)
                 sigaction(fatal_signals[k], &previous[k], NULL);
+            for (int k = 0; k < 2; k++)
+                sigaction(write_signals[k], &previous_write[k], NULL);
+        }
         return;
     }
 }
@@ -173,6 +188,41 @@ int exdb_out_check(const char *path, int replace, exdb_error *err) {
     if (!replace)
         return exdb_errorf(err, "%s: file exists (use --force to replace it)", path);
     return 0;
+}
+
+int exdb_out_open_log(const char *path, int truncate, exdb_error *err) {
+    struct stat st;
+    int fd = open(path,
+                  O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC |
+                      (truncate ? 0 : O_APPEND),
+                  0666);
+    if (fd < 0) {
+        int e = errno;
+        /* ELOOP: a symbolic link; ENXIO: a FIFO nobody reads; EISDIR */
+        if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+            return S_ISDIR(st.st_mode)
+                       ? exdb_errorf(err, "%s: is a directory", path)
+                       : exdb_errorf(err, "%s: not a regular file (%s): refusing to write to it",
+                                     path, kind_of(st.st_mode));
+        return exdb_errorf(err, "%s: %s", path, strerror(e));
+    }
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return exdb_errorf(err, "%s: %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return exdb_errorf(err, "%s: not a regular file (%s): refusing to write to it", path,
+                           kind_of(st.st_mode));
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0 || (truncate && ftruncate(fd, 0) < 0)) {
+        int e = errno;
+        close(fd);
+        return exdb_errorf(err, "%s: %s", path, strerror(e));
+    }
+    return fd;
 }
 
 int exdb_out_temp(const char *path, int dir, char **tmp, int *fd, exdb_error *err) {

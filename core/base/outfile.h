@@ -1,6 +1,6 @@
 /* outfile.h - writing a file the user named (`save FILE`, `render -o FILE`).
  *
- * Three rules, one place:
+ * Four rules, one place:
  *   - only a regular file is ever replaced: a device, a FIFO, a socket, a
  *     directory or a symbolic link at the target is refused (as root,
  *     renaming over /dev/null would replace the device with a file);
@@ -10,7 +10,10 @@
  *   - while such a temporary exists, SIGTERM, SIGINT and SIGHUP, when their
  *     action is the default one (ending exdb), first remove it. A handler
  *     someone else installed (the prompt's Ctrl-C) is called instead, and
- *     an ignored signal stays ignored: those do not end the write.
+ *     an ignored signal stays ignored: those do not end the write;
+ *   - while such a temporary exists, SIGXFSZ (past `ulimit -f`) and SIGPIPE
+ *     are ignored: a write that cannot finish fails (EFBIG, EPIPE) and is
+ *     reported and cleaned up after, the session goes on.
  * exdb is single-threaded; the temporaries are tracked in a small static
  * table the signal handler reads. */
 #ifndef EXDB_CORE_BASE_OUTFILE_H
@@ -27,6 +30,17 @@
  *   "PATH: is a directory"
  *   "PATH: not a regular file (a character device): refusing to replace it" */
 int exdb_out_check(const char *path, int replace, exdb_error *err);
+
+/* Opens path for a log that grows as it is written (`set logging on`):
+ * appending, or emptied first (truncate != 0), created 0666 less the umask.
+ * Only a regular file: a symbolic link at the last component is not
+ * followed, a FIFO, a device, a socket or a directory is refused, and the
+ * open never blocks (a FIFO nobody reads). The fd (O_CLOEXEC, blocking
+ * writes), or -1 with err one of
+ *   "PATH: not a regular file (a symbolic link): refusing to write to it"
+ *   "PATH: is a directory"
+ *   "PATH: REASON" (e.g. Permission denied) */
+int exdb_out_open_log(const char *path, int truncate, exdb_error *err);
 
 /* Creates a temporary file (dir == 0, *fd open for writing, mode 0600) or
  * directory (dir != 0, *fd unused: may be NULL) beside path, named

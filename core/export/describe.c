@@ -114,15 +114,10 @@ void exdb_print_program_info(exdb_buf *b, const exdb_program *p) {
         exdb_buf_puts(b, "range constraints: ");
         for (uint32_t i = 0; i < p->nranges; i++) {
             const exdb_range *r = &p->ranges[i];
-            exdb_buf_printf(b, "%s%s: ", i ? ", " : "", r->symbol);
-            if (r->has_min)
-                exdb_buf_printf(b, "VR[%lld, ", (long long)r->min);
-            else
-                exdb_buf_puts(b, "VR[-int_oo, ");
-            if (r->has_max)
-                exdb_buf_printf(b, "%lld]", (long long)r->max);
-            else
-                exdb_buf_puts(b, "int_oo]");
+            char lo[32], hi[32];
+            exdb_range_bound(r, 0, lo, sizeof lo);
+            exdb_range_bound(r, 1, hi, sizeof hi);
+            exdb_buf_printf(b, "%s%s: VR[%s, %s]", i ? ", " : "", r->symbol, lo, hi);
         }
         exdb_buf_putc(b, '\n');
     }

@@ -269,12 +269,12 @@ static const char *ranges_text(items *it, const exdb_program *p) {
         if (r->has_min)
             exdb_buf_put_i64(b, r->min);
         else
-            exdb_buf_puts(b, "-oo");
+            exdb_buf_puts(b, r->min_inf > 0 ? "oo" : "-oo");
         exdb_buf_puts(b, ", ");
         if (r->has_max)
             exdb_buf_put_i64(b, r->max);
         else
-            exdb_buf_puts(b, "oo");
+            exdb_buf_puts(b, r->max_inf < 0 ? "-oo" : "oo");
         exdb_buf_putc(b, ']');
     }
     return b->oom ? NULL : dup(it, exdb_buf_str(b));

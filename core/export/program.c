@@ -178,6 +178,8 @@ static int schema_version(loader *L, const exdb_json *root, const jpath *top) {
 /* The min_val / max_val of range constraint e (at ep) into r: an integer,
  * or null or an infinity for no bound. */
 static int range_bounds(loader *L, const exdb_json *e, const jpath *ep, exdb_range *r) {
+    r->min_inf = -1;
+    r->max_inf = 1;
     for (int w = 0; w < 2; w++) {
         const char *k = w ? "max_val" : "min_val";
         const exdb_json *b = exdb_load_get_opt(e, k);
@@ -195,7 +197,11 @@ static int range_bounds(loader *L, const exdb_json *e, const jpath *ep, exdb_ran
                 r->has_min = 1;
             }
         } else if (exdb_json_double(b, &d) == 0 && isinf(d)) {
-            /* unbounded */
+            /* unbounded: _int_to_sympy_int maps math.inf to int_oo, -inf to -int_oo */
+            if (w)
+                r->max_inf = d > 0 ? 1 : -1;
+            else
+                r->min_inf = d > 0 ? 1 : -1;
         } else if (b->type == EXDB_JNUMBER) {
             return exdb_load_fail(L, &bp,
                                   "expected an integer that fits in 64 bits (or null or Infinity "
@@ -229,8 +235,30 @@ static int load_ranges(loader *L, const exdb_json *rc, const jpath *rcp) {
         r->symbol = e->key;
         if (exdb_load_need_obj(L, e, &ep) < 0 || range_bounds(L, e, &ep, r) < 0)
             return -1;
+        if (!exdb_range_valid(r)) { /* ValueRanges.__init__ */
+            char lo[32], hi[32];
+            exdb_range_bound(r, 0, lo, sizeof lo);
+            exdb_range_bound(r, 1, hi, sizeof hi);
+            return exdb_load_fail(L, &ep, "ValueRangeError: Invalid ranges [%s:%s]", lo, hi);
+        }
     }
     return 0;
+}
+
+void exdb_range_bound(const exdb_range *r, int upper, char *out, size_t n) {
+    if (upper ? r->has_max : r->has_min)
+        snprintf(out, n, "%lld", (long long)(upper ? r->max : r->min));
+    else
+        snprintf(out, n, "%s", (upper ? r->max_inf >= 0 : r->min_inf > 0) ? "int_oo" : "-int_oo");
+}
+
+int exdb_range_valid(const exdb_range *r) {
+    /* lower <= upper, with -int_oo < every integer < int_oo */
+    int lo_rank = r->has_min ? 0 : r->min_inf > 0 ? 1 : -1;
+    int hi_rank = r->has_max ? 0 : r->max_inf < 0 ? -1 : 1;
+    if (lo_rank != hi_rank)
+        return lo_rank < hi_rank;
+    return lo_rank != 0 || r->min <= r->max;
 }
 
 /* graph_module (at gmp): the signature first (constant inputs take their

@@ -55,7 +55,17 @@ typedef struct exdb_range {
     const char *symbol;
     uint8_t has_min, has_max; /* 0 = unbounded */
     int64_t min, max;
+    /* when unbounded, which infinity: min_val null or -Infinity is -int_oo
+     * (-1), Infinity is int_oo (+1, as torch reads it); max_val null or
+     * Infinity is int_oo (+1), -Infinity -int_oo (-1) */
+    int8_t min_inf, max_inf;
 } exdb_range;
+
+/* A bound of r as torch prints it in VR[lo, hi]: the integer, "int_oo" or
+ * "-int_oo" (upper: the max). */
+void exdb_range_bound(const exdb_range *r, int upper, char *out, size_t n);
+/* lower <= upper, as torch's ValueRanges requires (else ValueRangeError). */
+int exdb_range_valid(const exdb_range *r);
 
 typedef struct exdb_program {
     exdb_arena arena;

@@ -164,6 +164,17 @@ static int read_member(exdb_container *c, zip_uint64_t idx, size_t max, const ch
                            c->path, shown, (unsigned long long)st.size, max, what);
     if ((st.valid & ZIP_STAT_ENCRYPTION_METHOD) && st.encryption_method != ZIP_EM_NONE)
         return exdb_errorf(err, "%s: %s: member is encrypted", c->path, shown);
+    /* a zip bomb: a 1 MB member inflating to 1 GiB cost 2.1 GB and 15 s */
+    if ((st.valid & ZIP_STAT_COMP_SIZE) && (st.valid & ZIP_STAT_COMP_METHOD) &&
+        st.comp_method != ZIP_CM_STORE && st.size > EXDB_INFLATE_RATIO_FLOOR &&
+        st.size / (st.comp_size ? st.comp_size : 1) >= EXDB_MAX_INFLATE_RATIO)
+        return exdb_errorf(err,
+                           "%s: %s: declared to inflate from %llu to %llu bytes (%llu:1), over "
+                           "the %d:1 limit for a compressed member (a zip bomb?)",
+                           c->path, shown, (unsigned long long)st.comp_size,
+                           (unsigned long long)st.size,
+                           (unsigned long long)(st.size / (st.comp_size ? st.comp_size : 1)),
+                           EXDB_MAX_INFLATE_RATIO);
 
     /* The buffer grows with the data actually read, up to the declared size,
      * instead of being allocated at the declared size up front: a 249-byte
@@ -395,6 +406,13 @@ static int open_zip(exdb_container *c, exdb_error *err) {
         exdb_container_zip_code_text(code, why, sizeof why);
         if (code == ZIP_ER_NOZIP || code == ZIP_ER_INCONS)
             return exdb_errorf(err, "%s: truncated or corrupt zip archive: %s", c->path, why);
+        /* the file was read already: libzip's "No such file" is its lookup
+         * of a ZIP64 extra field that a 0xFFFFFFFF size or offset calls for */
+        if (code == ZIP_ER_NOENT)
+            return exdb_errorf(err,
+                               "%s: corrupt zip archive: a member's size or offset is 0xFFFFFFFF "
+                               "(\"see its ZIP64 extra field\") but it has no ZIP64 extra field",
+                               c->path);
         return exdb_errorf(err, "%s: cannot open zip archive: %s", c->path, why);
     }
     if (check_unique_names(c, err) != 0 || find_folder(c, err) < 0)
@@ -450,6 +468,8 @@ static int sniff(int fd, const char *path, off_t size, exdb_error *err) {
                                "%s: the file reports a size of 0 but is not empty (a /proc or "
                                "/sys file?): copy it to a regular file and load that",
                                path);
+        if (n < 0) /* /proc/self/mem: size 0, and reading offset 0 fails */
+            return exdb_errorf(err, "%s: cannot read: %s", path, strerror(errno));
         return exdb_errorf(
             err, "%s: empty file: expected a .pt2/zip archive or JSON starting with '{'", path);
     }

@@ -25,6 +25,14 @@ typedef struct exdb_container exdb_container;
 #define EXDB_MAX_PROGRAM_BYTES                                                                     \
     ((size_t)2 << 30) /* 2 GiB; larger program members/files are refused */
 
+/* A compressed member may inflate to at most this many times its
+ * compressed size (once it inflates past EXDB_INFLATE_RATIO_FLOOR bytes):
+ * a zip bomb check, as zip readers of browsers and archivers make one.
+ * Deflate can reach ~1032:1; torch writes its members stored, and program
+ * JSON deflates ~10-50:1. */
+#define EXDB_MAX_INFLATE_RATIO   200
+#define EXDB_INFLATE_RATIO_FLOOR ((size_t)1 << 20)
+
 /* Opens path and decides what it is. 0 on success, -1 with err set. */
 int exdb_container_open(const char *path, exdb_container **out, exdb_error *err);
 

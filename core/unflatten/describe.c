@@ -5,6 +5,7 @@
 #include "core/unflatten/phases.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/fx/print.h"
@@ -16,6 +17,8 @@
 typedef struct mod_ctx {
     exdb_buf *b;
     const exdb_urun *r;
+    uint8_t *seen;   /* the dump: modules already dumped at an earlier path */
+    uint32_t *calls; /* the listing: call sites per module id (paths may be many) */
 } mod_ctx;
 
 const char *exdb_unflatten_event_kind_name(int kind) {
@@ -126,8 +129,9 @@ static void print_mod(void *vctx, const char *fqn, exdb_umodule *m) {
     if (m->type)
         exdb_buf_printf(c->b, "  %s", m->type);
     if (m->kind == EXDB_UMOD_INTERP || m->kind == EXDB_UMOD_DISPATCH) {
-        uint32_t calls =
-            m->kind == EXDB_UMOD_DISPATCH ? m->ncall_modules : exdb_modtree_call_count(c->r, m);
+        uint32_t calls = m->kind == EXDB_UMOD_DISPATCH        ? m->ncall_modules
+                         : c->calls && m->id < c->r->nmodules ? c->calls[m->id]
+                                                              : exdb_modtree_call_count(c->r, m);
         exdb_buf_printf(c->b, "  calls=%u", calls);
     }
     if (m->graph)
@@ -140,9 +144,10 @@ static void print_mod(void *vctx, const char *fqn, exdb_umodule *m) {
 }
 
 void exdb_unflatten_print_modules(exdb_buf *b, const exdb_unflatten *u) {
-    mod_ctx c = {b, u->run};
-    if (exdb_modtree_named_modules(u->run, print_mod, &c) < 0)
+    mod_ctx c = {b, u->run, NULL, exdb_modtree_call_counts(u->run)};
+    if (!c.calls || exdb_modtree_named_modules(u->run, print_mod, &c) < 0)
         b->oom = 1;
+    free(c.calls);
 }
 
 int exdb_unflatten_print_module(exdb_buf *b, const exdb_unflatten *u, const char *fqn,
@@ -176,6 +181,13 @@ int exdb_unflatten_print_module(exdb_buf *b, const exdb_unflatten *u, const char
 
 static void dump_mod(void *vctx, const char *fqn, exdb_umodule *m) {
     mod_ctx *c = vctx;
+    if (c->seen && m->id < c->r->nmodules) {
+        if (c->seen[m->id]) { /* shared modules multiply the paths: dump each once */
+            exdb_buf_printf(c->b, "module '%s' #%u (dumped above)\n", fqn, m->id);
+            return;
+        }
+        c->seen[m->id] = 1;
+    }
     exdb_buf_printf(c->b, "module '%s' #%u %s type=%s\n", fqn, m->id, exdb_modtree_class_name(m),
                     m->type ? m->type : "None");
     for (uint32_t i = 0; i < m->attrs.n; i++) {
@@ -225,9 +237,10 @@ void exdb_unflatten_dump(exdb_buf *b, const exdb_unflatten *u) {
             exdb_buf_printf(b, " %s", r->ivals[i]->items[k]);
         exdb_buf_putc(b, '\n');
     }
-    mod_ctx c = {b, r};
-    if (exdb_modtree_named_modules((exdb_urun *)r, dump_mod, &c) < 0)
+    mod_ctx c = {b, r, calloc(r->nmodules ? r->nmodules : 1, 1), NULL};
+    if (!c.seen || exdb_modtree_named_modules((exdb_urun *)r, dump_mod, &c) < 0)
         b->oom = 1;
+    free(c.seen);
 }
 
 exdb_node *exdb_unflatten_mapped(const exdb_unodemap *m, const exdb_node *k) {

@@ -211,8 +211,9 @@ int exdb_dispatch_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
     dispatch_plan *dp = (dispatch_plan *)w->node;
     if (w->a < 0) {
         elide_ctx c = {r, dp, NULL, 0, 0, 0};
-        if (exdb_modtree_named_modules(r, elide_visit, &c) < 0 || c.oom)
-            return exdb_errorf(err, "out of memory");
+        int walk = exdb_modtree_named_modules(r, elide_visit, &c);
+        if (walk != 0 || c.oom)
+            return exdb_modtree_walk_error(r, c.oom ? -1 : walk, "_dispatch_modules", err);
         EXDB_WILL_WRITE(&r->arena, dp->elided);
         dp->elided = c.elided;
         EXDB_WILL_WRITE(&r->arena, dp->nelided);

@@ -17,22 +17,66 @@
 #include "core/unflatten/finalize.h"
 #include "core/unflatten/modtree.h"
 
-static exdb_ugm *gm_child(exdb_ugm *v, const char *atom, size_t len) {
+#define GM_LINEAR 8 /* kids searched in a list; more get a hash index */
+
+exdb_ugm *exdb_finalize_child(const exdb_ugm *v, const char *atom, size_t len) {
+    if (v->index) {
+        char buf[EXDB_MAX_NAME_BYTES + 1];
+        if (len >= sizeof buf)
+            return NULL;
+        memcpy(buf, atom, len);
+        buf[len] = '\0';
+        return exdb_strmap_get(v->index, buf);
+    }
     for (exdb_ugm *c = v->kids; c; c = c->next)
         if (strlen(c->atom) == len && memcmp(c->atom, atom, len) == 0)
             return c;
     return NULL;
 }
 
-/* A child of v named atom[0..len) (NULL on out of memory). */
+static exdb_ugm *gm_child(exdb_ugm *v, const char *atom, size_t len) {
+    return exdb_finalize_child(v, atom, len);
+}
+
+/* Drops v's kids (setattr replaced what held them). */
+static void gm_clear(exdb_ugm *v) {
+    v->kids = v->last = NULL;
+    v->nkids = 0;
+    v->index = NULL;
+}
+
+/* A child of v named atom[0..len) (NULL on out of memory). Many calls of
+ * one module give a graph as many call_module targets: appending and
+ * looking up stay O(1) each. */
 static exdb_ugm *gm_add(exdb_urun *r, exdb_ugm *v, const char *atom, size_t len) {
     exdb_ugm *c = exdb_arena_calloc(&r->arena, 1, sizeof *c);
     if (!c || !(c->atom = exdb_arena_strndup(&r->arena, atom, len)))
         return NULL;
-    exdb_ugm **tail = &v->kids;
-    while (*tail)
-        tail = &(*tail)->next;
-    *tail = c;
+    if (v->last)
+        v->last->next = c;
+    else
+        v->kids = c;
+    v->last = c;
+    v->nkids++;
+    if (!v->index && v->nkids > GM_LINEAR) {
+        v->index = exdb_arena_calloc(&r->arena, 1, sizeof *v->index);
+        if (!v->index)
+            return NULL;
+        exdb_strmap_init(v->index, &r->arena);
+        for (exdb_ugm *k = v->kids; k; k = k->next) {
+            void **slot = exdb_strmap_put(v->index, k->atom, NULL);
+            if (!slot)
+                return NULL;
+            if (!*slot)
+                *slot = k; /* the first of a name, as the list search finds */
+        }
+    } else if (v->index) {
+        void **slot = exdb_strmap_put(v->index, c->atom, NULL);
+        if (!slot)
+            return NULL;
+        if (!*slot)
+            *slot = c;
+    }
     return c;
 }
 
@@ -61,7 +105,7 @@ static int copy_attr(exdb_urun *r, exdb_umodule *m, exdb_ugm *top, const char *t
                 return -1;
             t->module = is_mod ? f : NULL;
             t->attr = !is_mod;
-            t->kids = NULL;
+            gm_clear(t);
             return 0;
         }
         if (t && is_mod && t->module == f)

@@ -3,6 +3,7 @@
  * See modgraphs.h. */
 #include "core/base/mem.h"
 #include "core/unflatten/modgraphs.h"
+#include "core/unflatten/finalize.h"
 #include "core/base/strmap.h"
 #include "core/unflatten/modtree.h"
 #include "core/unflatten/unflatten.h"
@@ -204,9 +205,7 @@ static exdb_attr_kind owner_kind(void *vctx, const char *qual) {
         for (;;) {
             const char *e = strchr(s, '.');
             size_t len = e ? (size_t)(e - s) : strlen(s);
-            const exdb_ugm *c = v->kids;
-            while (c && !(strlen(c->atom) == len && memcmp(c->atom, s, len) == 0))
-                c = c->next;
+            const exdb_ugm *c = exdb_finalize_child(v, s, len);
             if (!c)
                 return EXDB_ATTR_MISSING;
             if (c->module) { /* the real object: getattr goes on in it */

@@ -252,39 +252,80 @@ const char *exdb_modtree_add_spec(exdb_urun *r, exdb_umodule *m, const exdb_tree
     return setattr_value(r, m, nm, a) < 0 ? NULL : nm;
 }
 
-/* A list of module objects, inline while short (_assign_attr's to_modules). */
+/* A list of module objects, inline while short (_assign_attr's to_modules):
+ * a set, so a long one (the N calls of one module, fc, fc@1, ...) gets an
+ * open-addressing index of its pointers. */
 typedef struct modlist {
     exdb_umodule **v;
     uint32_t n, cap;
     exdb_umodule *inl[8];
+    exdb_umodule **set; /* NULL while n <= 8; else 2 * cap slots */
 } modlist;
 
 static void modlist_init(modlist *l) {
     l->v = l->inl;
     l->n = 0;
     l->cap = sizeof l->inl / sizeof *l->inl;
+    l->set = NULL;
 }
 
 static void modlist_free(modlist *l) {
     if (l->v != l->inl)
         free(l->v);
+    free(l->set);
+}
+
+/* Empties l (its index too: O(its capacity), which its last fill paid). */
+static void modlist_clear(modlist *l) {
+    l->n = 0;
+    if (l->set)
+        memset(l->set, 0, 2 * (size_t)l->cap * sizeof *l->set);
+}
+
+static uint32_t modlist_slot(exdb_umodule *const *set, uint32_t mask, const exdb_umodule *m) {
+    uint32_t h = (m->id * 2654435761u) & mask;
+    while (set[h] && set[h] != m)
+        h = (h + 1) & mask;
+    return h;
+}
+
+/* Rebuilds the index for capacity cap (-1 out of memory). */
+static int modlist_index(modlist *l, uint32_t cap) {
+    exdb_umodule **set = calloc(2 * (size_t)cap, sizeof *set);
+    if (!set)
+        return -1;
+    for (uint32_t i = 0; i < l->n; i++)
+        set[modlist_slot(set, 2 * cap - 1, l->v[i])] = l->v[i];
+    free(l->set);
+    l->set = set;
+    return 0;
 }
 
 /* Adds m unless present (to_modules is a set). */
 static int modlist_add(modlist *l, exdb_umodule *m) {
-    for (uint32_t i = 0; i < l->n; i++)
-        if (l->v[i] == m)
+    if (l->set) {
+        if (l->set[modlist_slot(l->set, 2 * l->cap - 1, m)])
             return 0;
+    } else {
+        for (uint32_t i = 0; i < l->n; i++)
+            if (l->v[i] == m)
+                return 0;
+    }
     if (l->n == l->cap) {
         exdb_umodule **nv = malloc(2 * l->cap * sizeof *nv);
         if (!nv)
             return -1;
         memcpy(nv, l->v, l->n * sizeof *nv);
-        modlist_free(l);
+        if (l->v != l->inl)
+            free(l->v);
         l->v = nv;
         l->cap *= 2;
+        if (modlist_index(l, l->cap) < 0)
+            return -1;
     }
     l->v[l->n++] = m;
+    if (l->set)
+        l->set[modlist_slot(l->set, 2 * l->cap - 1, m)] = m;
     return 0;
 }
 
@@ -331,7 +372,7 @@ int exdb_modtree_assign_state(exdb_urun *r, exdb_umodule *root, const char *targ
             rc = exdb_errorf(err, "out of memory");
             goto done;
         }
-        next->n = 0;
+        modlist_clear(next);
         for (uint32_t k = 0; k < cur->n; k++) {
             exdb_umodule *tm = cur->v[k];
             int is_mod;
@@ -392,6 +433,8 @@ typedef struct child_rec {
     const char *name;
     exdb_umodule *child;
 } child_rec;
+
+static uint64_t max_path_bytes(const exdb_urun *r);
 
 typedef struct order_ctx {
     exdb_urun *r;
@@ -578,7 +621,10 @@ static int missing_submodule(exdb_umodule *m, const char *fqn) {
 
 /* named_modules(remove_duplicate=False) paths not in fqn_order yet get
  * len(fqn_order). Pre-order with an explicit stack; each path is built
- * once in the arena (it becomes a key of fqn_order). */
+ * once in the arena (it becomes a key of fqn_order). Bounded as
+ * exdb_modtree_named_modules is: a cycle or more than
+ * exdb_modtree_max_paths paths stops it (EXDB_MODTREE_WALK_*), -1 out of
+ * memory. */
 static int order_named_modules(order_ctx *o) {
     typedef struct nm {
         exdb_umodule *m;
@@ -586,11 +632,18 @@ static int order_named_modules(order_ctx *o) {
         size_t len;
         uint32_t next;
     } nm;
-    uint32_t cap = 32, n = 0;
+    uint32_t cap = 32, n = 0, nmod = o->r->nmodules;
     nm *st = malloc(cap * sizeof *st);
-    if (!st)
+    uint8_t *onstack = calloc(nmod ? nmod : 1, 1);
+    if (!st || !onstack) {
+        free(st);
+        free(onstack);
         return -1;
+    }
     st[n++] = (nm){o->r->root, "", 0, 0};
+    if (o->r->root->id < nmod)
+        onstack[o->r->root->id] = 1;
+    uint64_t paths = 1, max = exdb_modtree_max_paths(o->r), bytes = 0, maxb = max_path_bytes(o->r);
     int rc = 0;
     if (!exdb_strmap_get(&o->order, ""))
         rc = order_set(o, "", o->nkeys);
@@ -600,13 +653,23 @@ static int order_named_modules(order_ctx *o) {
         while (top->next < d->n && !d->vals[top->next])
             top->next++;
         if (top->next >= d->n) {
+            if (top->m->id < nmod)
+                onstack[top->m->id] = 0;
             n--;
             continue;
         }
         const char *name = d->keys[top->next];
         exdb_umodule *c = d->vals[top->next];
         top->next++;
+        if (c->id < nmod && onstack[c->id]) {
+            rc = EXDB_MODTREE_WALK_CYCLE;
+            break;
+        }
         size_t ln = strlen(name), len = top->len ? top->len + 1 + ln : ln;
+        if (paths++ >= max || (bytes += len + 1) > maxb) {
+            rc = EXDB_MODTREE_WALK_CUT;
+            break;
+        }
         char *fqn = exdb_arena_alloc(&o->r->arena, len + 1);
         if (!fqn) {
             rc = -1;
@@ -628,9 +691,12 @@ static int order_named_modules(order_ctx *o) {
             }
             st = ns;
         }
+        if (c->id < nmod)
+            onstack[c->id] = 1;
         st[n++] = (nm){c, fqn, len, 0};
     }
     free(st);
+    free(onstack);
     return rc;
 }
 
@@ -650,8 +716,9 @@ int exdb_modtree_reorder_submodules(exdb_urun *r, exdb_error *err) {
         if (order_set(&o, fqn, i++) < 0)
             return exdb_errorf(err, "out of memory");
     }
-    if (order_named_modules(&o) < 0)
-        return exdb_errorf(err, "out of memory");
+    int walk = order_named_modules(&o);
+    if (walk != 0)
+        return exdb_modtree_walk_error(r, walk, "_reorder_submodules", err);
     const char **added = exdb_arena_alloc(&r->arena, (o.nkeys ? o.nkeys : 1) * sizeof *added);
     uint32_t nadded = 0;
     if (!added)
@@ -675,19 +742,54 @@ int exdb_modtree_reorder_submodules(exdb_urun *r, exdb_error *err) {
 
 /* ---- named_modules(remove_duplicate=False), pre-order, explicit stack */
 
+uint64_t exdb_modtree_max_paths(const exdb_urun *r) {
+    return (uint64_t)EXDB_MODTREE_PATHS_PER_MODULE * r->nmodules + 4096;
+}
+
+/* The most bytes of paths (each with its NUL) one walk may build. */
+static uint64_t max_path_bytes(const exdb_urun *r) {
+    return (uint64_t)1024 * r->nmodules + ((uint64_t)8 << 20);
+}
+
 typedef struct nm_frame {
     exdb_umodule *m;
-    const char *fqn;
+    size_t len; /* its path's length in the walk's path buffer */
     uint32_t next;
 } nm_frame;
 
+/* Makes room for n bytes in *buf. */
+static int buf_reserve(char **buf, size_t *cap, size_t n) {
+    if (n <= *cap)
+        return 0;
+    size_t ncap = *cap ? *cap : 256;
+    while (ncap < n)
+        ncap *= 2;
+    char *nb = realloc(*buf, ncap);
+    if (!nb)
+        return -1;
+    *buf = nb;
+    *cap = ncap;
+    return 0;
+}
+
 int exdb_modtree_named_modules(exdb_urun *r, exdb_umod_visit fn, void *ctx) {
     uint32_t cap = 32, n = 0;
+    size_t pcap = 256;
     nm_frame *st = malloc(cap * sizeof *st);
-    if (!st)
+    char *path = malloc(pcap);
+    uint8_t *onstack = calloc(r->nmodules ? r->nmodules : 1, 1);
+    if (!st || !path || !onstack) {
+        free(st);
+        free(path);
+        free(onstack);
         return -1;
+    }
+    path[0] = '\0';
     fn(ctx, "", r->root);
-    st[n++] = (nm_frame){r->root, "", 0};
+    st[n++] = (nm_frame){r->root, 0, 0};
+    if (r->root->id < r->nmodules)
+        onstack[r->root->id] = 1;
+    uint64_t paths = 1, max = exdb_modtree_max_paths(r), bytes = 0, maxb = max_path_bytes(r);
     int rc = 0;
     while (n) {
         nm_frame *top = &st[n - 1];
@@ -695,19 +797,31 @@ int exdb_modtree_named_modules(exdb_urun *r, exdb_umod_visit fn, void *ctx) {
         while (top->next < d->n && !d->vals[top->next])
             top->next++;
         if (top->next >= d->n) {
+            if (top->m->id < r->nmodules)
+                onstack[top->m->id] = 0;
             n--;
             continue;
         }
         exdb_umodule *c = d->vals[top->next];
         const char *name = d->keys[top->next];
         top->next++;
-        const char *fqn =
-            top->fqn[0] ? exdb_arena_printf(&r->arena, "%s.%s", top->fqn, name) : name;
-        if (!fqn) {
+        size_t ln = strlen(name), len = top->len ? top->len + 1 + ln : ln;
+        if (paths++ >= max || (bytes += len + 1) > maxb) {
+            rc |= EXDB_MODTREE_WALK_CUT;
+            break;
+        }
+        if (buf_reserve(&path, &pcap, len + 1) < 0) {
             rc = -1;
             break;
         }
-        fn(ctx, fqn, c);
+        if (top->len)
+            path[top->len] = '.';
+        memcpy(path + len - ln, name, ln + 1);
+        fn(ctx, path, c);
+        if (c->id < r->nmodules && onstack[c->id]) {
+            rc |= EXDB_MODTREE_WALK_CYCLE; /* upstream: RecursionError */
+            continue;
+        }
         if (n == cap) {
             cap *= 2;
             nm_frame *ns = realloc(st, cap * sizeof *ns);
@@ -717,9 +831,13 @@ int exdb_modtree_named_modules(exdb_urun *r, exdb_umod_visit fn, void *ctx) {
             }
             st = ns;
         }
-        st[n++] = (nm_frame){c, fqn, 0};
+        if (c->id < r->nmodules)
+            onstack[c->id] = 1;
+        st[n++] = (nm_frame){c, len, 0};
     }
     free(st);
+    free(path);
+    free(onstack);
     return rc;
 }
 
@@ -764,4 +882,35 @@ uint32_t exdb_modtree_call_count(const exdb_urun *r, const exdb_umodule *m) {
             n += exdb_modtree_get_path(en->parent_module, en->parent_call_module->target) == m;
         }
     return n;
+}
+
+uint32_t *exdb_modtree_call_counts(const exdb_urun *r) {
+    uint32_t *n = calloc(r->nmodules ? r->nmodules : 1, sizeof *n);
+    if (!n)
+        return NULL;
+    for (uint32_t p = 0; p < r->nparts; p++)
+        for (uint32_t e = 0; e < r->parts[p].n; e++) {
+            const exdb_uentry *en = &r->parts[p].entries[e];
+            exdb_umodule *m =
+                exdb_modtree_get_path(en->parent_module, en->parent_call_module->target);
+            if (m && m->id < r->nmodules)
+                n[m->id]++;
+        }
+    return n;
+}
+
+int exdb_modtree_walk_error(const exdb_urun *r, int rc, const char *phase, exdb_error *err) {
+    if (rc < 0)
+        return exdb_errorf(err, "out of memory");
+    if (rc & EXDB_MODTREE_WALK_CYCLE)
+        return exdb_errorf(err,
+                           "RecursionError: maximum recursion depth exceeded in %s: a module "
+                           "is its own submodule (named_modules would not end)",
+                           phase);
+    return exdb_errorf(err,
+                       "%s: the module tree has more than %llu module paths (or %llu bytes of "
+                       "them) for %u modules (shared modules nested in each other): "
+                       "named_modules(remove_duplicate=False) would visit every one",
+                       phase, (unsigned long long)exdb_modtree_max_paths(r),
+                       (unsigned long long)max_path_bytes(r), r->nmodules);
 }

@@ -50,8 +50,25 @@ typedef struct exdb_reorder_move {
     uint32_t n;
 } exdb_reorder_move;
 
-/* named_modules(remove_duplicate=False) over a run's tree */
+/* named_modules(remove_duplicate=False) over a run's tree: fn gets every
+ * module path in pre-order (root first, fqn ""; the fqn string lives until
+ * fn returns). Upstream's walk never ends when a module is its own
+ * descendant, and is exponential when shared modules nest, so this one is
+ * bounded: a module already on the path is visited but not entered
+ * (EXDB_MODTREE_WALK_CYCLE), and the walk stops after
+ * exdb_modtree_max_paths(r) paths or 1 KiB per module (+8 MiB) of path
+ * text (EXDB_MODTREE_WALK_CUT). 0 when every
+ * path was visited, else those flags, or -1 when memory ran out. */
 int exdb_modtree_named_modules(exdb_urun *r, exdb_umod_visit fn, void *ctx);
+
+enum { EXDB_MODTREE_WALK_CYCLE = 1, EXDB_MODTREE_WALK_CUT = 2 };
+/* Module paths per module object a walk may visit (+4096; aliases
+ * multiply them). */
+#define EXDB_MODTREE_PATHS_PER_MODULE 16
+uint64_t exdb_modtree_max_paths(const exdb_urun *r);
+
+/* The error of a walk of `phase` that returned rc != 0 (a flag or -1). */
+int exdb_modtree_walk_error(const exdb_urun *r, int rc, const char *phase, exdb_error *err);
 
 /* The Python class of a module object: "torch.nn.Module", "InterpreterModule",
  * "InterpreterModuleDispatcher", "UnflattenedModule" or "GraphModule". */
@@ -64,5 +81,8 @@ void exdb_modtree_count_state(const exdb_umodule *m, uint32_t *np, uint32_t *nb,
 /* The call sites whose call_module target resolves to m (after dedup's
  * retargeting): the calls=N `info modules` shows for an InterpreterModule. */
 uint32_t exdb_modtree_call_count(const exdb_urun *r, const exdb_umodule *m);
+/* exdb_modtree_call_count of every module at once, by module id (one pass
+ * over the call sites; malloc'd), or NULL when out of memory. */
+uint32_t *exdb_modtree_call_counts(const exdb_urun *r);
 
 #endif

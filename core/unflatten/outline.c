@@ -25,10 +25,8 @@
 
 /* ---- small helpers */
 
-int exdb_outline_add_user(exdb_node *in, exdb_node *user) {
-    for (uint32_t i = in->nusers; i > 0; i--)
-        if (in->users[i - 1] == user)
-            return 0;
+/* Appends user to in->users (the caller knows it is not there). */
+static int append_user(exdb_node *in, exdb_node *user) {
     exdb_arena *a = in->graph->arena;
     EXDB_WILL_WRITE(a, in->nusers);
     if (in->nusers == in->users_cap) {
@@ -42,6 +40,36 @@ int exdb_outline_add_user(exdb_node *in, exdb_node *user) {
     }
     EXDB_WILL_WRITE(a, in->users[in->nusers]);
     in->users[in->nusers++] = user;
+    return 0;
+}
+
+int exdb_outline_add_user(exdb_node *in, exdb_node *user) {
+    for (uint32_t i = in->nusers; i > 0; i--)
+        if (in->users[i - 1] == user)
+            return 0;
+    return append_user(in, user);
+}
+
+/* Whether `in` is among args[from..n) (plain node args), looked up where it
+ * is cheaper: the call's other args or in's users (one module called N
+ * times with one parameter gives that parameter N users; one call with N
+ * inputs has N args). */
+static int already_user(const exdb_arg *args, uint32_t from, exdb_node *in, exdb_node *call) {
+    uint32_t n = args->n;
+    if (n - from < in->nusers) {
+        int flat = 1;
+        for (uint32_t i = from; i < n && flat; i++) {
+            const exdb_arg *a = &args->u.items[i];
+            if (a->kind == EXDB_ARG_NODE && a->u.node == in)
+                return 1;
+            flat = a->kind == EXDB_ARG_NODE;
+        }
+        if (flat)
+            return 0;
+    }
+    for (uint32_t i = in->nusers; i > 0; i--)
+        if (in->users[i - 1] == call)
+            return 1;
     return 0;
 }
 
@@ -73,7 +101,7 @@ int exdb_outline_prepend_arg(exdb_urun *r, exdb_uframe *f, exdb_node *input) {
     args->kind = EXDB_ARG_TUPLE;
     args->u.items = f->pc_buf + f->pc_front;
     args->n++;
-    return exdb_outline_add_user(input, call);
+    return already_user(args, 1, input, call) ? 0 : append_user(input, call);
 }
 
 /* _call_name(base, n) = base if n == 1 else f"{base}@{n - 1}" */

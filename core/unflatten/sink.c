@@ -17,11 +17,8 @@
 
 typedef struct sframe {
     exdb_umodule *m;
-    const char **scope;
-    uint32_t nscope;
-    size_t name_len; /* ".".join(scope) */
-    const char *name;
-    uint32_t next; /* next child slot */
+    const char *key; /* the name the parent holds it under ("" for the root) */
+    uint32_t next;   /* next child slot */
 } sframe;
 
 /* module_id_to_inputs_removed[id(module)]: the placeholder names sinking
@@ -47,9 +44,59 @@ typedef struct sink_plan {
 
 #define SINK_LINEAR 8
 
+/* The scope of the module on top of the walk (the keys of st[1..n)) and
+ * its ".".join, in the arena: built once per module graph. */
+static int sink_scope(exdb_urun *r, const sframe *st, uint32_t n, exdb_uwork *w) {
+    uint32_t ns = n - 1;
+    size_t len = 0;
+    for (uint32_t i = 1; i < n; i++)
+        len += strlen(st[i].key) + (i > 1);
+    const char **scope = exdb_arena_alloc(&r->arena, (ns ? ns : 1) * sizeof *scope);
+    char *full = exdb_arena_alloc(&r->arena, len + 1), *p = full;
+    if (!scope || !full)
+        return -1;
+    for (uint32_t i = 1; i < n; i++) {
+        size_t l = strlen(st[i].key);
+        if (i > 1)
+            *p++ = '.';
+        memcpy(p, st[i].key, l);
+        p += l;
+        scope[i - 1] = st[i].key;
+    }
+    *p = '\0';
+    w->scope = scope;
+    w->nscope = ns;
+    w->name = full;
+    return 0;
+}
+
+/* Upstream's recursion never ends when a module is its own descendant: it
+ * raises RecursionError. The path from the root to the repeated module. */
+static int sink_cycle(const sframe *st, uint32_t n, const char *key, exdb_error *err) {
+    char path[512];
+    size_t len = 0;
+    path[0] = '\0';
+    for (uint32_t i = 1; i <= n && len + 8 < sizeof path; i++) {
+        const char *k = i < n ? st[i].key : key;
+        int w = snprintf(path + len, sizeof path - len, "%s%s", i > 1 ? "." : "", k);
+        len = w < 0 ? len : len + (size_t)w >= sizeof path ? sizeof path - 1 : len + (size_t)w;
+    }
+    return exdb_errorf(err,
+                       "RecursionError: maximum recursion depth exceeded in _sink_params: "
+                       "module '%s' is its own submodule",
+                       path);
+}
+
 /* _sink_params' traversal, flattened: post-order over _modules (duplicates
  * included, modules with a graph memoised by object), one work item per
- * module graph. The work items share one sink_plan. */
+ * module graph. The work items share one sink_plan.
+ *
+ * A module without a graph is not memoised upstream, but visiting it again
+ * changes nothing (every module graph under it was memoised on its first
+ * visit), so it is walked once: each module is pushed at most once and the
+ * walk is linear in the modules plus their child slots. A module met again
+ * while on the walk's stack is a cycle: upstream recurses until
+ * RecursionError, the walk stops with that error. */
 int exdb_sink_plan(exdb_urun *r, exdb_error *err) {
     sink_plan *plan = exdb_arena_calloc(&r->arena, 1, sizeof *plan);
     if (!plan)
@@ -59,13 +106,15 @@ int exdb_sink_plan(exdb_urun *r, exdb_error *err) {
         exdb_arena_calloc(&r->arena, r->nmodules ? r->nmodules : 1, sizeof(sink_removed));
     uint32_t cap = 16, n = 0;
     sframe *st = malloc(cap * sizeof *st);
-    uint8_t *done = calloc(r->nmodules ? r->nmodules : 1, 1);
-    if (!plan->removed || !st || !done) {
+    /* 1: on the walk's stack, 2: walked (memoised) */
+    uint8_t *seen = calloc(r->nmodules ? r->nmodules : 1, 1);
+    if (!plan->removed || !st || !seen) {
         free(st);
-        free(done);
+        free(seen);
         return exdb_errorf(err, "out of memory");
     }
-    st[n++] = (sframe){r->root, NULL, 0, 0, "", 0};
+    st[n++] = (sframe){r->root, "", 0};
+    seen[r->root->id] = 1;
     int rc = 0;
     while (n && rc == 0) {
         sframe *top = &st[n - 1];
@@ -77,23 +126,12 @@ int exdb_sink_plan(exdb_urun *r, exdb_error *err) {
             exdb_umodule *c = d->vals[top->next];
             const char *name = d->keys[top->next];
             top->next++;
-            if (done[c->id])
+            if (seen[c->id] == 2)
                 continue;
-            const char **scope = exdb_arena_alloc(&r->arena, (top->nscope + 1) * sizeof *scope);
-            size_t ln = strlen(name), len = top->nscope ? top->name_len + 1 + ln : ln;
-            char *full = exdb_arena_alloc(&r->arena, len + 1);
-            if (!scope || !full) {
-                rc = exdb_errorf(err, "out of memory");
+            if (seen[c->id] == 1) {
+                rc = sink_cycle(st, n, name, err);
                 break;
             }
-            if (top->nscope)
-                memcpy(scope, top->scope, top->nscope * sizeof *scope);
-            scope[top->nscope] = name;
-            if (top->nscope) {
-                memcpy(full, top->name, top->name_len);
-                full[top->name_len] = '.';
-            }
-            memcpy(full + len - ln, name, ln + 1);
             if (n == cap) {
                 cap *= 2;
                 sframe *ns = realloc(st, cap * sizeof *ns);
@@ -102,9 +140,9 @@ int exdb_sink_plan(exdb_urun *r, exdb_error *err) {
                     break;
                 }
                 st = ns;
-                top = &st[n - 1];
             }
-            st[n++] = (sframe){c, scope, top->nscope + 1, len, full, 0};
+            seen[c->id] = 1;
+            st[n++] = (sframe){c, name, 0};
             continue;
         }
         /* post-visit */
@@ -112,18 +150,15 @@ int exdb_sink_plan(exdb_urun *r, exdb_error *err) {
         if (m->graph && m->graph->count > 0) {
             exdb_uwork w = {0};
             w.module = m;
-            w.scope = top->scope;
-            w.nscope = top->nscope;
-            w.name = top->name;
             w.node = (exdb_node *)plan;
-            if (exdb_urun_work_push(r, w) < 0)
+            if (sink_scope(r, st, n, &w) < 0 || exdb_urun_work_push(r, w) < 0)
                 rc = exdb_errorf(err, "out of memory");
-            done[m->id] = 1;
         }
+        seen[m->id] = 2;
         n--;
     }
     free(st);
-    free(done);
+    free(seen);
     return rc;
 }
 

@@ -99,8 +99,9 @@ exdb_umodule *exdb_unflatten_module(const exdb_unflatten *u, const char *fqn);
 exdb_umodule *exdb_unflatten_dispatch_call(const exdb_unflatten *u, const char *name);
 
 /* named_modules(remove_duplicate=False): calls fn for every module path in
- * pre-order (root first, fqn ""). 0, or -1 when memory ran out before
- * every path was visited. */
+ * pre-order (root first, fqn ""; the string lives until fn returns). 0, -1
+ * when memory ran out before every path was visited, or the flags of
+ * exdb_modtree_named_modules (a cycle not entered, a walk cut short). */
 int exdb_unflatten_named_modules(const exdb_unflatten *u, exdb_umod_visit fn, void *ctx);
 
 #endif

@@ -66,6 +66,9 @@ typedef struct exdb_ugm {
     struct exdb_umodule *module;
     uint8_t attr;
     struct exdb_ugm *kids, *next;
+    struct exdb_ugm *last; /* the last of kids (appends are O(1)) */
+    uint32_t nkids;
+    exdb_strmap *index; /* atom -> kid, once there are many kids */
 } exdb_ugm;
 
 typedef struct exdb_umodule {

@@ -22,6 +22,58 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* ---- the per-input memory budget (issue 22: a 74 KB program grew to
+ * 21.8 GB). Each harness calls fuzz_budget(size) first: from then until the
+ * next call, the bytes the process holds through malloc may grow by at most
+ * FUZZ_BUDGET_BASE + FUZZ_BUDGET_PER_BYTE * size over what it held at the
+ * call, or the input is reported ("per-input memory budget exceeded") and
+ * the process traps: a finding, not a timeout. Counted with the sanitizer
+ * allocator's malloc/free hooks, so every allocation of exdb and of the
+ * libraries it calls is seen, whether or not libFuzzer drives the harness
+ * (replay_main.c too). */
+#define FUZZ_BUDGET_BASE     ((size_t)384 << 20)
+#define FUZZ_BUDGET_PER_BYTE ((size_t)2048)
+
+void __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void *, size_t),
+                                               void (*free_hook)(const volatile void *));
+size_t __sanitizer_get_allocated_size(const volatile void *p);
+
+static long long fuzz_held;    /* bytes held through malloc since the hooks went in */
+static long long fuzz_base;    /* fuzz_held at the current input's start */
+static long long fuzz_limit;   /* its budget; 0 before the first input */
+static size_t fuzz_input_size; /* the current input's size, for the report */
+
+static void fuzz_malloc_hook(const volatile void *p, size_t n) {
+    (void)p;
+    fuzz_held += (long long)n;
+    if (fuzz_limit && fuzz_held - fuzz_base > fuzz_limit) {
+        static const char msg[] = "==fuzz== per-input memory budget exceeded (see fuzz_common.h)\n";
+        fuzz_limit = 0;
+        if (write(2, msg, sizeof msg - 1) < 0) {
+            /* nothing more to say */
+        }
+        fprintf(stderr, "==fuzz== held %lld bytes over the input's start, budget %zu + %zu * %zu\n",
+                fuzz_held - fuzz_base, FUZZ_BUDGET_BASE, FUZZ_BUDGET_PER_BYTE, fuzz_input_size);
+        __builtin_trap();
+    }
+}
+
+static void fuzz_free_hook(const volatile void *p) {
+    if (p)
+        fuzz_held -= (long long)__sanitizer_get_allocated_size(p);
+}
+
+static inline void fuzz_budget(size_t size) {
+    static int installed;
+    if (!installed) {
+        installed = 1;
+        __sanitizer_install_malloc_and_free_hooks(fuzz_malloc_hook, fuzz_free_hook);
+    }
+    fuzz_base = fuzz_held;
+    fuzz_input_size = size;
+    fuzz_limit = (long long)(FUZZ_BUDGET_BASE + FUZZ_BUDGET_PER_BYTE * size);
+}
+
 /* data[0..size) as a malloc'd buffer with a NUL at [size] (the spare byte
  * exdb_json_parse needs); NULL when out of memory. */
 static inline char *fuzz_dup(const uint8_t *data, size_t size) {

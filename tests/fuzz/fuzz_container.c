@@ -97,6 +97,7 @@ static void check_copy(const char *out, exdb_container_kind kind, const char *mo
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    fuzz_budget(size);
     const char *p = fuzz_write_file("in.pt2", data, size);
     if (!p)
         return 0;

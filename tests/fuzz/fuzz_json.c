@@ -64,6 +64,7 @@ static unsigned walk(const exdb_json *j, int depth) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    fuzz_budget(size);
     char *buf = fuzz_dup(data, size);
     if (!buf)
         return 0;

@@ -104,6 +104,7 @@ static void dce_all(exdb_buf *b, exdb_program *p, int can_save) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    fuzz_budget(size);
     const char *path = fuzz_write_file("program.json", data, size);
     exdb_error err = {0};
     exdb_program *p;

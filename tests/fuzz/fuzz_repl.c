@@ -138,6 +138,7 @@ static int dropped(const session *s, const char *line) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    fuzz_budget(size);
     char *text = malloc(size + 1);
     if (!text)
         return 0;

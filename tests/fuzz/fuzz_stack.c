@@ -6,6 +6,7 @@
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    fuzz_budget(size);
     char *text = fuzz_dup(data, size);
     if (!text)
         return 0;

@@ -15,6 +15,7 @@ static uint32_t count_leaves(const exdb_treespec *s, int depth) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    fuzz_budget(size);
     char *text = fuzz_dup(data, size);
     if (!text)
         return 0;

@@ -30,6 +30,7 @@ static void print_one(void *ctx, const char *fqn, exdb_umodule *m) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    fuzz_budget(size);
     char *buf = fuzz_dup(data, size);
     if (!buf)
         return 0;

@@ -19,7 +19,7 @@ shift 2
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 2
 label=${FUZZ_LABEL:-$([ "$secs" -le 60 ] && echo fuzz-smoke || echo fuzz-long)}
-opts=${FUZZ_OPTS:--timeout=10 -rss_limit_mb=4096 -malloc_limit_mb=1024 -print_final_stats=1}
+opts=${FUZZ_OPTS:--timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 -print_final_stats=1}
 b=build/fuzz
 corpus=${FUZZ_CORPUS:-$b/corpus}
 mkdir -p "$b/logs"

@@ -2,21 +2,36 @@
 # seeds.sh [OUT_DIR] - builds the seed corpora of the fuzz harnesses into
 # OUT_DIR/NAME/ (default build/fuzz/seeds), plus libFuzzer dictionaries
 # OUT_DIR/NAME.dict, at run time:
-#   - from the real programs in ${REAL_PT2:-../shared/real_pt2} (read here,
-#     never copied into the repository): a few whole small programs, programs
+#   - from the real programs tests/fuzz/find_real.sh finds ($REAL_PT2, else
+#     shared/real_pt2 beside the repository, a folder above it or the main
+#     worktree; read here, never copied into the repository): a few whole
+#     small programs, programs
 #     cut to their first K nodes, truncations, their TreeSpecs and
 #     nn_module_stack strings, zip archives built around them;
 #   - from tests/: the malformed-input corpus, the fixtures, the golden
-#     command scripts.
+#     command scripts, the fuzz regressions (each for its harness);
+#   - for fuzz_unflatten, adversarial module trees from
+#     scripts/gen_modgraph.py: one module called many times, a module that
+#     becomes its own descendant, shared modules nested deep, modules without
+#     a graph between shared ones.
 # Rebuilt from scratch every time; needs python3. Without the real programs
-# the seeds come from tests/ alone.
+# the seeds come from tests/ alone, and it says so on stderr.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$root/build/fuzz/seeds}
 case $out in /*) ;; *) out=$(pwd)/$out ;; esac
-real=${REAL_PT2:-$(cd "$root/.." && pwd)/shared/real_pt2}
+real=$("$root/tests/fuzz/find_real.sh") ||
+    echo "seeds: no real programs found (set REAL_PT2=DIR): seeds from tests/ only" >&2
 rm -rf "$out"
 mkdir -p "$out"
+# adversarial module trees for fuzz_unflatten (scripts/gen_modgraph.py)
+mkdir -p "$out/unflatten"
+for shape in "calls 3" "calls 64" "cycle 2" "cycle 5" "alias 3" "alias 9" "alias 20" \
+    "graphless 2" "graphless 6"; do
+    # shellcheck disable=SC2086
+    set -- $shape
+    python3 "$root/scripts/gen_modgraph.py" "$1" "$2" --out "$out/unflatten/modgraph_$1_$2.json"
+done
 python3 - "$root" "$real" "$out" <<'PY'
 import glob, hashlib, io, json, os, sys, warnings, zipfile
 
@@ -284,6 +299,11 @@ if real_programs:
 # ---- unflatten: the loader's programs (the unflatten fixtures first of all)
 for f in os.listdir(os.path.join(out, "load")):
     seed("unflatten", read(os.path.join(out, "load", f)), f)
+
+# ---- every harness: the inputs its regressions keep (tests/fuzz/regressions)
+for h in HARNESSES:
+    for path in sorted(glob.glob(os.path.join(root, "tests/fuzz/regressions", h, "*"))):
+        seed(h, read(path), "regression_" + os.path.basename(path))
 
 # ---- REPL command scripts: the golden scripts and every command
 for path in sorted(glob.glob(os.path.join(root, "tests/golden/*.cmd"))):

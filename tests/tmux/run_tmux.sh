@@ -31,25 +31,40 @@ if command -v python3 >/dev/null 2>&1 &&
     big=$tmp/big.json
 fi
 
-# SIGINT with commands on a pipe (no terminal): SIGINTs every 50 ms land in
-# the `continue` (which stops) and in the idle read after it, which must not
-# be taken for the end of the input: the commands after it still run.
-if [ -n "$big" ]; then
-    (echo continue; sleep 2; echo 'echo after-the-interrupt') |
-        env ASAN_OPTIONS=detect_leaks=0 "$exdb" "$big" >"$tmp/pipe.out" 2>&1 &
-    pid=$!
-    # the SIGINTs must land in `continue`, not in the load before it (a SIGINT
-    # between commands stops none): wait for the load's line, not for a time
-    w=0
-    while [ $w -lt 600 ] && ! grep -q "^Loaded" "$tmp/pipe.out" 2>/dev/null; do
-        sleep 0.1
-        w=$((w + 1))
-    done
+# SIGINT with commands on a pipe (no terminal): SIGINTs land in the
+# `continue` (which stops) and may land in the idle read around it, which
+# must not be taken for the end of the input: the commands after it still
+# run. Driven by states, never by time (issue 22: on a busy machine the
+# sanitizer build took longer to load than the signals lasted): the
+# commands go through a FIFO; `continue` is sent once the program is loaded,
+# SIGINTs follow every 50 ms until exdb says it was interrupted, and only
+# then the next command and the end of input.
+# wait_for FILE PATTERN [PID]: until FILE holds PATTERN (or PID has ended,
+# or 600 s as a last resort against a hang); 0 when it does
+wait_for() {
     n=0
-    while [ $n -lt 30 ] && kill -INT "$pid" 2>/dev/null; do
+    while ! grep -q "$2" "$1" 2>/dev/null; do
+        { [ -n "${3:-}" ] && ! kill -0 "$3" 2>/dev/null; } && return 1
+        [ $n -ge 12000 ] && return 1
+        n=$((n + 1))
+        sleep 0.05
+    done
+}
+if [ -n "$big" ]; then
+    mkfifo "$tmp/cmds"
+    env ASAN_OPTIONS=detect_leaks=0 "$exdb" "$big" <"$tmp/cmds" >"$tmp/pipe.out" 2>&1 &
+    pid=$!
+    exec 3>"$tmp/cmds"
+    wait_for "$tmp/pipe.out" "^Loaded " $pid
+    echo continue >&3
+    n=0
+    while ! grep -q "Interrupted after event" "$tmp/pipe.out" && kill -INT "$pid" 2>/dev/null &&
+        [ $n -lt 12000 ]; do
         sleep 0.05
         n=$((n + 1))
     done
+    echo 'echo after-the-interrupt' >&3
+    exec 3>&-
     wait "$pid"
     rc=$?
     if grep -q "Interrupted after event" "$tmp/pipe.out" &&

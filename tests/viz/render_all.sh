@@ -40,6 +40,40 @@ for f in "$fixtures"/unflatten/*.json "$fixtures"/unflatten/*.pt2 "$fixtures"/ex
     fi
 done
 
+# Names holding what XML forbids (issue 22 item 6): C0 controls (U+000C,
+# U+001F) and U+FFFE/U+FFFF in a node name and a module fqn went into SVG
+# comments and titles as they were, so no XML parser read the SVG. Every
+# view's SVG must parse, and no DOT or HTML may hold such a character.
+python3 - "$fixtures/../malformed/_valid.json" "$out/ctrl.json" <<'PY'
+import json, sys
+s = open(sys.argv[1]).read()
+s = s.replace('"linear"', json.dumps("lin\u000cear\u001f\ufffe"))
+s = s.replace("L__self__fc,fc,", "L__self__f\\u000cc\\uffff,f\\u000cc\\uffff,")
+open(sys.argv[2], "w").write(s)
+PY
+"$exdb" -batch -q "$out/ctrl.json" -ex "set on-error continue" -ex "render flat -o $out/c.flat.svg" \
+    -ex "render flat --by-module -o $out/c.bym.svg" -ex "render modules -o $out/c.mod.svg" \
+    -ex "render modules -o $out/c.mod.html" -ex "render flat -o $out/c.flat.dot" \
+    -ex "render flat -o $out/c.flat.html" -ex "unflatten run" -ex "render tree -o $out/c.tree.svg" \
+    -ex "render module \"\" -o $out/c.root.svg" -ex "render frame -o $out/c.frame.svg" \
+    -ex "render tree -o $out/c.tree.dot" >"$out/ctrl.log" 2>&1
+rc=$?
+bad=""
+for f in c.flat.svg c.bym.svg c.mod.svg c.tree.svg c.root.svg c.frame.svg; do
+    xmllint --noout "$out/$f" >/dev/null 2>&1 || bad="$bad $f"
+done
+for f in c.mod.html c.flat.dot c.flat.html c.tree.dot; do
+    [ -s "$out/$f" ] && ! LC_ALL=C grep -q "$(printf '[\001-\010\013\014\016-\037]')" "$out/$f" &&
+        ! LC_ALL=C grep -q "$(printf '\357\277[\276\277]')" "$out/$f" || bad="$bad $f"
+done
+if [ $rc -eq 0 ] && [ -z "$bad" ]; then
+    pass=$((pass + 1))
+else
+    fail=$((fail + 1))
+    echo "FAIL: names with XML-forbidden characters (exit $rc):$bad"
+    tail -3 "$out/ctrl.log"
+fi
+
 if [ ! -d "$real" ]; then
     echo "viz: $real not found: the real-program renders are skipped"
     echo "viz: $pass passed, $fail failed"
