@@ -78,17 +78,21 @@ $(VIZ_GEN): scripts/embed.sh $(VIZ_ASSETS)
 	@mkdir -p $(dir $@)
 	$(Q)scripts/embed.sh $(VIZ_ASSETS) >$@.tmp && mv $@.tmp $@
 
-build/rel/%.o: %.c
+build/rel/%.o: %.c build/rel/%.d
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_ALL) $(DEPFLAGS) -DNDEBUG -c $< -o $@
 
-build/san/%.o: %.c
+build/san/%.o: %.c build/san/%.d
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC-SAN  $<")
 	$(Q)$(CC) $(CFLAGS_ALL) $(DEPFLAGS) $(SAN) $(SAN_FAULT) -O1 -c $< -o $@
 
-# The compiler's header dependencies of every object built so far.
+# The compiler's header dependencies of every object built so far. An
+# object without its .d (built by an older Makefile, or interrupted) is
+# rebuilt: its .d is a target with no recipe, so it counts as new.
+$(foreach b,rel san cov fuzz/obj,build/$(b)/%.d): ;
+.PRECIOUS: $(foreach b,rel san cov fuzz/obj,build/$(b)/%.d)
 -include $(wildcard $(foreach b,rel san cov fuzz/obj,$(patsubst %.c,build/$(b)/%.d,$(ALL_SRC))))
 
 # The sanitizer build of core/ and viz/ carries the out-of-memory fault
@@ -227,7 +231,7 @@ clean:
 COV_FLAGS := --coverage -O0 -g -DEXDB_COVERAGE
 cov = $(patsubst %.c,build/cov/%.o,$(1))
 
-build/cov/%.o: %.c
+build/cov/%.o: %.c build/cov/%.d
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC-COV  $<")
 	$(Q)$(CC) $(CSTD) $(WARN) $(DEPFLAGS) $(PKG_CFLAGS) $(CGRAPH_FAST) -I. $(COV_FLAGS) $(COV_FAULT) -c $< -o $@
@@ -280,7 +284,7 @@ fuzzobj = $(patsubst %.c,build/fuzz/obj/%.o,$(1))
 
 fuzz: $(FUZZ_BINS)
 
-build/fuzz/obj/%.o: %.c
+build/fuzz/obj/%.o: %.c build/fuzz/obj/%.d
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC-FUZZ $<")
 	$(Q)$(FUZZ_CC) $(CFLAGS_ALL) $(DEPFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -O1 -c $< -o $@
