@@ -10,16 +10,12 @@
 #include "core/unflatten/explain.h"
 #include "core/unflatten/unflatten.h"
 #include "viz/view.h"
+#include "viz/tree_data.h"
 #include "viz/run_data.h"
 
+/* b's JSON into the page's <script> element, and b emptied for the next. */
 static void put(FILE *f, exdb_buf *b) {
-    const char *s = exdb_buf_str(b);
-    for (const char *lt; (lt = strchr(s, '<'));) {
-        fwrite(s, 1, (size_t)(lt - s), f);
-        fputs("\\u003c", f);
-        s = lt + 1;
-    }
-    fputs(s, f);
+    vz_put_script_json(f, b);
     exdb_buf_reset(b);
 }
 

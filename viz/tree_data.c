@@ -284,7 +284,7 @@ static int tree_build(tree_ctx *c) {
 /* ---- writing: JSON inside <script> elements, '<' as \u003c so no text
  * ends the element */
 
-static void put_json(FILE *f, const exdb_buf *b) {
+void vz_put_script_json(FILE *f, const exdb_buf *b) {
     const char *s = exdb_buf_str(b);
     for (const char *lt; (lt = strchr(s, '<'));) {
         fwrite(s, 1, (size_t)(lt - s), f);
@@ -392,7 +392,7 @@ static void put_graph(tree_ctx *c, FILE *f, exdb_buf *b, uint32_t m, const uint3
             exdb_buf_puts(b, "[\"x\"]");
         else
             put_fx(c, b, g->fx, g->kind == GN_IN ? "i" : "o", srcs, nsrcs, srcbuf);
-        put_json(f, b);
+        vz_put_script_json(f, b);
     }
     fputs("],\"e\":[", f);
     for (uint32_t i = 0; i < ne; i++) {
@@ -406,7 +406,7 @@ static void put_graph(tree_ctx *c, FILE *f, exdb_buf *b, uint32_t m, const uint3
             exdb_buf_printf(&c->tmp, "%u values", e->nvalues);
         json_str(b, exdb_buf_str(&c->tmp));
         exdb_buf_putc(b, ']');
-        put_json(f, b);
+        vz_put_script_json(f, b);
     }
     fputs("]}</script>\n", f);
 }
@@ -480,7 +480,7 @@ static void put_mods(tree_ctx *c, FILE *f, exdb_buf *b, const uint32_t *nfirst,
         }
         json_str(b, exdb_buf_str(&c->tmp));
         exdb_buf_putc(b, ']');
-        put_json(f, b);
+        vz_put_script_json(f, b);
     }
     fputs("]</script>\n", f);
     c->oom |= tg.oom;
@@ -503,7 +503,7 @@ static void put_sources(tree_ctx *c, FILE *f, exdb_buf *b, const exdb_strmap *sr
         exdb_buf_reset(b);
         exdb_buf_putc(b, ',');
         json_str(b, tab[i]);
-        put_json(f, b);
+        vz_put_script_json(f, b);
     }
     fputs("]</script>\n", f);
     free(tab);
