@@ -296,6 +296,7 @@ render modules -o {tmp}/modules.dot
 render module encoder -o {tmp}/module.dot
 goto 20
 render frame -o {tmp}/frame.dot
+render run -o {tmp}/run.html
 diff {root}/tests/fixtures/tied_embeddings.json
 render diff -o {tmp}/diff.dot
 diff module encoder.layers.0 encoder.layers.1
