@@ -161,8 +161,8 @@ static const subcommand render_subs[] = {
     {"diff", render_view, -1, 0, diff_opts, CMPL_FILE},
     {NULL},
 };
-static const exdb_view_kind render_kinds[] = {EXDB_VIEW_FLAT,  EXDB_VIEW_MODULES, EXDB_VIEW_MODULE,
-                                              EXDB_VIEW_TREE,  EXDB_VIEW_FRAME,   EXDB_VIEW_RUN,
+static const exdb_view_kind render_kinds[] = {EXDB_VIEW_FLAT, EXDB_VIEW_MODULES, EXDB_VIEW_MODULE,
+                                              EXDB_VIEW_TREE, EXDB_VIEW_FRAME,   EXDB_VIEW_RUN,
                                               EXDB_VIEW_DIFF};
 
 static int render_view(session *s, const char *word, int argc, char **argv) {
@@ -197,7 +197,8 @@ static int render_view(session *s, const char *word, int argc, char **argv) {
                            "module FQN -o FILE");
     exdb_viz_source src = {.prog = s->prog};
     exdb_unflatten *fresh = NULL;
-    if (view.kind == EXDB_VIEW_MODULE || view.kind == EXDB_VIEW_TREE || view.kind == EXDB_VIEW_RUN) {
+    if (view.kind == EXDB_VIEW_MODULE || view.kind == EXDB_VIEW_TREE ||
+        view.kind == EXDB_VIEW_RUN) {
         if (!(src.done = finished_run(s, &fresh)))
             return -1;
     } else if (view.kind == EXDB_VIEW_FRAME) {

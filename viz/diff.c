@@ -28,7 +28,7 @@ typedef struct diff_view {
     uint32_t *va;   /* A node id -> view node of a removed node */
     uint8_t *state; /* B node id -> 1 added, 2 changed */
     const exdb_node *cur;
-    int cur_removed; /* cur is a removed node of A */
+    int cur_removed;        /* cur is a removed node of A */
     uint8_t *hid_a, *hid_b; /* --hide: node id -> VZ_HIDDEN_*, NULL when nothing is */
     uint32_t nhidden[VZ_HIDDEN_KINDS];
     exdb_buf tmp;
@@ -81,8 +81,8 @@ static uint32_t input_view(diff_view *c, const exdb_node *u) {
     /* a getitem --hide getitems leaves out: its users read its producer */
     const uint8_t *hid = c->cur_removed ? c->hid_a : c->hid_b;
     long long index;
-    for (const exdb_node *s; hid && hid[u->id] == VZ_HIDDEN_GETITEM &&
-                             (s = vz_getitem_source(u, &index));)
+    for (const exdb_node *s;
+         hid && hid[u->id] == VZ_HIDDEN_GETITEM && (s = vz_getitem_source(u, &index));)
         u = s;
     if (!c->cur_removed)
         return c->vb[u->id];

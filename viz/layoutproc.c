@@ -33,7 +33,7 @@ typedef struct child_head {
 /* A bitmap cairo can make: sides up to 32,767 px (Graphviz's cairo plugin
  * otherwise prints "(null): graph is too large for cairo-renderer bitmaps"
  * and scales it down), and at most VZ_MAX_PIXELS pixels (4 bytes each). */
-#define VZ_MAX_SIDE 32767.0
+#define VZ_MAX_SIDE   32767.0
 #define VZ_MAX_PIXELS 250e6
 
 /* After the layout: whether the picture, rendered as `as`, is a bitmap

@@ -459,11 +459,12 @@ int exdb_viz_render(const exdb_viz_source *src, const exdb_viz_view *view,
         return -1;
 
     if (view->kind == EXDB_VIEW_RUN && (fmt != EXDB_FMT_HTML || !src || !src->done))
-        return exdb_errorf(err, "%s: render run writes only .html (the outliner replayed in the "
-                                "module view)", path);
-    if (fmt == EXDB_FMT_HTML &&
-        (view->kind == EXDB_VIEW_MODULES || view->kind == EXDB_VIEW_RUN ||
-         (view->kind == EXDB_VIEW_DIFF && src && src->diff))) {
+        return exdb_errorf(err,
+                           "%s: render run writes only .html (the outliner replayed in the "
+                           "module view)",
+                           path);
+    if (fmt == EXDB_FMT_HTML && (view->kind == EXDB_VIEW_MODULES || view->kind == EXDB_VIEW_RUN ||
+                                 (view->kind == EXDB_VIEW_DIFF && src && src->diff))) {
         if (!src || !src->prog)
             return exdb_errorf(err, "render: no program loaded");
         return render_tree_page(src, view, path, st, err);

@@ -87,8 +87,8 @@ static void sink_mark(vz_graph *vg, const vz_umark *mk, const exdb_node *n, vz_n
             v->style = "filled,bold";
             return;
         }
-        if (n->op == EXDB_OP_GET_ATTR && x->outcome == EXDB_SINK_GET_ATTR && x->attr &&
-            n->target && strcmp(n->target, x->attr) == 0) {
+        if (n->op == EXDB_OP_GET_ATTR && x->outcome == EXDB_SINK_GET_ATTR && x->attr && n->target &&
+            strcmp(n->target, x->attr) == 0) {
             exdb_buf_reset(b);
             exdb_buf_printf(b, "%s; SINK made it from placeholder %s",
                             v->kind_tip ? v->kind_tip : x->state, x->placeholder);
