@@ -8,6 +8,7 @@
 
 #include "command.h"
 #include "json_answers.h"
+#include "core/base/mem.h"
 #include "core/fx/print.h"
 #include "core/unflatten/describe.h"
 #include "core/unflatten/explain.h"
@@ -52,14 +53,12 @@ static void plain_visit(void *vctx, const char *fqn, exdb_umodule *m) {
     if (c->oom)
         return;
     if (c->n == c->cap) {
-        uint32_t ncap = c->cap ? 2 * c->cap : 64;
-        const char **np = realloc(c->path, ncap * sizeof *np);
+        const char **np = exdb_grow(c->path, &c->cap, sizeof *np, 64);
         if (!np) {
             c->oom = 1;
             return;
         }
         c->path = np;
-        c->cap = ncap;
     }
     char *p = NULL;
     if (m->kind == EXDB_UMOD_PLAIN && !m->type && (p = exdb_arena_strdup(&c->a, fqn))) {
@@ -196,14 +195,12 @@ typedef struct fqn_list {
 static void fqn_visit(void *vctx, const char *fqn, exdb_umodule *m) {
     fqn_list *l = vctx;
     if (l->n == l->cap) {
-        uint32_t ncap = l->cap ? 2 * l->cap : 64;
-        const char **nf = realloc(l->fqn, ncap * sizeof *nf);
+        const char **nf = exdb_grow(l->fqn, &l->cap, sizeof *nf, 64);
         if (!nf) {
             l->oom = 1;
             return;
         }
         l->fqn = nf;
-        l->cap = ncap;
     }
     const char *f = exdb_arena_strdup(&l->a, fqn);
     l->oom |= !f;
