@@ -482,6 +482,16 @@ static FILE *spawn_shell(const char *shell, int outfd, pid_t *pid) {
     return w;
 }
 
+/* What a child process wrote into tmp (pipe's shell, shell's command),
+ * printed as the command's own output. */
+void output_replay(session *s, FILE *tmp) {
+    char chunk[4096];
+    size_t n;
+    rewind(tmp);
+    while ((n = fread(chunk, 1, sizeof chunk, tmp)) > 0)
+        fwrite(chunk, 1, n, s->out);
+}
+
 /* pipe COMMAND | SHELL-COMMAND: gdb's. COMMAND's output is the shell
  * command's input. The shell writes to exdb's standard output directly
  * (so `| less` pages at the terminal), unless exdb's output is being
@@ -511,13 +521,8 @@ int cmd_pipe(session *s, int argc, char **argv) {
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
             ;
         sigaction(SIGPIPE, &old, NULL);
-        if (tmp) {
-            char chunk[4096];
-            size_t n;
-            rewind(tmp);
-            while ((n = fread(chunk, 1, sizeof chunk, tmp)) > 0)
-                fwrite(chunk, 1, n, s->out);
-        }
+        if (tmp)
+            output_replay(s, tmp);
         cmd_json_add(s, "shell_status",
                      cJSON_CreateNumber(WIFEXITED(status) ? WEXITSTATUS(status) : -1));
     }

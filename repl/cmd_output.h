@@ -7,6 +7,10 @@
 /* pipe COMMAND | SHELL-COMMAND. */
 int cmd_pipe(session *s, int argc, char **argv);
 
+/* What a child process wrote into tmp, printed as the command's output
+ * (pipe's shell when output is captured, shell's command). */
+void output_replay(session *s, FILE *tmp);
+
 /* session_init's output streams, through the pager and the
  * log; output_begin before each command typed (the pager's page starts);
  * output_quit: "q" was answered to the pager (a script stops); whether the

@@ -19,6 +19,7 @@
 #include "cmd_code.h"
 #include "cmd_control.h"
 #include "command.h"
+#include "cmd_output.h"
 #include "commands.h"
 #include "json_answers.h"
 #include "session.h"
@@ -433,11 +434,7 @@ static int cmd_shell(session *s, int argc, char **argv) {
     while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
     if (tmp) {
-        char chunk[4096];
-        size_t n;
-        rewind(tmp);
-        while ((n = fread(chunk, 1, sizeof chunk, tmp)) > 0)
-            fwrite(chunk, 1, n, s->out);
+        output_replay(s, tmp);
         fclose(tmp);
     }
     if (pid < 0)
