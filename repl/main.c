@@ -38,6 +38,7 @@ static void usage(FILE *f) {
         "  -batch      exit after the commands; status 1 at the first failing command\n"
         "  -q          no banner\n"
         "  --json      every command answers one JSON object per line (set output json)\n"
+        "  --echo      print \"(exdb) CMD\" before each command read (a transcript)\n"
         "  --help      this text;  --version  the version\n"
         "\n"
         "Without -batch, exdb opens a prompt when standard input is a terminal, and\n"
@@ -277,6 +278,7 @@ static int run_stdin(void) {
             break;
         }
         exdb_interrupted = 0; /* a SIGINT between commands stops none */
+        session_echo(&S, line);
         if (S.trace_commands && line[0] != '\n' && line[0] != '#')
             fprintf(S.out, "+%s", line);
         lineno++;
@@ -300,7 +302,7 @@ static int run_stdin(void) {
 /* The command line. */
 typedef struct options {
     const char *file, *model;
-    int batch, quiet, json;
+    int batch, quiet, json, echo;
     const char **cmds; /* -ex and -x, in order */
     int *is_script;    /* cmds[i] is a -x script */
     int ncmds;
@@ -324,6 +326,8 @@ static int parse_options(int argc, char **argv, options *o) {
             o->quiet = 1;
         } else if (!strcmp(a, "--json") || !strcmp(a, "-json")) {
             o->json = 1;
+        } else if (!strcmp(a, "--echo") || !strcmp(a, "-echo")) {
+            o->echo = 1;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
@@ -384,6 +388,7 @@ static char *ex_read_line(session *s, const char *prompt) {
     if (*r->i + 1 >= r->o->ncmds || r->o->is_script[*r->i + 1])
         return NULL;
     ++*r->i;
+    session_echo(s, r->o->cmds[*r->i]);
     if (s->trace_commands && !s->json)
         fprintf(s->out, "+%s\n", r->o->cmds[*r->i]);
     return strdup(r->o->cmds[*r->i]);
@@ -396,6 +401,8 @@ static int run_commands(const options *o) {
     for (i = 0; i < o->ncmds && !S.quit_requested; i++) {
         S.read_line = o->is_script[i] ? NULL : ex_read_line;
         S.read_ctx = &reader;
+        if (!o->is_script[i])
+            session_echo(&S, o->cmds[i]);
         int r = o->is_script[i] ? session_source(&S, o->cmds[i]) : session_exec(&S, o->cmds[i]);
         if (r < 0) {
             rc = 1;
@@ -426,6 +433,7 @@ int main(int argc, char **argv) {
     int interactive = !o.batch && isatty(0);
     S.interactive = interactive;
     S.json = o.json;
+    S.echo = o.echo;
     catch_sigint(!interactive);
     rc = 0;
     if (interactive && !o.quiet && !o.json)

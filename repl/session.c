@@ -343,6 +343,7 @@ static int run_bp_commands(session *s) {
              l = nl + 1) {
             nl = strchr(l, '\n');
             *nl = '\0';
+            session_echo(s, l);
             if (s->trace_commands && !s->json)
                 fprintf(s->out, "+%s\n", l);
             if (session_exec(s, l) < 0) {
@@ -522,6 +523,17 @@ typedef struct {
     char err[512]; /* a read error met there, "" if none: it ends the script */
 } source_reader;
 
+void session_echo(session *s, const char *line) {
+    const char *t = line;
+    while (*t == ' ' || *t == '\t')
+        t++;
+    if (!s->echo || !*t || *t == '\n' || *t == '#')
+        return;
+    fflush(s->out);
+    printf("(exdb) %s%s", line, strchr(line, '\n') ? "" : "\n");
+    fflush(stdout);
+}
+
 static char *source_read_line(session *s, const char *prompt) {
     (void)prompt;
     source_reader *r = s->read_ctx;
@@ -535,6 +547,7 @@ static char *source_read_line(session *s, const char *prompt) {
         return NULL;
     }
     ++*r->lineno;
+    session_echo(s, line);
     if (s->trace_commands && !s->json)
         fprintf(s->out, "+%s%s", line, strchr(line, '\n') ? "" : "\n");
     return line;
@@ -564,6 +577,7 @@ int session_source(session *s, const char *path) {
             break;
         }
         lineno++;
+        session_echo(s, line);
         if (s->trace_commands && !s->json) {
             const char *t = line;
             while (*t == ' ' || *t == '\t')

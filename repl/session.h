@@ -42,6 +42,7 @@ struct session {
     FILE *out, *errout;
     int interactive;    /* reading from a terminal */
     int trace_commands; /* echo script commands ("set trace-commands on") */
+    int echo;           /* --echo: "(exdb) LINE" before each command read (session_echo) */
     int on_error_continue;
     int quit_requested;
     int source_depth;
@@ -98,6 +99,12 @@ void session_free(session *s);
 /* Runs one command line. Returns 0 on success, -1 when the command failed
  * (its one-line error is already printed). Blank lines and # comments succeed. */
 int session_exec(session *s, const char *line);
+/* --echo: writes "(exdb) LINE" to standard output before a command read
+ * from -ex, a script, standard input or a body (if, while, commands, a
+ * breakpoint's commands), so a transcript shows each command above its
+ * answer (the golden tests); blank and comment lines are not echoed. Not
+ * in the JSON answer's "output". */
+void session_echo(session *s, const char *line);
 /* Runs every line of a script file; stops at the first failure unless
  * on-error is continue. */
 int session_source(session *s, const char *path);
