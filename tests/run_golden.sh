@@ -1,8 +1,10 @@
 #!/bin/sh
 # run_golden.sh EXDB - golden transcripts: tests/golden/NAME.cmd is a script
 # whose first line is "# args: ARGS" (the exdb command line; $REAL stands for
-# ../shared/real_pt2); the rest are commands run with -x SCRIPT -batch. The
-# expected output (stdout and stderr merged, then "[exit N]") is NAME.out.
+# ../shared/real_pt2); the rest are commands run with -x SCRIPT -batch --echo.
+# The expected output (stdout and stderr merged, then "[exit N]") is NAME.out:
+# each command's "(exdb) CMD" line (--echo) above its answer, so the .out
+# reads as the session it checks.
 # UPDATE=1 rewrites the .out files (review the diff before committing!).
 # EXDB_TEST_NAME=GLOB runs only the goldens whose name matches (make test
 # T=golden/GLOB; with UPDATE=1 it rewrites only those).
@@ -29,7 +31,7 @@ for cmd in tests/golden/*.cmd; do
     esac
     args=$(printf '%s' "$args" | sed "s#\\\$REAL#$REAL#g")
     # shellcheck disable=SC2086
-    (eval "set -- $args"; "$exdb" "$@" -x "$cmd" -batch) >"$tmp" 2>&1
+    (eval "set -- $args"; "$exdb" --echo "$@" -x "$cmd" -batch) >"$tmp" 2>&1
     echo "[exit $?]" >>"$tmp"
     # machine paths would make transcripts depend on where the repo lives;
     # the corpus programs' stack traces hold the path of the checkout that
