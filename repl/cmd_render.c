@@ -148,28 +148,25 @@ static void report_render(session *s, const char *name, const exdb_viz_view *vie
 /* render VIEW [ARG] [OPTIONS]: word is the view's row, argv[0] its word. */
 static int render_view(session *s, const char *word, int argc, char **argv);
 
-/* The views, one row each: the word, the options it takes (its usage and
- * help lines are in render's help below). A view added here is drawn by
- * render_view from its exdb_view_kind (render_kinds, same order). */
+/* The views, one row each: the word, the options it takes, its completer
+ * and the exdb_view_kind render_view draws (its usage and help lines are in
+ * render's help below). */
 static const subcommand render_subs[] = {
-    {"flat", render_view, -1, 0, flat_opts},
-    {"modules", render_view, -1, 0, modules_opts},
-    {"module", render_view, -1, 0, common_opts, CMPL_MODULE},
-    {"tree", render_view, -1, 0, common_opts},
-    {"frame", render_view, -1, 0, frame_opts},
-    {"run", render_view, -1, 0, common_opts},
-    {"diff", render_view, -1, 0, diff_opts, CMPL_FILE},
+    {"flat", render_view, -1, 0, flat_opts, .kind = EXDB_VIEW_FLAT},
+    {"modules", render_view, -1, 0, modules_opts, .kind = EXDB_VIEW_MODULES},
+    {"module", render_view, -1, 0, common_opts, CMPL_MODULE, .kind = EXDB_VIEW_MODULE},
+    {"tree", render_view, -1, 0, common_opts, .kind = EXDB_VIEW_TREE},
+    {"frame", render_view, -1, 0, frame_opts, .kind = EXDB_VIEW_FRAME},
+    {"run", render_view, -1, 0, common_opts, .kind = EXDB_VIEW_RUN},
+    {"diff", render_view, -1, 0, diff_opts, CMPL_FILE, .kind = EXDB_VIEW_DIFF},
     {NULL},
 };
-static const exdb_view_kind render_kinds[] = {EXDB_VIEW_FLAT, EXDB_VIEW_MODULES, EXDB_VIEW_MODULE,
-                                              EXDB_VIEW_TREE, EXDB_VIEW_FRAME,   EXDB_VIEW_RUN,
-                                              EXDB_VIEW_DIFF};
 
 static int render_view(session *s, const char *word, int argc, char **argv) {
     const subcommand *sub = render_subs;
     while (strcmp(sub->word, word) != 0)
         sub++;
-    exdb_viz_view view = {.kind = render_kinds[sub - render_subs]};
+    exdb_viz_view view = {.kind = (exdb_view_kind)sub->kind};
     exdb_viz_settings set = s->render;
     const char *out = NULL;
     cmd_parsed p;

@@ -85,6 +85,8 @@ typedef struct subcommand {
     cmd_completer complete;     /* what its arguments are */
     const char *usage;          /* "info frame [N]": help, and the arity error */
     const char *help;           /* its help after the usage (lines: "\n"), or NULL */
+    int kind;                   /* what fn does for this word, when one fn serves several
+                                   (render: the exdb_view_kind it draws) */
 } subcommand;
 
 struct command {
