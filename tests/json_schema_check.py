@@ -11,8 +11,12 @@ program from REAL_PT2_DIR when it is there, and checks:
     (a command added without one fails here);
   - every answer validates: the envelope's properties and its command's,
     no others; the entry's required fields when "ok" is true;
-  - every schema entry was answered at least once with "ok": true (so the
-    script below keeps up with the schema);
+  - every schema entry was answered at least once with "ok": true, by the
+    script below or by a golden test (tests/golden/*.cmd) that uses the
+    command, run again with --json (so a new subcommand's golden is its
+    example here);
+  - docs/json.md describes every answer (names the command, or one whose
+    schema entry is the same); render_file's view enum is render's views;
   - the text ("output") is still there beside the data.
 
 The validator handles the subset of JSON Schema the schema file uses (type,
@@ -23,6 +27,7 @@ Prints "json-schema: N passed, M failed".
 import json
 import re
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -122,14 +127,32 @@ def answer_schema(root, key, ok):
             "additionalProperties": extra}
 
 
+# The command table (table_keys fills them from help's JSON): command name
+# -> its subcommand words, and gdb's short names -> the command.
+TABLE = {}
+SHORT = {}
+
+
+def whole(word, names):
+    """The name word is, or is the unique prefix of (exdb's lookup)."""
+    if word in names:
+        return word
+    hits = [n for n in names if n.startswith(word)]
+    return hits[0] if len(hits) == 1 else word
+
+
 def entry_key(root, line):
-    """The schema entry a command line (whole command names) answers to."""
+    """The schema entry a command line answers to (gdb's short names and
+    unique prefixes are resolved as exdb does: "bt", "inf prog")."""
     words = line.split()
     if not words:
         return None
     cmd = words[0].split("/")[0]  # display/json
     if cmd.startswith("!"):  # gdb's !COMMAND is shell COMMAND
         return "shell"
+    cmd = SHORT.get(cmd) or whole(cmd, TABLE)
+    subs = TABLE.get(cmd) or []
+    words = [words[0]] + [whole(w, subs) if not w.startswith("-") else w for w in words[1:]]
     for w in words[1:]:  # an option with an answer of its own: "lint --list"
         if w.startswith("--") and ("%s %s" % (cmd, w)) in root["commands"]:
             return "%s %s" % (cmd, w)
@@ -387,6 +410,11 @@ def table_keys(exdb, root, fails):
     out = subprocess.run([exdb, "-q", "--json", "-batch", "-ex", "help"],
                          stdout=subprocess.PIPE, cwd=ROOT).stdout.decode()
     cmds = json.loads(out.splitlines()[0]).get("commands") or []
+    TABLE.update((c["name"], c.get("subcommands") or []) for c in cmds)
+    out = subprocess.run([exdb, "-q", "--json", "-batch", "-ex", "help aliases"],
+                         stdout=subprocess.PIPE, cwd=ROOT).stdout.decode()
+    SHORT.update((a["name"], a["command"]) for a in
+                 json.loads(out.splitlines()[0]).get("short_names") or [])
     if len(cmds) < 40:
         fails.append("help's JSON lists only %d commands" % len(cmds))
     missing = []
@@ -400,17 +428,32 @@ def table_keys(exdb, root, fails):
                     if "%s %s" % (name, w) not in root["commands"]]
     if missing:
         fails.append("commands without a schema entry: " + ", ".join(missing))
-    # docs/json.md's answers table names every command and subcommand
+    # docs/json.md's answers table describes every answer: it names the
+    # command, or another command whose schema entry is the same (one
+    # answer, described once: "render flat" for every view of render)
     md = open(os.path.join(ROOT, "docs", "json.md")).read()
     md = re.sub(r"```.*?```", "", md, flags=re.S)
     named = re.findall(r"`([^`\n]+)`", md)
+
+    def in_md(n):
+        return any(t == n or t.startswith(n + " ") or t.startswith(n + "/") for t in named)
+
     undocumented = []
     for c in cmds:
         for n in [c["name"]] + ["%s %s" % (c["name"], w) for w in c.get("subcommands") or []]:
-            if not any(t == n or t.startswith(n + " ") or t.startswith(n + "/") for t in named):
+            entry = root["commands"].get(n)
+            if not in_md(n) and not any(in_md(k) for k in root["commands"]
+                                        if k != n and entry is not None
+                                        and root["commands"][k] == entry):
                 undocumented.append(n)
     if undocumented:
-        fails.append("commands docs/json.md does not name: " + ", ".join(undocumented))
+        fails.append("commands docs/json.md does not describe: " + ", ".join(undocumented))
+    # the schema's list of render views is the table's
+    render = [c for c in cmds if c["name"] == "render"]
+    views = root["definitions"]["render_file"]["properties"]["view"]["enum"]
+    if render and sorted(render[0]["subcommands"] or []) != sorted(views):
+        fails.append("render_file's view enum %s is not render's views %s (help render)"
+                     % (views, render[0]["subcommands"]))
     return len(cmds)
 
 
@@ -490,6 +533,15 @@ def main():
                 fails.append("real: only %d answers" % out3.count("\n"))
         else:
             print("json-schema: no real program in %s: the example only" % real_dir)
+        # a command the scripts above do not answer with ok is looked for
+        # in the golden tests: each golden using one runs again with --json
+        # (a new subcommand's golden is its example here)
+        for name, args, lines in goldens(real_dir):
+            if any(entry_key(root, l.strip()) in set(root["commands"]) - seen for l in lines):
+                outg, errg = run(exdb, args, "\n".join(lines) + "\n", tmp)
+                if "ERROR: " in errg:
+                    fails.append("golden %s: sanitizer report:\n%s" % (name, errg[-2000:]))
+                n += check_answers(root, outg, "golden " + name, seen, fails)
     unseen = sorted(set(root["commands"]) - seen)
     if unseen:
         fails.append("schema entries no command answered with ok: " + ", ".join(unseen))
@@ -498,6 +550,22 @@ def main():
         print("FAIL " + f)
     print("json-schema: %d passed, %d failed" % (max(passed, 0), len(fails)))
     sys.exit(1 if fails else 0)
+
+
+def goldens(real_dir):
+    """The golden tests (tests/golden/NAME.cmd): name, exdb arguments (its
+    "# args:" line; $REAL the real programs' directory) and command lines;
+    those that need REAL_DIR only when it is there."""
+    for path in sorted(os.listdir(os.path.join(ROOT, "tests", "golden"))):
+        if not path.endswith(".cmd"):
+            continue
+        with open(os.path.join(ROOT, "tests", "golden", path)) as f:
+            lines = f.read().splitlines()
+        args = lines[0][len("# args:"):] if lines and lines[0].startswith("# args:") else ""
+        if "$REAL" in args and not (real_dir and os.path.isdir(real_dir)):
+            continue
+        args = [a for a in shlex.split(args.replace("$REAL", real_dir or "")) if a != "--json"]
+        yield path[:-4], args, [l for l in lines if l.strip() and not l.lstrip().startswith("#")]
 
 
 def real_names(exdb, real):
