@@ -82,6 +82,31 @@ static const char *node_module(const exdb_node *n) {
     return m && m->nstack && m->stack[m->nstack - 1].path ? m->stack[m->nstack - 1].path : "";
 }
 
+void cmd_find_match(session *s, const exdb_node *n, const char *indent, struct cJSON *arr) {
+    exdb_buf val;
+    exdb_buf_init(&val);
+    if (n->meta)
+        exdb_format_val(&val, n->meta->val);
+    const char *what = n->op == EXDB_OP_CALL_FUNCTION ? n->target : exdb_op_name(n->op);
+    exdb_buf_printf(&s->buf, "%s%%%s  %s", indent, n->name, what);
+    if (val.len)
+        exdb_buf_printf(&s->buf, "  %s", exdb_buf_str(&val));
+    if (*node_module(n))
+        exdb_buf_printf(&s->buf, "  in %s", node_module(n));
+    exdb_buf_printf(&s->buf, "  (%u user%s)\n", n->nusers, cmd_s(n->nusers));
+    cJSON *o = arr ? cJSON_CreateObject() : NULL;
+    if (o) {
+        cJSON_AddStringToObject(o, "name", n->name);
+        cJSON_AddStringToObject(o, "op", exdb_op_name(n->op));
+        cJSON_AddStringToObject(o, "target", n->target ? n->target : "");
+        cJSON_AddStringToObject(o, "value", exdb_buf_str(&val));
+        cJSON_AddStringToObject(o, "module", node_module(n));
+        cJSON_AddNumberToObject(o, "users", n->nusers);
+        cJSON_AddItemToArray(arr, o);
+    }
+    exdb_buf_free(&val);
+}
+
 /* find / info nodes: argv[0] is "find" or "nodes". */
 int cmd_find(session *s, int argc, char **argv) {
     exdb_node_filter f;
@@ -89,35 +114,13 @@ int cmd_find(session *s, int argc, char **argv) {
     if (parse_filters(s, &f, argc, argv) < 0)
         return -1;
     cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
-    exdb_buf val;
-    exdb_buf_init(&val);
     uint32_t count = 0;
     for (const exdb_node *n = s->prog->graph->head; n; n = n->next) {
         if (!exdb_nodematch(&f, n))
             continue;
         count++;
-        exdb_buf_reset(&val);
-        if (n->meta)
-            exdb_format_val(&val, n->meta->val);
-        const char *what = n->op == EXDB_OP_CALL_FUNCTION ? n->target : exdb_op_name(n->op);
-        exdb_buf_printf(&s->buf, "%%%s  %s", n->name, what);
-        if (val.len)
-            exdb_buf_printf(&s->buf, "  %s", exdb_buf_str(&val));
-        if (*node_module(n))
-            exdb_buf_printf(&s->buf, "  in %s", node_module(n));
-        exdb_buf_printf(&s->buf, "  (%u user%s)\n", n->nusers, cmd_s(n->nusers));
-        cJSON *o = arr ? cJSON_CreateObject() : NULL;
-        if (o) {
-            cJSON_AddStringToObject(o, "name", n->name);
-            cJSON_AddStringToObject(o, "op", exdb_op_name(n->op));
-            cJSON_AddStringToObject(o, "target", n->target ? n->target : "");
-            cJSON_AddStringToObject(o, "value", exdb_buf_str(&val));
-            cJSON_AddStringToObject(o, "module", node_module(n));
-            cJSON_AddNumberToObject(o, "users", n->nusers);
-            cJSON_AddItemToArray(arr, o);
-        }
+        cmd_find_match(s, n, "", arr);
     }
-    exdb_buf_free(&val);
     exdb_buf_printf(&s->buf, "%u node%s match%s.\n", count, cmd_s(count), count == 1 ? "es" : "");
     cmd_flush(s, 1);
     cmd_json_add(s, "count", cJSON_CreateNumber(count));
