@@ -175,6 +175,67 @@ static int info_event(session *s, const char *word, int argc, char **argv) {
     return cmd_explain_info_event(s, argc, argv);
 }
 
+static const cmd_opt opt_depth = {.name = "--depth",
+                                  .kind = OPT_COUNT,
+                                  .arg = "N",
+                                  .min = 1,
+                                  .max = 1000,
+                                  .help = "their users too, N levels down (default 1)"};
+static const cmd_opt *const users_opts[] = {&opt_depth, NULL};
+
+/* info users NODE [--depth N]: FX's node.users, and with --depth N their
+ * users down to N levels, breadth first, each node once, a level's nodes
+ * indented under the last; each as find prints it (its answer too). */
+static int info_users(session *s, const char *word, int argc, char **argv) {
+    cmd_parsed p;
+    if (cmd_opts_parse(s, "info", word, users_opts, argc, argv, 1, &p) < 0)
+        return -1;
+    if (p.nrest != 1)
+        return cmd_fail(s, "Usage: info users NODE [--depth N]");
+    const exdb_graph *g = s->prog->graph;
+    const exdb_node *from = exdb_graph_find(g, p.rest[0]);
+    if (!from)
+        return cmd_node_not_found(s, p.rest[0]);
+    long depth = cmd_opt_num(&p, users_opts, &opt_depth);
+    const exdb_node **queue = malloc(((size_t)g->count + 1) * sizeof *queue);
+    char *seen = calloc((size_t)g->next_id + 1, 1);
+    if (!queue || !seen) {
+        free(queue);
+        free(seen);
+        return cmd_fail(s, "info users: out of memory");
+    }
+    cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
+    char indent[2 * 16 + 1] = "";
+    uint32_t head = 0, tail = 0;
+    queue[tail++] = from;
+    seen[from->id] = 1;
+    for (long level = 1; level <= (depth ? depth : 1) && head < tail; level++) {
+        uint32_t end = tail;
+        for (; head < end; head++)
+            for (uint32_t u = 0; u < queue[head]->nusers; u++) {
+                const exdb_node *n = queue[head]->users[u];
+                if (seen[n->id])
+                    continue;
+                seen[n->id] = 1;
+                queue[tail++] = n;
+                cmd_find_match(s, n, indent, arr);
+            }
+        if (level < 16)
+            strcat(indent, "  ");
+    }
+    uint32_t count = tail - 1;
+    exdb_buf_printf(&s->buf, "%u user%s of %%%s", count, cmd_s(count), from->name);
+    if (depth > 1)
+        exdb_buf_printf(&s->buf, ", %ld levels down", depth);
+    exdb_buf_puts(&s->buf, ".\n");
+    free(queue);
+    free(seen);
+    cmd_flush(s, 1);
+    cmd_json_add(s, "count", cJSON_CreateNumber(count));
+    cmd_json_add(s, "matches", arr);
+    return 0;
+}
+
 /* In the order help and completion list them; help info is made from the
  * rows' usage and help (info_help). */
 static const subcommand info_subs[] = {
@@ -232,6 +293,9 @@ static const subcommand info_subs[] = {
              "the parent's call (a Sequential's \"input = module(input)\")"},
     {"nodes", info_nodes, -1, .usage = "info nodes [FILTERS]",
      .help = "as find (the nodes matching the filters)"},
+    {"users", info_users, -1, .opts = users_opts, .complete = CMPL_NODE, .usage = "info users NODE",
+     .help = "the nodes that use NODE (FX's node.users); --depth N: theirs\n"
+             "too, N levels down, breadth first; one line each, as find"},
     {NULL},
 };
 
