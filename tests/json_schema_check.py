@@ -17,6 +17,7 @@ program from REAL_PT2_DIR when it is there, and checks:
     example here);
   - docs/json.md describes every answer (names the command, or one whose
     schema entry is the same); render_file's view enum is render's views;
+  - `help COMMAND` names each of its subcommand words;
   - the text ("output") is still there beside the data.
 
 The validator handles the subset of JSON Schema the schema file uses (type,
@@ -448,6 +449,23 @@ def table_keys(exdb, root, fails):
                 undocumented.append(n)
     if undocumented:
         fails.append("commands docs/json.md does not describe: " + ", ".join(undocumented))
+    # help COMMAND names each of its subcommand words ("CMD WORD", "|WORD",
+    # "[WORD": render's help is written by hand beside its rows, a view
+    # added without it fails here; info watchpoints is info breakpoints')
+    withsubs = [c for c in cmds if c.get("subcommands")]
+    args = []
+    for c in withsubs:
+        args += ["-ex", "help " + c["name"]]
+    out = subprocess.run([exdb, "-q", "--json", "-batch"] + args, stdout=subprocess.PIPE,
+                         cwd=ROOT).stdout.decode().splitlines()
+    for c, line in zip(withsubs, out):
+        h = json.loads(line).get("command_help") or {}
+        text = "%s\n%s" % (h.get("usage"), h.get("help"))
+        unnamed = [w for w in c["subcommands"] if "%s %s" % (c["name"], w) != "info watchpoints"
+                   and not re.search(r"(%s |\||\[)%s(?![\w-])" % (re.escape(c["name"]),
+                                                                 re.escape(w)), text)]
+        if unnamed:
+            fails.append("help %s does not name: %s" % (c["name"], ", ".join(unnamed)))
     # the schema's list of render views is the table's
     render = [c for c in cmds if c["name"] == "render"]
     views = root["definitions"]["render_file"]["properties"]["view"]["enum"]
