@@ -1,7 +1,13 @@
-/* json_ahead.c - see json_ahead.h. One producer (the thread) and one reader
- * (the loader) share a ring of SLOTS batches of BATCH parsed elements: the
- * thread fills batch b once the reader has left batch b - SLOTS behind,
- * the reader waits for the batch it needs. One lock per batch on each side. */
+/* json_ahead.c - see json_ahead.h. The thread and the reader (the loader)
+ * share a window of SLOTS batches of BATCH elements, from the reader's
+ * batch on: whoever is free claims the window's first unclaimed batch and
+ * parses it into its slot. The thread claims in order; the reader needs its
+ * batch, parses it itself when nobody has claimed it, and while the thread
+ * is still on it, parses a later unclaimed one rather than wait. So the
+ * reader never waits for a thread that a busy machine left unscheduled:
+ * at worst it parses everything itself, as without the thread. A lock per
+ * claimed batch; the reader sleeps only when every batch of the window is
+ * claimed and its own is not done. */
 #include "core/format/json_ahead.h"
 
 #include <pthread.h>
@@ -18,7 +24,8 @@ enum { BATCH = 64, SLOTS = 8, MAX_TABLES = 4 };
 typedef struct slot {
     exdb_arena a;         /* the batch's DOMs */
     exdb_json out[BATCH]; /* its elements, parsed */
-    uint64_t batch;       /* the batch it holds once filled (under mu), NONE before */
+    uint64_t claimed;     /* the batch being or been parsed into it (under mu), NONE before */
+    uint64_t filled;      /* the batch it holds once parsed (under mu), NONE before */
     uint32_t nok;         /* elements parsed without error */
     int failed;           /* element nok did not parse: err says why */
     exdb_error err;
@@ -30,13 +37,14 @@ struct exdb_json_ahead {
     pthread_cond_t filled, freed;
     const exdb_json *tables[MAX_TABLES];
     uint64_t base[MAX_TABLES + 1]; /* table t's first element, in the sequence of all */
+    uint64_t nbatches;
     int ntables;
     const char *text, *fname;
     int stop;          /* the reader is done (under mu) */
-    int done;          /* the thread has filled its last batch (under mu) */
+    int failed;        /* a batch failed: nobody claims more (under mu) */
     uint64_t released; /* the reader has left batches below this (under mu) */
     uint64_t cur;      /* the reader's batch, NONE before its first */
-    exdb_arena own;    /* an element the thread never parsed, parsed by the reader */
+    exdb_arena own;    /* an element nobody parsed, parsed by the reader */
     exdb_json own_out;
     slot s[SLOTS];
 };
@@ -48,7 +56,26 @@ static const exdb_json *element(const exdb_json_ahead *h, uint64_t g) {
     return &h->tables[t]->u.kids[g - h->base[t]];
 }
 
-/* Fills batch b into its slot; 0 when an element failed (the thread stops). */
+/* The first batch from `from` in the window (the reader's batch and the
+ * SLOTS - 1 after it) that nobody claimed and whose slot is free (its
+ * older batch parsed, and released since b is in the window), claimed;
+ * NONE when there is none. Under mu. */
+static uint64_t claim(exdb_json_ahead *h, uint64_t from) {
+    if (h->failed || h->stop)
+        return NONE;
+    for (uint64_t b = from < h->released ? h->released : from;
+         b < h->released + SLOTS && b < h->nbatches; b++) {
+        slot *s = &h->s[b % SLOTS];
+        if (s->claimed != b && (s->claimed == NONE || s->filled == s->claimed)) {
+            s->claimed = b;
+            return b;
+        }
+    }
+    return NONE;
+}
+
+/* Parses the claimed batch b into its slot (outside mu), then marks it
+ * filled; 0 when an element failed. */
 static int fill(exdb_json_ahead *h, uint64_t b) {
     slot *s = &h->s[b % SLOTS];
     uint64_t first = b * BATCH, total = h->base[h->ntables];
@@ -65,7 +92,8 @@ static int fill(exdb_json_ahead *h, uint64_t b) {
         s->nok++;
     }
     pthread_mutex_lock(&h->mu);
-    s->batch = b;
+    s->filled = b;
+    h->failed |= s->failed;
     pthread_cond_signal(&h->filled);
     pthread_mutex_unlock(&h->mu);
     return !s->failed;
@@ -73,20 +101,18 @@ static int fill(exdb_json_ahead *h, uint64_t b) {
 
 static void *run(void *arg) {
     exdb_json_ahead *h = arg;
-    uint64_t total = h->base[h->ntables];
-    for (uint64_t b = 0; b * BATCH < total; b++) {
+    uint64_t next = 0; /* the thread's claims go in order */
+    for (;;) {
         pthread_mutex_lock(&h->mu);
-        while (!h->stop && b >= h->released + SLOTS)
+        uint64_t b;
+        while ((b = claim(h, next)) == NONE && !h->stop && !h->failed && next < h->nbatches &&
+               h->released < h->nbatches)
             pthread_cond_wait(&h->freed, &h->mu);
-        int stop = h->stop;
         pthread_mutex_unlock(&h->mu);
-        if (stop || !fill(h, b))
+        if (b == NONE || !fill(h, b))
             break;
+        next = b + 1;
     }
-    pthread_mutex_lock(&h->mu);
-    h->done = 1;
-    pthread_cond_signal(&h->filled);
-    pthread_mutex_unlock(&h->mu);
     return NULL;
 }
 
@@ -118,9 +144,10 @@ exdb_json_ahead *exdb_json_ahead_start(const exdb_json *const *tables, int n, co
     h->fname = fname;
     h->cur = NONE;
     exdb_arena_init(&h->own);
+    h->nbatches = (h->base[h->ntables] + BATCH - 1) / BATCH;
     for (int i = 0; i < SLOTS; i++) {
         exdb_arena_init(&h->s[i].a);
-        h->s[i].batch = NONE;
+        h->s[i].claimed = h->s[i].filled = NONE;
     }
     pthread_mutex_init(&h->mu, NULL);
     pthread_cond_init(&h->filled, NULL);
@@ -149,6 +176,34 @@ int exdb_json_ahead_owns(const exdb_json_ahead *h, const exdb_json *e) {
     return h && index_of(h, e) != NONE;
 }
 
+/* Makes batch b (the reader's next) filled: parsed by the reader if
+ * nobody claimed it, waited for if the thread has it, meanwhile parsing
+ * later batches nobody claimed. */
+static void reach(exdb_json_ahead *h, uint64_t b) {
+    slot *s = &h->s[b % SLOTS];
+    pthread_mutex_lock(&h->mu);
+    if (b > h->released) {
+        h->released = b;
+        pthread_cond_signal(&h->freed);
+    }
+    while (s->filled != b) {
+        uint64_t c;
+        if (s->claimed != b && (s->claimed == NONE || s->filled == s->claimed)) {
+            s->claimed = c = b; /* nobody has it: the reader parses it */
+        } else {
+            c = claim(h, b + 1); /* the thread has it (or the slot's older batch) */
+        }
+        if (c != NONE) {
+            pthread_mutex_unlock(&h->mu);
+            fill(h, c);
+            pthread_mutex_lock(&h->mu);
+        } else {
+            pthread_cond_wait(&h->filled, &h->mu);
+        }
+    }
+    pthread_mutex_unlock(&h->mu);
+}
+
 const exdb_json *exdb_json_ahead_get(exdb_json_ahead *h, const exdb_json *e, exdb_error *err) {
     uint64_t g = index_of(h, e), b = g / BATCH;
     slot *s = &h->s[b % SLOTS];
@@ -157,23 +212,7 @@ const exdb_json *exdb_json_ahead_get(exdb_json_ahead *h, const exdb_json *e, exd
         return NULL;
     }
     if (h->cur != b) {
-        pthread_mutex_lock(&h->mu);
-        if (b > h->released) {
-            h->released = b;
-            pthread_cond_signal(&h->freed);
-        }
-        while (s->batch != b && !h->done)
-            pthread_cond_wait(&h->filled, &h->mu);
-        int have = s->batch == b;
-        pthread_mutex_unlock(&h->mu);
-        if (!have) {
-            /* past an element that failed: the thread stopped there and
-             * never touched this one */
-            exdb_arena_reset(&h->own);
-            return exdb_json_parse_raw(e, h->text, &h->own, h->fname, &h->own_out, err) < 0
-                       ? NULL
-                       : &h->own_out;
-        }
+        reach(h, b);
         h->cur = b;
     }
     uint32_t j = (uint32_t)(g - b * BATCH);
@@ -184,6 +223,7 @@ const exdb_json *exdb_json_ahead_get(exdb_json_ahead *h, const exdb_json *e, exd
             *err = s->err;
         return NULL;
     }
+    /* past an element that failed: nobody parsed this one */
     exdb_arena_reset(&h->own);
     return exdb_json_parse_raw(e, h->text, &h->own, h->fname, &h->own_out, err) < 0 ? NULL
                                                                                     : &h->own_out;
@@ -194,7 +234,7 @@ void exdb_json_ahead_stop(exdb_json_ahead *h) {
         return;
     pthread_mutex_lock(&h->mu);
     h->stop = 1;
-    pthread_cond_signal(&h->freed);
+    pthread_cond_broadcast(&h->freed);
     pthread_mutex_unlock(&h->mu);
     pthread_join(h->th, NULL);
     pthread_cond_destroy(&h->freed);
