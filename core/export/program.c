@@ -444,7 +444,8 @@ exdb_program *exdb_program_load(const char *path, const char *model, exdb_error 
     char *buf;
     size_t len;
     const char *member;
-    if (exdb_container_read_program(c, model, &buf, &len, &member, err) < 0) {
+    uint64_t hash;
+    if (exdb_container_read_program_hashed(c, model, &buf, &len, &member, &hash, err) < 0) {
         exdb_container_close(c);
         return NULL;
     }
@@ -460,8 +461,8 @@ exdb_program *exdb_program_load(const char *path, const char *model, exdb_error 
             snprintf(label, n, "%s: %s", path, member);
     }
     /* exdb_program_from_json, through snapshot.c: it keeps what run and save
-     * need from c and the text (its hash, before the parse) */
-    exdb_program *P = label ? exdb_snapshot_load(c, model, buf, len, label, err) : NULL;
+     * need from c and the text (its hash, taken as it was read) */
+    exdb_program *P = label ? exdb_snapshot_load(c, model, buf, len, hash, label, err) : NULL;
     if (!label) {
         exdb_mem_release(buf);
         exdb_errorf(err, "%s: out of memory", path);
