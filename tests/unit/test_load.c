@@ -839,21 +839,24 @@ static char *chain(int n, int bad, int broken) {
                         "{\"stack_trace\": \"File \\\"m.py\\\", line %d\\n    relu()\"}%s}",
                         i ? ", " : "", i == bad ? "nowhere" : prev, i, i, i == broken ? ",," : "");
     }
-    exdb_buf_printf(&b, "], \"tensor_values\": {\"x\": {\"dtype\": 7, \"sizes\": [{\"as_int\": 2}], "
+    exdb_buf_printf(&b,
+                    "], \"tensor_values\": {\"x\": {\"dtype\": 7, \"sizes\": [{\"as_int\": 2}], "
+                    "\"requires_grad\": false, \"device\": {\"type\": \"cpu\"}, "
+                    "\"strides\": [{\"as_int\": 1}], \"storage_offset\": {\"as_int\": 0}, "
+                    "\"layout\": 0}");
+    for (int i = 0; i < n; i++)
+        exdb_buf_printf(&b,
+                        ", \"r%d\": {\"dtype\": 7, \"sizes\": [{\"as_int\": 2}], "
                         "\"requires_grad\": false, \"device\": {\"type\": \"cpu\"}, "
                         "\"strides\": [{\"as_int\": 1}], \"storage_offset\": {\"as_int\": 0}, "
-                        "\"layout\": 0}");
-    for (int i = 0; i < n; i++)
-        exdb_buf_printf(&b, ", \"r%d\": {\"dtype\": 7, \"sizes\": [{\"as_int\": 2}], "
-                            "\"requires_grad\": false, \"device\": {\"type\": \"cpu\"}, "
-                            "\"strides\": [{\"as_int\": 1}], \"storage_offset\": {\"as_int\": 0}, "
-                            "\"layout\": 0}",
+                        "\"layout\": 0}",
                         i);
-    exdb_buf_printf(&b, "}, \"outputs\": [{\"as_tensor\": {\"name\": \"r%d\"}}]}, \"signature\": "
-                        "{\"input_specs\": [{\"user_input\": {\"arg\": {\"as_tensor\": {\"name\": "
-                        "\"x\"}}}}], \"output_specs\": [{\"user_output\": {\"arg\": {\"as_tensor\": "
-                        "{\"name\": \"r%d\"}}}}]}, \"module_call_graph\": [{\"fqn\": \"\", "
-                        "\"signature\": null}]}}",
+    exdb_buf_printf(&b,
+                    "}, \"outputs\": [{\"as_tensor\": {\"name\": \"r%d\"}}]}, \"signature\": "
+                    "{\"input_specs\": [{\"user_input\": {\"arg\": {\"as_tensor\": {\"name\": "
+                    "\"x\"}}}}], \"output_specs\": [{\"user_output\": {\"arg\": {\"as_tensor\": "
+                    "{\"name\": \"r%d\"}}}}]}, \"module_call_graph\": [{\"fqn\": \"\", "
+                    "\"signature\": null}]}}",
                     n - 1, n - 1);
     char *s = strdup(exdb_buf_str(&b));
     exdb_buf_free(&b);
@@ -874,8 +877,8 @@ static char *chain_answer(int n, int bad, int broken, uint32_t min) {
     } else {
         exdb_print_graph(&b, p->graph);
         for (const exdb_node *nd = p->graph->head; nd; nd = nd->next)
-            exdb_buf_printf(&b, "%s\n", nd->meta && nd->meta->stack_trace ? nd->meta->stack_trace
-                                                                           : "-");
+            exdb_buf_printf(&b, "%s\n",
+                            nd->meta && nd->meta->stack_trace ? nd->meta->stack_trace : "-");
         exdb_program_free(p);
     }
     char *r = strdup(exdb_buf_str(&b));
@@ -886,8 +889,8 @@ static char *chain_answer(int n, int bad, int broken, uint32_t min) {
 /* 3,000 nodes and 3,001 tensor values: the thread's ring of batches wraps
  * many times over; the first fault in file order wins as without it. */
 Test(load, a_long_chain_parsed_ahead) {
-    static const int cases[][2] = {{-1, -1}, {2000, -1}, {-1, 2500}, {700, 2500}, {2500, 700},
-                                   {0, 2999}, {-1, 0}};
+    static const int cases[][2] = {{-1, -1},    {2000, -1}, {-1, 2500}, {700, 2500},
+                                   {2500, 700}, {0, 2999},  {-1, 0}};
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         char *serial = chain_answer(3000, cases[k][0], cases[k][1], UINT32_MAX);
         char *ahead = chain_answer(3000, cases[k][0], cases[k][1], 0);
