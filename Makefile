@@ -35,7 +35,7 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CGRAPH_FAST = $(shell pkg-config --atleast-version=2.42 libcgraph 2>/dev/null && \
 	pkg-config --max-version=2.43.0 libcgraph 2>/dev/null && echo -DEXDB_CGRAPH_FAST)
 CFLAGS_ALL  = $(CSTD) $(WARN) $(WERROR) $(OPT) $(PKG_CFLAGS) $(CGRAPH_FAST) -I. $(EXTRA_CFLAGS)
-LDLIBS_ALL  = $(PKG_LIBS) -lm
+LDLIBS_ALL  = $(PKG_LIBS) -lm -pthread
 
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 

@@ -72,8 +72,8 @@ echo "a load takes about 2 bytes of fresh memory per byte of JSON (see RSS/MB), 
 printf '\n%-44s %10s %8s %9s %8s %9s %8s %9s %7s\n' "load (container + JSON + IR)" "MB" "nodes" "cold ms" "MB/s" "warm ms" "MB/s" "peakMB" "RSS/MB"
 printf '%-44s %10s %8s %9s %8s %9s %8s %9s %7s\n' "target" "" "" "" "" "" ">=1000" "" "<=3.0"
 row() {
-    r=$(build/rel/bench_load "$1" "${2:-4}") || { printf '%-44s failed\n' "$(basename "$1")"; return; }
-    set -- "$(basename "$1" .json)" $r
+    r=$(build/rel/bench_load ${3:-} "$1" "${2:-4}") || { printf '%-44s failed\n' "$(basename "$1")"; return; }
+    set -- "$(basename "$1" .json)${3:+ (${3#--})}" $r
     last_pernode=$(awk -v n="$3" -v t="$4" -v t0="$7" 'BEGIN {
         printf "cold %.3f us/node, warm %.3f us/node", t0 * 1e6 / n, t * 1e6 / n }')
     awk -v n="$1" -v b="$2" -v nodes="$3" -v t="$4" -v kb="$5" -v base="$6" -v t0="$7" 'BEGIN {
@@ -94,6 +94,9 @@ for s in $sizes; do
     eval "pernode_$s=\"\$last_pernode\""
 done
 row "$hop" 4
+# The same loads with the nodes parsed in the loader's thread alone (the
+# default parses them in a second thread, ahead of the IR: core/format/json_ahead.h).
+for s in $sizes; do case $s in 100k | 1M) row "$out/synth_$s.json" 2 --serial ;; esac; done
 # What the cold column measures: on a virtual machine whose host takes the
 # memory a guest frees back (virtio-balloon free page reporting, after a
 # couple of seconds), a fresh process pays the host for every page. Run

@@ -8,6 +8,7 @@
 #undef malloc
 #include "core/base/mem.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -81,9 +82,15 @@ static size_t cache_cap(void) {
 }
 static exdb_arena_block *cache;
 static size_t cache_bytes;
+/* The cache is shared with the thread that parses a program's nodes ahead
+ * of the loader (core/format/json_ahead.h): its arenas take and give back
+ * blocks too. Blocks come and go a few dozen times a load: no contention. */
+static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
 
 void exdb_arena_destroy(exdb_arena *a) {
     exdb_arena_block *b = a->head;
+    if (b)
+        pthread_mutex_lock(&cache_mu);
     while (b) {
         exdb_arena_block *p = b->prev;
         if (cache_bytes + b->size <= cache_cap()) {
@@ -96,6 +103,8 @@ void exdb_arena_destroy(exdb_arena *a) {
         }
         b = p;
     }
+    if (a->head)
+        pthread_mutex_unlock(&cache_mu);
     memset(a, 0, sizeof *a);
 }
 
@@ -122,6 +131,7 @@ size_t exdb_arena_cached(void) {
 }
 
 void exdb_arena_trim(void) {
+    pthread_mutex_lock(&cache_mu);
     while (cache) {
         exdb_arena_block *p = cache->prev;
         CACHE_UNPOISON(cache);
@@ -129,6 +139,7 @@ void exdb_arena_trim(void) {
         cache = p;
     }
     cache_bytes = 0;
+    pthread_mutex_unlock(&cache_mu);
 }
 
 /* The smallest cached block of want..2*want bytes (unlinked), or NULL.
@@ -137,6 +148,7 @@ void exdb_arena_trim(void) {
  * and its peak RSS stays that of the first load. */
 static exdb_arena_block *cache_take(size_t want) {
     exdb_arena_block **best = NULL;
+    pthread_mutex_lock(&cache_mu);
     for (exdb_arena_block **pb = &cache; *pb; pb = &(*pb)->prev) {
         size_t sz = (*pb)->size;
         if (sz >= want && sz / 2 <= want && (!best || sz < (*best)->size)) {
@@ -145,11 +157,14 @@ static exdb_arena_block *cache_take(size_t want) {
                 break;
         }
     }
-    if (!best)
+    if (!best) {
+        pthread_mutex_unlock(&cache_mu);
         return NULL;
+    }
     exdb_arena_block *b = *best;
     *best = b->prev;
     cache_bytes -= b->size;
+    pthread_mutex_unlock(&cache_mu);
     CACHE_UNPOISON(b);
     b->off = 0;
     return b;

@@ -24,6 +24,10 @@ void exdb_fault_arm(unsigned long n, int how) {
     first_site = NULL;
 }
 
+int exdb_fault_armed(void) {
+    return fail_at != 0;
+}
+
 int exdb_fault_arena_calls(void) {
     return fail_at && (flags & EXDB_FAULT_ARENA_CALLS);
 }

@@ -35,6 +35,9 @@ enum {
 void exdb_fault_arm(unsigned long n, int flags);
 /* Whether every arena call counts (EXDB_FAULT_ARENA_CALLS is armed). */
 int exdb_fault_arena_calls(void);
+/* Whether faults are being injected (armed with n > 0): the loader then
+ * parses in one thread, as the counting assumes (core/format/json_ahead.h). */
+int exdb_fault_armed(void);
 /* Allocations counted since the last exdb_fault_arm. */
 unsigned long exdb_fault_seen(void);
 /* Allocations made to fail since then, and the code address of the first

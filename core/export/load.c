@@ -311,6 +311,8 @@ int exdb_load_str_list(loader *L, const exdb_json *j, const jpath *p, const char
  * of the previous entry's; any other value as it is. NULL when memory runs
  * out. */
 const exdb_json *exdb_load_table_entry(loader *L, const exdb_json *e, exdb_json *parsed) {
+    if (L->ahead && exdb_json_ahead_owns(L->ahead, e))
+        return exdb_json_ahead_get(L->ahead, e, L->err);
     if (e->type != EXDB_JRAW)
         return e;
     exdb_arena_reset(&L->node_dom);

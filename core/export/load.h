@@ -27,6 +27,7 @@
 #include "core/export/load_path.h"
 #include "core/export/program.h"
 #include "core/format/json.h"
+#include "core/format/json_ahead.h"
 
 typedef struct parsed_stack {
     exdb_stack_entry *entries;
@@ -64,6 +65,9 @@ typedef struct loader {
     /* The DOM of one node or tensor_values entry of the main graph at a
      * time (parsed lazily: see exdb_program_from_json). */
     exdb_arena node_dom;
+    /* Those entries parsed in a second thread ahead of the loader, or NULL
+     * (exdb_program_from_json). */
+    exdb_json_ahead *ahead;
 } loader;
 
 /* A graph being rebuilt: its value-name scope (serialized_name_to_node). */
@@ -115,8 +119,9 @@ int exdb_load_get_union(loader *L, const exdb_json *u, const jpath *p, const cha
 int exdb_load_str_list(loader *L, const exdb_json *j, const jpath *p, const char ***out,
                        uint32_t *n);
 /* An entry of a table left unparsed by the lazy parse (nodes,
- * tensor_values), parsed into *parsed in L->node_dom; other values as they
- * are. NULL when the parse fails. */
+ * tensor_values), parsed into *parsed in L->node_dom (or taken from
+ * L->ahead's thread); other values as they are. NULL when the parse fails.
+ * Valid until the next call. */
 const exdb_json *exdb_load_table_entry(loader *L, const exdb_json *e, exdb_json *parsed);
 
 #endif

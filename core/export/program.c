@@ -361,6 +361,27 @@ static int load_program(loader *L, const exdb_json *root) {
     return load_graph_module(L, gm, &gmp);
 }
 
+static uint32_t ahead_min = EXDB_JSON_AHEAD_MIN;
+
+void exdb_program_parse_ahead(uint32_t min_elements) {
+    ahead_min = min_elements;
+}
+
+/* The main graph's tensor_values and nodes (as exdb_load_graph reads them:
+ * the last of repeated keys, the tables first) parsed ahead in a second
+ * thread (core/format/json_ahead.h) when the program is big enough. */
+static void start_ahead(loader *L, const exdb_json *root) {
+    const exdb_json *g = exdb_json_get(exdb_json_get(root, "graph_module"), "graph");
+    if (!exdb_json_is(g, EXDB_JOBJECT))
+        return;
+    const exdb_json *tables[2] = {exdb_load_get_opt(g, "tensor_values"), exdb_json_get(g, "nodes")};
+    if (!exdb_json_is(tables[0], EXDB_JOBJECT))
+        tables[0] = NULL;
+    if (!exdb_json_is(tables[1], EXDB_JARRAY))
+        tables[1] = NULL;
+    L->ahead = exdb_json_ahead_start(tables, 2, L->prog->buf, L->fname, ahead_min);
+}
+
 exdb_program *exdb_program_from_json(char *buf, size_t len, const char *name, exdb_error *err) {
     exdb_program *P = calloc(1, sizeof *P);
     if (!P) {
@@ -399,8 +420,11 @@ exdb_program *exdb_program_from_json(char *buf, size_t len, const char *name, ex
     if (!P->path)
         exdb_errorf(err, "%s: out of memory", name);
     else if (exdb_json_parse_lazy(buf, len, &dom, L.fname, lazy_prefix, 2, lazy_last, &root, err) ==
-             0)
+             0) {
+        start_ahead(&L, root);
         rc = load_program(&L, root);
+    }
+    exdb_json_ahead_stop(L.ahead);
     exdb_arena_destroy(&L.node_dom);
     exdb_arena_destroy(&dom);
     if (rc < 0) {
@@ -420,7 +444,8 @@ exdb_program *exdb_program_load(const char *path, const char *model, exdb_error 
     char *buf;
     size_t len;
     const char *member;
-    if (exdb_container_read_program(c, model, &buf, &len, &member, err) < 0) {
+    uint64_t hash;
+    if (exdb_container_read_program_hashed(c, model, &buf, &len, &member, &hash, err) < 0) {
         exdb_container_close(c);
         return NULL;
     }
@@ -436,8 +461,8 @@ exdb_program *exdb_program_load(const char *path, const char *model, exdb_error 
             snprintf(label, n, "%s: %s", path, member);
     }
     /* exdb_program_from_json, through snapshot.c: it keeps what run and save
-     * need from c and the text (its hash, before the parse) */
-    exdb_program *P = label ? exdb_snapshot_load(c, model, buf, len, label, err) : NULL;
+     * need from c and the text (its hash, taken as it was read) */
+    exdb_program *P = label ? exdb_snapshot_load(c, model, buf, len, hash, label, err) : NULL;
     if (!label) {
         exdb_mem_release(buf);
         exdb_errorf(err, "%s: out of memory", path);

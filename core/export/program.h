@@ -127,6 +127,11 @@ exdb_program *exdb_program_load(const char *path, const char *model, exdb_error 
 /* Builds a program from JSON text already in memory (buf is modified and
  * adopted: freed with the program). name is used in messages. */
 exdb_program *exdb_program_from_json(char *buf, size_t len, const char *name, exdb_error *err);
+/* Programs with at least min_elements nodes and tensor_values entries in
+ * their main graph have them parsed in a second thread while the loader
+ * builds the IR (core/format/json_ahead.h); EXDB_JSON_AHEAD_MIN (4096)
+ * unless changed. Tests pass 0 (always) or UINT32_MAX (never). */
+void exdb_program_parse_ahead(uint32_t min_elements);
 
 void exdb_program_free(exdb_program *p);
 

@@ -100,8 +100,7 @@ static int take(exdb_arena *a, exdb_snapshot *s, exdb_container *c, const char *
 }
 
 exdb_program *exdb_snapshot_load(exdb_container *c, const char *model, char *buf, size_t len,
-                                 const char *label, exdb_error *err) {
-    uint64_t hash = exdb_hash64(buf, len); /* before the parse unescapes buf in place */
+                                 uint64_t hash, const char *label, exdb_error *err) {
     exdb_program *p = exdb_program_from_json(buf, len, label, err);
     if (!p)
         return NULL;

@@ -57,12 +57,13 @@ typedef struct exdb_snapshot {
     exdb_snap_member weights, constants; /* pt2 payload configs (else absent) */
 } exdb_snapshot;
 
-/* The loader's last step (exdb_program_load, program.c): hashes the program text buf (before it
- * is parsed in place), builds the program with exdb_program_from_json, and
- * records in it (p->snapshot) what run and save need from the open
- * container c. model as given to exdb_program_load. */
+/* The loader's last step (exdb_program_load, program.c): builds the
+ * program with exdb_program_from_json, and records in it (p->snapshot)
+ * what run and save need from the open container c, with hash, the XXH64
+ * of the program text buf as read (before the parse unescapes it in place:
+ * exdb_container_read_program_hashed). model as given to exdb_program_load. */
 exdb_program *exdb_snapshot_load(exdb_container *c, const char *model, char *buf, size_t len,
-                                 const char *label, exdb_error *err);
+                                 uint64_t hash, const char *label, exdb_error *err);
 
 /* Reads member rel of c into m (arena strings): its text, or absent, or
  * the error. -1 only when out of memory. */

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <xxhash.h>
 #include <zip.h>
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -606,9 +607,15 @@ const cont_model *exdb_container_resolve_model(const exdb_container *c, const ch
     return NULL;
 }
 
-/* Reads a bare JSON file whole. The size is checked again (the file may have
- * changed since open) and the read stops at that size. */
-static int read_json_file(exdb_container *c, char **buf, size_t *len, exdb_error *err) {
+/* Bytes a read() of a bare JSON file asks for: the hash of what it read
+ * is taken while the bytes are still in the cache. */
+#define READ_CHUNK ((size_t)2 << 20)
+
+/* Reads a bare JSON file whole, and its XXH64 into *hash (when not NULL).
+ * The size is checked again (the file may have changed since open) and
+ * the read stops at that size. */
+static int read_json_file(exdb_container *c, char **buf, size_t *len, uint64_t *hash,
+                          exdb_error *err) {
     struct stat st;
     int fd = open(c->path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -632,8 +639,13 @@ static int read_json_file(exdb_container *c, char **buf, size_t *len, exdb_error
     /* read() into fresh pages faults once per page; populate them first. */
     exdb_mem_hugepage(p, size + 1);
     exdb_mem_populate(p, size + 1);
+    XXH64_state_t *hs = hash ? XXH64_createState() : NULL;
+    if (hs)
+        XXH64_reset(hs, 0);
     while (got < size) {
-        ssize_t n = read(fd, p + got, size - got);
+        ssize_t n = read(fd, p + got, size - got < READ_CHUNK ? size - got : READ_CHUNK);
+        if (n > 0 && hs)
+            XXH64_update(hs, p + got, (size_t)n);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
@@ -648,6 +660,9 @@ static int read_json_file(exdb_container *c, char **buf, size_t *len, exdb_error
         got += (size_t)n;
     }
     close(fd);
+    if (hash)
+        *hash = hs ? XXH64_digest(hs) : XXH64(p, got, 0);
+    XXH64_freeState(hs);
     if (got < size) {
         exdb_mem_release(p);
         return -1;
@@ -660,16 +675,24 @@ static int read_json_file(exdb_container *c, char **buf, size_t *len, exdb_error
 
 int exdb_container_read_program(exdb_container *c, const char *model, char **buf, size_t *len,
                                 const char **member, exdb_error *err) {
+    return exdb_container_read_program_hashed(c, model, buf, len, member, NULL, err);
+}
+
+int exdb_container_read_program_hashed(exdb_container *c, const char *model, char **buf,
+                                       size_t *len, const char **member, uint64_t *hash,
+                                       exdb_error *err) {
     size_t n;
     *buf = NULL;
     const cont_model *m = exdb_container_resolve_model(c, model, err);
     if (!m)
         return -1;
     int rc = c->kind == EXDB_CONT_JSON
-                 ? read_json_file(c, buf, &n, err)
+                 ? read_json_file(c, buf, &n, hash, err)
                  : read_member(c, m->index, EXDB_MAX_PROGRAM_BYTES, "a program", buf, &n, err);
     if (rc != 0)
         return -1;
+    if (hash && c->kind != EXDB_CONT_JSON)
+        *hash = XXH64(*buf, n, 0);
     if (len)
         *len = n;
     if (member)

@@ -2,8 +2,12 @@
  * IR build) and reports peak RSS, for scripts/bench.sh. One program per
  * process so peak RSS belongs to that program alone.
  *
- *   bench_load FILE [REPEAT]   ->  "bytes nodes best_seconds peak_rss_kb base_rss_kb
+ *   bench_load [--serial] FILE [REPEAT]
+ *                             ->  "bytes nodes best_seconds peak_rss_kb base_rss_kb
  *                                    first_seconds"
+ *
+ * --serial parses the nodes in the loader's thread (no second thread:
+ * exdb_program_parse_ahead), to measure what the second one gains.
  *   bench_load --touch MIB     ->  "first_touch_GBps"
  *
  * first_seconds is the first load of the process, which takes all its
@@ -17,6 +21,7 @@
  * process's RSS before it (the C library, libzip, the binary): bench.sh
  * reports what the program adds on top of it, which is what grows with the
  * program. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -50,6 +55,12 @@ int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: bench_load FILE [REPEAT]\n");
         return 2;
+    }
+    if (strcmp(argv[1], "--serial") == 0) {
+        exdb_program_parse_ahead(UINT32_MAX);
+        argv++;
+        if (--argc < 2)
+            return 2;
     }
     if (strcmp(argv[1], "--touch") == 0) {
         size_t n = (size_t)(argc > 2 ? atol(argv[2]) : 64) << 20;

@@ -10,12 +10,15 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/export/describe.h"
 #include "core/fx/graph.h"
 #include "core/fx/print.h"
 #include "core/export/program.h"
+#include "core/format/json_ahead.h"
 #include "core/base/strbuf.h"
 
 static exdb_program *prog;
@@ -753,3 +756,150 @@ Test(load, strings_are_utf8_without_nul) {
 }
 #undef RELU
 // clang-format on
+
+// clang-format on
+/* ---- nodes parsed ahead in a second thread (core/format/json_ahead.h) */
+
+/* What loading path gives: the error, or the program's info and graph. */
+static char *load_answer(const char *path) {
+    exdb_error err = {0};
+    exdb_program *p = exdb_program_load(path, NULL, &err);
+    exdb_buf b;
+    exdb_buf_init(&b);
+    if (!p) {
+        exdb_buf_printf(&b, "error: %s", err.msg);
+    } else {
+        exdb_print_program_info(&b, p);
+        exdb_print_graph(&b, p->graph);
+        exdb_program_free(p);
+    }
+    char *s = strdup(exdb_buf_str(&b));
+    exdb_buf_free(&b);
+    return s;
+}
+
+/* Every program of the malformed suite and of the fixtures (*.json, *.pt2
+ * below the folder d) gives the same answer with its nodes parsed in a
+ * second thread as without: the same error message for the same first
+ * fault, the same program otherwise. Returns the number of files. */
+static int same_ahead(const char *d) {
+    DIR *dir = opendir(d);
+    cr_assert_not_null(dir, "%s", d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(dir))) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", d, e->d_name);
+        size_t len = strlen(e->d_name);
+        struct stat st;
+        if (e->d_name[0] == '.' || stat(path, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            n += same_ahead(path);
+            continue;
+        }
+        if (!(len > 5 && strcmp(e->d_name + len - 5, ".json") == 0) &&
+            !(len > 4 && strcmp(e->d_name + len - 4, ".pt2") == 0))
+            continue;
+        exdb_program_parse_ahead(UINT32_MAX);
+        char *serial = load_answer(path);
+        exdb_program_parse_ahead(0);
+        char *ahead = load_answer(path);
+        exdb_program_parse_ahead(EXDB_JSON_AHEAD_MIN);
+        cr_expect_str_eq(ahead, serial, "%s", path);
+        free(serial);
+        free(ahead);
+        n++;
+    }
+    closedir(dir);
+    return n;
+}
+
+Test(load, nodes_parsed_ahead_give_the_same_answers) {
+    cr_expect_gt(same_ahead("tests/malformed"), 90);
+    cr_expect_gt(same_ahead("tests/fixtures"), 10);
+}
+
+/* A chain of n relus on x (nodes r0..r{n-1}) with tensor metadata for each,
+ * where node `bad` (if < n) reads "nowhere" (a load error) and node
+ * `broken` (if < n) has a syntax error. */
+static char *chain(int n, int bad, int broken) {
+    exdb_buf b;
+    exdb_buf_init(&b);
+    exdb_buf_printf(&b, "{\"schema_version\": {\"major\": 8, \"minor\": 20}, \"torch_version\": "
+                        "\"2.12.0\", \"graph_module\": {\"graph\": {\"inputs\": [{\"as_tensor\": "
+                        "{\"name\": \"x\"}}], \"nodes\": [");
+    for (int i = 0; i < n; i++) {
+        char prev[32];
+        snprintf(prev, sizeof prev, i ? "r%d" : "x", i - 1);
+        exdb_buf_printf(&b,
+                        "%s{\"target\": \"torch.ops.aten.relu.default\", \"inputs\": [{\"name\": "
+                        "\"self\", \"arg\": {\"as_tensor\": {\"name\": \"%s\"}}, \"kind\": 1}], "
+                        "\"outputs\": [{\"as_tensor\": {\"name\": \"r%d\"}}], \"metadata\": "
+                        "{\"stack_trace\": \"File \\\"m.py\\\", line %d\\n    relu()\"}%s}",
+                        i ? ", " : "", i == bad ? "nowhere" : prev, i, i, i == broken ? ",," : "");
+    }
+    exdb_buf_printf(&b,
+                    "], \"tensor_values\": {\"x\": {\"dtype\": 7, \"sizes\": [{\"as_int\": 2}], "
+                    "\"requires_grad\": false, \"device\": {\"type\": \"cpu\"}, "
+                    "\"strides\": [{\"as_int\": 1}], \"storage_offset\": {\"as_int\": 0}, "
+                    "\"layout\": 0}");
+    for (int i = 0; i < n; i++)
+        exdb_buf_printf(&b,
+                        ", \"r%d\": {\"dtype\": 7, \"sizes\": [{\"as_int\": 2}], "
+                        "\"requires_grad\": false, \"device\": {\"type\": \"cpu\"}, "
+                        "\"strides\": [{\"as_int\": 1}], \"storage_offset\": {\"as_int\": 0}, "
+                        "\"layout\": 0}",
+                        i);
+    exdb_buf_printf(&b,
+                    "}, \"outputs\": [{\"as_tensor\": {\"name\": \"r%d\"}}]}, \"signature\": "
+                    "{\"input_specs\": [{\"user_input\": {\"arg\": {\"as_tensor\": {\"name\": "
+                    "\"x\"}}}}], \"output_specs\": [{\"user_output\": {\"arg\": {\"as_tensor\": "
+                    "{\"name\": \"r%d\"}}}}]}, \"module_call_graph\": [{\"fqn\": \"\", "
+                    "\"signature\": null}]}}",
+                    n - 1, n - 1);
+    char *s = strdup(exdb_buf_str(&b));
+    exdb_buf_free(&b);
+    return s;
+}
+
+/* chain()'s answer with its nodes parsed ahead (min 0) or not. */
+static char *chain_answer(int n, int bad, int broken, uint32_t min) {
+    char *s = chain(n, bad, broken);
+    exdb_error err = {0};
+    exdb_program_parse_ahead(min);
+    exdb_program *p = exdb_program_from_json(s, strlen(s), "t.json", &err);
+    exdb_program_parse_ahead(EXDB_JSON_AHEAD_MIN);
+    exdb_buf b;
+    exdb_buf_init(&b);
+    if (!p) {
+        exdb_buf_printf(&b, "error: %s", err.msg);
+    } else {
+        exdb_print_graph(&b, p->graph);
+        for (const exdb_node *nd = p->graph->head; nd; nd = nd->next)
+            exdb_buf_printf(&b, "%s\n",
+                            nd->meta && nd->meta->stack_trace ? nd->meta->stack_trace : "-");
+        exdb_program_free(p);
+    }
+    char *r = strdup(exdb_buf_str(&b));
+    exdb_buf_free(&b);
+    return r;
+}
+
+/* 3,000 nodes and 3,001 tensor values: the thread's ring of batches wraps
+ * many times over; the first fault in file order wins as without it. */
+Test(load, a_long_chain_parsed_ahead) {
+    static const int cases[][2] = {{-1, -1},    {2000, -1}, {-1, 2500}, {700, 2500},
+                                   {2500, 700}, {0, 2999},  {-1, 0}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char *serial = chain_answer(3000, cases[k][0], cases[k][1], UINT32_MAX);
+        char *ahead = chain_answer(3000, cases[k][0], cases[k][1], 0);
+        cr_expect_str_eq(ahead, serial, "bad %d broken %d", cases[k][0], cases[k][1]);
+        if (k == 0)
+            cr_expect(strstr(serial, "File \"m.py\", line 2999\n    relu()"), "%.200s", serial);
+        else
+            cr_expect(strncmp(serial, "error: ", 7) == 0, "%.200s", serial);
+        free(serial);
+        free(ahead);
+    }
+}

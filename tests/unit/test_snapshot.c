@@ -20,6 +20,8 @@
 #include "core/export/save.h"
 #include "core/export/snapshot.h"
 #include "core/export/statefiles.h"
+#include "core/format/container.h"
+#include "core/base/arena.h"
 #include "core/unflatten/unflatten.h"
 
 #include "testutil.h"
@@ -78,6 +80,45 @@ Test(snapshot, xxh64_reference_values) {
     cr_assert_eq(exdb_hash64("abc", 3), 0x44BC2CF5AD770999ULL);
     const char *s = "Nobody inspects the spammish repetition"; /* 39 bytes: the 32-byte lanes */
     cr_assert_eq(exdb_hash64(s, strlen(s)), 0xFBCEA83C8A378BF1ULL);
+}
+
+/* The hash taken while a bare JSON file is read, a chunk at a time (2 MiB),
+ * is XXH64 of the whole text, for a file of several chunks and a last
+ * partial one, and for an archive's member. */
+Test(snapshot, hash_taken_while_reading) {
+    size_t n = (5u << 20) + 12345;
+    char *text = malloc(n);
+    cr_assert_not_null(text);
+    for (size_t i = 0; i < n; i++)
+        text[i] = (char)('a' + (i * 7 + i / 977) % 26);
+    memcpy(text, "{\"a\": \"", 7);
+    memcpy(text + n - 2, "\"}", 2);
+    char big[512];
+    snprintf(big, sizeof big, "%s/big.json", test_tdir);
+    FILE *f = fopen(big, "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(text, 1, n, f), n);
+    fclose(f);
+    for (int k = 0; k < 2; k++) {
+        char path[2048];
+        snprintf(path, sizeof path, "%s", k ? repo : big);
+        if (k)
+            strncat(path, "/" TIED, sizeof path - strlen(path) - 1);
+        exdb_container *c;
+        exdb_error err = {0};
+        cr_assert_eq(exdb_container_open(path, &c, &err), 0, "%s", err.msg);
+        char *buf;
+        size_t len;
+        uint64_t h = 0;
+        cr_assert_eq(exdb_container_read_program_hashed(c, NULL, &buf, &len, NULL, &h, &err), 0,
+                     "%s", err.msg);
+        cr_expect_eq(h, exdb_hash64(buf, len), "%s", path);
+        if (k == 0)
+            cr_expect(len == n && memcmp(buf, text, n) == 0);
+        exdb_mem_release(buf);
+        exdb_container_close(c);
+    }
+    free(text);
 }
 
 /* Load by a relative path, cd away, then remove the archive, then put
