@@ -3,6 +3,9 @@
 #ifndef EXDB_ASSETS_H
 #define EXDB_ASSETS_H
 
+/* The style both pages start with (html.c, html_tree.c). */
+extern const char vz_asset_base_css[];
+
 /* The page around one Graphviz SVG (html.c): render flat|tree|frame|module -o F.html. */
 extern const char vz_asset_svgpage_css[];
 extern const char vz_asset_svgpage_js[];

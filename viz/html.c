@@ -46,7 +46,9 @@ static const char page_bar[] =
 /* After the picture: the details panel, then the script (viz/viewer/svgpage.js). */
 static const char page_tail[] =
     "</div>\n<div id=\"details\"><b id=\"dname\">click a node</b><pre id=\"dtext\">"
-    "Drag to pan, wheel to zoom, type a name to search.</pre></div></div>\n"
+    "Drag to pan, wheel to zoom, type a name to search (/); keys: n next match, f fit, "
+    "arrows walk from a selected node (up: its first input's producer, down: its first "
+    "user), Escape clears.</pre><div id=\"dlinks\"></div></div></div>\n"
     "<script>\n";
 
 void vz_html_escape(FILE *f, const char *s) {
@@ -80,6 +82,7 @@ int vz_write_html(FILE *f, const char *svg, size_t len, const char *title) {
     fputs(page_head, f);
     vz_html_escape(f, title ? title : "exdb");
     fputs(page_style_open, f);
+    fputs(vz_asset_base_css, f);
     fputs(vz_asset_svgpage_css, f);
     fputs(page_bar, f);
     if (vz_write_svg(f, svg, len, 0) < 0)

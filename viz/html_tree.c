@@ -42,8 +42,8 @@ int vz_write_tree_html(FILE *f, const exdb_program *p, int open_depth, const cha
           "<meta name=\"generator\" content=\"exdb\">\n<title>",
           f);
     vz_html_escape(f, title ? title : "exdb");
-    fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body data-depth=\"%d\">\n",
-            vz_asset_modpage_css, open_depth > 0 ? open_depth : 1);
+    fprintf(f, "</title>\n<style>\n%s%s</style>\n</head>\n<body data-depth=\"%d\">\n",
+            vz_asset_base_css, vz_asset_modpage_css, open_depth > 0 ? open_depth : 1);
     fputs("<div id=\"bar\"><input id=\"q\" type=\"search\" placeholder=\"search module or node "
           "(Enter: next)\" aria-label=\"search\">\n"
           "<button id=\"fit\" title=\"fit to window\">fit</button>"

@@ -45,7 +45,8 @@ body_attr() {
 
 # check_page NAME FILE NODE SEARCH DETAIL [ZOOM]: search SEARCH finds NODE
 # and goes to it (the view box centred on it, at most ZOOM times the whole
-# picture's width: 1 when it is small); a click on NODE shows DETAIL in
+# picture's width or height: 1 when it is small; a tall picture in a wide
+# window is fitted by its height, wider than itself); a click on NODE shows DETAIL in
 # the details panel; zoom works.
 check_page() {
     name=$1 file=$2 node=$3 search=$4 detail=$5
@@ -77,7 +78,7 @@ check_page() {
         sed 's/.* x="\([^"]*\)" y="\([^"]*\)".*/\1 \2/')
     tr=$(grep -o 'id="graph0"[^>]*' "$file" | sed 's/.*translate(\([^ ]*\) \([^)]*\)).*/\1 \2/')
     if echo "$vb $home $at $tr" | awk -v zoom="${6:-1}" '{ cx = $1 + $3 / 2; cy = $2 + $4 / 2; x = $9 + $11; y = $10 + $12
-            exit !(NF == 12 && $3 <= $7 * zoom && cx - x < 2 && x - cx < 2 && cy - y < 30 && y - cy < 30) }' &&
+            exit !(NF == 12 && ($3 <= $7 * zoom || $4 <= $8 * zoom) && cx - x < 2 && x - cx < 2 && cy - y < 30 && y - cy < 30) }' &&
         printf '%s' "$d" | grep -q "<g id=\"$node\" class=\"node hit cur"; then
         ok
     else
@@ -116,6 +117,36 @@ check_page() {
     fi
 }
 
+# check_svgviewer NAME FILE NODE PRODUCER: the page around a Graphviz SVG
+# (render flat|tree|frame -o F.html) does what the module view does: its
+# first screen in a 1400x900 window shows at least 5 labels 9 px or taller;
+# NODE's panel links the nodes its edges come from and a click on the first
+# goes to PRODUCER (selected, its edges highlighted: data-lit); ArrowUp from NODE goes there too.
+check_svgviewer() {
+    name=$1 file=$2 node=$3 producer=$4
+    d=$(timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --no-first-run \
+        --user-data-dir="$out/profile" --virtual-time-budget=3000 --window-size=1400,900 \
+        --dump-dom "file://$file" 2>/dev/null)
+    if [ "$(body_attr "$d" readable)" -ge 5 ] 2>/dev/null && [ -z "$(body_attr "$d" errors)" ]; then
+        ok
+    else
+        bad "$name: the first screen has $(body_attr "$d" readable) readable labels (errors: $(body_attr "$d" errors))"
+    fi
+    d=$(dom "$file" "go=$node&link=0")
+    if [ "$(body_attr "$d" selected)" = "$producer" ] && [ "$(body_attr "$d" lit)" -ge 1 ] 2>/dev/null &&
+        [ -z "$(body_attr "$d" errors)" ]; then
+        ok
+    else
+        bad "$name: the first input link of $node did not go to $producer (selected: $(body_attr "$d" selected); errors: $(body_attr "$d" errors))"
+    fi
+    d=$(dom "$file" "go=$node&key=ArrowUp")
+    if [ "$(body_attr "$d" selected)" = "$producer" ]; then
+        ok
+    else
+        bad "$name: ArrowUp from $node did not go to $producer (selected: $(body_attr "$d" selected))"
+    fi
+}
+
 ex=$root/tests/fixtures/example.json
 if ! "$exdb" -batch -q "$ex" -ex "render flat -o $out/flat.html" -ex "render tree -o $out/tree.html" \
     -ex "step 60" -ex "render frame -o $out/frame.html" >"$out/log" 2>&1; then
@@ -125,6 +156,9 @@ fi
 check_page "example flat" "$out/flat.html" addmm addm "value: f32[8, 32] torch.float32"
 check_page "example tree" "$out/tree.html" encoder encod "InterpreterModule"
 check_page "example frame" "$out/frame.html" frame0 frame0 "#0 "
+check_svgviewer "example flat" "$out/flat.html" addmm_4 p_encoder_layers_0_attn_o_bias
+check_svgviewer "example tree" "$out/tree.html" encoder.layers encoder
+check_svgviewer "example frame" "$out/frame.html" frame0 frame1
 
 if [ -d "$real" ]; then
     r18=$real/TheCBaH__pytorch.models.pt2__resnet18__model.json
