@@ -10,6 +10,9 @@ extern const char vz_asset_base_css[];
 extern const char vz_asset_svgpage_css[];
 extern const char vz_asset_svgpage_js[];
 
+/* In each SVG file (html.c's vz_write_svg): a browser opening it scrolls to the graph's start. */
+extern const char vz_asset_svgopen_js[];
+
 /* The module view you open and close (html_tree.c): render modules -o F.html. */
 extern const char vz_asset_modpage_css[];
 extern const char vz_asset_modpage_js[];

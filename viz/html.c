@@ -73,7 +73,20 @@ int vz_write_svg(FILE *f, const char *svg, size_t len, int whole) {
     if (whole)
         fwrite(svg, 1, (size_t)(start - svg), f);
     fputs("<svg" SVG_TEXT_ATTR, f);
-    fwrite(start + 4, 1, (size_t)(end - start - 4), f);
+    if (!whole) {
+        fwrite(start + 4, 1, (size_t)(end - start - 4), f);
+        return ferror(f) ? -1 : 0;
+    }
+    /* A file of its own gets viz/viewer/svgopen.js before its </svg>: a
+     * browser opening it scrolls to where the graph starts. */
+    const char *close = end - 6;
+    while (close > start && memcmp(close, "</svg>", 6) != 0)
+        close--;
+    if (close <= start)
+        close = end;
+    fwrite(start + 4, 1, (size_t)(close - start - 4), f);
+    fprintf(f, "<script><![CDATA[\n%s]]></script>\n", vz_asset_svgopen_js);
+    fwrite(close, 1, (size_t)(end - close), f);
     return ferror(f) ? -1 : 0;
 }
 

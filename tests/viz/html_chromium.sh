@@ -170,6 +170,27 @@ if [ -d "$real" ]; then
         { bad "resnet18: render flat failed"; cat "$out/log"; }
     check_page "resnet18 flat" "$out/r18flat.html" convolution_12 convolution_12 \
         "value: f32[1, 256, 14, 14] torch.float32" 0.1
+    # an SVG file opened in a browser shows where the graph starts, never an
+    # empty corner (resnet18's flat view by module: the input is 1,950 px
+    # from the left) or the middle of a tree (efficientnet_v2_l's module
+    # tree, drawn left to right, has its root 29,000 px down)
+    eff=$real/TheCBaH__pytorch.models.pt2__efficientnet_v2_l@209890a1__model.json
+    "$exdb" -batch -q "$r18" -ex "render flat --by-module -o $out/r18bym.svg" >"$out/log" 2>&1 ||
+        { bad "resnet18: render flat --by-module -o .svg failed"; cat "$out/log"; }
+    "$exdb" -batch -q "$eff" -ex "render tree -o $out/efftree.svg" >"$out/log" 2>&1 ||
+        { bad "efficientnet_v2_l: render tree -o .svg failed"; cat "$out/log"; }
+    for pair in r18bym:p_conv1_weight efftree:"&lt;root&gt;"; do
+        f=$out/${pair%%:*}.svg
+        d=$(timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --no-first-run \
+            --user-data-dir="$out/profile" --virtual-time-budget=3000 --window-size=1400,900 \
+            --dump-dom "file://$f" 2>/dev/null)
+        svgtag=$(printf '%s\n' "$d" | grep -o '<svg[^>]*>' | head -1)
+        n=$(printf '%s' "$svgtag" | sed -n 's/.* data-readable="\([0-9]*\)".*/\1/p')
+        st=$(printf '%s' "$svgtag" | sed -n 's/.* data-start="\([^"]*\)".*/\1/p')
+        if [ "${n:-0}" -ge 5 ] && [ "$st" = "${pair#*:}" ]; then ok; else
+            bad "${pair%%:*}.svg opened in a browser: ${n:-no} readable labels, starts at ${st:-nothing}"
+        fi
+    done
 fi
 
 # check_tree NAME FILE MODULE CHILD NODE PATH: the module view you open and
