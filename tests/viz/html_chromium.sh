@@ -357,6 +357,16 @@ if [ -d "$real" ]; then
         bad "resnet18 modules: a search for stride=[2, 2] found $(body_attr "$d" hits) nodes"
     fi
 fi
+# a transformers LLM export (scripts/make_llm.py: LlamaForCausalLM from a
+# config, 2 decoder layers): the module view and the flat page
+llm=$root/tests/fixtures/llm_decoder.json
+"$exdb" -batch -q "$llm" -ex "render modules -o $out/llm.html" -ex "render flat -o $out/llmflat.html" \
+    >"$out/log" 2>&1 || { bad "llm: render failed"; cat "$out/log"; }
+check_tree "llm modules" "$out/llm.html" model model.layers silu \
+    model,model.layers,model.layers.0,model.layers.0.mlp,model.layers.0.mlp.act_fn
+check_viewer "llm modules" "$out/llm.html" silu linear_4
+check_page "llm flat" "$out/llmflat.html" silu silu "value: f32[1, 8, 64] torch.float32" 0.5
+check_svgviewer "llm flat" "$out/llmflat.html" silu linear_4
 # the 100k-node synthetic program (scripts/gen_synth.py, as make bench makes it)
 synth=$root/build/bench/synth_100k.json
 if [ ! -s "$synth" ] && [ -z "$HTML_NO_100K" ]; then

@@ -121,15 +121,25 @@ document.addEventListener('keydown',function(e){if(e.target===q||e.ctrlKey||e.me
   else if((k==='ArrowDown'||k==='ArrowRight')&&nm&&(outs[nm]||[]).length){e.preventDefault();
     goTo(outs[nm][0][0]);}});
 st.textContent=nodes.length+' node'+(nodes.length==1?'':'s');
+/* where the graph starts (as svgopen.js in an SVG file): the topmost node
+ * when more edges end below their start than right of it, else the
+ * leftmost (the module tree's root) */
+function startNode(){var dx=0,dy=0,best=null,bk=0,c={};
+  nodes.forEach(function(g){var b=boxOf(g);c[nameOf(g)]=[b.x+b.w/2,b.y+b.h/2];});
+  Object.keys(outs).forEach(function(a){outs[a].forEach(function(x){var p=c[a],q=c[x[0]];
+    if(q[0]>p[0])dx++;if(q[1]>p[1])dy++;});});
+  nodes.forEach(function(g){var p=c[nameOf(g)],k=dy>=dx?p[1]*1e6+p[0]:p[0]*1e6+p[1];
+    if(best===null||k<bk){best=g;bk=k;}});
+  return best;}
 /* the first screen: the whole picture when its labels are 9 px or taller
- * fitted to the window, else the first node (Graphviz's first: the input,
- * the tree's root) at a size where labels read as 12 px, in the upper
- * third of the window (never an empty corner of a wide picture) */
+ * fitted to the window, else the graph's start at a size where labels read
+ * as 12 px, in the upper third of the window (never an empty corner of a
+ * wide picture) */
 function opening(){var r=view.getBoundingClientRect(),t=svg.querySelector('g.node text,text');
   if(!r.width||!r.height||!t)return;
   var font=parseFloat(t.getAttribute('font-size'))||14,s=Math.min(r.width/home[2],r.height/home[3]);
   if(font*s>=9)return;
-  var k=12/font,w=r.width/k,h=r.height/k,b=nodes.length?boxOf(nodes[0]):null;
+  var k=12/font,w=r.width/k,h=r.height/k,b=nodes.length?boxOf(startNode()):null;
   var cx=b?b.x+b.w/2:home[0]+home[2]/2,cy=b?b.y+b.h/2:home[1];
   function clamp(v,lo,len,span){return Math.max(lo,Math.min(v,lo+len-span));}
   vb=[clamp(cx-w/2,home[0],home[2],w),clamp(cy-h/3,home[1],home[3],h),w,h];apply();}
