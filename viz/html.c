@@ -12,7 +12,8 @@
  * records what it did on <body>: data-ready, data-nodes, data-hits,
  * data-selected, data-viewbox / data-home (after / before zoom), data-focus
  * (the centre of the match a search went to),
- * data-errors (uncaught script errors), and with "#measure=1"
+ * data-errors (uncaught script errors), data-paintms (ms from the start of
+ * navigation to the task after the first frame painted), and with "#measure=1"
  * data-overflow (node labels wider than their shape, as the browser draws
  * the font), which `chromium --headless --dump-dom` prints. The script and
  * the style are viz/viewer/svgpage.js and svgpage.css, embedded by the build

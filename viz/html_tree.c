@@ -21,8 +21,9 @@
  * "#search=S", "#zoom=2", "#measure=1"; and records on <body>: data-ready,
  * data-errors, data-modules, data-open (the open modules' paths),
  * data-shown (boxes drawn), data-hits, data-selected, data-focus,
- * data-viewbox, data-overflow and data-loadms (milliseconds from the
- * start of navigation to the first drawing). The script and the style are
+ * data-viewbox, data-overflow, data-loadms (milliseconds from the start
+ * of navigation to the first drawing) and data-paintms (to the task after
+ * the first frame painted: make bench's time to first screen). The script and the style are
  * viz/viewer/modpage.js and modpage.css, embedded by the build (viz/assets.h). */
 #include <stdio.h>
 #include <string.h>

@@ -505,4 +505,8 @@ decodeURIComponent(location.hash.slice(1)).split('&').forEach(function(kv){var i
 readable();
 body.dataset.viewbox=vb.map(function(x){return Math.round(x);}).join(' ');
 body.dataset.ready='1';
+/* the first screen drawn: a task after the next frame, in ms from the start of
+ * navigation (make bench's first-screen rows) */
+requestAnimationFrame(function(){setTimeout(function(){
+  body.dataset.paintms=String(Math.round(performance.now()));},0);});
 })();
