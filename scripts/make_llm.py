@@ -3,7 +3,7 @@
 transformers LLM export for the viewer's headless checks.
 
 Usage:
-    $EXDB_VENV/bin/python scripts/make_llm.py [--out FILE]
+    $EXDB_VENV/bin/python scripts/make_llm.py [--out FILE] [--pt2 FILE.pt2]
     (a venv with torch 2.13 and transformers, e.g. EXDB_VENV=/work/main/build/venv)
 
 Builds transformers' LlamaForCausalLM from a config (2 decoder layers,
@@ -26,6 +26,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(here, "..", "tests", "fixtures", "llm_decoder.json"))
+    ap.add_argument("--pt2", help="also write the whole program (weights too) as a .pt2 (for the peers)")
     args = ap.parse_args()
     torch.manual_seed(0)
     cfg = LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
@@ -37,6 +38,9 @@ def main():
     ep = torch.export.export(model, (), {"input_ids": ids, "use_cache": False}, strict=False)
     buf = io.BytesIO()
     torch.export.save(ep, buf)
+    if args.pt2:
+        with open(args.pt2, "wb") as f:
+            f.write(buf.getvalue())
     with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as z:
         name = next(n for n in z.namelist() if n.endswith("models/model.json"))
         data = z.read(name)
