@@ -12,7 +12,8 @@
  * records what it did on <body>: data-ready, data-nodes, data-hits,
  * data-selected, data-viewbox / data-home (after / before zoom), data-focus
  * (the centre of the match a search went to),
- * data-errors (uncaught script errors), and with "#measure=1"
+ * data-errors (uncaught script errors), data-paintms (ms from the start of
+ * navigation to the task after the first frame painted), and with "#measure=1"
  * data-overflow (node labels wider than their shape, as the browser draws
  * the font), which `chromium --headless --dump-dom` prints. The script and
  * the style are viz/viewer/svgpage.js and svgpage.css, embedded by the build
@@ -46,7 +47,9 @@ static const char page_bar[] =
 /* After the picture: the details panel, then the script (viz/viewer/svgpage.js). */
 static const char page_tail[] =
     "</div>\n<div id=\"details\"><b id=\"dname\">click a node</b><pre id=\"dtext\">"
-    "Drag to pan, wheel to zoom, type a name to search.</pre></div></div>\n"
+    "Drag to pan, wheel to zoom, type a name to search (/); keys: n next match, f fit, "
+    "arrows walk from a selected node (up: its first input's producer, down: its first "
+    "user), Escape clears.</pre><div id=\"dlinks\"></div></div></div>\n"
     "<script>\n";
 
 void vz_html_escape(FILE *f, const char *s) {
@@ -71,7 +74,20 @@ int vz_write_svg(FILE *f, const char *svg, size_t len, int whole) {
     if (whole)
         fwrite(svg, 1, (size_t)(start - svg), f);
     fputs("<svg" SVG_TEXT_ATTR, f);
-    fwrite(start + 4, 1, (size_t)(end - start - 4), f);
+    if (!whole) {
+        fwrite(start + 4, 1, (size_t)(end - start - 4), f);
+        return ferror(f) ? -1 : 0;
+    }
+    /* A file of its own gets viz/viewer/svgopen.js before its </svg>: a
+     * browser opening it scrolls to where the graph starts. */
+    const char *close = end - 6;
+    while (close > start && memcmp(close, "</svg>", 6) != 0)
+        close--;
+    if (close <= start)
+        close = end;
+    fwrite(start + 4, 1, (size_t)(close - start - 4), f);
+    fprintf(f, "<script><![CDATA[\n%s]]></script>\n", vz_asset_svgopen_js);
+    fwrite(close, 1, (size_t)(end - close), f);
     return ferror(f) ? -1 : 0;
 }
 
@@ -80,6 +96,7 @@ int vz_write_html(FILE *f, const char *svg, size_t len, const char *title) {
     fputs(page_head, f);
     vz_html_escape(f, title ? title : "exdb");
     fputs(page_style_open, f);
+    fputs(vz_asset_base_css, f);
     fputs(vz_asset_svgpage_css, f);
     fputs(page_bar, f);
     if (vz_write_svg(f, svg, len, 0) < 0)

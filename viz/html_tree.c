@@ -21,8 +21,9 @@
  * "#search=S", "#zoom=2", "#measure=1"; and records on <body>: data-ready,
  * data-errors, data-modules, data-open (the open modules' paths),
  * data-shown (boxes drawn), data-hits, data-selected, data-focus,
- * data-viewbox, data-overflow and data-loadms (milliseconds from the
- * start of navigation to the first drawing). The script and the style are
+ * data-viewbox, data-overflow, data-loadms (milliseconds from the start
+ * of navigation to the first drawing) and data-paintms (to the task after
+ * the first frame painted: make bench's time to first screen). The script and the style are
  * viz/viewer/modpage.js and modpage.css, embedded by the build (viz/assets.h). */
 #include <stdio.h>
 #include <string.h>
@@ -42,8 +43,8 @@ int vz_write_tree_html(FILE *f, const exdb_program *p, int open_depth, const cha
           "<meta name=\"generator\" content=\"exdb\">\n<title>",
           f);
     vz_html_escape(f, title ? title : "exdb");
-    fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body data-depth=\"%d\">\n",
-            vz_asset_modpage_css, open_depth > 0 ? open_depth : 1);
+    fprintf(f, "</title>\n<style>\n%s%s</style>\n</head>\n<body data-depth=\"%d\">\n",
+            vz_asset_base_css, vz_asset_modpage_css, open_depth > 0 ? open_depth : 1);
     fputs("<div id=\"bar\"><input id=\"q\" type=\"search\" placeholder=\"search module or node "
           "(Enter: next)\" aria-label=\"search\">\n"
           "<button id=\"fit\" title=\"fit to window\">fit</button>"

@@ -34,7 +34,7 @@ row() {
         t=$(attr "$tmp/d" loadms)
         best=$(awk -v a="$t" -v b="$best" 'BEGIN { if (b == "" || a + 0 < b + 0) print a; else print b }')
     done
-    timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --no-first-run --window-size=1400,900 \
+    timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --no-first-run --window-size=1400,900 --virtual-time-budget=60000 \
         --user-data-dir="$tmp/prof" --dump-dom "file://$tmp/p.html" >"$tmp/d0" 2>/dev/null
     printf '%-36s %7s %8.1f %9.0f %8s %9s %7s\n' "$name" "$(attr "$tmp/d" modules)" \
         "$(echo "$(wc -c <"$tmp/p.html") / 1000000" | bc -l)" \

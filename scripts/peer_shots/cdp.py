@@ -1,5 +1,5 @@
 """cdp.py URL OUT_PREFIX STEPS.json - drive headless chromium over CDP: each step
-is ["eval", js] | ["wait", seconds] | ["shot", name] | ["click", x, y]; prints
+is ["eval", js] | ["wait", seconds] | ["shot", name] (a 1000 px wide PNG) | ["click", x, y]; prints
 every network request that is not 127.0.0.1/data/file."""
 import json, subprocess, sys, time, urllib.request, websocket, base64, os, signal
 url, prefix, steps = sys.argv[1], sys.argv[2], json.load(open(sys.argv[3]))
@@ -52,7 +52,9 @@ try:
         elif s[0] == "key":
             call("Input.insertText", text=s[1])
         elif s[0] == "shot":
-            r = call("Page.captureScreenshot", format="png")
+            # 1000 px wide (README pictures stay small): the 1400x900 window scaled by 5/7
+            r = call("Page.captureScreenshot", format="png",
+                     clip={"x": 0, "y": 0, "width": 1400, "height": 900, "scale": 1000 / 1400})
             open(f"{prefix}{s[1]}.png", "wb").write(base64.b64decode(r["data"]))
             print("shot", s[1], f"{time.time() - t0:.1f}s")
 finally:

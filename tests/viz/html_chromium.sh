@@ -23,6 +23,9 @@ fi
 out=$(mktemp -d /tmp/exdb-html.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 pass=0 fail=0
+# a hang guard, not a time limit: loading the 100k-node page takes about 40 s
+# of wall time on a loaded 2-core machine (60 s cut it off once)
+guard=300
 
 ok() { pass=$((pass + 1)); }
 bad() {
@@ -32,7 +35,7 @@ bad() {
 
 # dom FILE FRAGMENT: the page's DOM after its script ran.
 dom() {
-    timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --no-first-run \
+    timeout "$guard" "$chromium" --headless --no-sandbox --disable-gpu --no-first-run \
         --user-data-dir="$out/profile" --virtual-time-budget=3000 \
         --dump-dom "file://$1#$2" 2>/dev/null
 }
@@ -45,7 +48,8 @@ body_attr() {
 
 # check_page NAME FILE NODE SEARCH DETAIL [ZOOM]: search SEARCH finds NODE
 # and goes to it (the view box centred on it, at most ZOOM times the whole
-# picture's width: 1 when it is small); a click on NODE shows DETAIL in
+# picture's width or height: 1 when it is small; a tall picture in a wide
+# window is fitted by its height, wider than itself); a click on NODE shows DETAIL in
 # the details panel; zoom works.
 check_page() {
     name=$1 file=$2 node=$3 search=$4 detail=$5
@@ -77,7 +81,7 @@ check_page() {
         sed 's/.* x="\([^"]*\)" y="\([^"]*\)".*/\1 \2/')
     tr=$(grep -o 'id="graph0"[^>]*' "$file" | sed 's/.*translate(\([^ ]*\) \([^)]*\)).*/\1 \2/')
     if echo "$vb $home $at $tr" | awk -v zoom="${6:-1}" '{ cx = $1 + $3 / 2; cy = $2 + $4 / 2; x = $9 + $11; y = $10 + $12
-            exit !(NF == 12 && $3 <= $7 * zoom && cx - x < 2 && x - cx < 2 && cy - y < 30 && y - cy < 30) }' &&
+            exit !(NF == 12 && ($3 <= $7 * zoom || $4 <= $8 * zoom) && cx - x < 2 && x - cx < 2 && cy - y < 30 && y - cy < 30) }' &&
         printf '%s' "$d" | grep -q "<g id=\"$node\" class=\"node hit cur"; then
         ok
     else
@@ -116,6 +120,36 @@ check_page() {
     fi
 }
 
+# check_svgviewer NAME FILE NODE PRODUCER: the page around a Graphviz SVG
+# (render flat|tree|frame -o F.html) does what the module view does: its
+# first screen in a 1400x900 window shows at least 5 labels 9 px or taller;
+# NODE's panel links the nodes its edges come from and a click on the first
+# goes to PRODUCER (selected, its edges highlighted: data-lit); ArrowUp from NODE goes there too.
+check_svgviewer() {
+    name=$1 file=$2 node=$3 producer=$4
+    d=$(timeout "$guard" "$chromium" --headless --no-sandbox --disable-gpu --no-first-run \
+        --user-data-dir="$out/profile" --virtual-time-budget=3000 --window-size=1400,900 \
+        --dump-dom "file://$file" 2>/dev/null)
+    if [ "$(body_attr "$d" readable)" -ge 5 ] 2>/dev/null && [ -z "$(body_attr "$d" errors)" ]; then
+        ok
+    else
+        bad "$name: the first screen has $(body_attr "$d" readable) readable labels (errors: $(body_attr "$d" errors))"
+    fi
+    d=$(dom "$file" "go=$node&link=0")
+    if [ "$(body_attr "$d" selected)" = "$producer" ] && [ "$(body_attr "$d" lit)" -ge 1 ] 2>/dev/null &&
+        [ -z "$(body_attr "$d" errors)" ]; then
+        ok
+    else
+        bad "$name: the first input link of $node did not go to $producer (selected: $(body_attr "$d" selected); errors: $(body_attr "$d" errors))"
+    fi
+    d=$(dom "$file" "go=$node&key=ArrowUp")
+    if [ "$(body_attr "$d" selected)" = "$producer" ]; then
+        ok
+    else
+        bad "$name: ArrowUp from $node did not go to $producer (selected: $(body_attr "$d" selected))"
+    fi
+}
+
 ex=$root/tests/fixtures/example.json
 if ! "$exdb" -batch -q "$ex" -ex "render flat -o $out/flat.html" -ex "render tree -o $out/tree.html" \
     -ex "step 60" -ex "render frame -o $out/frame.html" >"$out/log" 2>&1; then
@@ -125,6 +159,9 @@ fi
 check_page "example flat" "$out/flat.html" addmm addm "value: f32[8, 32] torch.float32"
 check_page "example tree" "$out/tree.html" encoder encod "InterpreterModule"
 check_page "example frame" "$out/frame.html" frame0 frame0 "#0 "
+check_svgviewer "example flat" "$out/flat.html" addmm_4 p_encoder_layers_0_attn_o_bias
+check_svgviewer "example tree" "$out/tree.html" encoder.layers encoder
+check_svgviewer "example frame" "$out/frame.html" frame0 frame1
 
 if [ -d "$real" ]; then
     r18=$real/TheCBaH__pytorch.models.pt2__resnet18__model.json
@@ -136,6 +173,27 @@ if [ -d "$real" ]; then
         { bad "resnet18: render flat failed"; cat "$out/log"; }
     check_page "resnet18 flat" "$out/r18flat.html" convolution_12 convolution_12 \
         "value: f32[1, 256, 14, 14] torch.float32" 0.1
+    # an SVG file opened in a browser shows where the graph starts, never an
+    # empty corner (resnet18's flat view by module: the input is 1,950 px
+    # from the left) or the middle of a tree (efficientnet_v2_l's module
+    # tree, drawn left to right, has its root 29,000 px down)
+    eff=$real/TheCBaH__pytorch.models.pt2__efficientnet_v2_l@209890a1__model.json
+    "$exdb" -batch -q "$r18" -ex "render flat --by-module -o $out/r18bym.svg" >"$out/log" 2>&1 ||
+        { bad "resnet18: render flat --by-module -o .svg failed"; cat "$out/log"; }
+    "$exdb" -batch -q "$eff" -ex "render tree -o $out/efftree.svg" >"$out/log" 2>&1 ||
+        { bad "efficientnet_v2_l: render tree -o .svg failed"; cat "$out/log"; }
+    for pair in r18bym:p_conv1_weight efftree:"&lt;root&gt;"; do
+        f=$out/${pair%%:*}.svg
+        d=$(timeout "$guard" "$chromium" --headless --no-sandbox --disable-gpu --no-first-run \
+            --user-data-dir="$out/profile" --virtual-time-budget=3000 --window-size=1400,900 \
+            --dump-dom "file://$f" 2>/dev/null)
+        svgtag=$(printf '%s\n' "$d" | grep -o '<svg[^>]*>' | head -1)
+        n=$(printf '%s' "$svgtag" | sed -n 's/.* data-readable="\([0-9]*\)".*/\1/p')
+        st=$(printf '%s' "$svgtag" | sed -n 's/.* data-start="\([^"]*\)".*/\1/p')
+        if [ "${n:-0}" -ge 5 ] && [ "$st" = "${pair#*:}" ]; then ok; else
+            bad "${pair%%:*}.svg opened in a browser: ${n:-no} readable labels, starts at ${st:-nothing}"
+        fi
+    done
 fi
 
 # check_tree NAME FILE MODULE CHILD NODE PATH: the module view you open and
@@ -193,7 +251,7 @@ check_tree() {
         bad "$name: $(body_attr "$d" overflow) labels overflow their boxes"
     fi
     t0=$(date +%s.%N)
-    if timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --no-first-run \
+    if timeout "$guard" "$chromium" --headless --no-sandbox --disable-gpu --no-first-run \
         --user-data-dir="$out/profile" --window-size=1200,800 --screenshot="$out/tree.png" \
         "file://$file#search=$node" >/dev/null 2>&1 && [ "$(head -c 4 "$out/tree.png" | tail -c 3)" = PNG ]; then
         ok
@@ -211,7 +269,7 @@ check_tree() {
 # opens modules without a script error.
 check_viewer() {
     name=$1 file=$2 node=$3 producer=$4
-    d=$(timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --no-first-run \
+    d=$(timeout "$guard" "$chromium" --headless --no-sandbox --disable-gpu --no-first-run \
         --user-data-dir="$out/profile" --virtual-time-budget=3000 --window-size=1400,900 \
         --dump-dom "file://$file" 2>/dev/null)
     if [ "$(body_attr "$d" readable)" -ge 5 ] 2>/dev/null && [ -z "$(body_attr "$d" errors)" ]; then
@@ -302,6 +360,16 @@ if [ -d "$real" ]; then
         bad "resnet18 modules: a search for stride=[2, 2] found $(body_attr "$d" hits) nodes"
     fi
 fi
+# a transformers LLM export (scripts/make_llm.py: LlamaForCausalLM from a
+# config, 2 decoder layers): the module view and the flat page
+llm=$root/tests/fixtures/llm_decoder.json
+"$exdb" -batch -q "$llm" -ex "render modules -o $out/llm.html" -ex "render flat -o $out/llmflat.html" \
+    >"$out/log" 2>&1 || { bad "llm: render failed"; cat "$out/log"; }
+check_tree "llm modules" "$out/llm.html" model model.layers silu \
+    model,model.layers,model.layers.0,model.layers.0.mlp,model.layers.0.mlp.act_fn
+check_viewer "llm modules" "$out/llm.html" silu linear_4
+check_page "llm flat" "$out/llmflat.html" silu silu "value: f32[1, 8, 64] torch.float32" 0.5
+check_svgviewer "llm flat" "$out/llmflat.html" silu linear_4
 # the 100k-node synthetic program (scripts/gen_synth.py, as make bench makes it)
 synth=$root/build/bench/synth_100k.json
 if [ ! -s "$synth" ] && [ -z "$HTML_NO_100K" ]; then
@@ -317,7 +385,7 @@ if [ -n "$synth" ] && [ -s "$synth" ]; then
 fi
 
 # a screenshot of the page as a user opens it
-if timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --no-first-run \
+if timeout "$guard" "$chromium" --headless --no-sandbox --disable-gpu --no-first-run \
     --user-data-dir="$out/profile" --window-size=1200,800 --virtual-time-budget=3000 \
     --screenshot="$out/shot.png" "file://$out/flat.html#search=addmm" >/dev/null 2>&1 &&
     [ "$(head -c 4 "$out/shot.png" | tail -c 3)" = PNG ] && [ "$(wc -c <"$out/shot.png")" -gt 10000 ]; then
