@@ -172,6 +172,13 @@ T send-keys y
 check_since list-query-mark "y lists them, naturally sorted" "addmm_4                           mul"
 T send-keys C-u
 
+# a stray end at the prompt: gdb's message, and the prompt goes on (issue 25)
+T send-keys -l "end" # (the literal word: tmux reads "end" as the End key)
+T send-keys Enter
+check "a stray end says gdb's message" "This command cannot be used at the top level."
+T send-keys "echo alive-after-end" Enter
+check "the prompt goes on after a stray end" "alive-after-end"
+
 T send-keys "break module encoder.layers.1.no" Tab
 check "Tab completes a module fqn" "(exdb) break module encoder.layers.1.norm1"
 T send-keys C-u
