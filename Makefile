@@ -288,6 +288,7 @@ build/fuzz/obj/%.o: %.c build/fuzz/obj/%.d
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC-FUZZ $<")
 	$(Q)$(FUZZ_CC) $(CFLAGS_ALL) $(DEPFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -O1 -c $< -o $@
+	@touch $@ # clang writes the .d after the .o, which would rebuild it every time
 
 build/fuzz/libexdb-fuzz.a: $(call fuzzobj,$(FUZZ_LIB_SRC))
 	$(Q)rm -f $@ && ar rcs $@ $^

@@ -123,6 +123,13 @@ static long parse_var(expr *e) {
     return v;
 }
 
+/* Whole numbers wrap around on overflow, as gdb's do (C's signed overflow
+ * is undefined): a op b computed on unsigned long. */
+static long wrap_arith(char op, long a, long b) {
+    unsigned long x = (unsigned long)a, y = (unsigned long)b;
+    return (long)(op == '+' ? x + y : op == '-' ? x - y : x * y);
+}
+
 static long parse_primary(expr *e) {
     skip_ws(e);
     if (e->err[0])
@@ -143,7 +150,7 @@ static long parse_primary(expr *e) {
     }
     if (*e->p == '-') {
         e->p++;
-        return -parse_primary(e);
+        return wrap_arith('-', 0, parse_primary(e));
     }
     if (*e->p == '$')
         return parse_var(e);
@@ -167,11 +174,16 @@ static long parse_mul(expr *e) {
             return v;
         e->p++;
         long r = parse_primary(e);
-        if (op != '*' && r == 0 && !e->err[0]) {
+        if (e->err[0]) /* r is no number: nothing to divide by */
+            return 0;
+        if (op != '*' && r == 0) {
             snprintf(e->err, sizeof e->err, "division by zero");
             return 0;
         }
-        v = op == '*' ? v * r : op == '/' ? v / r : v % r;
+        if (op != '*' && r == -1) /* LONG_MIN / -1 overflows: wraps */
+            v = op == '/' ? wrap_arith('-', 0, v) : 0;
+        else
+            v = op == '*' ? wrap_arith('*', v, r) : op == '/' ? v / r : v % r;
     }
 }
 
@@ -184,7 +196,7 @@ static long parse_add(expr *e) {
             return v;
         e->p++;
         long r = parse_mul(e);
-        v = op == '+' ? v + r : v - r;
+        v = wrap_arith(op, v, r);
     }
 }
 

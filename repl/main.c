@@ -12,6 +12,7 @@
 
 #include "command.h"
 #include "complete.h"
+#include "complete_list.h"
 #include "core/base/version.h"
 #include "session.h"
 #include "commands.h"
@@ -131,10 +132,10 @@ static char **complete_file(const char *text) {
     return m;
 }
 
-/* readline's attempted completion: the command names for the first word,
- * else what complete_args offers for the command typed (an alias expanded). */
-static char **complete(const char *text, int start, int end) {
-    (void)end;
+/* The matches of the word being completed: the command names for the
+ * first word, else what complete_args offers for the command typed (an
+ * alias expanded). */
+static char **complete_matches(const char *text, int start) {
     char line[1024];
     size_t n = (size_t)start < sizeof line - 1 ? (size_t)start : sizeof line - 1;
     memcpy(line, rl_line_buffer, n);
@@ -156,6 +157,59 @@ static char **complete(const char *text, int start, int end) {
     if (complete_args(&S, w, nw, cand_add, NULL)) /* what the command table says (complete.c) */
         return complete_file(text);
     return rl_completion_matches(text, cand_next);
+}
+
+/* Whether the list of `n` matches is to be shown: asked first when there
+ * are more than rl_completion_query_items, as libedit and readline ask. */
+static int list_wanted(size_t n) {
+    if (rl_completion_query_items <= 0 || n <= (size_t)rl_completion_query_items)
+        return 1;
+    fprintf(rl_outstream, "\nDisplay all %zu possibilities? (y or n) ", n);
+    fflush(rl_outstream);
+    for (;;) { /* libedit's rl_read_key returns el_getc's count, not the key */
+        unsigned char c;
+        if (read(fileno(rl_instream ? rl_instream : stdin), &c, 1) != 1)
+            return 0;
+        if (c == 'y' || c == 'Y' || c == ' ')
+            return 1;
+        if (c == 'n' || c == 'N' || c == 0x7f || c == 3 || c == 7)
+            return 0;
+    }
+}
+
+/* A second Tab lists the matches: exdb prints them itself in natural
+ * order (convolution_2 before convolution_10; libedit's own listing sorts
+ * them with strcmp), after putting their common prefix in the line, and
+ * gives libedit no matches, so it only redraws the line. m[0] is the
+ * common prefix, m[1..] the matches (one match: m[1] is m[0]). */
+static char **list_natural(const char *text, char **m) {
+    if (rl_completion_type != '?' || !m || !m[0] || !m[1] || !m[2])
+        return m;
+    size_t n = 0;
+    while (m[n + 1])
+        n++;
+    size_t typed = strlen(text);
+    if (strlen(m[0]) > typed && strncmp(m[0], text, typed) == 0)
+        rl_insert_text(m[0] + typed);
+    if (list_wanted(n)) {
+        int rows = 0, cols = 0;
+        rl_get_screen_size(&rows, &cols);
+        fputc('\n', rl_outstream);
+        complete_list_show(rl_outstream, m + 1, n, cols > 0 ? cols : 80);
+    } else {
+        fputc('\n', rl_outstream);
+    }
+    for (size_t i = 0; m[i]; i++)
+        free(m[i]);
+    free(m);
+    rl_forced_update_display();
+    return NULL;
+}
+
+/* readline's attempted completion (see complete_matches, list_natural). */
+static char **complete(const char *text, int start, int end) {
+    (void)end;
+    return list_natural(text, complete_matches(text, start));
 }
 
 static char *history_path(void) {

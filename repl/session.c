@@ -74,6 +74,8 @@ static int exec_split(session *s, char *copy, const command **cp) {
     if (argc == 0)
         return 0;
     argv[argc] = NULL;
+    if (strcmp(argv[0], "end") == 0) /* gdb 13: an "end" outside an if/while/commands body */
+        return cmd_fail(s, "This command cannot be used at the top level.");
     int amb;
     const command *c = command_lookup(argv[0], &amb);
     char *slash = strchr(argv[0], '/');

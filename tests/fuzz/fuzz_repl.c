@@ -3,8 +3,9 @@
  * loaded runs the input as command lines, output to /dev/null.
  *
  * Commands that read or write files named by the input, run shell commands
- * or move the working directory (load, source, save, render, cd, pipe, set
- * logging, and any command whose usage says FILE or DIR) are dropped: the
+ * or move the working directory (load, source, save, render, cd, pipe,
+ * shell and gdb's !COMMAND, set logging, and any command whose usage says
+ * FILE or DIR) are dropped: the
  * line's alias expanded and its first word split exactly as session_exec
  * does, then looked up with command_lookup, so prefixes, short names and
  * user aliases of them ("sa", "lo 'x'", "sou\rce", "| x | sh", "alias z =
@@ -117,6 +118,8 @@ static int dropped(const session *s, const char *line) {
         snprintf(copy, sizeof copy, "%s", expanded);
         free(expanded);
     }
+    if (copy[0] == '!') /* gdb's !COMMAND runs the rest with /bin/sh (session.c) */
+        return 1;
     if (first_word(copy, word, sizeof word) != 1)
         return 0;
     int amb;
@@ -124,11 +127,12 @@ static int dropped(const session *s, const char *line) {
     if (!c)
         return 0;
     /* cd would move libFuzzer's relative corpus and artifact paths; pipe
-     * runs the input as shell commands, set logging writes the file it
-     * names; any command whose usage names a FILE or DIR is dropped too, so
+     * and shell run the input as shell commands, set logging writes the
+     * file it names; any command whose usage names a FILE or DIR is dropped too, so
      * one added later is kept out without editing this list. (commands N
      * finds no lines to read here: no breakpoint runs a dropped command.) */
-    static const char *const banned[] = {"load", "source", "save", "render", "cd", "pipe", NULL};
+    static const char *const banned[] = {"load", "source", "save",  "render",
+                                         "cd",   "pipe",   "shell", NULL};
     for (int i = 0; banned[i]; i++)
         if (strcmp(c->name, banned[i]) == 0)
             return 1;

@@ -1,7 +1,7 @@
 #!/bin/sh
 # run_tmux.sh EXDB - drives exdb's interactive prompt in tmux (send-keys,
 # capture-pane): the prompt, Tab completion of commands, subcommands and
-# node names, an empty line repeating the last stepping command, history
+# node names, Tab Tab's list in natural order, an empty line repeating the last stepping command, history
 # kept in $HOME/.exdb_history across sessions (HOME is a temporary
 # directory), until/advance/display completion and displays after a stop,
 # Ctrl-C interrupting a long `continue` or `render` back to the prompt, and Ctrl-C at
@@ -157,6 +157,27 @@ check "Tab completes a command and a subcommand" "schema version:    8.20"
 
 T send-keys "print node p_head_b" Tab Enter
 check "Tab completes a node name" "%p_head_bias : [num_users=1] = placeholder"
+
+# a second Tab lists the matches in natural order, addmm_9 before addmm_10
+# (issue 25; libedit's own list sorts them with strcmp), and the line stays
+T send-keys "print node addmm_" Tab Tab
+check "Tab Tab lists matches in natural order" "addmm_8   addmm_9   addmm_10  addmm_11"
+T send-keys "12" Enter
+check "the line stays after the list" "%addmm_12 : [num_users=1]"
+# more than 100 matches: asked first, as libedit asks; y lists them
+mark list-query-mark
+T send-keys "print node " Tab Tab
+check_since list-query-mark "more than 100 matches are asked for first" "Display all 102 possibilities? (y or n)"
+T send-keys y
+check_since list-query-mark "y lists them, naturally sorted" "addmm_4                           mul"
+T send-keys C-u
+
+# a stray end at the prompt: gdb's message, and the prompt goes on (issue 25)
+T send-keys -l "end" # (the literal word: tmux reads "end" as the End key)
+T send-keys Enter
+check "a stray end says gdb's message" "This command cannot be used at the top level."
+T send-keys "echo alive-after-end" Enter
+check "the prompt goes on after a stray end" "alive-after-end"
 
 T send-keys "break module encoder.layers.1.no" Tab
 check "Tab completes a module fqn" "(exdb) break module encoder.layers.1.norm1"
