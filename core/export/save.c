@@ -386,6 +386,9 @@ static int program_json(const exdb_program *p, char *buf, size_t len, exdb_buf *
                 st.values_dropped += exdb_strmap_find(&dead, f.tables[t]->u.kids[i].key) != NULL;
     }
     size_t before = b->len;
+    /* about the text's size: one allocation instead of doubling up to
+     * twice it (the old and the new copy both live while it grows) */
+    exdb_buf_grow(b, len + len / 64 + 4096);
     dump(b, root, &f);
     if (b->oom) {
         exdb_errorf(err, "%s: out of memory", p->path);
