@@ -106,7 +106,10 @@ static int run_step(exdb_urun *r, exdb_uevent *ev, exdb_error *err) {
         if (!r->phase_started) { /* the work list, the first time the phase is stepped */
             r->nwork = r->work_pos = r->work_cap = 0;
             r->work = NULL;
-            if (ph->plan(r, err) < 0)
+            int rc = ph->plan(r, err);
+            if (exdb_urun_work_seal(r) < 0 && rc == 0)
+                rc = exdb_errorf(err, "out of memory");
+            if (rc < 0)
                 return -1;
             r->phase_started = 1;
         }
