@@ -601,6 +601,10 @@ static int cmd_save(session *s, int argc, char **argv) {
         return cmd_fail(s, "Usage: save [--force] FILE | save --dry-run");
     exdb_save_stats st;
     exdb_error err = {0};
+    /* save reads the program text again, as big as the file: the arena
+     * blocks earlier commands freed (lint's, render's) rarely fit it, so
+     * they are given back rather than kept beside it */
+    exdb_arena_trim();
     if (dry) { /* what save would write, written nowhere */
         exdb_buf b;
         exdb_buf_init(&b);
