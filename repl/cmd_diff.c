@@ -33,25 +33,18 @@ static void run_free(diff_run *r) {
     exdb_program_free(r->b);
 }
 
-/* A finished unflatten run of p: the session's own when it is at the end,
- * else a fresh one in *fresh (free it). NULL with err when p does not
- * unflatten. */
-static const exdb_unflatten *finished(session *s, const exdb_program *p, exdb_unflatten **fresh,
+/* A finished unflatten run of p: the session's own when it is at the end
+ * or its recorded events reach it, else a fresh one
+ * (exdb_unflatten_finished; end *h after use). NULL with err when p does
+ * not unflatten. */
+static const exdb_unflatten *finished(session *s, const exdb_program *p, exdb_ufinished *h,
                                       exdb_error *err) {
-    *fresh = NULL;
-    if (p == s->prog && s->run && !s->run->failed && exdb_unflatten_done(s->run))
-        return s->run;
-    exdb_unflatten *u = exdb_unflatten_new(p, err);
-    if (!u || exdb_unflatten_run(u, err) < 0) {
-        exdb_unflatten_free(u);
-        return NULL;
-    }
-    return *fresh = u;
+    return exdb_unflatten_finished(p == s->prog ? s->run : NULL, p, h, err);
 }
 
 static void modules_diff(session *s, diff_run *r) {
     exdb_error err = {0};
-    exdb_unflatten *fa = NULL, *fb = NULL;
+    exdb_ufinished fa = {0}, fb = {0};
     const exdb_unflatten *ua = finished(s, s->prog, &fa, &err);
     const char *who = "A";
     const exdb_unflatten *ub = NULL;
@@ -64,8 +57,8 @@ static void modules_diff(session *s, diff_run *r) {
     if (!r->md)
         snprintf(r->why_no_modules, sizeof r->why_no_modules, "%s%s%s", ua && ub ? "" : who,
                  ua && ub ? "" : " does not unflatten: ", err.msg);
-    exdb_unflatten_free(fa);
-    exdb_unflatten_free(fb);
+    exdb_unflatten_finished_end(&fb);
+    exdb_unflatten_finished_end(&fa);
 }
 
 /* Loads file and compares; -1 after printing a one-line error. */
@@ -555,13 +548,13 @@ static int cmd_diff_module(session *s, int argc, char **argv) {
     if (argc != 4)
         return cmd_fail(s, "diff module: two module paths or calls: diff module n n@1");
     exdb_error err = {0};
-    exdb_unflatten *fresh = NULL;
+    exdb_ufinished fresh;
     const exdb_unflatten *u = finished(s, s->prog, &fresh, &err);
     if (!u)
         return cmd_fail(s, "diff module: the program does not unflatten: %s", err.msg);
     exdb_modcalls *c = exdb_moddiff_calls(u, argv[2], argv[3], &err);
     if (!c) {
-        exdb_unflatten_free(fresh);
+        exdb_unflatten_finished_end(&fresh);
         return cmd_fail(s, "%s", err.msg);
     }
     modcalls_text(&s->buf, c);
@@ -569,7 +562,7 @@ static int cmd_diff_module(session *s, int argc, char **argv) {
     if (s->json)
         cmd_json_add(s, "module_diff", modcalls_json(c));
     exdb_modcalls_free(c);
-    exdb_unflatten_free(fresh);
+    exdb_unflatten_finished_end(&fresh);
     return 0;
 }
 

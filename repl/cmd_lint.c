@@ -87,20 +87,13 @@ static void forget_unflatten_run(session *s) {
 /* ---- the finished module tree */
 
 /* The module tree `lint module/all` reads: the session's run when it is
- * complete (with any module dce edits); otherwise a complete run built
- * beside it (*temp, freed by the caller), so lint never moves the stepping
- * position, as gdb's commands that only look do not. NULL when unflatten
- * itself fails (err says why; nothing is printed). */
-static exdb_unflatten *tree_to_read(session *s, exdb_unflatten **temp, exdb_error *err) {
-    *temp = NULL;
-    if (s->run && !s->run->failed && exdb_unflatten_done(s->run))
-        return s->run;
-    exdb_unflatten *u = exdb_unflatten_new(s->prog, err);
-    if (u && exdb_unflatten_run(u, err) < 0) {
-        exdb_unflatten_free(u);
-        u = NULL;
-    }
-    return *temp = u;
+ * complete (with any module dce edits) or its recorded events reach the
+ * end; otherwise a complete run built beside it (exdb_unflatten_finished),
+ * so lint never moves the stepping position once *h is ended, as gdb's
+ * commands that only look do not. NULL when unflatten itself fails (err
+ * says why; nothing is printed). */
+static exdb_unflatten *tree_to_read(session *s, exdb_ufinished *h, exdb_error *err) {
+    return exdb_unflatten_finished(s->run, s->prog, h, err);
 }
 
 /* The module tree `dce module/all` edits: the session's run, which `print
@@ -177,7 +170,7 @@ static int lint_flat(session *s, exdb_lint_report *r, uint32_t *errors) {
  * every module). -1 after printing an error; for every module, an unflatten
  * that fails is a finding instead (lint all still reports the rest). */
 static int lint_modules(session *s, exdb_lint_report *r, const char *fqn, uint32_t *errors) {
-    exdb_unflatten *temp;
+    exdb_ufinished temp;
     exdb_error err = {0};
     exdb_unflatten *u = tree_to_read(s, &temp, &err);
     if (!u && strstr(err.msg, "out of memory")) /* not a finding about the program */
@@ -195,7 +188,7 @@ static int lint_modules(session *s, exdb_lint_report *r, const char *fqn, uint32
     for (uint32_t i = 0; rc == 0 && i < gs.n; i++)
         *errors += exdb_modgraph_lint(r, u, &gs.items[i]);
     exdb_modgraphs_free(&gs);
-    exdb_unflatten_free(temp);
+    exdb_unflatten_finished_end(&temp);
     if (rc < 0)
         return cmd_fail(s, "%s", err.msg);
     return 0;
@@ -608,6 +601,10 @@ static int cmd_save(session *s, int argc, char **argv) {
         return cmd_fail(s, "Usage: save [--force] FILE | save --dry-run");
     exdb_save_stats st;
     exdb_error err = {0};
+    /* save reads the program text again, as big as the file: the arena
+     * blocks earlier commands freed (lint's, render's) rarely fit it, so
+     * they are given back rather than kept beside it */
+    exdb_arena_trim();
     if (dry) { /* what save would write, written nowhere */
         exdb_buf b;
         exdb_buf_init(&b);

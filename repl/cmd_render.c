@@ -12,22 +12,15 @@
 #include "commands.h"
 #include "viz/render.h"
 
-/* A complete unflatten run for `render module` and `render tree`: the
- * session's own when it is at DONE, else a fresh one run to the end in
- * *fresh (freed by the caller), so the user's stepping position is left
- * where it is. NULL (error printed) when unflatten fails. */
-static const exdb_unflatten *finished_run(session *s, exdb_unflatten **fresh) {
-    *fresh = NULL;
-    if (s->run && !s->run->failed && exdb_unflatten_done(s->run))
-        return s->run;
+/* A complete unflatten run for `render module` and `render tree`
+ * (exdb_unflatten_finished: the session's own, or a fresh one), so the
+ * user's stepping position is left where it is once *h is ended. NULL
+ * (error printed) when unflatten fails. */
+static const exdb_unflatten *finished_run(session *s, exdb_ufinished *h) {
     exdb_error err = {0};
-    exdb_unflatten *u = exdb_unflatten_new(s->prog, &err);
-    if (!u || exdb_unflatten_run(u, &err) < 0) {
-        exdb_unflatten_free(u);
+    const exdb_unflatten *u = exdb_unflatten_finished(s->run, s->prog, h, &err);
+    if (!u)
         cmd_fail(s, "render: the program does not unflatten: %s", err.msg);
-        return NULL;
-    }
-    *fresh = u;
     return u;
 }
 
@@ -193,10 +186,10 @@ static int render_view(session *s, const char *word, int argc, char **argv) {
         return cmd_fail(s, "render: module needs a module path (\"\" for the root): render "
                            "module FQN -o FILE");
     exdb_viz_source src = {.prog = s->prog};
-    exdb_unflatten *fresh = NULL;
+    exdb_ufinished fin = {0};
     if (view.kind == EXDB_VIEW_MODULE || view.kind == EXDB_VIEW_TREE ||
         view.kind == EXDB_VIEW_RUN) {
-        if (!(src.done = finished_run(s, &fresh)))
+        if (!(src.done = finished_run(s, &fin)))
             return -1;
     } else if (view.kind == EXDB_VIEW_FRAME) {
         if (!(src.cur = cmd_unflatten_run(s)))
@@ -206,7 +199,7 @@ static int render_view(session *s, const char *word, int argc, char **argv) {
     exdb_viz_stats st;
     set.interrupt = &exdb_interrupted; /* Ctrl-C kills the layout, not exdb */
     int rc = exdb_viz_render(&src, &view, &set, out, &st, &err);
-    exdb_unflatten_free(fresh);
+    exdb_unflatten_finished_end(&fin);
     if (rc < 0)
         return cmd_fail(s, "%s", err.msg);
     report_render(s, word, &view, out, &st);

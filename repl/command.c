@@ -107,7 +107,12 @@ void cmd_flush(session *s, int newline) {
     if (newline && len && t[len - 1] != '\n')
         fputc('\n', s->out);
     fflush(s->out);
-    exdb_buf_reset(&s->buf);
+    /* the listing of a big program (print code, lint all) would leave its
+     * size behind for the session: give a big buffer back */
+    if (s->buf.cap > ((size_t)4 << 20))
+        exdb_buf_free(&s->buf);
+    else
+        exdb_buf_reset(&s->buf);
 }
 
 int cmd_parse_count(session *s, const char *word, uint32_t *n) {

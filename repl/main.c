@@ -3,6 +3,7 @@
  * command does goes through session_exec, so a script, -ex, stdin and the
  * prompt give the same output. */
 #include <editline/readline.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -475,6 +476,12 @@ static int run_commands(const options *o) {
 }
 
 int main(int argc, char **argv) {
+    /* Buffers of 1 MB and more (listings, DOT text, save's output) are
+     * mapped and given back when freed. glibc's default raises its
+     * threshold to the largest buffer freed, after which big buffers come
+     * from the heap and stay in the process for the session (issue 22:
+     * a session's bytes per input byte). */
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
     if (argc > 1 && strcmp(argv[1], "diff") == 0) /* exdb diff A B (cmd_diff.c) */
         return cmd_diff_main(argc - 1, argv + 1);
     options o = {0};

@@ -58,7 +58,7 @@ static int rehash(exdb_strmap *m, uint32_t ncap) {
 }
 
 static int grow(exdb_strmap *m) {
-    uint32_t ncap = m->cap ? m->cap * 2 : 16;
+    uint32_t ncap = m->cap ? m->cap * 2 : 8;
     return ncap == 0 ? -1 : rehash(m, ncap);
 }
 

@@ -108,7 +108,29 @@ typedef struct dump_filter {
     const uint8_t *drop;    /* by index in nodes */
     const exdb_json *tables[5];
     const exdb_strmap *dead_values; /* names to leave out of the tables */
+    struct raw_ctx *raw;            /* parses the elements left unparsed (EXDB_JRAW), or NULL */
 } dump_filter;
+
+/* save parses the program text as the loader does (exdb_json_parse_lazy):
+ * the nodes and the value tables, most of the text, are parsed one element
+ * at a time as they are written, so their DOM never exists all at once. */
+struct raw_ctx {
+    const char *text; /* the buffer parsed */
+    const char *fname;
+    exdb_arena scratch; /* one element's DOM, reset between elements */
+    exdb_error *err;
+    int failed;
+};
+
+/* The DOM of a lazy element (into the scratch arena), or NULL (failed). */
+static const exdb_json *raw_parse(struct raw_ctx *r, const exdb_json *j, exdb_json *out) {
+    exdb_arena_reset(&r->scratch);
+    if (exdb_json_parse_raw(j, r->text, &r->scratch, r->fname, out, r->err) < 0) {
+        r->failed = 1;
+        return NULL;
+    }
+    return out;
+}
 
 static void dump(exdb_buf *b, const exdb_json *j, const dump_filter *f) {
     switch ((exdb_jtype)j->type) {
@@ -121,8 +143,17 @@ static void dump(exdb_buf *b, const exdb_json *j, const dump_filter *f) {
     case EXDB_JFALSE:
         exdb_buf_puts(b, "false");
         return;
+    case EXDB_JRAW:
+        if (f && f->raw) { /* written as if it had been parsed with the rest */
+            exdb_json v;
+            if (!f->raw->failed && raw_parse(f->raw, j, &v))
+                dump(b, &v, f);
+            return;
+        }
+        /* an unparsed element is its original text */
+        exdb_buf_put(b, j->u.str, j->len);
+        return;
     case EXDB_JNUMBER:
-    case EXDB_JRAW: /* an unparsed element is its original text */
         exdb_buf_put(b, j->u.str, j->len);
         return;
     case EXDB_JSTRING:
@@ -337,13 +368,23 @@ uint32_t exdb_save_kept_getitems(const exdb_program *p, const exdb_dce_log *log)
  * in place). */
 static int program_json(const exdb_program *p, char *buf, size_t len, exdb_buf *b,
                         exdb_save_stats *stats, exdb_error *err) {
+    static const char *const lazy_prefix[] = {"graph_module", "graph"};
+    static const char *const lazy_last[] = {"nodes",
+                                            "tensor_values",
+                                            "sym_int_values",
+                                            "sym_float_values",
+                                            "sym_bool_values",
+                                            "custom_obj_values",
+                                            NULL};
     exdb_save_stats st = {0};
     exdb_arena a;
     exdb_arena_init(&a);
+    struct raw_ctx raw = {.text = buf, .fname = p->path, .err = err};
+    exdb_arena_init(&raw.scratch);
     exdb_json *root;
     int rc = -1;
     uint8_t *drop = NULL;
-    if (exdb_json_parse(buf, len, &a, p->path, &root, err) < 0)
+    if (exdb_json_parse_lazy(buf, len, &a, p->path, lazy_prefix, 2, lazy_last, &root, err) < 0)
         goto done;
     const exdb_json *jg = exdb_json_get(exdb_json_get(root, "graph_module"), "graph");
     const exdb_json *nodes = exdb_json_get(jg, "nodes");
@@ -370,7 +411,11 @@ static int program_json(const exdb_program *p, char *buf, size_t len, exdb_buf *
         if (!drop[i])
             continue;
         st.nodes_dropped++;
-        const exdb_json *outs = exdb_json_get(&nodes->u.kids[i], "outputs");
+        exdb_json nv;
+        const exdb_json *node = raw_parse(&raw, &nodes->u.kids[i], &nv);
+        if (!node)
+            goto done;
+        const exdb_json *outs = exdb_json_get(node, "outputs");
         if (outs && collect_names(outs, &dead) < 0) {
             exdb_errorf(err, "%s: out of memory", p->path);
             goto done;
@@ -378,7 +423,7 @@ static int program_json(const exdb_program *p, char *buf, size_t len, exdb_buf *
     }
     static const char *const tables[5] = {"tensor_values", "sym_int_values", "sym_float_values",
                                           "sym_bool_values", "custom_obj_values"};
-    dump_filter f = {.nodes = nodes, .drop = drop, .dead_values = &dead};
+    dump_filter f = {.nodes = nodes, .drop = drop, .dead_values = &dead, .raw = &raw};
     for (int t = 0; t < 5; t++) {
         f.tables[t] = exdb_json_get(jg, tables[t]);
         if (f.tables[t] && f.tables[t]->type == EXDB_JOBJECT)
@@ -386,7 +431,12 @@ static int program_json(const exdb_program *p, char *buf, size_t len, exdb_buf *
                 st.values_dropped += exdb_strmap_find(&dead, f.tables[t]->u.kids[i].key) != NULL;
     }
     size_t before = b->len;
+    /* about the text's size: one allocation instead of doubling up to
+     * twice it (the old and the new copy both live while it grows) */
+    exdb_buf_grow(b, len + len / 64 + 4096);
     dump(b, root, &f);
+    if (raw.failed)
+        goto done;
     if (b->oom) {
         exdb_errorf(err, "%s: out of memory", p->path);
         goto done;
@@ -395,6 +445,7 @@ static int program_json(const exdb_program *p, char *buf, size_t len, exdb_buf *
     rc = 0;
 done:
     free(drop);
+    exdb_arena_destroy(&raw.scratch);
     exdb_arena_destroy(&a);
     if (stats)
         *stats = st;

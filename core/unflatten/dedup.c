@@ -151,14 +151,19 @@ static int plan_parts(exdb_urun *r, int32_t *by_module, exdb_error *err) {
         }
         for (uint32_t e = 0; e < part->n; e++)
             by_module[part->entries[e].module->id] = 0;
-        /* hash groups as linked lists in entry order */
+        /* hash groups as linked lists in entry order (the table is the
+         * plan's scratch, not run state) */
+        exdb_arena scratch;
+        exdb_arena_init(&scratch);
         exdb_strmap groups;
-        exdb_strmap_init(&groups, &r->arena);
+        exdb_strmap_init(&groups, &scratch);
         for (uint32_t e = 0; e < part->n; e++) {
-            char *key = exdb_arena_printf(&r->arena, "%016llx", (unsigned long long)info[e].hash);
+            char *key = exdb_arena_printf(&scratch, "%016llx", (unsigned long long)info[e].hash);
             void **slot = key ? exdb_strmap_put(&groups, key, NULL) : NULL;
-            if (!slot)
+            if (!slot) {
+                exdb_arena_destroy(&scratch);
                 return exdb_errorf(err, "out of memory");
+            }
             info[e].next = -1;
             if (*slot) {
                 uint32_t last = (uint32_t)((uintptr_t)*slot - 1);
@@ -169,6 +174,7 @@ static int plan_parts(exdb_urun *r, int32_t *by_module, exdb_error *err) {
             }
             *slot = (void *)(uintptr_t)(e + 1);
         }
+        exdb_arena_destroy(&scratch);
         for (uint32_t e = 1; e < part->n; e++) {
             exdb_uwork w = {0};
             w.a = (int32_t)p;

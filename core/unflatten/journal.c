@@ -53,32 +53,82 @@ void exdb_journal_free(exdb_journal *j) {
     exdb_arena_destroy(&j->store);
     free(j->ev);
     free(j->shadow);
+    free(j->gstack);
     memset(j, 0, sizeof *j);
 }
 
 #define JCHUNK ((size_t)1 << EXDB_JCHUNK_BITS)
 
-static exdb_jword *word(const exdb_journal *j, size_t i) {
+static uint64_t *cell(const exdb_journal *j, size_t i) {
     return &j->chunks[i >> EXDB_JCHUNK_BITS][i & (JCHUNK - 1)];
 }
 
-/* Room for k more records: whole chunks from a private arena, so records
- * never move and growing costs no copy. */
+static uint64_t *grp_addr(uint64_t h) {
+    return (uint64_t *)(uintptr_t)((h & (((uint64_t)1 << EXDB_JGROUP_SHIFT) - 1)) << 3);
+}
+
+static uint32_t grp_count(uint64_t h) {
+    return (uint32_t)(h >> EXDB_JGROUP_SHIFT);
+}
+
+/* Room for k more cells: whole chunks from a private arena, so records
+ * never move and growing costs no copy. A group may run on from one chunk
+ * into the next: cells are found by their index. */
 static int reserve(exdb_journal *j, size_t k) {
     while (j->n + k > j->cap) {
         size_t c = j->cap >> EXDB_JCHUNK_BITS;
         if (c == j->nchunks_cap) {
-            exdb_jword **nc = exdb_grow(j->chunks, &j->nchunks_cap, sizeof *nc, 64);
+            uint64_t **nc = exdb_grow(j->chunks, &j->nchunks_cap, sizeof *nc, 64);
             if (!nc)
                 return -1;
             j->chunks = nc;
         }
-        j->chunks[c] = exdb_arena_alloc(&j->store, JCHUNK * sizeof(exdb_jword));
+        j->chunks[c] = exdb_arena_alloc(&j->store, JCHUNK * sizeof(uint64_t));
         if (!j->chunks[c])
             return -1;
         j->cap += JCHUNK;
     }
     return 0;
+}
+
+/* Records word a (8-aligned) with value v: into the open event's last
+ * group when a follows it, else as a new group (whose header the event's
+ * undo finds again in j->gstack, grown here so undoing never allocates).
+ * -1 when out of memory (j->oom; the word is not recorded). */
+static int emit(exdb_journal *j, uintptr_t a, uint64_t v) {
+    if (a == j->grp_end && grp_count(*cell(j, j->grp)) < EXDB_JGROUP_MAX) {
+        if (j->n == j->cap && reserve(j, 1) < 0)
+            goto oom;
+        *cell(j, j->grp) += (uint64_t)1 << EXDB_JGROUP_SHIFT;
+        *cell(j, j->n++) = v;
+        j->grp_end += 8;
+        return 0;
+    }
+    if ((uint64_t)a >> (EXDB_JGROUP_SHIFT + 3)) /* beyond 2^54: no such addresses on Linux */
+        goto oom;
+    if (j->ngrp == j->gstack_cap) {
+        size_t *ng = exdb_grow(j->gstack, &j->gstack_cap, sizeof *ng, 256);
+        if (!ng)
+            goto oom;
+        j->gstack = ng;
+    }
+    if (j->n + 2 > j->cap && reserve(j, 2) < 0)
+        goto oom;
+    j->ngrp++;
+    j->grp = j->n;
+    j->grp_end = a + 8;
+    *cell(j, j->n++) = ((uint64_t)a >> 3) | ((uint64_t)1 << EXDB_JGROUP_SHIFT);
+    *cell(j, j->n++) = v;
+    return 0;
+oom:
+    j->oom = 1;
+    return -1;
+}
+
+/* The open event records no group yet. */
+static void groups_reset(exdb_journal *j) {
+    j->grp_end = 0;
+    j->ngrp = 0;
 }
 
 /* Is p state: in the compared object (recorded by the comparison) or in the
@@ -102,20 +152,16 @@ void exdb_journal_save(exdb_journal *j, const void *p, size_t n) {
         return; /* allocated by this event */
     if (!is_arena(j, lo))
         return;
-    size_t k = (hi - lo) / 8;
-    if (j->n + k > j->cap && reserve(j, k) < 0) {
-        j->oom = 1;
-        return;
-    }
     for (uintptr_t a = lo; a < hi; a += 8) {
         uint32_t h = (uint32_t)((a >> 3) * 2654435761u) & (EXDB_JOURNAL_SEEN - 1);
         if (j->seen[h] == a && j->seen_epoch[h] == j->epoch)
             continue; /* recorded already: the first record holds the old value */
+        uint64_t v;
+        memcpy(&v, (const void *)a, 8);
+        if (emit(j, a, v) < 0)
+            return;
         j->seen[h] = a;
         j->seen_epoch[h] = j->epoch;
-        exdb_jword *w = word(j, j->n++);
-        w->addr = (uint64_t *)a;
-        memcpy(&w->val, (const void *)a, 8);
     }
 }
 
@@ -161,14 +207,15 @@ static int cmp_addr(const void *a, const void *b) {
 /* The changed words the open event did not record: counted, the first
  * kept. */
 static void verify_event(exdb_journal *j) {
-    size_t nrec = j->n - j->open;
-    uintptr_t *rec = malloc((nrec ? nrec : 1) * sizeof *rec);
+    size_t ncell = j->n - j->open, nrec = 0;
+    uintptr_t *rec = malloc((ncell ? ncell : 1) * sizeof *rec);
     if (!rec) {
         j->oom = 1;
         return;
     }
-    for (size_t i = 0; i < nrec; i++)
-        rec[i] = (uintptr_t)word(j, j->open + i)->addr;
+    for (size_t i = j->open; i < j->n; i += 1 + grp_count(*cell(j, i)))
+        for (uint32_t w = 0; w < grp_count(*cell(j, i)); w++)
+            rec[nrec++] = (uintptr_t)(grp_addr(*cell(j, i)) + w);
     qsort(rec, nrec, sizeof *rec, cmp_addr);
     for (uint32_t b = 0; b < j->nvsnap; b++) {
         const struct exdb_jsnap *sn = &j->vsnap[b];
@@ -196,6 +243,7 @@ void exdb_journal_begin(exdb_journal *j) {
     assert(!j->recording && !j->failed_open && j->pos == j->nev && j->n == j->ev[j->nev]);
     j->open = j->n;
     j->recording = 1;
+    groups_reset(j);
     if (++j->epoch == 0) { /* wrapped: forget every remembered word */
         memset(j->seen_epoch, 0, sizeof j->seen_epoch);
         j->epoch = 1;
@@ -213,13 +261,8 @@ static void diff_obj(exdb_journal *j) {
     for (size_t i = 0; i < j->obj_words; i++) {
         if (j->obj[i] == j->shadow[i])
             continue;
-        if (reserve(j, 1) < 0) {
-            j->oom = 1;
+        if (emit(j, (uintptr_t)&j->obj[i], j->shadow[i]) < 0)
             return;
-        }
-        exdb_jword *w = word(j, j->n++);
-        w->addr = &j->obj[i];
-        w->val = j->shadow[i];
         j->shadow[i] = j->obj[i];
     }
 }
@@ -259,32 +302,79 @@ void exdb_journal_fail(exdb_journal *j) {
     j->failed_open = 1;
 }
 
-static void swap_word(exdb_jword *w) {
+static void swap_word(uint64_t *addr, uint64_t *val) {
     uint64_t cur;
-    memcpy(&cur, w->addr, 8);
-    memcpy(w->addr, &w->val, 8);
-    w->val = cur;
+    memcpy(&cur, addr, 8);
+    memcpy(addr, val, 8);
+    *val = cur;
 }
 
 /* The words are scattered over the arena: fetching records ahead overlaps
  * the cache misses. On the (virtual) bench machine the misses are slow
  * enough that 128 records ahead beats 16 by 2.4x (goto 0 from the end of
- * the 100k-node run: 55 -> 23 ms; 64 ahead: 26 ms, 256: 23 ms). */
-#define AHEAD 128
+ * the 100k-node run: 55 -> 23 ms; 64 ahead: 26 ms, 256: 23 ms); groups
+ * hold about two words. */
+#define AHEAD 256
 
-static void undo_range(exdb_journal *j, size_t from, size_t to) {
-    for (size_t i = to; i > from; i--) {
-        if (i - 1 >= from + AHEAD)
-            __builtin_prefetch(word(j, i - 1 - AHEAD)->addr, 1);
-        swap_word(word(j, i - 1));
+/* Undoes the event whose cells are [from, to): its groups backwards (a
+ * word the seen cache forgot may be recorded twice, and its first record
+ * holds the value before the event). Returns its number of groups. */
+static uint32_t undo_event(exdb_journal *j, size_t from, size_t to) {
+    uint32_t ng = 0;
+    for (size_t i = from; i < to; i += 1 + grp_count(*cell(j, i))) {
+        assert(ng < j->gstack_cap);
+        j->gstack[ng++] = i;
+    }
+    for (uint32_t g = ng; g > 0; g--) {
+        size_t h = j->gstack[g - 1];
+        uint64_t *a = grp_addr(*cell(j, h));
+        for (uint32_t w = grp_count(*cell(j, h)); w > 0; w--)
+            swap_word(a + w - 1, cell(j, h + w));
+    }
+    return ng;
+}
+
+/* Undoes events from..k+1, newest first, fetching the words of the events
+ * about to be undone ahead (about AHEAD groups, across events: most events
+ * hold a few groups). */
+static void undo_events(exdb_journal *j, uint32_t from, uint32_t k) {
+    uint32_t pf = from;    /* the events above pf were fetched */
+    size_t fetched = 0;    /* groups fetched and not undone yet */
+    size_t cp = j->ev[pf]; /* the records below cp are not fetched yet */
+    for (uint32_t e = from; e > k; e--) {
+        while (pf > k && (pf >= e || fetched < AHEAD)) {
+            /* the records themselves, 4 KB ahead: a walk that goes back
+             * event by event but forward in each one is no stream the
+             * hardware sees */
+            size_t want = j->ev[pf - 1] > 2048 ? j->ev[pf - 1] - 2048 : 0;
+            while (cp > want) {
+                cp = cp > 8 ? cp - 8 : 0;
+                __builtin_prefetch(cell(j, cp), 0);
+            }
+            for (size_t i = j->ev[pf - 1]; i < j->ev[pf]; i += 1 + grp_count(*cell(j, i))) {
+                __builtin_prefetch(grp_addr(*cell(j, i)), 1);
+                fetched++;
+            }
+            pf--;
+        }
+        fetched -= undo_event(j, j->ev[e - 1], j->ev[e]);
     }
 }
 
 static void redo_range(exdb_journal *j, size_t from, size_t to) {
-    for (size_t i = from; i < to; i++) {
-        if (i + AHEAD < to)
-            __builtin_prefetch(word(j, i + AHEAD)->addr, 1);
-        swap_word(word(j, i));
+    size_t ahead = from;
+    uint32_t lead = 0; /* groups fetched ahead */
+    for (size_t i = from; i < to;) {
+        for (; ahead < to && lead < AHEAD; lead++) {
+            __builtin_prefetch(grp_addr(*cell(j, ahead)), 1);
+            ahead += 1 + grp_count(*cell(j, ahead));
+        }
+        uint64_t *a = grp_addr(*cell(j, i));
+        uint32_t c = grp_count(*cell(j, i));
+        for (uint32_t w = 0; w < c; w++)
+            swap_word(a + w, cell(j, i + 1 + w));
+        i += 1 + c;
+        lead--;
     }
 }
 
@@ -293,16 +383,17 @@ void exdb_journal_goto(exdb_journal *j, uint32_t k) {
     /* the whole bookkeeping on jumps only: a step costs O(1), not O(events) */
     assert((k + 1 >= j->pos && k <= j->pos + 1) || exdb_journal_ok(j));
     if (j->failed_open) {
-        undo_range(j, j->open, j->n);
+        undo_event(j, j->open, j->n);
         j->n = j->open;
         j->failed_open = 0;
         j->oom = 0;
     }
     if (k > j->nev)
         k = j->nev;
-    /* events in a row are contiguous records: one range each way */
+    /* events in a row are contiguous records: one range forwards; backwards
+     * event by event, each one's groups in reverse */
     if (j->pos > k)
-        undo_range(j, j->ev[k], j->ev[j->pos]);
+        undo_events(j, j->pos, k);
     else if (j->pos < k)
         redo_range(j, j->ev[j->pos], j->ev[k]);
     j->pos = k;
@@ -310,7 +401,8 @@ void exdb_journal_goto(exdb_journal *j, uint32_t k) {
 }
 
 size_t exdb_journal_bytes(const exdb_journal *j) {
-    return j->cap * sizeof(exdb_jword) + j->ev_cap * sizeof *j->ev + j->obj_words * 16;
+    return j->cap * sizeof(uint64_t) + j->ev_cap * sizeof *j->ev + j->obj_words * 16 +
+           j->gstack_cap * sizeof *j->gstack;
 }
 
 int exdb_journal_check(const exdb_journal *j, exdb_error *err) {

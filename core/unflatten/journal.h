@@ -32,13 +32,18 @@
 #include "core/base/arena.h"
 #include "core/base/error.h"
 
-typedef struct exdb_jword {
-    uint64_t *addr;
-    uint64_t val; /* the other value: before the event while it is applied */
-} exdb_jword;
+/* The records are 8-byte cells in groups: a header cell, the address of
+ * the first word >> 3 in its low 51 bits and the group's word count
+ * (1..EXDB_JGROUP_MAX) above, then that many cells holding the words'
+ * other values, for consecutive words from that address. A struct's
+ * fields stored in one event (a hash slot's key, value and hash) take one
+ * header between them: 24 bytes instead of 48 when each word had its own
+ * address. */
+#define EXDB_JGROUP_SHIFT 51
+#define EXDB_JGROUP_MAX   ((1u << (64 - EXDB_JGROUP_SHIFT)) - 1)
 
 #define EXDB_JOURNAL_SEEN 1024 /* words remembered as recorded (power of 2) */
-#define EXDB_JCHUNK_BITS  16   /* records per chunk: 1 << bits (1 MiB) */
+#define EXDB_JCHUNK_BITS  17   /* cells per chunk: 1 << bits (1 MiB) */
 
 /* A copy of bytes in use at an event's start (exdb_journal_verify). */
 struct exdb_jsnap {
@@ -48,14 +53,19 @@ struct exdb_jsnap {
 };
 
 typedef struct exdb_journal {
-    exdb_jword **chunks; /* every recorded word, oldest first, in chunks */
-    size_t n, cap;       /* records; cap = chunks allocated << bits */
+    uint64_t **chunks; /* every record's cells, oldest first, in chunks */
+    size_t n, cap;     /* cells; cap = chunks allocated << bits */
     uint32_t nchunks_cap;
     exdb_arena store; /* the chunks (prefaulted, never moved) */
-    size_t *ev;       /* words of event e (1-based): [ev[e-1], ev[e]) */
+    size_t *ev;       /* cells of event e (1-based): [ev[e-1], ev[e]) */
     uint32_t nev, ev_cap;
     uint32_t pos;        /* the memory holds the state after pos events */
-    size_t open;         /* first word of the event being recorded */
+    size_t open;         /* first cell of the event being recorded */
+    size_t grp;          /* header cell of the open event's last group */
+    uintptr_t grp_end;   /* the address after that group's last word (0: none) */
+    uint32_t ngrp;       /* groups of the open event */
+    size_t *gstack;      /* group headers of one event, for undoing it backwards */
+    uint32_t gstack_cap; /* >= the groups of every event recorded */
     uint8_t recording;   /* between begin and commit/fail */
     uint8_t failed_open; /* the last event failed: its words are kept until goto */
     uint8_t oom;         /* a record could not be stored */

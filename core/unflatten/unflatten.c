@@ -106,7 +106,10 @@ static int run_step(exdb_urun *r, exdb_uevent *ev, exdb_error *err) {
         if (!r->phase_started) { /* the work list, the first time the phase is stepped */
             r->nwork = r->work_pos = r->work_cap = 0;
             r->work = NULL;
-            if (ph->plan(r, err) < 0)
+            int rc = ph->plan(r, err);
+            if (exdb_urun_work_seal(r) < 0 && rc == 0)
+                rc = exdb_errorf(err, "out of memory");
+            if (rc < 0)
                 return -1;
             r->phase_started = 1;
         }
@@ -345,6 +348,50 @@ int exdb_unflatten_goto(exdb_unflatten *u, uint32_t k, exdb_error *err) {
             return exdb_errorf(err, "unflatten: there are only %u events", u->pos);
     }
     return 0;
+}
+
+/* Moves a recorded run whose log reaches the end there: 1, or 0 with
+ * nothing moved. */
+static int seek_end(exdb_unflatten *u) {
+    if (!u->recording || u->failed || u->edited || u->pos >= u->nlog)
+        return 0;
+    uint32_t back = u->pos;
+    exdb_journal_goto(&u->journal, u->nlog);
+    u->pos = u->nlog;
+    if (exdb_unflatten_done(u))
+        return 1;
+    exdb_journal_goto(&u->journal, back);
+    u->pos = back;
+    return 0;
+}
+
+exdb_unflatten *exdb_unflatten_finished(exdb_unflatten *run, const exdb_program *p,
+                                        exdb_ufinished *h, exdb_error *err) {
+    memset(h, 0, sizeof *h);
+    if (run && !run->failed && exdb_unflatten_done(run))
+        return run;
+    if (run) {
+        uint32_t back = run->pos;
+        if (seek_end(run)) {
+            h->moved = run;
+            h->back = back;
+            return run;
+        }
+    }
+    exdb_unflatten *u = exdb_unflatten_new(p, err);
+    if (u && exdb_unflatten_set_recording(u, 0) == 0 && exdb_unflatten_run(u, err) == 0)
+        return h->fresh = u;
+    exdb_unflatten_free(u);
+    return NULL;
+}
+
+void exdb_unflatten_finished_end(exdb_ufinished *h) {
+    if (h->moved) {
+        exdb_journal_goto(&h->moved->journal, h->back);
+        h->moved->pos = h->back;
+    }
+    exdb_unflatten_free(h->fresh);
+    memset(h, 0, sizeof *h);
 }
 
 int exdb_unflatten_back(exdb_unflatten *u, uint32_t n, exdb_error *err) {

@@ -83,6 +83,23 @@ int exdb_unflatten_goto(exdb_unflatten *u, uint32_t k, exdb_error *err);
 int exdb_unflatten_back(exdb_unflatten *u, uint32_t n, exdb_error *err);
 int exdb_unflatten_done(const exdb_unflatten *u);
 
+/* A finished run for a command that only reads the module tree and leaves
+ * the stepping position where it is (render, lint module, diff module). */
+typedef struct exdb_ufinished {
+    exdb_unflatten *fresh; /* a run of its own, without a journal */
+    exdb_unflatten *moved; /* the session's run, brought to its end by its journal */
+    uint32_t back;         /* the position moved returns to */
+} exdb_ufinished;
+/* run (the session's run of p, or NULL) when it is at its end, or when its recorded
+ * events reach the end (it is moved there: undo and redo records only, no
+ * event runs); else a fresh run of p to the end that records nothing (a
+ * second journal would double the memory of the largest programs). NULL
+ * with err when p does not unflatten. exdb_unflatten_finished_end puts
+ * everything back. */
+exdb_unflatten *exdb_unflatten_finished(exdb_unflatten *run, const exdb_program *p,
+                                        exdb_ufinished *h, exdb_error *err);
+void exdb_unflatten_finished_end(exdb_ufinished *h);
+
 /* ---- inspection */
 
 /* The frame stack, innermost last. */

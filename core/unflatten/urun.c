@@ -1,7 +1,10 @@
 /* urun.c - the unflatten run's small helpers (see urun.h). */
 #include "core/unflatten/urun.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include "core/base/mem.h"
 
 char *exdb_urun_strdup(exdb_urun *r, const char *s) {
     return exdb_arena_strdup(&r->arena, s);
@@ -9,15 +12,29 @@ char *exdb_urun_strdup(exdb_urun *r, const char *s) {
 
 int exdb_urun_work_push(exdb_urun *r, exdb_uwork w) {
     if (r->nwork == r->work_cap) {
-        exdb_uwork *nw =
-            exdb_arena_grow(&r->arena, r->work, r->nwork, &r->work_cap, sizeof *nw, 64);
+        exdb_uwork *nw = exdb_grow(r->work, &r->work_cap, sizeof *nw, 64);
         if (!nw)
             return -1;
         r->work = nw;
     }
-    EXDB_WILL_WRITE(&r->arena, r->work[r->nwork]);
     r->work[r->nwork++] = w;
     return 0;
+}
+
+int exdb_urun_work_seal(exdb_urun *r) {
+    exdb_uwork *heap = r->work;
+    exdb_uwork *w = r->nwork ? exdb_arena_alloc(&r->arena, r->nwork * sizeof *w) : NULL;
+    int rc = 0;
+    if (w)
+        memcpy(w, heap, r->nwork * sizeof *w);
+    else if (r->nwork) {
+        r->nwork = 0;
+        rc = -1;
+    }
+    free(heap);
+    r->work = w;
+    r->work_cap = r->nwork;
+    return rc;
 }
 
 const char *exdb_urun_frame_name(const exdb_uframe *f) {

@@ -256,7 +256,12 @@ const char *exdb_urun_frame_name(const exdb_uframe *f);
 /* Whether flat node n is in seen_nodes; seen_nodes[name], or NULL. */
 int exdb_urun_is_seen(const exdb_urun *r, const exdb_node *n);
 exdb_node *exdb_urun_seen_by_name(const exdb_urun *r, const char *name);
-/* Appends w to the current phase's work list. 0 or -1 (out of memory). */
+/* Appends w to the current phase's work list, which its plan builds in
+ * malloc'd memory. 0 or -1 (out of memory). */
 int exdb_urun_work_push(exdb_urun *r, exdb_uwork w);
+/* Once the plan is made: the work list moves into the arena at its exact
+ * size (its growth left no copies behind there). 0, or -1 when out of
+ * memory (the list is then empty). */
+int exdb_urun_work_seal(exdb_urun *r);
 
 #endif

@@ -1359,3 +1359,49 @@ Test(unflatten, every_store_is_journaled, .timeout = 300) {
     verify_dir("tests/conformance/corpus/scenarios", "/program.pt2", &n);
     cr_expect_geq(n, 150);
 }
+
+/* ---- a finished run for commands that only read the tree */
+
+/* The session's run recorded to its end is brought there by its journal
+ * and back to where it was (the same bytes); otherwise a fresh run that
+ * records nothing (a second journal doubled render's memory). */
+Test(unflatten, finished_run_leaves_the_position) {
+    ufx f;
+    open_run(&f, FIX "nested.json", 1);
+    uint32_t total = f.u->pos;
+    char *end = dump(&f);
+    exdb_error e = {0};
+    cr_assert_eq(exdb_unflatten_goto(f.u, total / 2, &e), 0, "%s", e.msg);
+    snap s;
+    snap_take(&f, &s);
+    exdb_ufinished h;
+    exdb_unflatten *u = exdb_unflatten_finished(f.u, f.p, &h, &e);
+    cr_assert_eq(u, f.u, "the session's run, not a fresh one");
+    cr_assert_null(h.fresh);
+    cr_assert(exdb_unflatten_done(u));
+    char *d = dump(&f);
+    cr_assert_str_eq(d, end);
+    free(d);
+    exdb_unflatten_finished_end(&h);
+    snap_check(&f, &s, "nested.json", "after the finished run was read");
+    snap_free(&s);
+
+    /* not recorded to the end: a fresh run, without journal records */
+    exdb_unflatten *part = exdb_unflatten_new(f.p, &e);
+    cr_assert_not_null(part, "%s", e.msg);
+    cr_assert_eq(exdb_unflatten_goto(part, 2, &e), 0, "%s", e.msg);
+    u = exdb_unflatten_finished(part, f.p, &h, &e);
+    cr_assert_not_null(u, "%s", e.msg);
+    cr_assert_eq(u, h.fresh);
+    cr_assert(exdb_unflatten_done(u));
+    cr_assert_eq(u->journal.n, 0, "the fresh run recorded %zu words", u->journal.n);
+    ufx g = {.p = f.p, .u = u};
+    d = dump(&g);
+    cr_assert_str_eq(d, end);
+    free(d);
+    exdb_unflatten_finished_end(&h);
+    cr_assert_eq(part->pos, 2);
+    exdb_unflatten_free(part);
+    free(end);
+    close_run(&f);
+}
