@@ -99,6 +99,8 @@ int cmd_find(session *s, int argc, char **argv) {
         exdb_buf_reset(&val);
         if (n->meta)
             exdb_format_val(&val, n->meta->val);
+        if (val.oom)
+            s->buf.oom = 1; /* the listing is incomplete */
         const char *what = n->op == EXDB_OP_CALL_FUNCTION ? n->target : exdb_op_name(n->op);
         exdb_buf_printf(&s->buf, "%%%s  %s", n->name, what);
         if (val.len)
