@@ -170,6 +170,8 @@ static int cmd_whatis(session *s, int argc, char **argv) {
         exdb_buf_init(&v);
         if (n->meta)
             exdb_format_val(&v, n->meta->val);
+        if (v.oom)
+            s->buf.oom = 1; /* the answer is incomplete */
         if (v.len)
             exdb_buf_printf(&s->buf, " -> %s", exdb_buf_str(&v));
         exdb_buf_free(&v);
@@ -186,6 +188,8 @@ static int cmd_whatis(session *s, int argc, char **argv) {
             exdb_buf_init(&v);
             if (ph && ph->meta)
                 exdb_format_val(&v, ph->meta->val);
+            if (v.oom)
+                s->buf.oom = 1;
             if (v.len)
                 exdb_buf_printf(&s->buf, " -> %s", exdb_buf_str(&v));
             exdb_buf_free(&v);

@@ -19,7 +19,8 @@
 #     and the .pt2 fixture, every N, and the .pt2 fixture's every arena call;
 #   - print code and readable (flat, unlifted module, module graphs), info
 #     signature and module-call-graph, find, explain: HOP programs and a
-#     .pt2; diff of two programs and of two modules, render diff, every N;
+#     .pt2; diff of two programs and of two modules, render diff; print
+#     tabular, render run, the HTML module view, save as .pt2, whatis: every N;
 #   - a real program, every FAULTS_REAL_STRIDE-th N (default 7): resnet18
 #     from ${REAL_PT2:-../shared/real_pt2} when that folder exists.
 # Builds build/san/fault_walk with make (EXDB is only used for its folder's
@@ -99,6 +100,12 @@ run code "$@" tests/fixtures/unflatten/cond.json tests/fixtures/unflatten/set_gr
 run diff -c "load '{F}'" -c "diff tests/fixtures/diff/v2.json" -c "unflatten run" \
     -c "diff module blk same" -c "render diff tests/fixtures/diff/v2.json -o {D}/diff.dot" \
     -c "render diff tests/fixtures/diff/v2.json -o {D}/diff.svg" tests/fixtures/diff/v1.json
+# print tabular, render run and the HTML module view, flat with --hide, save
+# as .pt2, info node-map, whatis
+run views -c "load '{F}'" -c "print tabular" -c "render run -o {D}/run.html" \
+    -c "render flat --hide state,getitems,dead -o {D}/h.dot" -c "render modules -o {D}/m.html" \
+    -c "save {D}/s.pt2" -c "unflatten run" -c "info node-map" -c "whatis x" -c "whatis foo" \
+    tests/fixtures/unflatten/constant_aliasing.pt2 tests/fixtures/unflatten/cond.json
 real=${REAL_PT2:-$(cd "$root/.." && pwd)/shared/real_pt2}
 prog=$real/TheCBaH__pytorch.models.pt2__resnet18@209890a1__model.json
 if [ -f "$prog" ]; then
