@@ -20,7 +20,7 @@ grep 'Synthesis:' "$cov/unit.log" | sed 's/^/  unit: /'
 tests/run_golden.sh "$cov/exdb" 2>&1 | tail -1 | sed 's/^/  /'
 tests/run_malformed.sh "$cov/exdb" 2>&1 | tail -1 | sed 's/^/  /'
 # the fault injection walks of make test, with this build's fault_walk
-FAULT_WALK=$cov/fault_walk tests/run_faults.extra.sh "$cov/exdb" 2>&1 | tail -1 | sed 's/^/  /'
+FAULT_WALK=$cov/fault_walk tests/run_faults.extra.sh "$cov/exdb" 2>&1 | tail -2 | sed 's/^/  /'
 for suite in conformance json_schema diff_cli notes; do
     tests/run_$suite.extra.sh "$cov/exdb" 2>&1 | tail -1 | sed 's/^/  /'
 done

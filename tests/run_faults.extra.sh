@@ -106,6 +106,21 @@ run views -c "load '{F}'" -c "print tabular" -c "render run -o {D}/run.html" \
     -c "render flat --hide state,getitems,dead -o {D}/h.dot" -c "render modules -o {D}/m.html" \
     -c "save {D}/s.pt2" -c "unflatten run" -c "info node-map" -c "whatis x" -c "whatis foo" \
     tests/fixtures/unflatten/constant_aliasing.pt2 tests/fixtures/unflatten/cond.json
+# the same with every arena call counted (an arena call fails only when it
+# needs a new block otherwise): 43 more allocation sites
+run code-arena-calls --arena-calls -c "load '{F}'" -c "print code" -c "print readable" \
+    -c "print code module" -c "print readable module" -c "info signature" \
+    -c "info module-call-graph" -c "info facts" -c "find --op call_function" -c "unflatten run" \
+    -c "print code module ''" -c "print readable module ''" -c explain -c "lint all" \
+    -c "list source" tests/fixtures/unflatten/cond.json tests/fixtures/unflatten/constant_obj.json \
+    tests/fixtures/unflatten/constant_aliasing.pt2
+run diff-arena-calls --arena-calls -c "load '{F}'" -c "diff tests/fixtures/diff/v2.json" \
+    -c "diff module blk same" tests/fixtures/diff/v1.json
+run views-arena-calls --arena-calls -c "load '{F}'" -c "print tabular" \
+    -c "render run -o {D}/run.html" -c "render flat --hide state,getitems,dead -o {D}/h.dot" \
+    -c "render modules -o {D}/m.html" -c "save {D}/s.pt2" -c "unflatten run" -c "info node-map" \
+    -c "whatis x" -c "whatis foo" tests/fixtures/unflatten/constant_aliasing.pt2 \
+    tests/fixtures/unflatten/cond.json
 real=${REAL_PT2:-$(cd "$root/.." && pwd)/shared/real_pt2}
 prog=$real/TheCBaH__pytorch.models.pt2__resnet18@209890a1__model.json
 if [ -f "$prog" ]; then
