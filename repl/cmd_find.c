@@ -87,6 +87,8 @@ void cmd_find_match(session *s, const exdb_node *n, const char *indent, struct c
     exdb_buf_init(&val);
     if (n->meta)
         exdb_format_val(&val, n->meta->val);
+    if (val.oom)
+        s->buf.oom = 1; /* the listing is incomplete */
     const char *what = n->op == EXDB_OP_CALL_FUNCTION ? n->target : exdb_op_name(n->op);
     exdb_buf_printf(&s->buf, "%s%%%s  %s", indent, n->name, what);
     if (val.len)
@@ -171,6 +173,8 @@ static int cmd_whatis(session *s, int argc, char **argv) {
         exdb_buf_init(&v);
         if (n->meta)
             exdb_format_val(&v, n->meta->val);
+        if (v.oom)
+            s->buf.oom = 1; /* the answer is incomplete */
         if (v.len)
             exdb_buf_printf(&s->buf, " -> %s", exdb_buf_str(&v));
         exdb_buf_free(&v);
@@ -187,6 +191,8 @@ static int cmd_whatis(session *s, int argc, char **argv) {
             exdb_buf_init(&v);
             if (ph && ph->meta)
                 exdb_format_val(&v, ph->meta->val);
+            if (v.oom)
+                s->buf.oom = 1;
             if (v.len)
                 exdb_buf_printf(&s->buf, " -> %s", exdb_buf_str(&v));
             exdb_buf_free(&v);

@@ -17,19 +17,28 @@
 #   - stepping both ways through the journal (goto, reverse-stepi, stepi),
 #     backtrace, info modules, print graph, lint and a restart: the example
 #     and the .pt2 fixture, every N, and the .pt2 fixture's every arena call;
+#   - print code and readable (flat, unlifted module, module graphs), info
+#     signature and module-call-graph, find, explain: HOP programs and a
+#     .pt2; diff of two programs and of two modules, render diff; print
+#     tabular, render run, the HTML module view, save as .pt2, whatis: every N;
 #   - a real program, every FAULTS_REAL_STRIDE-th N (default 7): resnet18
 #     from ${REAL_PT2:-../shared/real_pt2} when that folder exists.
 # Builds build/san/fault_walk with make (EXDB is only used for its folder's
-# name). Prints each walk's lines, the allocation sites made to fail (per
-# walk, and the distinct file:line sites of all walks), and
-# "faults: N passed, M failed" (one test per file walked).
+# name; FAULT_WALK=build/cov/fault_walk walks with make coverage's build,
+# which names sites by address and checks no leaks). Prints each walk's
+# lines, the allocation sites made to fail (per walk, and the distinct
+# file:line sites of all walks, as "N of M": M is
+# scripts/alloc_sites.sh's count of the allocation calls in core/ and viz/),
+# and "faults: N passed, M failed" (one test per file walked). With
+# FAULTS_SITES=FILE, the sites made to fail are written to FILE (one
+# file:line a line); docs/faults.md lists those the walk cannot reach.
 exdb=${1:?usage: run_faults.extra.sh EXDB}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 2
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/tests/lsan.supp:print_suppressions=0}
-walk=build/san/fault_walk
+walk=${FAULT_WALK:-build/san/fault_walk}
 pass=0 fail=0
 sites=$(mktemp)
 trap 'rm -f "$sites"' EXIT
@@ -78,6 +87,40 @@ set -- -c "load '{F}'" -c "unflatten run" -c "goto 50" -c "reverse-stepi 5" -c "
     -c "unflatten restart" -c "unflatten run"
 run stepping "$@" tests/fixtures/example.json tests/fixtures/unflatten/constant_aliasing.pt2
 run stepping-arena-calls --arena-calls "$@" tests/fixtures/unflatten/constant_aliasing.pt2
+# printing code (flat, readable, the unlifted module, module graphs), the
+# signature and call graph, find, explain, lint: HOP programs (cond,
+# set_grad, a torchbind object) and a .pt2 archive
+set -- -c "load '{F}'" -c "print code" -c "print readable" -c "print code module" \
+    -c "print readable module" -c "info signature" -c "info module-call-graph" -c "info facts" \
+    -c "find --op call_function" -c "unflatten run" -c "print code module ''" \
+    -c "print readable module ''" -c explain -c "lint all" -c "list source"
+run code "$@" tests/fixtures/unflatten/cond.json tests/fixtures/unflatten/set_grad.json \
+    tests/fixtures/unflatten/constant_obj.json tests/fixtures/unflatten/constant_aliasing.pt2
+# diff: programs, modules, the diff view as DOT and SVG
+run diff -c "load '{F}'" -c "diff tests/fixtures/diff/v2.json" -c "unflatten run" \
+    -c "diff module blk same" -c "render diff tests/fixtures/diff/v2.json -o {D}/diff.dot" \
+    -c "render diff tests/fixtures/diff/v2.json -o {D}/diff.svg" tests/fixtures/diff/v1.json
+# print tabular, render run and the HTML module view, flat with --hide, save
+# as .pt2, info node-map, whatis
+run views -c "load '{F}'" -c "print tabular" -c "render run -o {D}/run.html" \
+    -c "render flat --hide state,getitems,dead -o {D}/h.dot" -c "render modules -o {D}/m.html" \
+    -c "save {D}/s.pt2" -c "unflatten run" -c "info node-map" -c "whatis x" -c "whatis foo" \
+    tests/fixtures/unflatten/constant_aliasing.pt2 tests/fixtures/unflatten/cond.json
+# the same with every arena call counted (an arena call fails only when it
+# needs a new block otherwise): 43 more allocation sites
+run code-arena-calls --arena-calls -c "load '{F}'" -c "print code" -c "print readable" \
+    -c "print code module" -c "print readable module" -c "info signature" \
+    -c "info module-call-graph" -c "info facts" -c "find --op call_function" -c "unflatten run" \
+    -c "print code module ''" -c "print readable module ''" -c explain -c "lint all" \
+    -c "list source" tests/fixtures/unflatten/cond.json tests/fixtures/unflatten/constant_obj.json \
+    tests/fixtures/unflatten/constant_aliasing.pt2
+run diff-arena-calls --arena-calls -c "load '{F}'" -c "diff tests/fixtures/diff/v2.json" \
+    -c "diff module blk same" tests/fixtures/diff/v1.json
+run views-arena-calls --arena-calls -c "load '{F}'" -c "print tabular" \
+    -c "render run -o {D}/run.html" -c "render flat --hide state,getitems,dead -o {D}/h.dot" \
+    -c "render modules -o {D}/m.html" -c "save {D}/s.pt2" -c "unflatten run" -c "info node-map" \
+    -c "whatis x" -c "whatis foo" tests/fixtures/unflatten/constant_aliasing.pt2 \
+    tests/fixtures/unflatten/cond.json
 real=${REAL_PT2:-$(cd "$root/.." && pwd)/shared/real_pt2}
 prog=$real/TheCBaH__pytorch.models.pt2__resnet18@209890a1__model.json
 if [ -f "$prog" ]; then
@@ -85,6 +128,15 @@ if [ -f "$prog" ]; then
 else
     echo "real: $prog not found: the walk over a real program is skipped"
 fi
-echo "faults: $(sort -u "$sites" | wc -l) distinct allocation sites (file:line) made to fail in all"
+# file:line of core/ and viz/ (a build without ASan names a site by its
+# offset in the executable: addr2line names it)
+sort -u "$sites" | sed 's/^site //; s/ (.*//' | sort -u >"$sites.u"
+grep '^@' "$sites.u" | sed 's/^@//' | addr2line -e "$walk" 2>/dev/null >"$sites.a"
+grep -v '^@' "$sites.u" >>"$sites.a"
+sed 's/ (discriminator.*//; s|^.*/core/|core/|; s|^.*/viz/|viz/|' "$sites.a" |
+    grep -E '^(core|viz)/' | sort -u >"$sites.u"
+[ -n "${FAULTS_SITES:-}" ] && cp "$sites.u" "$FAULTS_SITES"
+echo "faults: $(grep -c . "$sites.u") of $(scripts/alloc_sites.sh -c) allocation sites (file:line) of core/ and viz/ made to fail in all"
+rm -f "$sites.u" "$sites.a"
 echo "faults: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

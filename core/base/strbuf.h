@@ -25,7 +25,8 @@ int exdb_buf_grow(exdb_buf *b, size_t extra);
 static inline void exdb_buf_put(exdb_buf *b, const char *s, size_t n) {
     if ((b->oom || b->len + n + 1 > b->cap) && exdb_buf_grow(b, n) < 0)
         return;
-    memcpy(b->s + b->len, s, n);
+    if (n) /* s may be an empty buffer's NULL text */
+        memcpy(b->s + b->len, s, n);
     b->len += n;
     b->s[b->len] = '\0';
 }

@@ -139,11 +139,15 @@ void exdb_print_call_graph(exdb_buf *b, const exdb_program *p) {
             exdb_buf_puts(b, "]");
             if (s->in_spec) {
                 char *t = exdb_treespec_str((exdb_arena *)&p->arena, s->in_spec);
+                if (!t)
+                    b->oom = 1; /* the text is incomplete */
                 exdb_buf_printf(b, "\n       in_spec:  %s  (%u lea%s)", t ? t : "?",
                                 s->in_spec->num_leaves, s->in_spec->num_leaves == 1 ? "f" : "ves");
             }
             if (s->out_spec) {
                 char *t = exdb_treespec_str((exdb_arena *)&p->arena, s->out_spec);
+                if (!t)
+                    b->oom = 1; /* the text is incomplete */
                 exdb_buf_printf(b, "\n       out_spec: %s  (%u lea%s)", t ? t : "?",
                                 s->out_spec->num_leaves,
                                 s->out_spec->num_leaves == 1 ? "f" : "ves");

@@ -66,7 +66,8 @@ static int unlift_inputs(exdb_graph *g, const exdb_program *p, exdb_node **unlif
         exdb_graph_insert_append(g);
         if (!ga)
             return exdb_errorf(err, "out of memory");
-        exdb_node_replace_all_uses_with(n, ga);
+        if (exdb_node_replace_all_uses_with(n, ga) < 0)
+            return exdb_errorf(err, "out of memory");
         ga->meta = n->meta;
         if (exdb_graph_erase_node(g, n, err) < 0)
             return -1;

@@ -300,6 +300,8 @@ static void emit_call_function(cg *c, exdb_buf *b, const exdb_node *n) {
         get_repr(c, &base, &n->args.u.items[0]);
         lhs(c, b, n);
         exdb_fx_format_target(b, exdb_buf_str(&base), n->args.u.items[1].u.s);
+        if (base.oom)
+            c->oom = 1;
         exdb_buf_free(&base);
         return;
     }
@@ -348,6 +350,8 @@ static void emit_node(cg *c, const exdb_node *n) {
         const char *name = node_name(c, n);
         if (strcmp(exdb_buf_str(&raw), name) != 0)
             exdb_buf_printf(b, "%s = %s\n", name, exdb_buf_str(&raw));
+        if (raw.oom)
+            c->oom = 1;
         exdb_buf_free(&raw);
         return;
     }
@@ -358,6 +362,8 @@ static void emit_node(cg *c, const exdb_node *n) {
             get_repr(c, &base, &n->args.u.items[0]);
         lhs(c, b, n);
         exdb_fx_format_target(b, exdb_buf_str(&base), n->target);
+        if (base.oom)
+            c->oom = 1;
         exdb_buf_free(&base);
         exdb_buf_putc(b, '(');
         format_args(c, b, n, 1);
@@ -751,7 +757,7 @@ int exdb_python_code(exdb_buf *out, const exdb_graph *g, const exdb_codegen_opts
     }
     while (lines && i < nn)
         lines[i++] = 0;
-    rc = c.oom || c.body.oom || pro_oom || out->oom ? -1 : 0;
+    rc = c.oom || c.body.oom || c.prev_summary.oom || pro_oom || out->oom ? -1 : 0;
 done:
     free(start);
     free(emitted);
@@ -781,7 +787,7 @@ int exdb_python_code_node(exdb_buf *out, const exdb_graph *g, const exdb_node *n
         exdb_buf_put(out, c.body.s, len);
         *line = 5 + c.only_lines;
     }
-    rc = c.oom || c.body.oom || out->oom ? -1 : 0;
+    rc = c.oom || c.body.oom || c.prev_summary.oom || out->oom ? -1 : 0;
 done:
     cg_free(&c);
     return rc;

@@ -430,6 +430,8 @@ void exdb_print_tabular(exdb_buf *b, const exdb_graph *g) {
                 width[c] = w;
         }
     }
+    if (cell.oom)
+        b->oom = 1;
     exdb_buf_free(&cell);
     table_line(b, headers, width);
     exdb_buf_putc(b, '\n');

@@ -34,12 +34,20 @@ static void repr_str(exdb_buf *b, const char *s, size_t n) {
     exdb_buf_putc(b, q);
 }
 
-/* repr() of a number's JSON text: ints as written, floats as Python
+/* repr() of a number's JSON text: ints as written (json.loads makes an
+ * int of any size from a text without '.', 'e' or 'E'), floats as Python
  * prints them (1e-05, 0.1, inf). */
 static void repr_number(exdb_buf *b, const exdb_json *j) {
-    int64_t i;
     double d;
-    if (exdb_json_int(j, &i) == 0 || exdb_json_double(j, &d) != 0) {
+    if (!memchr(j->u.str, '.', j->len) && !memchr(j->u.str, 'e', j->len) &&
+        !memchr(j->u.str, 'E', j->len)) {
+        if (j->len == 2 && memcmp(j->u.str, "-0", 2) == 0)
+            exdb_buf_putc(b, '0'); /* int("-0") is 0 */
+        else
+            exdb_buf_put(b, j->u.str, j->len);
+        return;
+    }
+    if (exdb_json_double(j, &d) != 0) {
         exdb_buf_put(b, j->u.str, j->len);
         return;
     }

@@ -256,14 +256,18 @@ static void print_call(exdb_buf *b, const sx *e) {
     static const char *const rel[][2] = {{"StrictGreaterThan", " > "},
                                          {"StrictLessThan", " < "},
                                          {"GreaterThan", " >= "},
-                                         {"LessThan", " <= "},
-                                         {"And", " & "},
-                                         {"Or", " | "}};
+                                         {"LessThan", " <= "}};
     for (size_t k = 0; k < sizeof rel / sizeof *rel; k++)
         if (is(e, rel[k][0])) {
             join(b, e, rel[k][1], prec(e));
             return;
         }
+    /* _print_And / _print_Or join at PRECEDENCE["BitwiseAnd"] (38) and
+     * ["BitwiseOr"] (36): a relation or an Or inside an And is parenthesized */
+    if (is(e, "And") || is(e, "Or")) {
+        join(b, e, is(e, "And") ? " & " : " | ", is(e, "And") ? 38 : 36);
+        return;
+    }
     if (is(e, "Equality") || is(e, "Unequality")) {
         exdb_buf_puts(b, is(e, "Equality") ? "Eq(" : "Ne(");
         for (uint32_t i = 0; i < e->n; i++) {

@@ -324,6 +324,7 @@ int exdb_unflatten_goto(exdb_unflatten *u, uint32_t k, exdb_error *err) {
         exdb_urun *fresh = run_new(u->prog, err);
         if (!fresh)
             return -1;
+        exdb_journal_free(&u->journal); /* unused, but attached to the old run's arena */
         run_free(u->run);
         u->run = fresh;
         u->pos = 0;

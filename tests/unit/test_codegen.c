@@ -178,6 +178,34 @@ Test(codegen, sympy_str) {
     sym("s0 + 1", "s0 + 1"); /* not an srepr: as written */
 }
 
+/* More of str(): division by a negative power, a power of a sum, the
+ * boolean connectives, Mod, a negative Rational, the booleans, and texts
+ * that are not srepr (kept as written). Expected: torch 2.13's sympy. */
+#define S0 "Symbol('s0', positive=True, integer=True)"
+#define S1 "Symbol('s1', positive=True, integer=True)"
+Test(codegen, sympy_str_more) {
+    sym("Mul(" S0 ", Pow(" S1 ", Integer(-1)))", "s0/s1");
+    sym("Mul(Integer(3), " S0 ", Pow(" S1 ", Integer(-1)))", "3*s0/s1");
+    sym("Pow(" S1 ", Integer(-1))", "1/s1");
+    sym("Pow(Add(" S0 ", Integer(1)), Integer(2))", "(s0 + 1)**2");
+    sym("And(StrictGreaterThan(" S0 ", Integer(4)), StrictLessThan(" S1 ", Integer(8)))",
+        "(s0 > 4) & (s1 < 8)");
+    sym("Or(Equality(" S0 ", Integer(4)), Equality(" S1 ", Integer(8)))", "Eq(s0, 4) | Eq(s1, 8)");
+    sym("Or(Symbol('b'), And(Symbol('a'), Symbol('b')))", "b | (a & b)");
+    sym("And(StrictGreaterThan(Symbol('a'), Integer(1)), Or(Symbol('b'), "
+        "StrictLessThan(Symbol('a'), "
+        "Integer(0))))",
+        "(a > 1) & (b | (a < 0))");
+    sym("Not(Symbol('b'))", "~b");
+    sym("Not(And(Symbol('a'), Symbol('b')))", "~(a & b)");
+    sym("Mod(" S0 ", Integer(4))", "Mod(s0, 4)");
+    sym("Rational(-3, 4)", "-3/4");
+    sym("true", "True");
+    sym("false", "False");
+    sym("Add(Mul(Integer(2), " S0 "), Mul(Integer(-3), " S1 "))", "2*s0 - 3*s1");
+    sym("Mul(Integer(2), Symbol('s0'", "Mul(Integer(2), Symbol('s0'"); /* cut short */
+}
+
 /* print node's shortcut gives each node of the example the line and text
  * the whole code has (a node with no line: none). */
 Test(codegen, node_line_matches_whole_code) {

@@ -297,3 +297,119 @@ Test(diff, render_dot) {
     exdb_program_free(a);
     exdb_program_free(b);
 }
+
+/* V1's text with each (from, to) replaced once, written to a scratch file
+ * and loaded. */
+static exdb_program *load_mutated(const char *tag, const char *const *pairs, int npairs) {
+    FILE *f = fopen(V1, "rb");
+    cr_assert_not_null(f);
+    static char text[1 << 20], tmp[1 << 20];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    for (int i = 0; i < npairs; i++) {
+        char *at = strstr(text, pairs[2 * i]);
+        cr_assert_not_null(at, "%s not in %s", pairs[2 * i], V1);
+        size_t la = strlen(pairs[2 * i]), lb = strlen(pairs[2 * i + 1]);
+        cr_assert_lt(n - la + lb, sizeof text);
+        snprintf(tmp, sizeof tmp, "%.*s%s%s", (int)(at - text), text, pairs[2 * i + 1], at + la);
+        n = strlen(tmp);
+        memcpy(text, tmp, n + 1);
+    }
+    char path[300];
+    snprintf(path, sizeof path, "%s/%s.json", test_tdir, tag);
+    f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(text, 1, n, f), n);
+    fclose(f);
+    return load(path);
+}
+
+static const exdb_diff_item *item(const exdb_program_diff *d, const char *section, const char *key,
+                                  const char *field) {
+    for (uint32_t i = 0; i < d->nitems; i++)
+        if (strcmp(d->items[i].section, section) == 0 && strcmp(d->items[i].key, key) == 0 &&
+            d->items[i].field && strcmp(d->items[i].field, field) == 0)
+            return &d->items[i];
+    cr_assert_fail("no %s %s %s item", section, key, field);
+    return NULL;
+}
+
+static void tmp_init(void) {
+    test_tmpdir_make("diff");
+}
+
+static void tmp_fini(void) {
+    test_tmpdir_remove();
+}
+
+#define LEAF "{\\\"type\\\": null, \\\"context\\\": null, \\\"children_spec\\\": []}"
+
+/* The fields of the module call graph's signatures (inputs and outputs as
+ * names or constant values, out_spec, forward_arg_names, a signature that
+ * only one side preserved) and of the program (torch version, schema
+ * version, range constraints with and without bounds), one item each. */
+Test(diff, signature_and_program_fields, .init = tmp_init, .fini = tmp_fini) {
+    const char *const ma[] = {
+        "\"range_constraints\": {}",
+        "\"range_constraints\": {\"s0\": {\"min_val\": 2, \"max_val\": 8}, \"s1\": {\"min_val\": "
+        "0, \"max_val\": null}}",
+    };
+    const char *const mb[] = {
+        "\"range_constraints\": {}",
+        "\"range_constraints\": {\"s0\": {\"min_val\": null, \"max_val\": null}}",
+        "\"forward_arg_names\": [\"x\"]",
+        "\"forward_arg_names\": [\"y\"]",
+        "\"signature\": {\"inputs\": [], \"outputs\": []",
+        "\"signature\": {\"inputs\": [{\"as_tensor\": {\"name\": \"x\"}}], \"outputs\": "
+        "[{\"as_tensor\": {\"name\": \"linear_5\"}}, {\"as_int\": 3}]",
+        "\"out_spec\": \"[1, " LEAF "]\"",
+        "\"out_spec\": \"[1, {\\\"type\\\": \\\"builtins.tuple\\\", \\\"context\\\": \\\"null\\\", "
+        "\\\"children_spec\\\": [" LEAF ", " LEAF "]}]\"",
+        "{\"fqn\": \"inp\", \"signature\": null}",
+        "{\"fqn\": \"inp\", \"signature\": {\"inputs\": [{\"as_tensor\": {\"name\": \"x\"}}], "
+        "\"outputs\": [{\"as_tensor\": {\"name\": \"linear\"}}], \"in_spec\": \"[1, " LEAF
+        "]\", \"out_spec\": \"[1, " LEAF "]\", \"forward_arg_names\": [\"input\"]}}",
+        "\"torch_version\": \"2.13.0+cpu\"",
+        "\"torch_version\": \"2.12.0+cpu\"",
+        "\"schema_version\": {\"major\": 8, \"minor\": 20}",
+        "\"schema_version\": {\"major\": 8, \"minor\": 19}",
+    };
+    exdb_program *a = load_mutated("a", ma, 1), *b = load_mutated("b", mb, 7);
+    exdb_error err = {0};
+    exdb_program_diff *d = exdb_diff_programs(a, b, &err);
+    cr_assert_not_null(d, "%s", err.msg);
+    cr_assert_not(exdb_diff_equal(d));
+    cr_assert_eq(d->nmatched, a->graph->count);
+    const exdb_diff_item *it = item(d, "program", "range_constraints", "range_constraints");
+    cr_assert_str_eq(it->a, "s0: [2, 8], s1: [0, oo]");
+    cr_assert_str_eq(it->b, "s0: [-oo, oo]");
+    it = item(d, "program", "torch_version", "torch_version");
+    cr_assert_str_eq(it->a, "2.13.0+cpu");
+    cr_assert_str_eq(it->b, "2.12.0+cpu");
+    it = item(d, "program", "schema", "schema");
+    cr_assert_str_eq(it->a, "8.20");
+    cr_assert_str_eq(it->b, "8.19");
+    it = item(d, "call", "<root>", "inputs");
+    cr_assert_str_eq(it->a, "()");
+    cr_assert_str_eq(it->b, "(x)");
+    it = item(d, "call", "<root>", "outputs");
+    cr_assert_str_eq(it->b, "(linear_5, 3)");
+    it = item(d, "call", "<root>", "forward_arg_names");
+    cr_assert_str_eq(it->a, "(x)");
+    cr_assert_str_eq(it->b, "(y)");
+    it = item(d, "call", "<root>", "out_spec");
+    cr_assert(strstr(it->b, "builtins.tuple"), "%s", it->b);
+    it = item(d, "call", "inp", "signature");
+    cr_assert_str_eq(it->a, "none");
+    cr_assert_str_eq(it->b, "preserved");
+    exdb_diff_free(d);
+    /* the other way round: the same fields, the sides swapped */
+    d = exdb_diff_programs(b, a, &err);
+    cr_assert_not_null(d, "%s", err.msg);
+    cr_assert_str_eq(item(d, "call", "inp", "signature")->a, "preserved");
+    cr_assert_str_eq(item(d, "call", "<root>", "inputs")->a, "(x)");
+    exdb_diff_free(d);
+    exdb_program_free(a);
+    exdb_program_free(b);
+}

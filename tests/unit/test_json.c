@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/strbuf.h"
 #include "core/format/json.h"
 
 static exdb_arena arena;
@@ -502,4 +503,19 @@ Test(json, lazy_elements_are_checked) {
     cr_assert_str_eq(err.msg, full);
     cr_assert(strstr(full, "nesting deeper than 512 levels"));
     free(deep);
+}
+
+/* exdb_buf_json_str writes what Python's json.dumps writes (ASCII only:
+ * control characters, non-ASCII as \uXXXX, astral ones as surrogate pairs);
+ * bytes that are not UTF-8 become U+FFFD. */
+Test(json, string_literal_as_python_dumps) {
+    exdb_buf b;
+    exdb_buf_init(&b);
+    exdb_buf_json_str(&b, "a\"b\\c\n\r\t\x01\x1f\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80 z");
+    cr_assert_str_eq(exdb_buf_str(&b),
+                     "\"a\\\"b\\\\c\\n\\r\\t\\u0001\\u001f\\u00e9\\u4e2d\\ud83d\\ude00 z\"");
+    exdb_buf_reset(&b);
+    exdb_buf_json_str(&b, "x\xff\xc3(\xe4\xb8");
+    cr_assert_str_eq(exdb_buf_str(&b), "\"x\\ufffd\\ufffd(\\ufffd\\ufffd\"");
+    exdb_buf_free(&b);
 }

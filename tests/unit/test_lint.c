@@ -301,6 +301,111 @@ Test(lint, fixture_bad_signature) {
     exdb_program_free(p);
 }
 
+/* The verifier's signature checks on specs edited after load: the loader
+ * refuses files whose specs and graph inputs/outputs do not pair up (count
+ * and names), but exdb_lint_signature checks any exdb_program, as
+ * _verify_exported_program_signature checks any ExportedProgram. On
+ * tests/fixtures/example.json: inputs 0-34 parameters, 35 a persistent and
+ * 36 a non-persistent buffer, 39 the user input; outputs 0 and 1 buffer
+ * mutations, 2 the user output. */
+static const char *sig_finding(const char *check, void (*edit)(exdb_program *),
+                               const exdb_lint_state *st) {
+    static char what[512];
+    exdb_program *p = load("tests/fixtures/example.json");
+    edit(p);
+    exdb_lint_report r;
+    exdb_lint_report_init(&r);
+    exdb_lint_signature(&r, p, st);
+    const exdb_finding *f = find_check(&r, check);
+    cr_assert_not_null(f, "no %s finding", check);
+    snprintf(what, sizeof what, "%s", f->what);
+    exdb_lint_report_free(&r);
+    exdb_program_free(p);
+    return what;
+}
+
+static void drop_input(exdb_program *p) {
+    p->ninputs--;
+}
+static void rename_input(exdb_program *p) {
+    p->inputs[0].name = "zz";
+}
+static void untarget_input(exdb_program *p) {
+    p->inputs[0].target = NULL;
+}
+static void constant_input(exdb_program *p) {
+    p->inputs[0].kind = EXDB_IN_TENSOR_CONSTANT;
+    p->inputs[1].kind = EXDB_IN_CUSTOM_OBJ;
+}
+static void drop_output(exdb_program *p) {
+    p->noutputs--;
+}
+static void rename_output(exdb_program *p) {
+    p->outputs[2].name = "zz";
+}
+static void param_mutation(exdb_program *p) {
+    p->outputs[0].kind = EXDB_OUT_PARAMETER_MUTATION;
+    p->outputs[0].target = "nope";
+}
+static void user_output_first(exdb_program *p) {
+    exdb_output_spec t = p->outputs[0];
+    p->outputs[0] = p->outputs[2];
+    p->outputs[2] = t;
+}
+
+Test(lint, signature_checks_of_edited_specs) {
+    cr_assert_str_eq(sig_finding("sig.input-count", drop_input, NULL),
+                     "Number of graph inputs (40) does not match number of inputs in the graph "
+                     "signature (39)");
+    cr_assert_str_eq(sig_finding("sig.input-name", rename_input, NULL),
+                     "Input spec name zz does not match node name p_embed_weight");
+    cr_assert_str_eq(sig_finding("sig.no-target", untarget_input, NULL),
+                     "InputSpec for p_embed_weight has no target.");
+    /* a state dict holding the non-persistent buffer and not the persistent one */
+    const char *sd[] = {"encoder.layers.0.attn.scale"};
+    exdb_lint_state st = {1, 0, sd, 1, NULL, 0, NULL, NULL};
+    exdb_program *p = load("tests/fixtures/example.json");
+    exdb_lint_report r;
+    exdb_lint_report_init(&r);
+    exdb_lint_signature(&r, p, &st);
+    int missing = 0, unwanted = 0;
+    for (uint32_t i = 0; i < r.n; i++) {
+        missing += strcmp(r.items[i].what,
+                          "Buffer encoder.layers.0.attn.calls is not in the state dict.") == 0;
+        unwanted += strcmp(r.items[i].what, "Non-persistent buffer encoder.layers.0.attn.scale is "
+                                            "in the state dict, it should not be.") == 0;
+    }
+    cr_assert_eq(missing, 1);
+    cr_assert_eq(unwanted, 1);
+    exdb_lint_report_free(&r);
+    exdb_program_free(p);
+    /* constants saved without the ones the specs name */
+    const char *consts[] = {"other"};
+    exdb_lint_state cs = {0, 1, NULL, 0, consts, 1, NULL, NULL};
+    cr_assert_str_eq(sig_finding("sig.state", constant_input, &cs),
+                     "Constant tensor embed.weight is not in the constants dictionary.");
+    p = load("tests/fixtures/example.json");
+    constant_input(p);
+    exdb_lint_report_init(&r);
+    exdb_lint_signature(&r, p, &cs);
+    cr_assert_eq(count_check(&r, "sig.state"), 2);
+    cr_assert_str_eq(r.items[1].what,
+                     "Custom object embed.bias is not in the constants dictionary.");
+    exdb_lint_report_free(&r);
+    exdb_program_free(p);
+    cr_assert_str_eq(sig_finding("sig.output-count", drop_output, NULL),
+                     "Number of output nodes 3 is different Than the number of outputs specified "
+                     "by the graph signature: Number of mutated buffers: 2. Number of user "
+                     "outputs: 0.");
+    cr_assert_str_eq(sig_finding("sig.output-name", rename_output, NULL),
+                     "Output spec name zz does not match output node argument addmm_13");
+    cr_assert_str_eq(sig_finding("sig.mutation-target", param_mutation, NULL),
+                     "Parameter output add does not point to a parameter that exists. (parameter "
+                     "nope)");
+    cr_assert_str_eq(sig_finding("sig.output-order", user_output_first, NULL),
+                     "Mutation node addmm_13 is neither a buffer nor a user input.");
+}
+
 Test(lint, fixture_unflatten_hazards) {
     exdb_program *p = load("tests/fixtures/lint/unflatten_hazards.json");
     exdb_lint_report r;

@@ -1405,3 +1405,34 @@ Test(unflatten, finished_run_leaves_the_position) {
     free(end);
     close_run(&f);
 }
+
+/* Recording off (exdb_unflatten_set_recording, what scripts/bench/bench_goto
+ * measures against): going back rebuilds the run from the start and
+ * replays, and every state it reaches is the recorded run's (dumps
+ * compared); turning recording off is refused after event 0. */
+Test(unflatten, unrecorded_goto_replays_the_same_states) {
+    const char *path = "tests/fixtures/example.json";
+    ufx rec, plain;
+    open_run(&rec, path, 1);
+    open_run(&plain, path, 0);
+    cr_assert_eq(exdb_unflatten_set_recording(plain.u, 0), 0);
+    exdb_error e = {0};
+    cr_assert_eq(exdb_unflatten_run(plain.u, &e), 0, "%s", e.msg);
+    cr_assert_eq(plain.u->pos, rec.u->pos);
+    cr_assert_eq(exdb_unflatten_set_recording(plain.u, 1), -1, "only at event 0");
+    uint32_t total = rec.u->pos;
+    const uint32_t ks[] = {total / 2, 3, total - 1, 0, total / 3, total};
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+        cr_assert_eq(exdb_unflatten_goto(rec.u, ks[i], &e), 0, "%s", e.msg);
+        cr_assert_eq(exdb_unflatten_goto(plain.u, ks[i], &e), 0, "%s", e.msg);
+        cr_assert_eq(plain.u->pos, ks[i]);
+        char *a = dump(&rec), *b = dump(&plain);
+        cr_assert_str_eq(a, b, "state at %u differs without recording", ks[i]);
+        free(a);
+        free(b);
+    }
+    cr_assert_eq(exdb_unflatten_back(plain.u, 2, &e), 0, "%s", e.msg);
+    cr_assert_eq(plain.u->pos, total - 2);
+    close_run(&rec);
+    close_run(&plain);
+}
