@@ -121,7 +121,8 @@ check_page() {
 }
 
 # check_svgviewer NAME FILE NODE PRODUCER: the page around a Graphviz SVG
-# (render flat|tree|frame -o F.html) does what the module view does: its
+# (render flat|tree|frame -o F.html) does what the module view does (and
+# check_viewer runs it on the module view first): its
 # first screen in a 1400x900 window shows at least 5 labels 9 px or taller;
 # NODE's panel links the nodes its edges come from and a click on the first
 # goes to PRODUCER (selected, its edges highlighted: data-lit); ArrowUp from NODE goes there too.
@@ -268,28 +269,8 @@ check_tree() {
 # keyboard walks back up (ArrowUp) from NODE to PRODUCER too; expand all
 # opens modules without a script error.
 check_viewer() {
-    name=$1 file=$2 node=$3 producer=$4
-    d=$(timeout "$guard" "$chromium" --headless --no-sandbox --disable-gpu --no-first-run \
-        --user-data-dir="$out/profile" --virtual-time-budget=3000 --window-size=1400,900 \
-        --dump-dom "file://$file" 2>/dev/null)
-    if [ "$(body_attr "$d" readable)" -ge 5 ] 2>/dev/null && [ -z "$(body_attr "$d" errors)" ]; then
-        ok
-    else
-        bad "$name: the first screen has $(body_attr "$d" readable) readable labels (errors: $(body_attr "$d" errors))"
-    fi
-    d=$(dom "$file" "go=$node&link=0")
-    if [ "$(body_attr "$d" selected)" = "$producer" ] && [ "$(body_attr "$d" lit)" -ge 1 ] 2>/dev/null &&
-        [ -z "$(body_attr "$d" errors)" ]; then
-        ok
-    else
-        bad "$name: the first input link of $node did not go to $producer (selected: $(body_attr "$d" selected); errors: $(body_attr "$d" errors))"
-    fi
-    d=$(dom "$file" "go=$node&key=ArrowUp")
-    if [ "$(body_attr "$d" selected)" = "$producer" ]; then
-        ok
-    else
-        bad "$name: ArrowUp from $node did not go to $producer (selected: $(body_attr "$d" selected))"
-    fi
+    check_svgviewer "$@" # the first screen, the input link, ArrowUp
+    name=$1 file=$2
     d=$(dom "$file" "expand=1&measure=1")
     if [ -n "$(body_attr "$d" open)" ] && [ -z "$(body_attr "$d" errors)" ] && [ "$(body_attr "$d" overflow)" = 0 ]; then
         ok
