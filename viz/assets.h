@@ -5,6 +5,8 @@
 
 /* The style both pages start with (html.c, html_tree.c). */
 extern const char vz_asset_base_css[];
+/* The script both pages start with: exdbFirstScreen (html.c, html_tree.c). */
+extern const char vz_asset_base_js[];
 
 /* The page around one Graphviz SVG (html.c): render flat|tree|frame|module -o F.html. */
 extern const char vz_asset_svgpage_css[];

@@ -102,6 +102,7 @@ int vz_write_html(FILE *f, const char *svg, size_t len, const char *title) {
     if (vz_write_svg(f, svg, len, 0) < 0)
         return -1;
     fputs(page_tail, f);
+    fputs(vz_asset_base_js, f);
     fputs(vz_asset_svgpage_js, f);
     fputs("</script>\n</body>\n</html>\n", f);
     return ferror(f) ? -1 : 0;

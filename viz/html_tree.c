@@ -66,6 +66,7 @@ int vz_write_tree_html(FILE *f, const exdb_program *p, int open_depth, const cha
     if (vz_write_tree_data(f, p, st, err) < 0 || (diff && vz_write_diff_data(f, diff, err) < 0) ||
         (run && vz_write_run_data(f, run, err) < 0))
         return -1;
-    fprintf(f, "<script>\n%s</script>\n</body>\n</html>\n", vz_asset_modpage_js);
+    fprintf(f, "<script>\n%s%s</script>\n</body>\n</html>\n", vz_asset_base_js,
+            vz_asset_modpage_js);
     return ferror(f) ? exdb_errorf(err, "render: could not write the page") : 0;
 }

@@ -503,16 +503,5 @@ decodeURIComponent(location.hash.slice(1)).split('&').forEach(function(kv){var i
   if(k==='nextkind'&&R)nextKind(v);
   if(k==='state')document.getElementById('state').click();});
 body.dataset.viewbox=vb.map(function(x){return Math.round(x);}).join(' ');
-/* the first screen drawn: a task after the next frame, in ms from the start of
- * navigation (make bench's first-screen rows); only then what the checks
- * read (the labels on it: a second's layout queries on 100k nodes) */
-var painted=0;
-function firstScreen(){if(painted)return;painted=1;
-  void body.offsetHeight;/* laid out, when no frame came first */
-  body.dataset.paintms=String(Math.round(performance.now()));
-  readable();body.dataset.ready='1';}
-requestAnimationFrame(function(){setTimeout(firstScreen,0);});
-/* headless chromium under a virtual-time budget may dump the page before it
- * draws any frame (a busy machine): a timer in virtual time is certain */
-setTimeout(firstScreen,250);
+exdbFirstScreen(body,readable);/* base.js */
 })();
