@@ -82,13 +82,19 @@ static const char *node_module(const exdb_node *n) {
     return m && m->nstack && m->stack[m->nstack - 1].path ? m->stack[m->nstack - 1].path : "";
 }
 
+/* v: n's value as print shows it (empty without one; n may be NULL); a
+ * value cut short by out of memory marks the answer incomplete. */
+static void node_value(session *s, const exdb_node *n, exdb_buf *v) {
+    exdb_buf_init(v);
+    if (n && n->meta)
+        exdb_format_val(v, n->meta->val);
+    if (v->oom)
+        s->buf.oom = 1;
+}
+
 void cmd_find_match(session *s, const exdb_node *n, const char *indent, struct cJSON *arr) {
     exdb_buf val;
-    exdb_buf_init(&val);
-    if (n->meta)
-        exdb_format_val(&val, n->meta->val);
-    if (val.oom)
-        s->buf.oom = 1; /* the listing is incomplete */
+    node_value(s, n, &val);
     const char *what = n->op == EXDB_OP_CALL_FUNCTION ? n->target : exdb_op_name(n->op);
     exdb_buf_printf(&s->buf, "%s%%%s  %s", indent, n->name, what);
     if (val.len)
@@ -170,11 +176,7 @@ static int cmd_whatis(session *s, int argc, char **argv) {
                                 p->inputs[i].target ? " " : "",
                                 p->inputs[i].target ? p->inputs[i].target : "");
         exdb_buf v;
-        exdb_buf_init(&v);
-        if (n->meta)
-            exdb_format_val(&v, n->meta->val);
-        if (v.oom)
-            s->buf.oom = 1; /* the answer is incomplete */
+        node_value(s, n, &v);
         if (v.len)
             exdb_buf_printf(&s->buf, " -> %s", exdb_buf_str(&v));
         exdb_buf_free(&v);
@@ -188,11 +190,7 @@ static int cmd_whatis(session *s, int argc, char **argv) {
             const exdb_node *ph =
                 p->inputs[i].name ? exdb_graph_find(p->graph, p->inputs[i].name) : NULL;
             exdb_buf v;
-            exdb_buf_init(&v);
-            if (ph && ph->meta)
-                exdb_format_val(&v, ph->meta->val);
-            if (v.oom)
-                s->buf.oom = 1;
+            node_value(s, ph, &v);
             if (v.len)
                 exdb_buf_printf(&s->buf, " -> %s", exdb_buf_str(&v));
             exdb_buf_free(&v);
