@@ -5,7 +5,7 @@
 # make wheel, then a fresh venv build/pyapi with the wheel and pytest (from
 # PyPI) that sees torch from the conformance venv (EXDB_VENV, else
 # build/venv, which make conformance makes) through a .pth file: that venv is
-# read, never changed; ruff over the Python code. Skipped (said so) when there is no torch venv.
+# read, never changed; ruff and mypy --strict over the Python code. Skipped (said so) when there is no torch venv.
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
 tv=${EXDB_VENV:-$root/build/venv}
@@ -23,7 +23,7 @@ venv=build/pyapi
 base=$("$tv/bin/python" -c 'import sys; print(sys._base_executable)')
 rm -rf "$venv"
 "$base" -m venv "$venv" || exit 1
-"$venv/bin/pip" install -q pytest ruff "$whl" >build/pyapi-pip.log 2>&1 ||
+"$venv/bin/pip" install -q pytest ruff mypy "$whl" >build/pyapi-pip.log 2>&1 ||
     { tail -5 build/pyapi-pip.log; echo "pyapi: 0 passed, 1 failed (pip install)"; exit 1; }
 site=$("$tv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 mine=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
@@ -43,5 +43,13 @@ for c in check "format --check"; do
         cat build/pyapi-ruff.log; echo "FAIL ruff $c"; f=$((f + 1))
     fi
 done
+# typed: every function of the package annotated (mypy --strict; torch is
+# not read: a module of its own, imported only for an ExportedProgram)
+if "$venv/bin/mypy" --strict --no-site-packages --ignore-missing-imports \
+    --cache-dir=/dev/null python/exdb >build/pyapi-mypy.log 2>&1; then
+    p=$((${p:-0} + 1))
+else
+    cat build/pyapi-mypy.log; echo "FAIL mypy --strict python/exdb"; f=$((f + 1))
+fi
 echo "pyapi: ${p:-0} passed, ${f:-0} failed"
 [ -n "$p" ] && [ "${f:-0}" -eq 0 ]

@@ -63,6 +63,7 @@ check "exdb --version in the root" sh -c \
     "tests/wheel/inroot.sh '$bare' /tmp/exdb-wheel-test/venv/bin/exdb --version | grep -qx 'exdb $(cat VERSION)'"
 inroot sh -c 'cd /tmp/exdb-wheel-test && venv/bin/exdb -batch tinynet.pt2 -ex "unflatten run" \
     -ex lint -ex "print code" -ex "render modules -o x.svg" -ex "render modules -o x.html" \
+    -ex "render flat --layout sfdp -o s.svg" \
     -ex "save out.pt2"' >"$work/session.out" 2>&1
 rc=$?
 [ $rc -eq 0 ] && ok "the session in the root (exit 0)" || { bad "the session in the root (exit $rc)"; cat "$work/session.out"; }
@@ -73,6 +74,8 @@ check "render modules -o x.svg" grep -q "^Wrote x.svg: " "$work/session.out"
 check "x.svg is an SVG" grep -q "<svg" "$work/x.svg"
 check "render modules -o x.html" grep -q "^Wrote x.html: " "$work/session.out"
 check "x.html is the viewer" grep -q "<html" "$work/x.html"
+check "render flat --layout sfdp (the neato plugin's sfdp)" grep -q "sfdp layout" "$work/session.out"
+check "s.svg is an SVG" grep -q "<svg" "$work/s.svg"
 check "save out.pt2" test -s "$work/out.pt2"
 check "out.pt2 loads again" inroot /tmp/exdb-wheel-test/venv/bin/exdb -batch \
     /tmp/exdb-wheel-test/out.pt2 -ex "info program"
