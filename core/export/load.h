@@ -74,7 +74,17 @@ typedef struct loader {
 typedef struct gscope {
     exdb_graph *g;
     exdb_strmap values; /* value name -> exdb_node* */
-    exdb_strmap metas;  /* value name -> exdb_val* (tensor/sym values) */
+    /* The value tables' entries in file order: mkey[i]'s meta["val"] is
+     * mval[i] (exdb_load_value_find). PyTorch writes tensor_values in the
+     * order the nodes define them, so the next entry (mnext) is almost
+     * always the one asked for; metas (value name -> index + 1, the last
+     * of repeated names) is built only on the first lookup that is not, or
+     * from the start when a name may repeat (mdup). */
+    const char **mkey;
+    exdb_val **mval;
+    uint32_t mcount, mnext;
+    int mdup, mindexed;
+    exdb_strmap metas;
     const exdb_json *jgraph;
 } gscope;
 
