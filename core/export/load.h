@@ -65,6 +65,10 @@ typedef struct loader {
     /* The DOM of one node or tensor_values entry of the main graph at a
      * time (parsed lazily: see exdb_program_from_json). */
     exdb_arena node_dom;
+    /* The text of the table entry being loaded when its parse found it
+     * clean (EXDB_JTEXT_CLEAN): the strings in [clean_lo, clean_hi) need no
+     * exdb_load_check_text (exdb_load_table_entry sets it). */
+    const char *clean_lo, *clean_hi;
     /* Those entries parsed in a second thread ahead of the loader, or NULL
      * (exdb_program_from_json). */
     exdb_json_ahead *ahead;

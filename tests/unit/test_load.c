@@ -270,6 +270,31 @@ Test(load, value_tables_in_any_order) {
     cr_assert_eq(val_ndim("b"), 3);
 }
 
+/* A node's strings are checked (UTF-8, no U+0000) when the node is loaded;
+ * a node whose text is ASCII with no \u escape beyond it is not scanned
+ * again (EXDB_JTEXT_CLEAN), so the escapes must still be caught there. The
+ * programs here are one line of ASCII, as torch.export.save writes them. */
+Test(load, node_strings_checked_after_escapes) {
+#define RELU(arg, name, meta)                                                                      \
+    PROG(T("x"), "{'target': 'torch.ops.aten.relu.default', 'inputs': [" ARG("self", T(arg)) "],"  \
+                 " 'outputs': [" T("relu") "], 'metadata': {" meta "}, 'name': '" name "'}",        \
+         T("relu"), UIN("x"), UOUT("relu"))
+    cr_assert_str_eq(load_error(RELU("x\\u0000y", "relu", "")),
+                     "t.json: $.graph_module.graph.nodes[0].inputs[0].arg.as_tensor.name: expected "
+                     "a string without \\u0000 (U+0000), found \"x\\u0000y\"");
+    cr_assert_str_eq(load_error(RELU("x", "relu\\ud800", "")),
+                     "t.json: $.graph_module.graph.nodes[0].name: expected UTF-8 text, found "
+                     "\"relu\\xed\\xa0\\x80\" (not UTF-8 from byte 4: a surrogate, a \\ud800-\\udfff "
+                     "escape without its pair)");
+    cr_assert_str_eq(load_error(RELU("x", "relu", "'stack_trace': 'a\\u0000b'")),
+                     "t.json: $.graph_module.graph.nodes[0].metadata.stack_trace: expected a string "
+                     "without \\u0000 (U+0000), found \"a\\u0000b\"");
+    load(RELU("x", "relu", "'stack_trace': 'caf\\u00e9 \\ud83d\\ude00', 'note': '\\u0001'"));
+    const exdb_node *n = exdb_graph_find(prog->graph, "relu");
+    cr_assert_str_eq(n->meta->stack_trace, "caf\xc3\xa9 \xf0\x9f\x98\x80");
+#undef RELU
+}
+
 Test(load, ops_returning_nothing) {
     load(PROG(T("x"),
               "{'target': 'torch.ops.aten._assert_scalar.default',"
