@@ -34,7 +34,9 @@ static int parse_entry(exdb_arena *a, const char *s, const char *end, uint32_t k
         return exdb_errorf(err, "entry %u is empty: expected \"key,path,type\"", k);
     const char *cut[2];
     int ncut = 0, depth = 0;
-    for (const char *q = s; q < end; q++) {
+    /* *end is ';' or the NUL: strcspn (vectorised in the C library) stops
+     * at the next bracket or comma, or at end */
+    for (const char *q = s + strcspn(s, "()[],;"); q < end; q = q + 1 + strcspn(q + 1, "()[],;")) {
         if (*q == '(' || *q == '[')
             depth++;
         else if (*q == ')' || *q == ']')
@@ -90,8 +92,8 @@ int exdb_load_meta_parse_stack(exdb_arena *a, const char *text, exdb_stack_entry
     if (!text[0])
         return 0;
     uint32_t count = 1;
-    for (const char *q = text; *q; q++)
-        count += *q == ';';
+    for (const char *q = strchr(text, ';'); q; q = strchr(q + 1, ';'))
+        count++;
     if (count > EXDB_MAX_MODULE_DEPTH)
         return exdb_errorf(err,
                            "%u entries: modules nested deeper than the limit of %d levels "
