@@ -3,6 +3,7 @@
 #include "core/export/load.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -71,12 +72,19 @@ static size_t text_end(const unsigned char *s, size_t n) {
     return n;
 }
 
+/* Whether s lies in the text of a table entry found clean (clean_lo). */
+static int in_clean(const loader *L, const char *s) {
+    return (uintptr_t)s - (uintptr_t)L->clean_lo < (uintptr_t)L->clean_hi - (uintptr_t)L->clean_lo;
+}
+
 /* Refuses a string the loader keeps (a name, target, argument, metadata)
  * that holds U+0000 or is not UTF-8. exdb's strings end at U+0000, so
  * "x\u0000junk" silently read as x; bytes that are not UTF-8 made renders
  * that are not well-formed XML (SVG, HTML). PyTorch refuses both: it
  * decodes the file as UTF-8, and a name with U+0000 is no identifier. */
 int exdb_load_check_text(loader *L, const char *s, size_t n, const jpath *p) {
+    if (in_clean(L, s))
+        return 0;
     size_t at = text_end((const unsigned char *)s, n);
     if (at == n)
         return 0;
@@ -99,6 +107,8 @@ int exdb_load_check_str(loader *L, const exdb_json *v, const jpath *p) {
  * holding U+0000), reported at the object p: a path holding the key would
  * not be UTF-8 either. */
 int exdb_load_check_key(loader *L, const char *k, const jpath *p) {
+    if (in_clean(L, k))
+        return 0;
     size_t n = strlen(k), at = text_end((const unsigned char *)k, n);
     char q[QS];
     if (at == n)
@@ -311,12 +321,20 @@ int exdb_load_str_list(loader *L, const exdb_json *j, const jpath *p, const char
  * of the previous entry's; any other value as it is. NULL when memory runs
  * out. */
 const exdb_json *exdb_load_table_entry(loader *L, const exdb_json *e, exdb_json *parsed) {
-    if (L->ahead && exdb_json_ahead_owns(L->ahead, e))
-        return exdb_json_ahead_get(L->ahead, e, L->err);
-    if (e->type != EXDB_JRAW)
+    const exdb_json *r = NULL;
+    L->clean_lo = L->clean_hi = NULL;
+    if (L->ahead && exdb_json_ahead_owns(L->ahead, e)) {
+        r = exdb_json_ahead_get(L->ahead, e, L->err);
+    } else if (e->type != EXDB_JRAW) {
         return e;
-    exdb_arena_reset(&L->node_dom);
-    return exdb_json_parse_raw(e, L->prog->buf, &L->node_dom, L->fname, parsed, L->err) < 0
-               ? NULL
-               : parsed;
+    } else {
+        exdb_arena_reset(&L->node_dom);
+        if (exdb_json_parse_raw(e, L->prog->buf, &L->node_dom, L->fname, parsed, L->err) == 0)
+            r = parsed;
+    }
+    if (r && e->type == EXDB_JRAW && (r->flags & EXDB_JTEXT_CLEAN)) {
+        L->clean_lo = e->u.str;
+        L->clean_hi = e->u.str + e->len;
+    }
+    return r;
 }

@@ -65,6 +65,10 @@ typedef struct loader {
     /* The DOM of one node or tensor_values entry of the main graph at a
      * time (parsed lazily: see exdb_program_from_json). */
     exdb_arena node_dom;
+    /* The text of the table entry being loaded when its parse found it
+     * clean (EXDB_JTEXT_CLEAN): the strings in [clean_lo, clean_hi) need no
+     * exdb_load_check_text (exdb_load_table_entry sets it). */
+    const char *clean_lo, *clean_hi;
     /* Those entries parsed in a second thread ahead of the loader, or NULL
      * (exdb_program_from_json). */
     exdb_json_ahead *ahead;
@@ -74,7 +78,17 @@ typedef struct loader {
 typedef struct gscope {
     exdb_graph *g;
     exdb_strmap values; /* value name -> exdb_node* */
-    exdb_strmap metas;  /* value name -> exdb_val* (tensor/sym values) */
+    /* The value tables' entries in file order: mkey[i]'s meta["val"] is
+     * mval[i] (exdb_load_value_find). PyTorch writes tensor_values in the
+     * order the nodes define them, so the next entry (mnext) is almost
+     * always the one asked for; metas (value name -> index + 1, the last
+     * of repeated names) is built only on the first lookup that is not, or
+     * from the start when a name may repeat (mdup). */
+    const char **mkey;
+    exdb_val **mval;
+    uint32_t mcount, mnext;
+    int mdup, mindexed;
+    exdb_strmap metas;
     const exdb_json *jgraph;
 } gscope;
 

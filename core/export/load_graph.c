@@ -97,14 +97,14 @@ static int load_output_value(loader *L, gscope *sc, const exdb_json *j, const jp
 static int reserve(loader *L, gscope *sc, exdb_graph *g, const exdb_json *ins,
                    const exdb_json *nodes) {
     uint64_t nn = (uint64_t)ins->len + nodes->len, cap = 2 * nn + 64;
-    uint64_t est64 = nn > sc->metas.count ? nn : sc->metas.count;
+    uint64_t est64 = nn > sc->mcount ? nn : sc->mcount;
     est64 = est64 < cap ? est64 : cap;
     est64 = est64 < L->reserve_left ? est64 : L->reserve_left;
     L->reserve_left -= est64;
     uint32_t est = (uint32_t)est64;
     uint32_t nbases = ins->len + (nodes->len < 64 ? nodes->len : 64);
     if (exdb_graph_reserve(g, est + 1, nbases < est + 1 ? nbases : est + 1) < 0 ||
-        (sc->metas.count && exdb_strmap_reserve(&sc->values, sc->metas.count) < 0))
+        (sc->mcount && exdb_strmap_reserve(&sc->values, sc->mcount) < 0))
         return exdb_load_oom(L);
     return 0;
 }

@@ -34,7 +34,9 @@ static int parse_entry(exdb_arena *a, const char *s, const char *end, uint32_t k
         return exdb_errorf(err, "entry %u is empty: expected \"key,path,type\"", k);
     const char *cut[2];
     int ncut = 0, depth = 0;
-    for (const char *q = s; q < end; q++) {
+    /* *end is ';' or the NUL: strcspn (vectorised in the C library) stops
+     * at the next bracket or comma, or at end */
+    for (const char *q = s + strcspn(s, "()[],;"); q < end; q = q + 1 + strcspn(q + 1, "()[],;")) {
         if (*q == '(' || *q == '[')
             depth++;
         else if (*q == ')' || *q == ']')
@@ -90,8 +92,8 @@ int exdb_load_meta_parse_stack(exdb_arena *a, const char *text, exdb_stack_entry
     if (!text[0])
         return 0;
     uint32_t count = 1;
-    for (const char *q = text; *q; q++)
-        count += *q == ';';
+    for (const char *q = strchr(text, ';'); q; q = strchr(q + 1, ';'))
+        count++;
     if (count > EXDB_MAX_MODULE_DEPTH)
         return exdb_errorf(err,
                            "%u entries: modules nested deeper than the limit of %d levels "
@@ -114,10 +116,30 @@ int exdb_load_meta_parse_stack(exdb_arena *a, const char *text, exdb_stack_entry
     return 0;
 }
 
+/* The metadata keys PyTorch reads, by the first letter (one strcmp or
+ * two, not a chain of seven: every node has several). */
+enum { MK_OTHER, MK_STACK, MK_TRACE, MK_SOURCE_FN, MK_TORCH_FN, MK_CUSTOM, MK_FROM_NODE };
+static int meta_key(const char *k) {
+    switch (k[0]) {
+    case 'n':
+        return strcmp(k, "nn_module_stack") == 0 ? MK_STACK : MK_OTHER;
+    case 's':
+        return strcmp(k, "stack_trace") == 0                                      ? MK_TRACE
+               : strcmp(k, "source_fn_stack") == 0 || strcmp(k, "source_fn") == 0 ? MK_SOURCE_FN
+                                                                                  : MK_OTHER;
+    case 't':
+        return strcmp(k, "torch_fn") == 0 ? MK_TORCH_FN : MK_OTHER;
+    case 'c':
+        return strcmp(k, "custom") == 0 ? MK_CUSTOM : MK_OTHER;
+    case 'f':
+        return strcmp(k, "from_node") == 0 ? MK_FROM_NODE : MK_OTHER;
+    default:
+        return MK_OTHER;
+    }
+}
+
 static int is_known_meta_key(const char *k) {
-    return strcmp(k, "nn_module_stack") == 0 || strcmp(k, "stack_trace") == 0 ||
-           strcmp(k, "source_fn_stack") == 0 || strcmp(k, "source_fn") == 0 ||
-           strcmp(k, "torch_fn") == 0 || strcmp(k, "custom") == 0 || strcmp(k, "from_node") == 0;
+    return meta_key(k) != MK_OTHER;
 }
 
 /* meta's nn_module_stack v (at p), parsed once per distinct string (the
@@ -194,7 +216,8 @@ int exdb_load_meta(loader *L, const exdb_json *m, const jpath *p, exdb_meta **ou
         const exdb_json *e = &m->u.kids[i];
         jpath ep = PKEY(p, e->key);
         const char *k = e->key;
-        if (!is_known_meta_key(k)) {
+        int id = meta_key(k);
+        if (id == MK_OTHER) {
             if (e->type == EXDB_JSTRING &&
                 (exdb_load_check_key(L, k, p) < 0 || exdb_load_check_str(L, e, &ep) < 0))
                 return -1;
@@ -208,16 +231,16 @@ int exdb_load_meta(loader *L, const exdb_json *m, const jpath *p, exdb_meta **ou
         if (exdb_load_check_str(L, e, &ep) < 0)
             return -1;
         const char *v = e->u.str;
-        if (strcmp(k, "nn_module_stack") == 0) {
+        if (id == MK_STACK) {
             if (module_stack(L, meta, v, &ep) < 0)
                 return -1;
-        } else if (strcmp(k, "stack_trace") == 0) {
+        } else if (id == MK_TRACE) {
             meta->stack_trace = v;
-        } else if (strcmp(k, "source_fn_stack") == 0 || strcmp(k, "source_fn") == 0) {
+        } else if (id == MK_SOURCE_FN) {
             meta->source_fn_stack = v;
-        } else if (strcmp(k, "torch_fn") == 0) {
+        } else if (id == MK_TORCH_FN) {
             meta->torch_fn = v;
-        } else if (strcmp(k, "custom") == 0) {
+        } else if (id == MK_CUSTOM) {
             meta->custom = v;
         } else {
             meta->from_node = v;

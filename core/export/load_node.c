@@ -10,6 +10,7 @@
 
 #include "core/export/load_arg.h"
 #include "core/export/load_meta.h"
+#include "core/export/load_value.h"
 
 static int is_python_keyword(const char *s) {
     static const char *const kw[] = {
@@ -77,7 +78,9 @@ static int bind_value(loader *L, gscope *sc, const char *name, exdb_node *n, con
     }
     *slot = n;
     if (!n->meta || !n->meta->val) {
-        exdb_val *v = exdb_strmap_get(&sc->metas, name);
+        exdb_val *v;
+        if (exdb_load_value_find(L, sc, name, &v) < 0)
+            return -1;
         if (v && owns_meta && n->meta)
             ((exdb_meta *)n->meta)->val = v;
         else if (v)
@@ -334,6 +337,9 @@ static int load_outputs(loader *L, gscope *sc, exdb_node *n, const exdb_json *ou
  * it (operator.* as "_operator.*"), or aten.item.default, which deserialize_node
  * takes with them. */
 static int is_sym_op(const char *target) {
+    /* most targets are operators (torch.ops.*): of those only aten.item */
+    if (strncmp(target, "torch.ops.", 10) == 0)
+        return strcmp(target + 10, "aten.item.default") == 0;
     static const char *const ops[] = {"_operator.eq",
                                       "_operator.ne",
                                       "_operator.le",

@@ -2,6 +2,8 @@
  * custom objects as serialize.py writes them (docs/pt2-format.md). */
 #include "core/export/load_value.h"
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int parse_sym(loader *L, const exdb_json *j, const jpath *p, int flavour, exdb_sym *out) {
@@ -11,6 +13,12 @@ static int parse_sym(loader *L, const exdb_json *j, const jpath *p, int flavour,
     static const char *const lits[] = {"as_int", "as_float", "as_bool"};
     char q[QS];
     memset(out, 0, sizeof *out);
+    /* {"as_int": N}, most sizes and strides: what the general path below
+     * gives it, without its lookups; anything else takes that path */
+    if (flavour == 0 && j && j->type == EXDB_JOBJECT && j->len == 1 &&
+        j->u.kids[0].type == EXDB_JNUMBER && strcmp(j->u.kids[0].key, "as_int") == 0 &&
+        exdb_json_int(&j->u.kids[0], &out->v.i) == 0)
+        return 0;
     if (j && j->type == EXDB_JNUMBER && flavour == 0) /* schema 1: plain int */
         return exdb_load_as_int(L, j, p, &out->v.i);
     const char *tag;
@@ -151,7 +159,76 @@ static int parse_tensor_meta(loader *L, const exdb_json *j, const jpath *p, exdb
     return 0;
 }
 
-/* Fills sc->metas from the graph's value tables. */
+/* FNV-1a, 64 bits: the fingerprint no_repeats compares (never 0). */
+static uint64_t fp64(const char *k) {
+    uint64_t h = 14695981039346656037u;
+    for (; *k; k++)
+        h = (h ^ (unsigned char)*k) * 1099511628211u;
+    return h ? h : 1;
+}
+
+/* Whether no two of sc's table entries can have one name: their 64-bit
+ * fingerprints are all different (a set of 8 bytes a name, not a table of
+ * keys: no string is compared). 0 when two are equal (a repeated name, or
+ * once in billions two names), and then exdb_load_value_find asks the
+ * hashed index for every name; -1 when memory runs out. */
+static int no_repeats(loader *L, const gscope *sc) {
+    uint64_t cap = 16;
+    while (cap < 2 * (uint64_t)sc->mcount)
+        cap *= 2;
+    uint64_t *set = calloc((size_t)cap, sizeof *set);
+    if (!set)
+        return exdb_load_oom(L);
+    int unique = 1;
+    for (uint32_t i = 0; i < sc->mcount && unique; i++) {
+        uint64_t h = fp64(sc->mkey[i]);
+        uint64_t j = h & (cap - 1);
+        while (set[j] && set[j] != h)
+            j = (j + 1) & (cap - 1);
+        unique = !set[j];
+        set[j] = h;
+    }
+    free(set);
+    return unique;
+}
+
+/* sc->metas: every table entry's name -> its index + 1, the last of
+ * repeated names winning (json.loads' dict, and a later table's entry over
+ * an earlier table's, as the loader always read them). */
+static int index_metas(loader *L, gscope *sc) {
+    if (exdb_strmap_reserve(&sc->metas, sc->mcount) < 0)
+        return exdb_load_oom(L);
+    for (uint32_t i = 0; i < sc->mcount; i++) {
+        void **slot = exdb_strmap_put(&sc->metas, sc->mkey[i], NULL);
+        if (!slot)
+            return exdb_load_oom(L);
+        *slot = (void *)(uintptr_t)(i + 1);
+    }
+    sc->mindexed = 1;
+    return 0;
+}
+
+int exdb_load_value_find(loader *L, gscope *sc, const char *name, exdb_val **out) {
+    *out = NULL;
+    /* the next entry in file order: exact when no name repeats */
+    if (!sc->mdup && sc->mnext < sc->mcount && strcmp(sc->mkey[sc->mnext], name) == 0) {
+        *out = sc->mval[sc->mnext++];
+        return 0;
+    }
+    if (!sc->mcount)
+        return 0;
+    if (!sc->mindexed && index_metas(L, sc) < 0)
+        return -1;
+    void *ix = exdb_strmap_get(&sc->metas, name);
+    if (ix) {
+        uint32_t i = (uint32_t)((uintptr_t)ix - 1);
+        *out = sc->mval[i];
+        sc->mnext = i + 1; /* in order again from there */
+    }
+    return 0;
+}
+
+/* Reads the graph's value tables into sc->mkey and sc->mval. */
 int exdb_load_value_tables(loader *L, gscope *sc, const jpath *gp) {
     static const char *const tables[] = {"tensor_values", "sym_int_values", "sym_float_values",
                                          "sym_bool_values", "custom_obj_values"};
@@ -162,8 +239,12 @@ int exdb_load_value_tables(loader *L, gscope *sc, const jpath *gp) {
     }
     /* none: no table at all (a subgraph's tables are often empty, and an
      * empty table still costs 16 slots) */
-    if (total && exdb_strmap_reserve(&sc->metas, total) < 0)
-        return exdb_load_oom(L);
+    if (total) {
+        sc->mkey = exdb_arena_alloc(L->a, (size_t)total * sizeof *sc->mkey);
+        sc->mval = exdb_arena_alloc(L->a, (size_t)total * sizeof *sc->mval);
+        if (!sc->mkey || !sc->mval)
+            return exdb_load_oom(L);
+    }
     for (int t = 0; t < 5; t++) {
         const exdb_json *m = exdb_load_get_opt(sc->jgraph, tables[t]);
         if (!m)
@@ -197,11 +278,15 @@ int exdb_load_value_tables(loader *L, gscope *sc, const jpath *gp) {
                 if (parse_sym(L, e, &ep, t - 1, &v->u.sym) < 0)
                     return -1;
             }
-            void **slot = exdb_strmap_put(&sc->metas, e->key, NULL);
-            if (!slot)
-                return exdb_load_oom(L);
-            *slot = v;
+            sc->mkey[sc->mcount] = e->key;
+            sc->mval[sc->mcount++] = v;
         }
+    }
+    if (sc->mcount > 1) {
+        int unique = no_repeats(L, sc);
+        if (unique < 0)
+            return -1;
+        sc->mdup = !unique;
     }
     return 0;
 }

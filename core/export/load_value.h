@@ -16,8 +16,12 @@
 
 #include "core/export/load.h"
 
-/* Fills sc->metas (value name -> exdb_val) from the tables of sc->jgraph,
- * at gp. */
+/* Reads the tables of sc->jgraph, at gp, into sc's value names and metas
+ * (sc->mkey, sc->mval). */
 int exdb_load_value_tables(loader *L, gscope *sc, const jpath *gp);
+/* *out: the meta["val"] the tables give value `name` (the last entry of
+ * that name, as json.loads keeps it), NULL when none does; -1 when memory
+ * runs out. */
+int exdb_load_value_find(loader *L, gscope *sc, const char *name, exdb_val **out);
 
 #endif

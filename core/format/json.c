@@ -48,6 +48,8 @@ typedef struct {
      * known to be; ascii_lost once it is not (then they are checked). */
     const char *ascii_upto;
     int ascii_lost;
+    /* a \u escape decoded to U+0000 or past U+007F (EXDB_JTEXT_CLEAN) */
+    int u_beyond_ascii;
     /* exdb_json_parse_raw: characters on the line before ps->start (the
      * raw element's column in the whole text), and a failure that is
      * memory running out rather than the text */
@@ -367,6 +369,7 @@ static inline __attribute__((always_inline)) int unescape_u(parser *ps, char **r
         }
     }
     ps->col_adjust += cp < 0x80 ? 0 : cp < 0x800 ? 1 : cp < 0x10000 ? 2 : 3;
+    ps->u_beyond_ascii |= cp == 0 || cp >= 0x80;
     *wp = put_utf8(*wp, cp);
     *rp = r;
     return 0;
@@ -626,9 +629,11 @@ static inline __attribute__((always_inline)) int parse_container(parser *ps, siz
                 size_t kid = ps->top - 1;
                 if (mode == ELEMS_RAW) {
                     char *start = ps->p;
-                    if (skip_lazy(ps) < 0)
+                    int skimmed = skip_lazy(ps);
+                    if (skimmed < 0)
                         return -1;
                     ps->stk[kid].type = EXDB_JRAW;
+                    ps->stk[kid].flags = skimmed ? EXDB_JRAW_ASCII : 0;
                     ps->stk[kid].u.str = start;
                     ps->stk[kid].len = (uint32_t)(ps->p - start); /* inputs are < 4 GiB */
                 } else if ((key ? parse_member(ps, kid, key) : parse_at(ps, kid)) < 0) {
@@ -675,7 +680,9 @@ static int skip_value(parser *ps) {
  * delimited (exdb_json_skim) when it is an array or object and the text
  * up to it is one line of ASCII, so that a syntax error parse_raw finds in
  * it has its line (1) and column (its offset) without counting over the
- * strings parsed in place before it; checked by skip_value otherwise. */
+ * strings parsed in place before it; checked by skip_value otherwise.
+ * 1 when delimited so (the element is ASCII: json_skim.h), 0 when checked,
+ * -1 on a syntax error. */
 static int skip_lazy(parser *ps) {
     char *s = ps->p;
     if (!ps->ascii_lost && ps->line == 1 && s < ps->end && (*s == '{' || *s == '[')) {
@@ -686,11 +693,11 @@ static int skip_lazy(parser *ps) {
             ps->ascii_upto = e ? e : s;
             if (e) {
                 ps->p = (char *)e;
-                return 0;
+                return 1;
             }
         }
     }
-    return skip_value(ps);
+    return skip_value(ps) < 0 ? -1 : 0;
 }
 
 /* The array or object at ps->p with its elements (member values) checked
@@ -809,8 +816,10 @@ done:
 int exdb_json_parse_raw(const exdb_json *raw, const char *text, exdb_arena *a, const char *fname,
                         exdb_json *out, exdb_error *err) {
     if (!raw || raw->type != EXDB_JRAW) {
-        if (raw)
+        if (raw) {
             *out = *raw;
+            out->flags = 0;
+        }
         return raw ? 0 : exdb_errorf(err, "%s: no value", fname);
     }
     /* The text lies inside the buffer exdb_json_parse_lazy was given (a
@@ -837,6 +846,9 @@ int exdb_json_parse_raw(const exdb_json *raw, const char *text, exdb_arena *a, c
         const char *key = raw->key;
         *out = ps.stk[0];
         out->key = key;
+        /* unescaping in place writes ASCII bytes only, but for the \u
+         * escapes counted in u_beyond_ascii */
+        out->flags = !ps.u_beyond_ascii && (raw->flags & EXDB_JRAW_ASCII) ? EXDB_JTEXT_CLEAN : 0;
     }
     if (ps.stk_heap)
         free(ps.stk);

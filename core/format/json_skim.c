@@ -7,6 +7,12 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+/* x86-64 with GCC or Clang: an AVX2 and PCLMUL version of the block scan,
+ * chosen at run time (exdb_json_skim) where the processor has both. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define SKIM_X86 1
+#include <immintrin.h>
+#endif
 
 /* The structural bytes of one block of up to 64 bytes, a bit each (bit i
  * for s[i]). */
@@ -31,20 +37,10 @@ static inline __attribute__((always_inline)) void lane(const char *s, unsigned a
 }
 #endif
 
-/* The masks of s[0..n), n <= 64. */
-static inline skim_masks masks_of(const char *s, unsigned n) {
+/* The masks of s[0..n), n <= 64, a byte at a time (a text's last block). */
+static inline __attribute__((always_inline)) skim_masks masks_bytes(const char *s, unsigned n) {
     skim_masks m = {0, 0, 0, 0, 0};
-    unsigned i = 0;
-#ifdef __SSE2__
-    if (n == 64) {
-        lane(s, 0, &m);
-        lane(s + 16, 16, &m);
-        lane(s + 32, 32, &m);
-        lane(s + 48, 48, &m);
-        return m;
-    }
-#endif
-    for (; i < n; i++) {
+    for (unsigned i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         uint64_t bit = 1ULL << i;
         if (c == '"')
@@ -60,6 +56,57 @@ static inline skim_masks masks_of(const char *s, unsigned n) {
     }
     return m;
 }
+
+/* The masks of s[0..n), n <= 64. */
+static inline __attribute__((always_inline)) skim_masks masks_of(const char *s, unsigned n) {
+#ifdef __SSE2__
+    if (n == 64) {
+        skim_masks m = {0, 0, 0, 0, 0};
+        lane(s, 0, &m);
+        lane(s + 16, 16, &m);
+        lane(s + 32, 32, &m);
+        lane(s + 48, 48, &m);
+        return m;
+    }
+#endif
+    return masks_bytes(s, n);
+}
+
+#ifdef SKIM_X86
+/* masks_of with 32-byte compares (AVX2). */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) uint64_t
+mask32(__m256i lo, __m256i hi, __m256i c) {
+    uint32_t a = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, c));
+    uint32_t b = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, c));
+    return (uint64_t)a | (uint64_t)b << 32;
+}
+
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) skim_masks
+masks_avx2(const char *s, unsigned n) {
+    if (n != 64)
+        return masks_bytes(s, n);
+    skim_masks m;
+    __m256i lo = _mm256_loadu_si256((const __m256i *)s);
+    __m256i hi = _mm256_loadu_si256((const __m256i *)(s + 32));
+    __m256i sp = _mm256_set1_epi8(0x20);
+    m.quote = mask32(lo, hi, _mm256_set1_epi8('"'));
+    m.bslash = mask32(lo, hi, _mm256_set1_epi8('\\'));
+    m.open = mask32(_mm256_or_si256(lo, sp), _mm256_or_si256(hi, sp), _mm256_set1_epi8('{'));
+    m.close = mask32(_mm256_or_si256(lo, sp), _mm256_or_si256(hi, sp), _mm256_set1_epi8('}'));
+    /* signed: the bytes below 0x20 and those above 0x7F */
+    uint32_t a = (uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(sp, lo));
+    uint32_t b = (uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(sp, hi));
+    m.odd = (uint64_t)a | (uint64_t)b << 32;
+    return m;
+}
+
+/* prefix_xor in one carry-less multiply by all ones. */
+__attribute__((target("pclmul"))) static inline __attribute__((always_inline)) uint64_t
+prefix_xor_clmul(uint64_t x) {
+    __m128i v = _mm_clmulepi64_si128(_mm_set_epi64x(0, (long long)x), _mm_set1_epi8((char)0xFF), 0);
+    return (uint64_t)_mm_cvtsi128_si64(v);
+}
+#endif
 
 /* The bytes a backslash escapes (simdjson's json_escape_scanner): a run of
  * backslashes escapes every second one and the byte after an odd run.
@@ -91,35 +138,60 @@ static inline uint64_t prefix_xor(uint64_t x) {
 }
 
 /* A block of 64 bytes at a time: the quotes that open or close strings,
- * then the brackets outside them, one by one (a few per block). */
-const char *exdb_json_skim(const char *s, const char *end, int maxdepth) {
-    const char *p = s;
-    int depth = 0;
-    uint64_t esc_carry = 0, in_str = 0;
-    while (p < end) {
-        size_t avail = (size_t)(end - p);
-        unsigned n = avail >= 64 ? 64 : (unsigned)avail;
-        skim_masks m = masks_of(p, n);
-        uint64_t escaped = escaped_of(m.bslash, &esc_carry);
-        uint64_t str = prefix_xor(m.quote & ~escaped) ^ in_str;
-        in_str = (uint64_t)((int64_t)str >> 63);
-        uint64_t plain = ~str & ~escaped;
-        uint64_t open = m.open & plain, odd = m.odd & ~escaped;
-        for (uint64_t bits = open | (m.close & plain) | odd; bits; bits &= bits - 1) {
-            unsigned b = (unsigned)__builtin_ctzll(bits);
-            uint64_t bit = 1ULL << b;
-            if (odd & bit)
-                return NULL;
-            if (open & bit) {
-                if (++depth > maxdepth)
-                    return NULL;
-            } else if (--depth == 0) {
-                return p + b + 1;
-            }
-        }
-        p += n;
+ * then the brackets outside them, one by one (a few per block); MASKS and
+ * PXOR are masks_of and prefix_xor or their AVX2 and PCLMUL versions. */
+#define SKIM_BODY(MASKS, PXOR)                                                                     \
+    {                                                                                              \
+        const char *p = s;                                                                         \
+        int depth = 0;                                                                             \
+        uint64_t esc_carry = 0, in_str = 0;                                                        \
+        while (p < end) {                                                                          \
+            size_t avail = (size_t)(end - p);                                                      \
+            unsigned n = avail >= 64 ? 64 : (unsigned)avail;                                       \
+            skim_masks m = MASKS(p, n);                                                            \
+            uint64_t escaped = escaped_of(m.bslash, &esc_carry);                                   \
+            uint64_t str = PXOR(m.quote & ~escaped) ^ in_str;                                      \
+            in_str = (uint64_t)((int64_t)str >> 63);                                               \
+            uint64_t plain = ~str & ~escaped;                                                      \
+            uint64_t open = m.open & plain, odd = m.odd & ~escaped;                                \
+            for (uint64_t bits = open | (m.close & plain) | odd; bits; bits &= bits - 1) {         \
+                unsigned b = (unsigned)__builtin_ctzll(bits);                                      \
+                uint64_t bit = 1ULL << b;                                                          \
+                if (odd & bit)                                                                     \
+                    return NULL;                                                                   \
+                if (open & bit) {                                                                  \
+                    if (++depth > maxdepth)                                                        \
+                        return NULL;                                                               \
+                } else if (--depth == 0) {                                                         \
+                    return p + b + 1;                                                              \
+                }                                                                                  \
+            }                                                                                      \
+            p += n;                                                                                \
+        }                                                                                          \
+        return NULL;                                                                               \
     }
-    return NULL;
+
+static const char *skim_base(const char *s, const char *end, int maxdepth) {
+    SKIM_BODY(masks_of, prefix_xor)
+}
+
+#ifdef SKIM_X86
+__attribute__((target("avx2,pclmul"))) static const char *skim_avx2(const char *s, const char *end,
+                                                                    int maxdepth) {
+    SKIM_BODY(masks_avx2, prefix_xor_clmul)
+}
+#endif
+
+const char *exdb_json_skim(const char *s, const char *end, int maxdepth) {
+#ifdef SKIM_X86
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul"))
+        return skim_avx2(s, end, maxdepth);
+#endif
+    return skim_base(s, end, maxdepth);
+}
+
+const char *exdb_json_skim_portable(const char *s, const char *end, int maxdepth) {
+    return skim_base(s, end, maxdepth);
 }
 
 int exdb_json_skim_ascii(const char *s, const char *e) {

@@ -27,7 +27,19 @@ typedef struct exdb_json {
     const char *key; /* the member name when this value sits in an object */
     uint32_t len;
     uint8_t type;
+    /* Set only on EXDB_JRAW values (EXDB_JRAW_ASCII) and on what
+     * exdb_json_parse_raw gives (EXDB_JTEXT_CLEAN), 0 there otherwise; not
+     * meaningful on other values. */
+    uint8_t flags;
 } exdb_json;
+
+/* exdb_json_parse_raw's element: every string and key in it is UTF-8
+ * without U+0000 (its text is ASCII and no \u escape in it decodes to
+ * U+0000 or past U+007F), so a reader need not check them again. */
+#define EXDB_JTEXT_CLEAN 1
+/* An EXDB_JRAW element exdb_json_parse_lazy delimited with json_skim.h,
+ * which found no byte above 0x7F in it. */
+#define EXDB_JRAW_ASCII 2
 
 /* Member lookup; NULL when obj is not an object or has no such key. When a
  * key repeats, the last one wins, as in Python's json module. */

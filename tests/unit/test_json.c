@@ -10,6 +10,7 @@
 
 #include "core/base/strbuf.h"
 #include "core/format/json.h"
+#include "core/format/json_skim.h"
 
 static exdb_arena arena;
 static char *text; /* the buffer being parsed (modified in place) */
@@ -518,4 +519,35 @@ Test(json, string_literal_as_python_dumps) {
     exdb_buf_json_str(&b, "x\xff\xc3(\xe4\xb8");
     cr_assert_str_eq(exdb_buf_str(&b), "\"x\\ufffd\\ufffd(\\ufffd\\ufffd\"");
     exdb_buf_free(&b);
+}
+
+/* The skim's two block scans (AVX2 and PCLMUL where the processor has
+ * them, the portable one) give one answer on texts dense in what they
+ * look for: quotes, backslash runs, brackets, control bytes and bytes
+ * above 0x7F, at every offset of a 64-byte block, with a depth limit. */
+Test(json, skim_block_scans_agree) {
+    static const char structural[] = "\"\"\\\\[]{}";
+    char buf[300];
+    uint64_t x = 88172645463325252ULL;
+    int found = 0;
+    for (int t = 0; t < 20000; t++) {
+        size_t n = 1 + t % 290;
+        buf[0] = t & 1 ? '[' : '{';
+        for (size_t i = 1; i < n; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            unsigned r = (unsigned)(x % 1000);
+            /* mostly plain bytes, so that strings and nesting run long */
+            buf[i] = r < 700   ? 'a'
+                     : r < 995 ? structural[(x >> 16) % (sizeof structural - 1)]
+                     : r < 997 ? '\x01'
+                               : '\xc3';
+        }
+        int maxdepth = 1 + t % 7;
+        const char *a = exdb_json_skim(buf, buf + n, maxdepth);
+        const char *b = exdb_json_skim_portable(buf, buf + n, maxdepth);
+        cr_assert_eq(a, b, "text %d (%zu bytes): %td vs %td", t, n, a ? a - buf : -1,
+                     b ? b - buf : -1);
+        found += a && a - buf >= 64;
+    }
+    cr_assert_gt(found, 500, "only %d texts ended past their first block", found);
 }

@@ -209,6 +209,92 @@ Test(load, symbolic_ops_are_named_after_their_output) {
     cr_assert_str_eq(exdb_graph_create_name(prog->graph, "sym_size_int"), "sym_size_int_1");
 }
 
+/* x -> relu -> a -> neg -> b with the given value tables (meta["val"]). */
+#define VALPROG(tables)                                                                            \
+    "{'schema_version': {'major': 8, 'minor': 20}, 'torch_version': '2.12.0',"                     \
+    " 'graph_module': {'graph': {'inputs': [" T("x") "], 'outputs': [" T("b") "], 'nodes': ["       \
+    "{'target': 'torch.ops.aten.relu.default', 'inputs': [" ARG("self", T("x")) "],"               \
+    " 'outputs': [" T("a") "], 'metadata': {}, 'name': 'a'},"                                     \
+    "{'target': 'torch.ops.aten.neg.default', 'inputs': [" ARG("self", T("a")) "],"                \
+    " 'outputs': [" T("b") "], 'metadata': {}, 'name': 'b'}], " tables ","                         \
+    " 'is_single_tensor_return': false},"                                                          \
+    " 'signature': {'input_specs': [" UIN("x") "], 'output_specs': [" UOUT("b") "]}}}"
+#define TM(ndim) "{'dtype': 7, 'sizes': [" ndim "], 'requires_grad': false}"
+
+/* The dimensions of node `name`'s tensor val, -1 for a val of another kind. */
+static int val_ndim(const char *name) {
+    const exdb_node *n = exdb_graph_find(prog->graph, name);
+    cr_assert(n && n->meta && n->meta->val, "%s has no val", name);
+    return n->meta->val->kind == EXDB_VAL_TENSOR ? (int)n->meta->val->u.t->ndim : -1;
+}
+
+/* The loader takes the value tables' entries in file order while they come
+ * in the order the graph defines them, and looks the rest up by name: the
+ * answers are those of a lookup by name (the last of repeated names, a
+ * later table's entry over an earlier one's) in every order. */
+Test(load, value_tables_in_any_order) {
+    const char *in_order = VALPROG("'tensor_values': {'x': " TM("{'as_int': 1}") ", 'a': " TM(
+        "{'as_int': 1}, {'as_int': 2}") ", 'b': " TM("{'as_int': 1}, {'as_int': 2}, {'as_int': 3}") "}");
+    const char *reversed = VALPROG("'tensor_values': {'b': " TM(
+        "{'as_int': 1}, {'as_int': 2}, {'as_int': 3}") ", 'a': " TM("{'as_int': 1}, {'as_int': 2}") ","
+        " 'x': " TM("{'as_int': 1}") "}");
+    const char *gap = VALPROG("'tensor_values': {'x': " TM("{'as_int': 1}") ", 'b': " TM(
+        "{'as_int': 1}, {'as_int': 2}, {'as_int': 3}") "}");
+    const char *progs[] = {in_order, reversed};
+    for (int i = 0; i < 2; i++) {
+        load(progs[i]);
+        cr_assert_eq(val_ndim("x"), 1);
+        cr_assert_eq(val_ndim("a"), 2);
+        cr_assert_eq(val_ndim("b"), 3);
+        exdb_program_free(prog);
+        prog = NULL;
+    }
+    load(gap);
+    cr_assert_eq(val_ndim("x"), 1);
+    cr_assert_null(exdb_graph_find(prog->graph, "a")->meta->val);
+    cr_assert_eq(val_ndim("b"), 3);
+    exdb_program_free(prog);
+    /* a repeated name: the last entry, even where the first is in order */
+    load(VALPROG("'tensor_values': {'x': " TM("{'as_int': 1}") ", 'a': " TM(
+        "{'as_int': 5}") ", 'a': " TM("{'as_int': 1}, {'as_int': 2}") ", 'b': " TM(
+        "{'as_int': 1}, {'as_int': 2}, {'as_int': 3}") "}"));
+    cr_assert_eq(val_ndim("a"), 2);
+    cr_assert_eq(val_ndim("b"), 3);
+    exdb_program_free(prog);
+    /* a name in two tables: the later table's */
+    load(VALPROG("'tensor_values': {'x': " TM("{'as_int': 1}") ", 'a': " TM(
+        "{'as_int': 1}, {'as_int': 2}") ", 'b': " TM("{'as_int': 1}, {'as_int': 2}, {'as_int': 3}") "},"
+        " 'sym_int_values': {'a': {'as_int': 3}}"));
+    cr_assert_eq(val_ndim("x"), 1);
+    cr_assert_eq(val_ndim("a"), -1);
+    cr_assert_eq(val_ndim("b"), 3);
+}
+
+/* A node's strings are checked (UTF-8, no U+0000) when the node is loaded;
+ * a node whose text is ASCII with no \u escape beyond it is not scanned
+ * again (EXDB_JTEXT_CLEAN), so the escapes must still be caught there. The
+ * programs here are one line of ASCII, as torch.export.save writes them. */
+Test(load, node_strings_checked_after_escapes) {
+#define RELU(arg, name, meta)                                                                      \
+    PROG(T("x"), "{'target': 'torch.ops.aten.relu.default', 'inputs': [" ARG("self", T(arg)) "],"  \
+                 " 'outputs': [" T("relu") "], 'metadata': {" meta "}, 'name': '" name "'}",        \
+         T("relu"), UIN("x"), UOUT("relu"))
+    cr_assert_str_eq(load_error(RELU("x\\u0000y", "relu", "")),
+                     "t.json: $.graph_module.graph.nodes[0].inputs[0].arg.as_tensor.name: expected "
+                     "a string without \\u0000 (U+0000), found \"x\\u0000y\"");
+    cr_assert_str_eq(load_error(RELU("x", "relu\\ud800", "")),
+                     "t.json: $.graph_module.graph.nodes[0].name: expected UTF-8 text, found "
+                     "\"relu\\xed\\xa0\\x80\" (not UTF-8 from byte 4: a surrogate, a \\ud800-\\udfff "
+                     "escape without its pair)");
+    cr_assert_str_eq(load_error(RELU("x", "relu", "'stack_trace': 'a\\u0000b'")),
+                     "t.json: $.graph_module.graph.nodes[0].metadata.stack_trace: expected a string "
+                     "without \\u0000 (U+0000), found \"a\\u0000b\"");
+    load(RELU("x", "relu", "'stack_trace': 'caf\\u00e9 \\ud83d\\ude00', 'note': '\\u0001'"));
+    const exdb_node *n = exdb_graph_find(prog->graph, "relu");
+    cr_assert_str_eq(n->meta->stack_trace, "caf\xc3\xa9 \xf0\x9f\x98\x80");
+#undef RELU
+}
+
 Test(load, ops_returning_nothing) {
     load(PROG(T("x"),
               "{'target': 'torch.ops.aten._assert_scalar.default',"
