@@ -327,10 +327,11 @@ static void json_links(gd_ctx *c, exdb_buf *b, uint32_t v, int out) {
 }
 
 /* A view node's record: noderec.c's fields for an FX node (or its label's
- * and tooltip's text), then "users", "label", "inputs", "module stack",
+ * and tooltip's text), then "users", "label", "inputs", module stack,
  * "style": the label when the view gave one (the box's lines), the inputs
  * its in-edges' ends (what the panel links), the module stack of an FX
- * node ("layer1.0  torchvision...BasicBlock" per line). */
+ * node ("layer1.0  torchvision...BasicBlock" per line) as an index into the
+ * string table (noderec.c's source table: nodes of a module share it). */
 static void put_node(gd_ctx *c, exdb_buf *b, uint32_t v, const char *kind, vz_noderec *rec) {
     const vz_node *n = &c->vg->nodes[v];
     if (n->fx) {
@@ -360,8 +361,8 @@ static void put_node(gd_ctx *c, exdb_buf *b, uint32_t v, const char *kind, vz_no
         if (m->stack[i].path && m->stack[i].path[0])
             exdb_buf_printf(&c->tmp, "%s%s  %s", c->tmp.len ? "\n" : "", m->stack[i].path,
                             m->stack[i].type ? m->stack[i].type : "");
-    exdb_buf_json_str(b, exdb_buf_str(&c->tmp));
-    exdb_buf_putc(b, ',');
+    exdb_buf_printf(b, "%u,",
+                    c->tmp.oom ? 0 : vz_noderec_intern(rec, exdb_buf_str(&c->tmp), c->tmp.len));
     exdb_buf_json_str(b, n->style ? n->style : "");
     exdb_buf_putc(b, ']');
 }

@@ -51,15 +51,12 @@ static const char *fill_of(const vz_noderec *r, const exdb_node *n) {
     return f ? f : "#ffffff";
 }
 
-/* The index of n's source lines in the table (0: none). */
-static uint32_t source_of(vz_noderec *r, const exdb_node *n) {
-    exdb_buf_reset(&r->srcbuf);
-    vz_fx_source(&r->srcbuf, n);
-    if (!r->srcbuf.len)
+uint32_t vz_noderec_intern(vz_noderec *r, const char *text, size_t len) {
+    if (!len)
         return 0;
-    void **slot = exdb_strmap_find(&r->srcs, exdb_buf_str(&r->srcbuf));
+    void **slot = exdb_strmap_find(&r->srcs, text);
     if (!slot) {
-        const char *key = exdb_arena_strndup(r->arena, exdb_buf_str(&r->srcbuf), r->srcbuf.len);
+        const char *key = exdb_arena_strndup(r->arena, text, len);
         slot = key ? exdb_strmap_put(&r->srcs, key, NULL) : NULL;
         if (!slot) {
             r->oom = 1;
@@ -68,6 +65,13 @@ static uint32_t source_of(vz_noderec *r, const exdb_node *n) {
         *slot = (void *)(uintptr_t)++r->nsrcs;
     }
     return (uint32_t)(uintptr_t)*slot;
+}
+
+/* The index of n's source lines in the table (0: none). */
+static uint32_t source_of(vz_noderec *r, const exdb_node *n) {
+    exdb_buf_reset(&r->srcbuf);
+    vz_fx_source(&r->srcbuf, n);
+    return r->srcbuf.oom ? 0 : vz_noderec_intern(r, exdb_buf_str(&r->srcbuf), r->srcbuf.len);
 }
 
 void vz_noderec_put(vz_noderec *r, exdb_buf *b, const exdb_node *n, const char *kind,

@@ -31,6 +31,11 @@ void vz_noderec_free(vz_noderec *r);
 void vz_noderec_put(vz_noderec *r, exdb_buf *b, const exdb_node *n, const char *kind,
                     const char *name, const char *fill);
 
+/* The index of text (len bytes, NUL-ended) in the page's string table, the
+ * source table (0 for ""): each text is written once however many nodes
+ * share it. */
+uint32_t vz_noderec_intern(vz_noderec *r, const char *text, size_t len);
+
 /* The source table as <script id="srcs">["", "source:\n  File ...", ...]
  * (index 0: none). */
 void vz_noderec_put_sources(vz_noderec *r, FILE *f, exdb_buf *b);

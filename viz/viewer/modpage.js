@@ -13,7 +13,8 @@ function depthOf(m){var d=0;while(m>0){m=M[m][2];d++;}return d;}
 var open={0:true},lays=[];
 /* render flat|tree|frame|module -o F.html (graph_data.c): the view's clusters
  * and sections are the modules, M[m][7] their label, M[m][8] their fill; a
- * node's n[9] its label lines, n[10] its inputs, n[11] its module stack */
+ * node's n[9] its label lines, n[10] its inputs, n[11] its module stack (in
+ * srcs), n[12] its style */
 var GEN=body.dataset.view||'';
 function modLabel(m){return GEN&&M[m][7]?M[m][7]:'';}
 /* render diff -o F.html: the other program's page with the diff (diff_data.c):
@@ -115,6 +116,10 @@ function layout(m){if(lays[m])return lays[m];
   order.slice().reverse().forEach(function(v){if(ins[v].length||!outs[v].length)return;
     var l=Infinity;outs[v].forEach(function(e){l=Math.min(l,layer[e.t]);});
     if(l!==Infinity&&l>0)layer[v]=l-1;});
+  /* nodes with no edge at all (state nothing uses) in a row of their own at the bottom */
+  var lone=[],deep=0;
+  for(i=0;i<n;i++){if(ins[i].length||outs[i].length)deep=Math.max(deep,layer[i]+1);else lone.push(i);}
+  if(lone.length<n)lone.forEach(function(v){layer[v]=deep;});
   /* far edges: a dashed copy of the end with more edges next to the other */
   var nodes=N.slice(),FAR=6;
   var E2=[];E.forEach(function(e){var s=layer[e.t]-layer[e.f];
@@ -322,7 +327,7 @@ function showNode(m,k){var n=graph(m).n[k];if(!srcs)srcs=data('srcs');links.text
   var named=n[7]?'\narguments:\n  '+splitArgs(n[7]).join('\n  '):'';
   dt.textContent=(n[2]?n[2]+'\n':'')+(n[3]?'value: '+n[3]+'\n':'')+named.replace(/^\n/,'')+
     (n[0]==='i'?'\n(made outside '+(M[m][0]||'the root')+')':n[11]?'\nmodule stack:\n  '+
-      n[11].split('\n').join('\n  '):GEN?'':modPath(m))+(srcs[n[5]]||'')+'\n\n'+n[4];
+      srcs[n[11]].split('\n').join('\n  '):GEN?'':modPath(m))+(srcs[n[5]]||'')+'\n\n'+n[4];
   var x=D&&n[0]==='o'?D.n[n[1]]:null;
   if(x)dt.textContent=(x[0]==='+'?'added: not in A\n':'changed ('+x[1]+'); in A:\n'+x[2]+'\n')+'\n'+dt.textContent;
   var ins=inputsOf(n);
