@@ -119,7 +119,7 @@ function layout(m){if(lays[m])return lays[m];
   /* nodes with no edge at all (state nothing uses) in a row of their own at the bottom */
   var lone=[],deep=0;
   for(i=0;i<n;i++){if(ins[i].length||outs[i].length)deep=Math.max(deep,layer[i]+1);else lone.push(i);}
-  if(lone.length<n)lone.forEach(function(v){layer[v]=deep;});
+  if(lone.length<n)lone.forEach(function(v,k){layer[v]=deep+Math.floor(k/8);});   /* 8 a row */
   /* far edges: a dashed copy of the end with more edges next to the other */
   var nodes=N.slice(),FAR=6;
   var E2=[];E.forEach(function(e){var s=layer[e.t]-layer[e.f];
@@ -171,9 +171,10 @@ function layout(m){if(lays[m])return lays[m];
   for(i=0;i<nn;i++){minx=Math.min(minx,x[i]-nodes[i].w/2);maxx=Math.max(maxx,x[i]+nodes[i].w/2);}
   if(!nn){minx=0;maxx=60;}
   for(i=0;i<nn;i++){nodes[i].x=x[i]-minx+4;nodes[i].y=y[i]+4;}
-  var tx=0;(L[0]||[]).forEach(function(v){tx+=nodes[v].x;});
+  /* where the top row is (within a lone open box on it: its own top row) */
+  var tx=0,t0=L[0]||[],one=t0.length===1?nodes[t0[0]]:null;t0.forEach(function(v){tx+=nodes[v].x;});
   var lay={m:m,w:maxx-minx+8,h:Math.max(top-RS,20)+8,nodes:nodes,edges:E3,n:n,
-    topx:L[0]&&L[0].length?tx/L[0].length:(maxx-minx)/2};
+    topx:one&&one.sub?one.x-one.w/2+INSET+one.sub.topx:t0.length?tx/t0.length:(maxx-minx)/2};
   return lays[m]=lay;}
 function nodeSvg(m,it,out){var x=it.x-it.w/2,y=it.y-it.h/2,k;
   if(it.t==='d')return;
