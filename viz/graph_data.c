@@ -7,7 +7,8 @@
  * the module calls; frame: the stack, the window, the frame's graph). A
  * cluster with more than VZ_SECTION nodes of its own (a flat view of 141k
  * nodes, the tree of 21k modules) is cut into sections of VZ_SECTION nodes
- * in the view's order ("nodes 1-1000"; a placeholder in its first user's), each laid out only when
+ * in the view's order ("nodes 1-1000"; the flat view puts each input beside
+ * its first user), each laid out only when
  * opened, so a program of any size costs the page one section's layout to show its first screen. An
  * edge between nodes of different modules is drawn as tree_data.c draws values: at their lowest
  * common module between the boxes holding them, and inside each box from an input node or to its
@@ -176,22 +177,9 @@ static void make_mods(gd_ctx *c) {
         }
         count[k] = 0; /* from here: nodes of cluster k met so far */
     }
-    /* a source (a placeholder: no in-edge) goes to the section of its first
-     * user, where a parameter folds into its op's box, not in the sections
-     * its place in the program gives (efficientnet_v2_l's first 1000 nodes
-     * are 1000 placeholders) */
     for (uint32_t v = 0; v < vg->nnodes && !c->oom; v++) {
         uint32_t k = vg->nodes[v].cluster;
-        int source = c->ifirst[v + 1] == c->ifirst[v] && c->ofirst[v + 1] > c->ofirst[v];
-        c->of[v] = first[k] == VZ_NONE ? k : source ? VZ_NONE : first[k] + count[k]++ / VZ_SECTION;
-    }
-    for (uint32_t v = 0; v < vg->nnodes && !c->oom; v++) {
-        if (c->of[v] != VZ_NONE)
-            continue;
-        uint32_t k = vg->nodes[v].cluster, u = vg->edges[c->oadj[c->ofirst[v]]].to;
-        c->of[v] = vg->nodes[u].cluster == k && c->of[u] != VZ_NONE
-                       ? c->of[u]
-                       : first[k] + count[k]++ / VZ_SECTION;
+        c->of[v] = first[k] == VZ_NONE ? k : first[k] + count[k]++ / VZ_SECTION;
     }
     free(count);
     free(first);
