@@ -116,9 +116,10 @@ function layout(m){if(lays[m])return lays[m];
   order.slice().reverse().forEach(function(v){if(ins[v].length||!outs[v].length)return;
     var l=Infinity;outs[v].forEach(function(e){l=Math.min(l,layer[e.t]);});
     if(l!==Infinity&&l>0)layer[v]=l-1;});
-  /* nodes with no edge at all (state nothing uses) in a row of their own at the bottom */
+  /* nodes with no edge at all (state nothing uses) in rows of their own at the bottom (boxes stay) */
   var lone=[],deep=0;
-  for(i=0;i<n;i++){if(ins[i].length||outs[i].length)deep=Math.max(deep,layer[i]+1);else lone.push(i);}
+  for(i=0;i<n;i++){if(ins[i].length||outs[i].length||N[i].t==='m')deep=Math.max(deep,layer[i]+1);
+    else lone.push(i);}
   if(lone.length<n)lone.forEach(function(v,k){layer[v]=deep+Math.floor(k/8);});   /* 8 a row */
   /* far edges: a dashed copy of the end with more edges next to the other */
   var nodes=N.slice(),FAR=6;
