@@ -510,6 +510,8 @@ int vz_write_graph_data(FILE *f, const vz_graph *vg, const exdb_program *p, vz_t
         put_graph(&c, f, &b, m, norder + nfirst[m], nfirst[m + 1] - nfirst[m], eorder + efirst[m],
                   efirst[m + 1] - efirst[m], &rec);
     vz_noderec_put_sources(&rec, f, &b);
+    if (p)
+        vz_noderec_put_code(&rec, f, &b, p->graph);
     if (st) {
         st->modules = c.nmods;
         st->nodes = c.nnodes;

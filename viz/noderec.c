@@ -9,6 +9,7 @@
 #include "core/export/describe.h"
 #include "core/export/program.h"
 #include "core/format/schema.h"
+#include "core/fx/readable.h" /* exdb_python_code (codegen.h) */
 #include "core/fx/print.h"
 #include "viz/flat.h"
 #include "viz/noderec.h"
@@ -130,4 +131,52 @@ void vz_noderec_put_sources(vz_noderec *r, FILE *f, exdb_buf *b) {
     }
     fputs("]</script>\n", f);
     free(tab);
+}
+
+void vz_noderec_put_code(vz_noderec *r, FILE *f, exdb_buf *b, const exdb_graph *g) {
+    if (g->count > VZ_CODE_NODES)
+        return;
+    exdb_buf code;
+    exdb_buf_init(&code);
+    exdb_codegen_opts o = {0};
+    uint32_t *lines = calloc((size_t)g->count + 1, sizeof *lines);
+    uint32_t *starts = NULL, nlines = 0;
+    if (!lines || exdb_python_code(&code, g, &o, lines) < 0)
+        goto oom;
+    const char *text = exdb_buf_str(&code);
+    for (size_t i = 0; i < code.len; i++)
+        nlines += text[i] == '\n';
+    starts = malloc(((size_t)nlines + 2) * sizeof *starts);
+    if (!starts)
+        goto oom;
+    nlines = 0;
+    starts[nlines++] = 0;
+    for (size_t i = 0; i < code.len; i++)
+        if (text[i] == '\n')
+            starts[nlines++] = (uint32_t)i + 1;
+    fputs("<script type=\"application/json\" id=\"code\">{", f);
+    uint32_t i = 0, k = 0;
+    for (const exdb_node *n = g->head; n; n = n->next, i++) {
+        if (!lines[i] || lines[i] > nlines)
+            continue;
+        const char *at = text + starts[lines[i] - 1], *end = strchr(at, '\n');
+        while (*at == ' ')
+            at++;
+        exdb_buf_reset(b);
+        exdb_buf_puts(b, k++ ? "," : "");
+        exdb_buf_json_str(b, n->name);
+        exdb_buf_putc(b, ':');
+        exdb_buf_reset(&r->tmp);
+        exdb_buf_put(&r->tmp, at, end ? (size_t)(end - at) : strlen(at));
+        exdb_buf_json_str(b, exdb_buf_str(&r->tmp));
+        vz_put_script_json(f, b);
+    }
+    fputs("}</script>\n", f);
+    goto out;
+oom:
+    r->oom = 1;
+out:
+    free(lines);
+    free(starts);
+    exdb_buf_free(&code);
 }

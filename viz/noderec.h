@@ -40,6 +40,15 @@ uint32_t vz_noderec_intern(vz_noderec *r, const char *text, size_t len);
  * (index 0: none). */
 void vz_noderec_put_sources(vz_noderec *r, FILE *f, exdb_buf *b);
 
+/* Each node's line of `print code` (GraphModule.code of g, exdb_python_code)
+ * as <script id="code">{"name": "convolution = torch.ops.aten...(...)", ...}:
+ * the panel's "print code" line, parsed when a panel first shows one. Not
+ * for a graph over VZ_CODE_NODES nodes: the 100k synthetic program's
+ * 141k lines made its flat page 13 MB bigger and its first screen 20%
+ * slower. */
+#define VZ_CODE_NODES 20000
+void vz_noderec_put_code(vz_noderec *r, FILE *f, exdb_buf *b, const exdb_graph *g);
+
 /* b's JSON text into a <script> element: '<' as \u003c, so that no text
  * ends the element (every page's data). */
 void vz_put_script_json(FILE *f, const exdb_buf *b);

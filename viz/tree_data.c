@@ -441,6 +441,7 @@ int vz_write_tree_data(FILE *f, const exdb_program *p, vz_tree_stats *st, exdb_e
         put_graph(&c, f, &b, m, norder + nfirst[m], nfirst[m + 1] - nfirst[m], eorder + efirst[m],
                   efirst[m + 1] - efirst[m], &rec);
     vz_noderec_put_sources(&rec, f, &b);
+    vz_noderec_put_code(&rec, f, &b, p->graph);
     if (st) {
         st->modules = c.nmods;
         st->nodes = c.nnodes;

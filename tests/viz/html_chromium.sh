@@ -317,12 +317,17 @@ if [ -d "$real" ]; then
     fi
     # the stride of layer2.0.downsample's convolution: a search over the
     # arguments finds it, and its panel names it
-    d=$(dom "$out/r18mods.html" "go=convolution_7")
-    if printf '%s' "$d" | grep -A12 '<pre id="dtext">' | grep -q 'stride=\[2, 2\]'; then
-        ok
-    else
-        bad "resnet18 modules: convolution_7's panel does not name its stride"
-    fi
+    # ... and shows its line of `print code`, in the module view and the flat page
+    for page in r18mods resnet18flat; do
+        d=$(dom "$out/$page.html" "go=convolution_7")
+        if printf '%s' "$d" | grep -A12 '<pre id="dtext">' | grep -q 'stride=\[2, 2\]' &&
+            printf '%s' "$d" | grep -A40 '<pre id="dtext">' | grep -A1 '^print code:' |
+            grep -q '^  convolution_7 = torch.ops.aten.convolution.default(relu_4, p_layer2_0_downsample_0_weight, None, \[2, 2\]'; then
+            ok
+        else
+            bad "resnet18 $page: convolution_7's panel does not name its stride or show its print code line"
+        fi
+    done
     d=$(dom "$out/r18mods.html" "search=stride=[2, 2]")
     if [ "$(body_attr "$d" hits)" -ge 3 ] 2>/dev/null; then ok; else
         bad "resnet18 modules: a search for stride=[2, 2] found $(body_attr "$d" hits) nodes"

@@ -330,6 +330,7 @@ function showNode(m,k){var n=graph(m).n[k];if(!srcs)srcs=data('srcs');links.text
   dt.textContent=(n[2]?n[2]+'\n':'')+(n[3]?'value: '+n[3]+'\n':'')+named.replace(/^\n/,'')+
     (n[0]==='i'?'\n(made outside '+(M[m][0]||'the root')+')':n[11]?'\nmodule stack:\n  '+
       srcs[n[11]].split('\n').join('\n  '):GEN?'':modPath(m))+(srcs[n[5]]||'')+'\n\n'+n[4];
+  var cl=codeOf(n[1]);if(cl)dt.textContent+='\nprint code:\n  '+cl;
   var x=D&&n[0]==='o'?D.n[n[1]]:null;
   if(x)dt.textContent=(x[0]==='+'?'added: not in A\n':'changed ('+x[1]+'); in A:\n'+x[2]+'\n')+'\n'+dt.textContent;
   var ins=inputsOf(n);
@@ -339,6 +340,10 @@ function showNode(m,k){var n=graph(m).n[k];if(!srcs)srcs=data('srcs');links.text
     us.map(function(a){return [a,a];}));
   if(n[0]==='i'&&owner(n[1])!==undefined)linkList('made in '+(M[owner(n[1])][0]||'the root'),[[n[1],n[1]]]);
   body.dataset.selected=n[1];lit(m,k);}
+/* a node's line of `print code` (html_tree.c's "code" table, parsed when first asked) */
+var codes=null;
+function codeOf(name){if(!codes)codes=document.getElementById('code')?data('code'):{};
+  return Object.prototype.hasOwnProperty.call(codes,name)?codes[name]:'';}
 /* the nodes n reads, in argument order: the %names of its FX text's args */
 function inputsOf(n){
   if(n.length>10)return n[10]?n[10].split(' ').filter(function(x){return x.charAt(0)!=='+';}):[];
