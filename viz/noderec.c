@@ -172,6 +172,7 @@ void vz_noderec_put_code(vz_noderec *r, FILE *f, exdb_buf *b, const exdb_graph *
         vz_put_script_json(f, b);
     }
     fputs("}</script>\n", f);
+    r->oom |= r->tmp.oom || code.oom;
     goto out;
 oom:
     r->oom = 1;
