@@ -100,10 +100,12 @@ run code "$@" tests/fixtures/unflatten/cond.json tests/fixtures/unflatten/set_gr
 run diff -c "load '{F}'" -c "diff tests/fixtures/diff/v2.json" -c "unflatten run" \
     -c "diff module blk same" -c "render diff tests/fixtures/diff/v2.json -o {D}/diff.dot" \
     -c "render diff tests/fixtures/diff/v2.json -o {D}/diff.svg" tests/fixtures/diff/v1.json
-# print tabular, render run and the HTML module view, flat with --hide, save
-# as .pt2, info node-map, whatis
+# print tabular, render run and the HTML module view, flat with --hide, every
+# other view's HTML page (flat, tree, frame: graph_data.c), save as .pt2,
+# info node-map, whatis
 run views -c "load '{F}'" -c "print tabular" -c "render run -o {D}/run.html" \
     -c "render flat --hide state,getitems,dead -o {D}/h.dot" -c "render modules -o {D}/m.html" \
+    -c "render flat -o {D}/f.html" -c "render tree -o {D}/t.html" -c "render frame -o {D}/fr.html" \
     -c "save {D}/s.pt2" -c "unflatten run" -c "info node-map" -c "whatis x" -c "whatis foo" \
     tests/fixtures/unflatten/constant_aliasing.pt2 tests/fixtures/unflatten/cond.json
 # the same with every arena call counted (an arena call fails only when it

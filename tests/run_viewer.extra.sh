@@ -25,7 +25,7 @@ ex=$root/tests/fixtures/example.json
 holds() {
     python3 -c 'import sys; sys.exit(open(sys.argv[2], "rb").read() not in open(sys.argv[1], "rb").read())' "$1" "$2"
 }
-for pair in flat:svgpage.js flat:svgpage.css flat:base.css flat:base.js mods:modpage.js mods:modpage.css mods:base.css mods:base.js; do
+for pair in flat:modpage.js flat:modpage.css flat:base.css flat:base.js mods:modpage.js mods:modpage.css mods:base.css mods:base.js; do
     page=$out/${pair%%:*}.html file=$root/viz/viewer/${pair#*:}
     if [ -s "$page" ] && holds "$page" "$file"; then ok; else
         bad "${pair%%:*}.html does not hold viz/viewer/${pair#*:} (rebuild: make)"

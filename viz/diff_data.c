@@ -11,6 +11,7 @@
 #include "core/export/diff.h"
 #include "core/fx/print.h"
 #include "viz/view.h"
+#include "viz/noderec.h"
 #include "viz/tree_data.h"
 #include "viz/diff_data.h"
 

@@ -7,10 +7,6 @@
 /* s with <, > and & escaped, for HTML text (html.c). */
 void vz_html_escape(FILE *f, const char *s);
 
-/* Writes the HTML viewer page around an SVG document (html.c); title is
- * plain text. -1 when svg has no <svg> element or on a write error. */
-int vz_write_html(FILE *f, const char *svg, size_t len, const char *title);
-
 /* Writes Graphviz's SVG with text drawn at its exact size at any zoom
  * (html.c); whole: with the XML prolog (an .svg file), else only the
  * <svg> element. -1 when there is no <svg> element or on a write error. */

@@ -17,4 +17,12 @@ int vz_write_tree_html(FILE *f, const exdb_program *p, int open_depth, const cha
                        const struct exdb_program_diff *diff, const struct exdb_unflatten *run,
                        vz_tree_stats *st, exdb_error *err);
 
+/* The same page for any other view's graph vg (render flat|tree|frame|module
+ * -o FILE.html): its clusters are the modules, a cluster of over
+ * VZ_SECTION nodes cut into sections (graph_data.c); view names the view
+ * (body data-view); expand: the page opens with every box open (up to the
+ * script's budget). */
+int vz_write_view_html(FILE *f, const vz_graph *vg, const exdb_program *p, const char *view,
+                       int expand, const char *title, vz_tree_stats *st, exdb_error *err);
+
 #endif

@@ -292,14 +292,16 @@ static const char *view_hint(const exdb_viz_view *view) {
     return "try \"render modules --depth 1\" or --depth 2, write .dot instead";
 }
 
+/* The views' names, by exdb_viz_view_kind. */
+static const char *const view_names[] = {"flat",  "modules", "module", "tree",
+                                         "frame", "diff",    "run"};
+
 /* The HTML page's title: "exdb: module layer1.0 - resnet18.json". */
 static const char *page_title(const exdb_viz_source *src, const exdb_viz_view *view, char *buf,
                               size_t size) {
-    static const char *const names[] = {"flat",  "modules", "module", "tree",
-                                        "frame", "diff",    "run"};
     const char *path = src->prog && src->prog->path ? src->prog->path : "program";
     const char *slash = strrchr(path, '/');
-    snprintf(buf, size, "exdb: %s%s%s - %s", names[view->kind],
+    snprintf(buf, size, "exdb: %s%s%s - %s", view_names[view->kind],
              view->kind == EXDB_VIEW_MODULE ? " " : "",
              view->kind == EXDB_VIEW_MODULE && view->fqn ? view->fqn : "",
              slash ? slash + 1 : path);
@@ -321,14 +323,12 @@ static void rendered_free(rendered *r) {
     free(r->page);
 }
 
-/* The HTML page around the SVG (title not NULL) or the SVG file, built in
- * memory through html.c's writers. */
-static int html_page(rendered *r, const char *title) {
+/* The SVG file, built in memory through html.c's writer. */
+static int svg_file(rendered *r) {
     FILE *m = open_memstream(&r->page, &r->pagelen);
     if (!m)
         return -1;
-    int rc = title ? vz_write_html(m, r->img.data, r->img.len, title)
-                   : vz_write_svg(m, r->img.data, r->img.len, 1);
+    int rc = vz_write_svg(m, r->img.data, r->img.len, 1);
     if (fclose(m) != 0)
         rc = -1;
     return rc;
@@ -356,11 +356,7 @@ static int render_image(Agraph_t *g, exdb_viz_format fmt, const char *engine,
         return -1;
     st->layout_s = r->img.layout_s;
     double t2 = t1 + r->img.layout_s;
-    char title[512];
-    if (fmt == EXDB_FMT_HTML && html_page(r, page_title(src, view, title, sizeof title)) < 0)
-        return exdb_errorf(err, "%s: could not make the HTML page (out of memory, or no <svg>)",
-                           path);
-    if (fmt == EXDB_FMT_SVG && html_page(r, NULL) < 0)
+    if (fmt == EXDB_FMT_SVG && svg_file(r) < 0)
         return exdb_errorf(err, "%s: could not write the SVG (out of memory, or no <svg>)", path);
     st->write_s = now() - t2;
     return 0;
@@ -444,6 +440,52 @@ static int render_tree_page(const exdb_viz_source *src, const exdb_viz_view *vie
     return rc;
 }
 
+/* `render flat|tree|frame|module -o FILE.html`: the module view's page
+ * drawing the view graph (html_tree.c, graph_data.c), laid out by the page
+ * itself a cluster or section at a time, so no Graphviz and no render
+ * limit; the view built as for DOT but without copies of hub nodes (the
+ * page draws its own). */
+static int render_view_page(const exdb_viz_source *src, const exdb_viz_view *view,
+                            const exdb_viz_settings *set, const char *path, exdb_viz_stats *st,
+                            exdb_error *err) {
+    vz_graph vg;
+    if (vz_init(&vg) < 0)
+        return exdb_errorf(err, "render: out of memory");
+    double t0 = now();
+    if (build(&vg, src, view, set, 1, st, err) < 0) {
+        vz_free(&vg);
+        return -1;
+    }
+    char *page = NULL;
+    size_t len = 0;
+    char title[512];
+    vz_tree_stats ts = {0};
+    int rc = -1;
+    FILE *m = open_memstream(&page, &len);
+    if (!m) {
+        vz_free(&vg);
+        return exdb_errorf(err, "%s: out of memory", path);
+    }
+    int expand = view->kind == EXDB_VIEW_FRAME || view->kind == EXDB_VIEW_MODULE ||
+                 view->kind == EXDB_VIEW_DIFF || view->by_module;
+    rc = vz_write_view_html(m, &vg, src->prog, view_names[view->kind], expand,
+                            page_title(src, view, title, sizeof title), &ts, err);
+    if (fclose(m) != 0 && rc == 0)
+        rc = exdb_errorf(err, "%s: out of memory making the page", path);
+    st->build_s = now() - t0;
+    st->nodes = st->real_nodes = vg.nnodes;
+    st->edges = vg.nedges;
+    st->clusters = vg.nclusters ? vg.nclusters - 1 : 0;
+    vz_free(&vg);
+    if (rc == 0) {
+        double t1 = now();
+        rc = exdb_out_write(path, page, len, 0666, 1, err);
+        st->write_s = now() - t1;
+    }
+    free(page);
+    return rc;
+}
+
 int exdb_viz_render(const exdb_viz_source *src, const exdb_viz_view *view,
                     const exdb_viz_settings *set, const char *path, exdb_viz_stats *stats,
                     exdb_error *err) {
@@ -469,6 +511,9 @@ int exdb_viz_render(const exdb_viz_source *src, const exdb_viz_view *view,
             return exdb_errorf(err, "render: no program loaded");
         return render_tree_page(src, view, path, st, err);
     }
+    if (fmt == EXDB_FMT_HTML)
+        return src && src->prog ? render_view_page(src, view, set, path, st, err)
+                                : exdb_errorf(err, "render: no program loaded");
     double t0 = now();
     vz_graph vg;
     int sfdp;

@@ -10,6 +10,7 @@
 #include "core/unflatten/explain.h"
 #include "core/unflatten/unflatten.h"
 #include "viz/view.h"
+#include "viz/noderec.h"
 #include "viz/tree_data.h"
 #include "viz/run_data.h"
 

@@ -29,6 +29,7 @@
 #include "core/base/mem.h"
 #include "viz/view.h"
 #include "viz/flat.h"
+#include "viz/noderec.h"
 #include "viz/tree_data.h"
 
 enum { GN_OP, GN_CHILD, GN_IN, GN_OUT };
@@ -281,91 +282,20 @@ static int tree_build(tree_ctx *c) {
     return c->oom || c->tmp.oom ? -1 : 0;
 }
 
-/* ---- writing: JSON inside <script> elements, '<' as \u003c so no text
- * ends the element */
-
-void vz_put_script_json(FILE *f, const exdb_buf *b) {
-    const char *s = exdb_buf_str(b);
-    for (const char *lt; (lt = strchr(s, '<'));) {
-        fwrite(s, 1, (size_t)(lt - s), f);
-        fputs("\\u003c", f);
-        s = lt + 1;
-    }
-    fputs(s, f);
-}
+/* ---- writing: JSON inside <script> elements (noderec.c) */
 
 static void json_str(exdb_buf *b, const char *s) {
     exdb_buf_json_str(b, s ? s : "");
 }
 
-/* The fill of an own node: placeholders by input kind, else by op. */
-static const char *fill_of(tree_ctx *c, const exdb_node *n) {
-    if (n->op == EXDB_OP_PLACEHOLDER) {
-        uintptr_t s = (uintptr_t)exdb_strmap_get(&c->inputs, n->name);
-        return vz_input_fill(s ? c->prog->inputs[s - 1].kind : EXDB_IN_USER_INPUT);
-    }
-    const char *f = vz_op_fill(n);
-    return f ? f : "#ffffff";
-}
-
-/* ["o", name, "target", "value", "node text", source index, fill, "named
- * args", "users"]: an FX node (own, or an input with kind "i"); named args
- * as print node's `named:` line ("input=%x, stride=[2, 2]"; "" when the
- * file names none), users their names, space-separated (an own node's
- * first VZ_TREE_USERS, then "+N"; none for an input). The source (the
- * stack trace's user and innermost lines) is shared through a string table. */
+/* An FX node's record (noderec.c) and its users: names, space-separated
+ * (an own node's first VZ_TREE_USERS, then "+N"; none for an input, whose
+ * users are listed where it is made). */
 static void put_fx(tree_ctx *c, exdb_buf *b, const exdb_node *n, const char *kind,
-                   exdb_strmap *srcs, uint32_t *nsrcs, exdb_buf *srcbuf) {
-    exdb_buf_printf(b, "[\"%s\",", kind);
-    json_str(b, n->name);
+                   vz_noderec *rec) {
+    vz_noderec_put(rec, b, n, kind, NULL, NULL);
     exdb_buf_putc(b, ',');
     exdb_buf_reset(&c->tmp);
-    if (n->op == EXDB_OP_CALL_FUNCTION || n->op == EXDB_OP_CALL_METHOD) {
-        exdb_viz_short_target(&c->tmp, n);
-    } else if (n->op == EXDB_OP_PLACEHOLDER) {
-        uintptr_t s = (uintptr_t)exdb_strmap_get(&c->inputs, n->name);
-        const exdb_input_spec *in = s ? &c->prog->inputs[s - 1] : NULL;
-        exdb_buf_puts(&c->tmp, in ? exdb_input_kind_name(in->kind) : "placeholder");
-        if (in && in->target)
-            exdb_buf_printf(&c->tmp, " %s", in->target);
-    } else if (n->op != EXDB_OP_OUTPUT) {
-        exdb_buf_printf(&c->tmp, "%s %s", exdb_op_name((exdb_op)n->op), n->target ? n->target : "");
-    }
-    json_str(b, exdb_buf_str(&c->tmp));
-    exdb_buf_putc(b, ',');
-    exdb_buf_reset(&c->tmp);
-    if (n->meta && n->meta->val) {
-        exdb_format_val(&c->tmp, n->meta->val);
-        if (n->meta->val->kind == EXDB_VAL_TENSOR)
-            exdb_buf_printf(&c->tmp, " %s", exdb_dtype_name(n->meta->val->u.t->dtype));
-    }
-    json_str(b, exdb_buf_str(&c->tmp));
-    exdb_buf_putc(b, ',');
-    exdb_buf_reset(&c->tmp);
-    exdb_format_node(&c->tmp, n);
-    json_str(b, exdb_buf_str(&c->tmp));
-    exdb_buf_reset(srcbuf);
-    vz_fx_source(srcbuf, n);
-    uint32_t src = 0;
-    if (srcbuf->len) {
-        void **slot = exdb_strmap_find(srcs, exdb_buf_str(srcbuf));
-        if (!slot) {
-            const char *key = exdb_arena_strndup(&c->arena, exdb_buf_str(srcbuf), srcbuf->len);
-            slot = key ? exdb_strmap_put(srcs, key, NULL) : NULL;
-            if (slot)
-                *slot = (void *)(uintptr_t)++ * nsrcs;
-            else
-                c->oom = 1;
-        }
-        src = slot ? (uint32_t)(uintptr_t)*slot : 0;
-    }
-    exdb_buf_printf(b, ",%u,\"%s\",", src, fill_of(c, n));
-    exdb_buf_reset(&c->tmp);
-    exdb_print_arg_names(&c->tmp, n, "");
-    json_str(b, exdb_buf_str(&c->tmp));
-    exdb_buf_putc(b, ',');
-    exdb_buf_reset(&c->tmp);
-    /* an input's users are listed where it is made (its own node) */
     for (uint32_t i = 0; kind[0] == 'o' && i < n->nusers && i < VZ_TREE_USERS; i++)
         exdb_buf_printf(&c->tmp, "%s%s", i ? " " : "", n->users[i]->name);
     if (kind[0] == 'o' && n->nusers > VZ_TREE_USERS)
@@ -376,8 +306,7 @@ static void put_fx(tree_ctx *c, exdb_buf *b, const exdb_node *n, const char *kin
 
 /* The graph of module m as {"n":[...],"e":[...]} in one <script>. */
 static void put_graph(tree_ctx *c, FILE *f, exdb_buf *b, uint32_t m, const uint32_t *nodes,
-                      uint32_t nn, const uint32_t *edges, uint32_t ne, exdb_strmap *srcs,
-                      uint32_t *nsrcs, exdb_buf *srcbuf) {
+                      uint32_t nn, const uint32_t *edges, uint32_t ne, vz_noderec *rec) {
     exdb_buf_reset(b);
     exdb_buf_printf(b, "<script type=\"application/json\" id=\"g%u\">{\"n\":[", m);
     fputs(exdb_buf_str(b), f);
@@ -391,7 +320,7 @@ static void put_graph(tree_ctx *c, FILE *f, exdb_buf *b, uint32_t m, const uint3
         else if (g->kind == GN_OUT)
             exdb_buf_puts(b, "[\"x\"]");
         else
-            put_fx(c, b, g->fx, g->kind == GN_IN ? "i" : "o", srcs, nsrcs, srcbuf);
+            put_fx(c, b, g->fx, g->kind == GN_IN ? "i" : "o", rec);
         vz_put_script_json(f, b);
     }
     fputs("],\"e\":[", f);
@@ -487,28 +416,6 @@ static void put_mods(tree_ctx *c, FILE *f, exdb_buf *b, const uint32_t *nfirst,
     exdb_buf_free(&tg);
 }
 
-/* The source table: ["", "source:\n  File ...", ...] (index 0: none). */
-static void put_sources(tree_ctx *c, FILE *f, exdb_buf *b, const exdb_strmap *srcs,
-                        uint32_t nsrcs) {
-    const char **tab = calloc((size_t)nsrcs + 1, sizeof *tab);
-    if (!tab) {
-        c->oom = 1;
-        return;
-    }
-    for (uint32_t i = 0; i < srcs->cap; i++)
-        if (srcs->slots[i].key && srcs->slots[i].val)
-            tab[(uintptr_t)srcs->slots[i].val] = srcs->slots[i].key;
-    fputs("<script type=\"application/json\" id=\"srcs\">[\"\"", f);
-    for (uint32_t i = 1; i <= nsrcs; i++) {
-        exdb_buf_reset(b);
-        exdb_buf_putc(b, ',');
-        json_str(b, tab[i]);
-        vz_put_script_json(f, b);
-    }
-    fputs("]</script>\n", f);
-    free(tab);
-}
-
 int vz_write_tree_data(FILE *f, const exdb_program *p, vz_tree_stats *st, exdb_error *err) {
     tree_ctx c = {.prog = p};
     exdb_arena_init(&c.arena);
@@ -517,12 +424,11 @@ int vz_write_tree_data(FILE *f, const exdb_program *p, vz_tree_stats *st, exdb_e
     exdb_strmap_init(&c.keys, &c.arena);
     exdb_strmap_init(&c.inputs, &c.arena);
     exdb_buf_init(&c.tmp);
-    exdb_buf b, srcbuf;
+    exdb_buf b;
     exdb_buf_init(&b);
-    exdb_buf_init(&srcbuf);
-    exdb_strmap srcs;
-    exdb_strmap_init(&srcs, &c.arena);
-    uint32_t nsrcs = 0, *nfirst = NULL, *efirst = NULL, *norder = NULL, *eorder = NULL;
+    vz_noderec rec;
+    vz_noderec_init(&rec, p, &c.inputs, &c.arena);
+    uint32_t *nfirst = NULL, *efirst = NULL, *norder = NULL, *eorder = NULL;
     int rc = -1;
     if (tree_build(&c) < 0)
         goto out;
@@ -533,14 +439,15 @@ int vz_write_tree_data(FILE *f, const exdb_program *p, vz_tree_stats *st, exdb_e
     put_mods(&c, f, &b, nfirst, norder);
     for (uint32_t m = 0; m < c.nmods; m++)
         put_graph(&c, f, &b, m, norder + nfirst[m], nfirst[m + 1] - nfirst[m], eorder + efirst[m],
-                  efirst[m + 1] - efirst[m], &srcs, &nsrcs, &srcbuf);
-    put_sources(&c, f, &b, &srcs, nsrcs);
+                  efirst[m + 1] - efirst[m], &rec);
+    vz_noderec_put_sources(&rec, f, &b);
+    vz_noderec_put_code(&rec, f, &b, p->graph);
     if (st) {
         st->modules = c.nmods;
         st->nodes = c.nnodes;
         st->edges = c.nedges;
     }
-    rc = c.oom || b.oom || c.tmp.oom || srcbuf.oom ? -1 : 0;
+    rc = c.oom || b.oom || c.tmp.oom || rec.oom ? -1 : 0;
 out:
     free(c.mods);
     free(c.nodes);
@@ -553,7 +460,7 @@ out:
     free(eorder);
     exdb_buf_free(&c.tmp);
     exdb_buf_free(&b);
-    exdb_buf_free(&srcbuf);
+    vz_noderec_free(&rec);
     exdb_arena_destroy(&c.arena);
     if (rc < 0)
         exdb_errorf(err, "render: out of memory");

@@ -9,8 +9,4 @@
  * -1 with a message when out of memory. */
 int vz_write_tree_data(FILE *f, const exdb_program *p, vz_tree_stats *st, exdb_error *err);
 
-/* b's JSON text into a <script> element: '<' as \u003c, so that no text
- * ends the element (the tree, diff and run pages' data). */
-void vz_put_script_json(FILE *f, const exdb_buf *b);
-
 #endif

@@ -2,9 +2,10 @@
 # first_screen.sh - the "time to first screen" rows of `make bench` (issue
 # 24; run by scripts/bench.sh with the bench directory and the real
 # programs'): how long a person waits, from opening the file in a browser
-# to the first screen drawn, for the module view page (`render modules -o
-# F.html`) and the flat page (`render flat -o F.html`; 141k nodes fall back
-# to the module-clustered picture) of resnet18, the transformers LLM export
+# to the first screen drawn, for every view's page (`render modules|flat|
+# tree|frame -o F.html`, one viewer: the flat view of 141k nodes in
+# sections of 1000, the first open; the frame after STEPS steps, past the
+# placeholders) of resnet18, efficientnet_v2_l, the transformers LLM export
 # (tests/fixtures/llm_decoder.json) and the 100k synthetic program.
 #
 # Measured in headless Chromium at 1400x900: each page sets data-paintms on
@@ -30,11 +31,14 @@ attr() { grep -o '<body[^>]*>' "$1" | head -1 | sed -n "s/.* data-$2=\"\([^\"]*\
 echo
 printf '%-28s %-8s %7s %9s %8s %7s\n' "time to first screen (ms)" page "MB" "first" "goal" "labels"
 row() {
-    f=$1 name=$2 goal=$3
+    f=$1 name=$2 goal=$3 steps=$4
     [ -s "$f" ] || return
-    for page in modules flat; do
+    for page in modules flat tree frame; do
         rm -f "$tmp/p.html"
-        ./exdb -q "$f" -ex "render $page -o $tmp/p.html" -batch >/dev/null 2>&1
+        case $page in
+        frame) ./exdb -q "$f" -ex "step $steps" -ex "render frame -o $tmp/p.html" -batch >/dev/null 2>&1 ;;
+        *) ./exdb -q "$f" -ex "render $page -o $tmp/p.html" -batch >/dev/null 2>&1 ;;
+        esac
         [ -s "$tmp/p.html" ] || { printf '%-28s %-8s failed\n' "$name" "$page"; continue; }
         best= lab=
         for r in 1 2; do
@@ -50,6 +54,7 @@ row() {
             "$(echo "$(wc -c <"$tmp/p.html") / 1000000" | bc -l)" "${best:-none}" "<=$goal" "${lab:--}"
     done
 }
-row "$real/TheCBaH__pytorch.models.pt2__resnet18__model.json" resnet18 1000
-row tests/fixtures/llm_decoder.json llm_decoder 1000
-row "$out/synth_100k.json" synth_100k 2000
+row "$real/TheCBaH__pytorch.models.pt2__resnet18__model.json" resnet18 1000 140
+row "$real/TheCBaH__pytorch.models.pt2__efficientnet_v2_l@209890a1__model.json" efficientnet_v2_l 1000 1600
+row tests/fixtures/llm_decoder.json llm_decoder 1000 60
+row "$out/synth_100k.json" synth_100k 2000 30400

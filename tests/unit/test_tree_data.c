@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/export/program.h"
 #include "viz/render.h"
@@ -176,5 +177,62 @@ Test(tree_data, render_modules_html_is_the_tree_page) {
     cr_assert_null(strstr(page, "<svg width"), "a Graphviz picture in the page");
     cr_assert_null(strstr(page, "src=\"http"));
     cr_assert_eq(st.clusters, 27, "module calls, the root not counted");
+    exdb_program_free(p);
+}
+
+/* Whether graph g (a module's {"n": [...]}) has an own node named name. */
+static int has_node(cJSON *g, const char *name) {
+    cJSON *n = cJSON_GetObjectItem(g, "n");
+    for (int i = 0; i < cJSON_GetArraySize(n); i++) {
+        cJSON *x = cJSON_GetArrayItem(n, i);
+        if (cJSON_GetArraySize(x) > 1 && strcmp(cJSON_GetArrayItem(x, 0)->valuestring, "o") == 0 &&
+            strcmp(cJSON_GetArrayItem(x, 1)->valuestring, name) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* `render flat -o FILE.html` of a view over 1000 nodes (efficientnet_v2_l:
+ * 2,569) is cut into sections of 1000 in the view's order (viz/graph_data.c),
+ * where each placeholder sits beside its first user: the first section
+ * holds the first conv2d and its weight, not 1000 of the 1,549 placeholders. */
+Test(tree_data, flat_page_sections_keep_placeholders_with_their_users) {
+    char path[512];
+    snprintf(path, sizeof path,
+             "%s/TheCBaH__pytorch.models.pt2__efficientnet_v2_l@209890a1__model.json",
+             test_real_dir());
+    if (access(path, R_OK) != 0)
+        return;
+    exdb_error err = {0};
+    exdb_program *p = exdb_program_load(path, NULL, &err);
+    cr_assert_not_null(p, "%s", err.msg);
+    exdb_viz_source src = {.prog = p};
+    exdb_viz_settings set;
+    exdb_viz_settings_default(&set);
+    exdb_viz_view view = {.kind = EXDB_VIEW_FLAT};
+    char out[512];
+    snprintf(out, sizeof out, "%s/flat.html", test_tdir);
+    exdb_viz_stats st;
+    cr_assert_eq(exdb_viz_render(&src, &view, &set, out, &st, &err), 0, "%s", err.msg);
+    FILE *f = fopen(out, "r");
+    cr_assert_not_null(f);
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *page = malloc((size_t)len + 1);
+    cr_assert_eq(fread(page, 1, (size_t)len, f), (size_t)len);
+    page[len] = '\0';
+    fclose(f);
+    cJSON *mods = script_json(page, "mods");
+    cr_assert_eq(cJSON_GetArraySize(mods), 4, "the root and 3 sections");
+    int s1 = mod_index(mods, "nodes 1-1000");
+    char id[32];
+    snprintf(id, sizeof id, "g%d", s1);
+    cJSON *g = script_json(page, id);
+    cr_assert(has_node(g, "conv2d"), "the first op is in the first section");
+    cr_assert(has_node(g, "p_features_0_0_weight"), "its weight beside it");
+    cJSON_Delete(g);
+    cJSON_Delete(mods);
+    free(page);
     exdb_program_free(p);
 }

@@ -1,16 +1,18 @@
 #!/bin/sh
 # html_chromium.sh EXDB - the HTML viewer in headless Chromium (Debian's
-# chromium; scripts/deps.sh test installs it). Renders pages of the bundled
-# example (flat, tree, frame) and, when ../shared/real_pt2 is there, of
-# resnet18's module layer1.0; loads them with `chromium --headless
-# --dump-dom` and checks what the page's script recorded on <body>
-# (viz/html.c): it ran without errors, a search finds the node and zooms to
-# it (centred, marked), a click on
-# a node's shape shows its details, zooming changes the view box, the
-# fonts the SVG names are installed and no label overflows its shape. Also
-# takes a screenshot and checks the page needs no network.
-# Prints "html: N passed, M failed"; skips (0 passed, 0 failed) without
-# chromium.
+# chromium; scripts/deps.sh test installs it). Every view's page (`render
+# flat|modules|tree|frame|run|diff -o F.html`: viz/html_tree.c's one page,
+# viz/viewer/modpage.js) of the bundled example, and when ../shared/real_pt2
+# is there of resnet18, vit_b_16 and efficientnet_v2_l, of the transformers
+# LLM export (the 100k synthetic program's with HTML_100K=1, make bench):
+# loads them with `chromium --headless --dump-dom` and checks what the
+# page's script recorded on <body>: no script error, a first screen with
+# labels a person can read, a search that goes to a hit, an input link
+# that goes to the producer, no label wider than its box, nothing asked of
+# the network. Each check waits for the page's data-ready marker (chromium
+# dumps the DOM once the page is idle under its virtual-time budget),
+# never for a time. Prints "html: N passed, M failed"; skips (0 passed, 0
+# failed) without chromium.
 exdb=${1:-./exdb}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 real=${REAL_PT2:-$(cd "$root/.." && pwd)/shared/real_pt2}
@@ -46,156 +48,50 @@ body_attr() {
         sed -n "s/.* data-$2=\"\([^\"]*\)\".*/\1/p"
 }
 
-# check_page NAME FILE NODE SEARCH DETAIL [ZOOM]: search SEARCH finds NODE
-# and goes to it (the view box centred on it, at most ZOOM times the whole
-# picture's width or height: 1 when it is small; a tall picture in a wide
-# window is fitted by its height, wider than itself); a click on NODE shows DETAIL in
-# the details panel; zoom works.
-check_page() {
-    name=$1 file=$2 node=$3 search=$4 detail=$5
+# check_view NAME FILE NODE PRODUCER SEARCH HIT: the page asks nothing of
+# the network, and one load of it in a 1400x900 window (the page's
+# "#check=SEARCH|NODE", done once its first screen is measured) shows: no
+# script error; a first screen with at least 5 labels 9 px or taller and no
+# label wider than its box; a search for SEARCH goes to HIT (selected,
+# marked current); NODE's first input link goes to PRODUCER (selected, its
+# edges lit).
+check_view() {
+    name=$1 file=$2
     if [ ! -s "$file" ]; then
         bad "$name: no page"
         return
     fi
-    # self-contained: no scripts, styles or images from elsewhere
-    if grep -Eq '(src|href)="(https?:)?//' "$file" || grep -q '@import' "$file"; then
+    if grep -Eq '(src|href)="(https?:)?//|@import|url\(["'"'"']?(https?:)?//' "$file"; then
         bad "$name: the page loads something from the network"
     else
         ok
     fi
-    d=$(dom "$file" "search=$search")
-    if [ "$(body_attr "$d" ready)" = 1 ] && [ -z "$(body_attr "$d" errors)" ]; then
-        ok
-    else
-        bad "$name: the script did not run cleanly (errors: $(body_attr "$d" errors))"
-    fi
-    hits=$(body_attr "$d" hits)
-    if [ "${hits:-0}" -ge 1 ] && printf '%s' "$d" | grep -q "<g id=\"$node\" class=\"node hit"; then
-        ok
-    else
-        bad "$name: search \"$search\" did not mark $node (hits: ${hits:-none})"
-    fi
-    # the search went to the match: zoomed in, centred on it, marked current
-    vb=$(body_attr "$d" viewbox) home=$(body_attr "$d" home)
-    at=$(grep -A12 "<g id=\"$node\" class=\"node\"" "$file" | grep -m1 -o '<text[^>]* x="[^"]*" y="[^"]*"' |
-        sed 's/.* x="\([^"]*\)" y="\([^"]*\)".*/\1 \2/')
-    tr=$(grep -o 'id="graph0"[^>]*' "$file" | sed 's/.*translate(\([^ ]*\) \([^)]*\)).*/\1 \2/')
-    if echo "$vb $home $at $tr" | awk -v zoom="${6:-1}" '{ cx = $1 + $3 / 2; cy = $2 + $4 / 2; x = $9 + $11; y = $10 + $12
-            exit !(NF == 12 && ($3 <= $7 * zoom || $4 <= $8 * zoom) && cx - x < 2 && x - cx < 2 && cy - y < 30 && y - cy < 30) }' &&
-        printf '%s' "$d" | grep -q "<g id=\"$node\" class=\"node hit cur"; then
-        ok
-    else
-        bad "$name: search \"$search\" did not zoom to $node (view box $vb of $home, node at $at + $tr)"
-    fi
-    d=$(dom "$file" "click=$node")
-    if [ "$(body_attr "$d" selected)" = "$node" ] &&
-        printf '%s' "$d" | grep -A3 '<pre id="dtext">' | grep -qF -- "$detail"; then
-        ok
-    else
-        bad "$name: a click on $node did not show its details ($detail)"
-    fi
-    # the fonts the SVG names are installed (Graphviz measured the labels
-    # with them, the browser draws them), and every label fits its shape
-    fonts=$(grep -o 'font-family="[^",]*' "$file" | sed 's/.*="//' | sort -u)
-    missing=$(printf '%s\n' "$fonts" | while IFS= read -r f; do
-        [ -z "$f" ] || fc-list "$f" family 2>/dev/null | grep -q . || printf ' "%s"' "$f"
-    done)
-    if [ -n "$fonts" ] && [ -z "$missing" ]; then
-        ok
-    else
-        bad "$name: the SVG names fonts that are not installed:${missing:- none named}"
-    fi
-    d=$(dom "$file" "measure=1")
-    if [ "$(body_attr "$d" overflow)" = 0 ]; then
-        ok
-    else
-        bad "$name: $(body_attr "$d" overflow) labels overflow their shapes"
-    fi
-    d=$(dom "$file" "zoom=2")
-    vb=$(body_attr "$d" viewbox) home=$(body_attr "$d" home)
-    if [ -n "$vb" ] && [ "$vb" != "$home" ]; then
-        ok
-    else
-        bad "$name: zoom did not change the view box ($home -> $vb)"
-    fi
-}
-
-# check_svgviewer NAME FILE NODE PRODUCER: the page around a Graphviz SVG
-# (render flat|tree|frame -o F.html) does what the module view does (and
-# check_viewer runs it on the module view first): its
-# first screen in a 1400x900 window shows at least 5 labels 9 px or taller;
-# NODE's panel links the nodes its edges come from and a click on the first
-# goes to PRODUCER (selected, its edges highlighted: data-lit); ArrowUp from NODE goes there too.
-check_svgviewer() {
-    name=$1 file=$2 node=$3 producer=$4
     d=$(timeout "$guard" "$chromium" --headless --no-sandbox --disable-gpu --no-first-run \
         --user-data-dir="$out/profile" --virtual-time-budget=3000 --window-size=1400,900 \
-        --dump-dom "file://$file" 2>/dev/null)
-    if [ "$(body_attr "$d" readable)" -ge 5 ] 2>/dev/null && [ -z "$(body_attr "$d" errors)" ]; then
+        --dump-dom "file://$file#check=$5|$3" 2>/dev/null)
+    if [ "$(body_attr "$d" ready)" = 1 ] && [ "$(body_attr "$d" readable)" -ge 5 ] 2>/dev/null &&
+        [ -z "$(body_attr "$d" errors)" ] && [ "$(body_attr "$d" overflow)" = 0 ]; then
         ok
     else
-        bad "$name: the first screen has $(body_attr "$d" readable) readable labels (errors: $(body_attr "$d" errors))"
+        bad "$name: the first screen has $(body_attr "$d" readable) readable labels, $(body_attr "$d" overflow) overflowing (errors: $(body_attr "$d" errors))"
     fi
-    d=$(dom "$file" "go=$node&link=0")
-    if [ "$(body_attr "$d" selected)" = "$producer" ] && [ "$(body_attr "$d" lit)" -ge 1 ] 2>/dev/null &&
-        [ -z "$(body_attr "$d" errors)" ]; then
-        ok
-    else
-        bad "$name: the first input link of $node did not go to $producer (selected: $(body_attr "$d" selected); errors: $(body_attr "$d" errors))"
+    if [ "$(body_attr "$d" hit)" = "$6" ]; then ok; else
+        bad "$name: search $5 did not go to $6 (hits: $(body_attr "$d" hits); went to: $(body_attr "$d" hit))"
     fi
-    d=$(dom "$file" "go=$node&key=ArrowUp")
-    if [ "$(body_attr "$d" selected)" = "$producer" ]; then
-        ok
-    else
-        bad "$name: ArrowUp from $node did not go to $producer (selected: $(body_attr "$d" selected))"
+    if [ "$(body_attr "$d" link)" = "$4" ] && [ "$(body_attr "$d" linklit)" -ge 1 ] 2>/dev/null; then ok; else
+        bad "$name: the first input link of $3 did not go to $4 (went to: $(body_attr "$d" link); lit: $(body_attr "$d" linklit))"
     fi
 }
 
-ex=$root/tests/fixtures/example.json
-if ! "$exdb" -batch -q "$ex" -ex "render flat -o $out/flat.html" -ex "render tree -o $out/tree.html" \
-    -ex "step 60" -ex "render frame -o $out/frame.html" >"$out/log" 2>&1; then
-    bad "example: render failed"
-    cat "$out/log"
-fi
-check_page "example flat" "$out/flat.html" addmm addm "value: f32[8, 32] torch.float32"
-check_page "example tree" "$out/tree.html" encoder encod "InterpreterModule"
-check_page "example frame" "$out/frame.html" frame0 frame0 "#0 "
-check_svgviewer "example flat" "$out/flat.html" addmm_4 p_encoder_layers_0_attn_o_bias
-check_svgviewer "example tree" "$out/tree.html" encoder.layers encoder
-check_svgviewer "example frame" "$out/frame.html" frame0 frame1
-
-if [ -d "$real" ]; then
-    r18=$real/TheCBaH__pytorch.models.pt2__resnet18__model.json
-    "$exdb" -batch -q "$r18" -ex "render module layer1.0 -o $out/r18.html" >"$out/log" 2>&1 ||
-        { bad "resnet18: render failed"; cat "$out/log"; }
-    check_page "resnet18 module layer1.0" "$out/r18.html" conv1 conv "child module: layer1.0.conv1"
-    # a big picture: the search zooms in to the node (it only panned)
-    "$exdb" -batch -q "$r18" -ex "render flat -o $out/r18flat.html" >"$out/log" 2>&1 ||
-        { bad "resnet18: render flat failed"; cat "$out/log"; }
-    check_page "resnet18 flat" "$out/r18flat.html" convolution_12 convolution_12 \
-        "value: f32[1, 256, 14, 14] torch.float32" 0.1
-    # an SVG file opened in a browser shows where the graph starts, never an
-    # empty corner (resnet18's flat view by module: the input is 1,950 px
-    # from the left) or the middle of a tree (efficientnet_v2_l's module
-    # tree, drawn left to right, has its root 29,000 px down)
-    eff=$real/TheCBaH__pytorch.models.pt2__efficientnet_v2_l@209890a1__model.json
-    "$exdb" -batch -q "$r18" -ex "render flat --by-module -o $out/r18bym.svg" >"$out/log" 2>&1 ||
-        { bad "resnet18: render flat --by-module -o .svg failed"; cat "$out/log"; }
-    "$exdb" -batch -q "$eff" -ex "render tree -o $out/efftree.svg" >"$out/log" 2>&1 ||
-        { bad "efficientnet_v2_l: render tree -o .svg failed"; cat "$out/log"; }
-    for pair in r18bym:p_conv1_weight efftree:"&lt;root&gt;"; do
-        f=$out/${pair%%:*}.svg
-        d=$(timeout "$guard" "$chromium" --headless --no-sandbox --disable-gpu --no-first-run \
-            --user-data-dir="$out/profile" --virtual-time-budget=3000 --window-size=1400,900 \
-            --dump-dom "file://$f" 2>/dev/null)
-        svgtag=$(printf '%s\n' "$d" | grep -o '<svg[^>]*>' | head -1)
-        n=$(printf '%s' "$svgtag" | sed -n 's/.* data-readable="\([0-9]*\)".*/\1/p')
-        st=$(printf '%s' "$svgtag" | sed -n 's/.* data-start="\([^"]*\)".*/\1/p')
-        if [ "${n:-0}" -ge 5 ] && [ "$st" = "${pair#*:}" ]; then ok; else
-            bad "${pair%%:*}.svg opened in a browser: ${n:-no} readable labels, starts at ${st:-nothing}"
-        fi
-    done
-fi
+# check_arrow NAME FILE NODE PRODUCER: ArrowUp from NODE goes to PRODUCER.
+check_arrow() {
+    d=$(dom "$2" "go=$3&key=ArrowUp")
+    if [ "$(body_attr "$d" selected)" = "$4" ]; then
+        ok
+    else
+        bad "$1: ArrowUp from $3 did not go to $4 (selected: $(body_attr "$d" selected))"
+    fi
+}
 
 # check_tree NAME FILE MODULE CHILD NODE PATH: the module view you open and
 # close (`render modules -o FILE.html`, viz/html_tree.c): it opens at depth
@@ -269,7 +165,8 @@ check_tree() {
 # keyboard walks back up (ArrowUp) from NODE to PRODUCER too; expand all
 # opens modules without a script error.
 check_viewer() {
-    check_svgviewer "$@" # the first screen, the input link, ArrowUp
+    check_view "$@" "$3" "$3" # the first screen, a search, the input link
+    check_arrow "$@"
     name=$1 file=$2
     d=$(dom "$file" "expand=1&measure=1")
     if [ -n "$(body_attr "$d" open)" ] && [ -z "$(body_attr "$d" errors)" ] && [ "$(body_attr "$d" overflow)" = 0 ]; then
@@ -278,6 +175,96 @@ check_viewer() {
         bad "$name: expand all (open: $(body_attr "$d" open | cut -c1-80); overflow: $(body_attr "$d" overflow); errors: $(body_attr "$d" errors))"
     fi
 }
+
+# check_100k SYNTH: the 100k-node synthetic program's pages (scripts/gen_synth.py,
+# as make bench makes it): the module view, the flat view (141k nodes in
+# sections of 1000, the first open) and the tree (21k modules). Each load
+# of these 55-61 MB pages takes 10-40 s of a busy 2-core machine, so make
+# bench runs them (HTML_100K=1: scripts/bench/html_100k.sh), not make test.
+check_100k() {
+    synth=$1
+    "$exdb" -batch -q "$synth" -ex "render modules -o $out/synth.html" -ex "render flat -o $out/synthflat.html" \
+        -ex "render tree -o $out/synthtree.html" >"$out/log" 2>&1 || { bad "synth_100k: render failed"; cat "$out/log"; }
+    check_tree "synth_100k modules" "$out/synth.html" layers layers.0 addmm_500 \
+        layers,layers.83,layers.83.attn,layers.83.attn.v_proj
+    check_viewer "synth_100k modules" "$out/synth.html" view_1832 getitem_498
+    check_view "synth_100k flat" "$out/synthflat.html" view_2 view_1 addmm_500 addmm_500
+    check_view "synth_100k tree" "$out/synthtree.html" layers.83 layers layers.83.attn.v_proj layers.83.attn.v_proj
+}
+
+if [ -n "$HTML_100K" ]; then
+    synth=${2:-$root/build/bench/synth_100k.json}
+    if [ ! -s "$synth" ]; then
+        synth=$out/synth_100k.json
+        python3 "$root/scripts/gen_synth.py" --nodes 100000 --out "$synth" >/dev/null 2>&1
+    fi
+    check_100k "$synth"
+    echo "html (100k): $pass passed, $fail failed"
+    [ "$fail" -eq 0 ]
+    exit
+fi
+
+ex=$root/tests/fixtures/example.json
+if ! "$exdb" -batch -q "$ex" -ex "render flat -o $out/flat.html" -ex "render tree -o $out/tree.html" \
+    -ex "step 60" -ex "render frame -o $out/frame.html" >"$out/log" 2>&1; then
+    bad "example: render failed"
+    cat "$out/log"
+fi
+# the example: flat (its 102 nodes in one graph), tree (the unflattened
+# module hierarchy, parent to child), frame (the stack, the window, the
+# frame's graph, after 60 steps), flat --by-module (module boxes, opened)
+check_view "example flat" "$out/flat.html" mm_1 _softmax addmm_3 addmm_3
+check_arrow "example flat" "$out/flat.html" mm_1 _softmax
+check_view "example tree" "$out/tree.html" encoder.layers encoder encoder.layers.0.attn encoder.layers.0.attn
+check_view "example frame" "$out/frame.html" frame0 frame1 frame0 frame0
+check_arrow "example frame" "$out/frame.html" frame0 frame1
+"$exdb" -batch -q "$ex" -ex "render flat --by-module -o $out/bym.html" >"$out/log" 2>&1 || { bad "example: --by-module failed"; cat "$out/log"; }
+check_view "example flat --by-module" "$out/bym.html" mm_1 _softmax relu relu
+
+# real programs: each view's first screen, a search, an input link
+# (resnet18, vit_b_16, efficientnet_v2_l: views_of NAME FILE FLATNODE
+# PRODUCER SEARCH TREENODE PARENT STEPS; the frame after STEPS steps, past
+# the placeholders, inside a module)
+views_of() {
+    "$exdb" -batch -q "$2" -ex "render flat -o $out/$1flat.html" -ex "render tree -o $out/$1tree.html" \
+        -ex "step $8" -ex "render frame -o $out/$1frame.html" >"$out/log" 2>&1 ||
+        { bad "$1: render failed"; cat "$out/log"; }
+    check_view "$1 flat" "$out/$1flat.html" "$3" "$4" "$5" "$5"
+    check_view "$1 tree" "$out/$1tree.html" "$6" "$7" "$6" "$6"
+    check_view "$1 frame" "$out/$1frame.html" frame0 frame1 frame0 frame0
+}
+if [ -d "$real" ]; then
+    r18=$real/TheCBaH__pytorch.models.pt2__resnet18__model.json
+    views_of resnet18 "$r18" relu_2 add convolution_7 layer2.0.downsample layer2.0 140
+    views_of vit_b_16 "$real/TheCBaH__pytorch.models.pt2__vit_b_16__model.json" gelu_3 view_82 addmm_20 \
+        encoder.layers.encoder_layer_5 encoder.layers 200
+    views_of efficientnet_v2_l "$real/TheCBaH__pytorch.models.pt2__efficientnet_v2_l@209890a1__model.json" \
+        sigmoid_31 conv2d_191 conv2d_100 features.3 features 1600
+    "$exdb" -batch -q "$r18" -ex "render module layer1.0 -o $out/r18.html" >"$out/log" 2>&1 ||
+        { bad "resnet18: render module failed"; cat "$out/log"; }
+    check_view "resnet18 module layer1.0" "$out/r18.html" relu bn1 conv1 conv1
+    # an SVG file opened in a browser shows where the graph starts, never an
+    # empty corner (resnet18's flat view by module: the input is 1,950 px
+    # from the left) or the middle of a tree (efficientnet_v2_l's module
+    # tree, drawn left to right, has its root 29,000 px down)
+    eff=$real/TheCBaH__pytorch.models.pt2__efficientnet_v2_l@209890a1__model.json
+    "$exdb" -batch -q "$r18" -ex "render flat --by-module -o $out/r18bym.svg" >"$out/log" 2>&1 ||
+        { bad "resnet18: render flat --by-module -o .svg failed"; cat "$out/log"; }
+    "$exdb" -batch -q "$eff" -ex "render tree -o $out/efftree.svg" >"$out/log" 2>&1 ||
+        { bad "efficientnet_v2_l: render tree -o .svg failed"; cat "$out/log"; }
+    for pair in r18bym:p_conv1_weight efftree:"&lt;root&gt;"; do
+        f=$out/${pair%%:*}.svg
+        d=$(timeout "$guard" "$chromium" --headless --no-sandbox --disable-gpu --no-first-run \
+            --user-data-dir="$out/profile" --virtual-time-budget=3000 --window-size=1400,900 \
+            --dump-dom "file://$f" 2>/dev/null)
+        svgtag=$(printf '%s\n' "$d" | grep -o '<svg[^>]*>' | head -1)
+        n=$(printf '%s' "$svgtag" | sed -n 's/.* data-readable="\([0-9]*\)".*/\1/p')
+        st=$(printf '%s' "$svgtag" | sed -n 's/.* data-start="\([^"]*\)".*/\1/p')
+        if [ "${n:-0}" -ge 5 ] && [ "$st" = "${pair#*:}" ]; then ok; else
+            bad "${pair%%:*}.svg opened in a browser: ${n:-no} readable labels, starts at ${st:-nothing}"
+        fi
+    done
+fi
 
 "$exdb" -batch -q "$ex" -ex "render modules -o $out/mods.html" -ex "render modules --depth 2 -o $out/mods2.html" \
     >"$out/log" 2>&1 || { bad "example: render modules failed"; cat "$out/log"; }
@@ -330,12 +317,17 @@ if [ -d "$real" ]; then
     fi
     # the stride of layer2.0.downsample's convolution: a search over the
     # arguments finds it, and its panel names it
-    d=$(dom "$out/r18mods.html" "go=convolution_7")
-    if printf '%s' "$d" | grep -A12 '<pre id="dtext">' | grep -q 'stride=\[2, 2\]'; then
-        ok
-    else
-        bad "resnet18 modules: convolution_7's panel does not name its stride"
-    fi
+    # ... and shows its line of `print code`, in the module view and the flat page
+    for page in r18mods resnet18flat; do
+        d=$(dom "$out/$page.html" "go=convolution_7")
+        if printf '%s' "$d" | grep -A12 '<pre id="dtext">' | grep -q 'stride=\[2, 2\]' &&
+            printf '%s' "$d" | grep -A40 '<pre id="dtext">' | grep -A1 '^print code:' |
+            grep -q '^  convolution_7 = torch.ops.aten.convolution.default(relu_4, p_layer2_0_downsample_0_weight, None, \[2, 2\]'; then
+            ok
+        else
+            bad "resnet18 $page: convolution_7's panel does not name its stride or show its print code line"
+        fi
+    done
     d=$(dom "$out/r18mods.html" "search=stride=[2, 2]")
     if [ "$(body_attr "$d" hits)" -ge 3 ] 2>/dev/null; then ok; else
         bad "resnet18 modules: a search for stride=[2, 2] found $(body_attr "$d" hits) nodes"
@@ -349,22 +341,11 @@ llm=$root/tests/fixtures/llm_decoder.json
 check_tree "llm modules" "$out/llm.html" model model.layers silu \
     model,model.layers,model.layers.0,model.layers.0.mlp,model.layers.0.mlp.act_fn
 check_viewer "llm modules" "$out/llm.html" silu linear_4
-check_page "llm flat" "$out/llmflat.html" silu silu "value: f32[1, 8, 64] torch.float32" 0.5
-check_svgviewer "llm flat" "$out/llmflat.html" silu linear_4
-# the 100k-node synthetic program (scripts/gen_synth.py, as make bench makes it)
-synth=$root/build/bench/synth_100k.json
-if [ ! -s "$synth" ] && [ -z "$HTML_NO_100K" ]; then
-    synth=$out/synth_100k.json
-    python3 "$root/scripts/gen_synth.py" --nodes 100000 --out "$synth" >/dev/null 2>&1 || synth=
-fi
-if [ -n "$synth" ] && [ -s "$synth" ]; then
-    "$exdb" -batch -q "$synth" -ex "render modules -o $out/synth.html" >"$out/log" 2>&1 ||
-        { bad "synth_100k: render modules failed"; cat "$out/log"; }
-    check_tree "synth_100k modules" "$out/synth.html" layers layers.0 addmm_500 \
-        layers,layers.83,layers.83.attn,layers.83.attn.v_proj
-    check_viewer "synth_100k modules" "$out/synth.html" view_1832 getitem_498
-fi
-
+check_view "llm flat" "$out/llmflat.html" silu linear_4 silu silu
+"$exdb" -batch -q "$llm" -ex "render tree -o $out/llmtree.html" -ex "step 60" -ex "render frame -o $out/llmframe.html" \
+    >"$out/log" 2>&1 || { bad "llm: render tree/frame failed"; cat "$out/log"; }
+check_view "llm tree" "$out/llmtree.html" model.layers model model.layers.0.mlp model.layers.0.mlp
+check_view "llm frame" "$out/llmframe.html" frame0 frame1 frame0 frame0
 # a screenshot of the page as a user opens it
 if timeout "$guard" "$chromium" --headless --no-sandbox --disable-gpu --no-first-run \
     --user-data-dir="$out/profile" --window-size=1200,800 --virtual-time-budget=3000 \

@@ -1,6 +1,6 @@
 'use strict';
-/* base.js - what both viewer pages share; exdb writes it into the page's
- * script before modpage.js or svgpage.js (viz/html_tree.c, viz/html.c). */
+/* base.js - the start of the viewer page's script; exdb writes it before
+ * modpage.js (viz/html_tree.c). */
 
 /* exdbFirstScreen(body, readable): once the first screen is drawn, sets
  * body's data-paintms (ms from the start of navigation: make bench's

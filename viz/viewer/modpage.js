@@ -11,6 +11,12 @@ var byFqn={};M.forEach(function(m,k){byFqn[m[0]]=k;});
 function graph(m){return graphs[m]||(graphs[m]=data('g'+m));}
 function depthOf(m){var d=0;while(m>0){m=M[m][2];d++;}return d;}
 var open={0:true},lays=[];
+/* render flat|tree|frame|module -o F.html (graph_data.c): the view's clusters
+ * and sections are the modules, M[m][7] their label, M[m][8] their fill; a
+ * node's n[9] its label lines, n[10] its inputs, n[11] its module stack (in
+ * srcs), n[12] its style */
+var GEN=body.dataset.view||'';
+function modLabel(m){return GEN&&M[m][7]?M[m][7]:'';}
 /* render diff -o F.html: the other program's page with the diff (diff_data.c):
  * D.n[name] ["+"] added or ["~", what, A's node]; D.rm[module path] A's removed
  * nodes. Per module: added, changed and removed ops in it and below (dm). */
@@ -22,7 +28,7 @@ if(D){for(i=0;i<NM;i++)dm.push({add:0,chg:0,rm:[]});
     while(a===undefined&&q){q=q.indexOf('.')>0?q.slice(0,q.lastIndexOf('.')):'';a=byFqn[q];}
     if(a===undefined)a=0;
     D.rm[p].forEach(function(nm){for(var b=a;b>=0;b=b>0?M[b][2]:-1)dm[b].rm.push(p+': '+nm);});});}
-function diffFill(c){var d=dm[c];if(!d)return '#fff7bc';
+function diffFill(c){var d=dm[c];if(!d)return M[c][8]||'#fff7bc';
   if(!d.add&&!d.chg&&!d.rm.length)return '#eeeeee';
   if(d.add&&d.add===M[c][4]&&!d.rm.length)return '#c7e9c0';
   return '#fdd0a2';}
@@ -72,12 +78,15 @@ function items(m){var g=graph(m),fold=foldOf(m);
     if(fold.into[k]!==undefined){it.hidden=true;return it;}
     if(n[0]==='m'){it.c=n[1];
       if(open[n[1]]){var L=layout(n[1]);it.sub=L;
-        it.lines=[M[n[1]][0]+'  '+cls(n[1])];
+        it.lines=[modLabel(n[1])?modLabel(n[1]).split('\n')[0]:M[n[1]][0]+'  '+cls(n[1])];
         it.w=Math.max(L.w+2*INSET,textW(it.lines[0])+40);it.h=L.h+HEAD+INSET;return it;}
-      it.lines=[shortName(n[1]),cls(n[1]),M[n[1]][4]+' op'+(M[n[1]][4]==1?'':'s')+
-        (kids[n[1]].length?', '+kids[n[1]].length+' module'+(kids[n[1]].length==1?'':'s'):'')];
+      it.lines=(modLabel(n[1])?modLabel(n[1]).split('\n'):[shortName(n[1]),cls(n[1])]).concat([
+        M[n[1]][4]+(GEN?' node':' op')+(M[n[1]][4]==1?'':'s')+
+        (kids[n[1]].length?', '+kids[n[1]].length+(GEN?' box':' module')+(kids[n[1]].length==1?'':
+          GEN?'es':'s'):'')]);
       if(D)it.lines.push(diffLine(n[1]));
     }else if(n[0]==='x'){it.lines=['output'];}
+    else if(n[9])it.lines=n[9].split('\n');
     else{it.lines=[n[1]];if(n[2])it.lines.push(n[2]);
       if(n[0]==='i'||!outsOf(m)[k])it.lines.push(shapeOf(n));
       (fold.lines[k]||[]).forEach(function(l){it.lines.push(l);});}
@@ -91,7 +100,7 @@ function layout(m){if(lays[m])return lays[m];
   all.forEach(function(it){if(it.hidden)return;map[it.k]=N.length;N.push(it);});
   var n=N.length,ins=[],outs=[];for(i=0;i<n;i++){ins.push([]);outs.push([]);}
   g.e.forEach(function(e){var f=map[e[0]],t=map[e[1]];
-    if(f!==undefined&&t!==undefined)E.push({f:f,t:t,v:e[2],l:e[3]});});
+    if(f!==undefined&&t!==undefined)E.push({f:f,t:t,v:e[2],l:e[3],c:e[4],s:e[5]});});
   E.forEach(function(e){outs[e.f].push(e);ins[e.t].push(e);});
   /* topological order (Kahn; a cycle is broken at its first node) */
   var indeg=ins.map(function(a){return a.length;}),pos=new Array(n),order=[],ready=[],done=0,next=0;
@@ -107,6 +116,11 @@ function layout(m){if(lays[m])return lays[m];
   order.slice().reverse().forEach(function(v){if(ins[v].length||!outs[v].length)return;
     var l=Infinity;outs[v].forEach(function(e){l=Math.min(l,layer[e.t]);});
     if(l!==Infinity&&l>0)layer[v]=l-1;});
+  /* nodes with no edge at all (state nothing uses) in rows of their own at the bottom (boxes stay) */
+  var lone=[],deep=0;
+  for(i=0;i<n;i++){if(ins[i].length||outs[i].length||N[i].t==='m')deep=Math.max(deep,layer[i]+1);
+    else lone.push(i);}
+  if(lone.length<n)lone.forEach(function(v,k){layer[v]=deep+Math.floor(k/8);});   /* 8 a row */
   /* far edges: a dashed copy of the end with more edges next to the other */
   var nodes=N.slice(),FAR=6;
   var E2=[];E.forEach(function(e){var s=layer[e.t]-layer[e.f];
@@ -114,7 +128,7 @@ function layout(m){if(lays[m])return lays[m];
     var fanout=outs[e.f].length>=ins[e.t].length,o=nodes[fanout?e.f:e.t];
     var c={k:nodes.length,t:'c',lines:[o.lines[0]],of:o,w:textW(o.lines[0])+2*PAD,h:LH+PAD};
     nodes.push(c);layer.push(fanout?layer[e.t]-1:layer[e.f]+1);
-    E2.push(fanout?{f:c.k,t:e.t,v:e.v,l:e.l}:{f:e.f,t:c.k,v:e.v,l:e.l});});
+    E2.push(fanout?{f:c.k,t:e.t,v:e.v,l:e.l,c:e.c,s:e.s}:{f:e.f,t:c.k,v:e.v,l:e.l,c:e.c,s:e.s});});
   /* long edges get a point per layer they cross */
   var E3=[];E2.forEach(function(e){var a=layer[e.f],b=layer[e.t];
     if(b<=a+1||pos[e.f]>pos[e.t]&&e.f<n&&e.t<n){e.pts=[e.f,e.t];E3.push(e);return;}
@@ -153,12 +167,15 @@ function layout(m){if(lays[m])return lays[m];
     for(i=L.length-2;i>=0;i--)place(L[i],s<2?down:both);}
   var y=new Array(nn),top=0,RS=34;
   L.forEach(function(row){var h=0;row.forEach(function(v){h=Math.max(h,nodes[v].h);});
-    row.forEach(function(v){y[v]=top+h/2;});top+=h+RS;});
+    row.forEach(function(v){y[v]=top+nodes[v].h/2;});top+=h+RS;});
   var minx=Infinity,maxx=-Infinity;
   for(i=0;i<nn;i++){minx=Math.min(minx,x[i]-nodes[i].w/2);maxx=Math.max(maxx,x[i]+nodes[i].w/2);}
   if(!nn){minx=0;maxx=60;}
   for(i=0;i<nn;i++){nodes[i].x=x[i]-minx+4;nodes[i].y=y[i]+4;}
-  var lay={m:m,w:maxx-minx+8,h:Math.max(top-RS,20)+8,nodes:nodes,edges:E3,n:n};
+  /* where the top row is (within a lone open box on it: its own top row) */
+  var tx=0,t0=L[0]||[],one=t0.length===1?nodes[t0[0]]:null;t0.forEach(function(v){tx+=nodes[v].x;});
+  var lay={m:m,w:maxx-minx+8,h:Math.max(top-RS,20)+8,nodes:nodes,edges:E3,n:n,
+    topx:one&&one.sub?one.x-one.w/2+INSET+one.sub.topx:t0.length?tx/t0.length:(maxx-minx)/2};
   return lays[m]=lay;}
 function nodeSvg(m,it,out){var x=it.x-it.w/2,y=it.y-it.h/2,k;
   if(it.t==='d')return;
@@ -180,6 +197,7 @@ function nodeSvg(m,it,out){var x=it.x-it.w/2,y=it.y-it.h/2,k;
     out.push('</g>');return;}
   var g=graph(m).n[it.t==='c'?it.of.k:it.k],name=it.t==='x'?'output':g[1];
   var kind=it.t==='c'?'n cp':it.t==='i'?'n in':'n';
+  if(g[12]&&it.t==='o')kind+=(/bold/.test(g[12])?' bold':'')+(/dashed/.test(g[12])?' dash':'');
   out.push('<g class="'+kind+'" data-m="'+m+'" data-k="'+(it.t==='c'?it.of.k:it.k)+'"'+
     (it.t==='o'?' id="'+esc(name)+'"':'')+'><title>'+esc(it.t==='c'?name+' (a copy: the edge is long)':
     it.t==='i'?name+' (made outside '+M[m][0]+')':name)+'</title>');
@@ -190,7 +208,8 @@ function nodeSvg(m,it,out){var x=it.x-it.w/2,y=it.y-it.h/2,k;
   for(k=0;k<it.lines.length;k++)out.push('<text x="'+it.x+'" y="'+(y+PAD/2+12+k*LH)+
     '" text-anchor="middle">'+esc(it.lines[k])+'</text>');
   out.push('</g>');}
-function fillOf(c){var f=['#f7fbff','#eef5fb','#e6f0f8','#dde9f5','#d5e3f2'];return f[depthOf(c)%5];}
+function fillOf(c){if(M[c][8])return M[c][8];
+  var f=['#f7fbff','#eef5fb','#e6f0f8','#dde9f5','#d5e3f2'];return f[depthOf(c)%5];}
 function edgeSvg(L,e,out){var P=e.pts.map(function(k){return L.nodes[k];}),d='',k;
   var a=P[0],b=P[P.length-1];
   var pts=[[a.x,a.y+a.h/2]];for(k=1;k+1<P.length;k++)pts.push([P[k].x,P[k].y]);
@@ -201,7 +220,8 @@ function edgeSvg(L,e,out){var P=e.pts.map(function(k){return L.nodes[k];}),d='',
     d+='C'+p[0].toFixed(1)+','+(p[1]+h).toFixed(1)+' '+q2[0].toFixed(1)+','+(q2[1]-h).toFixed(1)+
       ' '+q2[0].toFixed(1)+','+q2[1].toFixed(1);}
   out.push('<path class="e" data-m="'+L.m+'" data-f="'+origK(a)+'" data-t="'+origK(b)+
-    '" d="'+d+'" marker-end="url(#arr)"><title>'+esc(e.l||e.v+' values')+'</title></path>');}
+    '" d="'+d+'" marker-end="url(#arr)"'+(e.c?' style="stroke:'+esc(e.c)+'"':'')+
+    (/dashed/.test(e.s||'')?' stroke-dasharray="5 3"':'')+'><title>'+esc(e.l||e.v+' values')+'</title></path>');}
 function origK(it){return it.t==='c'?it.of.k:it.k;}
 /* the value a node hands out, written once under it, beside its out edges */
 function edgeLabels(L,out){var done={};L.edges.forEach(function(e){var a=L.nodes[e.pts[0]];
@@ -222,13 +242,16 @@ function render(){var L=layout(0),out=[];
   body.dataset.open=Object.keys(open).filter(function(k){return open[k]&&k!=='0';})
     .map(function(k){return M[k][0];}).sort().join(',');
   body.dataset.shown=String(svg.querySelectorAll('g.n,g.mod').length);
-  st.textContent=NM-1+' modules, '+M[0][4]+' ops; '+
+  st.textContent=GEN?M[0][4]+' nodes, '+(NM-1)+' boxes; '+(Object.keys(open).length-1)+' open':
+    NM-1+' modules, '+M[0][4]+' ops; '+
     (Object.keys(open).length-1)+' open';}
 function fit(){var r=view.getBoundingClientRect(),W=r.width||1000,H=r.height||700;
   var s=Math.max(home[2]/W,home[3]/H,1);
   /* a picture that fits only with its labels under 9 px opens at its top, readable */
   if(s>1.3)s=Math.max(Math.min(home[2]/W,1.3),1);
-  vb=[home[0]-4,home[1]-4,W*s,H*s];if(home[2]+8<W*s)vb[0]=home[2]/2-W*s/2;apply();}
+  vb=[home[0]-4,home[1]-4,W*s,H*s];if(home[2]+8<W*s)vb[0]=home[2]/2-W*s/2;
+  /* wider than the window: the top row (a tree's root, the inputs) in the middle */
+  else vb[0]=Math.max(home[0]-4,Math.min(layout(0).topx-W*s/2,home[2]+4-W*s));apply();}
 /* where box a of module c is drawn, in the root's coordinates */
 function absBox(c){var p=[],m=c;while(m>0){p.unshift(m);m=M[m][2];}
   var L=layout(0),ox=0,oy=0,it=null;
@@ -275,7 +298,7 @@ function expandAll(){var t0=performance.now(),shown=graph(0).n.length,level=[0],
     nextLevel.forEach(function(c){if(!open[c]){open[c]=true;opened++;}});shown+=cost;level=nextLevel;}
   lays=[];render();fit();
   var closed=NM-1-(Object.keys(open).length-1);
-  st.textContent=(Object.keys(open).length-1)+' modules open'+(closed?', '+closed+
+  st.textContent=(Object.keys(open).length-1)+(GEN?' boxes':' modules')+' open'+(closed?', '+closed+
     ' left closed (over '+BUDGET+' boxes): click one to open it':'');
   body.dataset.actms=String(Math.round(performance.now()-t0));}
 var dn=document.getElementById('dname'),dt=document.getElementById('dtext');
@@ -291,6 +314,9 @@ function whyCall(c){var f=M[c][0],at=f.match(/^(.*)@(\d+)$/);if(!at)return '';
     'back into one module called twice (DEDUP); in exdb: unflatten run, info events dedup, explain K.'+
     (src?'\nwhere this call ran:'+src:'');}
 function showMod(c){dn.textContent=M[c][0];links.textContent='';lit();
+  if(GEN){dt.textContent=(modLabel(c)||M[c][0])+'\n'+M[c][3]+' own node'+(M[c][3]==1?'':'s')+', '+M[c][4]+
+      ' in all, '+kids[c].length+' box'+(kids[c].length==1?'':'es')+'\n'+
+      (open[c]?'open: click its title to close':'closed: click to open');body.dataset.selected=M[c][0];return;}
   dt.textContent=(M[c][1]||'container (never called itself)')+'\n'+M[c][3]+' own op'+(M[c][3]==1?'':'s')+', '+
     M[c][4]+' in all, '+kids[c].length+' submodule call'+(kids[c].length==1?'':'s')+
     '\n'+(open[c]?'open: click its title to close':'closed: click to open')+
@@ -302,7 +328,9 @@ function showNode(m,k){var n=graph(m).n[k];if(!srcs)srcs=data('srcs');links.text
   dn.textContent=n[1];
   var named=n[7]?'\narguments:\n  '+splitArgs(n[7]).join('\n  '):'';
   dt.textContent=(n[2]?n[2]+'\n':'')+(n[3]?'value: '+n[3]+'\n':'')+named.replace(/^\n/,'')+
-    (n[0]==='i'?'\n(made outside '+M[m][0]+')':modPath(m))+(srcs[n[5]]||'')+'\n\n'+n[4];
+    (n[0]==='i'?'\n(made outside '+(M[m][0]||'the root')+')':n[11]?'\nmodule stack:\n  '+
+      srcs[n[11]].split('\n').join('\n  '):GEN?'':modPath(m))+(srcs[n[5]]||'')+'\n\n'+n[4];
+  var cl=codeOf(n[1]);if(cl)dt.textContent+='\nprint code:\n  '+cl;
   var x=D&&n[0]==='o'?D.n[n[1]]:null;
   if(x)dt.textContent=(x[0]==='+'?'added: not in A\n':'changed ('+x[1]+'); in A:\n'+x[2]+'\n')+'\n'+dt.textContent;
   var ins=inputsOf(n);
@@ -312,8 +340,14 @@ function showNode(m,k){var n=graph(m).n[k];if(!srcs)srcs=data('srcs');links.text
     us.map(function(a){return [a,a];}));
   if(n[0]==='i'&&owner(n[1])!==undefined)linkList('made in '+(M[owner(n[1])][0]||'the root'),[[n[1],n[1]]]);
   body.dataset.selected=n[1];lit(m,k);}
+/* a node's line of `print code` (html_tree.c's "code" table, parsed when first asked) */
+var codes=null;
+function codeOf(name){if(!codes)codes=document.getElementById('code')?data('code'):{};
+  return Object.prototype.hasOwnProperty.call(codes,name)?codes[name]:'';}
 /* the nodes n reads, in argument order: the %names of its FX text's args */
-function inputsOf(n){var t=n[4]||'',i=t.indexOf('](args = '),seen={},r=[];if(i<0)return r;
+function inputsOf(n){
+  if(n.length>10)return n[10]?n[10].split(' ').filter(function(x){return x.charAt(0)!=='+';}):[];
+  var t=n[4]||'',i=t.indexOf('](args = '),seen={},r=[];if(i<0)return r;
   (t.slice(i).match(/%[A-Za-z_][\w.]*/g)||[]).forEach(function(x){x=x.slice(1);
     if(!seen[x]){seen[x]=1;r.push(x);}});return r;}
 var links=document.getElementById('dlinks');
@@ -480,7 +514,11 @@ function measure(){var n=0;svg.querySelectorAll('g.n,g.mod:not(.open)').forEach(
   body.dataset.overflow=String(n);}
 var depth=+(body.dataset.depth||1);
 for(i=1;i<NM;i++)if(depthOf(i)<depth)open[i]=true;
-render();fit();
+/* never an empty first screen: a root holding only boxes (a big view's
+ * sections) opens its first box, and so on down */
+for(var fm=0;GEN&&!graph(fm).n.some(function(n){return n[0]==='o';})&&kids[fm].length;fm=kids[fm][0])
+  open[kids[fm][0]]=true;
+if(body.dataset.expand)expandAll();else{render();fit();}
 if(D)diffSummary();
 if(R)setupRun();
 body.dataset.modules=String(NM-1);
@@ -503,5 +541,14 @@ decodeURIComponent(location.hash.slice(1)).split('&').forEach(function(kv){var i
   if(k==='nextkind'&&R)nextKind(v);
   if(k==='state')document.getElementById('state').click();});
 body.dataset.viewbox=vb.map(function(x){return Math.round(x);}).join(' ');
-exdbFirstScreen(body,readable);/* base.js */
+/* "#check=SEARCH|NODE": once the first screen is measured, one page load
+ * does what a person would: a search for SEARCH (data-hit: the node it
+ * went to, marked current), then NODE's first input link (data-link: the
+ * node it went to, data-linklit: its edges lit) */
+var chk=(decodeURIComponent(location.hash).match(/[#&]check=([^&]*)/)||[])[1];
+function check(){var p=chk.split('|'),c;measure();q.value=p[0];search(p[0]);
+  c=svg.querySelector('g.cur');body.dataset.hit=c&&c.id===body.dataset.selected?c.id:'';
+  goTo(p[1]);body.dataset.lit='0';c=links.querySelector('a.go');if(c)c.click();
+  body.dataset.link=c?body.dataset.selected:'';body.dataset.linklit=body.dataset.lit;}
+exdbFirstScreen(body,function(){readable();if(chk)check();});/* base.js */
 })();
