@@ -172,12 +172,12 @@ static int canon_string(const char **pp, const char *end) {
             return 0;
         p += 5;
         if (v >= 0xD800 && v < 0xDC00) { /* a pair, as written above the BMP */
-            if (end - p < 6 || p[0] != '\\' || p[1] != 'u' || !hex4(p + 2, end, &w) ||
-                w < 0xDC00 || w >= 0xE000)
+            if (end - p < 6 || p[0] != '\\' || p[1] != 'u' || !hex4(p + 2, end, &w) || w < 0xDC00 ||
+                w >= 0xE000)
                 return 0;
             p += 6;
-        } else if ((v < 0x20 && (!v || strchr("\b\t\n\f\r", (int)v))) ||
-                   (v >= 0x20 && v < 0x7F) || (v >= 0xDC00 && v < 0xE000)) {
+        } else if ((v < 0x20 && (!v || strchr("\b\t\n\f\r", (int)v))) || (v >= 0x20 && v < 0x7F) ||
+                   (v >= 0xDC00 && v < 0xE000)) {
             return 0; /* written otherwise, or a lone surrogate: the parser decides */
         }
     }
