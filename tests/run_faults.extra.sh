@@ -24,7 +24,8 @@
 #   - a real program, every FAULTS_REAL_STRIDE-th N (default 7): resnet18
 #     from ${REAL_PT2:-../shared/real_pt2} when that folder exists;
 #   - torch-made programs of the conformance corpus with the features the
-#     fixtures lack (every arena call, the commands of the walks above).
+#     fixtures lack (every arena call, the commands of the walks above), and
+#     small made ones (Argument kinds, keyword inputs, module-tree shapes).
 # Each walk skips an N whose allocation has a call stack an earlier step of
 # the same walk made to fail (fault_walk.c; --all-stacks in FAULT_WALK_ARGS
 # walks every N), and the walks run FAULTS_JOBS (2) at a time.
@@ -175,6 +176,16 @@ run corpus --arena-calls -c "load '{F}'" -c "unflatten run" -c explain -c "lint 
     $c/fx_trace__strict/program.pt2 $c/annotated__strict/program.pt2 \
     $c/stack_removed_mul__nonstrict/program.pt2 $c/stack_drop1_mul__nonstrict/program.pt2 \
     $c/cf_cond_in_map__nonstrict/program.pt2
+# small programs made for the features no torch-made fixture has: the
+# Argument kinds (an indexed device, complex...), keyword inputs without
+# forward_arg_names, a Linear called 12 times sharing its weight (lists
+# outgrowing their inline room), module_call_graph entries no node runs,
+# nested shared modules
+run features --arena-calls -c "load '{F}'" -c "print code" -c "print readable" \
+    -c "print code module" -c "info node kinds_default_unused" -c "unflatten run" -c explain \
+    -c "info modules" -c "render tree -o {D}/t.dot" tests/fixtures/arg_kinds.json \
+    tests/fixtures/kwargs_no_arg_names.json tests/fixtures/modgraph/calls_param_12.json \
+    tests/fixtures/modgraph/mcg_3.json tests/fixtures/modgraph/alias_3.json
 wait
 report
 # file:line of core/ and viz/ (a build without ASan names a site by its
