@@ -334,7 +334,10 @@ void cmd_code_node_line(session *s, const exdb_node *n, cJSON *node_json) {
     exdb_buf t;
     exdb_buf_init(&t);
     uint32_t line;
-    if (exdb_python_code_node(&t, s->prog->graph, n, &line) == 0 && line) {
+    int rc = exdb_python_code_node(&t, s->prog->graph, n, &line);
+    if (rc < 0 || t.oom)
+        s->buf.oom = 1; /* the answer is incomplete: cmd_flush says so */
+    else if (line) {
         exdb_buf_printf(&s->buf, "  code:      line %u: %s\n", line, exdb_buf_str(&t));
         cJSON *c = node_json ? cJSON_AddObjectToObject(node_json, "code") : NULL;
         if (c) {

@@ -61,7 +61,11 @@ static void plain_visit(void *vctx, const char *fqn, exdb_umodule *m) {
         c->path = np;
     }
     char *p = NULL;
-    if (m->kind == EXDB_UMOD_PLAIN && !m->type && (p = exdb_arena_strdup(&c->a, fqn))) {
+    if (m->kind == EXDB_UMOD_PLAIN && !m->type && !(p = exdb_arena_strdup(&c->a, fqn))) {
+        c->oom = 1;
+        return;
+    }
+    if (p) {
         char *w = p; /* "a@1.b@3.c" -> "a.b.c": nn_module_stack paths have no call index */
         for (const char *r = p; *r;) {
             if (*r == '@') {

@@ -342,6 +342,10 @@ int cmd_source_list(session *s, int argc, char **argv) {
     int subst =
         exdb_stack_substitute(&path, f.file, f.file_len, p ? (const char *const *)p->from : NULL,
                               p ? (const char *const *)p->to : NULL, p ? p->n : 0);
+    if (path.oom) {
+        exdb_buf_free(&path);
+        return cmd_fail(s, "out of memory");
+    }
     int bl;
     const char *bn = base_name(&f, &bl);
     exdb_buf_printf(&s->buf, "%.*s:%u in %.*s", bl, bn, f.line, (int)f.func_len, f.func);

@@ -12,7 +12,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 2
 list=$(for f in core/*/*.c core/*/*.h viz/*.c viz/*.h; do
     case $f in core/base/fault.[ch]) continue ;; esac
-    # strip /* */ and // comments and string literals, keep line numbers
+    # strip /* */ and // comments, string and character literals, keep line numbers
     awk -v f="$f" '
         {
             line = $0
@@ -26,6 +26,17 @@ list=$(for f in core/*/*.c core/*/*.h viz/*.c viz/*.h; do
                 c = substr(line, 1, 1); c2 = substr(line, 1, 2)
                 if (c2 == "/*") { incomment = 1; line = substr(line, 3); continue }
                 if (c2 == "//") break
+                if (c == "\047") {
+                    # skip a character literal (a quote in one is no string)
+                    j = 2
+                    while (j <= length(line)) {
+                        d = substr(line, j, 1)
+                        if (d == "\\") { j += 2; continue }
+                        if (d == "\047") break
+                        j++
+                    }
+                    out = out "0"; line = substr(line, j + 1); continue
+                }
                 if (c == "\"") {
                     # skip a string literal
                     j = 2

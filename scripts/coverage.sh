@@ -1,7 +1,8 @@
 #!/bin/sh
 # coverage.sh COV_DIR - runs the unit, golden, malformed, committed
 # conformance (torch's answers on tests/conformance/corpus), JSON schema,
-# diff command-line and notes suites and the fault injection walks of
+# diff command-line, notes, viz (every view of the real programs) and (as
+# root, which it needs) outfiles suites and the fault injection walks of
 # tests/run_faults.extra.sh over the bundled fixtures with the gcov build in
 # COV_DIR (make coverage builds it), then prints the line coverage of every
 # file of core/ and viz/, the total of core/ and the total, from plain
@@ -21,7 +22,13 @@ tests/run_golden.sh "$cov/exdb" 2>&1 | tail -1 | sed 's/^/  /'
 tests/run_malformed.sh "$cov/exdb" 2>&1 | tail -1 | sed 's/^/  /'
 # the fault injection walks of make test, with this build's fault_walk
 FAULT_WALK=$cov/fault_walk tests/run_faults.extra.sh "$cov/exdb" 2>&1 | tail -2 | sed 's/^/  /'
-for suite in conformance json_schema diff_cli notes; do
+# outfiles (full disk, signals, odd targets) mounts a tmpfs: root only
+# viz renders every view of the real programs (../shared/real_pt2, when
+# there): the branches only big programs take (lists outgrowing their
+# inline room, deep walks)
+suites="conformance json_schema diff_cli notes viz"
+[ "$(id -u)" = 0 ] && suites="$suites outfiles"
+for suite in $suites; do
     tests/run_$suite.extra.sh "$cov/exdb" 2>&1 | tail -1 | sed 's/^/  /'
 done
 fi

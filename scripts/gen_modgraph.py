@@ -29,6 +29,12 @@ no weights are needed); only the nn_module_stack of each node differs:
                between two graph modules, and each level's module is also
                called a second time (aliasing the graphless ones).
 
+  ints N       one relu node under the root, then one aten.view of it whose
+               size is a list of N ints (a long int list; no module tree).
+  mcg N        one relu node under the root, and N module_call_graph
+               entries `m0` ... `m<N-1>` (signature null: modules torch lists
+               that run no node).
+
 The same arguments always give byte-identical output. Python 3 stdlib only.
 """
 import argparse
@@ -101,7 +107,7 @@ def stacks_calls_param(n):
 
 SHAPES = {"calls": stacks_calls, "calls_param": stacks_calls_param,
           "calls_nested": stacks_calls_nested, "modules": stacks_modules, "cycle": stacks_cycle, "alias": stacks_alias,
-          "graphless": stacks_graphless}
+          "graphless": stacks_graphless, "ints": lambda n: [ROOT], "mcg": lambda n: [ROOT]}
 
 
 def tensor(rows=2):
@@ -110,7 +116,12 @@ def tensor(rows=2):
             "strides": [{"as_int": 8}, {"as_int": 1}], "storage_offset": {"as_int": 0}, "layout": 7}
 
 
-def program(stacks, linear=False):
+def int_list(n):
+    """Ints of 1 to 6 digits, as a size list of a program that is long."""
+    return [(i * 7919) % 1000003 for i in range(n)]
+
+
+def program(stacks, linear=False, ints=0, extra_fqns=0):
     nodes, tv, prev = [], {"x": tensor()}, "x"
     fqns = []
     if linear:
@@ -133,6 +144,16 @@ def program(stacks, linear=False):
             path = entry.split(",")[1]
             if path not in fqns:
                 fqns.append(path)
+    if ints:
+        nodes.append({"target": "torch.ops.aten.view.default",
+                      "inputs": [{"name": "self", "arg": {"as_tensor": {"name": prev}}, "kind": 1},
+                                 {"name": "size", "arg": {"as_ints": int_list(ints)}, "kind": 1}],
+                      "outputs": [{"as_tensor": {"name": "view"}}],
+                      "metadata": {"nn_module_stack": ROOT},
+                      "is_hop_single_tensor_return": None, "name": "view"})
+        tv["view"] = tensor()
+        prev = "view"
+    fqns += ["m%d" % i for i in range(extra_fqns)]
     mcg = [{"fqn": "", "signature": {"inputs": [], "outputs": [], "in_spec": IN_SPEC,
                                      "out_spec": LEAF, "forward_arg_names": ["x"]}}]
     mcg += [{"fqn": f, "signature": None} for f in fqns]
@@ -162,7 +183,10 @@ def main():
     ap.add_argument("n", type=int)
     ap.add_argument("--out", default="-")
     a = ap.parse_args()
-    text = json.dumps(program(SHAPES[a.shape](max(a.n, 1)), linear=a.shape == "calls_param"))
+    n = max(a.n, 1)
+    text = json.dumps(program(SHAPES[a.shape](n), linear=a.shape == "calls_param",
+                              ints=n if a.shape == "ints" else 0,
+                              extra_fqns=n if a.shape == "mcg" else 0))
     if a.out == "-":
         sys.stdout.write(text + "\n")
     else:

@@ -22,7 +22,13 @@
 #     .pt2; diff of two programs and of two modules, render diff; print
 #     tabular, render run, the HTML module view, save as .pt2, whatis: every N;
 #   - a real program, every FAULTS_REAL_STRIDE-th N (default 7): resnet18
-#     from ${REAL_PT2:-../shared/real_pt2} when that folder exists.
+#     from ${REAL_PT2:-../shared/real_pt2} when that folder exists;
+#   - torch-made programs of the conformance corpus with the features the
+#     fixtures lack (every arena call, the commands of the walks above), and
+#     small made ones (Argument kinds, keyword inputs, module-tree shapes).
+# Each walk skips an N whose allocation has a call stack an earlier step of
+# the same walk made to fail (fault_walk.c; --all-stacks in FAULT_WALK_ARGS
+# walks every N), and the walks run FAULTS_JOBS (2) at a time.
 # Builds build/san/fault_walk with make (EXDB is only used for its folder's
 # name; FAULT_WALK=build/cov/fault_walk walks with make coverage's build,
 # which names sites by address and checks no leaks). Prints each walk's
@@ -41,7 +47,6 @@ export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/tests/lsan.supp:print_sup
 walk=${FAULT_WALK:-build/san/fault_walk}
 pass=0 fail=0
 sites=$(mktemp)
-trap 'rm -f "$sites"' EXIT
 if ! make --no-print-directory -s "$walk" >/tmp/exdb-faults-build.$$ 2>&1; then
     tail -20 /tmp/exdb-faults-build.$$
     rm -f /tmp/exdb-faults-build.$$
@@ -50,29 +55,59 @@ if ! make --no-print-directory -s "$walk" >/tmp/exdb-faults-build.$$ 2>&1; then
 fi
 rm -f /tmp/exdb-faults-build.$$
 
-# run LABEL ARGS...: one fault_walk; its per-file lines count as tests.
+# run LABEL ARGS...: one fault_walk, in the background (FAULTS_JOBS, 2, at
+# once: each walk is one process at a time); report prints them in order.
+jobs=${FAULTS_JOBS:-2}
+outs=$(mktemp -d)
+trap 'rm -rf "$sites" "$outs"' EXIT
+nrun=0 pids=""
 run() {
-    label=$1
+    nrun=$((nrun + 1))
+    o=$outs/$nrun
+    echo "$1" >"$o.label"
     shift
-    out=$(mktemp)
-    "$walk" --sites "$@" >"$out" 2>&1
-    rc=$?
-    grep '^site ' "$out" | sed 's/: [0-9]*$//' >>"$sites"
-    grep -v '^faults: \|^site ' "$out" | sed "s|^|$label: |"
-    line=$(grep -E '^faults: [0-9]+ passed, [0-9]+ failed' "$out" | tail -1)
-    if [ -z "$line" ]; then
-        echo "$label: fault_walk did not finish (exit $rc)"
-        fail=$((fail + 1))
-    else
-        p=$(echo "$line" | sed -E 's/faults: ([0-9]+) passed.*/\1/')
-        f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
-        pass=$((pass + p))
-        fail=$((fail + f))
-        [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && fail=$((fail + 1))
+    ("$walk" --sites ${FAULT_WALK_ARGS:-} "$@" >"$o.out" 2>&1; echo $? >"$o.rc") &
+    pids="$pids $!"
+    set -- $pids
+    if [ $# -ge "$jobs" ]; then
+        wait "$1"
+        shift
+        pids="$*"
     fi
-    rm -f "$out"
 }
 
+# report: each walk's lines, labelled, and its per-file lines counted as tests.
+report() {
+    i=0
+    while [ $i -lt $nrun ]; do
+        i=$((i + 1))
+        o=$outs/$i
+        label=$(cat "$o.label")
+        rc=$(cat "$o.rc" 2>/dev/null || echo 2)
+        grep '^site ' "$o.out" | sed 's/: [0-9]*$//' >>"$sites"
+        grep -v '^faults: \|^site ' "$o.out" | sed "s|^|$label: |"
+        line=$(grep -E '^faults: [0-9]+ passed, [0-9]+ failed' "$o.out" | tail -1)
+        if [ -z "$line" ]; then
+            echo "$label: fault_walk did not finish (exit $rc)"
+            fail=$((fail + 1))
+        else
+            p=$(echo "$line" | sed -E 's/faults: ([0-9]+) passed.*/\1/')
+            f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+            pass=$((pass + p))
+            fail=$((fail + f))
+            [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && fail=$((fail + 1))
+        fi
+    done
+}
+
+# the longest walk first (two at a time, in the order given)
+real=${REAL_PT2:-$(cd "$root/.." && pwd)/shared/real_pt2}
+prog=$real/TheCBaH__pytorch.models.pt2__resnet18@209890a1__model.json
+if [ -f "$prog" ]; then
+    run real --stride "${FAULTS_REAL_STRIDE:-7}" "$prog"
+else
+    echo "real: $prog not found: the walk over a real program is skipped"
+fi
 run blocks tests/fixtures/example.json tests/fixtures/unflatten/constant_aliasing.pt2 \
     tests/fixtures/dce/dead_pure.json
 # programs unflatten refuses, dce across module graphs, getitems save keeps
@@ -123,13 +158,38 @@ run views-arena-calls --arena-calls -c "load '{F}'" -c "print tabular" \
     -c "render modules -o {D}/m.html" -c "save {D}/s.pt2" -c "unflatten run" -c "info node-map" \
     -c "whatis x" -c "whatis foo" tests/fixtures/unflatten/constant_aliasing.pt2 \
     tests/fixtures/unflatten/cond.json
-real=${REAL_PT2:-$(cd "$root/.." && pwd)/shared/real_pt2}
-prog=$real/TheCBaH__pytorch.models.pt2__resnet18@209890a1__model.json
-if [ -f "$prog" ]; then
-    run real --stride "${FAULTS_REAL_STRIDE:-7}" "$prog"
-else
-    echo "real: $prog not found: the walk over a real program is skipped"
-fi
+# program features the fixtures lack, in torch-made programs of the
+# conformance corpus: preserved signatures with constants and dispatchers of
+# repeated calls, constant inputs, sympy texts, HOP outputs, stacks
+# _fix_nn_module_stacks repairs, long names, TreeSpec keys, custom metadata,
+# modules added by path (scripts/alloc_sites.sh's sites no other walk
+# reaches; tests/faults/fault_walk.c --census lists a file's)
+c=tests/conformance/corpus/scenarios
+run corpus --arena-calls -c "load '{F}'" -c "unflatten run" -c explain -c "lint all" \
+    -c "print code" -c "print readable" -c "print code module" -c "info signature" \
+    -c "info module-call-graph" -c "find --op call_function" -c "print code module ''" \
+    -c "list source" -c "diff {F}" -c info -c "render frame -o {D}/f.dot" \
+    -c "render modules -o {D}/m.dot" -c "dce all" -c "save {D}/s.json" \
+    $c/empty_branch__nonstrict__preserve/program.pt2 \
+    $c/cond_with_module_stack_dynamic__nonstrict/program.pt2 \
+    $c/random_dag_mutating_buf_preserving_4__nonstrict__preserve__functional/program.pt2 \
+    $c/long_module_name__nonstrict/program.pt2 $c/err_not_descendant__nonstrict/program.pt2 \
+    $c/skipped_call_module__nonstrict/program.pt2 $c/functorch_jvp__nonstrict/program.pt2 \
+    $c/fx_trace__strict/program.pt2 $c/annotated__strict/program.pt2 \
+    $c/stack_removed_mul__nonstrict/program.pt2 $c/stack_drop1_mul__nonstrict/program.pt2 \
+    $c/cf_cond_in_map__nonstrict/program.pt2
+# small programs made for the features no torch-made fixture has: the
+# Argument kinds (an indexed device, complex...), keyword inputs without
+# forward_arg_names, a Linear called 12 times sharing its weight (lists
+# outgrowing their inline room), module_call_graph entries no node runs,
+# nested shared modules
+run features --arena-calls -c "load '{F}'" -c "print code" -c "print readable" \
+    -c "print code module" -c "info node kinds_default_unused" -c "unflatten run" -c explain \
+    -c "info modules" -c "render tree -o {D}/t.dot" tests/fixtures/arg_kinds.json \
+    tests/fixtures/kwargs_no_arg_names.json tests/fixtures/modgraph/calls_param_12.json \
+    tests/fixtures/modgraph/mcg_3.json tests/fixtures/modgraph/alias_3.json
+wait
+report
 # file:line of core/ and viz/ (a build without ASan names a site by its
 # offset in the executable: addr2line names it)
 sort -u "$sites" | sed 's/^site //; s/ (.*//' | sort -u >"$sites.u"

@@ -16,6 +16,7 @@ static unsigned long fail_at, seen, failed;
 static int flags, hold;
 static const void *first_site;
 void (*exdb_fault_on_fail)(void);
+void (*exdb_fault_on_count)(unsigned long n, const void *site);
 
 void exdb_fault_arm(unsigned long n, int how) {
     fail_at = n;
@@ -52,6 +53,8 @@ int exdb_fault_hit(const void *site) {
     if (!fail_at || hold > 0)
         return 0;
     seen++;
+    if (exdb_fault_on_count)
+        exdb_fault_on_count(seen, site);
     if (seen < fail_at || (seen > fail_at && !(flags & EXDB_FAULT_PERSISTENT)))
         return 0;
     if (!failed++)

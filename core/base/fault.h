@@ -50,6 +50,9 @@ const void *exdb_fault_site(void);
 void exdb_fault_hold(int on);
 /* Called (when set) at each allocation made to fail: tests print the stack. */
 extern void (*exdb_fault_on_fail)(void);
+/* Called (when set) at each allocation counted, with its number n and the
+ * code address of its caller: the fault walk notes each one's call stack. */
+extern void (*exdb_fault_on_count)(unsigned long n, const void *site);
 /* Counts one allocation made by the code at site; 1 when it must fail. */
 int exdb_fault_hit(const void *site);
 

@@ -132,6 +132,116 @@ static const exdb_json *raw_parse(struct raw_ctx *r, const exdb_json *j, exdb_js
     return out;
 }
 
+/* ---- text already as json.dumps writes it */
+
+static int hex4(const char *p, const char *end, unsigned *v) {
+    *v = 0;
+    if (end - p < 4)
+        return 0;
+    for (int i = 0; i < 4; i++) {
+        char c = p[i];
+        if (c >= '0' && c <= '9')
+            *v = *v * 16 + (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            *v = *v * 16 + (unsigned)(c - 'a' + 10);
+        else
+            return 0; /* json.dumps writes lower-case hex */
+    }
+    return 1;
+}
+
+/* A string literal at *pp that dump_str would write back byte for byte. */
+static int canon_string(const char **pp, const char *end) {
+    const char *p = *pp + 1;
+    while (p < end && *p != '"') {
+        unsigned char c = (unsigned char)*p;
+        if (c < 0x20 || c >= 0x7F)
+            return 0;
+        if (c != '\\') {
+            p++;
+            continue;
+        }
+        if (++p == end)
+            return 0;
+        if (strchr("\"\\bfnrt", *p) && *p) {
+            p++;
+            continue;
+        }
+        unsigned v, w;
+        if (*p != 'u' || !hex4(p + 1, end, &v))
+            return 0;
+        p += 5;
+        if (v >= 0xD800 && v < 0xDC00) { /* a pair, as written above the BMP */
+            if (end - p < 6 || p[0] != '\\' || p[1] != 'u' || !hex4(p + 2, end, &w) || w < 0xDC00 ||
+                w >= 0xE000)
+                return 0;
+            p += 6;
+        } else if ((v < 0x20 && (!v || strchr("\b\t\n\f\r", (int)v))) || (v >= 0x20 && v < 0x7F) ||
+                   (v >= 0xDC00 && v < 0xE000)) {
+            return 0; /* written otherwise, or a lone surrogate: the parser decides */
+        }
+    }
+    if (p == end)
+        return 0;
+    *pp = p + 1;
+    return 1;
+}
+
+static int canon_value(const char **pp, const char *end, int depth) {
+    const char *p = *pp;
+    if (p == end || depth > 200)
+        return 0;
+    if (*p == '"')
+        return canon_string(pp, end);
+    if (*p == '{' || *p == '[') {
+        char close = *p == '{' ? '}' : ']';
+        p++;
+        if (p < end && *p == close) {
+            *pp = p + 1;
+            return 1;
+        }
+        for (;;) {
+            if (close == '}') {
+                if (p == end || *p != '"' || !canon_string(&p, end) || end - p < 2 || p[0] != ':' ||
+                    p[1] != ' ')
+                    return 0;
+                p += 2;
+            }
+            if (!canon_value(&p, end, depth + 1))
+                return 0;
+            if (p < end && *p == close) {
+                *pp = p + 1;
+                return 1;
+            }
+            if (end - p < 2 || p[0] != ',' || p[1] != ' ')
+                return 0;
+            p += 2;
+        }
+    }
+    static const char *const lit[] = {"true", "false", "null"};
+    for (int i = 0; i < 3; i++) {
+        size_t n = strlen(lit[i]);
+        if ((size_t)(end - p) >= n && memcmp(p, lit[i], n) == 0) {
+            *pp = p + n;
+            return 1;
+        }
+    }
+    const char *q = p; /* a number: its text is written as it is */
+    while (q < end && strchr("+-.0123456789eE", *q) && *q)
+        q++;
+    if (q == p)
+        return 0;
+    *pp = q;
+    return 1;
+}
+
+/* Whether the valid JSON text[0..len) is what dump would write for it (the
+ * files torch writes are): then it is copied, with no DOM built for it. */
+static int canonical(const char *text, size_t len) {
+    const char *p = text;
+    return canon_value(&p, text + len, 0) && p == text + len;
+}
+
 static void dump(exdb_buf *b, const exdb_json *j, const dump_filter *f) {
     switch ((exdb_jtype)j->type) {
     case EXDB_JNULL:
@@ -144,7 +254,8 @@ static void dump(exdb_buf *b, const exdb_json *j, const dump_filter *f) {
         exdb_buf_puts(b, "false");
         return;
     case EXDB_JRAW:
-        if (f && f->raw) { /* written as if it had been parsed with the rest */
+        if (f && f->raw && !canonical(j->u.str, j->len)) {
+            /* written as if it had been parsed with the rest */
             exdb_json v;
             if (!f->raw->failed && raw_parse(f->raw, j, &v))
                 dump(b, &v, f);

@@ -217,6 +217,8 @@ static int codegen_info(exdb_arena *a, const exdb_program *p, exdb_pytree_info *
             size_t l = strlen(k);
             pt->kwarg_keys[i] =
                 l >= 2 && (k[0] == '\'' || k[0] == '"') ? exdb_arena_strndup(a, k + 1, l - 2) : k;
+            if (!pt->kwarg_keys[i])
+                return exdb_errorf(err, "out of memory");
         }
         pt->nkwarg_keys = nkw;
     }
@@ -229,7 +231,8 @@ static int codegen_info(exdb_arena *a, const exdb_program *p, exdb_pytree_info *
     if (!pt->orig_args)
         return exdb_errorf(err, "out of memory");
     for (uint32_t i = 0; i < nargs; i++)
-        pt->orig_args[i] = exdb_arena_printf(a, "arg_%u", i);
+        if (!(pt->orig_args[i] = exdb_arena_printf(a, "arg_%u", i)))
+            return exdb_errorf(err, "out of memory");
     for (uint32_t i = 0; i < nkw; i++)
         pt->orig_args[nargs + i] = pt->kwarg_keys[i];
     pt->norig_args = nargs + nkw;

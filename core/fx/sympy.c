@@ -32,6 +32,7 @@ typedef struct sx {
 typedef struct parser {
     const char *p;
     int bad;
+    int oom; /* an allocation failed (bad is set too) */
 } parser;
 
 static void ws(parser *ps) {
@@ -54,6 +55,7 @@ static sx *parse(parser *ps, int depth) {
     sx *e = calloc(1, sizeof *e);
     if (!e || depth > 200) {
         ps->bad = 1;
+        ps->oom |= !e;
         free(e);
         return NULL;
     }
@@ -99,7 +101,7 @@ static sx *parse(parser *ps, int depth) {
                 sx **na = realloc(e->args, cap * sizeof *na);
                 if (!na) {
                     sx_free(a);
-                    ps->bad = 1;
+                    ps->bad = ps->oom = 1;
                     break;
                 }
                 e->args = na;
@@ -332,11 +334,13 @@ static void print(exdb_buf *b, const sx *e) {
 }
 
 void exdb_sympy_str(exdb_buf *b, const char *srepr) {
-    parser ps = {srepr, 0};
+    parser ps = {srepr, 0, 0};
     sx *e = parse(&ps, 0);
     ws(&ps);
     if (!e || ps.bad || *ps.p) {
         exdb_buf_puts(b, srepr); /* not sympy's srepr: as written */
+        if (ps.oom)
+            b->oom = 1; /* it may be one: the text is not what it should be */
     } else {
         exdb_buf t;
         exdb_buf_init(&t);

@@ -160,8 +160,13 @@ static void elide_graph(elide_ctx *c, const char *prefix, exdb_graph *g) {
         const char *at = strchr(n->target, '@');
         const char *fqn =
             at ? exdb_arena_strndup(&c->r->arena, n->target, (size_t)(at - n->target)) : n->target;
-        const char *path = prefix[0] ? exdb_arena_printf(&c->r->arena, "%s.%s", prefix, fqn) : fqn;
-        if (fqn && path && exdb_strmap_get(&c->dp->index, path)) {
+        const char *path =
+            prefix[0] && fqn ? exdb_arena_printf(&c->r->arena, "%s.%s", prefix, fqn) : fqn;
+        if (!path) {
+            c->oom = 1;
+            continue;
+        }
+        if (exdb_strmap_get(&c->dp->index, path)) {
             EXDB_WILL_WRITE(&c->r->arena, n->target);
             n->target = fqn;
             note_elided(c, prefix, n);
@@ -231,7 +236,9 @@ int exdb_dispatch_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
         exdb_umodule *holder = r->root;
         if (dot) {
             char *prefix = exdb_arena_strndup(&r->arena, fqn, (size_t)(dot - fqn));
-            holder = prefix ? exdb_modtree_get_path(r->root, prefix) : NULL;
+            if (!prefix)
+                return exdb_errorf(err, "out of memory");
+            holder = exdb_modtree_get_path(r->root, prefix);
         }
         if (!holder || !exdb_udict_pop(holder->children, dot ? dot + 1 : fqn))
             return exdb_errorf(err, "KeyError: _dispatch_modules: no submodule '%s'", fqn);

@@ -146,6 +146,8 @@ static int open_frame(uwalk *w, const exdb_stack_entry *e, const exdb_node *n, u
         return 0;
     }
     call_info *ci = *slot;
+    if (!ci) /* its first frame ran out of memory making it */
+        return -1;
     f->ci = ci;
     if (!ci->reported_reentry) {
         ci->reported_reentry = 1;

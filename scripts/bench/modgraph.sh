@@ -5,6 +5,9 @@
 #   calls_param   a Linear called N times, its one weight shared by the calls
 #   calls_nested  one module called N times inside one call of its parent
 #   modules       N distinct modules, each called once (session RSS only)
+#   ints          one node whose size argument is a list of N ints (RSS only,
+#                 N = 1,000,000: 7.9 MB)
+#   mcg           N module_call_graph entries no node runs (RSS only)
 # Row per shape and N: CPU time (user+sys, the machine may be shared) of
 # `unflatten run` (exdb FILE -ex 'unflatten run' minus exdb FILE alone), per
 # call in us. Target (issue 22 item 2): linear in N, i.e. the us/call at 40k
@@ -38,12 +41,14 @@ echo
 printf '%-26s %10s %9s %9s\n' "whole session (RSS)" "input MB" "peak MB" "B/byte"
 printf '%-26s %10s %9s %9s\n' "target" "" "" "<=16"
 : >"$out/modgraph_rss.txt"
-for shape in calls calls_param calls_nested modules; do
-    f=$out/modgraph_${shape}_40000.json
-    [ -s "$f" ] || python3 scripts/gen_modgraph.py "$shape" 40000 --out "$f"
+for shape in calls calls_param calls_nested modules ints mcg; do
+    n=40000
+    [ "$shape" = ints ] && n=1000000
+    f=$out/modgraph_${shape}_$n.json
+    [ -s "$f" ] || python3 scripts/gen_modgraph.py "$shape" "$n" --out "$f"
     kb=$(rss_of ./exdb -q "$f" -ex 'unflatten run' -ex 'lint all' -ex 'dce all' -ex 'print code' \
         -ex "render tree -o $out/modgraph.dot" -ex "save --force $out/modgraph_saved.json" -batch)
-    awk -v n="${shape}_40000" -v b="$(wc -c <"$f")" -v kb="$kb" 'BEGIN {
+    awk -v n="${shape}_$n" -v b="$(wc -c <"$f")" -v kb="$kb" 'BEGIN {
         printf "%-26s %10.1f %9.1f %9.1f\n", n, b / 1e6, kb / 1024, kb * 1024 / b }' |
         tee -a "$out/modgraph_rss.txt"
 done

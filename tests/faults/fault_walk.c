@@ -5,7 +5,7 @@
  * of FILE through session_exec, exactly as typed at the prompt.
  *
  *   fault_walk [--stride K] [--start N] [--persistent] [--arena-calls] [--sites]
- *              [--trace N] [-v] [-c CMD]... FILE...
+ *              [--all-stacks] [--census] [--trace N] [-v] [-c CMD]... FILE...
  *
  * For each FILE a run without failures is the reference: each command's
  * exit, its text, and the files it writes. Then for each N a fresh session
@@ -23,6 +23,10 @@
  *  - nothing leaks (LeakSanitizer, one check per batch of steps) and no
  *    sanitizer reports (a report ends the batch's child: that step fails).
  * The walk of a file ends at the first N at which no allocation failed.
+ * An N whose allocation has the call stack (the return addresses, in the
+ * reference run) of one an earlier step made to fail, for this FILE or an
+ * earlier one, is skipped: the same path fails at the same place, and
+ * every allocation site is still made to fail (--all-stacks walks every N).
  * --stride K walks N = start, start+K, ... (sampling big programs). In
  * CMD, {F} is the file and {D} a scratch folder; the default commands are
  * below. Each batch of steps runs in a child process (a crash ends the
@@ -30,7 +34,9 @@
  * run again one step per child to name the step. --arena-calls makes every
  * arena call an allocation that may fail, not only those needing a new
  * block (EXDB_FAULT_ARENA_CALLS). --trace N runs step N alone and prints
- * the stack of the allocation made to fail.
+ * the stack of the allocation made to fail. --census runs the reference
+ * sessions only and lists (as --sites) the sites their allocations come
+ * from: which files reach which sites, none made to fail.
  *
  * Prints one line per failing N, then per file
  *   "FILE: N points (first..last of T allocations), S more allocation sites, F failed"
@@ -42,6 +48,8 @@
 #define _GNU_SOURCE /* dladdr */
 #define EXDB_FAULT_NO_WRAP
 #include <dirent.h>
+#include <execinfo.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +134,63 @@ static double now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The call stack of each allocation of the reference run (a hash of its
+ * return addresses, stacks[n - 1] for the nth), and the set of stacks
+ * whose allocation a step has made to fail (open addressing, 0 = empty):
+ * a step whose allocation has a stack already walked is skipped (the same
+ * code path failing at the same place again), unless --all-stacks. */
+static unsigned long long *stacks;
+static unsigned long nstacks, stacks_cap;
+static unsigned long long *walked;
+static unsigned long walked_cap, nwalked;
+static int all_stacks, census;
+
+static void note_site(const void *site);
+
+static void note_stack(unsigned long n, const void *site) {
+    if (census)
+        note_site(site);
+    void *pcs[64];
+    int depth = backtrace(pcs, 64);
+    unsigned long long h = 1469598103934665603ull;
+    for (int i = 0; i < depth; i++)
+        h = (h ^ (unsigned long long)(uintptr_t)pcs[i]) * 1099511628211ull;
+    if (n > stacks_cap) {
+        stacks_cap = n * 2;
+        stacks = realloc(stacks, stacks_cap * sizeof *stacks);
+    }
+    while (nstacks < n)
+        stacks[nstacks++] = 0;
+    stacks[n - 1] = h ? h : 1;
+}
+
+/* Adds stack h to the walked set; 0 when it was there already. */
+static int walk_stack(unsigned long long h) {
+    if (2 * (nwalked + 1) > walked_cap) {
+        unsigned long cap = walked_cap ? walked_cap * 2 : 4096;
+        unsigned long long *t = calloc(cap, sizeof *t);
+        for (unsigned long i = 0; i < walked_cap; i++)
+            if (walked[i])
+                for (unsigned long j = walked[i] % cap;; j = (j + 1) % cap)
+                    if (!t[j]) {
+                        t[j] = walked[i];
+                        break;
+                    }
+        free(walked);
+        walked = t;
+        walked_cap = cap;
+    }
+    for (unsigned long j = h % walked_cap;; j = (j + 1) % walked_cap) {
+        if (walked[j] == h)
+            return 0;
+        if (!walked[j]) {
+            walked[j] = h;
+            nwalked++;
+            return 1;
+        }
+    }
 }
 
 static const void *sites[MAX_SITES];
@@ -427,13 +492,12 @@ typedef struct {
     const void *site;
 } record;
 
-/* Runs steps n, n+stride, ... (BATCH of them, fewer at the end) in a child
- * process, which looks for leaks once after them: a crash or a sanitizer
- * report ends the child, not the walk. *n becomes the next step to run.
- * Returns 0 when the end of the allocations was reached. */
+/* Runs the steps ns[0..count) in a child process, which looks for leaks
+ * once after them: a crash or a sanitizer report ends the child, not the
+ * walk. Returns whether the child ended normally. */
 enum { BATCH = 32 };
-static int run_children(const char *file, const reference *ref, unsigned long n,
-                        unsigned long stride, int count, int leak_each, record *out, int *nout) {
+static int run_children(const char *file, const reference *ref, const unsigned long *ns, int count,
+                        int leak_each, record *out, int *nout) {
     int fds[2];
     if (pipe(fds) != 0) {
         perror("pipe");
@@ -449,7 +513,7 @@ static int run_children(const char *file, const reference *ref, unsigned long n,
     if (pid == 0) {
         close(fds[0]);
         for (int k = 0; k < count; k++) {
-            record r = {n + (unsigned long)k * stride, 0, NULL};
+            record r = {ns[k], 0, NULL};
             r.rc = step(file, r.n, ref, leak_each, &r.site);
             if (write(fds[1], &r, sizeof r) != sizeof r)
                 child_exit(2);
@@ -475,43 +539,63 @@ static int run_children(const char *file, const reference *ref, unsigned long n,
     return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-static int batch(const char *file, const reference *ref, unsigned long *n, unsigned long stride,
-                 unsigned long *points, unsigned long *failed, unsigned long *last) {
-    record recs[BATCH + 1];
-    int nrec;
-    int clean = run_children(file, ref, *n, stride, BATCH, 0, recs, &nrec);
-    int leaked = nrec > 0 && recs[nrec - 1].rc == 3;
-    if (leaked) { /* which step leaked: each again, alone */
-        int k = nrec - 1;
-        for (int i = 0; i < k; i++) {
-            int one;
-            run_children(file, ref, recs[i].n, stride, 1, 1, &recs[i], &one);
-        }
-        nrec = k;
-    }
-    int end = 0;
-    for (int i = 0; i < nrec; i++) {
-        if (recs[i].rc == 2) {
-            end = 1;
+/* The next steps from *n on (n, n+stride, ...; at most BATCH): those whose
+ * allocation's call stack no step has walked yet (all of them with
+ * --all-stacks, or past the reference's allocations, where the step finds
+ * the end). *skipped counts the others; *n becomes the next to look at. */
+static int pick(unsigned long *n, unsigned long stride, unsigned long *ns, unsigned long *skipped) {
+    int count = 0;
+    while (count < BATCH) {
+        unsigned long k = *n;
+        *n += stride;
+        if (all_stacks || k > nstacks || walk_stack(stacks[k - 1]))
+            ns[count++] = k;
+        else
+            ++*skipped;
+        if (k > nstacks)
             break;
-        }
-        (*points)++;
-        *last = recs[i].n;
-        *failed += recs[i].rc != 0;
-        if (recs[i].site)
-            note_site(recs[i].site);
     }
-    unsigned long ran = (unsigned long)nrec;
-    if (!clean && !end) { /* the child died in the step after the last record */
-        printf("FAIL %s N=%lu: the session crashed (the report is above)\n", file,
-               *n + ran * stride);
+    return count;
+}
+
+/* Runs the steps ns[0..count) (pick's) and counts them; 0 when the end of
+ * the allocations was reached. A step that crashed its child fails, and
+ * the steps after it run in another child. */
+static int batch(const char *file, const reference *ref, const unsigned long *ns, int count,
+                 unsigned long *points, unsigned long *failed, unsigned long *last) {
+    while (count > 0) {
+        record recs[BATCH + 1];
+        int nrec;
+        int clean = run_children(file, ref, ns, count, 0, recs, &nrec);
+        int leaked = nrec > 0 && recs[nrec - 1].rc == 3;
+        if (leaked) { /* which step leaked: each again, alone */
+            int k = nrec - 1;
+            for (int i = 0; i < k; i++) {
+                int one;
+                run_children(file, ref, &recs[i].n, 1, 1, &recs[i], &one);
+            }
+            nrec = k;
+        }
+        for (int i = 0; i < nrec; i++) {
+            if (recs[i].rc == 2)
+                return 0;
+            (*points)++;
+            *last = recs[i].n;
+            *failed += recs[i].rc != 0;
+            if (recs[i].site)
+                note_site(recs[i].site);
+        }
+        if (clean || nrec >= count)
+            return 1;
+        /* the child died in the step after the last record */
+        printf("FAIL %s N=%lu: the session crashed (the report is above)\n", file, ns[nrec]);
         fflush(stdout);
         (*points)++;
         (*failed)++;
-        ran++;
+        ns += nrec + 1;
+        count -= nrec + 1;
     }
-    *n += ran * stride;
-    return !end;
+    return 1;
 }
 
 /* The reference run of file: 0, or -1 when the first command (the load)
@@ -557,7 +641,10 @@ static int walk(const char *file, unsigned long start, unsigned long stride) {
     }
     /* a second reference: the count of the steps, which run after it */
     reference again = {0};
+    nstacks = 0;
+    exdb_fault_on_count = note_stack;
     make_reference(file, &again, &total2);
+    exdb_fault_on_count = NULL;
     for (int i = 0; i < ncmds; i++)
         result_free(&again.ref[i]);
     artifacts_free(again.arts, again.narts);
@@ -565,7 +652,13 @@ static int walk(const char *file, unsigned long start, unsigned long stride) {
      * find made (Graphviz's context): the steps run after both, as the second */
     total = total2;
     int first_site = nsites;
-    unsigned long points = 0, failed = 0, n = start, last = 0;
+    unsigned long points = 0, failed = 0, n = start, last = 0, skipped = 0;
+    if (census) { /* the sites the session's allocations come from, none failed */
+        for (int i = 0; i < ncmds; i++)
+            result_free(&ref.ref[i]);
+        artifacts_free(ref.arts, ref.narts);
+        return 0;
+    }
     if (trace) {
         exdb_fault_on_fail = print_stack;
         const void *site;
@@ -576,11 +669,14 @@ static int walk(const char *file, unsigned long start, unsigned long stride) {
         artifacts_free(ref.arts, ref.narts);
         return rc == 1;
     }
-    for (int more = 1; more;)
-        more = batch(file, &ref, &n, stride, &points, &failed, &last);
-    printf("%s: %lu points (%lu..%lu of %lu allocations, stride %lu), %d more allocation sites, "
-           "%lu failed\n",
-           file, points, start, last, total, stride, nsites - first_site, failed);
+    for (int more = 1; more;) {
+        unsigned long ns[BATCH];
+        int count = pick(&n, stride, ns, &skipped);
+        more = batch(file, &ref, ns, count, &points, &failed, &last);
+    }
+    printf("%s: %lu points (%lu..%lu of %lu allocations, stride %lu; %lu skipped: a call stack "
+           "walked before), %d more allocation sites, %lu failed\n",
+           file, points, start, last, total, stride, skipped, nsites - first_site, failed);
     for (int i = 0; i < ncmds; i++)
         result_free(&ref.ref[i]);
     artifacts_free(ref.arts, ref.narts);
@@ -589,7 +685,7 @@ static int walk(const char *file, unsigned long start, unsigned long stride) {
 
 static int usage(void) {
     fprintf(stderr, "usage: fault_walk [--stride K] [--start N] [--persistent] [--arena-calls] "
-                    "[--sites] [--trace N] [-v] [-c CMD]... FILE...\n");
+                    "[--sites] [--all-stacks] [--census] [--trace N] [-v] [-c CMD]... FILE...\n");
     return 2;
 }
 
@@ -608,6 +704,10 @@ int main(int argc, char **argv) {
             arena_calls = EXDB_FAULT_ARENA_CALLS;
         else if (strcmp(argv[i], "--trace") == 0 && i + 1 < argc)
             trace = strtoul(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--all-stacks") == 0)
+            all_stacks = 1;
+        else if (strcmp(argv[i], "--census") == 0)
+            census = list_sites = 1;
         else if (strcmp(argv[i], "-v") == 0)
             verbose = 1;
         else if (strcmp(argv[i], "--sites") == 0)

@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 
 #include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -567,4 +568,43 @@ Test(lint, real_programs) {
     cr_assert_gt(count, 0);
     printf("lint.real_programs: %d programs clean (%d checked against their weights config)\n",
            count, with_state);
+}
+
+/* The sanitizer build's fault injection (core/base/fault.h, in
+ * build/san/libexdb.a). */
+void exdb_fault_arm(unsigned long n, int flags);
+unsigned long exdb_fault_seen(void);
+unsigned long exdb_fault_failed(void);
+
+/* The pre-flight lint with every arena call and malloc failing in turn, on
+ * shared modules nested 13 deep (gen_modgraph.py alias 13: calls entered
+ * again under keys seen before): each run says out of memory (r.oom) or
+ * gives the findings of the run without failures, and never crashes (a
+ * frame whose call record could not be made once left a NULL behind that
+ * the next frame of that call read: UBSan, found by the fault walk). */
+Test(lint, unflatten_preflight_out_of_memory) {
+    exdb_error err = {0};
+    exdb_program *p = exdb_program_load("tests/fixtures/modgraph/alias_13.json", NULL, &err);
+    cr_assert_not_null(p, "%s", err.msg);
+    exdb_lint_report ref;
+    exdb_lint_report_init(&ref);
+    exdb_fault_arm(ULONG_MAX, 2 /* EXDB_FAULT_ARENA_CALLS: counts, never fails */);
+    exdb_lint_unflatten(&ref, p, NULL);
+    unsigned long total = exdb_fault_seen();
+    exdb_fault_arm(0, 0);
+    cr_assert_eq(ref.oom, 0);
+    cr_assert_gt(total, 10);
+    for (unsigned long n = 1; n <= total; n++) {
+        exdb_lint_report r;
+        exdb_lint_report_init(&r);
+        exdb_fault_arm(n, 2);
+        exdb_lint_unflatten(&r, p, NULL);
+        unsigned long failed = exdb_fault_failed();
+        exdb_fault_arm(0, 0);
+        cr_assert(failed == 0 || r.oom || r.n == ref.n, "n %lu: %u findings, %u without failures",
+                  n, r.n, ref.n);
+        exdb_lint_report_free(&r);
+    }
+    exdb_lint_report_free(&ref);
+    exdb_program_free(p);
 }

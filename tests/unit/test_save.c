@@ -263,3 +263,60 @@ Test(save, real_programs_round_trip) {
     printf("save.real_programs_round_trip: %d programs, %d byte-identical after save\n", count,
            identical);
 }
+
+/* text with the first `"metadata": {` followed by `ins` (malloc'd). */
+static char *with_meta(const char *text, const char *ins) {
+    const char *at = strstr(text, "\"metadata\": {");
+    cr_assert_not_null(at);
+    at += strlen("\"metadata\": {");
+    size_t head = (size_t)(at - text), n = strlen(ins);
+    char *s = malloc(strlen(text) + n + 1);
+    memcpy(s, text, head);
+    memcpy(s + head, ins, n);
+    strcpy(s + head + n, at);
+    return s;
+}
+
+/* save copies a node whose text is already json.dumps's as it is (no DOM:
+ * a node with a list of a million ints once took 4 bytes of RSS per byte of
+ * the file), and writes the others as json.dumps does: escapes json.dumps
+ * writes otherwise (upper-case hex, \u0041, \/, \u000a's short form,
+ * bytes outside ASCII) or blanks between tokens. The expected text is Python's
+ * json.dumps(json.load(f)) of the file. */
+Test(save, node_text_as_json_dumps_is_copied_others_rewritten) {
+    size_t len;
+    char *canon = slurp("tests/fixtures/modgraph/calls_param_12.json", &len);
+    if (len && canon[len - 1] == '\n')
+        canon[--len] = '\0';
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        /* already json.dumps's: copied */
+        {"\"stack_trace\": \"\\u00e9\\ud83d\\ude00\\n\\u007f\\\"\\\\\", ",
+         "\"stack_trace\": \"\\u00e9\\ud83d\\ude00\\n\\u007f\\\"\\\\\", "},
+        {"\"stack_trace\": \"\\u00E9\", ", "\"stack_trace\": \"\\u00e9\", "},
+        {"\"stack_trace\": \"\\u0041\\/\", ", "\"stack_trace\": \"A/\", "},
+        {"\"stack_trace\": \"\\u000a\\u0007\", ", "\"stack_trace\": \"\\n\\u0007\", "},
+        {"\"stack_trace\": \"\xc3\xa9\", ", "\"stack_trace\": \"\\u00e9\", "},
+        {"\"stack_trace\" :\"x\",\n ", "\"stack_trace\": \"x\", "},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *in = with_meta(canon, cases[i].in), *want = with_meta(canon, cases[i].out);
+        const char *path = test_tpath("in.json");
+        FILE *f = fopen(path, "wb");
+        cr_assert_not_null(f);
+        fputs(in, f);
+        fclose(f);
+        exdb_program *p = load(path);
+        exdb_buf b;
+        exdb_buf_init(&b);
+        exdb_error err = {0};
+        cr_assert_eq(exdb_program_save_json(p, &b, NULL, &err), 0, "case %zu: %s", i, err.msg);
+        cr_assert_str_eq(b.s, want, "case %zu", i);
+        exdb_buf_free(&b);
+        exdb_program_free(p);
+        free(in);
+        free(want);
+    }
+    free(canon);
+}
