@@ -69,6 +69,7 @@ typedef struct exdb_journal {
     uint8_t recording;   /* between begin and commit/fail */
     uint8_t failed_open; /* the last event failed: its words are kept until goto */
     uint8_t oom;         /* a record could not be stored */
+    uint8_t evicted;     /* the open event's seen cache forgot a word (it may be recorded twice) */
     uint64_t *obj;       /* the object compared at each event's end */
     uint64_t *shadow;
     size_t obj_words;
