@@ -38,7 +38,8 @@
  * other values, for consecutive words from that address. A struct's
  * fields stored in one event (a hash slot's key, value and hash) take one
  * header between them: 24 bytes instead of 48 when each word had its own
- * address. */
+ * address. At commit the event's records of words that hold their old
+ * value again are dropped (journal.c: compact_event). */
 #define EXDB_JGROUP_SHIFT 51
 #define EXDB_JGROUP_MAX   ((1u << (64 - EXDB_JGROUP_SHIFT)) - 1)
 
