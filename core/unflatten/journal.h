@@ -74,8 +74,11 @@ typedef struct exdb_journal {
     uint64_t *obj;       /* the object compared at each event's end */
     uint64_t *shadow;
     size_t obj_words;
-    exdb_arena *arena;                 /* only stores into its blocks are recorded */
-    uintptr_t hit_lo, hit_hi;          /* the block that matched last */
+    exdb_arena *arena;        /* only stores into its blocks are recorded */
+    uintptr_t hit_lo, hit_hi; /* the block that matched last */
+    uintptr_t *blocks;        /* the arena's blocks' [lo, hi) pairs, by address */
+    uint32_t nblocks, blocks_cap;
+    size_t blocks_reserved;            /* the arena's reserved bytes when blocks was made */
     uintptr_t fresh_lo, fresh_hi;      /* allocated by the open event (in its first block) */
     uintptr_t seen[EXDB_JOURNAL_SEEN]; /* words recorded by the open event (a cache) */
     uint32_t seen_epoch[EXDB_JOURNAL_SEEN];
