@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/base/mem.h"
 #include "core/export/program.h"
 #include "core/fx/print.h"
 #include "core/unflatten/unflatten.h"
@@ -617,6 +618,9 @@ void session_init(session *s) {
     /* a session reloads programs and rebuilds runs of the same sizes: keep
      * freed arena blocks mapped for them (core/base/arena.h) */
     exdb_arena_cache(EXDB_ARENA_CACHE_AUTO);
+    /* transparent huge pages for big buffers only when asked (core/base/mem.h) */
+    const char *huge = getenv("EXDB_HUGEPAGES");
+    exdb_mem_hugepages(huge && strcmp(huge, "1") == 0);
     memset(s, 0, sizeof *s);
     s->out = stdout;
     s->errout = stderr;

@@ -375,6 +375,12 @@ void exdb_arena_top(const exdb_arena *a, const void **top, const void **end) {
     *end = b ? b->data + b->size : NULL;
 }
 
+void exdb_arena_each_block(const exdb_arena *a,
+                           void (*fn)(void *ctx, const void *lo, const void *hi), void *ctx) {
+    for (const exdb_arena_block *b = a->head; b; b = b->prev)
+        fn(ctx, b->data, b->data + b->size);
+}
+
 void exdb_arena_each_used(const exdb_arena *a, void (*fn)(void *ctx, const void *p, size_t n),
                           void *ctx) {
     for (const exdb_arena_block *b = a->head; b; b = b->prev)

@@ -61,6 +61,9 @@ int exdb_arena_block_of(const exdb_arena *a, const void *p, const void **lo, con
  * (memory in between is not in use yet). */
 void exdb_arena_top(const exdb_arena *a, const void **top, const void **end);
 /* Calls fn with the bytes handed out from each block (tests compare them). */
+/* Calls fn with the bounds [lo, hi) of every block of a. */
+void exdb_arena_each_block(const exdb_arena *a,
+                           void (*fn)(void *ctx, const void *lo, const void *hi), void *ctx);
 void exdb_arena_each_used(const exdb_arena *a, void (*fn)(void *ctx, const void *p, size_t n),
                           void *ctx);
 /* A growable array in the arena, when its n elements fill *cap: a copy with

@@ -25,10 +25,16 @@ static int inner_pages(void *p, size_t n, uintptr_t *lo, uintptr_t *hi) {
     return *hi > *lo;
 }
 
+static int hugepages; /* exdb_mem_hugepages' */
+
+void exdb_mem_hugepages(int on) {
+    hugepages = on != 0;
+}
+
 void exdb_mem_hugepage(void *p, size_t n) {
 #ifdef MADV_HUGEPAGE
     uintptr_t lo, hi;
-    if (n >= EXDB_HUGEPAGE_MIN && inner_pages(p, n, &lo, &hi))
+    if (hugepages && n >= EXDB_HUGEPAGE_MIN && inner_pages(p, n, &lo, &hi))
         (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 #else
     (void)p;

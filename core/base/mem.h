@@ -17,7 +17,17 @@
 #define EXDB_POPULATE_MIN ((size_t)64 << 10)
 #define EXDB_HUGEPAGE_MIN ((size_t)2 << 20)
 
-/* Marks [p, p+n) as a candidate for transparent huge pages. */
+/* Whether exdb_mem_hugepage asks for huge pages (off until turned on: the
+ * REPL turns it on with EXDB_HUGEPAGES=1). On the shared bench VM of
+ * 2026-11 a 2 MiB huge page cost three times the kernel time of the same
+ * memory in 4 KiB pages (2 GB populated: 3.1 s against 1.1 s of system
+ * time): the unflatten run of the 1M-node program took 13.4 s of system
+ * time with them and 7.5 s without (user time 10.8 -> 12.6 s), its first
+ * prompt 7.4 s and 2.5 s (5.1 -> 5.7 s); at 100k nodes 0.95 s and 0.4 s.
+ * Where huge pages are cheap (bare metal, or a host that backs them) they
+ * save the page faults and TLB misses instead. */
+void exdb_mem_hugepages(int on);
+/* Marks [p, p+n) as a candidate for transparent huge pages (when on). */
 void exdb_mem_hugepage(void *p, size_t n);
 /* Populates the whole pages inside [p, p+n) for writing, now. */
 void exdb_mem_populate(void *p, size_t n);

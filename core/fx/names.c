@@ -373,8 +373,9 @@ const char *exdb_names_create(exdb_arena *a, exdb_strmap *names, exdb_strmap *ba
     void **slot = final ? exdb_strmap_put(names, final, NULL) : NULL;
     /* putting into names leaves base_count's slots where they were */
     void **bslot = bc_looked ? bc : exdb_strmap_find(base_count, buf);
-    if (!bslot && slot) { /* a new base: the map keeps the key, so copy it */
-        const char *key = exdb_arena_strdup(a, buf);
+    if (!bslot && slot) { /* a new base: the map keeps the key, so copy it (or
+                             share the name's, when the name is the base) */
+        const char *key = strcmp(final, buf) == 0 ? final : exdb_arena_strdup(a, buf);
         bslot = key ? exdb_strmap_put(base_count, key, NULL) : NULL;
     }
     if (!slot || !bslot) {

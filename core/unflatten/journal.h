@@ -38,7 +38,8 @@
  * other values, for consecutive words from that address. A struct's
  * fields stored in one event (a hash slot's key, value and hash) take one
  * header between them: 24 bytes instead of 48 when each word had its own
- * address. */
+ * address. At commit the event's records of words that hold their old
+ * value again are dropped (journal.c: compact_event). */
 #define EXDB_JGROUP_SHIFT 51
 #define EXDB_JGROUP_MAX   ((1u << (64 - EXDB_JGROUP_SHIFT)) - 1)
 
@@ -69,11 +70,15 @@ typedef struct exdb_journal {
     uint8_t recording;   /* between begin and commit/fail */
     uint8_t failed_open; /* the last event failed: its words are kept until goto */
     uint8_t oom;         /* a record could not be stored */
+    uint8_t evicted;     /* the open event's seen cache forgot a word (it may be recorded twice) */
     uint64_t *obj;       /* the object compared at each event's end */
     uint64_t *shadow;
     size_t obj_words;
-    exdb_arena *arena;                 /* only stores into its blocks are recorded */
-    uintptr_t hit_lo, hit_hi;          /* the block that matched last */
+    exdb_arena *arena;        /* only stores into its blocks are recorded */
+    uintptr_t hit_lo, hit_hi; /* the block that matched last */
+    uintptr_t *blocks;        /* the arena's blocks' [lo, hi) pairs, by address */
+    uint32_t nblocks, blocks_cap;
+    size_t blocks_reserved;            /* the arena's reserved bytes when blocks was made */
     uintptr_t fresh_lo, fresh_hi;      /* allocated by the open event (in its first block) */
     uintptr_t seen[EXDB_JOURNAL_SEEN]; /* words recorded by the open event (a cache) */
     uint32_t seen_epoch[EXDB_JOURNAL_SEEN];

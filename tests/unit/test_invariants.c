@@ -136,3 +136,51 @@ Test(invariants, journal_unrecorded_store) {
     exdb_journal_free(&j);
     exdb_arena_destroy(&ra);
 }
+
+/* An event's records of words that end it with the value they had before
+ * it are dropped at commit (a group's unchanged ends, a group with no
+ * change), and going back and forth still gives every event's bytes. */
+Test(invariants, journal_drops_unchanged_words) {
+    exdb_journal j;
+    exdb_arena ra;
+    exdb_arena_init(&ra);
+    uint64_t obj[2] = {1, 2};
+    uint64_t *old = exdb_arena_calloc(&ra, 8, sizeof *old);
+    cr_assert_not_null(old);
+    for (int i = 0; i < 8; i++)
+        old[i] = (uint64_t)i + 10;
+    cr_assert_eq(exdb_journal_init(&j, &ra, obj, sizeof obj), 0);
+    exdb_journal_begin(&j);
+    for (int i = 0; i < 5; i++)
+        EXDB_WILL_WRITE(&ra, old[i]); /* one group of words 0..4 */
+    old[0] = 10;                      /* unchanged */
+    old[1] = 99;
+    old[3] = 98;
+    old[2] = 77;
+    old[2] = 12; /* set and set back */
+    EXDB_WILL_WRITE(&ra, old[7]);
+    old[7] = 17; /* a group of its own, unchanged */
+    cr_assert_eq(exdb_journal_commit(&j), 0);
+    /* words 1..3 kept (2 sits between two that changed), 0, 4 and 7 not */
+    cr_assert_eq(j.n, 1 + 3, "%zu cells", j.n);
+    exdb_journal_begin(&j);
+    EXDB_WILL_WRITE(&ra, old[5]);
+    old[5] = 55;
+    obj[1] = 3;
+    cr_assert_eq(exdb_journal_commit(&j), 0);
+    cr_assert(exdb_journal_ok(&j));
+    exdb_journal_goto(&j, 0);
+    for (int i = 0; i < 8; i++)
+        cr_assert_eq(old[i], (uint64_t)i + 10, "word %d", i);
+    cr_assert_eq(obj[1], 2);
+    exdb_journal_goto(&j, 1);
+    cr_assert_eq(old[1], 99);
+    cr_assert_eq(old[3], 98);
+    cr_assert_eq(old[2], 12);
+    cr_assert_eq(old[5], 15);
+    exdb_journal_goto(&j, 2);
+    cr_assert_eq(old[5], 55);
+    cr_assert_eq(obj[1], 3);
+    exdb_journal_free(&j);
+    exdb_arena_destroy(&ra);
+}
