@@ -184,12 +184,14 @@ function layout(m){if(lays[m])return lays[m];
  * parent (the output, a section box) at the left */
 function treeLayout(m,N,E,ins,outs){var n=N.length,par=new Array(n),dep=new Array(n),seen=new Array(n),
     order=[],i,IND=28,VG=6;
-  for(i=0;i<n;i++)par[i]=ins[i].length===1&&N[i].t!=='m'&&N[i].t!=='x'&&ins[i][0].f!==i?ins[i][0].f:-1;
+  /* a node's parent: its one in-edge that is not a "same module" one (dashed) */
+  var pe=ins.map(function(a){return a.filter(function(e){return !/dashed/.test(e.s||'');});});
+  for(i=0;i<n;i++)par[i]=pe[i].length===1&&N[i].t!=='m'&&N[i].t!=='x'&&pe[i][0].f!==i?pe[i][0].f:-1;
   function walk(r,d){var stack=[[r,d]];while(stack.length){var a=stack.pop(),v=a[0];
       if(seen[v])continue;seen[v]=1;dep[v]=a[1];order.push(v);
       for(var j=outs[v].length-1;j>=0;j--){var t=outs[v][j].t;if(par[t]===v&&!seen[t])stack.push([t,a[1]+1]);}}}
-  for(i=0;i<n;i++)if(par[i]<0&&ins[i].length===0)walk(i,0);
-  for(i=0;i<n;i++)if(!seen[i])walk(i,N[i].t==='m'||!ins[i].length?0:1);
+  for(i=0;i<n;i++)if(par[i]<0&&!pe[i].length)walk(i,0);
+  for(i=0;i<n;i++)if(!seen[i])walk(i,N[i].t==='m'||!pe[i].length?0:1);
   var top=4,w=60;order.forEach(function(v){var it=N[v];it.x=4+dep[v]*IND+it.w/2;it.y=top+it.h/2;
     top+=it.h+VG;w=Math.max(w,it.x+it.w/2+4);});
   E.forEach(function(e){e.pts=[e.f,e.t];});
@@ -233,7 +235,7 @@ function edgeSvg(L,e,out){var P=e.pts.map(function(k){return L.nodes[k];}),d='',
     var ex=sx<b.x-b.w/2?b.x-b.w/2:b.x+b.w/2;
     out.push('<path class="e" data-m="'+L.m+'" data-f="'+a.k+'" data-t="'+b.k+'" d="M'+sx.toFixed(1)+','+
       (b.y>a.y?a.y+a.h/2:a.y-a.h/2).toFixed(1)+'V'+b.y.toFixed(1)+'H'+ex.toFixed(1)+
-      '" marker-end="url(#arr)"><title>'+esc(e.l||e.v+' values')+'</title></path>');return;}
+      '"'+edgeEnd(e));return;}
   var pts=[[a.x,a.y+a.h/2]];for(k=1;k+1<P.length;k++)pts.push([P[k].x,P[k].y]);
   pts.push([b.x,b.y-b.h/2]);
   d='M'+pts[0][0].toFixed(1)+','+pts[0][1].toFixed(1);
@@ -242,11 +244,16 @@ function edgeSvg(L,e,out){var P=e.pts.map(function(k){return L.nodes[k];}),d='',
     d+='C'+p[0].toFixed(1)+','+(p[1]+h).toFixed(1)+' '+q2[0].toFixed(1)+','+(q2[1]-h).toFixed(1)+
       ' '+q2[0].toFixed(1)+','+q2[1].toFixed(1);}
   out.push('<path class="e" data-m="'+L.m+'" data-f="'+origK(a)+'" data-t="'+origK(b)+
-    '" d="'+d+'" marker-end="url(#arr)"'+(e.c?' style="stroke:'+esc(e.c)+'"':'')+
-    (/dashed/.test(e.s||'')?' stroke-dasharray="5 3"':'')+'><title>'+esc(e.l||e.v+' values')+'</title></path>');}
+    '" d="'+d+'"'+edgeEnd(e));}
+/* an edge's arrow, colour, dashes and title */
+function edgeEnd(e){return ' marker-end="url(#arr)"'+(e.c?' style="stroke:'+esc(e.c)+'"':'')+
+    (/dashed/.test(e.s||'')?' stroke-dasharray="5 3"':'')+'><title>'+esc(e.l||e.v+' values')+'</title></path>';}
 function origK(it){return it.t==='c'?it.of.k:it.k;}
 /* the value a node hands out, written once under it, beside its out edges */
 function edgeLabels(L,out){var done={};L.edges.forEach(function(e){var a=L.nodes[e.pts[0]];
+    if(L.tree){var b=L.nodes[e.pts[1]],t=e.v>1?e.v+' values':shortVal(e.l);   /* right of the child */
+      if(t)out.push('<text class="el" x="'+(b.x+b.w/2+6).toFixed(1)+'" y="'+(b.y+4).toFixed(1)+'">'+
+        esc(t)+'</text>');return;}
     if(done[a.k+a.t]||a.t==='d'||a.t==='m'&&!e.l)return;done[a.k+a.t]=1;
     var s=e.v>1?e.v+' values':shortVal(e.l);if(!s)return;
     out.push('<text class="el" x="'+(a.x+5).toFixed(1)+'" y="'+(a.y+a.h/2+11).toFixed(1)+'">'+
