@@ -52,7 +52,8 @@ body_attr() {
 # the network, and one load of it in a 1400x900 window (the page's
 # "#check=SEARCH|NODE", done once its first screen is measured) shows: no
 # script error; a first screen with at least 5 labels 9 px or taller and no
-# label wider than its box; a search for SEARCH goes to HIT (selected,
+# label wider than its box, no box cut by its left edge (a tree's: 8
+# parent-child pairs whole on it); a search for SEARCH goes to HIT (selected,
 # marked current); NODE's first input link goes to PRODUCER (selected, its
 # edges lit).
 check_view() {
@@ -75,6 +76,18 @@ check_view() {
     else
         bad "$name: the first screen has $(body_attr "$d" readable) readable labels, $(body_attr "$d" overflow) overflowing (errors: $(body_attr "$d" errors))"
     fi
+    # no box of the first screen cut by the window's left edge (a flat
+    # view wider than the window opened centred on its input cut them);
+    # a module tree opens with parent-child pairs whole on it (an indented
+    # tree; a layered one put efficientnet_v2_l's root's children screens away)
+    if [ "$(body_attr "$d" leftcut)" = 0 ]; then ok; else
+        bad "$name: $(body_attr "$d" leftcut) boxes of the first screen cut by its left edge"
+    fi
+    case $name in *" tree")
+        if [ "$(body_attr "$d" pairs)" -ge 8 ] 2>/dev/null; then ok; else
+            bad "$name: $(body_attr "$d" pairs) parent-child pairs whole on the first screen (want 8)"
+        fi ;;
+    esac
     if [ "$(body_attr "$d" hit)" = "$6" ]; then ok; else
         bad "$name: search $5 did not go to $6 (hits: $(body_attr "$d" hits); went to: $(body_attr "$d" hit))"
     fi

@@ -102,6 +102,7 @@ function layout(m){if(lays[m])return lays[m];
   g.e.forEach(function(e){var f=map[e[0]],t=map[e[1]];
     if(f!==undefined&&t!==undefined)E.push({f:f,t:t,v:e[2],l:e[3],c:e[4],s:e[5]});});
   E.forEach(function(e){outs[e.f].push(e);ins[e.t].push(e);});
+  if(GEN==='tree')return lays[m]=treeLayout(m,N,E,ins,outs);
   /* topological order (Kahn; a cycle is broken at its first node) */
   var indeg=ins.map(function(a){return a.length;}),pos=new Array(n),order=[],ready=[],done=0,next=0;
   for(i=n-1;i>=0;i--)if(!indeg[i])ready.push(i);
@@ -177,6 +178,24 @@ function layout(m){if(lays[m])return lays[m];
   var lay={m:m,w:maxx-minx+8,h:Math.max(top-RS,20)+8,nodes:nodes,edges:E3,n:n,
     topx:one&&one.sub?one.x-one.w/2+INSET+one.sub.topx:t0.length?tx/t0.length:(maxx-minx)/2};
   return lays[m]=lay;}
+/* render tree: an indented tree, as a file tree draws one (Model Explorer's
+ * layer list): each node on its own row, its children below it one step
+ * to the right, joined to it by a short elbow; a node with no single
+ * parent (the output, a section box) at the left */
+function treeLayout(m,N,E,ins,outs){var n=N.length,par=new Array(n),dep=new Array(n),seen=new Array(n),
+    order=[],i,IND=28,VG=6;
+  /* a node's parent: its one in-edge that is not a "same module" one (dashed) */
+  var pe=ins.map(function(a){return a.filter(function(e){return !/dashed/.test(e.s||'');});});
+  for(i=0;i<n;i++)par[i]=pe[i].length===1&&N[i].t!=='m'&&N[i].t!=='x'&&pe[i][0].f!==i?pe[i][0].f:-1;
+  function walk(r,d){var stack=[[r,d]];while(stack.length){var a=stack.pop(),v=a[0];
+      if(seen[v])continue;seen[v]=1;dep[v]=a[1];order.push(v);
+      for(var j=outs[v].length-1;j>=0;j--){var t=outs[v][j].t;if(par[t]===v&&!seen[t])stack.push([t,a[1]+1]);}}}
+  for(i=0;i<n;i++)if(par[i]<0&&!pe[i].length)walk(i,0);
+  for(i=0;i<n;i++)if(!seen[i])walk(i,N[i].t==='m'||!pe[i].length?0:1);
+  var top=4,w=60;order.forEach(function(v){var it=N[v];it.x=4+dep[v]*IND+it.w/2;it.y=top+it.h/2;
+    top+=it.h+VG;w=Math.max(w,it.x+it.w/2+4);});
+  E.forEach(function(e){e.pts=[e.f,e.t];});
+  return {m:m,w:w,h:Math.max(top,24),nodes:N,edges:E,n:n,tree:true,topx:n?N[order[0]].x:w/2};}
 function nodeSvg(m,it,out){var x=it.x-it.w/2,y=it.y-it.h/2,k;
   if(it.t==='d')return;
   if(it.t==='m'){var c=it.c,o=!!it.sub;
@@ -211,7 +230,12 @@ function nodeSvg(m,it,out){var x=it.x-it.w/2,y=it.y-it.h/2,k;
 function fillOf(c){if(M[c][8])return M[c][8];
   var f=['#f7fbff','#eef5fb','#e6f0f8','#dde9f5','#d5e3f2'];return f[depthOf(c)%5];}
 function edgeSvg(L,e,out){var P=e.pts.map(function(k){return L.nodes[k];}),d='',k;
-  var a=P[0],b=P[P.length-1];
+  var a=P[0],b=P[P.length-1],sx=a.x-a.w/2+12;
+  if(L.tree){   /* an indented tree's elbow: along the parent's spine, then to the child's side */
+    var ex=sx<b.x-b.w/2?b.x-b.w/2:b.x+b.w/2;
+    out.push('<path class="e" data-m="'+L.m+'" data-f="'+a.k+'" data-t="'+b.k+'" d="M'+sx.toFixed(1)+','+
+      (b.y>a.y?a.y+a.h/2:a.y-a.h/2).toFixed(1)+'V'+b.y.toFixed(1)+'H'+ex.toFixed(1)+
+      '"'+edgeEnd(e));return;}
   var pts=[[a.x,a.y+a.h/2]];for(k=1;k+1<P.length;k++)pts.push([P[k].x,P[k].y]);
   pts.push([b.x,b.y-b.h/2]);
   d='M'+pts[0][0].toFixed(1)+','+pts[0][1].toFixed(1);
@@ -220,11 +244,16 @@ function edgeSvg(L,e,out){var P=e.pts.map(function(k){return L.nodes[k];}),d='',
     d+='C'+p[0].toFixed(1)+','+(p[1]+h).toFixed(1)+' '+q2[0].toFixed(1)+','+(q2[1]-h).toFixed(1)+
       ' '+q2[0].toFixed(1)+','+q2[1].toFixed(1);}
   out.push('<path class="e" data-m="'+L.m+'" data-f="'+origK(a)+'" data-t="'+origK(b)+
-    '" d="'+d+'" marker-end="url(#arr)"'+(e.c?' style="stroke:'+esc(e.c)+'"':'')+
-    (/dashed/.test(e.s||'')?' stroke-dasharray="5 3"':'')+'><title>'+esc(e.l||e.v+' values')+'</title></path>');}
+    '" d="'+d+'"'+edgeEnd(e));}
+/* an edge's arrow, colour, dashes and title */
+function edgeEnd(e){return ' marker-end="url(#arr)"'+(e.c?' style="stroke:'+esc(e.c)+'"':'')+
+    (/dashed/.test(e.s||'')?' stroke-dasharray="5 3"':'')+'><title>'+esc(e.l||e.v+' values')+'</title></path>';}
 function origK(it){return it.t==='c'?it.of.k:it.k;}
 /* the value a node hands out, written once under it, beside its out edges */
 function edgeLabels(L,out){var done={};L.edges.forEach(function(e){var a=L.nodes[e.pts[0]];
+    if(L.tree){var b=L.nodes[e.pts[1]],t=e.v>1?e.v+' values':shortVal(e.l);   /* right of the child */
+      if(t)out.push('<text class="el" x="'+(b.x+b.w/2+6).toFixed(1)+'" y="'+(b.y+4).toFixed(1)+'">'+
+        esc(t)+'</text>');return;}
     if(done[a.k+a.t]||a.t==='d'||a.t==='m'&&!e.l)return;done[a.k+a.t]=1;
     var s=e.v>1?e.v+' values':shortVal(e.l);if(!s)return;
     out.push('<text class="el" x="'+(a.x+5).toFixed(1)+'" y="'+(a.y+a.h/2+11).toFixed(1)+'">'+
@@ -245,13 +274,23 @@ function render(){var L=layout(0),out=[];
   st.textContent=GEN?M[0][4]+' nodes, '+(NM-1)+' boxes; '+(Object.keys(open).length-1)+' open':
     NM-1+' modules, '+M[0][4]+' ops; '+
     (Object.keys(open).length-1)+' open';}
+/* the left and right ends of the boxes drawn above y (root coordinates), open boxes' insides too */
+function span(L,ox,oy,y,acc){L.nodes.forEach(function(it){var t=oy+it.y-it.h/2;if(it.t==='d'||t>y)return;
+    acc.lo=Math.min(acc.lo,ox+it.x-it.w/2);acc.hi=Math.max(acc.hi,ox+it.x+it.w/2);
+    if(it.sub)span(it.sub,ox+it.x-it.w/2+INSET,t+HEAD,y,acc);});return acc;}
 function fit(){var r=view.getBoundingClientRect(),W=r.width||1000,H=r.height||700;
-  var s=Math.max(home[2]/W,home[3]/H,1);
+  var s=Math.max(home[2]/W,home[3]/H,1),L=layout(0);
   /* a picture that fits only with its labels under 9 px opens at its top, readable */
   if(s>1.3)s=Math.max(Math.min(home[2]/W,1.3),1);
-  vb=[home[0]-4,home[1]-4,W*s,H*s];if(home[2]+8<W*s)vb[0]=home[2]/2-W*s/2;
-  /* wider than the window: the top row (a tree's root, the inputs) in the middle */
-  else vb[0]=Math.max(home[0]-4,Math.min(layout(0).topx-W*s/2,home[2]+4-W*s));apply();}
+  vb=[home[0]-4,home[1]-4,W*s,H*s];
+  if(home[2]+8<W*s){if(!L.tree)vb[0]=home[2]/2-W*s/2;apply();return;}
+  /* wider than the window: the boxes of the first screen whole (zoomed out while
+   * labels stay 9 px or taller, else from their left end), the top row (a
+   * tree's root, the inputs) as near the middle as that lets */
+  for(var k=0,a;k<3;k++){a=span(L,0,0,vb[1]+H*s,{lo:Infinity,hi:-Infinity});
+    if(a.hi-a.lo+8<=W*s||(a.hi-a.lo+8)/W>1.3)break;s=(a.hi-a.lo+8)/W;vb[2]=W*s;vb[3]=H*s;}
+  if(a.lo===Infinity)a={lo:home[0],hi:home[2]};
+  vb[0]=Math.min(a.lo-4,Math.max(L.topx-W*s/2,a.hi+4-W*s));apply();}
 /* where box a of module c is drawn, in the root's coordinates */
 function absBox(c){var p=[],m=c;while(m>0){p.unshift(m);m=M[m][2];}
   var L=layout(0),ox=0,oy=0,it=null;
@@ -507,7 +546,16 @@ function diffSummary(){var n=Object.keys(D.n),add=n.filter(function(k){return D.
 function readable(){var r=view.getBoundingClientRect(),n=0;
   svg.querySelectorAll('text').forEach(function(t){var b=t.getBoundingClientRect();
     if(b.height>=9&&b.bottom>r.top&&b.top<r.bottom&&b.right>r.left&&b.left<r.right)n++;});
-  body.dataset.readable=String(n);}
+  body.dataset.readable=String(n);
+  /* boxes cut by the window's left edge; in a tree, the edges with both ends whole in the window */
+  var cut=0,whole={},pairs=0;svg.querySelectorAll('g.n>rect,g.mod>rect.box').forEach(function(e){
+    var b=e.getBoundingClientRect();if(b.bottom<=r.top||b.top>=r.bottom)return;
+    if(b.left<r.left-0.5&&b.right>r.left)cut++;
+    if(GEN==='tree'&&b.left>=r.left&&b.right<=r.right&&b.bottom<=r.bottom&&b.top>=r.top&&b.height>=20)
+      whole[e.parentNode.dataset.m+':'+e.parentNode.dataset.k]=1;});
+  if(GEN==='tree')svg.querySelectorAll('path.e').forEach(function(e){var m=e.dataset.m;
+    if(whole[m+':'+e.dataset.f]&&whole[m+':'+e.dataset.t])pairs++;});
+  body.dataset.leftcut=String(cut);body.dataset.pairs=String(pairs);}
 function measure(){var n=0;svg.querySelectorAll('g.n,g.mod:not(.open)').forEach(function(g){
     var b=g.querySelector('rect').getBBox();g.querySelectorAll(':scope>text').forEach(function(t){
       var r=t.getBBox();if(r.x<b.x-0.5||r.x+r.width>b.x+b.width+0.5)n++;});});
