@@ -22,6 +22,7 @@
 #include "core/export/program.h"
 #include "core/base/mem.h"
 #include "core/fx/print.h"
+#include "viz/groupby.h"
 #include "viz/view.h"
 #include "viz/flat.h"
 #include "viz/noderec.h"
@@ -413,31 +414,6 @@ static void put_graph(gd_ctx *c, FILE *f, exdb_buf *b, uint32_t m, const uint32_
     fputs("]}</script>\n", f);
 }
 
-/* Items of each module, grouped: first[m]..first[m+1] in order. */
-static uint32_t *group(uint32_t nmods, uint32_t n, const void *items, size_t size,
-                       uint32_t **first_out) {
-    uint32_t *first = calloc((size_t)nmods + 1, sizeof *first);
-    uint32_t *order = malloc(((size_t)n + 1) * sizeof *order);
-    uint32_t *fill = malloc(((size_t)nmods + 1) * sizeof *fill);
-    if (!first || !order || !fill) {
-        free(first);
-        free(order);
-        free(fill);
-        return NULL;
-    }
-    const char *p = items;
-    for (uint32_t i = 0; i < n; i++)
-        first[*(const uint32_t *)(p + i * size) + 1]++;
-    for (uint32_t m = 0; m < nmods; m++)
-        first[m + 1] += first[m];
-    memcpy(fill, first, ((size_t)nmods + 1) * sizeof *fill);
-    for (uint32_t i = 0; i < n; i++)
-        order[fill[*(const uint32_t *)(p + i * size)]++] = i;
-    free(fill);
-    *first_out = first;
-    return order;
-}
-
 /* The module list as tree_data.c's ([fqn, class, parent, own, in all,
  * "names", "targets"]; class null), then "label" and "fill". */
 static void put_mods(gd_ctx *c, FILE *f, exdb_buf *b, const uint32_t *nfirst,
@@ -501,8 +477,8 @@ int vz_write_graph_data(FILE *f, const vz_graph *vg, const exdb_program *p, vz_t
     int rc = -1;
     if ((p && vz_index_inputs(&inputs, p) < 0) || gd_build(&c) < 0)
         goto out;
-    norder = group(c.nmods, c.nnodes, c.nodes, sizeof *c.nodes, &nfirst);
-    eorder = group(c.nmods, c.nedges, c.edges, sizeof *c.edges, &efirst);
+    norder = vz_groupby_module(c.nmods, c.nnodes, c.nodes, sizeof *c.nodes, &nfirst);
+    eorder = vz_groupby_module(c.nmods, c.nedges, c.edges, sizeof *c.edges, &efirst);
     if (!norder || !eorder)
         goto out;
     put_mods(&c, f, &b, nfirst, norder);

@@ -27,6 +27,7 @@
 #include "core/format/schema.h"
 #include "core/fx/print.h"
 #include "core/base/mem.h"
+#include "viz/groupby.h"
 #include "viz/view.h"
 #include "viz/flat.h"
 #include "viz/noderec.h"
@@ -340,35 +341,6 @@ static void put_graph(tree_ctx *c, FILE *f, exdb_buf *b, uint32_t m, const uint3
     fputs("]}</script>\n", f);
 }
 
-/* Items of each module, grouped: first[m]..first[m+1] in order. */
-static uint32_t *group(uint32_t nmods, uint32_t n, const void *items, size_t size,
-                       uint32_t **first_out) {
-    uint32_t *first = calloc((size_t)nmods + 1, sizeof *first);
-    uint32_t *order = malloc(((size_t)n + 1) * sizeof *order);
-    if (!first || !order) {
-        free(first);
-        free(order);
-        return NULL;
-    }
-    const char *p = items;
-    for (uint32_t i = 0; i < n; i++)
-        first[*(const uint32_t *)(p + i * size) + 1]++;
-    for (uint32_t m = 0; m < nmods; m++)
-        first[m + 1] += first[m];
-    uint32_t *fill = malloc(((size_t)nmods + 1) * sizeof *fill);
-    if (!fill) {
-        free(first);
-        free(order);
-        return NULL;
-    }
-    memcpy(fill, first, ((size_t)nmods + 1) * sizeof *fill);
-    for (uint32_t i = 0; i < n; i++)
-        order[fill[*(const uint32_t *)(p + i * size)]++] = i;
-    free(fill);
-    *first_out = first;
-    return order;
-}
-
 /* The module list: [fqn, class, parent, own ops, ops in all, "own node
  * names", "their targets"] per module, the root first: names and short
  * targets ("aten.convolution"; "-" for none) space-separated, in the same
@@ -432,8 +404,8 @@ int vz_write_tree_data(FILE *f, const exdb_program *p, vz_tree_stats *st, exdb_e
     int rc = -1;
     if (tree_build(&c) < 0)
         goto out;
-    norder = group(c.nmods, c.nnodes, c.nodes, sizeof *c.nodes, &nfirst);
-    eorder = group(c.nmods, c.nedges, c.edges, sizeof *c.edges, &efirst);
+    norder = vz_groupby_module(c.nmods, c.nnodes, c.nodes, sizeof *c.nodes, &nfirst);
+    eorder = vz_groupby_module(c.nmods, c.nedges, c.edges, sizeof *c.edges, &efirst);
     if (!norder || !eorder)
         goto out;
     put_mods(&c, f, &b, nfirst, norder);
