@@ -363,3 +363,29 @@ def annotated():
     """values of every JSON kind, str() over 40 characters cut to 40 and '...'
     (unicode counted by character), in the root and a submodule"""
     return _Annotated(), (torch.randn(2),), {}
+
+
+class _UpliftChild(nn.Module):
+    def forward(self, x):
+        return x.sin().cos()
+
+
+class _Uplift(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.child = _UpliftChild()
+
+    def forward(self, x):
+        from torch.fx.traceback import annotate
+        with annotate({"stage": 2}):
+            y = self.child(x + 1)
+        return y * 2
+
+
+@scenario("issue 22: _ModuleFrame.uplift_common_custom_metadata (every node a module's frame "
+          "maps has the same node.meta['custom']: its call_module takes it, its nodes drop it)",
+          strict=(True,))
+def annotated_uplift():
+    """the call to child and its input are under one annotate(): the
+    annotation moves to root's call_module child"""
+    return _Uplift(), (torch.randn(2),), {}
