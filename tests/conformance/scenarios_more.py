@@ -389,3 +389,41 @@ def annotated_uplift():
     """the call to child and its input are under one annotate(): the
     annotation moves to root's call_module child"""
     return _Uplift(), (torch.randn(2),), {}
+
+
+class _SinkOwner(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.ones(2))
+        self.v = nn.Parameter(torch.full((2,), 3.0))
+
+    def forward(self, x):
+        return x * self.w + self.v
+
+
+class _SinkBorrower(nn.Module):
+    def __init__(self, owner):
+        super().__init__()
+        self._owner = [owner]  # not registered: its state is used from outside its owner
+
+    def forward(self, x):
+        return x + self._owner[0].w + self._owner[0].v
+
+
+class _SinkElsewhere(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = _SinkOwner()
+        self.b = _SinkOwner()
+        self.b.w = self.a.w  # one tensor under the names a.w and b.w
+        self.c = _SinkBorrower(self.a)
+
+    def forward(self, x):
+        return self.a(x) + self.b(x) + self.c(x)
+
+
+@scenario("issue 22: _sink_params keeps a state input in a module that uses state owned "
+          "elsewhere: a.v (owned by a sibling) and the tied a.w/b.w (one tensor, two names)")
+def sink_elsewhere():
+    """c reads a.w and a.v through an unregistered reference"""
+    return _SinkElsewhere(), (torch.randn(2),), {}
