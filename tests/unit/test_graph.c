@@ -1007,3 +1007,24 @@ Test(arena, no_cache_unless_asked) {
     exdb_arena_cache(0);
     cr_expect_eq(exdb_arena_cached(), 0);
 }
+
+/* Python: repr(['a\'b"c\\\n\t\r\x01\x7f', 2j, complex(-0.0, 1), complex(0, -1.5)])
+ * == ['a\'b"c\\\n\t\r\x01\x7f', 2j, (-0+1j), -1.5j]; an operator value
+ * exdb does not know prints as its name */
+Test(graph, repr_of_strings_and_complex_numbers_as_python) {
+    double c1[2] = {0, 2}, c2[2] = {-0.0, 1}, c3[2] = {0, -1.5};
+    exdb_arg items[5] = {
+        {.kind = EXDB_ARG_STR, .u.s = "a'b\"c\\\n\t\r\x01\x7f"},
+        {.kind = EXDB_ARG_COMPLEX, .u.c = c1},
+        {.kind = EXDB_ARG_COMPLEX, .u.c = c2},
+        {.kind = EXDB_ARG_COMPLEX, .u.c = c3},
+        {.kind = EXDB_ARG_OPERATOR, .u.s = "mylib.myop"},
+    };
+    exdb_arg list = {.kind = EXDB_ARG_LIST, .n = 5, .u.items = items};
+    exdb_buf b;
+    exdb_buf_init(&b);
+    exdb_repr_arg(&b, &list);
+    cr_assert_str_eq(exdb_buf_str(&b),
+                     "['a\\'b\"c\\\\\\n\\t\\r\\x01\\x7f', 2j, (-0+1j), -1.5j, mylib.myop]");
+    exdb_buf_free(&b);
+}
