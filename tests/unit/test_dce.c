@@ -205,3 +205,66 @@ Test(dce, undo_restores) {
     exdb_dce_log_free(&log);
     exdb_program_free(p);
 }
+
+static int impure_sub(void *ctx, const char *target) {
+    (void)ctx;
+    return strcmp(target, "sub") == 0;
+}
+
+/* is_impure of auto_functionalized: whether the op it wraps (its first
+ * argument) is in _side_effectful_functions; call_module: the owning
+ * module's _is_impure (here: sub's); a graph that does not lint is refused
+ * untouched, as eliminate_dead_code's lint() does. */
+Test(dce, wrapped_ops_impure_modules_and_unlinted_graphs) {
+    exdb_arena a;
+    exdb_arena_init(&a);
+    exdb_graph *g = exdb_graph_new(&a);
+    exdb_node *x =
+        exdb_graph_create_node(g, EXDB_OP_PLACEHOLDER, "x", EXDB_T_STR, NULL, NULL, NULL);
+    exdb_arg af1, af2, xa;
+    cr_assert_eq(exdb_arg_seq(&a, EXDB_ARG_TUPLE, 1, &af1), 0);
+    cr_assert_eq(exdb_arg_seq(&a, EXDB_ARG_TUPLE, 1, &af2), 0);
+    cr_assert_eq(exdb_arg_seq(&a, EXDB_ARG_TUPLE, 1, &xa), 0);
+    af1.u.items[0] =
+        (exdb_arg){.kind = EXDB_ARG_OPERATOR, .u.s = "torch.ops.aten.sym_constrain_range.default"};
+    af2.u.items[0] = (exdb_arg){.kind = EXDB_ARG_OPERATOR, .u.s = "torch.ops.aten.add_.Tensor"};
+    xa.u.items[0] = (exdb_arg){.kind = EXDB_ARG_NODE, .u.node = x};
+    exdb_node *k = exdb_graph_create_node(g, EXDB_OP_CALL_FUNCTION,
+                                          "torch.ops.higher_order.auto_functionalized", EXDB_T_HOP,
+                                          &af1, NULL, "kept");
+    exdb_node *d = exdb_graph_create_node(g, EXDB_OP_CALL_FUNCTION,
+                                          "torch.ops.higher_order.auto_functionalized", EXDB_T_HOP,
+                                          &af2, NULL, "dropped");
+    cr_assert_not_null(k);
+    cr_assert_not_null(d);
+    cr_assert_str_eq(exdb_node_impure_reason(k, 1), "side-effectful function");
+    cr_assert_null(exdb_node_impure_reason(d, 1));
+    cr_assert_not_null(
+        exdb_graph_create_node(g, EXDB_OP_CALL_MODULE, "sub", EXDB_T_STR, &xa, NULL, "sub"));
+    cr_assert_not_null(
+        exdb_graph_create_node(g, EXDB_OP_CALL_MODULE, "other", EXDB_T_STR, &xa, NULL, "other"));
+    exdb_dce_log log;
+    exdb_dce_log_init(&log);
+    exdb_error err = {0};
+    exdb_dce_opts o = {1, 1, impure_sub, NULL};
+    cr_assert_eq(exdb_dce_run(g, &o, &log, &err), 2, "%s", err.msg);
+    char names[256];
+    removed(&log, names, sizeof names);
+    cr_assert_str_eq(names, "other dropped");
+    /* a node that uses one defined after it: lint fails, dce refuses */
+    exdb_node *late = exdb_graph_create_node(g, EXDB_OP_CALL_FUNCTION, "torch.ops.aten.neg.default",
+                                             EXDB_T_OP, &xa, NULL, "late");
+    exdb_arg la;
+    cr_assert_eq(exdb_arg_seq(&a, EXDB_ARG_TUPLE, 1, &la), 0);
+    la.u.items[0] = (exdb_arg){.kind = EXDB_ARG_NODE, .u.node = late};
+    exdb_graph_insert_before(g, late);
+    cr_assert_not_null(exdb_graph_create_node(
+        g, EXDB_OP_CALL_FUNCTION, "torch.ops.aten.neg.default", EXDB_T_OP, &la, NULL, "early"));
+    exdb_graph_insert_append(g);
+    memset(&err, 0, sizeof err);
+    cr_assert_eq(exdb_dce_run(g, NULL, &log, &err), -1);
+    cr_assert(strncmp(err.msg, "dce: the graph does not lint: ", 30) == 0, "%s", err.msg);
+    cr_assert_not_null(exdb_graph_find(g, "early"), "nothing removed");
+    exdb_dce_log_free(&log);
+    exdb_arena_destroy(&a);
+}
