@@ -608,3 +608,26 @@ Test(lint, unflatten_preflight_out_of_memory) {
     exdb_lint_report_free(&ref);
     exdb_program_free(p);
 }
+
+/* Graph.lint: "Node 'x' does not belong to this Graph!" for a node linked
+ * into the list of another graph (as only a pass that moves nodes between
+ * graphs by hand can make) */
+Test(lint, node_of_another_graph) {
+    exdb_arena a;
+    exdb_arena_init(&a);
+    exdb_graph *g = exdb_graph_new(&a), *other = exdb_graph_new(&a);
+    exdb_node *x = call(g, EXDB_OP_PLACEHOLDER, "x", tuple(&a, 0), NULL);
+    exdb_node *y =
+        call(g, EXDB_OP_CALL_FUNCTION, "torch.relu", tuple(&a, 1, exdb_arg_node(x)), NULL);
+    call(g, EXDB_OP_OUTPUT, "output", tuple(&a, 1, exdb_arg_node(y)), "output");
+    x->graph = other;
+    exdb_lint_report r;
+    exdb_lint_report_init(&r);
+    cr_assert_gt(exdb_lint_graph(&r, g, NULL, NULL), 0);
+    const exdb_finding *f = find_check(&r, "fx.foreign-node");
+    cr_assert_not_null(f);
+    cr_assert_str_eq(f->what, "Node 'x' does not belong to this Graph!");
+    x->graph = g;
+    exdb_lint_report_free(&r);
+    exdb_arena_destroy(&a);
+}

@@ -1503,3 +1503,14 @@ Test(unflatten, preserved_in_spec_shape_checked) {
                         "(module 'bar')"),
               "%s", e);
 }
+
+/* The journal of a recorded run: consistent, and its memory (what
+ * bench_goto reports) counted */
+Test(unflatten, journal_of_a_run_checks_and_counts_its_bytes) {
+    ufx f;
+    open_run(&f, FIX "nested.json", 1);
+    exdb_error e = {0};
+    cr_assert_eq(exdb_journal_check(&f.u->journal, &e), 0, "%s", e.msg);
+    cr_assert_gt(exdb_journal_bytes(&f.u->journal), 0);
+    close_run(&f);
+}
