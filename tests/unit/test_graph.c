@@ -1028,3 +1028,32 @@ Test(graph, repr_of_strings_and_complex_numbers_as_python) {
                      "['a\\'b\"c\\\\\\n\\t\\r\\x01\\x7f', 2j, (-0+1j), -1.5j, mylib.myop]");
     exdb_buf_free(&b);
 }
+
+/* Node.format_node of a placeholder with a default: "(default=" +
+ * str(args[0]) + ")"; example values: a SymFloat without an expression,
+ * a tuple holding None */
+Test(graph, placeholder_default_and_value_texts) {
+    exdb_arena a;
+    exdb_arena_init(&a);
+    exdb_graph *g = exdb_graph_new(&a);
+    exdb_arg d;
+    cr_assert_eq(exdb_arg_seq(&a, EXDB_ARG_TUPLE, 1, &d), 0);
+    d.u.items[0] = (exdb_arg){.kind = EXDB_ARG_INT, .u.i = 3};
+    exdb_node *x = exdb_graph_create_node(g, EXDB_OP_PLACEHOLDER, "x", EXDB_T_STR, &d, NULL, "x");
+    cr_assert_not_null(x);
+    exdb_buf b;
+    exdb_buf_init(&b);
+    exdb_format_node(&b, x);
+    cr_assert_str_eq(exdb_buf_str(&b), "%x : [num_users=0] = placeholder[target=x](default=3)");
+    exdb_val f = {.kind = EXDB_VAL_SYMFLOAT}, t = {.kind = EXDB_VAL_SYMBOOL};
+    f.u.sym.v.f = 2.5;
+    t.u.sym.v.b = 1;
+    const exdb_val *items[3] = {&f, NULL, &t};
+    exdb_val tup = {.kind = EXDB_VAL_TUPLE, .n = 3};
+    tup.u.items = items;
+    exdb_buf_reset(&b);
+    exdb_format_val(&b, &tup);
+    cr_assert_str_eq(exdb_buf_str(&b), "(2.5, None, True)");
+    exdb_buf_free(&b);
+    exdb_arena_destroy(&a);
+}
