@@ -152,15 +152,18 @@ static const char *op_reason(const char *t, int impure_random) {
         return "side-effectful function";
     if (split_op(t, ns, op, ovl, sizeof ns) < 0)
         return NULL;
-    if (strcmp(ns, "aten") == 0 || strcmp(ns, "prims") == 0) {
-        if (strncmp(op, "_assert", 7) == 0)
-            return "side-effectful function";
-        if (strncmp(op, "sym_constrain_range", 19) == 0)
-            return "side-effectful function";
-        if (strcmp(op, "_print") == 0)
+    /* a packet is impure when it is in the set or its default overload is
+     * (torch 2.13: aten._assert_async.default and
+     * profiler._record_function_exit.default are neither in the set nor
+     * effectful, so dce drops them; their siblings in the set stay) */
+    if (!ovl[0]) {
+        char def[400];
+        snprintf(def, sizeof def, "%s.default", t);
+        if (in_set(def, side_effectful))
             return "side-effectful function";
     }
-    if (strcmp(ns, "profiler") == 0 && strncmp(op, "_record_function", 16) == 0)
+    /* _get_effect: aten._print is registered as an effectful op */
+    if (strcmp(ns, "aten") == 0 && strcmp(op, "_print") == 0)
         return "side-effectful function";
     if (strcmp(ns, "_c10d_functional") == 0 || strcmp(ns, "c10d_functional") == 0)
         return "side-effectful function";

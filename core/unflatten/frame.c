@@ -116,14 +116,21 @@ static int is_type(const exdb_treespec *s, const char *t) {
             (strncmp(s->type, "builtins.", 9) == 0 && strcmp(s->type + 9, t) == 0));
 }
 
-static const char *spec_type(const exdb_treespec *s) {
-    return s && s->type ? s->type : "None";
+/* str(spec.type): None for a leaf, else the class as Python prints it
+ * ("<class 'list'>", "<class 'collections.OrderedDict'>"). */
+static const char *spec_type(const exdb_treespec *s, char *buf, size_t cap) {
+    if (!s || !s->type)
+        return "None";
+    const char *t = strncmp(s->type, "builtins.", 9) == 0 ? s->type + 9 : s->type;
+    snprintf(buf, cap, "<class '%s'>", t);
+    return buf;
 }
 
 /* The asserts _ModuleFrame.__init__ makes on a preserved module's in_spec:
  * ((args...), {kwargs...}). */
 static int check_in_spec(const exdb_uframe *f, exdb_error *err) {
     const exdb_treespec *in = f->sig->in_spec;
+    char ty[256];
     if (!in || in->nchildren != 2)
         return exdb_errorf(err,
                            "AssertionError: expected in_spec to have 2 children, got %u "
@@ -133,18 +140,18 @@ static int check_in_spec(const exdb_uframe *f, exdb_error *err) {
         return exdb_errorf(err,
                            "AssertionError: expected in_spec.type to be tuple, got %s "
                            "(module '%s')",
-                           spec_type(in), f->child_fqn);
+                           spec_type(in, ty, sizeof ty), f->child_fqn);
     const exdb_treespec *as = in->children[0], *ks = in->children[1];
     if (!is_type(as, "tuple"))
         return exdb_errorf(err,
                            "AssertionError: expected args_spec.type to be tuple, got %s "
                            "(module '%s')",
-                           spec_type(as), f->child_fqn);
+                           spec_type(as, ty, sizeof ty), f->child_fqn);
     if (!is_type(ks, "dict"))
         return exdb_errorf(err,
                            "AssertionError: expected kwargs_spec.type to be dict, got %s "
                            "(module '%s')",
-                           spec_type(ks), f->child_fqn);
+                           spec_type(ks, ty, sizeof ty), f->child_fqn);
     return 0;
 }
 

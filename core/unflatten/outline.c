@@ -43,13 +43,6 @@ static int append_user(exdb_node *in, exdb_node *user) {
     return 0;
 }
 
-int exdb_outline_add_user(exdb_node *in, exdb_node *user) {
-    for (uint32_t i = in->nusers; i > 0; i--)
-        if (in->users[i - 1] == user)
-            return 0;
-    return append_user(in, user);
-}
-
 /* Whether `in` is among args[from..n) (plain node args), looked up where it
  * is cheaper: the call's other args or in's users (one module called N
  * times with one parameter gives that parameter N users; one call with N

@@ -15,9 +15,6 @@ const char *exdb_outline_compute_accessor(exdb_urun *r, const char *parent_fqn,
  * amortised O(1): avoids upstream's quadratic prepends. */
 int exdb_outline_prepend_arg(exdb_urun *r, exdb_uframe *f, exdb_node *input);
 
-/* user bookkeeping for args edited in place */
-int exdb_outline_add_user(exdb_node *in, exdb_node *user);
-
 /* One outliner event. 1 event, 0 outlining finished, -1 error. */
 int exdb_outline_step(exdb_urun *r, exdb_uevent *ev, exdb_error *err);
 

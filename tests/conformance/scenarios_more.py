@@ -363,3 +363,67 @@ def annotated():
     """values of every JSON kind, str() over 40 characters cut to 40 and '...'
     (unicode counted by character), in the root and a submodule"""
     return _Annotated(), (torch.randn(2),), {}
+
+
+class _UpliftChild(nn.Module):
+    def forward(self, x):
+        return x.sin().cos()
+
+
+class _Uplift(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.child = _UpliftChild()
+
+    def forward(self, x):
+        from torch.fx.traceback import annotate
+        with annotate({"stage": 2}):
+            y = self.child(x + 1)
+        return y * 2
+
+
+@scenario("issue 22: _ModuleFrame.uplift_common_custom_metadata (every node a module's frame "
+          "maps has the same node.meta['custom']: its call_module takes it, its nodes drop it)",
+          strict=(True,))
+def annotated_uplift():
+    """the call to child and its input are under one annotate(): the
+    annotation moves to root's call_module child"""
+    return _Uplift(), (torch.randn(2),), {}
+
+
+class _SinkOwner(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.ones(2))
+        self.v = nn.Parameter(torch.full((2,), 3.0))
+
+    def forward(self, x):
+        return x * self.w + self.v
+
+
+class _SinkBorrower(nn.Module):
+    def __init__(self, owner):
+        super().__init__()
+        self._owner = [owner]  # not registered: its state is used from outside its owner
+
+    def forward(self, x):
+        return x + self._owner[0].w + self._owner[0].v
+
+
+class _SinkElsewhere(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = _SinkOwner()
+        self.b = _SinkOwner()
+        self.b.w = self.a.w  # one tensor under the names a.w and b.w
+        self.c = _SinkBorrower(self.a)
+
+    def forward(self, x):
+        return self.a(x) + self.b(x) + self.c(x)
+
+
+@scenario("issue 22: _sink_params keeps a state input in a module that uses state owned "
+          "elsewhere: a.v (owned by a sibling) and the tied a.w/b.w (one tensor, two names)")
+def sink_elsewhere():
+    """c reads a.w and a.v through an unregistered reference"""
+    return _SinkElsewhere(), (torch.randn(2),), {}

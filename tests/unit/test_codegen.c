@@ -245,3 +245,40 @@ Test(codegen, node_line_matches_whole_code) {
     free(whole);
     exdb_program_free(p);
 }
+
+/* torch 2.13:
+ *   g = torch.fx.Graph(); x = g.placeholder("x")
+ *   m1 = g.call_function(builtins.max, (x, 1)); m2 = g.call_function(builtins.max, (m1, 2))
+ *   h = g.call_function(torch.ops.higher_order.auto_functionalized,
+ *                       (torch.ops.aten.add.Tensor,), {"x": m2})
+ *   g.output(g.call_function(operator.getitem, (h, (0,))))
+ * a builtin named twice is one global; an OpOverload argument is its
+ * qualified name; a 1-tuple index keeps its comma */
+Test(codegen, builtins_operator_values_one_tuples) {
+    exdb_node *x = node(EXDB_OP_PLACEHOLDER, "x", EXDB_T_STR, tuple(0));
+    exdb_node *m1 =
+        node(EXDB_OP_CALL_FUNCTION, "builtins.max", EXDB_T_PYFN, tuple(2, N(x), exdb_arg_int(1)));
+    exdb_node *m2 =
+        node(EXDB_OP_CALL_FUNCTION, "builtins.max", EXDB_T_PYFN, tuple(2, N(m1), exdb_arg_int(2)));
+    exdb_arg op = {.kind = EXDB_ARG_OPERATOR, .u.s = "torch.ops.aten.add.Tensor"};
+    exdb_arg hargs = tuple(1, op), kw;
+    cr_assert_eq(exdb_arg_seq(&A, EXDB_ARG_DICT, 1, &kw), 0);
+    kw.keys[0] = "x";
+    kw.u.items[0] = N(m2);
+    exdb_node *h = exdb_graph_create_node(G, EXDB_OP_CALL_FUNCTION,
+                                          "torch.ops.higher_order.auto_functionalized", EXDB_T_HOP,
+                                          &hargs, &kw, NULL);
+    cr_assert_not_null(h);
+    exdb_node *gi = node(EXDB_OP_CALL_FUNCTION, "operator.getitem", EXDB_T_PYFN,
+                         tuple(2, N(h), tuple(1, exdb_arg_int(0))));
+    node(EXDB_OP_OUTPUT, "output", EXDB_T_STR, tuple(1, N(gi)));
+    exdb_codegen_opts o = {0};
+    char *s = code(&o, NULL);
+    cr_assert_str_eq(s,
+                     "\n\n\ndef forward(self, x):\n    max_1 = max(x, 1);  x = None\n    max_2 = "
+                     "max(max_1, 2);  max_1 = None\n    auto_functionalized = "
+                     "torch.ops.higher_order.auto_functionalized(torch.ops.aten.add.Tensor, x = "
+                     "max_2);  max_2 = None\n    getitem = auto_functionalized[(0,)];  "
+                     "auto_functionalized = None\n    return getitem\n    ");
+    free(s);
+}

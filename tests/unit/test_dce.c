@@ -108,9 +108,20 @@ Test(dce, impure_reasons_by_name) {
         {"torch.ops.aten.max.dim_max", EXDB_T_OP, "mutates its inputs (out= overload)"},
         {"torch.ops.aten._native_batch_norm_legit.default", EXDB_T_OP, "mutates its inputs"},
         {"torch.ops.aten._native_batch_norm_legit_no_training.default", EXDB_T_OP, NULL},
-        {"torch.ops.aten._assert_async.default", EXDB_T_OP, "side-effectful function"},
         {"torch.ops.aten.sym_constrain_range.default", EXDB_T_OP, "side-effectful function"},
         {"torch.ops.profiler._record_function_enter", EXDB_T_OP, "side-effectful function"},
+        /* torch 2.13's is_impure: False for these two (not in
+         * _side_effectful_functions, no effect registered), True for the rest */
+        {"torch.ops.aten._assert_async.default", EXDB_T_OP, NULL},
+        {"torch.ops.profiler._record_function_exit.default", EXDB_T_OP, NULL},
+        {"torch.ops.aten._assert_async", EXDB_T_OP, NULL},
+        {"torch.ops.profiler._record_function_exit", EXDB_T_OP, "side-effectful function"},
+        {"torch.ops.profiler._record_function_exit._RecordFunction", EXDB_T_OP,
+         "side-effectful function"},
+        {"torch.ops.aten._assert_scalar", EXDB_T_OP, "side-effectful function"},
+        {"torch.ops.aten.sym_constrain_range", EXDB_T_OP, "side-effectful function"},
+        {"torch.ops.aten._print.default", EXDB_T_OP, "side-effectful function"},
+        {"torch.ops.aten._print", EXDB_T_OP, "side-effectful function"},
         {"torch.ops.aten.bernoulli.p", EXDB_T_OP, "random op"},
         {"torch.ops.aten.native_dropout.default", EXDB_T_OP, "random op"},
         {"torch.ops._c10d_functional.wait_tensor.default", EXDB_T_OP, "side-effectful function"},
@@ -193,4 +204,67 @@ Test(dce, undo_restores) {
     cr_assert_str_eq(err.msg, "The graph changed since the last dce; cannot undo it.");
     exdb_dce_log_free(&log);
     exdb_program_free(p);
+}
+
+static int impure_sub(void *ctx, const char *target) {
+    (void)ctx;
+    return strcmp(target, "sub") == 0;
+}
+
+/* is_impure of auto_functionalized: whether the op it wraps (its first
+ * argument) is in _side_effectful_functions; call_module: the owning
+ * module's _is_impure (here: sub's); a graph that does not lint is refused
+ * untouched, as eliminate_dead_code's lint() does. */
+Test(dce, wrapped_ops_impure_modules_and_unlinted_graphs) {
+    exdb_arena a;
+    exdb_arena_init(&a);
+    exdb_graph *g = exdb_graph_new(&a);
+    exdb_node *x =
+        exdb_graph_create_node(g, EXDB_OP_PLACEHOLDER, "x", EXDB_T_STR, NULL, NULL, NULL);
+    exdb_arg af1, af2, xa;
+    cr_assert_eq(exdb_arg_seq(&a, EXDB_ARG_TUPLE, 1, &af1), 0);
+    cr_assert_eq(exdb_arg_seq(&a, EXDB_ARG_TUPLE, 1, &af2), 0);
+    cr_assert_eq(exdb_arg_seq(&a, EXDB_ARG_TUPLE, 1, &xa), 0);
+    af1.u.items[0] =
+        (exdb_arg){.kind = EXDB_ARG_OPERATOR, .u.s = "torch.ops.aten.sym_constrain_range.default"};
+    af2.u.items[0] = (exdb_arg){.kind = EXDB_ARG_OPERATOR, .u.s = "torch.ops.aten.add_.Tensor"};
+    xa.u.items[0] = (exdb_arg){.kind = EXDB_ARG_NODE, .u.node = x};
+    exdb_node *k = exdb_graph_create_node(g, EXDB_OP_CALL_FUNCTION,
+                                          "torch.ops.higher_order.auto_functionalized", EXDB_T_HOP,
+                                          &af1, NULL, "kept");
+    exdb_node *d = exdb_graph_create_node(g, EXDB_OP_CALL_FUNCTION,
+                                          "torch.ops.higher_order.auto_functionalized", EXDB_T_HOP,
+                                          &af2, NULL, "dropped");
+    cr_assert_not_null(k);
+    cr_assert_not_null(d);
+    cr_assert_str_eq(exdb_node_impure_reason(k, 1), "side-effectful function");
+    cr_assert_null(exdb_node_impure_reason(d, 1));
+    cr_assert_not_null(
+        exdb_graph_create_node(g, EXDB_OP_CALL_MODULE, "sub", EXDB_T_STR, &xa, NULL, "sub"));
+    cr_assert_not_null(
+        exdb_graph_create_node(g, EXDB_OP_CALL_MODULE, "other", EXDB_T_STR, &xa, NULL, "other"));
+    exdb_dce_log log;
+    exdb_dce_log_init(&log);
+    exdb_error err = {0};
+    exdb_dce_opts o = {1, 1, impure_sub, NULL};
+    cr_assert_eq(exdb_dce_run(g, &o, &log, &err), 2, "%s", err.msg);
+    char names[256];
+    removed(&log, names, sizeof names);
+    cr_assert_str_eq(names, "other dropped");
+    /* a node that uses one defined after it: lint fails, dce refuses */
+    exdb_node *late = exdb_graph_create_node(g, EXDB_OP_CALL_FUNCTION, "torch.ops.aten.neg.default",
+                                             EXDB_T_OP, &xa, NULL, "late");
+    exdb_arg la;
+    cr_assert_eq(exdb_arg_seq(&a, EXDB_ARG_TUPLE, 1, &la), 0);
+    la.u.items[0] = (exdb_arg){.kind = EXDB_ARG_NODE, .u.node = late};
+    exdb_graph_insert_before(g, late);
+    cr_assert_not_null(exdb_graph_create_node(
+        g, EXDB_OP_CALL_FUNCTION, "torch.ops.aten.neg.default", EXDB_T_OP, &la, NULL, "early"));
+    exdb_graph_insert_append(g);
+    memset(&err, 0, sizeof err);
+    cr_assert_eq(exdb_dce_run(g, NULL, &log, &err), -1);
+    cr_assert(strncmp(err.msg, "dce: the graph does not lint: ", 30) == 0, "%s", err.msg);
+    cr_assert_not_null(exdb_graph_find(g, "early"), "nothing removed");
+    exdb_dce_log_free(&log);
+    exdb_arena_destroy(&a);
 }

@@ -1007,3 +1007,53 @@ Test(arena, no_cache_unless_asked) {
     exdb_arena_cache(0);
     cr_expect_eq(exdb_arena_cached(), 0);
 }
+
+/* Python: repr(['a\'b"c\\\n\t\r\x01\x7f', 2j, complex(-0.0, 1), complex(0, -1.5)])
+ * == ['a\'b"c\\\n\t\r\x01\x7f', 2j, (-0+1j), -1.5j]; an operator value
+ * exdb does not know prints as its name */
+Test(graph, repr_of_strings_and_complex_numbers_as_python) {
+    double c1[2] = {0, 2}, c2[2] = {-0.0, 1}, c3[2] = {0, -1.5};
+    exdb_arg items[5] = {
+        {.kind = EXDB_ARG_STR, .u.s = "a'b\"c\\\n\t\r\x01\x7f"},
+        {.kind = EXDB_ARG_COMPLEX, .u.c = c1},
+        {.kind = EXDB_ARG_COMPLEX, .u.c = c2},
+        {.kind = EXDB_ARG_COMPLEX, .u.c = c3},
+        {.kind = EXDB_ARG_OPERATOR, .u.s = "mylib.myop"},
+    };
+    exdb_arg list = {.kind = EXDB_ARG_LIST, .n = 5, .u.items = items};
+    exdb_buf b;
+    exdb_buf_init(&b);
+    exdb_repr_arg(&b, &list);
+    cr_assert_str_eq(exdb_buf_str(&b),
+                     "['a\\'b\"c\\\\\\n\\t\\r\\x01\\x7f', 2j, (-0+1j), -1.5j, mylib.myop]");
+    exdb_buf_free(&b);
+}
+
+/* Node.format_node of a placeholder with a default: "(default=" +
+ * str(args[0]) + ")"; example values: a SymFloat without an expression,
+ * a tuple holding None */
+Test(graph, placeholder_default_and_value_texts) {
+    exdb_arena a;
+    exdb_arena_init(&a);
+    exdb_graph *g = exdb_graph_new(&a);
+    exdb_arg d;
+    cr_assert_eq(exdb_arg_seq(&a, EXDB_ARG_TUPLE, 1, &d), 0);
+    d.u.items[0] = (exdb_arg){.kind = EXDB_ARG_INT, .u.i = 3};
+    exdb_node *x = exdb_graph_create_node(g, EXDB_OP_PLACEHOLDER, "x", EXDB_T_STR, &d, NULL, "x");
+    cr_assert_not_null(x);
+    exdb_buf b;
+    exdb_buf_init(&b);
+    exdb_format_node(&b, x);
+    cr_assert_str_eq(exdb_buf_str(&b), "%x : [num_users=0] = placeholder[target=x](default=3)");
+    exdb_val f = {.kind = EXDB_VAL_SYMFLOAT}, t = {.kind = EXDB_VAL_SYMBOOL};
+    f.u.sym.v.f = 2.5;
+    t.u.sym.v.b = 1;
+    const exdb_val *items[3] = {&f, NULL, &t};
+    exdb_val tup = {.kind = EXDB_VAL_TUPLE, .n = 3};
+    tup.u.items = items;
+    exdb_buf_reset(&b);
+    exdb_format_val(&b, &tup);
+    cr_assert_str_eq(exdb_buf_str(&b), "(2.5, None, True)");
+    exdb_buf_free(&b);
+    exdb_arena_destroy(&a);
+}

@@ -608,3 +608,54 @@ Test(lint, unflatten_preflight_out_of_memory) {
     exdb_lint_report_free(&ref);
     exdb_program_free(p);
 }
+
+/* Graph.lint: "Node 'x' does not belong to this Graph!" for a node linked
+ * into the list of another graph (as only a pass that moves nodes between
+ * graphs by hand can make) */
+Test(lint, node_of_another_graph) {
+    exdb_arena a;
+    exdb_arena_init(&a);
+    exdb_graph *g = exdb_graph_new(&a), *other = exdb_graph_new(&a);
+    exdb_node *x = call(g, EXDB_OP_PLACEHOLDER, "x", tuple(&a, 0), NULL);
+    exdb_node *y =
+        call(g, EXDB_OP_CALL_FUNCTION, "torch.relu", tuple(&a, 1, exdb_arg_node(x)), NULL);
+    call(g, EXDB_OP_OUTPUT, "output", tuple(&a, 1, exdb_arg_node(y)), "output");
+    x->graph = other;
+    exdb_lint_report r;
+    exdb_lint_report_init(&r);
+    cr_assert_gt(exdb_lint_graph(&r, g, NULL, NULL), 0);
+    const exdb_finding *f = find_check(&r, "fx.foreign-node");
+    cr_assert_not_null(f);
+    cr_assert_str_eq(f->what, "Node 'x' does not belong to this Graph!");
+    x->graph = g;
+    exdb_lint_report_free(&r);
+    exdb_arena_destroy(&a);
+}
+
+/* Graph.lint walks into list arguments: a node used inside a nested list
+ * before its definition is reported as FX reports it */
+Test(lint, use_before_def_inside_a_nested_list) {
+    exdb_arena a;
+    exdb_arena_init(&a);
+    exdb_graph *g = exdb_graph_new(&a);
+    exdb_node *x = call(g, EXDB_OP_PLACEHOLDER, "x", tuple(&a, 0), NULL);
+    exdb_node *late =
+        call(g, EXDB_OP_CALL_FUNCTION, "torch.relu", tuple(&a, 1, exdb_arg_node(x)), "late");
+    exdb_graph_insert_before(g, late);
+    exdb_arg inner = tuple(&a, 2, exdb_arg_node(x), exdb_arg_node(late));
+    inner.kind = EXDB_ARG_LIST;
+    exdb_arg outer = tuple(&a, 1, inner);
+    outer.kind = EXDB_ARG_LIST;
+    exdb_node *cat = call(g, EXDB_OP_CALL_FUNCTION, "torch.cat", tuple(&a, 1, outer), "cat");
+    exdb_graph_insert_append(g);
+    call(g, EXDB_OP_OUTPUT, "output", tuple(&a, 1, exdb_arg_node(cat)), "output");
+    exdb_lint_report r;
+    exdb_lint_report_init(&r);
+    cr_assert_gt(exdb_lint_graph(&r, g, NULL, NULL), 0);
+    const exdb_finding *f = find_check(&r, "fx.use-before-def");
+    cr_assert_not_null(f);
+    cr_assert(strstr(f->what, "Argument 'late' of Node 'cat' was used before it has been defined!"),
+              "%s", f->what);
+    exdb_lint_report_free(&r);
+    exdb_arena_destroy(&a);
+}

@@ -626,6 +626,72 @@ Test(load, schema_5_file) {
     cr_assert_eq(v->u.t->device_index, -1);
 }
 
+Test(load, schema_1_tensor_meta_and_hint_kinds) {
+    /* schema 1 wraps a TensorMeta in {'meta': ...} and writes plain ints
+     * for sizes and hints; a hint may be an int, float or bool; a device
+     * may name its index */
+    load("{'schema_version': {'major': 8, 'minor': 20}, 'torch_version': '2.12.0',"
+         " 'graph_module': {'graph': {'inputs': [" T("x") "], 'outputs': [" T("s") "],"
+         " 'nodes': [{'target': 'torch.ops.aten.sum.default', 'inputs': [" ARG("self", T("x")) "],"
+         " 'outputs': [" T("s") "], 'metadata': {}, 'name': 's'}],"
+         " 'tensor_values': {'x': {'meta': {'dtype': 7, 'sizes': [3,"
+         " {'as_expr': {'expr_str': 's0', 'hint': 4}}, {'as_expr': {'expr_str': 's1', 'hint':"
+         " {'as_float': 2.5}}}, {'as_expr': {'expr_str': 's2', 'hint': {'as_bool': true}}}],"
+         " 'requires_grad': false, 'device': {'type': 'cuda', 'index': 1}}}}, 'sym_int_values': {},"
+         " 'is_single_tensor_return': false},"
+         " 'signature': {'input_specs': [" UIN("x") "], 'output_specs': [" UOUT("s") "]},"
+         " 'module_call_graph': [{'fqn': '', 'signature': null}]}}");
+    const exdb_tensor_meta *t = exdb_graph_find(prog->graph, "x")->meta->val->u.t;
+    cr_assert_eq(t->ndim, 4);
+    cr_assert_eq(t->sizes[0].v.i, 3);
+    cr_assert(t->sizes[1].has_hint && t->sizes[1].v.i == 4);
+    cr_assert(t->sizes[2].has_hint && t->sizes[2].v.f == 2.5);
+    cr_assert(t->sizes[3].has_hint && t->sizes[3].v.b);
+    cr_assert_eq(t->device_index, 1);
+    cr_assert_str_eq(load_error(
+        "{'schema_version': {'major': 8, 'minor': 20}, 'torch_version': '2.12.0',"
+        " 'graph_module': {'graph': {'inputs': [" T("x") "], 'outputs': [" T("x") "],"
+        " 'nodes': [], 'tensor_values': {'x': {'dtype': 7, 'sizes': [{'as_expr': {'expr_str':"
+        " 's0', 'hint': {'as_str': 'a'}}}], 'requires_grad': false, 'device': {'type': 'cpu'}}},"
+        " 'sym_int_values': {}, 'is_single_tensor_return': false},"
+        " 'signature': {'input_specs': [" UIN("x") "], 'output_specs': [" UOUT("x") "]},"
+        " 'module_call_graph': [{'fqn': '', 'signature': null}]}}"),
+        "t.json: $.graph_module.graph.tensor_values.x.sizes[0].as_expr.hint: unknown SymExprHint"
+        " kind \"as_str\" (expected \"as_int\", \"as_float\" or \"as_bool\")");
+}
+
+Test(load, call_signatures_with_symbolic_names_and_no_lists) {
+    /* a symbolic input names its value (as_name); a signature may leave out
+     * its inputs, outputs and specs; a schema-1 signature is refused */
+    load("{'schema_version': {'major': 8, 'minor': 20}, 'torch_version': '2.12.0',"
+         " 'graph_module': {'graph': {'inputs': [" T("x") "], 'outputs': [" T("x") "],"
+         " 'nodes': [], 'tensor_values': {}, 'sym_int_values': {},"
+         " 'is_single_tensor_return': false},"
+         " 'signature': {'input_specs': [" UIN("x") "], 'output_specs': [" UOUT("x") "]},"
+         " 'module_call_graph': [{'fqn': '', 'signature': {'inputs': [" T("x") ","
+         " {'as_sym_int': {'as_name': 's0'}}, {'as_sym_int': {'as_int': 3}}], 'outputs': []}},"
+         " {'fqn': 'a', 'signature': {}}]}}");
+    const exdb_call_signature *s = prog->calls[0].sig;
+    cr_assert_eq(s->ninputs, 3);
+    cr_assert_str_eq(s->inputs[0], "x");
+    cr_assert_str_eq(s->inputs[1], "s0");
+    cr_assert_null(s->inputs[2]);
+    cr_assert_null(s->in_spec);
+    s = prog->calls[1].sig;
+    cr_assert_eq(s->ninputs, 0);
+    cr_assert_null(s->inputs);
+    cr_assert_eq(s->noutputs, 0);
+    cr_assert_str_eq(
+        load_error("{'schema_version': {'major': 8, 'minor': 20}, 'torch_version': '2.12.0',"
+                   " 'graph_module': {'graph': {'inputs': [], 'outputs': [], 'nodes': [],"
+                   " 'tensor_values': {}, 'sym_int_values': {}, 'is_single_tensor_return': false},"
+                   " 'signature': {'inputs_to_parameters': {}, 'user_inputs': []},"
+                   " 'module_call_graph': []}}"),
+        "t.json: $.graph_module.signature: schema-1 graph signature "
+        "(inputs_to_parameters/user_inputs maps) is not supported; expected "
+        "input_specs/output_specs");
+}
+
 Test(load, schema_8_14_nodes_without_name) {
     /* FX names the unnamed multi-output node from target.__name__ */
     load("{'schema_version': {'major': 8, 'minor': 14}, 'graph_module': {'graph': {"

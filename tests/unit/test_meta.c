@@ -279,6 +279,32 @@ Test(meta, dict_key_reprs) {
     cr_assert_eq(s->nkeys, 4);
 }
 
+Test(meta, key_reprs_escape_as_python_and_odd_contexts) {
+    /* Python: repr("a'b\"c") == 'a\'b"c', repr("x\\y\n\t\r\x01\x7f") ==
+     * 'x\\y\n\t\r\x01\x7f'; False and 1.5 are keys too; a key JSON has no
+     * Python form for shows as ? */
+    exdb_treespec *s =
+        spec("[1, {\"type\": \"builtins.dict\", \"context\": \"[\\\"a'b\\\\\\\"c\\\", "
+             "\\\"x\\\\\\\\y\\\\n\\\\t\\\\r\\\\u0001\\\\u007f\\\", false, 1.5, [1]]\", "
+             "\"children_spec\": [" LEAF ", " LEAF ", " LEAF ", " LEAF ", " LEAF "]}]",
+             "{'a\\'b\"c': *, 'x\\\\y\\n\\t\\r\\x01\\x7f': *, False: *, 1.5: *, ?: *}", 5);
+    cr_assert_eq(s->nkeys, 5);
+    /* a context object is kept as JSON text (null, true, false, escapes) */
+    s = spec("[1, {\"type\": \"mypkg.P\", \"context\": {\"n\": null, \"t\": true, \"f\": false, "
+             "\"s\": \"q\\\"\\u0001\"}, \"children_spec\": [" LEAF "]}]",
+             "mypkg.P(*)", 1);
+    cr_assert_str_eq(s->context,
+                     "{\"n\": null, \"t\": true, \"f\": false, \"s\": \"q\\\"\\u0001\"}");
+    /* a defaultdict whose context names no factory; a namedtuple whose
+     * context is not its type name */
+    spec("[1, {\"type\": \"collections.defaultdict\", \"context\": {\"dict_context\": [\"a\"]}, "
+         "\"children_spec\": [" LEAF "]}]",
+         "defaultdict(None, {'a': *})", 1);
+    spec("[1, {\"type\": \"collections.namedtuple\", \"context\": null, \"children_spec\": [" LEAF
+         "]}]",
+         "namedtuple(*)", 1);
+}
+
 Test(meta, treespec_errors) {
     cr_assert_str_eq(spec_error("[2, " LEAF "]"),
                      "TreeSpec: unsupported protocol 2 (exdb reads protocol 1)");

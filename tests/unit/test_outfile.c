@@ -132,6 +132,10 @@ static int run_child(int sig, void (*prepare)(int)) {
     pid_t pid = fork();
     cr_assert_neq(pid, -1);
     if (pid == 0) {
+        /* the default action, whatever the runner left: a shell starts a
+         * background job with SIGINT ignored, and an ignored signal stays
+         * ignored (the case the prepare functions make on purpose) */
+        signal(sig, SIG_DFL);
         if (prepare)
             prepare(sig);
         child_with_temps(sig);

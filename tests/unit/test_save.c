@@ -86,6 +86,45 @@ Test(save, json_dumps_format) {
     exdb_arena_destroy(&a);
 }
 
+/* Python: json.dumps({"s": "\b\f\r\t\u20ac\x01"}) ==
+ * '{"s": "\\b\\f\\r\\t\\u20ac\\u0001"}' (the short escapes, a 3-byte code point) */
+Test(save, json_dumps_short_escapes_and_bmp) {
+    char src[] = "{\"s\": \"\\b\\f\\r\\t\xe2\x82\xac\\u0001\"}";
+    exdb_arena a;
+    exdb_arena_init(&a);
+    exdb_json *j;
+    exdb_error err = {0};
+    cr_assert_eq(exdb_json_parse(src, strlen(src), &a, "t", &j, &err), 0, "%s", err.msg);
+    exdb_buf b;
+    exdb_buf_init(&b);
+    exdb_json_dump(&b, j);
+    cr_assert_str_eq(b.s, "{\"s\": \"\\b\\f\\r\\t\\u20ac\\u0001\"}");
+    exdb_buf_free(&b);
+    exdb_arena_destroy(&a);
+}
+
+/* Python's == on json.loads results: 0 == -0 (ints by value), lists of
+ * other lengths differ, a repeated key keeps its last value */
+Test(save, json_equal_numbers_lengths_repeated_keys) {
+    const char *eq[][2] = {{"[0]", "[-0]"}, {"{\"a\": 1, \"a\": 2}", "{\"a\": 2}"}};
+    const char *ne[][2] = {{"[0]", "[1]"},
+                           {"[1, 2]", "[1]"},
+                           {"{\"a\": 1, \"a\": 2}", "{\"a\": 1}"},
+                           {"[1]", "[\"1\"]"}};
+    exdb_arena a;
+    exdb_arena_init(&a);
+    exdb_error err = {0};
+    for (size_t k = 0; k < 2 + 4; k++) {
+        const char *const *pr = k < 2 ? eq[k] : ne[k - 2];
+        exdb_json *x, *y;
+        char *s0 = exdb_arena_strdup(&a, pr[0]), *s1 = exdb_arena_strdup(&a, pr[1]);
+        cr_assert_eq(exdb_json_parse(s0, strlen(s0), &a, "x", &x, &err), 0, "%s", err.msg);
+        cr_assert_eq(exdb_json_parse(s1, strlen(s1), &a, "y", &y, &err), 0, "%s", err.msg);
+        cr_assert_eq(exdb_json_equal(x, y), k < 2, "%s vs %s", pr[0], pr[1]);
+    }
+    exdb_arena_destroy(&a);
+}
+
 Test(save, json_equal_ignores_key_order) {
     char s1[] = "{\"a\": 1, \"b\": [true, null, \"x\"], \"c\": {\"d\": 1.0}}";
     char s2[] = "{\"c\": {\"d\": 1}, \"b\": [true, null, \"x\"], \"a\": 1}";

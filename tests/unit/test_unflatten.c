@@ -1436,3 +1436,81 @@ Test(unflatten, unrecorded_goto_replays_the_same_states) {
     close_run(&rec);
     close_run(&plain);
 }
+
+/* preserve_bar.json with bar's in_spec replaced by spec (a JSON string's
+ * contents), loaded from memory; unflatten's error. */
+static const char *bar_in_spec_error(const char *spec) {
+    static exdb_error err;
+    FILE *fp = fopen(FIX "preserve_bar.json", "rb");
+    cr_assert_not_null(fp);
+    static char text[16384];
+    size_t n = fread(text, 1, sizeof text - 1, fp);
+    fclose(fp);
+    text[n] = '\0';
+    char *bar = strstr(text, "\"fqn\": \"bar\"");
+    cr_assert_not_null(bar);
+    char *s = strstr(bar, "\"in_spec\": \"");
+    cr_assert_not_null(s);
+    s += strlen("\"in_spec\": \"");
+    char *e = strstr(s, "\",\n");
+    cr_assert_not_null(e);
+    size_t len = (size_t)(s - text) + strlen(spec) + strlen(e);
+    char *json = malloc(len + 1);
+    cr_assert_not_null(json);
+    snprintf(json, len + 1, "%.*s%s%s", (int)(s - text), text, spec, e);
+    memset(&err, 0, sizeof err);
+    exdb_program *p = exdb_program_from_json(json, len, "bar.json", &err);
+    cr_assert_not_null(p, "%s", err.msg);
+    exdb_unflatten *u = exdb_unflatten_new(p, &err);
+    cr_assert_not_null(u, "%s", err.msg);
+    cr_assert_eq(exdb_unflatten_run(u, &err), -1, "ran");
+    exdb_unflatten_free(u);
+    exdb_program_free(p);
+    return err.msg;
+}
+
+#define SPEC_LEAF "{\\\"type\\\": null, \\\"context\\\": null, \\\"children_spec\\\": []}"
+#define SPEC(t, ...)                                                                               \
+    "{\\\"type\\\": \\\"" t                                                                        \
+    "\\\", \\\"context\\\": \\\"null\\\", \\\"children_spec\\\": [" __VA_ARGS__ "]}"
+#define SPEC_DICT                                                                                  \
+    "{\\\"type\\\": \\\"builtins.dict\\\", \\\"context\\\": \\\"[]\\\", \\\"children_spec\\\": "   \
+    "[]}"
+
+/* _ModuleFrame.__init__'s checks of a preserved call's in_spec: a tuple of
+ * two, (args) a tuple, (kwargs) a dict; torch 2.13 prints the type found
+ * as str(spec.type): "<class 'list'>", None for a leaf */
+Test(unflatten, preserved_in_spec_shape_checked) {
+    const char *e =
+        bar_in_spec_error("[1, " SPEC("builtins.tuple", SPEC("builtins.tuple", SPEC_LEAF)) "]");
+    cr_assert(
+        strstr(e, "AssertionError: expected in_spec to have 2 children, got 1 (module 'bar')"),
+        "%s", e);
+    e = bar_in_spec_error(
+        "[1, " SPEC("builtins.list", SPEC("builtins.tuple", SPEC_LEAF) ", " SPEC_DICT) "]");
+    cr_assert(
+        strstr(
+            e,
+            "AssertionError: expected in_spec.type to be tuple, got <class 'list'> (module 'bar')"),
+        "%s", e);
+    e = bar_in_spec_error("[1, " SPEC("builtins.tuple", SPEC_LEAF ", " SPEC_DICT) "]");
+    cr_assert(
+        strstr(e, "AssertionError: expected args_spec.type to be tuple, got None (module 'bar')"),
+        "%s", e);
+    e = bar_in_spec_error("[1, " SPEC(
+        "builtins.tuple", SPEC("builtins.tuple", SPEC_LEAF) ", " SPEC("builtins.list")) "]");
+    cr_assert(strstr(e, "AssertionError: expected kwargs_spec.type to be dict, got <class 'list'> "
+                        "(module 'bar')"),
+              "%s", e);
+}
+
+/* The journal of a recorded run: consistent, and its memory (what
+ * bench_goto reports) counted */
+Test(unflatten, journal_of_a_run_checks_and_counts_its_bytes) {
+    ufx f;
+    open_run(&f, FIX "nested.json", 1);
+    exdb_error e = {0};
+    cr_assert_eq(exdb_journal_check(&f.u->journal, &e), 0, "%s", e.msg);
+    cr_assert_gt(exdb_journal_bytes(&f.u->journal), 0);
+    close_run(&f);
+}
