@@ -10,9 +10,9 @@
  * in the view's order ("nodes 1-1000"; the flat view puts each input beside
  * its first user), each laid out only when
  * opened, so a program of any size costs the page one section's layout to show its first screen. An
- * edge between nodes of different modules is drawn as tree_data.c draws values: at their lowest
- * common module between the boxes holding them, and inside each box from an input node or to its
- * output node. */
+ * edge between nodes of different modules is drawn as tree_data.c draws values (pagegraph.c): at
+ * their lowest common module between the boxes holding them, and inside each box from an input node
+ * or to its output node. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,58 +26,22 @@
 #include "viz/view.h"
 #include "viz/flat.h"
 #include "viz/noderec.h"
+#include "viz/pagegraph.h"
 #include "viz/graph_data.h"
-
-enum { GN_OP, GN_CHILD, GN_IN, GN_OUT };
 
 /* The links a node's panel lists (a hub has thousands). */
 #define VZ_LINKS 64
 
-typedef struct gmod {
-    const char *fqn;   /* the cluster's name without "cluster_"; "" for the root */
-    const char *label; /* the cluster's label, plain text */
-    const char *fill;
-    uint32_t parent, depth, own, total;
-    uint32_t box, out, nloc;
-} gmod;
-
-typedef struct gnode {
-    uint32_t mod;
-    uint8_t kind;
-    uint32_t ref; /* the view node (GN_OP, GN_IN) or the child module (GN_CHILD) */
-} gnode;
-
-typedef struct gedge {
-    uint32_t mod, from, to, nvalues;
-    uint32_t first, last; /* view edges carried: the first for the label and colour */
-} gedge;
-
 typedef struct gd_ctx {
     const vz_graph *vg;
     exdb_arena arena;
-    gmod *mods;
-    uint32_t nmods, cap_mods;
-    gnode *nodes;
-    uint32_t nnodes, cap_nodes;
-    gedge *edges;
-    uint32_t nedges, cap_edges;
-    exdb_strmap keys;                        /* "i m:v" (inputs), "m:a>b" (edges) -> index + 1 */
+    vz_pagegraph pg;                         /* modules, nodes, edges (pagegraph.c) */
     uint32_t *of;                            /* view node -> its module */
     uint32_t *loc;                           /* view node -> its index in its module's graph */
     uint32_t *ofirst, *oadj, *ifirst, *iadj; /* out and in edges of each view node */
     exdb_buf tmp;
     int oom;
 } gd_ctx;
-
-static int grow(void **p, uint32_t *cap, uint32_t n, size_t size) {
-    if (n < *cap)
-        return 0;
-    void *np = exdb_grow(*p, cap, size, 256);
-    if (!np)
-        return -1;
-    *p = np;
-    return 0;
-}
 
 /* text without its escString escapes (\n, \l, \r: a line break; \\: \). */
 static void plain(exdb_buf *b, const char *text) {
@@ -107,36 +71,8 @@ static const char *plain_dup(gd_ctx *c, const char *text) {
 
 static uint32_t add_mod(gd_ctx *c, const char *fqn, const char *label, const char *fill,
                         uint32_t parent) {
-    if (grow((void **)&c->mods, &c->cap_mods, c->nmods, sizeof *c->mods) < 0) {
-        c->oom = 1;
-        return 0;
-    }
-    c->mods[c->nmods] = (gmod){.fqn = fqn,
-                               .label = label,
-                               .fill = fill,
-                               .parent = parent,
-                               .depth = parent == VZ_NONE ? 0 : c->mods[parent].depth + 1,
-                               .box = VZ_NONE,
-                               .out = VZ_NONE};
-    return c->nmods++;
-}
-
-/* A node of module m's graph; its index in that graph. */
-static uint32_t add_node(gd_ctx *c, uint32_t m, int kind, uint32_t ref) {
-    if (grow((void **)&c->nodes, &c->cap_nodes, c->nnodes, sizeof *c->nodes) < 0) {
-        c->oom = 1;
-        return VZ_NONE;
-    }
-    c->nodes[c->nnodes++] = (gnode){.mod = m, .kind = (uint8_t)kind, .ref = ref};
-    return c->mods[m].nloc++;
-}
-
-/* Module m's box in its parent's graph, made (with its parents') when first needed. */
-static void need_box(gd_ctx *c, uint32_t m) {
-    if (m == 0 || c->mods[m].box != VZ_NONE)
-        return;
-    need_box(c, c->mods[m].parent);
-    c->mods[m].box = add_node(c, c->mods[m].parent, GN_CHILD, m);
+    return vz_pagegraph_add_mod(
+        &c->pg, (vz_pgmod){.fqn = fqn, .label = label, .fill = fill, .parent = parent});
 }
 
 /* The modules: one per cluster (same index), then the sections of each
@@ -166,13 +102,14 @@ static void make_mods(gd_ctx *c) {
         for (uint32_t at = 0; count[k] > VZ_SECTION && at < count[k]; at += VZ_SECTION) {
             uint32_t end = at + VZ_SECTION < count[k] ? at + VZ_SECTION : count[k];
             exdb_buf_reset(&c->tmp);
-            exdb_buf_printf(&c->tmp, "%s%snodes %u-%u", c->mods[k].fqn, k ? " " : "", at + 1, end);
+            exdb_buf_printf(&c->tmp, "%s%snodes %u-%u", c->pg.mods[k].fqn, k ? " " : "", at + 1,
+                            end);
             const char *fqn = exdb_arena_strndup(&c->arena, exdb_buf_str(&c->tmp), c->tmp.len);
             if (!fqn || c->tmp.oom) {
                 c->oom = 1;
                 break;
             }
-            uint32_t s = add_mod(c, fqn, fqn + strlen(c->mods[k].fqn) + (k ? 1 : 0), NULL, k);
+            uint32_t s = add_mod(c, fqn, fqn + strlen(c->pg.mods[k].fqn) + (k ? 1 : 0), NULL, k);
             if (at == 0)
                 first[k] = s;
         }
@@ -186,74 +123,10 @@ static void make_mods(gd_ctx *c) {
     free(first);
 }
 
-/* The index + 1 kept under fmt's key in keys (0: none); the slot to set. */
-static void **key_slot(gd_ctx *c, const char *fmt, uint32_t m, uint32_t a, uint32_t b) {
-    exdb_buf_reset(&c->tmp);
-    exdb_buf_printf(&c->tmp, fmt, m, a, b);
-    void **slot = exdb_strmap_find(&c->keys, exdb_buf_str(&c->tmp));
-    if (slot)
-        return slot;
-    const char *key = exdb_arena_strndup(&c->arena, exdb_buf_str(&c->tmp), c->tmp.len);
-    slot = key && !c->tmp.oom ? exdb_strmap_put(&c->keys, key, NULL) : NULL;
-    if (!slot)
-        c->oom = 1;
-    return slot;
-}
-
-/* An edge from -> to in m's graph carrying view edge e (one per pair). */
-static void add_edge(gd_ctx *c, uint32_t m, uint32_t from, uint32_t to, uint32_t e) {
-    if (from == VZ_NONE || to == VZ_NONE || from == to)
-        return;
-    void **slot = key_slot(c, "%u:%u>%u", m, from, to);
-    if (!slot)
-        return;
-    if (*slot) {
-        gedge *g = &c->edges[(uintptr_t)*slot - 1];
-        if (c->vg->edges[g->last].from != c->vg->edges[e].from)
-            g->nvalues++;
-        g->last = e;
-        return;
-    }
-    if (grow((void **)&c->edges, &c->cap_edges, c->nedges, sizeof *c->edges) < 0) {
-        c->oom = 1;
-        return;
-    }
-    c->edges[c->nedges] = (gedge){m, from, to, 1, e, e};
-    *slot = (void *)(uintptr_t)(++c->nedges);
-}
-
-/* The input node of view node u in module m. */
-static uint32_t input_of(gd_ctx *c, uint32_t m, uint32_t u) {
-    void **slot = key_slot(c, "i%u:%u", m, u, 0);
-    if (!slot)
-        return VZ_NONE;
-    if (!*slot)
-        *slot = (void *)(uintptr_t)(add_node(c, m, GN_IN, u) + 1);
-    return (uint32_t)((uintptr_t)*slot - 1);
-}
-
-static uint32_t output_of(gd_ctx *c, uint32_t m) {
-    if (c->mods[m].out == VZ_NONE)
-        c->mods[m].out = add_node(c, m, GN_OUT, 0);
-    return c->mods[m].out;
-}
-
-/* View edge e drawn between the modules of its ends (tree_data.c's link_use). */
+/* View edge e drawn between the modules of its ends (a value: its source node). */
 static void link_edge(gd_ctx *c, uint32_t e) {
     uint32_t u = c->vg->edges[e].from, v = c->vg->edges[e].to;
-    uint32_t a = c->of[u], b = c->of[v], ru = c->loc[u], rv = c->loc[v];
-    while (a != b && !c->oom) {
-        if (c->mods[a].depth >= c->mods[b].depth && a != 0) {
-            add_edge(c, a, ru, output_of(c, a), e);
-            ru = c->mods[a].box;
-            a = c->mods[a].parent;
-        } else {
-            add_edge(c, b, input_of(c, b, u), rv, e);
-            rv = c->mods[b].box;
-            b = c->mods[b].parent;
-        }
-    }
-    add_edge(c, a, ru, rv, e);
+    vz_pagegraph_link(&c->pg, c->of[u], c->loc[u], c->of[v], c->loc[v], u, u, e);
 }
 
 /* first[v]..first[v+1] of adj: the edges leaving (out) or entering each node. */
@@ -290,14 +163,14 @@ static int gd_build(gd_ctx *c) {
     make_mods(c);
     for (uint32_t v = 0; v < vg->nnodes && !c->oom; v++) {
         uint32_t m = c->of[v];
-        need_box(c, m);
-        c->loc[v] = add_node(c, m, GN_OP, v);
-        c->mods[m].own++;
-        for (uint32_t a = m; a != VZ_NONE; a = c->mods[a].parent)
-            c->mods[a].total++;
+        vz_pagegraph_need_box(&c->pg, m);
+        c->loc[v] = vz_pagegraph_add_node(&c->pg, m, VZ_PG_OP, v);
+        c->pg.mods[m].own++;
+        for (uint32_t a = m; a != VZ_NONE; a = c->pg.mods[a].parent)
+            c->pg.mods[a].total++;
     }
-    for (uint32_t m = 1; m < c->nmods && !c->oom; m++)
-        need_box(c, m);
+    for (uint32_t m = 1; m < c->pg.nmods && !c->oom; m++)
+        vz_pagegraph_need_box(&c->pg, m);
     for (uint32_t e = 0; e < vg->nedges && !c->oom; e++)
         link_edge(c, e);
     return c->oom || c->tmp.oom ? -1 : 0;
@@ -368,7 +241,7 @@ static void put_node(gd_ctx *c, exdb_buf *b, uint32_t v, const char *kind, vz_no
 }
 
 /* An edge's label: the view's, else the value its first view edge carries. */
-static void put_edge_label(gd_ctx *c, exdb_buf *b, const gedge *g) {
+static void put_edge_label(gd_ctx *c, exdb_buf *b, const vz_pgedge *g) {
     const vz_edge *e = &c->vg->edges[g->first];
     const vz_node *u = &c->vg->nodes[e->from];
     exdb_buf_reset(&c->tmp);
@@ -385,21 +258,21 @@ static void put_graph(gd_ctx *c, FILE *f, exdb_buf *b, uint32_t m, const uint32_
                       uint32_t nn, const uint32_t *edges, uint32_t ne, vz_noderec *rec) {
     fprintf(f, "<script type=\"application/json\" id=\"g%u\">{\"n\":[", m);
     for (uint32_t i = 0; i < nn; i++) {
-        const gnode *g = &c->nodes[nodes[i]];
+        const vz_pgnode *g = &c->pg.nodes[nodes[i]];
         exdb_buf_reset(b);
         if (i)
             exdb_buf_putc(b, ',');
-        if (g->kind == GN_CHILD)
-            exdb_buf_printf(b, "[\"m\",%u]", g->ref);
-        else if (g->kind == GN_OUT)
+        if (g->kind == VZ_PG_CHILD)
+            exdb_buf_printf(b, "[\"m\",%u]", (uint32_t)g->ref);
+        else if (g->kind == VZ_PG_OUT)
             exdb_buf_puts(b, "[\"x\"]");
         else
-            put_node(c, b, g->ref, g->kind == GN_IN ? "i" : "o", rec);
+            put_node(c, b, (uint32_t)g->ref, g->kind == VZ_PG_IN ? "i" : "o", rec);
         vz_put_script_json(f, b);
     }
     fputs("],\"e\":[", f);
     for (uint32_t i = 0; i < ne; i++) {
-        const gedge *g = &c->edges[edges[i]];
+        const vz_pgedge *g = &c->pg.edges[edges[i]];
         const vz_edge *e = &c->vg->edges[g->first];
         exdb_buf_reset(b);
         exdb_buf_printf(b, "%s[%u,%u,%u,", i ? "," : "", g->from, g->to, g->nvalues);
@@ -421,24 +294,24 @@ static void put_mods(gd_ctx *c, FILE *f, exdb_buf *b, const uint32_t *nfirst,
     exdb_buf tg;
     exdb_buf_init(&tg);
     fputs("<script type=\"application/json\" id=\"mods\">[", f);
-    for (uint32_t m = 0; m < c->nmods; m++) {
-        const gmod *t = &c->mods[m];
+    for (uint32_t m = 0; m < c->pg.nmods; m++) {
+        const vz_pgmod *t = &c->pg.mods[m];
         exdb_buf_reset(b);
         exdb_buf_puts(b, m ? ",[" : "[");
         exdb_buf_json_str(b, t->fqn);
         exdb_buf_printf(b, ",null,%d,%u,%u,", m ? (int)t->parent : -1, t->own, t->total);
         exdb_buf_reset(&c->tmp);
         for (uint32_t i = nfirst[m]; i < nfirst[m + 1]; i++) {
-            const gnode *g = &c->nodes[norder[i]];
-            if (g->kind == GN_OP)
+            const vz_pgnode *g = &c->pg.nodes[norder[i]];
+            if (g->kind == VZ_PG_OP)
                 exdb_buf_printf(&c->tmp, "%s%s", c->tmp.len ? " " : "", c->vg->nodes[g->ref].name);
         }
         exdb_buf_json_str(b, exdb_buf_str(&c->tmp));
         exdb_buf_putc(b, ',');
         exdb_buf_reset(&c->tmp);
         for (uint32_t i = nfirst[m]; i < nfirst[m + 1]; i++) {
-            const gnode *g = &c->nodes[norder[i]];
-            if (g->kind != GN_OP)
+            const vz_pgnode *g = &c->pg.nodes[norder[i]];
+            if (g->kind != VZ_PG_OP)
                 continue;
             const exdb_node *fx = c->vg->nodes[g->ref].fx;
             exdb_buf_reset(&tg);
@@ -465,10 +338,10 @@ int vz_write_graph_data(FILE *f, const vz_graph *vg, const exdb_program *p, vz_t
                         exdb_error *err) {
     gd_ctx c = {.vg = vg};
     exdb_arena_init(&c.arena);
-    exdb_strmap_init(&c.keys, &c.arena);
     exdb_strmap inputs;
     exdb_strmap_init(&inputs, &c.arena);
     exdb_buf_init(&c.tmp);
+    vz_pagegraph_init(&c.pg, &c.arena, &c.tmp, &c.oom);
     exdb_buf b;
     exdb_buf_init(&b);
     vz_noderec rec;
@@ -477,27 +350,25 @@ int vz_write_graph_data(FILE *f, const vz_graph *vg, const exdb_program *p, vz_t
     int rc = -1;
     if ((p && vz_index_inputs(&inputs, p) < 0) || gd_build(&c) < 0)
         goto out;
-    norder = vz_groupby_module(c.nmods, c.nnodes, c.nodes, sizeof *c.nodes, &nfirst);
-    eorder = vz_groupby_module(c.nmods, c.nedges, c.edges, sizeof *c.edges, &efirst);
+    norder = vz_groupby_module(c.pg.nmods, c.pg.nnodes, c.pg.nodes, sizeof *c.pg.nodes, &nfirst);
+    eorder = vz_groupby_module(c.pg.nmods, c.pg.nedges, c.pg.edges, sizeof *c.pg.edges, &efirst);
     if (!norder || !eorder)
         goto out;
     put_mods(&c, f, &b, nfirst, norder);
-    for (uint32_t m = 0; m < c.nmods; m++)
+    for (uint32_t m = 0; m < c.pg.nmods; m++)
         put_graph(&c, f, &b, m, norder + nfirst[m], nfirst[m + 1] - nfirst[m], eorder + efirst[m],
                   efirst[m + 1] - efirst[m], &rec);
     vz_noderec_put_sources(&rec, f, &b);
     if (p)
         vz_noderec_put_code(&rec, f, &b, p->graph);
     if (st) {
-        st->modules = c.nmods;
-        st->nodes = c.nnodes;
-        st->edges = c.nedges;
+        st->modules = c.pg.nmods;
+        st->nodes = c.pg.nnodes;
+        st->edges = c.pg.nedges;
     }
     rc = c.oom || b.oom || c.tmp.oom || rec.oom ? -1 : 0;
 out:
-    free(c.mods);
-    free(c.nodes);
-    free(c.edges);
+    vz_pagegraph_free(&c.pg);
     free(c.of);
     free(c.loc);
     free(c.ofirst);

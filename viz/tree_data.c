@@ -31,73 +31,24 @@
 #include "viz/view.h"
 #include "viz/flat.h"
 #include "viz/noderec.h"
+#include "viz/pagegraph.h"
 #include "viz/tree_data.h"
-
-enum { GN_OP, GN_CHILD, GN_IN, GN_OUT };
 
 /* The users a node's panel lists (a mask or a shared input has thousands). */
 #define VZ_TREE_USERS 64
 
-typedef struct tmod {
-    const char *fqn;  /* "layers.3.attn@1"; "" for the root */
-    const char *type; /* the class, NULL for a container never called */
-    uint32_t parent, depth, own, total;
-    uint32_t box;  /* index of its child box in the parent's graph */
-    uint32_t out;  /* index of its output node, VZ_NONE until needed */
-    uint32_t nloc; /* nodes in its graph so far */
-} tmod;
-
-typedef struct gnode {
-    uint32_t mod;
-    uint8_t kind;
-    const exdb_node *fx; /* GN_OP, GN_IN: the node or the value */
-    uint32_t child;      /* GN_CHILD */
-} gnode;
-
-typedef struct gedge {
-    uint32_t mod, from, to, nvalues;
-    const exdb_node *first, *last; /* the values it carries (first for the label) */
-} gedge;
-
 typedef struct tree_ctx {
     const exdb_program *prog;
     exdb_arena arena;
-    tmod *mods;
-    uint32_t nmods, cap_mods;
-    gnode *nodes;
-    uint32_t nnodes, cap_nodes;
-    gedge *edges;
-    uint32_t nedges, cap_edges;
+    vz_pagegraph pg;    /* modules, nodes, edges (pagegraph.c) */
     exdb_strmap byname; /* "parent\x1fpath@N" -> mod + 1 */
     exdb_strmap stack;  /* raw nn_module_stack -> innermost mod + 1 */
-    exdb_strmap keys;   /* "m:id" (inputs), "m:a>b" (edges) -> index + 1 */
     exdb_strmap inputs; /* placeholder name -> input spec index + 1 */
     uint32_t *of;       /* FX node id -> innermost mod (0: the root) */
     uint32_t *loc;      /* FX node id -> its node's index in its module's graph, VZ_NONE */
     exdb_buf tmp;
     int oom;
 } tree_ctx;
-
-/* Room for item n of *p (exdb_grow when it is full). */
-static int grow(void **p, uint32_t *cap, uint32_t n, size_t size) {
-    if (n < *cap)
-        return 0;
-    void *np = exdb_grow(*p, cap, size, 256);
-    if (!np)
-        return -1;
-    *p = np;
-    return 0;
-}
-
-/* A node of module m's graph; its index in that graph. */
-static uint32_t add_node(tree_ctx *c, uint32_t m, int kind, const exdb_node *fx, uint32_t child) {
-    if (grow((void **)&c->nodes, &c->cap_nodes, c->nnodes, sizeof *c->nodes) < 0) {
-        c->oom = 1;
-        return VZ_NONE;
-    }
-    c->nodes[c->nnodes++] = (gnode){.mod = m, .kind = (uint8_t)kind, .fx = fx, .child = child};
-    return c->mods[m].nloc++;
-}
 
 /* The module for one FQN prefix under parent (as modules.c's get_mod);
  * the call index comes from the stack entry with exactly that path. */
@@ -116,24 +67,19 @@ static uint32_t get_mod(tree_ctx *c, uint32_t parent, const char *path, size_t p
     void *v = exdb_strmap_get(&c->byname, exdb_buf_str(&c->tmp));
     if (v)
         return (uint32_t)((uintptr_t)v - 1);
-    if (c->tmp.oom || grow((void **)&c->mods, &c->cap_mods, c->nmods, sizeof *c->mods) < 0) {
-        c->oom = 1;
-        return VZ_NONE;
-    }
-    const char *key = exdb_arena_strndup(&c->arena, exdb_buf_str(&c->tmp), c->tmp.len);
+    const char *key =
+        c->tmp.oom ? NULL : exdb_arena_strndup(&c->arena, exdb_buf_str(&c->tmp), c->tmp.len);
     void **slot = key ? exdb_strmap_put(&c->byname, key, NULL) : NULL;
-    if (!slot) {
+    uint32_t k = slot ? vz_pagegraph_add_mod(&c->pg, (vz_pgmod){.fqn = key + at,
+                                                                .type = entry ? entry->type : NULL,
+                                                                .parent = parent})
+                      : VZ_NONE;
+    if (k == VZ_NONE) {
         c->oom = 1;
         return VZ_NONE;
     }
-    uint32_t k = c->nmods++;
     *slot = (void *)(uintptr_t)(k + 1);
-    c->mods[k] = (tmod){.fqn = key + at,
-                        .type = entry ? entry->type : NULL,
-                        .parent = parent,
-                        .depth = c->mods[parent].depth + 1,
-                        .out = VZ_NONE};
-    c->mods[k].box = add_node(c, parent, GN_CHILD, NULL, k);
+    c->pg.mods[k].box = vz_pagegraph_add_node(&c->pg, parent, VZ_PG_CHILD, k);
     return k;
 }
 
@@ -161,61 +107,6 @@ static uint32_t node_mod(tree_ctx *c, const exdb_node *n) {
     return m;
 }
 
-/* The index + 1 kept under "m:..." in keys (0: none); the slot to set. */
-static void **key_slot(tree_ctx *c, const char *fmt, uint32_t m, uint32_t a, uint32_t b) {
-    exdb_buf_reset(&c->tmp);
-    exdb_buf_printf(&c->tmp, fmt, m, a, b);
-    void **slot = exdb_strmap_find(&c->keys, exdb_buf_str(&c->tmp));
-    if (slot)
-        return slot;
-    const char *key = exdb_arena_strndup(&c->arena, exdb_buf_str(&c->tmp), c->tmp.len);
-    slot = key && !c->tmp.oom ? exdb_strmap_put(&c->keys, key, NULL) : NULL;
-    if (!slot)
-        c->oom = 1;
-    return slot;
-}
-
-/* An edge from -> to in m's graph carrying value u (one edge per pair,
- * counting the distinct values). */
-static void add_edge(tree_ctx *c, uint32_t m, uint32_t from, uint32_t to, const exdb_node *u) {
-    if (from == VZ_NONE || to == VZ_NONE || from == to)
-        return;
-    void **slot = key_slot(c, "%u:%u>%u", m, from, to);
-    if (!slot)
-        return;
-    if (*slot) {
-        gedge *e = &c->edges[(uintptr_t)*slot - 1];
-        if (e->last != u)
-            e->nvalues++;
-        e->last = u;
-        return;
-    }
-    if (grow((void **)&c->edges, &c->cap_edges, c->nedges, sizeof *c->edges) < 0) {
-        c->oom = 1;
-        return;
-    }
-    c->edges[c->nedges] = (gedge){m, from, to, 1, u, u};
-    *slot = (void *)(uintptr_t)(++c->nedges);
-}
-
-/* The input node of value u in module m. */
-static uint32_t input_of(tree_ctx *c, uint32_t m, const exdb_node *u) {
-    void **slot = key_slot(c, "i%u:%u", m, u->id, 0);
-    if (!slot)
-        return VZ_NONE;
-    if (!*slot) {
-        uint32_t k = add_node(c, m, GN_IN, u, 0);
-        *slot = (void *)(uintptr_t)(k + 1);
-    }
-    return (uint32_t)((uintptr_t)*slot - 1);
-}
-
-static uint32_t output_of(tree_ctx *c, uint32_t m) {
-    if (c->mods[m].out == VZ_NONE)
-        c->mods[m].out = add_node(c, m, GN_OUT, NULL, 0);
-    return c->mods[m].out;
-}
-
 static int is_state(tree_ctx *c, const exdb_node *u) {
     if (u->op != EXDB_OP_PLACEHOLDER)
         return 0;
@@ -230,28 +121,16 @@ static void link_use(tree_ctx *c, const exdb_node *u, const exdb_node *v) {
         /* only where an own op reads it: an input there, or the node at the root */
         if (mv == 0) {
             if (c->loc[u->id] == VZ_NONE)
-                c->loc[u->id] = add_node(c, 0, GN_OP, u, 0);
-            add_edge(c, 0, c->loc[u->id], c->loc[v->id], u);
+                c->loc[u->id] = vz_pagegraph_add_node(&c->pg, 0, VZ_PG_OP, (uintptr_t)u);
+            vz_pagegraph_edge(&c->pg, 0, c->loc[u->id], c->loc[v->id], u->id, (uintptr_t)u);
         } else {
-            add_edge(c, mv, input_of(c, mv, u), c->loc[v->id], u);
+            vz_pagegraph_edge(&c->pg, mv, vz_pagegraph_input(&c->pg, mv, u->id, (uintptr_t)u),
+                              c->loc[v->id], u->id, (uintptr_t)u);
         }
         return;
     }
-    uint32_t ru = c->loc[u->id], rv = c->loc[v->id];
-    uint32_t a = mu, b = mv;
-    /* climb the deeper side first, each step one module up */
-    while (a != b && !c->oom) {
-        if (c->mods[a].depth >= c->mods[b].depth && a != 0) {
-            add_edge(c, a, ru, output_of(c, a), u);
-            ru = c->mods[a].box;
-            a = c->mods[a].parent;
-        } else {
-            add_edge(c, b, input_of(c, b, u), rv, u);
-            rv = c->mods[b].box;
-            b = c->mods[b].parent;
-        }
-    }
-    add_edge(c, a, ru, rv, u);
+    vz_pagegraph_link(&c->pg, mu, c->loc[u->id], mv, c->loc[v->id], u->id, (uintptr_t)u,
+                      (uintptr_t)u);
 }
 
 static int tree_build(tree_ctx *c) {
@@ -260,9 +139,9 @@ static int tree_build(tree_ctx *c) {
     size_t nid = (size_t)g->next_id + 1;
     c->of = malloc(nid * sizeof *c->of);
     c->loc = malloc(nid * sizeof *c->loc);
-    if (!c->of || !c->loc || grow((void **)&c->mods, &c->cap_mods, 0, sizeof *c->mods) < 0)
+    if (!c->of || !c->loc ||
+        vz_pagegraph_add_mod(&c->pg, (vz_pgmod){.fqn = "", .parent = VZ_NONE}) == VZ_NONE)
         return -1;
-    c->mods[c->nmods++] = (tmod){.fqn = "", .type = NULL, .parent = VZ_NONE, .out = VZ_NONE};
     if (vz_index_inputs(&c->inputs, p) < 0)
         c->oom = 1;
     for (const exdb_node *n = g->head; n && !c->oom; n = n->next) {
@@ -271,10 +150,10 @@ static int tree_build(tree_ctx *c) {
         c->loc[n->id] = VZ_NONE;
         if (is_state(c, n))
             continue; /* drawn where it is read (link_use) */
-        c->loc[n->id] = add_node(c, m, GN_OP, n, 0);
-        c->mods[m].own++;
-        for (uint32_t a = m; a != VZ_NONE; a = c->mods[a].parent)
-            c->mods[a].total++;
+        c->loc[n->id] = vz_pagegraph_add_node(&c->pg, m, VZ_PG_OP, (uintptr_t)n);
+        c->pg.mods[m].own++;
+        for (uint32_t a = m; a != VZ_NONE; a = c->pg.mods[a].parent)
+            c->pg.mods[a].total++;
     }
     for (const exdb_node *u = g->head; u && !c->oom; u = u->next)
         for (uint32_t i = 0; i < u->nusers; i++)
@@ -312,26 +191,27 @@ static void put_graph(tree_ctx *c, FILE *f, exdb_buf *b, uint32_t m, const uint3
     exdb_buf_printf(b, "<script type=\"application/json\" id=\"g%u\">{\"n\":[", m);
     fputs(exdb_buf_str(b), f);
     for (uint32_t i = 0; i < nn; i++) {
-        const gnode *g = &c->nodes[nodes[i]];
+        const vz_pgnode *g = &c->pg.nodes[nodes[i]];
         exdb_buf_reset(b);
         if (i)
             exdb_buf_putc(b, ',');
-        if (g->kind == GN_CHILD)
-            exdb_buf_printf(b, "[\"m\",%u]", g->child);
-        else if (g->kind == GN_OUT)
+        if (g->kind == VZ_PG_CHILD)
+            exdb_buf_printf(b, "[\"m\",%u]", (uint32_t)g->ref);
+        else if (g->kind == VZ_PG_OUT)
             exdb_buf_puts(b, "[\"x\"]");
         else
-            put_fx(c, b, g->fx, g->kind == GN_IN ? "i" : "o", rec);
+            put_fx(c, b, (const exdb_node *)g->ref, g->kind == VZ_PG_IN ? "i" : "o", rec);
         vz_put_script_json(f, b);
     }
     fputs("],\"e\":[", f);
     for (uint32_t i = 0; i < ne; i++) {
-        const gedge *e = &c->edges[edges[i]];
+        const vz_pgedge *e = &c->pg.edges[edges[i]];
+        const exdb_node *first = (const exdb_node *)e->first;
         exdb_buf_reset(b);
         exdb_buf_printf(b, "%s[%u,%u,%u,", i ? "," : "", e->from, e->to, e->nvalues);
         exdb_buf_reset(&c->tmp);
-        if (e->nvalues == 1 && e->first->meta)
-            exdb_format_val(&c->tmp, e->first->meta->val);
+        if (e->nvalues == 1 && first->meta)
+            exdb_format_val(&c->tmp, first->meta->val);
         else if (e->nvalues > 1)
             exdb_buf_printf(&c->tmp, "%u values", e->nvalues);
         json_str(b, exdb_buf_str(&c->tmp));
@@ -350,8 +230,8 @@ static void put_mods(tree_ctx *c, FILE *f, exdb_buf *b, const uint32_t *nfirst,
     exdb_buf tg;
     exdb_buf_init(&tg);
     fputs("<script type=\"application/json\" id=\"mods\">[", f);
-    for (uint32_t m = 0; m < c->nmods; m++) {
-        const tmod *t = &c->mods[m];
+    for (uint32_t m = 0; m < c->pg.nmods; m++) {
+        const vz_pgmod *t = &c->pg.mods[m];
         exdb_buf_reset(b);
         if (m)
             exdb_buf_putc(b, ',');
@@ -362,19 +242,20 @@ static void put_mods(tree_ctx *c, FILE *f, exdb_buf *b, const uint32_t *nfirst,
         exdb_buf_printf(b, ",%d,%u,%u,", m ? (int)t->parent : -1, t->own, t->total);
         exdb_buf_reset(&c->tmp);
         for (uint32_t i = nfirst[m]; i < nfirst[m + 1]; i++) {
-            const gnode *g = &c->nodes[norder[i]];
-            if (g->kind == GN_OP)
-                exdb_buf_printf(&c->tmp, "%s%s", c->tmp.len ? " " : "", g->fx->name);
+            const vz_pgnode *g = &c->pg.nodes[norder[i]];
+            if (g->kind == VZ_PG_OP)
+                exdb_buf_printf(&c->tmp, "%s%s", c->tmp.len ? " " : "",
+                                ((const exdb_node *)g->ref)->name);
         }
         json_str(b, exdb_buf_str(&c->tmp));
         exdb_buf_putc(b, ',');
         exdb_buf_reset(&c->tmp);
         for (uint32_t i = nfirst[m]; i < nfirst[m + 1]; i++) {
-            const gnode *g = &c->nodes[norder[i]];
-            if (g->kind != GN_OP)
+            const vz_pgnode *g = &c->pg.nodes[norder[i]];
+            if (g->kind != VZ_PG_OP)
                 continue;
             exdb_buf_reset(&tg);
-            exdb_viz_short_target(&tg, g->fx);
+            exdb_viz_short_target(&tg, (const exdb_node *)g->ref);
             const char *ts = exdb_buf_str(&tg);
             exdb_buf_printf(&c->tmp, "%s%s", c->tmp.len ? " " : "",
                             ts[0] && !strchr(ts, ' ') ? ts : "-");
@@ -393,9 +274,9 @@ int vz_write_tree_data(FILE *f, const exdb_program *p, vz_tree_stats *st, exdb_e
     exdb_arena_init(&c.arena);
     exdb_strmap_init(&c.byname, &c.arena);
     exdb_strmap_init(&c.stack, &c.arena);
-    exdb_strmap_init(&c.keys, &c.arena);
     exdb_strmap_init(&c.inputs, &c.arena);
     exdb_buf_init(&c.tmp);
+    vz_pagegraph_init(&c.pg, &c.arena, &c.tmp, &c.oom);
     exdb_buf b;
     exdb_buf_init(&b);
     vz_noderec rec;
@@ -404,26 +285,24 @@ int vz_write_tree_data(FILE *f, const exdb_program *p, vz_tree_stats *st, exdb_e
     int rc = -1;
     if (tree_build(&c) < 0)
         goto out;
-    norder = vz_groupby_module(c.nmods, c.nnodes, c.nodes, sizeof *c.nodes, &nfirst);
-    eorder = vz_groupby_module(c.nmods, c.nedges, c.edges, sizeof *c.edges, &efirst);
+    norder = vz_groupby_module(c.pg.nmods, c.pg.nnodes, c.pg.nodes, sizeof *c.pg.nodes, &nfirst);
+    eorder = vz_groupby_module(c.pg.nmods, c.pg.nedges, c.pg.edges, sizeof *c.pg.edges, &efirst);
     if (!norder || !eorder)
         goto out;
     put_mods(&c, f, &b, nfirst, norder);
-    for (uint32_t m = 0; m < c.nmods; m++)
+    for (uint32_t m = 0; m < c.pg.nmods; m++)
         put_graph(&c, f, &b, m, norder + nfirst[m], nfirst[m + 1] - nfirst[m], eorder + efirst[m],
                   efirst[m + 1] - efirst[m], &rec);
     vz_noderec_put_sources(&rec, f, &b);
     vz_noderec_put_code(&rec, f, &b, p->graph);
     if (st) {
-        st->modules = c.nmods;
-        st->nodes = c.nnodes;
-        st->edges = c.nedges;
+        st->modules = c.pg.nmods;
+        st->nodes = c.pg.nnodes;
+        st->edges = c.pg.nedges;
     }
     rc = c.oom || b.oom || c.tmp.oom || rec.oom ? -1 : 0;
 out:
-    free(c.mods);
-    free(c.nodes);
-    free(c.edges);
+    vz_pagegraph_free(&c.pg);
     free(c.of);
     free(c.loc);
     free(nfirst);
