@@ -151,9 +151,9 @@ int breakpoint_op_matches(const char *pattern, const char *target) {
 int breakpoint_at_line(const exdb_node *n, const char *spec) {
     size_t flen;
     uint32_t line;
-    return n && n->meta && n->meta->stack_trace &&
+    return n && n->meta && exdb_meta_stack_trace(n->meta) &&
            exdb_stack_parse_location(spec, &flen, &line) == 0 &&
-           exdb_stack_at(n->meta->stack_trace, spec, flen, line);
+           exdb_stack_at(exdb_meta_stack_trace(n->meta), spec, flen, line);
 }
 
 void breakpoint_describe(exdb_buf *o, const bp *b) {

@@ -138,7 +138,7 @@ static cJSON *frame_json(const exdb_stack_frame *f) {
 
 void cmd_source_node_at(session *s, exdb_buf *b, const exdb_node *n) {
     exdb_stack_frame f;
-    if (n && n->meta && exdb_stack_innermost(n->meta->stack_trace, &f))
+    if (n && n->meta && exdb_stack_innermost(exdb_meta_stack_trace(n->meta), &f))
         put_at(s, b, &f);
 }
 
@@ -198,9 +198,9 @@ static int info_line(session *s, int argc, char **argv) {
     const exdb_meta *m = n->meta;
     cJSON *o = s->json ? cJSON_CreateObject() : NULL;
     cJSON_AddStringToObject(o, "node", n->name);
-    if (!m || !exdb_stack_innermost(m->stack_trace, &f)) {
+    if (!m || !exdb_stack_innermost(exdb_meta_stack_trace(m), &f)) {
         exdb_buf_printf(&s->buf, "%%%s has no source line: its stack_trace is %s.\n", n->name,
-                        m && m->stack_trace ? "without a File line" : "absent");
+                        m && exdb_meta_stack_trace(m) ? "without a File line" : "absent");
         cJSON_AddNullToObject(o, "source");
     } else {
         int bl;
@@ -254,10 +254,10 @@ static int find_location(const exdb_graph *g, const char *file, size_t flen, uin
                          exdb_stack_frame *out) {
     exdb_stack_frame fr[EXDB_MAX_FRAMES];
     for (const exdb_node *n = g->head; n; n = n->next) {
-        if (!n->meta || !n->meta->stack_trace ||
-            !exdb_stack_at(n->meta->stack_trace, file, flen, line))
+        if (!n->meta || !exdb_meta_stack_trace(n->meta) ||
+            !exdb_stack_at(exdb_meta_stack_trace(n->meta), file, flen, line))
             continue;
-        uint32_t k = exdb_stack_frames(n->meta->stack_trace, fr, EXDB_MAX_FRAMES);
+        uint32_t k = exdb_stack_frames(exdb_meta_stack_trace(n->meta), fr, EXDB_MAX_FRAMES);
         for (uint32_t i = 0; i < k && i < EXDB_MAX_FRAMES; i++)
             if (fr[i].line == line && exdb_stack_file_matches(&fr[i], file, flen)) {
                 *out = fr[i];
@@ -332,7 +332,7 @@ int cmd_source_list(session *s, int argc, char **argv) {
             return argc == 2 ? -1
                              : cmd_fail(s, "No node to list: give a NODE or FILE:LINE, or step "
                                            "to a node first.");
-        if (!n->meta || !exdb_stack_innermost(n->meta->stack_trace, &f))
+        if (!n->meta || !exdb_stack_innermost(exdb_meta_stack_trace(n->meta), &f))
             return cmd_fail(s, "%%%s has no stack_trace with a File line: no source to list.",
                             n->name);
     }

@@ -74,6 +74,12 @@ static void put_listing(session *s, const char *t, size_t n) {
 void cmd_flush(session *s, int newline) {
     const char *t = exdb_buf_str(&s->buf);
     size_t len = s->buf.len;
+    if (s->prog && s->prog->meta_defer.pending) {
+        /* node metadata the command read was malformed: its text is
+         * dropped, and the command fails with the message (session.c) */
+        exdb_buf_reset(&s->buf);
+        return;
+    }
     if (s->buf.oom) {
         /* an append ran out of memory: the text is cut short, and the
          * command fails saying so rather than look complete */

@@ -211,14 +211,14 @@ static cJSON *meta_json(const exdb_meta *m) {
     } else {
         cJSON_AddNullToObject(o, "nn_module_stack");
     }
-    add_str_or_null(o, "stack_trace", m ? m->stack_trace : NULL);
-    add_str_or_null(o, "source_fn_stack", m ? m->source_fn_stack : NULL);
-    add_str_or_null(o, "torch_fn", m ? m->torch_fn : NULL);
+    add_str_or_null(o, "stack_trace", m ? exdb_meta_stack_trace(m) : NULL);
+    add_str_or_null(o, "source_fn_stack", m ? exdb_meta_source_fn_stack(m) : NULL);
+    add_str_or_null(o, "torch_fn", m ? exdb_meta_torch_fn(m) : NULL);
     add_str_or_null(o, "custom", m ? m->custom : NULL);
-    add_str_or_null(o, "from_node", m ? m->from_node : NULL);
+    add_str_or_null(o, "from_node", m ? exdb_meta_from_node(m) : NULL);
     cJSON *extra = cJSON_AddObjectToObject(o, "extra");
     for (uint32_t i = 0; extra && m && i < m->nextra; i++)
-        cJSON_AddStringToObject(extra, m->extra[i].key, m->extra[i].value);
+        cJSON_AddStringToObject(extra, m->lazy_extra[i].key, exdb_meta_extra(m, i));
     return o;
 }
 

@@ -244,6 +244,34 @@ with zipfile.ZipFile(os.path.join(dst, "mem_zip_bomb_ratio.pt2"), "w") as z:
         zi = zipfile.ZipInfo(path, (1980, 1, 1, 0, 0, 0))
         zi.compress_type = zipfile.ZIP_DEFLATED
         z.writestr(zi, data, compresslevel=9)
+# ---- a program big enough (EXDB_LAZY_META_MIN nodes) that its nodes'
+# stack_trace, torch_fn... are read when first used (docs/json-reader.md):
+# _valid.json with 5,000 relu nodes, node 4001 (%r4000) malformed. The
+# load succeeds; `info node r4000` fails with the one-line error each time
+# it reads it, `info node r3999` answers in between (lazy_* cases run
+# those commands with `set on-error continue`: exit 1 at the end).
+def lazy_chain(name, meta_fn, raw=None):
+    q = json.loads(valid)
+    g = q["graph_module"]["graph"]
+    lin, last = g["nodes"]
+    prev, nodes = "linear", [lin]
+    for i in range(5000):
+        n = json.loads(json.dumps(last))
+        n["inputs"][0]["arg"]["as_tensor"]["name"] = prev
+        prev = n["name"] = n["outputs"][0]["as_tensor"]["name"] = "r%d" % i
+        n["metadata"]["stack_trace"] = 'File "m.py", line %d, in forward' % i
+        g["tensor_values"][prev] = g["tensor_values"]["relu"]
+        nodes.append(n)
+    last["inputs"][0]["arg"]["as_tensor"]["name"] = prev
+    g["nodes"] = nodes + [last]
+    meta_fn(nodes[4001]["metadata"])
+    data = json.dumps(q).encode()
+    write(name, data.replace(b'"RAW"', raw) if raw else data)
+
+
+lazy_chain("lazy_meta_escape", lambda m: m.update(stack_trace="RAW"), b'"File \\"m.py\\", line 1\\q"')
+lazy_chain("lazy_meta_nul", lambda m: m.update(torch_fn="a\u0000b"))
+lazy_chain("lazy_meta_surrogate", lambda m: m.update(my_key="x\ud800y"))
 PY
 }
 
@@ -321,6 +349,8 @@ for exp in "$here"/*.expected; do
     fi
     case $name in
     mem_*) (cd "$dir" && measured timeout 120 "$exdb" "$file" -batch </dev/null >"$out/stdout" 2>"$out/stderr") ;;
+    lazy_*) (cd "$dir" && exec timeout 120 "$exdb" "$file" -batch -ex 'set on-error continue' \
+        -ex 'info node r4000' -ex 'info node r3999' -ex 'info node r4000' </dev/null >"$out/stdout" 2>"$out/stderr") ;;
     *) (cd "$dir" && exec timeout 120 "$exdb" "$file" -batch </dev/null >"$out/stdout" 2>"$out/stderr") ;;
     esac
     rc=$?

@@ -217,9 +217,9 @@ static void fx_tooltip(exdb_buf *b, const exdb_node *n, exdb_buf *tmp) {
             exdb_buf_printf(&out, "@%d", e->call_idx);
         exdb_buf_printf(&out, "  %s", e->type ? e->type : "?");
     }
-    if (m && m->stack_trace && m->stack_trace[0]) {
+    if (m && exdb_meta_stack_trace(m) && exdb_meta_stack_trace(m)[0]) {
         tb_frame inner, user;
-        last_frames(m->stack_trace, &inner, &user);
+        last_frames(exdb_meta_stack_trace(m), &inner, &user);
         if (user.file)
             put_frame(&out, "source", &user);
         if (inner.file && inner.file != user.file)
@@ -232,10 +232,10 @@ static void fx_tooltip(exdb_buf *b, const exdb_node *n, exdb_buf *tmp) {
 
 void vz_fx_source(exdb_buf *b, const exdb_node *n) {
     const exdb_meta *m = n->meta;
-    if (!m || !m->stack_trace || !m->stack_trace[0])
+    if (!m || !exdb_meta_stack_trace(m) || !exdb_meta_stack_trace(m)[0])
         return;
     tb_frame inner, user;
-    last_frames(m->stack_trace, &inner, &user);
+    last_frames(exdb_meta_stack_trace(m), &inner, &user);
     if (user.file)
         put_frame(b, "source", &user);
     if (inner.file && inner.file != user.file)

@@ -271,17 +271,20 @@ void exdb_print_node_info(exdb_buf *b, const exdb_program *p, const exdb_node *n
     } else if (n->op != EXDB_OP_PLACEHOLDER && n->op != EXDB_OP_OUTPUT) {
         exdb_buf_puts(b, "  module stack: (none: unflatten needs one for every node)\n");
     }
-    if (m && m->source_fn_stack)
-        exdb_buf_printf(b, "  source_fn_stack: %s\n", m->source_fn_stack);
-    if (m && m->torch_fn)
-        exdb_buf_printf(b, "  torch_fn:  %s\n", m->torch_fn);
+    if (m && exdb_meta_source_fn_stack(m))
+        exdb_buf_printf(b, "  source_fn_stack: %s\n", exdb_meta_source_fn_stack(m));
+    if (m && exdb_meta_torch_fn(m))
+        exdb_buf_printf(b, "  torch_fn:  %s\n", exdb_meta_torch_fn(m));
     if (m && m->custom)
         exdb_buf_printf(b, "  custom:    %s\n", m->custom);
-    for (uint32_t i = 0; m && i < m->nextra; i++)
-        exdb_buf_printf(b, "  %s: %s\n", m->extra[i].key, m->extra[i].value);
-    if (m && m->stack_trace) {
+    for (uint32_t i = 0; m && i < m->nextra; i++) {
+        const char *v = exdb_meta_extra(m, i);
+        if (v)
+            exdb_buf_printf(b, "  %s: %s\n", m->lazy_extra[i].key, v);
+    }
+    if (m && exdb_meta_stack_trace(m)) {
         exdb_buf_puts(b, "  stack trace:\n    ");
-        for (const char *s = m->stack_trace; *s; s++) {
+        for (const char *s = exdb_meta_stack_trace(m); *s; s++) {
             exdb_buf_putc(b, *s);
             if (*s == '\n')
                 exdb_buf_puts(b, "    ");

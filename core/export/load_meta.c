@@ -179,7 +179,13 @@ static int module_stack(loader *L, exdb_meta *meta, const char *v, const jpath *
     return 0;
 }
 
-/* meta->extra: the nextra string members of m that PyTorch does not read. */
+/* A string value, parsed or left unparsed (EXDB_JRAW_DEFER). */
+static int is_text(const exdb_json *e) {
+    return e->type == EXDB_JSTRING || e->type == EXDB_JRAW;
+}
+
+/* meta->lazy_extra: the nextra string members of m that PyTorch does not
+ * read. */
 static int extras(loader *L, exdb_meta *meta, const exdb_json *m, uint32_t nextra) {
     exdb_kv *kv = exdb_arena_alloc(L->a, nextra * sizeof *kv);
     if (!kv)
@@ -187,15 +193,70 @@ static int extras(loader *L, exdb_meta *meta, const exdb_json *m, uint32_t nextr
     uint32_t w = 0;
     for (uint32_t i = 0; i < m->len; i++) {
         const exdb_json *e = &m->u.kids[i];
-        if (!is_known_meta_key(e->key) && e->type == EXDB_JSTRING) {
+        if (!is_known_meta_key(e->key) && is_text(e)) {
             kv[w].key = e->key;
             kv[w].value = e->u.str;
             w++;
         }
     }
-    meta->extra = kv;
+    meta->lazy_extra = kv;
     meta->nextra = nextra;
     return 0;
+}
+
+/* exdb_meta_defer's read (the accessors' slow path): the string at quote,
+ * metadata key `key` of serialized node src, parsed and checked as the
+ * load would have (exdb_json_string_at, exdb_load_check_text), its quote
+ * then marked '\0' (read: the text follows) or '\1' (refused: the message
+ * kept in d->failed_err). NULL and d->pending on an error. */
+const char *exdb_load_meta_read(exdb_meta_defer *d, const char *quote, int32_t src,
+                                const char *key) {
+    char *q = (char *)quote;
+    if (*q == '\1') {
+        d->err = d->failed_err;
+        d->pending = 1;
+        return NULL;
+    }
+    const char *s;
+    uint32_t n;
+    exdb_error e = {0};
+    jpath gm = PKEY(NULL, "graph_module"), g = PKEY(&gm, "graph"), ns = PKEY(&g, "nodes");
+    jpath np = PIDX(&ns, src), mp = PKEY(&np, "metadata"), kp = PKEY(&mp, key);
+    if (exdb_json_string_at(q, d->end, d->text, d->fname, &s, &n, &e) < 0) {
+        /* "FILE: line 1, column C: what" as the load would have said it,
+         * the JSON path inserted: the command that found it may be far
+         * from the load */
+        char where[512];
+        size_t fl = strlen(d->fname);
+        exdb_load_path_fmt(&kp, where, sizeof where);
+        if (strncmp(e.msg, d->fname, fl) == 0 && strncmp(e.msg + fl, ": ", 2) == 0)
+            exdb_errorf(&d->err, "%s: %s: %s", d->fname, where, e.msg + fl + 2);
+        else
+            d->err = e;
+        d->pending = 1;
+        return NULL;
+    }
+    loader L = {.fname = d->fname, .err = &e};
+    if (exdb_load_check_text(&L, s, n, &kp) < 0) {
+        *q = '\1';
+        if (!d->failed) {
+            d->failed = q;
+            d->failed_err = e;
+        }
+        d->err = d->failed_err;
+        d->pending = 1;
+        return NULL;
+    }
+    *q = '\0';
+    return s;
+}
+
+/* meta's text fields were left unparsed (EXDB_JRAW_DEFER: only the main
+ * graph's nodes, p being $...nodes[i].metadata): they are read through
+ * L's program's exdb_meta_defer. */
+static void defer(loader *L, exdb_meta *meta, const jpath *p) {
+    meta->defer = &L->prog->meta_defer;
+    meta->defer_src = p->up ? (int32_t)p->up->idx : -1;
 }
 
 /* Node.metadata (str -> str, docs/pt2-format.md §9). The keys PyTorch reads must
@@ -217,33 +278,35 @@ int exdb_load_meta(loader *L, const exdb_json *m, const jpath *p, exdb_meta **ou
         jpath ep = PKEY(p, e->key);
         const char *k = e->key;
         int id = meta_key(k);
+        if (e->type == EXDB_JRAW) /* left unparsed (EXDB_JRAW_DEFER) */
+            defer(L, meta, p);
         if (id == MK_OTHER) {
-            if (e->type == EXDB_JSTRING &&
-                (exdb_load_check_key(L, k, p) < 0 || exdb_load_check_str(L, e, &ep) < 0))
+            if (is_text(e) && (exdb_load_check_key(L, k, p) < 0 ||
+                               (e->type == EXDB_JSTRING && exdb_load_check_str(L, e, &ep) < 0)))
                 return -1;
-            nextra += e->type == EXDB_JSTRING;
+            nextra += is_text(e);
             continue;
         }
         if (e->type == EXDB_JNULL)
             continue;
-        if (e->type != EXDB_JSTRING)
+        if (!is_text(e))
             return exdb_load_type_fail(L, e, &ep, "a string");
-        if (exdb_load_check_str(L, e, &ep) < 0)
+        if (e->type == EXDB_JSTRING && exdb_load_check_str(L, e, &ep) < 0)
             return -1;
         const char *v = e->u.str;
         if (id == MK_STACK) {
             if (module_stack(L, meta, v, &ep) < 0)
                 return -1;
         } else if (id == MK_TRACE) {
-            meta->stack_trace = v;
+            meta->lazy_stack_trace = v;
         } else if (id == MK_SOURCE_FN) {
-            meta->source_fn_stack = v;
+            meta->lazy_source_fn_stack = v;
         } else if (id == MK_TORCH_FN) {
-            meta->torch_fn = v;
+            meta->lazy_torch_fn = v;
         } else if (id == MK_CUSTOM) {
             meta->custom = v;
         } else {
-            meta->from_node = v;
+            meta->lazy_from_node = v;
         }
     }
     if (nextra && extras(L, meta, m, nextra) < 0)

@@ -30,4 +30,8 @@ int exdb_load_meta_parse_stack(exdb_arena *a, const char *text, exdb_stack_entry
  * success). */
 int exdb_load_meta(loader *L, const exdb_json *m, const jpath *p, exdb_meta **out);
 
+/* exdb_meta_defer's read for the fields exdb_load_meta left unparsed. */
+const char *exdb_load_meta_read(exdb_meta_defer *d, const char *quote, int32_t src,
+                                const char *key);
+
 #endif

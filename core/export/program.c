@@ -30,6 +30,7 @@
 
 #include "core/export/load.h"
 #include "core/export/load_graph.h"
+#include "core/export/load_meta.h"
 #include "core/export/load_signature.h"
 #include "core/export/snapshot.h"
 #include "core/format/container.h"
@@ -362,6 +363,39 @@ static int load_program(loader *L, const exdb_json *root) {
 }
 
 static uint32_t ahead_min = EXDB_JSON_AHEAD_MIN;
+static uint32_t lazy_meta_min = EXDB_LAZY_META_MIN;
+
+void exdb_program_lazy_meta(uint32_t min_nodes) {
+    lazy_meta_min = min_nodes;
+}
+
+int exdb_program_meta_error(exdb_program *p, exdb_error *err) {
+    if (!p || !p->meta_defer.pending)
+        return 0;
+    p->meta_defer.pending = 0;
+    *err = p->meta_defer.err;
+    return -1;
+}
+
+/* Flags the main graph's nodes (delimited by the skim) EXDB_JRAW_DEFER on
+ * a program with at least lazy_meta_min of them: their metadata's text
+ * fields are parsed when first read (exdb_load_meta_read). */
+static void defer_meta(loader *L, const exdb_json *root) {
+    const exdb_json *g = exdb_json_get(exdb_json_get(root, "graph_module"), "graph");
+    const exdb_json *nodes = exdb_json_get(g, "nodes");
+    if (!exdb_json_is(nodes, EXDB_JARRAY) || nodes->len < lazy_meta_min)
+        return;
+    for (uint32_t i = 0; i < nodes->len; i++) {
+        exdb_json *e = &nodes->u.kids[i];
+        if (e->type == EXDB_JRAW && (e->flags & EXDB_JRAW_ASCII))
+            e->flags |= EXDB_JRAW_DEFER;
+    }
+    exdb_meta_defer *d = &L->prog->meta_defer;
+    d->read = exdb_load_meta_read;
+    d->text = L->prog->buf;
+    d->end = L->prog->buf + L->prog->json_bytes;
+    d->fname = L->fname;
+}
 
 void exdb_program_parse_ahead(uint32_t min_elements) {
     ahead_min = min_elements;
@@ -421,6 +455,7 @@ exdb_program *exdb_program_from_json(char *buf, size_t len, const char *name, ex
         exdb_errorf(err, "%s: out of memory", name);
     else if (exdb_json_parse_lazy(buf, len, &dom, L.fname, lazy_prefix, 2, lazy_last, &root, err) ==
              0) {
+        defer_meta(&L, root);
         start_ahead(&L, root);
         rc = load_program(&L, root);
     }

@@ -114,6 +114,9 @@ typedef struct exdb_program {
     uint32_t ngm_metadata;
 
     uint32_t nserialized_nodes; /* len(graph.nodes) in the file */
+    /* How the main graph's node metadata left unparsed at load is read
+     * (exdb_meta's defer; exdb_program_meta_error). */
+    exdb_meta_defer meta_defer;
     /* What later commands need from the file, read when it was loaded
      * (snapshot.h); NULL for exdb_program_from_json's programs. */
     struct exdb_snapshot *snapshot;
@@ -132,6 +135,20 @@ exdb_program *exdb_program_from_json(char *buf, size_t len, const char *name, ex
  * builds the IR (core/format/json_ahead.h); EXDB_JSON_AHEAD_MIN (4096)
  * unless changed. Tests pass 0 (always) or UINT32_MAX (never). */
 void exdb_program_parse_ahead(uint32_t min_elements);
+
+/* Programs with at least min_nodes nodes in their main graph leave the
+ * text fields of the nodes' metadata (stack_trace, source_fn_stack,
+ * torch_fn, from_node, keys PyTorch does not read) unparsed at load; each
+ * is parsed when first read (exdb_meta_stack_trace ...; docs/json-reader.md).
+ * EXDB_LAZY_META_MIN unless changed; tests pass 0 (always) or UINT32_MAX
+ * (never). */
+enum { EXDB_LAZY_META_MIN = 4096 };
+void exdb_program_lazy_meta(uint32_t min_nodes);
+
+/* -1 with its one-line message when a metadata field read since the last
+ * call was malformed (the reader saw it as absent): the command that read
+ * it fails with this message. 0 otherwise. */
+int exdb_program_meta_error(exdb_program *p, exdb_error *err);
 
 void exdb_program_free(exdb_program *p);
 

@@ -55,6 +55,9 @@ typedef struct {
      * memory running out rather than the text */
     size_t col_base;
     int oom;
+    /* exdb_json_parse_raw of an element flagged EXDB_JRAW_DEFER: its
+     * "metadata" member is being parsed (in_meta) */
+    int defer, in_meta;
 } parser;
 
 /* Describes what sits at the read position for "found ..." in messages:
@@ -585,6 +588,7 @@ enum {
 
 static int parse_at(parser *ps, size_t idx);
 static int parse_member(parser *ps, size_t idx, const char *key);
+static int parse_deferring(parser *ps, size_t idx, const char *key);
 static int skip_value(parser *ps);
 static int skip_lazy(parser *ps);
 
@@ -718,11 +722,51 @@ static int is_lazy_last(const parser *ps, const char *key) {
     return 0;
 }
 
+/* Whether key is one of the metadata keys EXDB_JRAW_DEFER keeps parsing
+ * (nn_module_stack: the loader splits it; custom: unflatten reads it). */
+static int defer_keeps(const char *key) {
+    return strcmp(key, "nn_module_stack") == 0 || strcmp(key, "custom") == 0;
+}
+
+/* The string at ps->p (its opening quote) into slot idx as EXDB_JRAW: its
+ * text from the quote to the closing one (exdb_json_skim_string). The
+ * element was delimited by the skim (EXDB_JRAW_ASCII), so the string is
+ * closed and holds no raw control byte; what is left to check (its
+ * escapes) is exdb_json_string_at's. */
+static int defer_string(parser *ps, size_t idx) {
+    char *q = ps->p, *r = (char *)exdb_json_skim_string(q, ps->end);
+    if (!r)
+        return parse_at(ps, idx); /* not closed after all: its message */
+    exdb_json *j = &ps->stk[idx];
+    j->type = EXDB_JRAW;
+    j->flags = 0;
+    j->u.str = q;
+    j->len = (uint32_t)(r + 1 - q);
+    ps->p = r + 1;
+    return 0;
+}
+
+/* parse_member in an element flagged EXDB_JRAW_DEFER: the string members
+ * of its "metadata" object, but for defer_keeps's, are left unparsed. */
+static int parse_deferring(parser *ps, size_t idx, const char *key) {
+    if (ps->depth == 1 && strcmp(key, "metadata") == 0) {
+        ps->in_meta = 1;
+        int rc = parse_at(ps, idx);
+        ps->in_meta = 0;
+        return rc;
+    }
+    if (ps->depth == 2 && ps->in_meta && *ps->p == '"' && !defer_keeps(key))
+        return defer_string(ps, idx);
+    return parse_at(ps, idx);
+}
+
 /* Parses the value of the member named key at ps->p into slot idx: lazily
  * when the member ends the lazy path, following the path when it continues
  * it. Depth d is the depth of the object holding the member (root = 1). */
 static int parse_member(parser *ps, size_t idx, const char *key) {
     int d = ps->depth;
+    if (ps->defer)
+        return parse_deferring(ps, idx, key);
     if (!ps->lazy_last || ps->matched != d - 1 || d > ps->nlazy + 1)
         return parse_at(ps, idx);
     if (d == ps->nlazy + 1)
@@ -836,7 +880,9 @@ int exdb_json_parse_raw(const exdb_json *raw, const char *text, exdb_arena *a, c
                  .a = a,
                  .fname = fname,
                  .err = err,
-                 .stk_arena = 1};
+                 .stk_arena = 1,
+                 .defer = (raw->flags & (EXDB_JRAW_DEFER | EXDB_JRAW_ASCII)) ==
+                          (EXDB_JRAW_DEFER | EXDB_JRAW_ASCII)};
     int rc = 0;
     if (!push(&ps))
         rc = exdb_errorf(err, "%s: out of memory", fname);
@@ -853,4 +899,28 @@ int exdb_json_parse_raw(const exdb_json *raw, const char *text, exdb_arena *a, c
     if (ps.stk_heap)
         free(ps.stk);
     return rc;
+}
+
+int exdb_json_string_at(char *quote, const char *end, const char *text, const char *fname,
+                        const char **out, uint32_t *len, exdb_error *err) {
+    parser ps = {.p = quote,
+                 .start = quote,
+                 .end = (char *)end,
+                 .line = 1,
+                 .line_start = quote,
+                 .col_base = (size_t)(quote - text),
+                 .fname = fname,
+                 .err = err};
+    const char *s = NULL;
+    uint32_t n = 0;
+    /* checked first, so that a string in error keeps its bytes and gives
+     * the same message each time it is read */
+    if (scan_string(&ps, &s, &n, 0) < 0)
+        return -1;
+    ps.p = quote;
+    if (scan_string(&ps, &s, &n, 1) < 0)
+        return -1;
+    *out = s;
+    *len = n;
+    return 0;
 }

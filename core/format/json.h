@@ -55,4 +55,13 @@ int exdb_json_parse_lazy(char *buf, size_t len, exdb_arena *a, const char *fname
 int exdb_json_parse_raw(const exdb_json *raw, const char *text, exdb_arena *a, const char *fname,
                         exdb_json *out, exdb_error *err);
 
+/* The string whose opening quote is at quote (in the buffer text, which
+ * ends at end), an EXDB_JRAW string an EXDB_JRAW_DEFER element left:
+ * checked, then unescaped in place as exdb_json_parse does (so once only),
+ * into *out and *len. -1 with its one-line message ("FILE: line 1, column
+ * C: ...", as the element's parse would have given it) on a syntax error,
+ * the bytes left as they are. Allocates nothing. */
+int exdb_json_string_at(char *quote, const char *end, const char *text, const char *fname,
+                        const char **out, uint32_t *len, exdb_error *err);
+
 #endif

@@ -194,6 +194,44 @@ const char *exdb_json_skim_portable(const char *s, const char *end, int maxdepth
     return skim_base(s, end, maxdepth);
 }
 
+/* The first quote no backslash escapes in [s, end), 64 bytes a step. */
+#define STRING_END_BODY(MASKS)                                                                     \
+    {                                                                                              \
+        uint64_t esc_carry = 0;                                                                    \
+        for (const char *p = s; p < end;) {                                                        \
+            size_t avail = (size_t)(end - p);                                                      \
+            unsigned n = avail >= 64 ? 64 : (unsigned)avail;                                       \
+            skim_masks m = MASKS(p, n);                                                            \
+            uint64_t q = m.quote & ~escaped_of(m.bslash, &esc_carry);                              \
+            if (q)                                                                                 \
+                return p + __builtin_ctzll(q);                                                     \
+            p += n;                                                                                \
+        }                                                                                          \
+        return NULL;                                                                               \
+    }
+
+static const char *string_end_base(const char *s, const char *end) {
+    STRING_END_BODY(masks_of)
+}
+
+#ifdef SKIM_X86
+__attribute__((target("avx2"))) static const char *string_end_avx2(const char *s, const char *end) {
+    STRING_END_BODY(masks_avx2)
+}
+#endif
+
+const char *exdb_json_skim_string(const char *s, const char *end) {
+#ifdef SKIM_X86
+    if (__builtin_cpu_supports("avx2"))
+        return string_end_avx2(s + 1, end);
+#endif
+    return string_end_base(s + 1, end);
+}
+
+const char *exdb_json_skim_string_portable(const char *s, const char *end) {
+    return string_end_base(s + 1, end);
+}
+
 int exdb_json_skim_ascii(const char *s, const char *e) {
 #ifdef __SSE2__
     for (; e - s >= 16; s += 16)

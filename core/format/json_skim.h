@@ -17,6 +17,13 @@ const char *exdb_json_skim(const char *s, const char *end, int maxdepth);
  * even where the AVX2 one is chosen: tests hold the two to one answer. */
 const char *exdb_json_skim_portable(const char *s, const char *end, int maxdepth);
 
+/* s[0] is the '"' opening a string: its closing quote (the first quote no
+ * backslash escapes), or NULL when end comes first. Nothing else is
+ * checked. */
+const char *exdb_json_skim_string(const char *s, const char *end);
+/* exdb_json_skim_string with the portable block scan (for the tests). */
+const char *exdb_json_skim_string_portable(const char *s, const char *end);
+
 /* Whether [s, e) is ASCII (no byte above 0x7F). */
 int exdb_json_skim_ascii(const char *s, const char *e);
 

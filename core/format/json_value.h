@@ -40,6 +40,12 @@ typedef struct exdb_json {
 /* An EXDB_JRAW element exdb_json_parse_lazy delimited with json_skim.h,
  * which found no byte above 0x7F in it. */
 #define EXDB_JRAW_ASCII 2
+/* Set by the reader on an EXDB_JRAW element (with EXDB_JRAW_ASCII) before
+ * it is parsed: exdb_json_parse_raw leaves the string members of the
+ * element's "metadata" object (but nn_module_stack and custom) unparsed,
+ * each an EXDB_JRAW holding the string's text with its quotes, for
+ * exdb_json_string_at (a node's metadata parsed when first read). */
+#define EXDB_JRAW_DEFER 4
 
 /* Member lookup; NULL when obj is not an object or has no such key. When a
  * key repeats, the last one wins, as in Python's json module. */

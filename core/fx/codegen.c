@@ -235,7 +235,7 @@ static void stacktrace_summary(cg *c, const exdb_node *n) {
     if (n->meta && exdb_fx_annotation(&line, n->meta->custom) < 0)
         c->oom = 1;
     exdb_buf_putc(&line, ' ');
-    const char *st = n->meta ? n->meta->stack_trace : NULL;
+    const char *st = n->meta ? exdb_meta_stack_trace(n->meta) : NULL;
     if (!st || !*st || !exdb_stack_summary(&line, st)) /* appends nothing on 0 */
         exdb_buf_puts(&line, "No stacktrace found for following nodes");
     exdb_buf_putc(&s, '\n');

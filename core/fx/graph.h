@@ -115,20 +115,45 @@ typedef struct exdb_kv {
     const char *value;
 } exdb_kv;
 
+/* Where the text fields of big programs' metadata are read from when first
+ * read (docs/json-reader.md): the loader's (core/export/load_meta.c). read
+ * gives the string whose opening quote is at quote, metadata key `key` of
+ * serialized node src, or NULL when it is malformed (its one-line message
+ * then in err, and pending set: exdb_program_meta_error). */
+typedef struct exdb_meta_defer {
+    const char *(*read)(struct exdb_meta_defer *d, const char *quote, int32_t src, const char *key);
+    int pending;
+    exdb_error err;
+    /* the loader's: the text (buffer, end, name in messages) and the
+     * first string found to hold U+0000 or not UTF-8 (its bytes are
+     * unescaped by then, so its message is kept) */
+    char *text;
+    const char *end;
+    const char *fname;
+    const char *failed;
+    exdb_error failed_err;
+} exdb_meta_defer;
+
 /* Node metadata. Immutable once attached: node_copy shares the pointer as
- * FX's shallow meta copy does; a pass that edits one makes a new one. */
+ * FX's shallow meta copy does; a pass that edits one makes a new one.
+ * The lazy_* fields and the values of lazy_extra are read through the
+ * accessors below (exdb_meta_stack_trace ...): with defer set they point at
+ * their strings' opening quotes in the program's text, parsed on first
+ * read. */
 typedef struct exdb_meta {
     const exdb_stack_entry *stack;
     uint32_t nstack;
     uint8_t has_stack;           /* the key was present (an empty stack is possible) */
     const char *nn_module_stack; /* the raw text, as written */
-    const char *stack_trace;
-    const char *source_fn_stack;
-    const char *torch_fn;
+    const char *lazy_stack_trace;
+    const char *lazy_source_fn_stack;
+    const char *lazy_torch_fn;
     const char *custom;
-    const char *from_node;
-    const exdb_kv *extra; /* any other keys, in file order */
+    const char *lazy_from_node;
+    const exdb_kv *lazy_extra; /* any other keys, in file order */
     uint32_t nextra;
+    exdb_meta_defer *defer; /* NULL: the lazy_* fields are plain strings */
+    int32_t defer_src;      /* the serialized node whose metadata this is */
     const exdb_val *val;
     /* The schema's names of the node's positional args, in order (the
      * serialized inputs' "name": "stride"); NULL when the file had none.
@@ -138,6 +163,31 @@ typedef struct exdb_meta {
     const char *arg_names_target;
     uint32_t narg_names;
 } exdb_meta;
+
+/* A text field v (key: its metadata key) of m, parsed on first read. */
+static inline const char *exdb_meta_read(const exdb_meta *m, const char *v, const char *key) {
+    if (!v || !m->defer)
+        return v;
+    if (*v == '\0') /* read before */
+        return v + 1;
+    return m->defer->read(m->defer, v, m->defer_src, key);
+}
+static inline const char *exdb_meta_stack_trace(const exdb_meta *m) {
+    return m ? exdb_meta_read(m, m->lazy_stack_trace, "stack_trace") : NULL;
+}
+static inline const char *exdb_meta_source_fn_stack(const exdb_meta *m) {
+    return m ? exdb_meta_read(m, m->lazy_source_fn_stack, "source_fn_stack") : NULL;
+}
+static inline const char *exdb_meta_torch_fn(const exdb_meta *m) {
+    return m ? exdb_meta_read(m, m->lazy_torch_fn, "torch_fn") : NULL;
+}
+static inline const char *exdb_meta_from_node(const exdb_meta *m) {
+    return m ? exdb_meta_read(m, m->lazy_from_node, "from_node") : NULL;
+}
+/* The value of m's extra key i (i < m->nextra). */
+static inline const char *exdb_meta_extra(const exdb_meta *m, uint32_t i) {
+    return exdb_meta_read(m, m->lazy_extra[i].value, m->lazy_extra[i].key);
+}
 
 /* ---- nodes and graphs */
 

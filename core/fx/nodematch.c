@@ -126,8 +126,8 @@ int exdb_nodematch(const exdb_node_filter *f, const exdb_node *n) {
         if (f->has_shape && !shape_matches(f, v->u.t))
             return 0;
     }
-    if (f->file &&
-        !(m && m->stack_trace && exdb_stack_at(m->stack_trace, f->file, f->file_len, f->line)))
+    if (f->file && !(m && exdb_meta_stack_trace(m) &&
+                     exdb_stack_at(exdb_meta_stack_trace(m), f->file, f->file_len, f->line)))
         return 0;
     return 1;
 }

@@ -16,10 +16,10 @@ int32_t exdb_source_entry_of(const exdb_node *n, const char *fqn) {
 
 int exdb_source_call_site(const exdb_node *n, uint32_t entry, exdb_stack_frame *site) {
     const exdb_meta *m = n->meta;
-    if (!m || !m->stack_trace || entry >= m->nstack || m->nstack > EXDB_MAX_FRAMES)
+    if (!m || !exdb_meta_stack_trace(m) || entry >= m->nstack || m->nstack > EXDB_MAX_FRAMES)
         return 0;
     exdb_stack_frame frames[EXDB_MAX_FRAMES];
-    uint32_t nf = exdb_stack_frames(m->stack_trace, frames, EXDB_MAX_FRAMES);
+    uint32_t nf = exdb_stack_frames(exdb_meta_stack_trace(m), frames, EXDB_MAX_FRAMES);
     if (nf > EXDB_MAX_FRAMES)
         nf = EXDB_MAX_FRAMES;
     int32_t sites[EXDB_MAX_FRAMES];
@@ -32,16 +32,16 @@ int exdb_source_call_site(const exdb_node *n, uint32_t entry, exdb_stack_frame *
 
 int exdb_source_line_in(const exdb_node *n, const char *fqn, exdb_stack_frame *f) {
     const exdb_meta *m = n->meta;
-    if (!m || !m->stack_trace)
+    if (!m || !exdb_meta_stack_trace(m))
         return 0;
     if (!fqn || !*fqn)
-        return exdb_stack_innermost(m->stack_trace, f);
+        return exdb_stack_innermost(exdb_meta_stack_trace(m), f);
     int32_t i = exdb_source_entry_of(n, fqn);
     if (i < 0)
         return 0;
     if ((uint32_t)i + 1 < m->nstack && exdb_source_call_site(n, (uint32_t)i + 1, f))
         return 1;
-    return exdb_stack_innermost(m->stack_trace, f);
+    return exdb_stack_innermost(exdb_meta_stack_trace(m), f);
 }
 
 /* Whether n is in module fqn (NULL or "": every node is). */

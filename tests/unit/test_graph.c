@@ -751,7 +751,7 @@ Test(graph, node_copy_between_graphs) {
     args.u.items[1].u.items[1] = exdb_arg_str("s");
     exdb_node *add =
         exdb_graph_create_node(G, EXDB_OP_CALL_FUNCTION, ADD, EXDB_T_OP, &args, &kw, "add");
-    static const exdb_meta meta = {.stack_trace = "File x.py, line 1"};
+    static const exdb_meta meta = {.lazy_stack_trace = "File x.py, line 1"};
     add->meta = &meta;
     add->src = 7;
 

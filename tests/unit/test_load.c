@@ -291,7 +291,7 @@ Test(load, node_strings_checked_after_escapes) {
                      "without \\u0000 (U+0000), found \"a\\u0000b\"");
     load(RELU("x", "relu", "'stack_trace': 'caf\\u00e9 \\ud83d\\ude00', 'note': '\\u0001'"));
     const exdb_node *n = exdb_graph_find(prog->graph, "relu");
-    cr_assert_str_eq(n->meta->stack_trace, "caf\xc3\xa9 \xf0\x9f\x98\x80");
+    cr_assert_str_eq(exdb_meta_stack_trace(n->meta), "caf\xc3\xa9 \xf0\x9f\x98\x80");
 #undef RELU
 }
 
@@ -737,9 +737,9 @@ Test(load, module_stack_metadata) {
     cr_assert_eq(m->has_stack, 1);
     cr_assert_eq(m->nstack, 2);
     cr_assert_str_eq(m->stack[1].path, "getattr(L[\"self\"].layers, \"0\")");
-    cr_assert_str_eq(m->stack_trace, "File \"m.py\", line 3");
+    cr_assert_str_eq(exdb_meta_stack_trace(m), "File \"m.py\", line 3");
     cr_assert_eq(m->nextra, 1);
-    cr_assert_str_eq(m->extra[0].key, "my_key");
+    cr_assert_str_eq(m->lazy_extra[0].key, "my_key");
     const exdb_meta *xm = exdb_graph_find(prog->graph, "x")->meta;
     cr_assert(!xm || !xm->stack, "placeholders have no module stack");
 }
@@ -967,6 +967,158 @@ static int same_ahead(const char *d) {
     return n;
 }
 
+/* ---- node metadata read at first use (exdb_program_lazy_meta) */
+
+/* What loading path gives with every node's metadata read: the error (the
+ * load's, or the first metadata read's), or the program's info, graph and
+ * every node's info (all its metadata fields). */
+static char *meta_answer(const char *path) {
+    exdb_error err = {0};
+    exdb_program *p = exdb_program_load(path, NULL, &err);
+    exdb_buf b;
+    exdb_buf_init(&b);
+    if (!p) {
+        exdb_buf_printf(&b, "error: %s", err.msg);
+    } else {
+        exdb_print_program_info(&b, p);
+        exdb_print_graph(&b, p->graph);
+        for (const exdb_node *n = p->graph->head; n; n = n->next)
+            exdb_print_node_info(&b, p, n);
+        if (exdb_program_meta_error(p, &err) < 0) {
+            exdb_buf_reset(&b);
+            exdb_buf_printf(&b, "error: %s", err.msg);
+        }
+        exdb_program_free(p);
+    }
+    char *s = strdup(exdb_buf_str(&b));
+    exdb_buf_free(&b);
+    return s;
+}
+
+/* Every program below d reads the same with its metadata parsed when
+ * first read as parsed at load; one refused either way is refused the
+ * other (at load or at the read, maybe for another of its faults).
+ * Returns the number of files. */
+static int same_lazy(const char *d) {
+    DIR *dir = opendir(d);
+    cr_assert_not_null(dir, "%s", d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(dir))) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", d, e->d_name);
+        size_t len = strlen(e->d_name);
+        struct stat st;
+        if (e->d_name[0] == '.' || stat(path, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            n += same_lazy(path);
+            continue;
+        }
+        if (!(len > 5 && strcmp(e->d_name + len - 5, ".json") == 0) &&
+            !(len > 4 && strcmp(e->d_name + len - 4, ".pt2") == 0))
+            continue;
+        exdb_program_lazy_meta(UINT32_MAX);
+        char *eager = meta_answer(path);
+        exdb_program_lazy_meta(0);
+        char *lazy = meta_answer(path);
+        exdb_program_lazy_meta(EXDB_LAZY_META_MIN);
+        if (strncmp(lazy, "error: ", 7) == 0 || strncmp(eager, "error: ", 7) == 0)
+            cr_expect(strncmp(lazy, "error: ", 7) == 0 && strncmp(eager, "error: ", 7) == 0,
+                      "%s: %.200s | %.200s", path, eager, lazy);
+        else
+            cr_expect_str_eq(lazy, eager, "%s", path);
+        free(eager);
+        free(lazy);
+        n++;
+    }
+    closedir(dir);
+    return n;
+}
+
+Test(load, metadata_read_at_first_use_gives_the_same_answers) {
+    cr_expect_gt(same_lazy("tests/malformed"), 90);
+    cr_expect_gt(same_lazy("tests/fixtures"), 10);
+}
+
+/* A malformed stack_trace, torch_fn or extra value in node k of a big
+ * program: the load succeeds, each read of the field gives the load's
+ * one-line message (a syntax error's with the JSON path) and no value,
+ * the node's other fields and other nodes read as before. */
+Test(load, malformed_metadata_found_when_read) {
+    static const char *const cases[][2] = {
+        {"\"stack_trace\": \"bad \\q\"",
+         "t.json: $.graph_module.graph.nodes[2].metadata.stack_trace: line 1, column "},
+        {"\"torch_fn\": \"a\\u0000b\"",
+         "t.json: $.graph_module.graph.nodes[2].metadata.torch_fn: expected a string without "
+         "\\u0000 (U+0000), found \"a\\u0000b\""},
+        {"\"k\": \"\\ud800\"",
+         "t.json: $.graph_module.graph.nodes[2].metadata.k: expected UTF-8 "
+         "text, found \"\\xed\\xa0\\x80\" (not UTF-8 from byte 0: a surrogate"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        exdb_buf b;
+        exdb_buf_init(&b);
+        exdb_buf_printf(&b, "{\"schema_version\": {\"major\": 8, \"minor\": 20}, "
+                            "\"graph_module\": {\"graph\": {\"inputs\": [{\"as_tensor\": "
+                            "{\"name\": \"x\"}}], \"nodes\": [");
+        for (int i = 0; i < 4; i++) {
+            char prev[16];
+            snprintf(prev, sizeof prev, i ? "r%d" : "x", i - 1);
+            exdb_buf_printf(&b,
+                            "%s{\"target\": \"torch.ops.aten.relu.default\", \"inputs\": "
+                            "[{\"name\": \"self\", \"arg\": {\"as_tensor\": {\"name\": "
+                            "\"%s\"}}, \"kind\": 1}], \"outputs\": [{\"as_tensor\": "
+                            "{\"name\": \"r%d\"}}], \"metadata\": {\"nn_module_stack\": "
+                            "\"L__self__,,m.M\", \"source_fn_stack\": \"s%d\", %s}}",
+                            i ? ", " : "", prev, i, i,
+                            i == 2 ? cases[c][0]
+                                   : "\"stack_trace\": \"File \\\"m.py\\\", line 1\"");
+        }
+        exdb_buf_printf(&b, "], \"outputs\": [{\"as_tensor\": {\"name\": \"r3\"}}]}, "
+                            "\"signature\": {\"input_specs\": [{\"user_input\": {\"arg\": "
+                            "{\"as_tensor\": {\"name\": \"x\"}}}}], \"output_specs\": "
+                            "[{\"user_output\": {\"arg\": {\"as_tensor\": {\"name\": "
+                            "\"r3\"}}}}]}, \"module_call_graph\": []}}");
+        exdb_error err = {0}, eager = {0};
+        /* the load's own message, parsed at load */
+        exdb_program_lazy_meta(UINT32_MAX);
+        char *etext = strdup(exdb_buf_str(&b));
+        cr_assert_null(exdb_program_from_json(etext, strlen(etext), "t.json", &eager));
+        const char *path = strstr(cases[c][1], "$.");
+        char want[2200];
+        if (c == 0) /* the syntax error's message, the path inserted */
+            snprintf(want, sizeof want, "t.json: %.*s%s", (int)(strstr(path, ": ") + 2 - path),
+                     path, eager.msg + strlen("t.json: "));
+        else
+            snprintf(want, sizeof want, "%s", eager.msg);
+        exdb_program_lazy_meta(0);
+        char *text = strdup(exdb_buf_str(&b));
+        exdb_program *p = exdb_program_from_json(text, strlen(text), "t.json", &err);
+        exdb_program_lazy_meta(EXDB_LAZY_META_MIN);
+        exdb_buf_free(&b);
+        cr_assert_not_null(p, "case %zu: %s", c, err.msg);
+        const exdb_meta *m2 = exdb_graph_find(p->graph, "r2")->meta;
+        const exdb_meta *m1 = exdb_graph_find(p->graph, "r1")->meta;
+        for (int round = 0; round < 2; round++) {
+            cr_expect_eq(exdb_program_meta_error(p, &err), 0);
+            cr_expect_str_eq(exdb_meta_stack_trace(m1), "File \"m.py\", line 1");
+            cr_expect_str_eq(exdb_meta_source_fn_stack(m2), "s2");
+            cr_expect_eq(exdb_program_meta_error(p, &err), 0);
+            const char *v = c == 0   ? exdb_meta_stack_trace(m2)
+                            : c == 1 ? exdb_meta_torch_fn(m2)
+                                     : exdb_meta_extra(m2, 0);
+            cr_expect_null(v, "case %zu", c);
+            cr_expect_eq(exdb_program_meta_error(p, &err), -1, "case %zu", c);
+            cr_expect(strncmp(err.msg, cases[c][1], strlen(cases[c][1])) == 0, "case %zu: %s", c,
+                      err.msg);
+            cr_expect_str_eq(err.msg, want, "case %zu", c);
+            cr_expect_eq(exdb_program_meta_error(p, &err), 0);
+        }
+        exdb_program_free(p);
+    }
+}
+
 Test(load, nodes_parsed_ahead_give_the_same_answers) {
     cr_expect_gt(same_ahead("tests/malformed"), 90);
     cr_expect_gt(same_ahead("tests/fixtures"), 10);
@@ -1030,7 +1182,9 @@ static char *chain_answer(int n, int bad, int broken, uint32_t min) {
         exdb_print_graph(&b, p->graph);
         for (const exdb_node *nd = p->graph->head; nd; nd = nd->next)
             exdb_buf_printf(&b, "%s\n",
-                            nd->meta && nd->meta->stack_trace ? nd->meta->stack_trace : "-");
+                            nd->meta && exdb_meta_stack_trace(nd->meta)
+                                ? exdb_meta_stack_trace(nd->meta)
+                                : "-");
         exdb_program_free(p);
     }
     char *r = strdup(exdb_buf_str(&b));
