@@ -159,6 +159,128 @@ static int parse_tensor_meta(loader *L, const exdb_json *j, const jpath *p, exdb
     return 0;
 }
 
+/* ---- TensorMeta as torch.export.save writes it, read off its text */
+
+/* A read position in a table entry's text. */
+typedef struct cursor {
+    const char *p, *e;
+} cursor;
+
+static int lit(cursor *c, const char *s, size_t n) {
+    if ((size_t)(c->e - c->p) < n || memcmp(c->p, s, n) != 0)
+        return 0;
+    c->p += n;
+    return 1;
+}
+#define LIT(c, s) lit((c), (s), sizeof(s) - 1)
+
+/* A JSON integer of at most 18 digits (so it fits int64), not followed by
+ * a fraction or exponent; no leading zero, no "-0" (the general path's
+ * answers for those are its own). */
+static int int_at(cursor *c, int64_t *out) {
+    const char *q = c->p;
+    int neg = q < c->e && *q == '-';
+    q += neg;
+    const char *d = q;
+    int64_t v = 0;
+    while (q < c->e && *q >= '0' && *q <= '9' && q - d < 19)
+        v = v * 10 + (*q++ - '0');
+    size_t nd = (size_t)(q - d);
+    if (nd == 0 || nd > 18 || (*d == '0' && (nd > 1 || neg)) ||
+        (q < c->e && (*q == '.' || *q == 'e' || *q == 'E' || (*q >= '0' && *q <= '9'))))
+        return 0;
+    *out = neg ? -v : v;
+    c->p = q;
+    return 1;
+}
+
+/* "[{"as_int": N}, ...]" of at most 64 elements into v[0..*n). */
+static int as_int_list(cursor *c, int64_t *v, uint32_t *n) {
+    *n = 0;
+    if (!LIT(c, "["))
+        return 0;
+    if (LIT(c, "]"))
+        return 1;
+    for (;;) {
+        if (*n == 64 || !LIT(c, "{\"as_int\": ") || !int_at(c, &v[*n]) || !LIT(c, "}"))
+            return 0;
+        (*n)++;
+        if (LIT(c, "]"))
+            return 1;
+        if (!LIT(c, ", "))
+            return 0;
+    }
+}
+
+/* n SymInts holding v[0..n) (the general path's {"as_int": N}). */
+static exdb_sym *sym_ints(loader *L, const int64_t *v, uint32_t n) {
+    exdb_sym *s = exdb_arena_alloc(L->a, (n ? n : 1) * sizeof *s);
+    for (uint32_t i = 0; s && i < n; i++) {
+        memset(&s[i], 0, sizeof s[i]);
+        s[i].v.i = v[i];
+    }
+    return s;
+}
+
+/* The TensorMeta text e (an unparsed table entry) when it is exactly what
+ * serialize.py writes for a tensor of static shape: {"dtype": D, "sizes":
+ * [...], "requires_grad": B, "device": {"type": "T", "index": I or null},
+ * "strides": [...], "storage_offset": {"as_int": N}, "layout": L}, with
+ * json.dumps's separators, integers, one stride per size and a device type
+ * of letters, digits and '_'. Read straight off the text into *out, as
+ * parse_tensor_meta reads its DOM (the JSON DOM of ~20 values an entry
+ * cost ~30 instructions a byte); the device type is NUL-terminated in place
+ * as the parse would. 1 when read, 0 when the text is anything else (the
+ * caller parses it), -1 when memory runs out. */
+static int tensor_meta_text(loader *L, const exdb_json *e, exdb_val **out) {
+    cursor c = {e->u.str, e->u.str + e->len};
+    int64_t dtype, sizes[64], strides[64], off, layout, index = -1;
+    uint32_t nsizes, nstrides;
+    int rg;
+    if (!LIT(&c, "{\"dtype\": ") || !int_at(&c, &dtype) || !LIT(&c, ", \"sizes\": ") ||
+        !as_int_list(&c, sizes, &nsizes) || !LIT(&c, ", \"requires_grad\": "))
+        return 0;
+    if (LIT(&c, "true"))
+        rg = 1;
+    else if (LIT(&c, "false"))
+        rg = 0;
+    else
+        return 0;
+    if (!LIT(&c, ", \"device\": {\"type\": \""))
+        return 0;
+    char *type = (char *)c.p;
+    while (c.p < c.e && ((*c.p >= 'a' && *c.p <= 'z') || (*c.p >= 'A' && *c.p <= 'Z') ||
+                         (*c.p >= '0' && *c.p <= '9') || *c.p == '_'))
+        c.p++;
+    char *quote = (char *)c.p;
+    if (c.p - type > 64 || !LIT(&c, "\", \"index\": "))
+        return 0;
+    if (!LIT(&c, "null") && !int_at(&c, &index))
+        return 0;
+    if (!LIT(&c, "}, \"strides\": ") || !as_int_list(&c, strides, &nstrides) ||
+        nstrides != nsizes || !LIT(&c, ", \"storage_offset\": {\"as_int\": ") ||
+        !int_at(&c, &off) || !LIT(&c, "}, \"layout\": ") || !int_at(&c, &layout) ||
+        !LIT(&c, "}") || c.p != c.e)
+        return 0;
+    exdb_tensor_meta *t = exdb_arena_calloc(L->a, 1, sizeof *t);
+    exdb_val *v = exdb_arena_calloc(L->a, 1, sizeof *v);
+    if (!t || !v || !(t->sizes = sym_ints(L, sizes, nsizes)) ||
+        !(t->strides = sym_ints(L, strides, nsizes)))
+        return exdb_load_oom(L);
+    *quote = '\0';
+    t->dtype = (int)dtype;
+    t->ndim = nsizes;
+    t->requires_grad = rg;
+    t->device_type = type;
+    t->device_index = (int)index;
+    t->storage_offset.v.i = off;
+    t->layout = (int)layout;
+    v->kind = EXDB_VAL_TENSOR;
+    v->u.t = t;
+    *out = v;
+    return 1;
+}
+
 /* FNV-1a, 64 bits: the fingerprint no_repeats compares (never 0). */
 static uint64_t fp64(const char *k) {
     uint64_t h = 14695981039346656037u;
@@ -257,9 +379,15 @@ int exdb_load_value_tables(loader *L, gscope *sc, const jpath *gp) {
             jpath ep = PKEY(&tp, e->key);
             exdb_val *v = NULL;
             exdb_json parsed;
-            if (!(e = exdb_load_table_entry(L, e, &parsed)))
+            int read = 0;
+            if (t == 0 && e->type == EXDB_JRAW && !exdb_json_ahead_owns(L->ahead, e) &&
+                (read = tensor_meta_text(L, e, &v)) < 0)
                 return -1;
-            if (t == 0) {
+            if (read) {
+                /* read off its text */
+            } else if (!(e = exdb_load_table_entry(L, e, &parsed))) {
+                return -1;
+            } else if (t == 0) {
                 if (parse_tensor_meta(L, e, &ep, &v) < 0)
                     return -1;
             } else if (t == 4) {

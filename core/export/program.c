@@ -408,9 +408,9 @@ static void start_ahead(loader *L, const exdb_json *root) {
     const exdb_json *g = exdb_json_get(exdb_json_get(root, "graph_module"), "graph");
     if (!exdb_json_is(g, EXDB_JOBJECT))
         return;
-    const exdb_json *tables[2] = {exdb_load_get_opt(g, "tensor_values"), exdb_json_get(g, "nodes")};
-    if (!exdb_json_is(tables[0], EXDB_JOBJECT))
-        tables[0] = NULL;
+    /* tensor_values entries are read off their text (load_value.c's
+     * tensor_meta_text), parsed only when not in serialize.py's form */
+    const exdb_json *tables[2] = {NULL, exdb_json_get(g, "nodes")};
     if (!exdb_json_is(tables[1], EXDB_JARRAY))
         tables[1] = NULL;
     L->ahead = exdb_json_ahead_start(tables, 2, L->prog->buf, L->fname, ahead_min);

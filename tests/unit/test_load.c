@@ -1119,6 +1119,104 @@ Test(load, malformed_metadata_found_when_read) {
     }
 }
 
+/* ---- tensor_values entries read off their text (load_value.c) */
+
+/* The tensor meta of input x whose tensor_values entry is the text e. */
+static exdb_tensor_meta meta_of_entry(const char *e) {
+    exdb_buf b;
+    exdb_buf_init(&b);
+    exdb_buf_printf(&b,
+                    "{\"schema_version\": {\"major\": 8, \"minor\": 20}, \"graph_module\": "
+                    "{\"graph\": {\"inputs\": [{\"as_tensor\": {\"name\": \"x\"}}], \"nodes\": "
+                    "[], \"tensor_values\": {\"x\": %s}, \"outputs\": [{\"as_tensor\": "
+                    "{\"name\": \"x\"}}]}, \"signature\": {\"input_specs\": [{\"user_input\": "
+                    "{\"arg\": {\"as_tensor\": {\"name\": \"x\"}}}}], \"output_specs\": "
+                    "[{\"user_output\": {\"arg\": {\"as_tensor\": {\"name\": \"x\"}}}}]}, "
+                    "\"module_call_graph\": []}}",
+                    e);
+    char *text = strdup(exdb_buf_str(&b));
+    exdb_buf_free(&b);
+    exdb_error err = {0};
+    exdb_program *p = exdb_program_from_json(text, strlen(text), "t.json", &err);
+    cr_assert_not_null(p, "%s: %s", e, err.msg);
+    const exdb_node *x = exdb_graph_find(p->graph, "x");
+    cr_assert(x && x->meta && x->meta->val && x->meta->val->kind == EXDB_VAL_TENSOR, "%s", e);
+    exdb_tensor_meta t = *x->meta->val->u.t;
+    static char types[8][16];
+    static int nt;
+    snprintf(types[nt % 8], sizeof types[0], "%s", t.device_type);
+    t.device_type = types[nt++ % 8];
+    static exdb_sym dims[8][2][8];
+    static int nd;
+    cr_assert(t.ndim <= 8);
+    memcpy(dims[nd % 8][0], t.sizes, t.ndim * sizeof *t.sizes);
+    if (t.strides)
+        memcpy(dims[nd % 8][1], t.strides, t.ndim * sizeof *t.strides);
+    t.sizes = dims[nd % 8][0];
+    t.strides = t.strides ? dims[nd % 8][1] : NULL;
+    nd++;
+    exdb_program_free(p);
+    return t;
+}
+
+/* An entry in serialize.py's form (read off the text) and the same entry
+ * with its keys in another order (parsed) give the same tensor meta. */
+Test(load, tensor_values_read_off_their_text) {
+    static const char *const forms[][2] = {
+        {"{\"dtype\": 7, \"sizes\": [{\"as_int\": 2}, {\"as_int\": 3}], \"requires_grad\": true, "
+         "\"device\": {\"type\": \"cpu\", \"index\": null}, \"strides\": [{\"as_int\": 3}, "
+         "{\"as_int\": 1}], \"storage_offset\": {\"as_int\": 0}, \"layout\": 7}",
+         "{\"layout\": 7, \"dtype\": 7, \"sizes\": [{\"as_int\": 2}, {\"as_int\": 3}], "
+         "\"requires_grad\": true, \"device\": {\"type\": \"cpu\", \"index\": null}, "
+         "\"strides\": [{\"as_int\": 3}, {\"as_int\": 1}], \"storage_offset\": {\"as_int\": 0}}"},
+        {"{\"dtype\": 5, \"sizes\": [], \"requires_grad\": false, \"device\": {\"type\": "
+         "\"cuda\", \"index\": 1}, \"strides\": [], \"storage_offset\": {\"as_int\": "
+         "123456789012345678}, \"layout\": 3}",
+         "{\"sizes\": [], \"dtype\": 5, \"requires_grad\": false, \"device\": {\"type\": "
+         "\"cuda\", \"index\": 1}, \"strides\": [], \"storage_offset\": {\"as_int\": "
+         "123456789012345678}, \"layout\": 3}"},
+        {"{\"dtype\": 6, \"sizes\": [{\"as_int\": 0}], \"requires_grad\": false, \"device\": "
+         "{\"type\": \"meta\", \"index\": 0}, \"strides\": [{\"as_int\": -1}], "
+         "\"storage_offset\": {\"as_int\": 4}, \"layout\": 0}",
+         "{\"dtype\": 6, \"sizes\": [{\"as_int\": 0}], \"device\": {\"type\": \"meta\", "
+         "\"index\": 0}, \"requires_grad\": false, \"strides\": [{\"as_int\": -1}], "
+         "\"storage_offset\": {\"as_int\": 4}, \"layout\": 0}"},
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        exdb_tensor_meta a = meta_of_entry(forms[i][0]), b = meta_of_entry(forms[i][1]);
+        cr_expect_eq(a.dtype, b.dtype, "%zu", i);
+        cr_expect_eq(a.layout, b.layout, "%zu", i);
+        cr_expect_eq(a.requires_grad, b.requires_grad, "%zu", i);
+        cr_expect_str_eq(a.device_type, b.device_type, "%zu", i);
+        cr_expect_eq(a.device_index, b.device_index, "%zu", i);
+        cr_expect_eq(a.ndim, b.ndim, "%zu", i);
+        cr_expect_eq(!a.strides, !b.strides, "%zu", i);
+        for (uint32_t d = 0; d < a.ndim && d < b.ndim; d++) {
+            cr_expect(memcmp(&a.sizes[d], &b.sizes[d], sizeof a.sizes[d]) == 0, "%zu %u", i, d);
+            cr_expect(memcmp(&a.strides[d], &b.strides[d], sizeof a.strides[d]) == 0, "%zu", i);
+        }
+        cr_expect(memcmp(&a.storage_offset, &b.storage_offset, sizeof a.storage_offset) == 0);
+    }
+    /* one past 18 digits, a leading zero, a fraction: parsed, as before */
+    cr_expect_eq(meta_of_entry("{\"dtype\": 7, \"sizes\": [{\"as_int\": 1234567890123456789}], "
+                               "\"requires_grad\": false, \"device\": {\"type\": \"cpu\", "
+                               "\"index\": null}, \"strides\": [{\"as_int\": 1}], "
+                               "\"storage_offset\": {\"as_int\": 0}, \"layout\": 7}")
+                     .sizes[0]
+                     .v.i,
+                 1234567890123456789LL);
+    cr_expect_str_eq(
+        load_error("{\"schema_version\": {\"major\": 8, \"minor\": 20}, "
+                   "\"graph_module\": {\"graph\": {\"inputs\": [], \"nodes\": [], "
+                   "\"tensor_values\": {\"x\": {\"dtype\": 07, \"sizes\": [], "
+                   "\"requires_grad\": false, \"device\": {\"type\": \"cpu\", "
+                   "\"index\": null}, \"strides\": [], \"storage_offset\": "
+                   "{\"as_int\": 0}, \"layout\": 7}}, \"outputs\": []}, "
+                   "\"signature\": {\"input_specs\": [], \"output_specs\": []}, "
+                   "\"module_call_graph\": []}}"),
+        "t.json: line 1, column 134: a number must not start with 0 followed by digits");
+}
+
 Test(load, nodes_parsed_ahead_give_the_same_answers) {
     cr_expect_gt(same_ahead("tests/malformed"), 90);
     cr_expect_gt(same_ahead("tests/fixtures"), 10);
