@@ -117,6 +117,13 @@ static int fail_found(parser *ps, const char *what) {
  * separator, so this runs for most values). */
 static inline void skip_ws(parser *ps) {
     char *p = ps->p;
+    /* json.dumps's text: a token here, or one space before it */
+    if ((unsigned char)*p > ' ')
+        return;
+    if (*p == ' ' && (unsigned char)p[1] > ' ') {
+        ps->p = p + 1;
+        return;
+    }
     for (;;) {
         if (*p == ' ' || *p == '\r' || *p == '\t') {
             p++;
