@@ -152,8 +152,8 @@ typedef struct exdb_meta {
     const char *lazy_from_node;
     const exdb_kv *lazy_extra; /* any other keys, in file order */
     uint32_t nextra;
-    exdb_meta_defer *defer; /* NULL: the lazy_* fields are plain strings */
     int32_t defer_src;      /* the serialized node whose metadata this is */
+    exdb_meta_defer *defer; /* NULL: the lazy_* fields are plain strings */
     const exdb_val *val;
     /* The schema's names of the node's positional args, in order (the
      * serialized inputs' "name": "stride"); NULL when the file had none.
