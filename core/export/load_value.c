@@ -259,8 +259,8 @@ static int tensor_meta_text(loader *L, const exdb_json *e, exdb_val **out) {
         return 0;
     if (!LIT(&c, "}, \"strides\": ") || !as_int_list(&c, strides, &nstrides) ||
         nstrides != nsizes || !LIT(&c, ", \"storage_offset\": {\"as_int\": ") ||
-        !int_at(&c, &off) || !LIT(&c, "}, \"layout\": ") || !int_at(&c, &layout) ||
-        !LIT(&c, "}") || c.p != c.e)
+        !int_at(&c, &off) || !LIT(&c, "}, \"layout\": ") || !int_at(&c, &layout) || !LIT(&c, "}") ||
+        c.p != c.e)
         return 0;
     exdb_tensor_meta *t = exdb_arena_calloc(L->a, 1, sizeof *t);
     exdb_val *v = exdb_arena_calloc(L->a, 1, sizeof *v);
