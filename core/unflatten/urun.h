@@ -85,11 +85,19 @@ typedef struct exdb_umodule {
     /* _modules, shared by all calls of one module; a plain module's starts
      * as the run's no_entries (exdb_modtree_own_dict makes its own) */
     exdb_udict *children;
-    exdb_udict *attrs;                  /* name -> exdb_uattr*; starts as the run's no_entries */
-    struct exdb_umodule **call_modules; /* DISPATCH */
-    const exdb_ugm *gm;    /* the graph's owning_module once finalized (INTERP), else NULL */
-    const exdb_graph *src; /* GRAPH: the program subgraph its graph was copied from */
+    exdb_udict *attrs; /* name -> exdb_uattr*; starts as the run's no_entries */
+    union {
+        struct exdb_umodule **call_modules; /* DISPATCH (ncall_modules of them) */
+        const exdb_graph *src;              /* GRAPH: the program subgraph its graph was copied from
+                                               (read it with exdb_umodule_src) */
+    };
+    const exdb_ugm *gm; /* the graph's owning_module once finalized (INTERP), else NULL */
 } exdb_umodule;
+
+/* The program subgraph a GRAPH module's graph was copied from, else NULL. */
+static inline const exdb_graph *exdb_umodule_src(const exdb_umodule *m) {
+    return m->kind == EXDB_UMOD_GRAPH ? m->src : NULL;
+}
 
 /* ---- the outliner's frames (_ModuleFrame) */
 
