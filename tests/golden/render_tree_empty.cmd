@@ -1,7 +1,7 @@
 # args: tests/fixtures/modgraph/mcg_runs.json
 # module_call_graph entries no node runs become empty modules
-# (_reorder_submodules): 20 under blk, 15 under small, 25 under the root
-# (the fixture is `scripts/gen_modgraph.py mcg 60` with m0-m19 renamed
+# (_reorder_submodules): 20 under blk, 15 under small, 45 under the root
+# (the fixture is `scripts/gen_modgraph.py mcg 80` with m0-m19 renamed
 # blk.m0-blk.m19 and m20-m34 small.m20-small.m34). render tree draws a run
 # of 16 or more empty sibling paths as one box, "first .. last" and how
 # many (issue 22: 40k such entries drew 40k boxes, 1.4 KB of Graphviz
