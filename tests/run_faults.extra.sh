@@ -181,13 +181,15 @@ run corpus --arena-calls -c "load '{F}'" -c "unflatten run" -c explain -c "lint 
 # small programs made for the features no torch-made fixture has: the
 # Argument kinds (an indexed device, complex...), keyword inputs without
 # forward_arg_names, a Linear called 12 times sharing its weight (lists
-# outgrowing their inline room), module_call_graph entries no node runs,
+# outgrowing their inline room), module_call_graph entries no node runs (80:
+# r->modules outgrows its first 64, render tree draws runs of them as one box),
 # nested shared modules
 run features --arena-calls -c "load '{F}'" -c "print code" -c "print readable" \
     -c "print code module" -c "info node kinds_default_unused" -c "unflatten run" -c explain \
     -c "info modules" -c "render tree -o {D}/t.dot" tests/fixtures/arg_kinds.json \
     tests/fixtures/kwargs_no_arg_names.json tests/fixtures/modgraph/calls_param_12.json \
-    tests/fixtures/modgraph/mcg_3.json tests/fixtures/modgraph/alias_3.json
+    tests/fixtures/modgraph/mcg_3.json tests/fixtures/modgraph/mcg_runs.json \
+    tests/fixtures/modgraph/alias_3.json
 wait
 report
 # file:line of core/ and viz/ (a build without ASan names a site by its

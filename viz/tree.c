@@ -10,7 +10,11 @@
  * and pink, with the number of such calls. A path whose module object was
  * already met at another path (dedup case 2: set_submodule to the seen
  * module) is drawn dashed in red with an edge "same module" to the first
- * path, and its subtree is not drawn again. */
+ * path, and its subtree is not drawn again. A run of TREE_RUN_MIN or more
+ * sibling paths holding empty plain modules (no graph, submodules or
+ * state: the module_call_graph entries no node runs, which
+ * _reorder_submodules adds) is one box "first .. last, N empty": 40k such
+ * entries drew 40k boxes of the same text, 1.4 KB of Graphviz each. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +25,9 @@
 #include "viz/tree.h"
 #include "core/unflatten/describe.h"
 #include "core/unflatten/modtree.h"
+
+/* Sibling paths of empty modules drawn as one box from this many on. */
+#define TREE_RUN_MIN 16
 
 typedef struct tree_ctx {
     vz_graph *vg;
@@ -35,6 +42,16 @@ typedef struct tree_ctx {
     size_t under_len;
     uint32_t drawn; /* module paths drawn */
     int oom;
+    /* sibling paths of empty modules not drawn yet (see flush_run): the
+     * first TREE_RUN_MIN are kept (fqns in run_text at run_at), the rest
+     * counted into the box drawn when the run reached TREE_RUN_MIN */
+    uint32_t run_n;
+    size_t run_pre; /* the length of their parent path and its dot ("" at the root) */
+    exdb_buf run_text;
+    size_t run_at[TREE_RUN_MIN];
+    exdb_umodule *run_mod[TREE_RUN_MIN];
+    uint32_t run_box; /* the run's box once drawn, else VZ_NONE */
+    size_t run_last;  /* run_text offset of the last path's atom */
 } tree_ctx;
 
 static const char *kind_fill(const exdb_umodule *m) {
@@ -188,19 +205,9 @@ static void draw_calls(tree_ctx *c, const char *fqn, uint32_t k, const exdb_umod
     }
 }
 
-/* exdb_unflatten_named_modules callback: one node per module path in the
- * subtree asked for, under its parent path's node. */
-static void visit(void *vctx, const char *fqn, exdb_umodule *m) {
-    tree_ctx *c = vctx;
+/* One node for module path fqn, under its parent path's node. */
+static void draw_path(tree_ctx *c, const char *fqn, exdb_umodule *m) {
     vz_graph *vg = c->vg;
-    if (c->under_len && (strncmp(fqn, c->under, c->under_len) != 0 ||
-                         (fqn[c->under_len] && fqn[c->under_len] != '.')))
-        return; /* outside the subtree asked for */
-    if (c->skipping) {
-        if (strncmp(fqn, exdb_buf_str(&c->skip), c->skip.len) == 0 && fqn[c->skip.len] == '.')
-            return; /* inside a duplicate already drawn elsewhere */
-        c->skipping = 0;
-    }
     const char *name = "<root>";
     if (fqn[0]) {
         exdb_buf_reset(&c->b);
@@ -233,6 +240,130 @@ static void visit(void *vctx, const char *fqn, exdb_umodule *m) {
         draw_calls(c, fqn, k, m);
 }
 
+/* A module drawn as nothing but its path: a plain torch.nn.Module with no
+ * class, submodules or state, met at its first path. */
+static int empty_leaf(const tree_ctx *c, const char *fqn, const exdb_umodule *m) {
+    return fqn[0] && m->kind == EXDB_UMOD_PLAIN && !m->type && !m->children->live &&
+           !m->attrs->live && m->id < c->r->nmodules && !c->first[m->id];
+}
+
+/* The length of fqn's parent path with its dot (0 under the root). */
+static size_t prefix_len(const char *fqn) {
+    const char *d = strrchr(fqn, '.');
+    return d ? (size_t)(d - fqn) + 1 : 0;
+}
+
+/* The box of a run that reached TREE_RUN_MIN paths, under the parent's
+ * node; its text is written by flush_run once the run's end is known. */
+static void draw_run_box(tree_ctx *c) {
+    vz_graph *vg = c->vg;
+    const char *first = exdb_buf_str(&c->run_text) + c->run_at[0];
+    exdb_buf_reset(&c->b);
+    exdb_buf_printf(&c->b, "%s~empty", first);
+    vz_node v = {.name = vz_unique_name(vg, vz_str(vg, &c->b)),
+                 .fill = kind_fill(c->run_mod[0]),
+                 .order = vg->nnodes};
+    c->run_box = vz_add_node(vg, &v);
+    if (c->run_box == VZ_NONE) {
+        c->oom = 1;
+        return;
+    }
+    const char *pp = parent_path(c, first);
+    uint32_t p = pp ? vz_find(vg, pp) : VZ_NONE;
+    if (p != VZ_NONE) {
+        vz_edge e = {.from = p, .to = c->run_box};
+        vz_add_edge(vg, &e);
+    }
+    for (uint32_t i = 0; i < c->run_n; i++)
+        c->first[c->run_mod[i]->id] = c->run_box + 1;
+}
+
+/* Ends the run of empty sibling paths: each drawn as its own node when
+ * there were fewer than TREE_RUN_MIN, else the run's box gets its text. */
+static void flush_run(tree_ctx *c) {
+    uint32_t n = c->run_n;
+    c->run_n = 0;
+    if (!n)
+        return;
+    if (c->run_box == VZ_NONE) {
+        for (uint32_t i = 0; i < n; i++)
+            draw_path(c, exdb_buf_str(&c->run_text) + c->run_at[i], c->run_mod[i]);
+        return;
+    }
+    c->drawn += n;
+    vz_graph *vg = c->vg;
+    vz_node *v = &vg->nodes[c->run_box];
+    const char *text = exdb_buf_str(&c->run_text);
+    size_t pre = c->run_pre;
+    const char *a0 = text + c->run_at[0] + pre, *a1 = text + c->run_last;
+    exdb_buf_reset(&c->b);
+    vz_put_text(&c->b, a0, 64, 0);
+    exdb_buf_puts(&c->b, " .. ");
+    vz_put_text(&c->b, a1, 64, 0);
+    vz_put_nl(&c->b);
+    exdb_buf_printf(&c->b, "%u empty torch.nn.Module", n);
+    v->label = vz_str(vg, &c->b);
+    exdb_buf_reset(&c->b);
+    exdb_buf_printf(&c->b,
+                    "%s .. %.*s%s\n%u torch.nn.Module paths in a row with no graph, submodules "
+                    "or state (module_call_graph entries no node runs), drawn as one box; "
+                    "`info modules` lists each",
+                    text + c->run_at[0], (int)pre, text + c->run_at[0], a1, n);
+    exdb_buf_reset(&c->t);
+    vz_put_text(&c->t, exdb_buf_str(&c->b), 0, 0);
+    v->tooltip = vz_str(vg, &c->t);
+    c->run_box = VZ_NONE;
+}
+
+/* Adds path fqn (module m, an empty leaf) to the run of its siblings. */
+static void run_add(tree_ctx *c, const char *fqn, exdb_umodule *m) {
+    size_t pre = prefix_len(fqn);
+    if (c->run_n &&
+        (pre != c->run_pre || strncmp(fqn, exdb_buf_str(&c->run_text) + c->run_at[0], pre) != 0))
+        flush_run(c);
+    if (!c->run_n) {
+        exdb_buf_reset(&c->run_text);
+        c->run_pre = pre;
+        c->run_box = VZ_NONE;
+    }
+    if (c->run_n < TREE_RUN_MIN) {
+        c->run_at[c->run_n] = c->run_text.len;
+        c->run_mod[c->run_n] = m;
+        c->run_last = c->run_text.len + pre;
+        exdb_buf_put(&c->run_text, fqn, strlen(fqn) + 1);
+    } else {
+        /* past the first paths, only the last one's atom is kept */
+        const char *kept = exdb_buf_str(&c->run_text) + c->run_at[TREE_RUN_MIN - 1];
+        c->run_text.len = c->run_at[TREE_RUN_MIN - 1] + strlen(kept) + 1;
+        c->run_last = c->run_text.len;
+        exdb_buf_put(&c->run_text, fqn + pre, strlen(fqn + pre) + 1);
+        c->first[m->id] = c->run_box + 1;
+    }
+    if (++c->run_n == TREE_RUN_MIN)
+        draw_run_box(c);
+}
+
+/* exdb_unflatten_named_modules callback: one node per module path in the
+ * subtree asked for (a run of empty siblings: one box), under its parent
+ * path's node. */
+static void visit(void *vctx, const char *fqn, exdb_umodule *m) {
+    tree_ctx *c = vctx;
+    if (c->under_len && (strncmp(fqn, c->under, c->under_len) != 0 ||
+                         (fqn[c->under_len] && fqn[c->under_len] != '.')))
+        return; /* outside the subtree asked for */
+    if (c->skipping) {
+        if (strncmp(fqn, exdb_buf_str(&c->skip), c->skip.len) == 0 && fqn[c->skip.len] == '.')
+            return; /* inside a duplicate already drawn elsewhere */
+        c->skipping = 0;
+    }
+    if (empty_leaf(c, fqn, m)) {
+        run_add(c, fqn, m);
+        return;
+    }
+    flush_run(c);
+    draw_path(c, fqn, m);
+}
+
 /* Draws the hierarchy (the subtree of `under` when not NULL) into vg;
  * returns the number of module paths drawn, or -1 when out of memory. */
 static int draw_tree(vz_graph *vg, const exdb_unflatten *u, const char *under) {
@@ -249,13 +380,17 @@ static int draw_tree(vz_graph *vg, const exdb_unflatten *u, const char *under) {
     exdb_buf_init(&c.b);
     exdb_buf_init(&c.t);
     exdb_buf_init(&c.skip);
+    exdb_buf_init(&c.run_text);
+    c.run_box = VZ_NONE;
     count_calls(&c, u);
     if (exdb_unflatten_named_modules(u, visit, &c) < 0)
         c.oom = 1;
+    flush_run(&c);
     vg->rankdir = "LR";
     vg->ordering = "out"; /* children in registration order, as named_modules */
     /* text cut short in a scratch buffer (copied with vz_put_text) fails too */
-    vg->oom |= c.b.oom || c.t.oom || c.skip.oom;
+    vg->oom |= c.b.oom || c.t.oom || c.skip.oom || c.run_text.oom;
+    exdb_buf_free(&c.run_text);
     exdb_buf_free(&c.b);
     exdb_buf_free(&c.t);
     exdb_buf_free(&c.skip);

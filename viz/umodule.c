@@ -32,7 +32,7 @@ static const exdb_uattr *resolve_attr(exdb_umodule *m, const char *target) {
         m = exdb_modtree_get_path(m, path);
         target = dot + 1;
     }
-    return m ? exdb_udict_get(&m->attrs, target) : NULL;
+    return m ? exdb_udict_get(m->attrs, target) : NULL;
 }
 
 static const char *attr_kind(const exdb_uattr *a, const char **fill) {

@@ -93,8 +93,9 @@ int exdb_attrs_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
     exdb_umodule *gm = copy_subgraph(r, src, 1, 0, err);
     if (!gm)
         return -1;
-    exdb_udict_pop(&m->attrs, name);
-    return exdb_udict_set(r, m->children, name, gm) < 0 ? exdb_errorf(err, "out of memory") : 0;
+    exdb_udict_pop(m->attrs, name);
+    exdb_udict *d = exdb_modtree_own_dict(r, &m->children);
+    return !d || exdb_udict_set(r, d, name, gm) < 0 ? exdb_errorf(err, "out of memory") : 0;
 }
 
 int exdb_attrs_plan(exdb_urun *r, exdb_error *err) {

@@ -190,11 +190,11 @@ static void dump_mod(void *vctx, const char *fqn, exdb_umodule *m) {
     }
     exdb_buf_printf(c->b, "module '%s' #%u %s type=%s\n", fqn, m->id, exdb_modtree_class_name(m),
                     m->type ? m->type : "None");
-    for (uint32_t i = 0; i < m->attrs.n; i++) {
-        const exdb_uattr *a = m->attrs.vals[i];
+    for (uint32_t i = 0; i < m->attrs->n; i++) {
+        const exdb_uattr *a = m->attrs->vals[i];
         if (a)
-            exdb_buf_printf(c->b, "  attr %s kind=%d state=%s spec=%s\n", m->attrs.keys[i], a->kind,
-                            a->state ? a->state : "", a->spec_text ? a->spec_text : "");
+            exdb_buf_printf(c->b, "  attr %s kind=%d state=%s spec=%s\n", m->attrs->keys[i],
+                            a->kind, a->state ? a->state : "", a->spec_text ? a->spec_text : "");
     }
     for (uint32_t i = 0; i < m->ncall_modules; i++)
         exdb_buf_printf(c->b, "  call_module #%u\n", m->call_modules[i]->id);

@@ -205,8 +205,8 @@ static int copy_attrs(exdb_urun *r, exdb_umodule *d, exdb_umodule *first, const 
         void *v = exdb_modtree_getattr(first, name, &is_mod);
         if (!v)
             continue;
-        if (is_mod ? exdb_udict_set(r, d->children, name, v) < 0
-                   : exdb_udict_set(r, &d->attrs, name, v) < 0)
+        exdb_udict *to = exdb_modtree_own_dict(r, is_mod ? &d->children : &d->attrs);
+        if (!to || exdb_udict_set(r, to, name, v) < 0)
             return -1;
     }
     return 0;

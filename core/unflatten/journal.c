@@ -55,6 +55,7 @@ void exdb_journal_free(exdb_journal *j) {
     free(j->shadow);
     free(j->gstack);
     free(j->blocks);
+    free(j->old);
     memset(j, 0, sizeof *j);
 }
 
@@ -171,10 +172,48 @@ static int blocks_update(exdb_journal *j) {
     return j->blocks ? 0 : -1;
 }
 
+/* Whether the block starting at lo was made by the open event (not among
+ * the blocks at its start; when those are unknown, not made by it). */
+static int block_fresh(const exdb_journal *j, uintptr_t lo) {
+    if (!j->old_reserved)
+        return 0;
+    uint32_t a = 0, b = j->nold;
+    while (a < b) {
+        uint32_t m = a + (b - a) / 2;
+        if (j->old[m] < lo)
+            a = m + 1;
+        else
+            b = m;
+    }
+    return a == j->nold || j->old[a] != lo;
+}
+
+/* At an event's start: the blocks that exist (remade only when the arena
+ * took a block since), so the blocks the event makes are known as its own. */
+static void old_update(exdb_journal *j) {
+    j->hit_lo = j->hit_hi = 0; /* a block fresh for the last event is not for this one */
+    if (j->old_reserved == j->arena->reserved && j->old_reserved)
+        return;
+    j->old_reserved = 0;
+    if (blocks_update(j) < 0)
+        return;
+    if (j->nblocks > j->old_cap) {
+        uintptr_t *no = realloc(j->old, (size_t)j->nblocks * 2 * sizeof *no);
+        if (!no)
+            return;
+        j->old = no;
+        j->old_cap = j->nblocks * 2;
+    }
+    for (uint32_t i = 0; i < j->nblocks; i++)
+        j->old[i] = j->blocks[2 * i];
+    j->nold = j->nblocks;
+    j->old_reserved = j->arena->reserved;
+}
+
 /* Is p state: in the compared object (recorded by the comparison) or in the
  * run's arena? The block that matched last is tried first, then the
  * blocks by address (a walk of the block list cost 2% of the 1M-node run:
- * it has ~50 blocks). */
+ * it has ~50 blocks). Sets hit_fresh for the block found. */
 static int is_arena(exdb_journal *j, uintptr_t p) {
     if (p >= j->hit_lo && p < j->hit_hi)
         return 1;
@@ -184,6 +223,7 @@ static int is_arena(exdb_journal *j, uintptr_t p) {
             return 0;
         j->hit_lo = (uintptr_t)lo;
         j->hit_hi = (uintptr_t)hi;
+        j->hit_fresh = 0;
         return 1;
     }
     uint32_t a = 0, b = j->nblocks; /* the last block starting at or below p */
@@ -198,6 +238,7 @@ static int is_arena(exdb_journal *j, uintptr_t p) {
         return 0;
     j->hit_lo = j->blocks[2 * (a - 1)];
     j->hit_hi = j->blocks[2 * (a - 1) + 1];
+    j->hit_fresh = (uint8_t)block_fresh(j, j->hit_lo);
     return 1;
 }
 
@@ -207,8 +248,8 @@ void exdb_journal_save(exdb_journal *j, const void *p, size_t n) {
     uintptr_t lo = (uintptr_t)p & ~(uintptr_t)7, hi = ((uintptr_t)p + n + 7) & ~(uintptr_t)7;
     if (lo >= j->fresh_lo && hi <= j->fresh_hi)
         return; /* allocated by this event */
-    if (!is_arena(j, lo))
-        return;
+    if (!is_arena(j, lo) || j->hit_fresh)
+        return; /* not state, or in a block this event made */
     for (uintptr_t a = lo; a < hi; a += 8) {
         uint32_t h = (uint32_t)((a >> 3) * 2654435761u) & (EXDB_JOURNAL_SEEN - 1);
         if (j->seen_epoch[h] == j->epoch) {
@@ -308,6 +349,7 @@ void exdb_journal_begin(exdb_journal *j) {
         memset(j->seen_epoch, 0, sizeof j->seen_epoch);
         j->epoch = 1;
     }
+    old_update(j);
     const void *top, *end;
     exdb_arena_top(j->arena, &top, &end);
     j->fresh_lo = (uintptr_t)top;

@@ -9,7 +9,8 @@
  * the exdb_urun struct itself is compared word by word with a shadow copy
  * at the end of each event instead of being hooked.
  * Stores into memory the event itself allocated need no record (nothing
- * older points to it), and a word is recorded once per event.
+ * older points to it: the rest of the block it began in, and every block
+ * it made), and a word is recorded once per event.
  *
  * Undoing or redoing a word swaps the recorded value with the one in
  * memory, so one value per word serves both directions: undoing an event
@@ -78,8 +79,13 @@ typedef struct exdb_journal {
     uintptr_t hit_lo, hit_hi; /* the block that matched last */
     uintptr_t *blocks;        /* the arena's blocks' [lo, hi) pairs, by address */
     uint32_t nblocks, blocks_cap;
-    size_t blocks_reserved;            /* the arena's reserved bytes when blocks was made */
-    uintptr_t fresh_lo, fresh_hi;      /* allocated by the open event (in its first block) */
+    size_t blocks_reserved;       /* the arena's reserved bytes when blocks was made */
+    uintptr_t fresh_lo, fresh_hi; /* allocated by the open event (in its first block) */
+    uint8_t hit_fresh;            /* the hit block is one the open event made */
+    uintptr_t *old;               /* the arena's blocks (their starts, sorted) when the
+                                     open event began: any other block is its own */
+    uint32_t nold, old_cap;
+    size_t old_reserved;               /* the arena's reserved bytes when old was made (0: none) */
     uintptr_t seen[EXDB_JOURNAL_SEEN]; /* words recorded by the open event (a cache) */
     uint32_t seen_epoch[EXDB_JOURNAL_SEEN];
     uint32_t epoch;

@@ -85,7 +85,7 @@ static int collect_graph_children(exdb_modgraphs *gs, const char *fqn, const cha
         if (!name || !sub)
             return -1;
         int32_t at = (int32_t)gs->n;
-        exdb_modgraph e = {name, sub, c, c->src, c->graph, own, NULL};
+        exdb_modgraph e = {name, sub, c, exdb_umodule_src(c), c->graph, own, NULL};
         if (push(gs, e) < 0)
             return -1;
         if (gs->n > (uint32_t)at && collect_graph_children(gs, fqn, sub, c, at, depth + 1) < 0)
@@ -159,7 +159,7 @@ int exdb_modgraphs_collect(exdb_modgraphs *gs, const exdb_unflatten *u, const ch
         const char *sub = exdb_arena_strdup(&gs->arena, dot ? dot + 1 : fqn);
         if (!parent || !sub)
             return exdb_errorf(err, "out of memory");
-        exdb_modgraph e = {parent, sub, m, m->src, m->graph, -1, NULL};
+        exdb_modgraph e = {parent, sub, m, exdb_umodule_src(m), m->graph, -1, NULL};
         if (push(gs, e) < 0 || collect_graph_children(gs, parent, sub, m, 0, 0) < 0)
             return exdb_errorf(err, "out of memory");
         return 0;

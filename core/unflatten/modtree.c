@@ -13,16 +13,25 @@
 
 /* ---- module objects */
 
+/* A plain module (an intermediate, or an empty one _reorder_submodules
+ * adds) shares the run's empty dict for its _modules until something is
+ * set in it; the kinds whose _modules other module objects share (the
+ * calls of one module, a dispatcher) get their own at once. Every module
+ * starts with no attributes. */
 exdb_umodule *exdb_modtree_new(exdb_urun *r, exdb_umod_kind kind, const char *type) {
     exdb_umodule *m = exdb_arena_calloc(&r->arena, 1, sizeof *m);
-    exdb_udict *ch = exdb_arena_calloc(&r->arena, 1, sizeof *ch);
-    if (!m || !ch)
+    if (!m)
         return NULL;
     m->kind = (uint8_t)kind;
     m->type = type;
-    exdb_udict_init(r, ch);
-    exdb_udict_init(r, &m->attrs);
-    m->children = ch;
+    m->children = m->attrs = r->no_entries;
+    if (kind != EXDB_UMOD_PLAIN) {
+        exdb_udict *ch = exdb_arena_calloc(&r->arena, 1, sizeof *ch);
+        if (!ch)
+            return NULL;
+        exdb_udict_init(r, ch);
+        m->children = ch;
+    }
     if (kind == EXDB_UMOD_INTERP || kind == EXDB_UMOD_ROOT) {
         m->graph = exdb_graph_new(&r->arena);
         if (!m->graph)
@@ -41,8 +50,20 @@ exdb_umodule *exdb_modtree_new(exdb_urun *r, exdb_umod_kind kind, const char *ty
     return m;
 }
 
+exdb_udict *exdb_modtree_own_dict(exdb_urun *r, exdb_udict **d) {
+    if (*d != r->no_entries)
+        return *d;
+    exdb_udict *nd = exdb_arena_calloc(&r->arena, 1, sizeof *nd);
+    if (!nd)
+        return NULL;
+    exdb_udict_init(r, nd);
+    EXDB_WILL_WRITE(&r->arena, *d);
+    *d = nd;
+    return nd;
+}
+
 void *exdb_modtree_getattr(exdb_umodule *m, const char *name, int *is_module) {
-    void *a = exdb_udict_get(&m->attrs, name);
+    void *a = exdb_udict_get(m->attrs, name);
     if (a) {
         *is_module = 0;
         return a;
@@ -53,13 +74,15 @@ void *exdb_modtree_getattr(exdb_umodule *m, const char *name, int *is_module) {
 
 /* setattr(m, name, module): into _modules, out of the other dicts. */
 static int setattr_module(exdb_urun *r, exdb_umodule *m, const char *name, exdb_umodule *sub) {
-    exdb_udict_pop(&m->attrs, name);
-    return exdb_udict_set(r, m->children, name, sub);
+    exdb_udict_pop(m->attrs, name);
+    exdb_udict *d = exdb_modtree_own_dict(r, &m->children);
+    return d ? exdb_udict_set(r, d, name, sub) : -1;
 }
 
 static int setattr_value(exdb_urun *r, exdb_umodule *m, const char *name, exdb_uattr *a) {
     exdb_udict_pop(m->children, name);
-    return exdb_udict_set(r, &m->attrs, name, a);
+    exdb_udict *d = exdb_modtree_own_dict(r, &m->attrs);
+    return d ? exdb_udict_set(r, d, name, a) : -1;
 }
 
 /* The dotted-path atom at s as a NUL-terminated string: in buf when it
@@ -207,7 +230,8 @@ int exdb_modtree_add_submodule(exdb_urun *r, exdb_umodule *m, const char *target
         m = v;
         s += len + 1;
     }
-    return exdb_udict_set(r, m->children, s, add);
+    exdb_udict *d = exdb_modtree_own_dict(r, &m->children);
+    return d ? exdb_udict_set(r, d, s, add) : -1;
 }
 
 /* nn.Module.set_submodule(target, module); target outlives the run. */
@@ -397,7 +421,7 @@ int exdb_modtree_assign_state(exdb_urun *r, exdb_umodule *root, const char *targ
     const char *field = s; /* a suffix of target: outlives the run */
     for (uint32_t k = 0; k < cur->n && rc == 0; k++) {
         exdb_umodule *tm = cur->v[k];
-        exdb_uattr *old = exdb_udict_get(&tm->attrs, field);
+        exdb_uattr *old = exdb_udict_get(tm->attrs, field);
         exdb_uattr *a = exdb_arena_calloc(&r->arena, 1, sizeof *a);
         if (!a) {
             rc = exdb_errorf(err, "out of memory");
@@ -427,19 +451,19 @@ done:
 
 /* ---- _reorder_submodules */
 
-typedef struct child_rec {
-    long key;
-    uint32_t seq;
-    const char *name;
-    exdb_umodule *child;
-} child_rec;
+/* A child to sort: its fqn_order index above, its position among the
+ * live children below (a stable sort of 8 bytes a child: the root of 40k
+ * empty modules sorted 32-byte records through qsort's copy of them). */
+typedef uint64_t child_rec;
+#define REC_SEQ(x) ((uint32_t)(x))
 
 static uint64_t max_path_bytes(const exdb_urun *r);
 
 typedef struct order_ctx {
     exdb_urun *r;
-    exdb_strmap order; /* fqn_order: fqn -> (uintptr_t)(index + 1) */
-    const char **keys; /* its keys in insertion order */
+    exdb_arena scratch; /* order and keys: gone when the event ends */
+    exdb_strmap order;  /* fqn_order: fqn -> (uintptr_t)(index + 1) */
+    const char **keys;  /* its keys in insertion order */
     uint32_t nkeys, cap;
     char *path; /* reorder's prefix + name, grown as needed */
     size_t path_cap;
@@ -448,10 +472,11 @@ typedef struct order_ctx {
 } order_ctx;
 
 /* Records that the children of the parent at o->path[0..plen) (a prefix
- * ending in '.', or empty for the root) moved from keys' order to recs'. */
-static int note_move(order_ctx *o, size_t plen, const child_rec *recs, uint32_t n) {
+ * ending in '.', or empty for the root) moved from names' order to recs'. */
+static int note_move(order_ctx *o, size_t plen, const child_rec *recs, const char *const *names,
+                     uint32_t n) {
     uint32_t i = 0;
-    while (i < n && recs[i].seq == i)
+    while (i < n && REC_SEQ(recs[i]) == i)
         i++;
     if (i == n)
         return 0;
@@ -472,8 +497,8 @@ static int note_move(order_ctx *o, size_t plen, const child_rec *recs, uint32_t 
     if (!m->parent || !m->before || !m->after)
         return -1;
     for (uint32_t k = 0; k < n; k++) {
-        m->after[k] = recs[k].name;
-        m->before[recs[k].seq] = recs[k].name;
+        m->after[k] = names[REC_SEQ(recs[k])];
+        m->before[REC_SEQ(recs[k])] = names[REC_SEQ(recs[k])];
     }
     m->n = n;
     o->nmoves++;
@@ -488,7 +513,7 @@ static int order_set(order_ctx *o, const char *fqn, uint32_t index) {
     if (!*slot) {
         if (o->nkeys == o->cap) {
             const char **nk =
-                exdb_arena_grow(&o->r->arena, o->keys, o->nkeys, &o->cap, sizeof *nk, 64);
+                exdb_arena_grow(&o->scratch, o->keys, o->nkeys, &o->cap, sizeof *nk, 64);
             if (!nk)
                 return -1;
             o->keys = nk;
@@ -520,10 +545,8 @@ static int path_reserve(order_ctx *o, size_t n) {
 }
 
 static int child_cmp(const void *a, const void *b) {
-    const child_rec *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return x->seq < y->seq ? -1 : x->seq > y->seq;
+    child_rec x = *(const child_rec *)a, y = *(const child_rec *)b;
+    return x < y ? -1 : x > y;
 }
 
 /* _reorder_submodules(parent, fqn_order, prefix), prefix being
@@ -561,24 +584,40 @@ static int reorder(order_ctx *o, exdb_umodule *parent, size_t plen) {
         }
         if (k < 0)
             k = (long)o->nkeys;
-        recs[n] = (child_rec){k, n, keys[i], vals[i]};
+        exdb_umodule *child = vals[i];
+        keys[n] = keys[i]; /* the live children first, in order */
+        vals[n] = child;
+        recs[n] = (uint64_t)(uint32_t)k << 32 | n;
         n++;
         o->path[blen] = '.';
-        if (reorder(o, vals[i], blen + 1) < 0)
+        if (reorder(o, child, blen + 1) < 0)
             goto fail;
     }
     /* delattr each, then register_module in sorted order: rebuild in place
-     * (the dict object may be shared between calls of one module) */
+     * (the dict object may be shared between calls of one module). A dict
+     * already in that order, with nothing popped or added, is left as it
+     * is: re-registering gives the same dict (most of them: a copy of
+     * every dict of the tree otherwise stayed in the arena). */
     qsort(recs, n, sizeof *recs, child_cmp);
-    if (note_move(o, plen, recs, n) < 0)
+    if (note_move(o, plen, recs, keys, n) < 0)
         goto fail;
+    uint32_t same = d->n == total && d->live == n && n == total;
+    for (uint32_t i = 0; same && i < n; i++)
+        same = REC_SEQ(recs[i]) == i && d->vals[i] == vals[i];
+    if (same) {
+        free(recs);
+        free(keys);
+        free(vals);
+        return 0;
+    }
     exdb_udict nd;
     exdb_udict_init(o->r, &nd);
-    for (uint32_t i = 0; i < total; i++)
-        if (vals[i])
-            exdb_udict_pop(d, keys[i]);
+    if (exdb_udict_reserve(o->r, &nd, n) < 0)
+        goto fail;
     for (uint32_t i = 0; i < n; i++)
-        if (exdb_udict_set(o->r, &nd, recs[i].name, recs[i].child) < 0)
+        exdb_udict_pop(d, keys[i]);
+    for (uint32_t i = 0; i < n; i++)
+        if (exdb_udict_set(o->r, &nd, keys[REC_SEQ(recs[i])], vals[REC_SEQ(recs[i])]) < 0)
             goto fail;
     /* names popped but still present in d (set during recursion) survive */
     for (uint32_t i = 0; i < d->n; i++)
@@ -700,39 +739,84 @@ static int order_named_modules(order_ctx *o) {
     return rc;
 }
 
+/* Room for n more module objects in r->modules, made once. */
+static int modules_reserve(exdb_urun *r, uint32_t n) {
+    if ((uint64_t)r->nmodules + n <= r->modules_cap)
+        return 0;
+    uint64_t cap = (uint64_t)r->nmodules + n;
+    if (cap > UINT32_MAX)
+        return -1;
+    exdb_umodule **nm = exdb_arena_alloc(&r->arena, cap * sizeof *nm);
+    if (!nm)
+        return -1;
+    if (r->nmodules)
+        memcpy(nm, r->modules, r->nmodules * sizeof *nm);
+    r->modules = nm; /* r itself is compared at the event's end (journal.h) */
+    r->modules_cap = (uint32_t)cap;
+    return 0;
+}
+
+/* Room for the empty modules the fqns of fqn_order that are missing will
+ * add: the module objects, and the root's children (the top-level ones).
+ * The number missing, or -1 when out of memory. */
+static long reserve_added(exdb_urun *r, const order_ctx *o) {
+    uint32_t missing = 0, top = 0;
+    for (uint32_t k = 1; k < o->nkeys; k++)
+        if (missing_submodule(r->root, o->keys[k])) {
+            missing++;
+            top += !strchr(o->keys[k], '.');
+        }
+    if (!missing)
+        return 0;
+    exdb_udict *d = exdb_modtree_own_dict(r, &r->root->children);
+    if (!d || modules_reserve(r, missing) < 0 || exdb_udict_reserve(r, d, d->n + top) < 0)
+        return -1;
+    return missing;
+}
+
 /* UnflattenedModule.__init__'s fqn_order (module_call_graph order minus
  * redirected and "@" fqns, then every remaining named_modules path), then
  * _reorder_submodules: missing call-graph fqns get empty modules and
- * children are re-registered in that order. */
+ * children are re-registered in that order. fqn_order lives in a scratch
+ * arena. */
 int exdb_modtree_reorder_submodules(exdb_urun *r, exdb_error *err) {
     order_ctx o = {.r = r};
-    exdb_strmap_init(&o.order, &r->arena);
+    exdb_arena_init(&o.scratch);
+    exdb_strmap_init(&o.order, &o.scratch);
     const exdb_program *p = r->prog;
+    int rc = exdb_strmap_reserve(&o.order, p->ncalls + r->nmodules);
     uint32_t i = 0; /* {fqn: i for i, fqn in enumerate(fqn_list)} */
-    for (uint32_t c = 0; c < p->ncalls; c++) {
+    for (uint32_t c = 0; c < p->ncalls && rc == 0; c++) {
         const char *fqn = p->calls[c].fqn;
-        if (exdb_strmap_get(&r->redirected, fqn) || strchr(fqn, '@'))
-            continue;
-        if (order_set(&o, fqn, i++) < 0)
-            return exdb_errorf(err, "out of memory");
+        if (!exdb_strmap_get(&r->redirected, fqn) && !strchr(fqn, '@'))
+            rc = order_set(&o, fqn, i++);
     }
-    int walk = order_named_modules(&o);
-    if (walk != 0)
-        return exdb_modtree_walk_error(r, walk, "_reorder_submodules", err);
-    const char **added = exdb_arena_alloc(&r->arena, (o.nkeys ? o.nkeys : 1) * sizeof *added);
-    uint32_t nadded = 0;
-    if (!added)
-        return exdb_errorf(err, "out of memory");
-    for (uint32_t k = 1; k < o.nkeys; k++) {
-        if (missing_submodule(r->root, o.keys[k])) {
-            exdb_umodule *m = exdb_modtree_new(r, EXDB_UMOD_PLAIN, NULL);
-            if (!m || exdb_modtree_add_submodule(r, r->root, o.keys[k], m, NULL, NULL) < 0)
-                return exdb_errorf(err, "out of memory");
-            added[nadded++] = o.keys[k];
+    if (rc == 0) {
+        int walk = order_named_modules(&o);
+        if (walk != 0) {
+            exdb_arena_destroy(&o.scratch);
+            return exdb_modtree_walk_error(r, walk, "_reorder_submodules", err);
         }
     }
-    int rc = path_reserve(&o, 256) < 0 ? -1 : reorder(&o, r->root, 0);
+    long missing = rc < 0 ? -1 : reserve_added(r, &o);
+    const char **added =
+        missing < 0 ? NULL : exdb_arena_alloc(&r->arena, (size_t)(missing + 1) * sizeof *added);
+    uint32_t nadded = 0;
+    rc = added ? 0 : -1;
+    for (uint32_t k = 1; k < o.nkeys && rc == 0; k++) {
+        if (!missing_submodule(r->root, o.keys[k]))
+            continue;
+        exdb_umodule *m = exdb_modtree_new(r, EXDB_UMOD_PLAIN, NULL);
+        if (!m || nadded == missing ||
+            exdb_modtree_add_submodule(r, r->root, o.keys[k], m, NULL, NULL) < 0)
+            rc = -1;
+        else
+            added[nadded++] = o.keys[k];
+    }
+    if (rc == 0)
+        rc = path_reserve(&o, 256) < 0 ? -1 : reorder(&o, r->root, 0);
     free(o.path);
+    exdb_arena_destroy(&o.scratch);
     r->reorder_moves = o.moves;
     r->nreorder_moves = o.nmoves;
     r->reorder_added = added;
@@ -843,8 +927,8 @@ int exdb_modtree_named_modules(exdb_urun *r, exdb_umod_visit fn, void *ctx) {
 
 void exdb_modtree_count_state(const exdb_umodule *m, uint32_t *np, uint32_t *nb, uint32_t *nc) {
     *np = *nb = *nc = 0;
-    for (uint32_t i = 0; i < m->attrs.n; i++) {
-        const exdb_uattr *a = m->attrs.vals[i];
+    for (uint32_t i = 0; i < m->attrs->n; i++) {
+        const exdb_uattr *a = m->attrs->vals[i];
         if (!a)
             continue;
         *np += a->kind == EXDB_UATTR_PARAM;

@@ -7,6 +7,10 @@
 
 exdb_umodule *exdb_modtree_new(exdb_urun *r, exdb_umod_kind kind, const char *type);
 
+/* The dict at *d (a module's children or attrs) to store into: a new one
+ * in place of the run's shared empty no_entries. NULL when out of memory. */
+exdb_udict *exdb_modtree_own_dict(exdb_urun *r, exdb_udict **d);
+
 /* getattr(mod, name): a child module (*is_module = 1) or an attribute. */
 void *exdb_modtree_getattr(exdb_umodule *m, const char *name, int *is_module);
 

@@ -8,17 +8,86 @@
  *
  * Most dicts are tiny (a Linear's attrs: weight, bias; most _modules: a
  * handful of children), and there is one per module object: 23k of them in
- * the 141k-node synthetic program. A hash index would cost at least 384
- * zeroed bytes each, so a dict is searched linearly until it holds more
- * than UDICT_LINEAR slots and gets its exdb_strmap index only then. */
+ * the 141k-node synthetic program. A dict is searched linearly until it
+ * holds more than UDICT_LINEAR slots and gets its index only then: slot
+ * numbers in an open-addressing table at most half full (8 to 16 bytes
+ * a key; an exdb_strmap's 24-byte slots cost 32 to 64, plus the tables
+ * its doublings left in the arena). */
 
 #define UDICT_LINEAR 8
 
 int exdb_udict_init(exdb_urun *r, exdb_udict *d) {
     memset(d, 0, sizeof *d);
-    exdb_strmap_init(&d->index, &r->arena);
     exdb_strmap_init(&d->calls, &r->arena);
     return 0;
+}
+
+/* FNV-1a, as exdb_strmap's */
+static uint32_t key_hash(const char *s) {
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* The index position of key: where its slot is, or the empty one where it
+ * would go. */
+static uint32_t index_pos(const exdb_udict *d, const char *key) {
+    uint32_t mask = d->nindex - 1;
+    for (uint32_t i = key_hash(key) & mask;; i = (i + 1) & mask) {
+        uint32_t s = d->index[i];
+        if (!s || strcmp(d->keys[s - 1], key) == 0)
+            return i;
+    }
+}
+
+/* An index of nindex positions (a power of two above twice the keys) for
+ * the slots [0, d->n): the live ones, and popped ones whose key is not
+ * set again later (a later slot of the same key replaces them). */
+static int index_build(exdb_arena *a, exdb_udict *d, uint32_t nindex) {
+    uint32_t *ix = exdb_arena_calloc(a, nindex, sizeof *ix);
+    if (!ix)
+        return -1;
+    exdb_arena_will_write(a, &d->index, sizeof d->index + sizeof d->nindex);
+    d->index = ix;
+    d->nindex = nindex;
+    for (uint32_t i = 0; i < d->n; i++)
+        ix[index_pos(d, d->keys[i])] = i + 1;
+    return 0;
+}
+
+/* Makes room in the index for one more key. */
+static int index_room(exdb_arena *a, exdb_udict *d) {
+    if ((uint64_t)(d->n + 1) * 2 <= d->nindex)
+        return 0;
+    uint32_t n = d->nindex ? d->nindex : 16;
+    while ((uint64_t)(d->n + 1) * 2 > n)
+        n *= 2;
+    return index_build(a, d, n);
+}
+
+int exdb_udict_reserve(exdb_urun *r, exdb_udict *d, uint32_t n) {
+    exdb_arena *a = &r->arena;
+    if (n > d->cap) {
+        const char **nk = exdb_arena_alloc(a, (size_t)n * sizeof *nk);
+        void **nv = exdb_arena_alloc(a, (size_t)n * sizeof *nv);
+        if (!nk || !nv)
+            return -1;
+        if (d->n) {
+            memcpy(nk, d->keys, d->n * sizeof *nk);
+            memcpy(nv, d->vals, d->n * sizeof *nv);
+        }
+        exdb_arena_will_write(a, d, offsetof(exdb_udict, live));
+        d->keys = nk;
+        d->vals = nv;
+        d->cap = n;
+    }
+    if (n <= UDICT_LINEAR || (uint64_t)n * 2 <= d->nindex)
+        return 0;
+    uint32_t ni = 16;
+    while ((uint64_t)n * 2 > ni)
+        ni *= 2;
+    return d->nindex ? index_build(a, d, ni) : 0; /* a new index is sized by set */
 }
 
 /* ---- call names (an indexed dict's d->calls)
@@ -110,9 +179,9 @@ static int is_call_name(const char *key, const char *item, size_t len) {
 
 /* The slot of the live entry for key, or -1. */
 static long udict_slot(const exdb_udict *d, const char *key) {
-    if (d->index.cap) {
-        void **slot = exdb_strmap_find(&d->index, key);
-        return slot && *slot ? (long)((uintptr_t)*slot - 1) : -1;
+    if (d->nindex) {
+        uint32_t s = d->index[index_pos(d, key)];
+        return s && d->vals[s - 1] ? (long)s - 1 : -1;
     }
     for (uint32_t i = 0; i < d->n; i++)
         if (d->vals[i] && strcmp(d->keys[i], key) == 0)
@@ -125,16 +194,17 @@ void *exdb_udict_get(const exdb_udict *d, const char *key) {
     return i < 0 ? NULL : d->vals[i];
 }
 
-/* Indexes the live slots once the dict outgrows linear search. */
-static int udict_build_index(exdb_udict *d) {
-    for (uint32_t i = 0; i < d->n; i++) {
-        if (!d->vals[i])
-            continue;
-        void **slot = exdb_strmap_put(&d->index, d->keys[i], NULL);
-        if (!slot || (strpbrk(d->keys[i], "@\n") && calls_note(d, i) < 0))
+/* Indexes the slots once the dict outgrows linear search (sized for the
+ * keys reserved), and lists the live call names. */
+static int udict_build_index(exdb_arena *a, exdb_udict *d) {
+    uint32_t n = 16;
+    while ((uint64_t)(d->cap > d->n ? d->cap : d->n + 1) * 2 > n)
+        n *= 2;
+    if (index_build(a, d, n) < 0)
+        return -1;
+    for (uint32_t i = 0; i < d->n; i++)
+        if (d->vals[i] && strpbrk(d->keys[i], "@\n") && calls_note(d, i) < 0)
             return -1;
-        *slot = (void *)(uintptr_t)(i + 1);
-    }
     return 0;
 }
 
@@ -147,6 +217,8 @@ int exdb_udict_set(exdb_urun *r, exdb_udict *d, const char *key, void *val) {
         d->vals[i] = val;
         return 0;
     }
+    if (d->nindex && index_room(a, d) < 0)
+        return -1;
     exdb_arena_will_write(a, d, offsetof(exdb_udict, index));
     if (d->n == d->cap) {
         uint32_t ncap = d->cap ? d->cap * 2 : 2;
@@ -170,12 +242,13 @@ int exdb_udict_set(exdb_urun *r, exdb_udict *d, const char *key, void *val) {
     d->live++;
     if (strpbrk(key, "@\n"))
         d->nodd++;
-    if (d->index.cap) {
-        void **slot = exdb_strmap_put(&d->index, key, NULL);
-        if (!slot || (strpbrk(key, "@\n") && calls_note(d, d->n - 1) < 0))
+    if (d->nindex) {
+        uint32_t at = index_pos(d, key);
+        EXDB_WILL_WRITE(a, d->index[at]);
+        d->index[at] = d->n;
+        if (strpbrk(key, "@\n") && calls_note(d, d->n - 1) < 0)
             return -1;
-        *slot = (void *)(uintptr_t)d->n;
-    } else if (d->n > UDICT_LINEAR && udict_build_index(d) < 0) {
+    } else if (d->n > UDICT_LINEAR && udict_build_index(a, d) < 0) {
         return -1;
     }
     return 0;
@@ -185,15 +258,10 @@ void *exdb_udict_pop(exdb_udict *d, const char *key) {
     long i = udict_slot(d, key);
     if (i < 0)
         return NULL;
-    exdb_arena *a = d->index.a;
+    exdb_arena *a = d->calls.a;
     void *v = d->vals[i];
-    EXDB_WILL_WRITE(a, d->vals[i]);
+    EXDB_WILL_WRITE(a, d->vals[i]); /* the index keeps the slot: a popped value reads absent */
     d->vals[i] = NULL;
-    if (d->index.cap) {
-        void **slot = exdb_strmap_find(&d->index, key);
-        EXDB_WILL_WRITE(a, *slot);
-        *slot = NULL;
-    }
     EXDB_WILL_WRITE(a, d->live);
     d->live--;
     return v;
@@ -201,7 +269,7 @@ void *exdb_udict_pop(exdb_udict *d, const char *key) {
 
 int exdb_udict_each_call(const exdb_udict *d, const char *item, size_t len,
                          int (*fn)(void *ctx, void *val), void *ctx) {
-    if (!d->index.cap || strlen(item) != len) {
+    if (!d->nindex || strlen(item) != len) {
         for (uint32_t i = 0; i < d->n; i++) {
             int rc = d->vals[i] && is_call_name(d->keys[i], item, len) ? fn(ctx, d->vals[i]) : 0;
             if (rc)

@@ -7,6 +7,11 @@
 /* An empty dict whose index (when it grows one) lives in r's arena. 0. */
 int exdb_udict_init(exdb_urun *r, exdb_udict *d);
 
+/* Room for n slots in all (keys ever set, popped ones included) without
+ * growing: a dict whose size is known is made once, leaving no outgrown
+ * copies in the arena. 0, or -1 when out of memory. */
+int exdb_udict_reserve(exdb_urun *r, exdb_udict *d, uint32_t n);
+
 void *exdb_udict_get(const exdb_udict *d, const char *key);
 
 int exdb_udict_set(exdb_urun *r, exdb_udict *d, const char *key, void *val);

@@ -17,6 +17,7 @@
 #include "core/unflatten/dispatch.h"
 #include "core/unflatten/ivals.h"
 #include "core/unflatten/modtree.h"
+#include "core/unflatten/udict.h"
 #include "core/unflatten/outline.h"
 #include "core/unflatten/prepass.h"
 #include "core/unflatten/rootlint.h"
@@ -58,7 +59,10 @@ static exdb_urun *run_new(const exdb_program *p, exdb_error *err) {
         run_free(r);
         return NULL;
     }
-    r->root = exdb_modtree_new(r, EXDB_UMOD_ROOT, r->root_type);
+    r->no_entries = exdb_arena_calloc(&r->arena, 1, sizeof *r->no_entries);
+    if (r->no_entries)
+        exdb_udict_init(r, r->no_entries);
+    r->root = !r->no_entries ? NULL : exdb_modtree_new(r, EXDB_UMOD_ROOT, r->root_type);
     if (!r->root) {
         exdb_errorf(err, "out of memory");
         run_free(r);

@@ -39,8 +39,11 @@ typedef struct exdb_udict {
     const char **keys;
     void **vals; /* NULL = popped */
     uint32_t n, cap, live;
-    uint32_t nodd;     /* keys ever set holding '@' or '\n' (pops leave it) */
-    exdb_strmap index; /* key -> (uintptr_t)(slot + 1) */
+    uint32_t nodd; /* keys ever set holding '@' or '\n' (pops leave it) */
+    /* the index once the dict outgrows linear search: open addressing,
+     * each key's latest slot + 1 (0 empty), 4 bytes a slot */
+    uint32_t *index;
+    uint32_t nindex;   /* a power of two, or 0 */
     exdb_strmap calls; /* with the index: item -> the slots of the other keys that
                           are call names of item (item@1, item\n: udict.c) */
 } exdb_udict;
@@ -71,18 +74,30 @@ typedef struct exdb_ugm {
     exdb_strmap *index; /* atom -> kid, once there are many kids */
 } exdb_ugm;
 
+/* 64 bytes: _reorder_submodules makes one per module_call_graph entry no
+ * node runs (40k of them in `make bench`'s mcg shape). */
 typedef struct exdb_umodule {
     uint32_t id; /* creation order: the object's identity */
     uint8_t kind;
+    uint32_t ncall_modules;
     const char *type; /* _ty (type_name()), NULL when unknown */
     exdb_graph *graph;
-    exdb_udict *children;               /* _modules; shared by all calls of one module */
-    exdb_udict attrs;                   /* name -> exdb_uattr* */
-    struct exdb_umodule **call_modules; /* DISPATCH */
-    uint32_t ncall_modules;
-    const exdb_ugm *gm;    /* the graph's owning_module once finalized (INTERP), else NULL */
-    const exdb_graph *src; /* GRAPH: the program subgraph its graph was copied from */
+    /* _modules, shared by all calls of one module; a plain module's starts
+     * as the run's no_entries (exdb_modtree_own_dict makes its own) */
+    exdb_udict *children;
+    exdb_udict *attrs; /* name -> exdb_uattr*; starts as the run's no_entries */
+    union {
+        struct exdb_umodule **call_modules; /* DISPATCH (ncall_modules of them) */
+        const exdb_graph *src;              /* GRAPH: the program subgraph its graph was copied from
+                                               (read it with exdb_umodule_src) */
+    };
+    const exdb_ugm *gm; /* the graph's owning_module once finalized (INTERP), else NULL */
 } exdb_umodule;
+
+/* The program subgraph a GRAPH module's graph was copied from, else NULL. */
+static inline const exdb_graph *exdb_umodule_src(const exdb_umodule *m) {
+    return m->kind == EXDB_UMOD_GRAPH ? m->src : NULL;
+}
 
 /* ---- the outliner's frames (_ModuleFrame) */
 
@@ -206,6 +221,8 @@ typedef struct exdb_urun {
     const char *root_type;
     exdb_umodule *root;
     exdb_umodule **modules; /* every module object, by id */
+    exdb_udict *no_entries; /* the empty dict modules share until they hold something: never
+                               written (exdb_modtree_own_dict) */
     uint32_t nmodules, modules_cap;
 
     exdb_uframe **frames; /* every frame, by index */

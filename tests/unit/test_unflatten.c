@@ -373,8 +373,8 @@ Test(unflatten, preserved_signature_graph) {
         "%_spec_1), kwargs = {})\n"
         "    return tree_unflatten");
     exdb_umodule *bar = exdb_unflatten_module(f.u, "bar");
-    cr_expect_not_null(exdb_udict_get(&bar->attrs, "_spec_0"));
-    cr_expect_not_null(exdb_udict_get(&bar->attrs, "_spec_1"));
+    cr_expect_not_null(exdb_udict_get(bar->attrs, "_spec_0"));
+    cr_expect_not_null(exdb_udict_get(bar->attrs, "_spec_1"));
     exdb_umodule *root = exdb_unflatten_module(f.u, "");
     cr_expect_eq(count_target(root->graph, "torch.utils._pytree.tree_unflatten"), 1);
     cr_expect_eq(count_target(root->graph, "torch.fx._pytree.tree_flatten_spec"), 1);
@@ -473,8 +473,8 @@ Test(unflatten, no_unroll_keeps_call_names) {
     cr_assert_not_null(n1);
     cr_expect_eq(n1->kind, EXDB_UMOD_INTERP);
     /* state assigned to every call-name variant */
-    cr_expect_not_null(exdb_udict_get(&n1->attrs, "buf"));
-    cr_expect_not_null(exdb_udict_get(&exdb_unflatten_module(f.u, "n")->attrs, "lifted_tensor_0"));
+    cr_expect_not_null(exdb_udict_get(n1->attrs, "buf"));
+    cr_expect_not_null(exdb_udict_get(exdb_unflatten_module(f.u, "n")->attrs, "lifted_tensor_0"));
     expect_named_modules(&f, "[][n][n@1]");
     close_run(&f);
 }
@@ -542,7 +542,7 @@ Test(unflatten, submodule_ordering) {
 static const exdb_uattr *attr_of(ufx *f, const char *fqn, const char *name) {
     exdb_umodule *m = exdb_unflatten_module(f->u, fqn);
     cr_assert_not_null(m, "no module '%s'", fqn);
-    return exdb_udict_get(&m->attrs, name);
+    return exdb_udict_get(m->attrs, name);
 }
 
 static int count_op(const exdb_graph *g, exdb_op op) {
