@@ -184,26 +184,30 @@ static void json_plain(gd_ctx *c, exdb_buf *b, const char *text) {
     exdb_buf_json_str(b, exdb_buf_str(&c->tmp));
 }
 
-/* A run box's text: its tooltip, then the first VZ_LINKS of the names it
- * stands for (members: comma-separated, "+N": names not kept). */
+/* A run box's text: its tooltip, then the first VZ_LINKS of the module paths it
+ * stands for (members: comma-separated, "+N": paths not kept). */
 static void json_run_text(gd_ctx *c, exdb_buf *b, const vz_node *n) {
     exdb_buf_reset(&c->tmp);
     plain(&c->tmp, n->tooltip ? n->tooltip : n->label);
-    uint32_t total = 0, shown = 0;
+    uint32_t kept = 0, cut = 0;
     for (const char *s = n->members; *s;) {
         const char *e = strchr(s, ',');
         size_t len = e ? (size_t)(e - s) : strlen(s);
         if (s[0] == '+') {
-            total += (uint32_t)strtoul(s + 1, NULL, 10);
-        } else if (total++ < VZ_LINKS) {
-            exdb_buf_puts(&c->tmp, shown++ ? " " : "\n\nnames: ");
+            cut += (uint32_t)strtoul(s + 1, NULL, 10);
+        } else if (kept++ < VZ_LINKS) {
+            exdb_buf_puts(&c->tmp, kept > 1 ? " " : "\n\nmodules: ");
             exdb_buf_put(&c->tmp, s, len);
         }
         s = e ? e + 1 : s + len;
     }
-    if (total > shown)
-        exdb_buf_printf(&c->tmp, " (+%u more; search finds %s)", total - shown,
-                        strchr(n->members, '+') ? "the listed ones" : "each");
+    if (kept > VZ_LINKS || cut) {
+        exdb_buf_printf(&c->tmp, " (+%u more; search finds ", kept + cut - VZ_LINKS);
+        if (cut)
+            exdb_buf_printf(&c->tmp, "the first %u)", kept);
+        else
+            exdb_buf_puts(&c->tmp, "each)");
+    }
     exdb_buf_json_str(b, exdb_buf_str(&c->tmp));
 }
 
@@ -315,7 +319,7 @@ static void put_graph(gd_ctx *c, FILE *f, exdb_buf *b, uint32_t m, const uint32_
 
 /* The module list as tree_data.c's ([fqn, class, parent, own, in all,
  * "names", "targets"]; class null), then "label" and "fill". A run box's
- * "target" is the names it stands for, comma-separated (tree.c): the
+ * "target" is the paths it stands for, comma-separated (tree.c): the
  * page's search over targets goes to the box for any of them. */
 static void put_mods(gd_ctx *c, FILE *f, exdb_buf *b, const uint32_t *nfirst,
                      const uint32_t *norder) {
@@ -345,7 +349,7 @@ static void put_mods(gd_ctx *c, FILE *f, exdb_buf *b, const uint32_t *nfirst,
             exdb_buf_reset(&tg);
             if (fx)
                 exdb_viz_short_target(&tg, fx);
-            else if (c->vg->nodes[g->ref].members) /* a run box: search finds its names */
+            else if (c->vg->nodes[g->ref].members) /* a run box: search finds its paths */
                 exdb_buf_puts(&tg, c->vg->nodes[g->ref].members);
             const char *ts = exdb_buf_str(&tg);
             exdb_buf_printf(&c->tmp, "%s%s", c->tmp.len ? " " : "",

@@ -15,7 +15,7 @@
  * state: the module_call_graph entries no node runs, which
  * _reorder_submodules adds) is one box "first .. last, N empty": 40k such
  * entries drew 40k boxes of the same text, 1.4 KB of Graphviz each. The
- * box keeps the run's names (vz_node.members, up to TREE_RUN_NAMES bytes)
+ * box keeps the run's paths (vz_node.members, up to TREE_RUN_NAMES bytes)
  * for the HTML page: its search finds a name in the run, its panel lists
  * the first ones (graph_data.c). */
 #include <stdint.h>
@@ -31,9 +31,10 @@
 
 /* Sibling paths of empty modules drawn as one box from this many on. */
 #define TREE_RUN_MIN 16
-/* The bytes of a run's names its box keeps for the HTML page's search and
- * panel (40k names "m0".."m39999" are 269 KB); names past it are counted. */
-#define TREE_RUN_NAMES (512 * 1024)
+/* The bytes of a run's paths its box keeps for the HTML page's search and
+ * panel (40k paths "m0".."m39999" are 269 KB, "layers.0".."layers.39999"
+ * 549 KB); paths past it are counted, not kept. */
+#define TREE_RUN_NAMES (1024 * 1024)
 
 typedef struct tree_ctx {
     vz_graph *vg;
@@ -58,8 +59,8 @@ typedef struct tree_ctx {
     exdb_umodule *run_mod[TREE_RUN_MIN];
     uint32_t run_box;   /* the run's box once drawn, else VZ_NONE */
     size_t run_last;    /* run_text offset of the last path's atom */
-    exdb_buf run_names; /* the run's atoms, comma-separated (vz_node.members) */
-    uint32_t run_cut;   /* atoms past TREE_RUN_NAMES bytes, not in run_names */
+    exdb_buf run_names; /* the run's paths, comma-separated (vz_node.members) */
+    uint32_t run_cut;   /* paths past TREE_RUN_NAMES bytes, not in run_names */
 } tree_ctx;
 
 static const char *kind_fill(const exdb_umodule *m) {
@@ -339,11 +340,11 @@ static void run_add(tree_ctx *c, const char *fqn, exdb_umodule *m) {
         exdb_buf_reset(&c->run_names);
         c->run_cut = 0;
     }
-    size_t alen = strlen(fqn + pre);
-    if (c->run_names.len + alen + 1 <= TREE_RUN_NAMES) {
+    size_t flen = strlen(fqn);
+    if (c->run_names.len + flen + 1 <= TREE_RUN_NAMES) {
         if (c->run_names.len)
             exdb_buf_putc(&c->run_names, ',');
-        exdb_buf_put(&c->run_names, fqn + pre, alen);
+        exdb_buf_put(&c->run_names, fqn, flen);
     } else {
         c->run_cut++;
     }

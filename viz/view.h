@@ -37,7 +37,7 @@ typedef struct vz_node {
     const exdb_node *fx;
     const char *kind_line; /* a second label line (placeholder kind), plain text */
     const char *kind_tip;  /* one more tooltip line (the state FQN), plain text */
-    /* A box standing for a run of modules (tree.c): their names, comma-separated
+    /* A box standing for a run of modules (tree.c): their paths, comma-separated
      * (the HTML page's search and panel; not drawn in DOT), or NULL. */
     const char *members;
 } vz_node;

@@ -307,15 +307,15 @@ fi
 # render tree -o F.html of 80 module_call_graph entries no node runs: a
 # run of 16+ empty sibling modules is one box (20 boxes, not 84), as in
 # DOT; a search for a module inside a run (m40 of m35 .. m79) goes to the
-# run's box, whose panel lists the names; render module blk's page too
+# run's box, whose panel lists the paths; render module blk's page too
 mcg=$root/tests/fixtures/modgraph/mcg_runs.json
 "$exdb" -batch -q "$mcg" -ex "unflatten run" -ex "render tree -o $out/mcg.html" \
     -ex "render module blk -o $out/mcgblk.html" >"$out/log" 2>&1 ||
     { bad "mcg_runs: render tree failed"; cat "$out/log"; }
 d=$(dom "$out/mcg.html" "search=m40")
 if [ "$(body_attr "$d" shown)" = 20 ] && [ "$(body_attr "$d" selected)" = "m35~empty" ] &&
-    printf '%s' "$d" | grep -q '^names: m35 m36 m37' && [ -z "$(body_attr "$d" errors)" ] &&
-    grep -q '"blk.m0~empty",[^]]*names: m0 m1 ' "$out/mcgblk.html"; then ok; else
+    printf '%s' "$d" | grep -q '^modules: m35 m36 m37' && [ -z "$(body_attr "$d" errors)" ] &&
+    grep -q '"blk.m0~empty",[^]]*modules: blk.m0 blk.m1 ' "$out/mcgblk.html"; then ok; else
     bad "mcg_runs tree page: $(body_attr "$d" shown) boxes, search m40 went to $(body_attr "$d" selected) (errors: $(body_attr "$d" errors))"
 fi
 if [ -d "$real" ]; then
