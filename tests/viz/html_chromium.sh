@@ -318,6 +318,14 @@ if [ "$(body_attr "$d" shown)" = 20 ] && [ "$(body_attr "$d" selected)" = "m35~e
     grep -q '"blk.m0~empty",[^]]*modules: blk.m0 blk.m1 ' "$out/mcgblk.html"; then ok; else
     bad "mcg_runs tree page: $(body_attr "$d" shown) boxes, search m40 went to $(body_attr "$d" selected) (errors: $(body_attr "$d" errors))"
 fi
+# a search that matches ordinary boxes (small.m20 .. small.m29) lists the
+# run boxes whose paths match too (blk.m2 in blk's run), by the same rules
+d=$(dom "$out/mcg.html" "search=m2")
+if [ "$(body_attr "$d" ready)" = 1 ] && [ "$(body_attr "$d" hits)" = 11 ] &&
+    printf '%s' "$d" | grep -q 'data-go="blk.m0~empty">m0 .. m19 (blk.m2)<' &&
+    printf '%s' "$d" | grep -q 'data-go="small.m29">small.m29<' && [ -z "$(body_attr "$d" errors)" ]; then ok; else
+    bad "mcg_runs tree page: search m2 found $(body_attr "$d" hits) (want 11: small.m20 .. small.m29 and blk's run box)"
+fi
 if [ -d "$real" ]; then
     vit=$real/TheCBaH__pytorch.models.pt2__vit_b_16__model.json
     "$exdb" -batch -q "$vit" -ex "render modules -o $out/vit.html" >"$out/log" 2>&1 ||
