@@ -184,6 +184,33 @@ static void json_plain(gd_ctx *c, exdb_buf *b, const char *text) {
     exdb_buf_json_str(b, exdb_buf_str(&c->tmp));
 }
 
+/* A run box's text: its tooltip, then the first VZ_LINKS of the module paths it
+ * stands for (members: comma-separated, "+N": paths not kept). */
+static void json_run_text(gd_ctx *c, exdb_buf *b, const vz_node *n) {
+    exdb_buf_reset(&c->tmp);
+    plain(&c->tmp, n->tooltip ? n->tooltip : n->label);
+    uint32_t kept = 0, cut = 0;
+    for (const char *s = n->members; *s;) {
+        const char *e = strchr(s, ',');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        if (s[0] == '+') {
+            cut += (uint32_t)strtoul(s + 1, NULL, 10);
+        } else if (kept++ < VZ_LINKS) {
+            exdb_buf_puts(&c->tmp, kept > 1 ? " " : "\n\nmodules: ");
+            exdb_buf_put(&c->tmp, s, len);
+        }
+        s = e ? e + 1 : s + len;
+    }
+    if (kept > VZ_LINKS || cut) {
+        exdb_buf_printf(&c->tmp, " (+%u more; search finds ", kept + cut - VZ_LINKS);
+        if (cut)
+            exdb_buf_printf(&c->tmp, "the first %u)", kept);
+        else
+            exdb_buf_puts(&c->tmp, "each)");
+    }
+    exdb_buf_json_str(b, exdb_buf_str(&c->tmp));
+}
+
 /* The names of the nodes at the other end of v's edges (out: its users;
  * else its inputs), the first VZ_LINKS, then "+N". */
 static void json_links(gd_ctx *c, exdb_buf *b, uint32_t v, int out) {
@@ -213,7 +240,10 @@ static void put_node(gd_ctx *c, exdb_buf *b, uint32_t v, const char *kind, vz_no
         exdb_buf_printf(b, "[\"%s\",", kind);
         exdb_buf_json_str(b, n->name);
         exdb_buf_puts(b, ",\"\",\"\",");
-        json_plain(c, b, n->tooltip ? n->tooltip : n->label);
+        if (n->members)
+            json_run_text(c, b, n);
+        else
+            json_plain(c, b, n->tooltip ? n->tooltip : n->label);
         exdb_buf_puts(b, ",0,");
         exdb_buf_json_str(b, n->fill ? n->fill : "#ffffff");
         exdb_buf_puts(b, ",\"\"");
@@ -288,7 +318,9 @@ static void put_graph(gd_ctx *c, FILE *f, exdb_buf *b, uint32_t m, const uint32_
 }
 
 /* The module list as tree_data.c's ([fqn, class, parent, own, in all,
- * "names", "targets"]; class null), then "label" and "fill". */
+ * "names", "targets"]; class null), then "label" and "fill". A run box's
+ * "target" is the paths it stands for, comma-separated (tree.c): the
+ * page's search over targets goes to the box for any of them. */
 static void put_mods(gd_ctx *c, FILE *f, exdb_buf *b, const uint32_t *nfirst,
                      const uint32_t *norder) {
     exdb_buf tg;
@@ -317,6 +349,8 @@ static void put_mods(gd_ctx *c, FILE *f, exdb_buf *b, const uint32_t *nfirst,
             exdb_buf_reset(&tg);
             if (fx)
                 exdb_viz_short_target(&tg, fx);
+            else if (c->vg->nodes[g->ref].members) /* a run box: search finds its paths */
+                exdb_buf_puts(&tg, c->vg->nodes[g->ref].members);
             const char *ts = exdb_buf_str(&tg);
             exdb_buf_printf(&c->tmp, "%s%s", c->tmp.len ? " " : "",
                             ts[0] && !strchr(ts, ' ') ? ts : "-");

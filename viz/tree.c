@@ -14,7 +14,10 @@
  * sibling paths holding empty plain modules (no graph, submodules or
  * state: the module_call_graph entries no node runs, which
  * _reorder_submodules adds) is one box "first .. last, N empty": 40k such
- * entries drew 40k boxes of the same text, 1.4 KB of Graphviz each. */
+ * entries drew 40k boxes of the same text, 1.4 KB of Graphviz each. The
+ * box keeps the run's paths (vz_node.members, up to TREE_RUN_NAMES bytes)
+ * for the HTML page: its search finds a name in the run, its panel lists
+ * the first ones (graph_data.c). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +31,10 @@
 
 /* Sibling paths of empty modules drawn as one box from this many on. */
 #define TREE_RUN_MIN 16
+/* The bytes of a run's paths its box keeps for the HTML page's search and
+ * panel (40k paths "m0".."m39999" are 269 KB, "layers.0".."layers.39999"
+ * 549 KB); paths past it are counted, not kept. */
+#define TREE_RUN_NAMES (1024 * 1024)
 
 typedef struct tree_ctx {
     vz_graph *vg;
@@ -50,8 +57,10 @@ typedef struct tree_ctx {
     exdb_buf run_text;
     size_t run_at[TREE_RUN_MIN];
     exdb_umodule *run_mod[TREE_RUN_MIN];
-    uint32_t run_box; /* the run's box once drawn, else VZ_NONE */
-    size_t run_last;  /* run_text offset of the last path's atom */
+    uint32_t run_box;   /* the run's box once drawn, else VZ_NONE */
+    size_t run_last;    /* run_text offset of the last path's atom */
+    exdb_buf run_names; /* the run's paths, comma-separated (vz_node.members) */
+    uint32_t run_cut;   /* paths past TREE_RUN_NAMES bytes, not in run_names */
 } tree_ctx;
 
 static const char *kind_fill(const exdb_umodule *m) {
@@ -312,6 +321,9 @@ static void flush_run(tree_ctx *c) {
     exdb_buf_reset(&c->t);
     vz_put_text(&c->t, exdb_buf_str(&c->b), 0, 0);
     v->tooltip = vz_str(vg, &c->t);
+    if (c->run_cut)
+        exdb_buf_printf(&c->run_names, ",+%u", c->run_cut);
+    v->members = vz_str(vg, &c->run_names);
     c->run_box = VZ_NONE;
 }
 
@@ -325,6 +337,16 @@ static void run_add(tree_ctx *c, const char *fqn, exdb_umodule *m) {
         exdb_buf_reset(&c->run_text);
         c->run_pre = pre;
         c->run_box = VZ_NONE;
+        exdb_buf_reset(&c->run_names);
+        c->run_cut = 0;
+    }
+    size_t flen = strlen(fqn);
+    if (c->run_names.len + flen + 1 <= TREE_RUN_NAMES) {
+        if (c->run_names.len)
+            exdb_buf_putc(&c->run_names, ',');
+        exdb_buf_put(&c->run_names, fqn, flen);
+    } else {
+        c->run_cut++;
     }
     if (c->run_n < TREE_RUN_MIN) {
         c->run_at[c->run_n] = c->run_text.len;
@@ -381,6 +403,7 @@ static int draw_tree(vz_graph *vg, const exdb_unflatten *u, const char *under) {
     exdb_buf_init(&c.t);
     exdb_buf_init(&c.skip);
     exdb_buf_init(&c.run_text);
+    exdb_buf_init(&c.run_names);
     c.run_box = VZ_NONE;
     count_calls(&c, u);
     if (exdb_unflatten_named_modules(u, visit, &c) < 0)
@@ -389,8 +412,9 @@ static int draw_tree(vz_graph *vg, const exdb_unflatten *u, const char *under) {
     vg->rankdir = "LR";
     vg->ordering = "out"; /* children in registration order, as named_modules */
     /* text cut short in a scratch buffer (copied with vz_put_text) fails too */
-    vg->oom |= c.b.oom || c.t.oom || c.skip.oom || c.run_text.oom;
+    vg->oom |= c.b.oom || c.t.oom || c.skip.oom || c.run_text.oom || c.run_names.oom;
     exdb_buf_free(&c.run_text);
+    exdb_buf_free(&c.run_names);
     exdb_buf_free(&c.b);
     exdb_buf_free(&c.t);
     exdb_buf_free(&c.skip);

@@ -22,21 +22,24 @@
 typedef struct vz_node {
     const char *name; /* the cgraph node name, also the SVG id: the FX name */
     const char *label, *tooltip;
-    const char *fill;  /* fillcolor; NULL: white */
-    const char *shape; /* NULL: box */
-    const char *style; /* NULL: "rounded,filled" */
-    uint32_t cluster;  /* index in clusters; 0 is the root graph */
-    uint32_t order;    /* position in the program, to tell near from far uses */
-    uint32_t copy_of;  /* VZ_NONE, or the node this is a dashed copy of */
-    uint32_t ncopies;  /* copies made of this node so far */
-    uint8_t dup_ok;    /* may be drawn once per far use when it has many */
+    const char *fill;   /* fillcolor; NULL: white */
+    const char *shape;  /* NULL: box */
+    const char *style;  /* NULL: "rounded,filled" */
+    uint32_t cluster;   /* index in clusters; 0 is the root graph */
+    uint32_t order;     /* position in the program, to tell near from far uses */
+    uint32_t copy_of;   /* VZ_NONE, or the node this is a dashed copy of */
+    uint32_t ncopies;   /* copies made of this node so far */
+    uint8_t dup_ok;     /* may be drawn once per far use when it has many */
+    uint32_t rank_with; /* index + 1 of a node of the same cluster to share a rank with
+                         * (drawn as a rank=same subgraph), 0 = none */
     /* When label/tooltip are NULL and fx is set, they are made from the FX
      * node when written (vz_node_text): big views then store no text. */
     const exdb_node *fx;
     const char *kind_line; /* a second label line (placeholder kind), plain text */
     const char *kind_tip;  /* one more tooltip line (the state FQN), plain text */
-    uint32_t rank_with;    /* index + 1 of a node of the same cluster to share a rank with
-                            * (drawn as a rank=same subgraph), 0 = none */
+    /* A box standing for a run of modules (tree.c): their paths, comma-separated
+     * (the HTML page's search and panel; not drawn in DOT), or NULL. */
+    const char *members;
 } vz_node;
 
 typedef struct vz_edge {

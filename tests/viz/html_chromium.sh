@@ -304,6 +304,28 @@ if [ "$(body_attr "$d" open)" = "embed,encoder,head" ] && [ -z "$(body_attr "$d"
 else
     bad "example modules --depth 2: not opened to depth 2 (open: $(body_attr "$d" open))"
 fi
+# render tree -o F.html of 80 module_call_graph entries no node runs: a
+# run of 16+ empty sibling modules is one box (20 boxes, not 84), as in
+# DOT; a search for a module inside a run (m40 of m35 .. m79) goes to the
+# run's box, whose panel lists the paths; render module blk's page too
+mcg=$root/tests/fixtures/modgraph/mcg_runs.json
+"$exdb" -batch -q "$mcg" -ex "unflatten run" -ex "render tree -o $out/mcg.html" \
+    -ex "render module blk -o $out/mcgblk.html" >"$out/log" 2>&1 ||
+    { bad "mcg_runs: render tree failed"; cat "$out/log"; }
+d=$(dom "$out/mcg.html" "search=m40")
+if [ "$(body_attr "$d" shown)" = 20 ] && [ "$(body_attr "$d" selected)" = "m35~empty" ] &&
+    printf '%s' "$d" | grep -q '^modules: m35 m36 m37' && [ -z "$(body_attr "$d" errors)" ] &&
+    grep -q '"blk.m0~empty",[^]]*modules: blk.m0 blk.m1 ' "$out/mcgblk.html"; then ok; else
+    bad "mcg_runs tree page: $(body_attr "$d" shown) boxes, search m40 went to $(body_attr "$d" selected) (errors: $(body_attr "$d" errors))"
+fi
+# a search that matches ordinary boxes (small.m20 .. small.m29) lists the
+# run boxes whose paths match too (blk.m2 in blk's run), by the same rules
+d=$(dom "$out/mcg.html" "search=m2")
+if [ "$(body_attr "$d" ready)" = 1 ] && [ "$(body_attr "$d" hits)" = 11 ] &&
+    printf '%s' "$d" | grep -q 'data-go="blk.m0~empty">m0 .. m19 (blk.m2)<' &&
+    printf '%s' "$d" | grep -q 'data-go="small.m29">small.m29<' && [ -z "$(body_attr "$d" errors)" ]; then ok; else
+    bad "mcg_runs tree page: search m2 found $(body_attr "$d" hits) (want 11: small.m20 .. small.m29 and blk's run box)"
+fi
 if [ -d "$real" ]; then
     vit=$real/TheCBaH__pytorch.models.pt2__vit_b_16__model.json
     "$exdb" -batch -q "$vit" -ex "render modules -o $out/vit.html" >"$out/log" 2>&1 ||

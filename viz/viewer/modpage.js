@@ -436,14 +436,24 @@ svg.addEventListener('click',function(e){if(moved)return;
  * then prefixes, then substrings; the hits listed in the panel by module */
 var hits=[],cur=-1;
 function rank(n,s){return n===s?0:n.indexOf(s)===0?1:n.indexOf(s)>=0?2:3;}
+/* a run box's paths (its target: comma-separated, "+N" the paths not kept)
+ * that s matches: [best rank, first path of that rank, how many match] */
+function runHit(t,s){var b=null;t.split(',').forEach(function(p){if(p[0]==='+')return;
+    var r=rank(p.toLowerCase(),s);if(r>2)return;if(!b||r<b[0])b=[r,p,b?b[2]:0];b[2]++;});return b;}
+/* a run box's hit as listed: its label's first line and the path found,
+ * "m0 .. m19 (blk.m2)", "m35 .. m79 (m40, +9 more)" */
+function runLabel(m,nm,b){var n=graph(m).n,l=nm;
+  for(var k=0;k<n.length;k++)if(n[k][1]===nm){l=(n[k][9]||nm).split('\n')[0];break;}
+  return l+' ('+b[1]+(b[2]>1?', +'+(b[2]-1)+' more':'')+')';}
 function search(s){hits=[];cur=-1;s=s.trim().toLowerCase();clearMarks();
   if(s){for(var m=0;m<NM;m++){var f=M[m][0].toLowerCase(),r=m?rank(f,s):3;
       if(r<3)hits.push([r,m,-1,M[m][0]]);
-      var names=M[m][5].split(' '),tg=M[m][6].split(' ');
-      if(M[m][5].toLowerCase().indexOf(s)>=0)names.forEach(function(nm){var r2=rank(nm.toLowerCase(),s);
-        if(r2<3)hits.push([r2,m,nm,nm]);});
-      else if(M[m][6].toLowerCase().indexOf(s)>=0)tg.forEach(function(t,i){var r3=rank(t.toLowerCase(),s);
-        if(r3<3&&names[i])hits.push([r3+3,m,names[i],names[i]]);});
+      var names=M[m][5].split(' '),tg=M[m][6].split(' '),byName=M[m][5].toLowerCase().indexOf(s)>=0;
+      if(byName||M[m][6].toLowerCase().indexOf(s)>=0)names.forEach(function(nm,i){
+        var r2=byName?rank(nm.toLowerCase(),s):3,t=tg[i]||'',b;
+        if(r2<3)hits.push([r2,m,nm,nm]);
+        else if(t.indexOf(',')>0){if((b=runHit(t,s)))hits.push([b[0],m,nm,runLabel(m,nm,b)]);}
+        else if(!byName&&nm&&(r2=rank(t.toLowerCase(),s))<3)hits.push([r2+3,m,nm,nm]);});
       else if(s.indexOf('=')>0&&M[m][3])graph(m).n.forEach(function(n){
         if(n[0]==='o'&&n[7]&&n[7].toLowerCase().indexOf(s)>=0)hits.push([6,m,n[1],n[1]]);});}
     hits.sort(function(a,b){return a[0]-b[0]||a[1]-b[1];});}
@@ -459,7 +469,7 @@ function listHits(){var by={},order=[];hits.slice(0,300).forEach(function(h){
   order.forEach(function(m){linkList((M[m][0]||'(root)')+'  ('+by[m].length+')',by[m]);});}
 function clearMarks(){svg.querySelectorAll('.hit,.cur').forEach(function(g){g.classList.remove('hit','cur');});}
 function elemOf(h){if(h[2]===-1)return document.getElementById('m:'+h[3]);
-  return document.getElementById(h[3]);}
+  return document.getElementById(h[2]);}
 function next(){if(!hits.length)return;cur=(cur+1)%hits.length;var h=hits[cur],t0=performance.now();
   var c=h[2]===-1?M[h[1]][2]:h[1];
   if(setOpen(c))render();clearMarks();
