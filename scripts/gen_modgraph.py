@@ -32,6 +32,8 @@ no weights are needed); only the nn_module_stack of each node differs:
   deep N       one module nested N deep (`d0.d1. ... .d<N-1>`), a relu at
                each level: stacks deeper than the walks' first capacities.
 
+  wide N       one module `w` holding N modules `w.c0` ... `w.c<N-1>`, each
+               called once (a graph module with N children).
   args N       N relus under the root, then one aten.cat of them all in
                module `m`: a call_module with N arguments.
 
@@ -113,6 +115,11 @@ def stacks_deep(n):
     return out
 
 
+def stacks_wide(n):
+    w = ROOT + ";L__self__w,w,%s" % SEQ
+    return [w + ";L__self__w_c%d,w.c%d,%s" % (i, i, RELU) for i in range(n)]
+
+
 LINEAR = "torch.nn.modules.linear.Linear"
 
 
@@ -122,7 +129,7 @@ def stacks_calls_param(n):
 
 SHAPES = {"calls": stacks_calls, "calls_param": stacks_calls_param,
           "calls_nested": stacks_calls_nested, "modules": stacks_modules, "cycle": stacks_cycle, "alias": stacks_alias,
-          "graphless": stacks_graphless, "deep": stacks_deep, "ints": lambda n: [ROOT], "args": lambda n: [ROOT] * n, "mcg": lambda n: [ROOT]}
+          "graphless": stacks_graphless, "deep": stacks_deep, "wide": stacks_wide, "ints": lambda n: [ROOT], "args": lambda n: [ROOT] * n, "mcg": lambda n: [ROOT]}
 
 
 def tensor(rows=2):

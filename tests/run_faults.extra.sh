@@ -25,7 +25,8 @@
 #     from ${REAL_PT2:-../shared/real_pt2} when that folder exists;
 #   - torch-made programs of the conformance corpus with the features the
 #     fixtures lack (every arena call, the commands of the walks above), and
-#     small made ones (Argument kinds, keyword inputs, module-tree shapes).
+#     small made ones (Argument kinds, keyword inputs, module-tree shapes);
+#   - the sites only those lack (reach*, journal-verify: docs/faults.md).
 # Each walk skips an N whose allocation has a call stack an earlier step of
 # the same walk made to fail (fault_walk.c; --all-stacks in FAULT_WALK_ARGS
 # walks every N), and the walks run FAULTS_JOBS (2) at a time.
@@ -199,7 +200,8 @@ run reach --arena-calls -c "load '{F}'" -c "info lines" -c "info calls blocks" \
     -c "render tree -o {D}/t.dot" -c "render flat -o {D}/f.html" -c "render frame -o {D}/fr.html" \
     -c "render tree -o {D}/t.html" -c "dce all" tests/fixtures/example.json \
     tests/fixtures/source/tinynet.pt2 tests/fixtures/modgraph/deep_32.json \
-    tests/fixtures/modgraph/args_65.json tests/fixtures/operator_index.json \
+    tests/fixtures/modgraph/args_65.json tests/fixtures/modgraph/wide_9.json \
+    tests/fixtures/operator_index.json \
     tests/fixtures/unflatten/ivals_child2parent.json tests/fixtures/describe_odd.json \
     $c/preserve_signature__nonstrict__preserve/program.pt2
 # diffs of schema versions and of a repeated call's nodes, a HOP subgraph's
@@ -209,6 +211,15 @@ run reach-diff --arena-calls -c "load '{F}'" -c "diff tests/fixtures/unflatten/d
     -c "diff tests/fixtures/modgraph/calls_param_12.json" -c "unflatten run" \
     -c "dce module m1.true_graph_0" -c "dce all" tests/fixtures/operator_index.json \
     tests/fixtures/modgraph/calls_64.json tests/fixtures/unflatten/cond.json tests/fixtures/diff/v1.json
+# constant user inputs (placeholders named arg{i}), a node whose outputs hold
+# None and a tensor list (the loader's getitems), TreeSpec dict keys that are
+# an int and an enum
+run reach-load --arena-calls -c "load '{F}'" -c "print code" -c "print code module" \
+    -c "info signature" -c "info module-call-graph" -c "unflatten run" -c "print code module ''" \
+    tests/fixtures/const_inputs_multi_out.json
+# an archive's model named at load (the snapshot keeps the name)
+run reach-model --arena-calls -c "load '{F}' model" -c "unflatten run" -c "save {D}/s.pt2" \
+    tests/fixtures/unflatten/constant_aliasing.pt2
 # the journal's own check (EXDB_JOURNAL_VERIFY, a debugging mode) failing
 EXDB_JOURNAL_VERIFY=1
 export EXDB_JOURNAL_VERIFY
