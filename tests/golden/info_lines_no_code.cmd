@@ -5,3 +5,5 @@
 # frame with code.
 info lines
 info calls fc
+info line relu
+list source net.py:13
