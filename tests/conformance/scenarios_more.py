@@ -460,3 +460,40 @@ class _OutOwner(nn.Module):
 def ivals_out_overload():
     """torch.add(x, 1.0, out=self.buf) inside a preserved child, read by the parent"""
     return _OutOwner(), (torch.randn(2),), {}
+
+
+class _BufOwner(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("buf", torch.zeros(2))
+
+    def forward(self, x):
+        return x + self.buf
+
+
+class _BufMutator(nn.Module):
+    def __init__(self, owner):
+        super().__init__()
+        self._owner = [owner]  # not registered: it mutates state owned elsewhere
+
+    def forward(self, x):
+        self._owner[0].buf.add_(x)
+        return x * 2
+
+
+class _MutatedElsewhere(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = _BufOwner()
+        self.c = _BufMutator(self.a)
+
+    def forward(self, x):
+        return self.c(x) + self.a(x)
+
+
+@scenario("issue 22: _sink_params keeps a buffer input in a module that mutates state owned "
+          "by a sibling (a.buf, add_ in c): the program returns the buffer's new value",
+          functional=True)
+def sink_mutated_elsewhere():
+    """c mutates a.buf through an unregistered reference"""
+    return _MutatedElsewhere(), (torch.randn(2),), {}
