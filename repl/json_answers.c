@@ -488,15 +488,19 @@ cJSON *ja_facts(const char *text) {
         const char *nl = strchr(l, '\n');
         size_t len = nl ? (size_t)(nl - l) : strlen(l);
         const char *sp = memchr(l, ' ', len);
-        if (sp) {
-            char *k = strndup(l, (size_t)(sp - l));
-            const char *v = sp + 1;
-            size_t vn = len - (size_t)(v - l);
-            if (k)
-                cJSON_AddItemToObject(o, k,
-                                      memchr(v, '=', vn) ? pairs_json(v, vn) : word_json(v, vn));
-            free(k);
+        /* a line without a value ("input_kinds" of a program without
+         * inputs): an empty object for the *_kinds counts, else "" */
+        size_t kn = sp ? (size_t)(sp - l) : len;
+        char *k = kn ? strndup(l, kn) : NULL;
+        const char *v = sp ? sp + 1 : l + len;
+        size_t vn = len - (size_t)(v - l);
+        if (k) {
+            int kinds = kn > 6 && memcmp(k + kn - 6, "_kinds", 6) == 0;
+            cJSON_AddItemToObject(o, k,
+                                  memchr(v, '=', vn) || (kinds && vn == 0) ? pairs_json(v, vn)
+                                                                           : word_json(v, vn));
         }
+        free(k);
         l += len + (nl != NULL);
     }
     return o;

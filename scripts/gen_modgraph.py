@@ -29,6 +29,14 @@ no weights are needed); only the nn_module_stack of each node differs:
                between two graph modules, and each level's module is also
                called a second time (aliasing the graphless ones).
 
+  deep N       one module nested N deep (`d0.d1. ... .d<N-1>`), a relu at
+               each level: stacks deeper than the walks' first capacities.
+
+  wide N       one module `w` holding N modules `w.c0` ... `w.c<N-1>`, each
+               called once (a graph module with N children).
+  args N       N relus under the root, then one aten.cat of them all in
+               module `m`: a call_module with N arguments.
+
   ints N       one relu node under the root, then one aten.view of it whose
                size is a list of N ints (a long int list; no module tree).
   mcg N        one relu node under the root, and N module_call_graph
@@ -98,6 +106,20 @@ def stacks_graphless(n):
     return out
 
 
+def stacks_deep(n):
+    out, prefix, path = [], ROOT, ""
+    for i in range(n):
+        path = (path + "." if path else "") + "d%d" % i
+        prefix += ";k%d,%s,m.D" % (i, path)
+        out.append(prefix)
+    return out
+
+
+def stacks_wide(n):
+    w = ROOT + ";L__self__w,w,%s" % SEQ
+    return [w + ";L__self__w_c%d,w.c%d,%s" % (i, i, RELU) for i in range(n)]
+
+
 LINEAR = "torch.nn.modules.linear.Linear"
 
 
@@ -107,7 +129,7 @@ def stacks_calls_param(n):
 
 SHAPES = {"calls": stacks_calls, "calls_param": stacks_calls_param,
           "calls_nested": stacks_calls_nested, "modules": stacks_modules, "cycle": stacks_cycle, "alias": stacks_alias,
-          "graphless": stacks_graphless, "ints": lambda n: [ROOT], "mcg": lambda n: [ROOT]}
+          "graphless": stacks_graphless, "deep": stacks_deep, "wide": stacks_wide, "ints": lambda n: [ROOT], "args": lambda n: [ROOT] * n, "mcg": lambda n: [ROOT]}
 
 
 def tensor(rows=2):
@@ -121,9 +143,11 @@ def int_list(n):
     return [(i * 7919) % 1000003 for i in range(n)]
 
 
-def program(stacks, linear=False, ints=0, extra_fqns=0):
+def program(stacks, linear=False, ints=0, extra_fqns=0, cat=0):
     nodes, tv, prev = [], {"x": tensor()}, "x"
     fqns = []
+    if cat:
+        stacks = stacks[:cat]
     if linear:
         tv["p_fc_weight"] = tensor(8)
     for i, st in enumerate(stacks):
@@ -139,11 +163,21 @@ def program(stacks, linear=False, ints=0, extra_fqns=0):
                       "metadata": {"nn_module_stack": st},
                       "is_hop_single_tensor_return": None, "name": name})
         tv[name] = tensor()
-        prev = name
+        prev = name if not cat else "x"
         for entry in st.split(";")[1:]:
             path = entry.split(",")[1]
             if path not in fqns:
                 fqns.append(path)
+    if cat:
+        nodes.append({"target": "torch.ops.aten.cat.default",
+                      "inputs": [{"name": "tensors", "kind": 1, "arg": {"as_tensors": [
+                          {"name": "relu" if i == 0 else "relu_%d" % i} for i in range(cat)]}}],
+                      "outputs": [{"as_tensor": {"name": "cat"}}],
+                      "metadata": {"nn_module_stack": ROOT + ";L__self__m,m,%s" % RELU},
+                      "is_hop_single_tensor_return": None, "name": "cat"})
+        tv["cat"] = tensor(2 * cat)
+        prev = "cat"
+        fqns.append("m")
     if ints:
         nodes.append({"target": "torch.ops.aten.view.default",
                       "inputs": [{"name": "self", "arg": {"as_tensor": {"name": prev}}, "kind": 1},
@@ -186,7 +220,8 @@ def main():
     n = max(a.n, 1)
     text = json.dumps(program(SHAPES[a.shape](n), linear=a.shape == "calls_param",
                               ints=n if a.shape == "ints" else 0,
-                              extra_fqns=n if a.shape == "mcg" else 0))
+                              extra_fqns=n if a.shape == "mcg" else 0,
+                              cat=n if a.shape == "args" else 0))
     if a.out == "-":
         sys.stdout.write(text + "\n")
     else:

@@ -25,7 +25,8 @@
 #     from ${REAL_PT2:-../shared/real_pt2} when that folder exists;
 #   - torch-made programs of the conformance corpus with the features the
 #     fixtures lack (every arena call, the commands of the walks above), and
-#     small made ones (Argument kinds, keyword inputs, module-tree shapes).
+#     small made ones (Argument kinds, keyword inputs, module-tree shapes);
+#   - the sites only those lack (reach*, journal-verify: docs/faults.md).
 # Each walk skips an N whose allocation has a call stack an earlier step of
 # the same walk made to fail (fault_walk.c; --all-stacks in FAULT_WALK_ARGS
 # walks every N), and the walks run FAULTS_JOBS (2) at a time.
@@ -190,6 +191,43 @@ run features --arena-calls -c "load '{F}'" -c "print code" -c "print readable" \
     tests/fixtures/kwargs_no_arg_names.json tests/fixtures/modgraph/calls_param_12.json \
     tests/fixtures/modgraph/mcg_3.json tests/fixtures/modgraph/mcg_runs.json \
     tests/fixtures/modgraph/alias_3.json
+# sites only a program feature or command above lacks reaches (docs/faults.md):
+# info lines/calls, dce --dry-run, module stacks deeper than their first
+# capacity (gen_modgraph.py deep 32), a call with 65 arguments (args 65), an
+# operator.* call without a Python operator (its code keeps no node names),
+# constants of preserved signatures, a frame's tuple value, metadata beyond
+# the known keys, the HTML pages' arena copies
+run reach --arena-calls -c "load '{F}'" -c "info lines" -c "info calls blocks" \
+    -c "dce --dry-run" -c "print code" -c "unflatten run" -c "lint all" -c "info modules" \
+    -c "render tree -o {D}/t.dot" -c "render flat -o {D}/f.html" -c "render frame -o {D}/fr.html" \
+    -c "render tree -o {D}/t.html" -c "dce all" tests/fixtures/example.json \
+    tests/fixtures/source/tinynet.pt2 tests/fixtures/modgraph/deep_32.json \
+    tests/fixtures/modgraph/args_65.json tests/fixtures/modgraph/wide_9.json \
+    tests/fixtures/operator_index.json \
+    tests/fixtures/unflatten/ivals_child2parent.json tests/fixtures/describe_odd.json \
+    $c/preserve_signature__nonstrict__preserve/program.pt2
+# diffs of schema versions and of a repeated call's nodes, a HOP subgraph's
+# module graph, dce refused in module graphs, more events than the journal's
+# first capacity (calls 64)
+run reach-diff --arena-calls -c "load '{F}'" -c "diff tests/fixtures/unflatten/dedup_sym_size.json" \
+    -c "diff tests/fixtures/modgraph/calls_param_12.json" -c "unflatten run" \
+    -c "dce module m1.true_graph_0" -c "dce all" tests/fixtures/operator_index.json \
+    tests/fixtures/modgraph/calls_64.json tests/fixtures/unflatten/cond.json tests/fixtures/diff/v1.json
+# constant user inputs (placeholders named arg{i}), a node whose outputs hold
+# None and a tensor list (the loader's getitems), TreeSpec dict keys that are
+# an int and an enum
+run reach-load --arena-calls -c "load '{F}'" -c "print code" -c "print code module" \
+    -c "info signature" -c "info module-call-graph" -c "unflatten run" -c "print code module ''" \
+    tests/fixtures/const_inputs_multi_out.json
+# an archive's model named at load (the snapshot keeps the name)
+run reach-model --arena-calls -c "load '{F}' model" -c "unflatten run" -c "save {D}/s.pt2" \
+    tests/fixtures/unflatten/constant_aliasing.pt2
+# the journal's own check (EXDB_JOURNAL_VERIFY, a debugging mode) failing
+EXDB_JOURNAL_VERIFY=1
+export EXDB_JOURNAL_VERIFY
+run journal-verify -c "load '{F}'" -c "unflatten run" -c "goto 5" -c "reverse-stepi 3" -c "stepi 2" \
+    tests/fixtures/unflatten/relu_twice.json
+unset EXDB_JOURNAL_VERIFY
 wait
 report
 # file:line of core/ and viz/ (a build without ASan names a site by its

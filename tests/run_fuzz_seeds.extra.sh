@@ -59,8 +59,8 @@ if command -v python3 >/dev/null 2>&1; then
     REAL_PT2=$tmp/real sh "$root/tests/fuzz/seeds.sh" "$tmp/seeds" >"$tmp/seeds.log" 2>&1
     check "seeds.sh runs" 0 $?
     n=$(ls "$tmp/seeds/unflatten" 2>/dev/null | grep -c '^modgraph_')
-    check "fuzz_unflatten gets the 9 adversarial module graphs" 9 "$n"
-    for shape in calls_64 alias_20 graphless_6 cycle_5; do
+    check "fuzz_unflatten gets the 12 adversarial module graphs" 12 "$n"
+    for shape in calls_64 alias_20 graphless_6 cycle_5 deep_32 args_65 wide_9; do
         [ -s "$tmp/seeds/unflatten/modgraph_$shape.json" ] && r=yes || r=no
         check "module graph seed $shape" yes "$r"
     done

@@ -167,6 +167,24 @@ while True:
         break
     cen = data.index(b"PK\x01\x02", cen + 4)
 write("zip_huge_member.pt2", bytes(data))
+# the program member flagged encrypted (general purpose bit 0) in both headers
+zipit("zip_encrypted_member.pt2", pt2("zip_encrypted_member", valid))
+path = os.path.join(dst, "zip_encrypted_member.pt2")
+data = bytearray(open(path, "rb").read())
+name = b"zip_encrypted_member/models/model.json"
+for sig, flags, nlen, at in ((b"PK\x03\x04", 6, 26, 30), (b"PK\x01\x02", 8, 28, 46)):
+    i = data.index(sig)
+    while True:
+        n = struct.unpack_from("<H", data, i + nlen)[0]
+        if data[i + at: i + at + n] == name:
+            data[i + flags] |= 1
+            break
+        i = data.index(sig, i + 4)
+write("zip_encrypted_member.pt2", bytes(data))
+# a JSON file past the 2 GiB program limit (sparse: '{' and a hole)
+with open(os.path.join(dst, "json_over_limit.json"), "wb") as f:
+    f.write(b"{")
+    f.truncate((2 << 30) + 10)
 # two members named byteorder (zipfile warns and writes both)
 import warnings
 warnings.simplefilter("ignore")

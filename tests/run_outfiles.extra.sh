@@ -161,10 +161,15 @@ with zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_STORED) as z:
     z.writestr('big/data/weights/weight_0', bytes(160 << 20))
 EOF
 mkdir "$tmp/sig"
-# save_killed SIG: 0 when the signal landed while the save was writing
+# save_killed SIG: 0 when the signal landed while the save was writing.
+# exdb starts with SIGHUP at its default action even when this script runs
+# under nohup (which ignores it, and exdb rightly keeps an ignored signal
+# ignored: the SIGHUP case then never ended the save)
+dfl=""
+env --default-signal=HUP true 2>/dev/null && dfl="env --default-signal=HUP"
 save_killed() {
     rm -rf "$tmp/sig"/* "$tmp/sig"/.[!.]*
-    "$exdb" -q "$tmp/big.pt2" -ex "save $tmp/sig/out.pt2" -ex "echo saved" -batch >"$tmp/log" 2>&1 &
+    $dfl "$exdb" -q "$tmp/big.pt2" -ex "save $tmp/sig/out.pt2" -ex "echo saved" -batch >"$tmp/log" 2>&1 &
     pid=$!
     n=0 # until the save has started writing: anything in the folder
     while [ -z "$(ls -A "$tmp/sig")" ] && [ $n -lt 3000 ] && kill -0 $pid 2>/dev/null; do

@@ -32,6 +32,12 @@ static int add(items *it, char change, const char *section, const char *key, con
     return 0;
 }
 
+/* add() of two texts made for it: NULL is out of memory, not "absent". */
+static int add_made(items *it, const char *section, const char *key, const char *field,
+                    const char *a, const char *b) {
+    return a && b ? add(it, '~', section, key, field, a, b) : -1;
+}
+
 static const char *dup(items *it, const char *s) {
     return s ? exdb_arena_strdup(&it->d->arena, s) : NULL;
 }
@@ -201,13 +207,13 @@ static int diff_call_sig(items *it, const char *fqn, const exdb_call_signature *
     }
     int rc = 0;
     if (!names_eq(it->d, x->inputs, x->ninputs, y->inputs, y->ninputs))
-        rc |= add(it, '~', "call", key, "inputs",
-                  names_text(it, x->inputs, x->input_values, x->ninputs),
-                  names_text(it, y->inputs, y->input_values, y->ninputs));
+        rc |= add_made(it, "call", key, "inputs",
+                       names_text(it, x->inputs, x->input_values, x->ninputs),
+                       names_text(it, y->inputs, y->input_values, y->ninputs));
     if (!names_eq(it->d, x->outputs, x->noutputs, y->outputs, y->noutputs))
-        rc |= add(it, '~', "call", key, "outputs",
-                  names_text(it, x->outputs, x->output_values, x->noutputs),
-                  names_text(it, y->outputs, y->output_values, y->noutputs));
+        rc |= add_made(it, "call", key, "outputs",
+                       names_text(it, x->outputs, x->output_values, x->noutputs),
+                       names_text(it, y->outputs, y->output_values, y->noutputs));
     if (!str_eq(x->in_spec_text, y->in_spec_text))
         rc |= add(it, '~', "call", key, "in_spec", x->in_spec_text, y->in_spec_text);
     if (!str_eq(x->out_spec_text, y->out_spec_text))
@@ -217,9 +223,9 @@ static int diff_call_sig(items *it, const char *fqn, const exdb_call_signature *
     for (uint32_t i = 0; fa && i < x->nforward_arg_names; i++)
         fa = str_eq(x->forward_arg_names[i], y->forward_arg_names[i]);
     if (!fa)
-        rc |= add(it, '~', "call", key, "forward_arg_names",
-                  names_text(it, x->forward_arg_names, NULL, x->nforward_arg_names),
-                  names_text(it, y->forward_arg_names, NULL, y->nforward_arg_names));
+        rc |= add_made(it, "call", key, "forward_arg_names",
+                       names_text(it, x->forward_arg_names, NULL, x->nforward_arg_names),
+                       names_text(it, y->forward_arg_names, NULL, y->nforward_arg_names));
     return rc ? -1 : 0;
 }
 
@@ -289,9 +295,9 @@ static int diff_fields(items *it) {
                   pa->torch_version ? pa->torch_version : "(none)",
                   pb->torch_version ? pb->torch_version : "(none)");
     if (pa->schema_major != pb->schema_major || pa->schema_minor != pb->schema_minor)
-        rc |= add(it, '~', "program", "schema", "schema",
-                  exdb_arena_printf(ar, "%d.%d", pa->schema_major, pa->schema_minor),
-                  exdb_arena_printf(ar, "%d.%d", pb->schema_major, pb->schema_minor));
+        rc |= add_made(it, "program", "schema", "schema",
+                       exdb_arena_printf(ar, "%d.%d", pa->schema_major, pa->schema_minor),
+                       exdb_arena_printf(ar, "%d.%d", pb->schema_major, pb->schema_minor));
     const char *ra = ranges_text(it, pa), *rb = ranges_text(it, pb);
     if (!ra || !rb)
         return -1;

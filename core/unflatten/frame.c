@@ -365,18 +365,25 @@ int exdb_frame_enter(exdb_urun *r, exdb_uframe *parent, const exdb_stack_entry *
     return 0;
 }
 
-static const exdb_val *out_val(exdb_urun *r, exdb_node **outs, uint32_t n, int single) {
-    if (single)
-        return n && outs[0] && outs[0]->meta ? outs[0]->meta->val : NULL;
-    exdb_val *v = exdb_arena_calloc(&r->arena, 1, sizeof *v);
-    if (!v)
-        return NULL;
-    v->kind = EXDB_VAL_TUPLE;
-    v->n = n;
-    v->u.items = exdb_arena_calloc(&r->arena, n ? n : 1, sizeof *v->u.items);
-    for (uint32_t i = 0; v->u.items && i < n; i++)
-        v->u.items[i] = outs[i] && outs[i]->meta ? outs[i]->meta->val : NULL;
-    return v;
+/* The call's meta["val"]: the one output's, else a tuple of the outputs'
+ * (*v NULL when the one output has none). -1 on out of memory. */
+static int out_val(exdb_urun *r, exdb_node **outs, uint32_t n, int single, const exdb_val **v) {
+    *v = NULL;
+    if (single) {
+        *v = n && outs[0] && outs[0]->meta ? outs[0]->meta->val : NULL;
+        return 0;
+    }
+    exdb_val *t = exdb_arena_calloc(&r->arena, 1, sizeof *t);
+    const exdb_val **items = exdb_arena_calloc(&r->arena, n ? n : 1, sizeof *items);
+    if (!t || !items)
+        return -1;
+    t->kind = EXDB_VAL_TUPLE;
+    t->n = n;
+    for (uint32_t i = 0; i < n; i++)
+        items[i] = outs[i] && outs[i]->meta ? outs[i]->meta->val : NULL;
+    t->u.items = items;
+    *v = t;
+    return 0;
 }
 
 /* _ModuleFrame.uplift_common_custom_metadata */
@@ -510,7 +517,8 @@ static int wire_parent(exdb_urun *r, exdb_uframe *f, const frame_outs *o, exdb_e
     exdb_meta *pm = exdb_fxbuild_meta_clone(r, o->parent_out->meta);
     if (!pm)
         return exdb_errorf(err, "out of memory");
-    pm->val = out_val(r, o->gout, f->sig ? 1 : o->norig, o->single);
+    if (out_val(r, o->gout, f->sig ? 1 : o->norig, o->single, &pm->val) < 0)
+        return exdb_errorf(err, "out of memory");
     EXDB_WILL_WRITE(A, o->parent_out->meta);
     o->parent_out->meta = pm;
     if (uplift_custom(r, f) < 0)

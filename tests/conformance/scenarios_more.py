@@ -427,3 +427,73 @@ class _SinkElsewhere(nn.Module):
 def sink_elsewhere():
     """c reads a.w and a.v through an unregistered reference"""
     return _SinkElsewhere(), (torch.randn(2),), {}
+
+
+class _OutWriter(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("buf", torch.zeros(2))
+        self.register_buffer("vals", torch.zeros(2))
+        self.register_buffer("idx", torch.zeros(2, dtype=torch.long))
+        self.bn = nn.BatchNorm1d(2)
+
+    def forward(self, x):
+        torch.add(x, 1.0, out=self.buf)  # aten.add.out: an out= overload writes buf
+        y = self.bn(x.reshape(1, 2).expand(3, 2))  # add_ of num_batches_tracked
+        torch.sort(x, out=(self.vals, self.idx))  # aten.sort.values
+        return x * self.buf + y.sum(0) + self.vals
+
+
+class _OutOwner(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c = _OutWriter()
+
+    def forward(self, x):
+        return self.c(x) + self.c.buf
+
+
+@scenario("issue 22: _IVals in a preserved module whose buffers are written by an out= "
+          "overload (aten.add.out, aten.sort.values) and an in-place op (batch norm's num_batches_tracked "
+          "add_): target._schema.is_mutable by ATen's naming rules",
+          preserve=(("c",),))
+def ivals_out_overload():
+    """torch.add(x, 1.0, out=self.buf) inside a preserved child, read by the parent"""
+    return _OutOwner(), (torch.randn(2),), {}
+
+
+class _BufOwner(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("buf", torch.zeros(2))
+
+    def forward(self, x):
+        return x + self.buf
+
+
+class _BufMutator(nn.Module):
+    def __init__(self, owner):
+        super().__init__()
+        self._owner = [owner]  # not registered: it mutates state owned elsewhere
+
+    def forward(self, x):
+        self._owner[0].buf.add_(x)
+        return x * 2
+
+
+class _MutatedElsewhere(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = _BufOwner()
+        self.c = _BufMutator(self.a)
+
+    def forward(self, x):
+        return self.c(x) + self.a(x)
+
+
+@scenario("issue 22: _sink_params keeps a buffer input in a module that mutates state owned "
+          "by a sibling (a.buf, add_ in c): the program returns the buffer's new value",
+          functional=True)
+def sink_mutated_elsewhere():
+    """c mutates a.buf through an unregistered reference"""
+    return _MutatedElsewhere(), (torch.randn(2),), {}

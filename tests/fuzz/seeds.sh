@@ -13,7 +13,8 @@
 #   - for fuzz_unflatten, adversarial module trees from
 #     scripts/gen_modgraph.py: one module called many times, a module that
 #     becomes its own descendant, shared modules nested deep, modules without
-#     a graph between shared ones.
+#     a graph between shared ones, stacks deeper than the first capacities,
+#     a call with 65 arguments, a module with 9 children.
 # Rebuilt from scratch every time; needs python3. Without the real programs
 # the seeds come from tests/ alone, and it says so on stderr.
 set -eu
@@ -27,7 +28,7 @@ mkdir -p "$out"
 # adversarial module trees for fuzz_unflatten (scripts/gen_modgraph.py)
 mkdir -p "$out/unflatten"
 for shape in "calls 3" "calls 64" "cycle 2" "cycle 5" "alias 3" "alias 9" "alias 20" \
-    "graphless 2" "graphless 6"; do
+    "graphless 2" "graphless 6" "deep 32" "args 65" "wide 9"; do
     # shellcheck disable=SC2086
     set -- $shape
     python3 "$root/scripts/gen_modgraph.py" "$1" "$2" --out "$out/unflatten/modgraph_$1_$2.json"

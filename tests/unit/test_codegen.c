@@ -206,6 +206,20 @@ Test(codegen, sympy_str_more) {
     sym("Mul(Integer(2), Symbol('s0'", "Mul(Integer(2), Symbol('s0'"); /* cut short */
 }
 
+/* Precedence of powers, negations and bare atoms as sympy's StrPrinter sets
+ * it: each expected text is str() of the srepr in sympy (torch 2.13's venv). */
+Test(codegen, sympy_str_precedence) {
+    sym("Pow(" S0 ", " S1 ")", "s0**s1");
+    sym("Mul(Integer(2), Pow(" S0 ", Integer(2)))", "2*s0**2");
+    sym("Mul(Integer(-1), Pow(" S0 ", Integer(2)))", "-s0**2");
+    sym("Pow(Pow(" S0 ", Integer(2)), " S1 ")", "(s0**2)**s1");
+    sym("Pow(" S0 ", oo)", "s0**oo");
+    sym("Mul(Rational(3, 4), " S0 ")", "3*s0/4");
+    sym("And(Symbol('b'), Not(Symbol('a')))", "b & ~a");
+    sym("Or(Symbol('b'), Not(Symbol('a')))", "b | ~a");
+    sym("And(Not(Symbol('a')), Not(Symbol('b')))", "~a & ~b");
+}
+
 /* print node's shortcut gives each node of the example the line and text
  * the whole code has (a node with no line: none). */
 Test(codegen, node_line_matches_whole_code) {

@@ -87,6 +87,24 @@ Test(invariants, user_that_does_not_use) {
     expect_broken("node y lists s as a user, which does not use it");
 }
 
+Test(invariants, count_larger_than_the_list) {
+    G->count = 4;
+    expect_broken("3 nodes in the list, count says 4");
+}
+
+Test(invariants, head_without_tail) {
+    G->tail = NULL;
+    expect_broken("head and tail disagree on emptiness");
+}
+
+Test(invariants, erased_user) {
+    S->erased = 1;
+    S->prev->next = NULL; /* s out of the list, still x's user */
+    G->tail = S->prev;
+    G->count = 2;
+    expect_broken("node x: user 0 is erased");
+}
+
 Test(invariants, journal_ranges) {
     exdb_journal j;
     exdb_arena ra;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/base/version.h"
 #include "core/export/describe.h"
 #include "core/fx/graph.h"
 #include "core/fx/print.h"
@@ -1306,4 +1307,15 @@ Test(load, a_long_chain_parsed_ahead) {
         free(serial);
         free(ahead);
     }
+}
+
+/* exdb_version() is the VERSION file's number (exdb --version, libexdb.a). */
+Test(load, version_is_the_version_file) {
+    FILE *f = fopen("VERSION", "r");
+    cr_assert_not_null(f);
+    char v[64] = {0};
+    cr_assert_not_null(fgets(v, sizeof v, f));
+    fclose(f);
+    v[strcspn(v, "\n")] = '\0';
+    cr_assert_str_eq(exdb_version(), v);
 }

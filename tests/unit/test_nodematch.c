@@ -77,6 +77,12 @@ Test(nodematch, dtype_and_shape) {
     cr_assert_eq(exdb_nodematch_shape(&f, "()"), 0);
     cr_assert_eq(f.ndims, 0);
     cr_assert_eq(count(&f), 0);
+    /* spaces around the text and around each size are not part of it */
+    cr_assert_eq(exdb_nodematch_shape(&f, "  [*, 2 ]  "), 0);
+    cr_assert_eq(f.ndims, 2);
+    cr_assert_eq(count(&f), 1);
+    cr_assert_eq(exdb_nodematch_shape(&f, " 8 ,2"), 0);
+    cr_assert_eq(f.ndims, 2);
 }
 
 Test(nodematch, filters_combine) {

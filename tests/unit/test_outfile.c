@@ -9,8 +9,10 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -69,6 +71,43 @@ Test(outfile, only_regular_files_are_replaced) {
     cr_assert_eq(lstat(test_tpath("link"), &st), 0);
     cr_assert(S_ISLNK(st.st_mode));
     cr_assert_eq(entries(), 3, "fifo, link, f: no temporary file");
+}
+
+/* set logging's target (exdb_out_open_log) and save's check name what is
+ * in the way: a directory, a socket, a block device (as root: a copy made
+ * here of the loop device's numbers, never opened), a folder that is not
+ * there; nothing is created in its place. */
+Test(outfile, log_and_save_targets_that_are_not_files) {
+    exdb_error err = {0};
+    cr_assert_eq(exdb_out_open_log(test_tdir, 0, &err), -1);
+    cr_assert(strstr(err.msg, ": is a directory"), "%s", err.msg);
+    exdb_error_clear(&err);
+    cr_assert_eq(exdb_out_open_log(test_tpath("no/such.log"), 0, &err), -1);
+    cr_assert(strstr(err.msg, "no/such.log: No such file or directory"), "%s", err.msg);
+    int sk = socket(AF_UNIX, SOCK_STREAM, 0);
+    cr_assert_geq(sk, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    const char *sp = test_tpath("sock");
+    cr_assert_lt(strlen(sp), sizeof sa.sun_path);
+    strcpy(sa.sun_path, sp);
+    cr_assert_eq(bind(sk, (struct sockaddr *)&sa, sizeof sa), 0, "%s", strerror(errno));
+    exdb_error_clear(&err);
+    cr_assert_eq(exdb_out_open_log(sp, 0, &err), -1);
+    cr_assert(strstr(err.msg, "not a regular file (a socket): refusing to write to it"), "%s",
+              err.msg);
+    exdb_error_clear(&err);
+    cr_assert_eq(exdb_out_check(sp, 1, &err), -1);
+    cr_assert(strstr(err.msg, "not a regular file (a socket): refusing to replace it"), "%s",
+              err.msg);
+    close(sk);
+    if (mknod(test_tpath("blk"), S_IFBLK | 0600, makedev(7, 250)) == 0) {
+        exdb_error_clear(&err);
+        cr_assert_eq(exdb_out_check(test_tpath("blk"), 1, &err), -1);
+        cr_assert(strstr(err.msg, "(a block device)"), "%s", err.msg);
+    }
+    struct stat st;
+    cr_assert_eq(lstat(sp, &st), 0);
+    cr_assert(S_ISSOCK(st.st_mode));
 }
 
 /* save --force onto a FIFO and onto a device: refused, both left alone
