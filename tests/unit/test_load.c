@@ -931,11 +931,9 @@ static char *load_answer(const char *path) {
     return s;
 }
 
-/* Every program of the malformed suite and of the fixtures (*.json, *.pt2
- * below the folder d) gives the same answer with its nodes parsed in a
- * second thread as without: the same error message for the same first
- * fault, the same program otherwise. Returns the number of files. */
-static int same_ahead(const char *d) {
+/* Calls check(path) on every program (*.json, *.pt2) below the folder d;
+ * returns the number of programs. */
+static int each_program(const char *d, void (*check)(const char *path)) {
     DIR *dir = opendir(d);
     cr_assert_not_null(dir, "%s", d);
     int n = 0;
@@ -948,24 +946,31 @@ static int same_ahead(const char *d) {
         if (e->d_name[0] == '.' || stat(path, &st) != 0)
             continue;
         if (S_ISDIR(st.st_mode)) {
-            n += same_ahead(path);
+            n += each_program(path, check);
             continue;
         }
         if (!(len > 5 && strcmp(e->d_name + len - 5, ".json") == 0) &&
             !(len > 4 && strcmp(e->d_name + len - 4, ".pt2") == 0))
             continue;
-        exdb_program_parse_ahead(UINT32_MAX);
-        char *serial = load_answer(path);
-        exdb_program_parse_ahead(0);
-        char *ahead = load_answer(path);
-        exdb_program_parse_ahead(EXDB_JSON_AHEAD_MIN);
-        cr_expect_str_eq(ahead, serial, "%s", path);
-        free(serial);
-        free(ahead);
+        check(path);
         n++;
     }
     closedir(dir);
     return n;
+}
+
+/* path gives the same answer with its nodes parsed in a second thread as
+ * without: the same error message for the same first fault, the same
+ * program otherwise. */
+static void same_ahead(const char *path) {
+    exdb_program_parse_ahead(UINT32_MAX);
+    char *serial = load_answer(path);
+    exdb_program_parse_ahead(0);
+    char *ahead = load_answer(path);
+    exdb_program_parse_ahead(EXDB_JSON_AHEAD_MIN);
+    cr_expect_str_eq(ahead, serial, "%s", path);
+    free(serial);
+    free(ahead);
 }
 
 /* ---- node metadata read at first use (exdb_program_lazy_meta) */
@@ -996,50 +1001,27 @@ static char *meta_answer(const char *path) {
     return s;
 }
 
-/* Every program below d reads the same with its metadata parsed when
- * first read as parsed at load; one refused either way is refused the
- * other (at load or at the read, maybe for another of its faults).
- * Returns the number of files. */
-static int same_lazy(const char *d) {
-    DIR *dir = opendir(d);
-    cr_assert_not_null(dir, "%s", d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(dir))) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", d, e->d_name);
-        size_t len = strlen(e->d_name);
-        struct stat st;
-        if (e->d_name[0] == '.' || stat(path, &st) != 0)
-            continue;
-        if (S_ISDIR(st.st_mode)) {
-            n += same_lazy(path);
-            continue;
-        }
-        if (!(len > 5 && strcmp(e->d_name + len - 5, ".json") == 0) &&
-            !(len > 4 && strcmp(e->d_name + len - 4, ".pt2") == 0))
-            continue;
-        exdb_program_lazy_meta(UINT32_MAX);
-        char *eager = meta_answer(path);
-        exdb_program_lazy_meta(0);
-        char *lazy = meta_answer(path);
-        exdb_program_lazy_meta(EXDB_LAZY_META_MIN);
-        if (strncmp(lazy, "error: ", 7) == 0 || strncmp(eager, "error: ", 7) == 0)
-            cr_expect(strncmp(lazy, "error: ", 7) == 0 && strncmp(eager, "error: ", 7) == 0,
-                      "%s: %.200s | %.200s", path, eager, lazy);
-        else
-            cr_expect_str_eq(lazy, eager, "%s", path);
-        free(eager);
-        free(lazy);
-        n++;
-    }
-    closedir(dir);
-    return n;
+/* path reads the same with its metadata parsed when first read as parsed
+ * at load; one refused either way is refused the other (at load or at the
+ * read, maybe for another of its faults). */
+static void same_lazy(const char *path) {
+    exdb_program_lazy_meta(UINT32_MAX);
+    char *eager = meta_answer(path);
+    exdb_program_lazy_meta(0);
+    char *lazy = meta_answer(path);
+    exdb_program_lazy_meta(EXDB_LAZY_META_MIN);
+    if (strncmp(lazy, "error: ", 7) == 0 || strncmp(eager, "error: ", 7) == 0)
+        cr_expect(strncmp(lazy, "error: ", 7) == 0 && strncmp(eager, "error: ", 7) == 0,
+                  "%s: %.200s | %.200s", path, eager, lazy);
+    else
+        cr_expect_str_eq(lazy, eager, "%s", path);
+    free(eager);
+    free(lazy);
 }
 
 Test(load, metadata_read_at_first_use_gives_the_same_answers) {
-    cr_expect_gt(same_lazy("tests/malformed"), 90);
-    cr_expect_gt(same_lazy("tests/fixtures"), 10);
+    cr_expect_gt(each_program("tests/malformed", same_lazy), 90);
+    cr_expect_gt(each_program("tests/fixtures", same_lazy), 10);
 }
 
 /* A malformed stack_trace, torch_fn or extra value in node k of a big
@@ -1219,8 +1201,8 @@ Test(load, tensor_values_read_off_their_text) {
 }
 
 Test(load, nodes_parsed_ahead_give_the_same_answers) {
-    cr_expect_gt(same_ahead("tests/malformed"), 90);
-    cr_expect_gt(same_ahead("tests/fixtures"), 10);
+    cr_expect_gt(each_program("tests/malformed", same_ahead), 90);
+    cr_expect_gt(each_program("tests/fixtures", same_ahead), 10);
 }
 
 /* A chain of n relus on x (nodes r0..r{n-1}) with tensor metadata for each,
