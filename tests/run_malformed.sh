@@ -168,19 +168,33 @@ while True:
     cen = data.index(b"PK\x01\x02", cen + 4)
 write("zip_huge_member.pt2", bytes(data))
 # the program member flagged encrypted (general purpose bit 0) in both headers
-zipit("zip_encrypted_member.pt2", pt2("zip_encrypted_member", valid))
-path = os.path.join(dst, "zip_encrypted_member.pt2")
-data = bytearray(open(path, "rb").read())
-name = b"zip_encrypted_member/models/model.json"
-for sig, flags, nlen, at in ((b"PK\x03\x04", 6, 26, 30), (b"PK\x01\x02", 8, 28, 46)):
-    i = data.index(sig)
-    while True:
-        n = struct.unpack_from("<H", data, i + nlen)[0]
-        if data[i + at: i + at + n] == name:
-            data[i + flags] |= 1
-            break
-        i = data.index(sig, i + 4)
-write("zip_encrypted_member.pt2", bytes(data))
+# The archive `case` made of the valid program, its program member's local
+# and central headers' offsets (flags field, sizes field) given to edit.
+def patch_member_headers(case, edit):
+    zipit(case + ".pt2", pt2(case, valid))
+    data = bytearray(open(os.path.join(dst, case + ".pt2"), "rb").read())
+    name = (case + "/models/model.json").encode()
+    for sig, flags, sizes, nlen, at in ((b"PK\x03\x04", 6, 18, 26, 30),
+                                        (b"PK\x01\x02", 8, 20, 28, 46)):
+        i = data.index(sig)
+        while True:
+            n = struct.unpack_from("<H", data, i + nlen)[0]
+            if data[i + at: i + at + n] == name:
+                edit(data, i + flags, i + sizes)
+                break
+            i = data.index(sig, i + 4)
+    write(case + ".pt2", bytes(data))
+
+
+def set_encrypted(data, flags, sizes):
+    data[flags] |= 1
+
+
+def set_sizes_ffffffff(data, flags, sizes):
+    data[sizes: sizes + 8] = b"\xff" * 8
+
+
+patch_member_headers("zip_encrypted_member", set_encrypted)
 # a JSON file past the 2 GiB program limit (sparse: '{' and a hole)
 with open(os.path.join(dst, "json_over_limit.json"), "wb") as f:
     f.write(b"{")
@@ -236,19 +250,7 @@ write("mem_hop_nodes.json", json.dumps(q).encode())
 # the program member's declared sizes 0xFFFFFFFF in both headers, with no
 # ZIP64 extra field (issue 22 item 7: libzip's lookup of that field failed
 # with ZIP_ER_NOENT and exdb said "No such file" of a file that exists)
-zipit("zip_size_ffffffff.pt2", pt2("zip_size_ffffffff", valid))
-path = os.path.join(dst, "zip_size_ffffffff.pt2")
-data = bytearray(open(path, "rb").read())
-name = b"zip_size_ffffffff/models/model.json"
-for sig, name_at, size_at, base in ((b"PK\x03\x04", 26, 18, 30), (b"PK\x01\x02", 28, 20, 46)):
-    loc = data.index(sig)
-    while True:
-        n = struct.unpack_from("<H", data, loc + name_at)[0]
-        if data[loc + base: loc + base + n] == name:
-            data[loc + size_at: loc + size_at + 8] = b"\xff" * 8
-            break
-        loc = data.index(sig, loc + 4)
-write("zip_size_ffffffff.pt2", bytes(data))
+patch_member_headers("zip_size_ffffffff", set_sizes_ffffffff)
 # /proc/self/mem (issue 22 item 7): size 0, and reading it at offset 0
 # fails; it was called an empty file
 os.symlink("/proc/self/mem", os.path.join(dst, "proc_self_mem.bin"))
