@@ -333,6 +333,10 @@ static int index_metas(loader *L, gscope *sc) {
 int exdb_load_value_find(loader *L, gscope *sc, const char *name, exdb_val **out) {
     *out = NULL;
     /* the next entry in file order: exact when no name repeats */
+    /* the names are read in file order, far from the nodes' text: ask for
+     * a later one now (a cache miss per node at 1M nodes) */
+    if (sc->mnext + 16 < sc->mcount)
+        __builtin_prefetch(sc->mkey[sc->mnext + 16]);
     if (!sc->mdup && sc->mnext < sc->mcount && strcmp(sc->mkey[sc->mnext], name) == 0) {
         *out = sc->mval[sc->mnext++];
         return 0;

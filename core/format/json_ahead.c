@@ -242,6 +242,17 @@ const exdb_json *exdb_json_ahead_get(exdb_json_ahead *h, const exdb_json *e, exd
                                                                                     : &h->own_out;
 }
 
+const exdb_json *exdb_json_ahead_peek(const exdb_json_ahead *h, const exdb_json *e) {
+    uint64_t g = h ? index_of(h, e) : NONE;
+    /* the reader's batch is filled, and nobody else writes its slot
+     * before the reader leaves it */
+    if (g == NONE || h->cur == NONE || g / BATCH != h->cur)
+        return NULL;
+    const slot *s = &h->s[h->cur % SLOTS];
+    uint32_t j = (uint32_t)(g - h->cur * BATCH);
+    return j < s->nok ? &s->out[j] : NULL;
+}
+
 void exdb_json_ahead_stop(exdb_json_ahead *h) {
     if (!h)
         return;

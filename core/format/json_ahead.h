@@ -42,6 +42,11 @@ int exdb_json_ahead_owns(const exdb_json_ahead *h, const exdb_json *e);
  * one container to the next); what is returned stays valid until the next
  * call. */
 const exdb_json *exdb_json_ahead_get(exdb_json_ahead *h, const exdb_json *e, exdb_error *err);
+/* Element e parsed, when it is in the batch of the element
+ * exdb_json_ahead_get returned last and parsed without error; else NULL.
+ * For hints only (a loader prefetching what a later element will look
+ * up): what it returns stays valid until the next exdb_json_ahead_get. */
+const exdb_json *exdb_json_ahead_peek(const exdb_json_ahead *h, const exdb_json *e);
 /* Stops the thread (it finishes the element at hand) and frees h; NULL is
  * a no-op. */
 void exdb_json_ahead_stop(exdb_json_ahead *h);

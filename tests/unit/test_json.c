@@ -10,6 +10,7 @@
 
 #include "core/base/strbuf.h"
 #include "core/format/json.h"
+#include "core/format/json_ahead.h"
 #include "core/format/json_skim.h"
 
 static exdb_arena arena;
@@ -404,6 +405,38 @@ Test(json, lazy_elements_are_raw_until_parsed) {
     cr_assert_str_eq(e.u.str, "s");
     const exdb_json *h = exdb_json_get(exdb_json_get(g, "h"), "nodes");
     cr_assert_eq(h->u.kids[0].type, EXDB_JNUMBER, "g.h.nodes is not the lazy path");
+}
+
+/* exdb_json_ahead_peek: an element of the batch (64 elements) the reader
+ * is in, parsed, and nothing outside it. */
+Test(json, ahead_peek_sees_the_readers_batch_only) {
+    char src[200 * 8 + 64];
+    size_t w = (size_t)snprintf(src, sizeof src, "{\"g\": {\"nodes\": [");
+    for (int i = 0; i < 200; i++)
+        w += (size_t)snprintf(src + w, sizeof src - w, "%s[%d]", i ? "," : "", i);
+    snprintf(src + w, sizeof src - w, "]}}");
+    exdb_json *root = NULL;
+    exdb_error err = {0};
+    int64_t v;
+    cr_assert_eq(parse_lazy(src, &root, &err), 0, "%s", err.msg);
+    const exdb_json *nodes = exdb_json_get(exdb_json_get(root, "g"), "nodes");
+    const exdb_json *tables[1] = {nodes};
+    exdb_json_ahead *h = exdb_json_ahead_start(tables, 1, text, "t.json", 0);
+    cr_assert_not_null(h);
+    cr_assert_null(exdb_json_ahead_peek(h, &nodes->u.kids[0]), "no batch before the first get");
+    cr_assert_not_null(exdb_json_ahead_get(h, &nodes->u.kids[3], &err), "%s", err.msg);
+    const exdb_json *p = exdb_json_ahead_peek(h, &nodes->u.kids[63]);
+    cr_assert_not_null(p);
+    cr_assert(exdb_json_int(&p->u.kids[0], &v) == 0 && v == 63);
+    cr_assert_null(exdb_json_ahead_peek(h, &nodes->u.kids[64]), "the next batch");
+    cr_assert_not_null(exdb_json_ahead_get(h, &nodes->u.kids[130], &err), "%s", err.msg);
+    cr_assert_null(exdb_json_ahead_peek(h, &nodes->u.kids[63]), "a batch left behind");
+    p = exdb_json_ahead_peek(h, &nodes->u.kids[191]);
+    cr_assert_not_null(p);
+    cr_assert(exdb_json_int(&p->u.kids[0], &v) == 0 && v == 191);
+    cr_assert_null(exdb_json_ahead_peek(h, &root->u.kids[0]), "not an element");
+    cr_assert_null(exdb_json_ahead_peek(NULL, &nodes->u.kids[0]));
+    exdb_json_ahead_stop(h);
 }
 
 /* A lazy object keeps its keys; its member values are the raw texts. */
