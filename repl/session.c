@@ -116,8 +116,13 @@ static int exec_split(session *s, char *copy, const command **cp) {
     if (s->output_oom)
         rc = -1; /* its output was cut short (cmd_flush said so) */
     exdb_error merr;
-    if (exdb_program_meta_error(s->prog, &merr) < 0) /* read at first use: docs/json-reader.md */
+    if (exdb_program_meta_error(s->prog, &merr) < 0) { /* read at first use: docs/json-reader.md */
+        /* its answer goes as its text does (cmd_flush): a field it could
+         * not read would show as null, "absent" */
+        cJSON_Delete(s->data);
+        s->data = NULL;
         rc = cmd_fail(s, "%s", merr.msg);
+    }
     cmd_lint_after_command(s);
     s->show_all = 0;
     s->color_now = 0;

@@ -387,5 +387,16 @@ for exp in "$here"/*.expected; do
     fi
 done
 
+# --json: the answer of a command that read a malformed field carries no
+# data, as its text is dropped (a field it could not read would be null,
+# "absent")
+if (cd "$gen" && exec timeout 120 "$exdb" lazy_meta_nul.json --json -batch \
+    -ex 'set on-error continue' -ex 'info node r4000' </dev/null 2>/dev/null) |
+    grep '"command":"info node r4000"' | grep -q '^{"command":"info node r4000","ok":false,"output":"","error":'; then
+    pass=$((pass + 1))
+else
+    failed "lazy_meta_nul --json: info node r4000 answers with data or without its error"
+fi
+
 echo "malformed: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,6 +1,7 @@
 /* load_meta.c - see load_meta.h. */
 #include "core/export/load_meta.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* The call index of entry k: the number after its key's last '@' (0 when
@@ -214,6 +215,9 @@ const char *exdb_load_meta_read(exdb_meta_defer *d, const char *quote, int32_t s
     char *q = (char *)quote;
     if (*q == '\1') {
         d->err = d->failed_err;
+        for (const exdb_meta_fail *f = d->fails; f; f = f->next)
+            if (f->quote == q)
+                d->err = f->err;
         d->pending = 1;
         return NULL;
     }
@@ -243,7 +247,16 @@ const char *exdb_load_meta_read(exdb_meta_defer *d, const char *quote, int32_t s
             d->failed = q;
             d->failed_err = e;
         }
-        d->err = d->failed_err;
+        /* its bytes are unescaped now: its message is kept for the next
+         * read */
+        exdb_meta_fail *f = malloc(sizeof *f);
+        if (f) {
+            f->quote = q;
+            f->err = e;
+            f->next = d->fails;
+            d->fails = f;
+        }
+        d->err = e;
         d->pending = 1;
         return NULL;
     }

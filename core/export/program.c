@@ -525,6 +525,10 @@ exdb_program *exdb_program_load(const char *path, const char *model, exdb_error 
 void exdb_program_free(exdb_program *p) {
     if (!p)
         return;
+    for (exdb_meta_fail *f = p->meta_defer.fails, *next; f; f = next) {
+        next = f->next;
+        free(f);
+    }
     exdb_arena_destroy(&p->arena);
     exdb_arena_destroy(&p->args_arena);
     exdb_mem_release(p->buf);

@@ -115,6 +115,13 @@ typedef struct exdb_kv {
     const char *value;
 } exdb_kv;
 
+/* A metadata string found malformed when read (exdb_meta_defer's fails). */
+typedef struct exdb_meta_fail {
+    const char *quote;
+    exdb_error err;
+    struct exdb_meta_fail *next;
+} exdb_meta_fail;
+
 /* Where the text fields of big programs' metadata are read from when first
  * read (docs/json-reader.md): the loader's (core/export/load_meta.c). read
  * gives the string whose opening quote is at quote, metadata key `key` of
@@ -132,6 +139,9 @@ typedef struct exdb_meta_defer {
     const char *fname;
     const char *failed;
     exdb_error failed_err;
+    /* each refused string's own message (malloc'd; the program frees
+     * it), failed_err for one not found there (out of memory) */
+    exdb_meta_fail *fails;
 } exdb_meta_defer;
 
 /* Node metadata. Immutable once attached: node_copy shares the pointer as

@@ -1301,3 +1301,52 @@ Test(load, version_is_the_version_file) {
     v[strcspn(v, "\n")] = '\0';
     cr_assert_str_eq(exdb_version(), v);
 }
+
+/* Two malformed metadata strings in two nodes of a big program: each read
+ * gives its own node's message, the first time and every time after. */
+Test(load, each_malformed_metadata_string_has_its_own_message) {
+    exdb_buf b;
+    exdb_buf_init(&b);
+    exdb_buf_printf(&b, "{\"schema_version\": {\"major\": 8, \"minor\": 20}, "
+                        "\"graph_module\": {\"graph\": {\"inputs\": [{\"as_tensor\": "
+                        "{\"name\": \"x\"}}], \"nodes\": [");
+    for (int i = 0; i < 4; i++) {
+        char prev[16];
+        snprintf(prev, sizeof prev, i ? "r%d" : "x", i - 1);
+        exdb_buf_printf(&b,
+                        "%s{\"target\": \"torch.ops.aten.relu.default\", \"inputs\": "
+                        "[{\"name\": \"self\", \"arg\": {\"as_tensor\": {\"name\": "
+                        "\"%s\"}}, \"kind\": 1}], \"outputs\": [{\"as_tensor\": "
+                        "{\"name\": \"r%d\"}}], \"metadata\": {\"nn_module_stack\": "
+                        "\"L__self__,,m.M\", \"torch_fn\": \"%s\"}}",
+                        i ? ", " : "", prev, i,
+                        i == 1   ? "a\\u0000b"
+                        : i == 2 ? "c\\ud800d"
+                                 : "ok");
+    }
+    exdb_buf_printf(&b, "], \"outputs\": [{\"as_tensor\": {\"name\": \"r3\"}}]}, "
+                        "\"signature\": {\"input_specs\": [{\"user_input\": {\"arg\": "
+                        "{\"as_tensor\": {\"name\": \"x\"}}}}], \"output_specs\": "
+                        "[{\"user_output\": {\"arg\": {\"as_tensor\": {\"name\": "
+                        "\"r3\"}}}}]}, \"module_call_graph\": []}}");
+    exdb_error err = {0};
+    exdb_program_lazy_meta(0);
+    char *text = strdup(exdb_buf_str(&b));
+    exdb_buf_free(&b);
+    exdb_program *p = exdb_program_from_json(text, strlen(text), "t.json", &err);
+    exdb_program_lazy_meta(EXDB_LAZY_META_MIN);
+    cr_assert_not_null(p, "%s", err.msg);
+    const exdb_meta *m1 = exdb_graph_find(p->graph, "r1")->meta;
+    const exdb_meta *m2 = exdb_graph_find(p->graph, "r2")->meta;
+    for (int round = 0; round < 2; round++) {
+        cr_expect_null(exdb_meta_torch_fn(m2));
+        cr_expect_eq(exdb_program_meta_error(p, &err), -1);
+        cr_expect(strstr(err.msg, "nodes[2].metadata.torch_fn: expected UTF-8 text") != NULL, "%s",
+                  err.msg);
+        cr_expect_null(exdb_meta_torch_fn(m1));
+        cr_expect_eq(exdb_program_meta_error(p, &err), -1);
+        cr_expect(strstr(err.msg, "nodes[1].metadata.torch_fn: expected a string without") != NULL,
+                  "%s", err.msg);
+    }
+    exdb_program_free(p);
+}

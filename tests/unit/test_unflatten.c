@@ -1266,6 +1266,21 @@ Test(unflatten, goto_sequences_all_fixtures, .timeout = 300) {
     cr_expect_geq(n, 20);
 }
 
+/* the module-graph shapes (gen_modgraph.py): shared empty _modules dicts,
+ * indexed dicts (64 calls, 45 children of the root), runs of empty
+ * modules: every state reached by undo or redo is the forward run's */
+Test(unflatten, goto_sequences_modgraph_fixtures, .timeout = 300) {
+    static const char *const names[] = {
+        "mcg_runs.json", "mcg_3.json",          "calls_64.json",
+        "wide_9.json",   "deep_32.json",        "graphless_2.json",
+        "args_65.json",  "calls_param_12.json", "kept_many_users.json"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "tests/fixtures/modgraph/%s", names[i]);
+        goto_check(path, (uint32_t)i + 200, 400, 60, 40);
+    }
+}
+
 Test(unflatten, reverse_stepping_fixtures) {
     reverse_check(FIX "nested.json", 1);
     reverse_check(FIX "ivals_child2parent_preserved.json", 2);
