@@ -27,12 +27,30 @@ count() {
     total_fail=$((total_fail + ${f:-0}))
 }
 
+# The suites' names; a summary line spells json_schema json-schema, and T
+# takes either.
+suites="unit golden malformed real $(for e in tests/run_*.extra.sh; do
+    b=$(basename "$e" .extra.sh) && echo "${b#run_}"; done | tr '\n' ' ')"
+set -f
+for w in $T; do
+    n=$(echo "${w%%/*}" | tr - _)
+    case " $suites " in
+    *" $n "*) ;;
+    *)
+        echo "T=\"$T\": no suite named \"${w%%/*}\"; the suites: $suites" >&2
+        exit 2
+        ;;
+    esac
+done
+set +f
+
 # want SUITE: whether T selects it; sets EXDB_TEST_NAME to its NAME glob.
 want() {
     EXDB_TEST_NAME=
     [ -z "$T" ] && return 0
     set -f
     for w in $T; do
+        case $w in */*) w=$(echo "${w%%/*}" | tr - _)/${w#*/} ;; *) w=$(echo "$w" | tr - _) ;; esac
         case $w in
         "$1") set +f && return 0 ;;
         "$1"/*) EXDB_TEST_NAME=${w#*/} && set +f && return 0 ;;
