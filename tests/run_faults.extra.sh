@@ -222,6 +222,10 @@ run reach-load --arena-calls -c "load '{F}'" -c "print code" -c "print code modu
 # an archive's model named at load (the snapshot keeps the name)
 run reach-model --arena-calls -c "load '{F}' model" -c "unflatten run" -c "save {D}/s.pt2" \
     tests/fixtures/unflatten/constant_aliasing.pt2
+# metadata read at first use (programs of EXDB_LAZY_META_MIN nodes; here
+# any), two nodes' torch_fn refused when read: each keeps its own message
+run lazy-meta --arena-calls --lazy-meta -c "load '{F}'" -c "info node addmm" \
+    -c "info node add" -c "info node addmm" -c "print code" tests/fixtures/lazy_meta_bad.json
 # the journal's own check (EXDB_JOURNAL_VERIFY, a debugging mode) failing
 EXDB_JOURNAL_VERIFY=1
 export EXDB_JOURNAL_VERIFY

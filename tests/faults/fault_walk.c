@@ -5,7 +5,7 @@
  * of FILE through session_exec, exactly as typed at the prompt.
  *
  *   fault_walk [--stride K] [--start N] [--persistent] [--arena-calls] [--sites]
- *              [--all-stacks] [--census] [--trace N] [-v] [-c CMD]... FILE...
+ *              [--all-stacks] [--census] [--lazy-meta] [--trace N] [-v] [-c CMD]... FILE...
  *
  * For each FILE a run without failures is the reference: each command's
  * exit, its text, and the files it writes. Then for each N a fresh session
@@ -36,7 +36,9 @@
  * block (EXDB_FAULT_ARENA_CALLS). --trace N runs step N alone and prints
  * the stack of the allocation made to fail. --census runs the reference
  * sessions only and lists (as --sites) the sites their allocations come
- * from: which files reach which sites, none made to fail.
+ * from: which files reach which sites, none made to fail. --lazy-meta
+ * reads every program's node metadata at first use, as the loader does
+ * from EXDB_LAZY_META_MIN nodes (exdb_program_lazy_meta(0)).
  *
  * Prints one line per failing N, then per file
  *   "FILE: N points (first..last of T allocations), S more allocation sites, F failed"
@@ -87,6 +89,7 @@ void __gcov_dump(void); /* a child's counts are written before _exit */
 
 #include "core/base/arena.h"
 #include "core/base/fault.h"
+#include "core/export/program.h"
 #include "repl/session.h"
 
 enum { MAX_CMDS = 64, MAX_FILES = 32, MAX_SITES = 8192 };
@@ -684,8 +687,10 @@ static int walk(const char *file, unsigned long start, unsigned long stride) {
 }
 
 static int usage(void) {
-    fprintf(stderr, "usage: fault_walk [--stride K] [--start N] [--persistent] [--arena-calls] "
-                    "[--sites] [--all-stacks] [--census] [--trace N] [-v] [-c CMD]... FILE...\n");
+    fprintf(stderr,
+            "usage: fault_walk [--stride K] [--start N] [--persistent] [--arena-calls] "
+            "[--sites] [--all-stacks] [--census] [--lazy-meta] [--trace N] [-v] [-c CMD]... "
+            "FILE...\n");
     return 2;
 }
 
@@ -702,6 +707,8 @@ int main(int argc, char **argv) {
             persistent = 1;
         else if (strcmp(argv[i], "--arena-calls") == 0)
             arena_calls = EXDB_FAULT_ARENA_CALLS;
+        else if (strcmp(argv[i], "--lazy-meta") == 0)
+            exdb_program_lazy_meta(0); /* every program's metadata read at first use */
         else if (strcmp(argv[i], "--trace") == 0 && i + 1 < argc)
             trace = strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--all-stacks") == 0)
