@@ -1024,6 +1024,30 @@ Test(load, metadata_read_at_first_use_gives_the_same_answers) {
     cr_expect_gt(each_program("tests/fixtures", same_lazy), 10);
 }
 
+/* A program of 4 relu nodes r0..r3 (x -> r0 -> ... -> r3) into b, node i's
+ * metadata its nn_module_stack and then meta[i]'s entries. */
+static void relu_chain(exdb_buf *b, char meta[4][256]) {
+    exdb_buf_printf(b, "{\"schema_version\": {\"major\": 8, \"minor\": 20}, "
+                       "\"graph_module\": {\"graph\": {\"inputs\": [{\"as_tensor\": "
+                       "{\"name\": \"x\"}}], \"nodes\": [");
+    for (int i = 0; i < 4; i++) {
+        char prev[16];
+        snprintf(prev, sizeof prev, i ? "r%d" : "x", i - 1);
+        exdb_buf_printf(b,
+                        "%s{\"target\": \"torch.ops.aten.relu.default\", \"inputs\": "
+                        "[{\"name\": \"self\", \"arg\": {\"as_tensor\": {\"name\": "
+                        "\"%s\"}}, \"kind\": 1}], \"outputs\": [{\"as_tensor\": "
+                        "{\"name\": \"r%d\"}}], \"metadata\": {\"nn_module_stack\": "
+                        "\"L__self__,,m.M\", %s}}",
+                        i ? ", " : "", prev, i, meta[i]);
+    }
+    exdb_buf_printf(b, "], \"outputs\": [{\"as_tensor\": {\"name\": \"r3\"}}]}, "
+                       "\"signature\": {\"input_specs\": [{\"user_input\": {\"arg\": "
+                       "{\"as_tensor\": {\"name\": \"x\"}}}}], \"output_specs\": "
+                       "[{\"user_output\": {\"arg\": {\"as_tensor\": {\"name\": "
+                       "\"r3\"}}}}]}, \"module_call_graph\": []}}");
+}
+
 /* A malformed stack_trace, torch_fn or extra value in node k of a big
  * program: the load succeeds, each read of the field gives the load's
  * one-line message (a syntax error's with the JSON path) and no value,
@@ -1042,27 +1066,11 @@ Test(load, malformed_metadata_found_when_read) {
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         exdb_buf b;
         exdb_buf_init(&b);
-        exdb_buf_printf(&b, "{\"schema_version\": {\"major\": 8, \"minor\": 20}, "
-                            "\"graph_module\": {\"graph\": {\"inputs\": [{\"as_tensor\": "
-                            "{\"name\": \"x\"}}], \"nodes\": [");
-        for (int i = 0; i < 4; i++) {
-            char prev[16];
-            snprintf(prev, sizeof prev, i ? "r%d" : "x", i - 1);
-            exdb_buf_printf(&b,
-                            "%s{\"target\": \"torch.ops.aten.relu.default\", \"inputs\": "
-                            "[{\"name\": \"self\", \"arg\": {\"as_tensor\": {\"name\": "
-                            "\"%s\"}}, \"kind\": 1}], \"outputs\": [{\"as_tensor\": "
-                            "{\"name\": \"r%d\"}}], \"metadata\": {\"nn_module_stack\": "
-                            "\"L__self__,,m.M\", \"source_fn_stack\": \"s%d\", %s}}",
-                            i ? ", " : "", prev, i, i,
-                            i == 2 ? cases[c][0]
-                                   : "\"stack_trace\": \"File \\\"m.py\\\", line 1\"");
-        }
-        exdb_buf_printf(&b, "], \"outputs\": [{\"as_tensor\": {\"name\": \"r3\"}}]}, "
-                            "\"signature\": {\"input_specs\": [{\"user_input\": {\"arg\": "
-                            "{\"as_tensor\": {\"name\": \"x\"}}}}], \"output_specs\": "
-                            "[{\"user_output\": {\"arg\": {\"as_tensor\": {\"name\": "
-                            "\"r3\"}}}}]}, \"module_call_graph\": []}}");
+        char meta[4][256];
+        for (int i = 0; i < 4; i++)
+            snprintf(meta[i], sizeof meta[i], "\"source_fn_stack\": \"s%d\", %s", i,
+                     i == 2 ? cases[c][0] : "\"stack_trace\": \"File \\\"m.py\\\", line 1\"");
+        relu_chain(&b, meta);
         exdb_error err = {0}, eager = {0};
         /* the load's own message, parsed at load */
         exdb_program_lazy_meta(UINT32_MAX);
@@ -1307,28 +1315,13 @@ Test(load, version_is_the_version_file) {
 Test(load, each_malformed_metadata_string_has_its_own_message) {
     exdb_buf b;
     exdb_buf_init(&b);
-    exdb_buf_printf(&b, "{\"schema_version\": {\"major\": 8, \"minor\": 20}, "
-                        "\"graph_module\": {\"graph\": {\"inputs\": [{\"as_tensor\": "
-                        "{\"name\": \"x\"}}], \"nodes\": [");
-    for (int i = 0; i < 4; i++) {
-        char prev[16];
-        snprintf(prev, sizeof prev, i ? "r%d" : "x", i - 1);
-        exdb_buf_printf(&b,
-                        "%s{\"target\": \"torch.ops.aten.relu.default\", \"inputs\": "
-                        "[{\"name\": \"self\", \"arg\": {\"as_tensor\": {\"name\": "
-                        "\"%s\"}}, \"kind\": 1}], \"outputs\": [{\"as_tensor\": "
-                        "{\"name\": \"r%d\"}}], \"metadata\": {\"nn_module_stack\": "
-                        "\"L__self__,,m.M\", \"torch_fn\": \"%s\"}}",
-                        i ? ", " : "", prev, i,
-                        i == 1   ? "a\\u0000b"
-                        : i == 2 ? "c\\ud800d"
-                                 : "ok");
-    }
-    exdb_buf_printf(&b, "], \"outputs\": [{\"as_tensor\": {\"name\": \"r3\"}}]}, "
-                        "\"signature\": {\"input_specs\": [{\"user_input\": {\"arg\": "
-                        "{\"as_tensor\": {\"name\": \"x\"}}}}], \"output_specs\": "
-                        "[{\"user_output\": {\"arg\": {\"as_tensor\": {\"name\": "
-                        "\"r3\"}}}}]}, \"module_call_graph\": []}}");
+    char meta[4][256];
+    for (int i = 0; i < 4; i++)
+        snprintf(meta[i], sizeof meta[i], "\"torch_fn\": \"%s\"",
+                 i == 1   ? "a\\u0000b"
+                 : i == 2 ? "c\\ud800d"
+                          : "ok");
+    relu_chain(&b, meta);
     exdb_error err = {0};
     exdb_program_lazy_meta(0);
     char *text = strdup(exdb_buf_str(&b));
