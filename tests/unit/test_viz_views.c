@@ -404,16 +404,26 @@ Test(viz_views, resnet50_flat_is_no_staircase) {
     exdb_program_free(p);
 }
 
+/* The rank=same subgraph of g holding node `name`, at any depth (written
+ * as DOT, rank pairs sit under invisible groups: emit.c's place_ranks). */
+static Agraph_t *rank_of(Agraph_t *g, const char *name) {
+    for (Agraph_t *s = agfstsubg(g); s; s = agnxtsubg(s)) {
+        if (strcmp(agget(s, "rank"), "same") == 0 && agnode(s, (char *)name, 0))
+            return s;
+        Agraph_t *r = rank_of(s, name);
+        if (r)
+            return r;
+    }
+    return NULL;
+}
+
 /* The view graph's inputs beside their first user: same rank, minlen 0. */
 Test(viz_views, inputs_sit_beside_their_first_user) {
     exdb_program *p = load(EXAMPLE);
     exdb_viz_source src = {.prog = p};
     Agraph_t *g = view_of(&src, (exdb_viz_view){.kind = EXDB_VIEW_FLAT}, NULL);
     /* p_head_weight and its first user share a rank=same subgraph */
-    Agraph_t *rank = NULL;
-    for (Agraph_t *s = agfstsubg(g); s && !rank; s = agnxtsubg(s))
-        if (strcmp(agget(s, "rank"), "same") == 0 && agnode(s, "p_head_weight", 0))
-            rank = s;
+    Agraph_t *rank = rank_of(g, "p_head_weight");
     cr_assert_not_null(rank);
     Agnode_t *w = agnode(g, "p_head_weight", 0);
     Agedge_t *e = agfstout(g, w);
