@@ -129,7 +129,8 @@ typedef struct emitter {
     Agraph_t **sub; /* per cluster */
     syms s;
     uint32_t ngroups;
-    int layout; /* for gvLayout, not for agwrite (see vz_emit) */
+    Agnode_t **an; /* node i's cgraph node (build_ranks) */
+    int layout;    /* for gvLayout, not for agwrite (see vz_emit) */
 } emitter;
 
 static int make_cluster(emitter *em, Agraph_t *parent, uint32_t c) {
@@ -145,13 +146,16 @@ static int make_cluster(emitter *em, Agraph_t *parent, uint32_t c) {
     return 0;
 }
 
-/* Creates the clusters kids[0..n) under parent, at most GROUP_MAX direct
- * subgraphs per level: larger sets are split into invisible groups,
- * recursively, so each level stays small and agwrite stays linear. */
-static int place_clusters(emitter *em, Agraph_t *parent, const uint32_t *kids, uint32_t n) {
+/* make(em, parent, items[i]) for items[0..n) under parent, at most
+ * GROUP_MAX direct subgraphs per level: larger sets are split into
+ * invisible groups, recursively, so each level stays small and agwrite
+ * stays linear. */
+typedef int (*place_fn)(emitter *em, Agraph_t *parent, uint32_t item);
+static int place_grouped(emitter *em, Agraph_t *parent, place_fn make, const uint32_t *items,
+                         uint32_t n) {
     if (n <= GROUP_MAX) {
         for (uint32_t i = 0; i < n; i++)
-            if (make_cluster(em, parent, kids[i]) < 0)
+            if (make(em, parent, items[i]) < 0)
                 return -1;
         return 0;
     }
@@ -160,7 +164,7 @@ static int place_clusters(emitter *em, Agraph_t *parent, const uint32_t *kids, u
         char name[48];
         snprintf(name, sizeof name, "group~%u", ++em->ngroups);
         Agraph_t *grp = agsubg(parent, name, 1);
-        if (!grp || place_clusters(em, grp, kids + at, n - at < per ? n - at : per) < 0)
+        if (!grp || place_grouped(em, grp, make, items + at, n - at < per ? n - at : per) < 0)
             return -1;
     }
     return 0;
@@ -208,7 +212,7 @@ static int build_clusters(emitter *em) {
             snprintf(name, sizeof name, "group~%u", ++em->ngroups);
             parent = agsubg(em->g, name, 1);
         }
-        rc = parent ? place_clusters(em, parent, kids + start[p], n) : -1;
+        rc = parent ? place_grouped(em, parent, make_cluster, kids + start[p], n) : -1;
     }
     free(fill);
     free(start);
@@ -217,51 +221,30 @@ static int build_clusters(emitter *em) {
 }
 
 /* rank~I: node I on the same rank as node rank_with, in I's cluster. */
-static int make_rank(emitter *em, Agraph_t *parent, Agnode_t **an, uint32_t i) {
+static int make_rank(emitter *em, Agraph_t *parent, uint32_t i) {
     char name[32];
     snprintf(name, sizeof name, "rank~%u", i);
     Agraph_t *sg = agsubg(parent, name, 1);
     if (!sg)
         return -1;
     agsafeset(sg, "rank", "same", "");
-    agsubnode(sg, an[i], 1);
-    agsubnode(sg, an[em->vg->nodes[i].rank_with - 1], 1);
-    return 0;
-}
-
-/* The rank pairs idx[0..n) under parent, at most GROUP_MAX direct
- * subgraphs per level, as place_clusters places clusters. */
-static int place_ranks(emitter *em, Agraph_t *parent, Agnode_t **an, const uint32_t *idx,
-                       uint32_t n) {
-    if (n <= GROUP_MAX) {
-        for (uint32_t k = 0; k < n; k++)
-            if (make_rank(em, parent, an, idx[k]) < 0)
-                return -1;
-        return 0;
-    }
-    uint32_t per = (n + GROUP_MAX - 1) / GROUP_MAX;
-    for (uint32_t at = 0; at < n; at += per) {
-        char name[48];
-        snprintf(name, sizeof name, "group~%u", ++em->ngroups);
-        Agraph_t *grp = agsubg(parent, name, 1);
-        if (!grp || place_ranks(em, grp, an, idx + at, n - at < per ? n - at : per) < 0)
-            return -1;
-    }
+    agsubnode(sg, em->an[i], 1);
+    agsubnode(sg, em->an[em->vg->nodes[i].rank_with - 1], 1);
     return 0;
 }
 
 /* Every rank=same pair (vz_node.rank_with), in its node's cluster. Written
- * as DOT, a cluster's pairs are grouped (place_ranks): agwrite tests every
+ * as DOT, a cluster's pairs are grouped (place_grouped): agwrite tests every
  * node and edge against each direct subgraph, and the flat view of the
  * 10k synthetic program has 3,017 pairs in its root (5.9 s to write; 100k
  * did not finish in 24 min). dot's rank sets are found inside non-cluster
  * subgraphs too. For a layout they stay as they were: dot's drawing
  * depends on subgraph order. */
-static int build_ranks(emitter *em, Agnode_t **an) {
+static int build_ranks(emitter *em) {
     vz_graph *vg = em->vg;
     if (em->layout) {
         for (uint32_t i = 0; i < vg->nnodes; i++)
-            if (vg->nodes[i].rank_with && make_rank(em, em->sub[vg->nodes[i].cluster], an, i) < 0)
+            if (vg->nodes[i].rank_with && make_rank(em, em->sub[vg->nodes[i].cluster], i) < 0)
                 return -1;
         return 0;
     }
@@ -281,7 +264,7 @@ static int build_ranks(emitter *em, Agnode_t **an) {
     for (uint32_t c = 0; rc == 0 && c < nc; c++) {
         uint32_t from = c ? start[c - 1] : 0;
         if (start[c] > from)
-            rc = place_ranks(em, em->sub[c], an, idx + from, start[c] - from);
+            rc = place_grouped(em, em->sub[c], make_rank, idx + from, start[c] - from);
     }
     free(start);
     free(idx);
@@ -447,7 +430,8 @@ Agraph_t *vz_emit(vz_graph *vg, int layout, exdb_viz_stats *st, exdb_error *err)
     }
     if (set_texts(&em, an) < 0)
         return fail(&em, an, err);
-    if (build_ranks(&em, an) < 0)
+    em.an = an;
+    if (build_ranks(&em) < 0)
         return fail(&em, an, err);
     for (uint32_t i = 0; i < vg->nedges; i++) {
         const vz_edge *v = &vg->edges[i];
