@@ -1,6 +1,7 @@
-/* strmap.h - string -> pointer hash map (open addressing, FNV-1a), storage
- * from an arena. Keys are not copied: they must live as long as the map
- * (arena strings do). Entries are never deleted; store NULL to retire one. */
+/* strmap.h - string -> pointer hash map (open addressing, a multiply-mix
+ * hash eight bytes a step), storage from an arena. Keys are not copied:
+ * they must live as long as the map (arena strings do). Entries are never
+ * deleted; store NULL to retire one. */
 #ifndef EXDB_CORE_BASE_STRMAP_H
 #define EXDB_CORE_BASE_STRMAP_H
 
@@ -44,6 +45,8 @@ static inline void exdb_strmap_prefetch(const exdb_strmap *m, uint32_t h) {
         __builtin_prefetch(&m->slots[h & (m->cap - 1)]);
 }
 void **exdb_strmap_find_hashed(const exdb_strmap *m, const char *key, uint32_t h);
+/* put with h = exdb_strmap_hash(key) already computed. */
+void **exdb_strmap_put_hashed(exdb_strmap *m, const char *key, uint32_t h, int *created);
 static inline void *exdb_strmap_get(const exdb_strmap *m, const char *key) {
     void **v = exdb_strmap_find(m, key);
     return v ? *v : NULL;

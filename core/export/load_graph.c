@@ -210,17 +210,26 @@ static int load_output_node(loader *L, gscope *sc, const exdb_json *jg, const ex
 /* Nodes ahead of the one being built whose value names are prefetched. */
 #define PREFETCH_AHEAD 8
 
-/* Starts loading the slot of m that holder's {"as_tensor": {"name": N}}
- * names (if it is that). */
-static void prefetch_tensor(const exdb_strmap *m, const exdb_json *holder) {
-    const exdb_json *nm = exdb_json_get(exdb_json_get(holder, "as_tensor"), "name");
-    if (!nm || nm->type != EXDB_JSTRING || !m->cap)
+/* Starts loading the slot of m (if any) that a name of hash h probes first. */
+static void prefetch_slot(const exdb_strmap *m, uint32_t h) {
+    if (!m || !m->cap)
         return;
     /* the first probe's slot and the line after it: a probe for a new name
      * reads a few slots (the tables are up to 3/4 full) */
-    const char *slot = (const char *)&m->slots[exdb_strmap_hash(nm->u.str) & (m->cap - 1)];
+    const char *slot = (const char *)&m->slots[h & (m->cap - 1)];
     __builtin_prefetch(slot);
     __builtin_prefetch(slot + 64);
+}
+
+/* The slots in m and m2 (or NULL) of the name holder's {"as_tensor":
+ * {"name": N}} gives (if it is that): found and hashed once for both. */
+static void prefetch_tensor(const exdb_strmap *m, const exdb_strmap *m2, const exdb_json *holder) {
+    const exdb_json *nm = exdb_json_get(exdb_json_get(holder, "as_tensor"), "name");
+    if (!nm || nm->type != EXDB_JSTRING)
+        return;
+    uint32_t h = exdb_strmap_hash(nm->u.str);
+    prefetch_slot(m, h);
+    prefetch_slot(m2, h);
 }
 
 /* A hint, with no effect on the result: the name and value tables of a
@@ -236,14 +245,12 @@ static void prefetch_node(loader *L, gscope *sc, const exdb_json *nodes, uint32_
     const exdb_json *jn = exdb_json_ahead_peek(L->ahead, &nodes->u.kids[i + PREFETCH_AHEAD]);
     const exdb_json *outs = exdb_json_get(jn, "outputs");
     if (outs && outs->type == EXDB_JARRAY)
-        for (uint32_t k = 0; k < outs->len && k < 4; k++) {
-            prefetch_tensor(&sc->values, &outs->u.kids[k]);
-            prefetch_tensor(&sc->g->names, &outs->u.kids[k]);
-        }
+        for (uint32_t k = 0; k < outs->len && k < 4; k++)
+            prefetch_tensor(&sc->values, &sc->g->names, &outs->u.kids[k]);
     const exdb_json *ins = exdb_json_get(jn, "inputs");
     if (ins && ins->type == EXDB_JARRAY)
         for (uint32_t k = 0; k < ins->len && k < 8; k++)
-            prefetch_tensor(&sc->values, exdb_json_get(&ins->u.kids[k], "arg"));
+            prefetch_tensor(&sc->values, NULL, exdb_json_get(&ins->u.kids[k], "arg"));
 }
 
 /* deserialize_graph: placeholders, nodes, output. Named inputs (tensors,

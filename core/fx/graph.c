@@ -544,17 +544,19 @@ exdb_node *exdb_graph_create_node(exdb_graph *g, exdb_op op, const char *target,
         cand = 2 * len + 1 <= sizeof tbuf ? target_snake(tbuf, t, len)
                                           : exdb_target_to_str(g->arena, op, target, tkind);
     }
-    n->name = cand ? exdb_graph_create_name(g, cand) : NULL;
+    void **slot = NULL;
+    n->name = cand ? exdb_names_create_slot(g->arena, &g->names, &g->base_count, cand,
+                                            &n->name_hash, &slot)
+                   : NULL;
     if (!n->name)
         return NULL;
-    exdb_node_hash_name(n);
+    n->hashed_name = n->name;
     /* room in every input's users first: out of memory leaves no input
      * pointing to a node that is not in the graph */
     user_ctx uc = {n, 0};
     exdb_node_foreach_input(n, reserve_user_cb, &uc);
     if (uc.failed)
         return NULL;
-    void **slot = exdb_strmap_find_hashed(&g->names, n->name, n->name_hash);
     EXDB_WILL_WRITE(g->arena, *slot);
     *slot = n;
     exdb_node_foreach_input(n, add_user_cb, &uc);

@@ -311,6 +311,16 @@ static int split_suffix(const char *s, size_t len, size_t *base_len, uint64_t *n
  * probes in the usual patterns. */
 const char *exdb_names_create(exdb_arena *a, exdb_strmap *names, exdb_strmap *base_count,
                               const char *candidate) {
+    uint32_t h;
+    void **slot;
+    return exdb_names_create_slot(a, names, base_count, candidate, &h, &slot);
+}
+
+/* The candidate's hash is taken once for its first probe of names, its put
+ * and the caller (a node caches its name's hash); only a taken candidate
+ * rehashes the next _N. */
+const char *exdb_names_create_slot(exdb_arena *a, exdb_strmap *names, exdb_strmap *base_count,
+                                   const char *candidate, uint32_t *hash, void ***name_slot) {
     size_t n = strlen(candidate);
     /* The sanitised candidate: at most one '_' more, or "_unnamed". Names
      * are short: both buffers live on the stack unless a name is long (a
@@ -359,18 +369,26 @@ const char *exdb_names_create(exdb_arena *a, exdb_strmap *names, exdb_strmap *ba
     buf[base_len] = '\0';
     void **bc = NULL; /* base_count's slot for the base, once looked up */
     int bc_looked = 0;
-    if (!has_num || exdb_strmap_find(names, cand)) {
+    uint32_t h = exdb_strmap_hash(cand);
+    int taken = exdb_strmap_find_hashed(names, cand, h) != NULL; /* cand's, as h */
+    if (!has_num || taken) {
         bc = exdb_strmap_find(base_count, buf);
         bc_looked = 1;
         num = bc ? (uint64_t)(uintptr_t)*bc : 0;
-        if (exdb_names_is_reserved(cand)) /* reserved names never end in _<digits> */
+        if (exdb_names_is_reserved(cand)) { /* reserved names never end in _<digits> */
             snprintf(cand, cand_size, "%s_%llu", buf, (unsigned long long)++num);
+            h = exdb_strmap_hash(cand);
+            taken = exdb_strmap_find_hashed(names, cand, h) != NULL;
+        }
     }
-    while (exdb_strmap_find(names, cand))
+    while (taken) {
         snprintf(cand, cand_size, "%s_%llu", buf, (unsigned long long)++num);
+        h = exdb_strmap_hash(cand);
+        taken = exdb_strmap_find_hashed(names, cand, h) != NULL;
+    }
 
     final = exdb_arena_strdup(a, cand);
-    void **slot = final ? exdb_strmap_put(names, final, NULL) : NULL;
+    void **slot = final ? exdb_strmap_put_hashed(names, final, h, NULL) : NULL;
     /* putting into names leaves base_count's slots where they were */
     void **bslot = bc_looked ? bc : exdb_strmap_find(base_count, buf);
     if (!bslot && slot) { /* a new base: the map keeps the key, so copy it (or
@@ -383,6 +401,8 @@ const char *exdb_names_create(exdb_arena *a, exdb_strmap *names, exdb_strmap *ba
     } else {
         EXDB_WILL_WRITE(a, *bslot);
         *bslot = (void *)(uintptr_t)num;
+        *hash = h;
+        *name_slot = slot;
     }
     if (cand != scand)
         free(cand);
