@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "core/fx/graph.h"
+#include "core/fx/names.h"
 #include "core/fx/print.h"
 
 static exdb_arena A;
@@ -265,6 +266,49 @@ Test(graph, name_keywords_and_builtins_refused) {
     /* a suffixed form of a reserved name is an ordinary name */
     cr_assert_str_eq(name_of(G, "min_1"), "min_1");
     cr_assert_str_eq(name_of(G, "min"), "min_2");
+}
+
+/* create_name asks a filter of the reserved names' hashes before it
+ * searches the list (names.c): it must refuse exactly the names
+ * exdb_names_is_reserved refuses. Every name of one to three lowercase
+ * letters (abs, as, id, if, in, inf, nan, or, sum, zip, ...) and longer
+ * reserved names. */
+Test(graph, name_reserved_filter_agrees_with_the_list) {
+    static const char *const longer[] = {"ZeroDivisionError",
+                                         "PendingDeprecationWarning",
+                                         "__build_class__",
+                                         "isinstance",
+                                         "breakpoint",
+                                         "StopAsyncIteration",
+                                         "fx_pytree",
+                                         "nonlocal",
+                                         "matmul",
+                                         "getitem"};
+    char cand[4];
+    uint32_t nres = 0;
+    for (uint32_t i = 0; i < 26 + 26 * 26 + 26 * 26 * 26; i++) {
+        uint32_t k = i, len = k < 26 ? 1 : k < 26 + 676 ? 2 : 3;
+        k -= len == 1 ? 0 : len == 2 ? 26 : 26 + 676;
+        for (uint32_t j = len; j-- > 0; k /= 26)
+            cand[j] = (char)('a' + k % 26);
+        cand[len] = '\0';
+        int res = exdb_names_is_reserved(cand);
+        nres += (uint32_t)res;
+        const char *got = name_of(G, cand);
+        if (res)
+            cr_assert(strncmp(got, cand, len) == 0 && strcmp(got + len, "_1") == 0, "%s -> %s",
+                      cand, got);
+        else
+            cr_assert_str_eq(got, cand);
+    }
+    cr_assert_gt(nres, 30);
+    for (size_t i = 0; i < sizeof longer / sizeof *longer; i++) {
+        const char *got = name_of(G, longer[i]);
+        if (exdb_names_is_reserved(longer[i]))
+            cr_assert(strlen(got) == strlen(longer[i]) + 2, "%s -> %s", longer[i], got);
+        else
+            cr_assert_str_eq(got, longer[i]);
+    }
 }
 
 /* "x_0" has suffix "0": free, so kept (num = int("0")). FX's older
