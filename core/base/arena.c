@@ -17,13 +17,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-struct exdb_arena_block {
-    exdb_arena_block *prev;
-    size_t size, off;
-    size_t faulted; /* bytes from data[0] already prefaulted (see prefault) */
-    _Alignas(16) unsigned char data[];
-};
-
 #define ARENA_MIN_BLOCK ((size_t)16 * 1024)
 #define ARENA_MAX_BLOCK ((size_t)64 * 1024 * 1024)
 
@@ -326,11 +319,11 @@ static void *arena_alloc_at(exdb_arena *a, size_t n, const void *site) {
     return p;
 }
 
-void *exdb_arena_alloc(exdb_arena *a, size_t n) {
+void *exdb_arena_alloc_out(exdb_arena *a, size_t n) {
     return arena_alloc_at(a, n, __builtin_return_address(0));
 }
 
-void *exdb_arena_calloc(exdb_arena *a, size_t count, size_t size) {
+void *exdb_arena_calloc_out(exdb_arena *a, size_t count, size_t size) {
     if (size && count > SIZE_MAX / size)
         return NULL;
     void *p = arena_alloc_at(a, count * size, __builtin_return_address(0));
