@@ -57,20 +57,14 @@ void exdb_mem_release(void *p);
  * once per node) stays in the same cache-warm memory. */
 void exdb_arena_reset(exdb_arena *a);
 /* exdb_arena_alloc and _calloc out of line: a new block, prefaulting, and
- * under fault injection every call. */
+ * under fault injection every call (its site is the caller's). */
 void *exdb_arena_alloc_out(exdb_arena *a, size_t n);
 void *exdb_arena_calloc_out(exdb_arena *a, size_t count, size_t size);
 /* n bytes (a multiple of 16, not 0) from the current block when its
  * prefaulted part has them, else NULL: the bump of a few instructions that
  * most of the loader's and unflatten's ~10^5-10^6 allocations take (a call
- * and the general path cost ~50 instructions each). Never under fault
- * injection, which counts every call. */
+ * and the general path cost ~50 instructions each). */
 static inline __attribute__((always_inline)) void *exdb_arena_bump(exdb_arena *a, size_t n) {
-#ifdef EXDB_FAULT
-    (void)a;
-    (void)n;
-    return NULL;
-#else
     exdb_arena_block *b = a->head;
     if (!b || b->faulted < b->off || b->faulted - b->off < n)
         return NULL;
@@ -78,16 +72,13 @@ static inline __attribute__((always_inline)) void *exdb_arena_bump(exdb_arena *a
     b->off += n;
     a->used += n;
     return p;
-#endif
 }
-/* Returns n bytes aligned to 16, or NULL when memory is exhausted. */
-static inline __attribute__((always_inline)) void *exdb_arena_alloc(exdb_arena *a, size_t n) {
+static inline __attribute__((always_inline)) void *exdb_arena_alloc_fast(exdb_arena *a, size_t n) {
     void *p = n - 1 < 4096 ? exdb_arena_bump(a, (n + 15) & ~(size_t)15) : NULL;
     return p ? p : exdb_arena_alloc_out(a, n);
 }
-/* Zero-filled; NULL on overflow of count*size or exhaustion. */
-static inline __attribute__((always_inline)) void *exdb_arena_calloc(exdb_arena *a, size_t count,
-                                                                     size_t size) {
+static inline __attribute__((always_inline)) void *
+exdb_arena_calloc_fast(exdb_arena *a, size_t count, size_t size) {
     size_t n = count * size;
     void *p = count <= 4096 && size <= 4096 && n - 1 < 4096
                   ? exdb_arena_bump(a, (n + 15) & ~(size_t)15)
@@ -97,6 +88,20 @@ static inline __attribute__((always_inline)) void *exdb_arena_calloc(exdb_arena 
     __builtin_memset(p, 0, n);
     return p;
 }
+/* void *exdb_arena_alloc(exdb_arena *a, size_t n): n bytes aligned to 16,
+ * or NULL when memory is exhausted.
+ * void *exdb_arena_calloc(exdb_arena *a, size_t count, size_t size):
+ * zero-filled; NULL on overflow of count*size or exhaustion.
+ * The sanitizer, fault injection and coverage builds call them out of line
+ * every time, as before the inline bump: the fault walk counts every call
+ * and names each site by its caller's line. */
+#if defined(EXDB_FAULT) || defined(__SANITIZE_ADDRESS__) || defined(EXDB_COVERAGE)
+#define exdb_arena_alloc  exdb_arena_alloc_out
+#define exdb_arena_calloc exdb_arena_calloc_out
+#else
+#define exdb_arena_alloc  exdb_arena_alloc_fast
+#define exdb_arena_calloc exdb_arena_calloc_fast
+#endif
 /* Copies n bytes of s and appends a NUL. */
 char *exdb_arena_strndup(exdb_arena *a, const char *s, size_t n);
 char *exdb_arena_strdup(exdb_arena *a, const char *s);

@@ -1057,9 +1057,10 @@ static void add_used(void *ctx, const void *p, size_t n) {
     *(size_t *)ctx = *(size_t *)ctx * 31 + n;
 }
 
-/* exdb_arena_alloc and _calloc bump the current block inline when its
- * prefaulted part has room (arena.h): the same memory, alignment and
- * accounting as the out-of-line path. Two arenas, one through each path,
+/* The release build's exdb_arena_alloc and _calloc bump the current
+ * block inline when its prefaulted part has room (arena.h; this build
+ * calls them out of line, so the test calls the inline ones by name): the
+ * same memory, alignment and accounting as the out-of-line path. Two arenas, one through each path,
  * given the same requests (0 bytes, odd sizes, big ones, after a reset
  * that leaves dirty memory) end with the same blocks filled as far, the
  * same used and reserved bytes; every pointer is 16-aligned, calloc's
@@ -1079,7 +1080,8 @@ Test(arena, inline_bump_agrees_with_out_of_line) {
             x = x * 1103515245u + 12345u;
             size_t n = (x >> 8) % 7 == 0 ? (x >> 4) % 70000 : (x >> 12) % 200;
             int zero = (x >> 20) & 1;
-            unsigned char *p = zero ? exdb_arena_calloc(&a, 1, n) : exdb_arena_alloc(&a, n);
+            unsigned char *p =
+                zero ? exdb_arena_calloc_fast(&a, 1, n) : exdb_arena_alloc_fast(&a, n);
             unsigned char *q = zero ? exdb_arena_calloc_out(&b, 1, n) : exdb_arena_alloc_out(&b, n);
             cr_assert(p && q);
             cr_assert_eq((uintptr_t)p % 16, 0);
