@@ -249,6 +249,9 @@ static const char *meta_refused(exdb_meta_defer *d, const char *quote) {
     return NULL;
 }
 
+/* First reads between two calls giving a mapped text's pages back. */
+#define DROP_READS 4096
+
 /* exdb_meta_defer's read (the accessors' slow path): the string at quote,
  * metadata key `key` of serialized node src, parsed and checked as the
  * load would have (exdb_json_string_at, exdb_load_check_text) into d's
@@ -311,6 +314,12 @@ const char *exdb_load_meta_read(exdb_meta_defer *d, const char *quote, int32_t s
         return NULL;
     }
     memo_put(d, quote, s);
+    if (++d->reads >= DROP_READS) {
+        /* what was read is decoded and remembered: a command reading
+         * every node's metadata keeps no more of the text than this */
+        d->reads = 0;
+        exdb_filemap_drop(d->text, d->text, d->end);
+    }
     return s;
 }
 

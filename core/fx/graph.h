@@ -153,6 +153,7 @@ typedef struct exdb_meta_defer {
      * arena */
     exdb_meta_memo *memo;
     uint32_t nmemo, memo_cap;
+    uint32_t reads; /* first reads since the text's pages were last given back */
     exdb_arena *arena;
     char *pool, *pool_end;
 } exdb_meta_defer;
