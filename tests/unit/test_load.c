@@ -861,7 +861,7 @@ Test(load, many_subgraphs_linear_memory) {
     prog = exdb_program_from_json(json, len, "t.json", &err);
     cr_assert_not_null(prog, "load failed: %s", err.msg);
     cr_assert_eq(prog->nsubgraphs, N);
-    size_t used = prog->arena.used + prog->args_arena.used;
+    size_t used = prog->arena.used + prog->args_arena.used + prog->text_arena.used;
     cr_assert_lt(used, 12 * len, "%zu bytes of program for %zu bytes of JSON", used, len);
     const struct exdb_subgraph *s = exdb_program_subgraph(prog, "body3999");
     cr_assert_not_null(s);
