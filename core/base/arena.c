@@ -3,6 +3,7 @@
  * get a block of their own. */
 #include "core/base/arena.h"
 #include "core/base/fault.h"
+#include "core/base/filemap.h"
 /* Fault injection counts arena blocks where they are needed (see
  * arena_alloc_at), not in block_new. */
 #undef malloc
@@ -205,7 +206,7 @@ void *exdb_mem_take(size_t n) {
 }
 
 void exdb_mem_release(void *p) {
-    if (!p)
+    if (!p || exdb_filemap_release(p))
         return;
     for (int i = 0; i < ntaken; i++) {
         if (taken[i].p != p)

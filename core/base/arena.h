@@ -48,7 +48,8 @@ void exdb_arena_trim(void);
 /* A buffer of n bytes from the block cache (a fresh block when none fits),
  * for a program's JSON text: reloading then reuses its memory as the
  * arenas' is reused. Released with exdb_mem_release, which also frees
- * plain malloc'd pointers (so a caller holding either kind uses it). */
+ * plain malloc'd pointers and unmaps a text of filemap.h's (so a caller
+ * holding any of these kinds uses it). */
 void *exdb_mem_take(size_t n);
 void exdb_mem_release(void *p);
 /* Forgets everything allocated from a but keeps its newest block (the

@@ -2,6 +2,8 @@
  * accessors. */
 #include "core/export/load.h"
 
+#include "core/base/filemap.h"
+
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -320,21 +322,37 @@ int exdb_load_str_list(loader *L, const exdb_json *j, const jpath *p, const char
  * see exdb_program_from_json) parsed into *parsed, in L->node_dom in place
  * of the previous entry's; any other value as it is. NULL when memory runs
  * out. */
+/* Bytes of table entries loaded between two calls giving their pages back. */
+#define DROP_STEP ((size_t)2 << 20)
+
+void exdb_load_drop_behind(loader *L, const char *at) {
+    if (!L->dropped || at < L->dropped) {
+        L->dropped = at; /* a table of its own */
+    } else if ((size_t)(at - L->dropped) >= DROP_STEP) {
+        exdb_filemap_drop(L->prog->buf, L->dropped, at);
+        L->dropped = at;
+    }
+}
+
 const exdb_json *exdb_load_table_entry(loader *L, const exdb_json *e, exdb_json *parsed) {
     const exdb_json *r = NULL;
+    if (e->type == EXDB_JRAW)
+        exdb_load_drop_behind(L, e->u.str);
     L->clean_lo = L->clean_hi = NULL;
+    const char *lo = NULL, *hi = NULL;
     if (L->ahead && exdb_json_ahead_owns(L->ahead, e)) {
-        r = exdb_json_ahead_get(L->ahead, e, L->err);
+        r = exdb_json_ahead_get(L->ahead, e, &lo, &hi, L->err);
     } else if (e->type != EXDB_JRAW) {
         return e;
     } else {
         exdb_arena_reset(&L->node_dom);
-        if (exdb_json_parse_raw(e, L->prog->buf, &L->node_dom, L->fname, parsed, L->err) == 0)
+        if (exdb_json_parse_raw(e, L->prog->buf, &L->node_dom, &L->strs, L->fname, parsed, &lo, &hi,
+                                L->err) == 0)
             r = parsed;
     }
     if (r && e->type == EXDB_JRAW && (r->flags & EXDB_JTEXT_CLEAN)) {
-        L->clean_lo = e->u.str;
-        L->clean_hi = e->u.str + e->len;
+        L->clean_lo = lo;
+        L->clean_hi = hi;
     }
     return r;
 }

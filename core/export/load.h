@@ -18,6 +18,7 @@
 #ifndef EXDB_CORE_EXPORT_LOAD_H
 #define EXDB_CORE_EXPORT_LOAD_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,7 @@
 #include "core/format/json_ahead.h"
 
 typedef struct parsed_stack {
+    const char *text; /* the nn_module_stack string, in the program's arena */
     exdb_stack_entry *entries;
     uint32_t n;
 } parsed_stack;
@@ -49,8 +51,7 @@ typedef struct loader {
     /* Parsed nn_module_stack strings by their text: consecutive nodes of a
      * module share one string, so each distinct stack is parsed once. */
     exdb_strmap stacks;
-    const char *last_stack_text; /* the previous node's, checked first */
-    const parsed_stack *last_stack;
+    const parsed_stack *last_stack; /* the previous node's, checked first */
     /* Module fqns seen (with their parents), for EXDB_MAX_MODULES; keys are
      * copies in the DOM's arena. */
     exdb_strmap modules;
@@ -65,10 +66,19 @@ typedef struct loader {
     /* The DOM of one node or tensor_values entry of the main graph at a
      * time (parsed lazily: see exdb_program_from_json). */
     exdb_arena node_dom;
-    /* The text of the table entry being loaded when its parse found it
-     * clean (EXDB_JTEXT_CLEAN): the strings in [clean_lo, clean_hi) need no
-     * exdb_load_check_text (exdb_load_table_entry sets it). */
+    /* The decoded strings of the table entry being loaded when its parse
+     * found it clean (EXDB_JTEXT_CLEAN): the strings in [clean_lo,
+     * clean_hi) need no exdb_load_check_text (exdb_load_table_entry sets
+     * it). */
     const char *clean_lo, *clean_hi;
+    /* Where the JSON reader decodes the strings the IR keeps (the
+     * program's text_arena; strs_mu held around its chunk allocations
+     * while the parse-ahead thread runs). */
+    exdb_jstrings strs;
+    pthread_mutex_t strs_mu;
+    /* The table entries' text before this has had its pages given back
+     * (exdb_load_table_entry). */
+    const char *dropped;
     /* Those entries parsed in a second thread ahead of the loader, or NULL
      * (exdb_program_from_json). */
     exdb_json_ahead *ahead;
@@ -136,6 +146,13 @@ int exdb_load_str_list(loader *L, const exdb_json *j, const jpath *p, const char
  * tensor_values), parsed into *parsed in L->node_dom (or taken from
  * L->ahead's thread); other values as they are. NULL when the parse fails.
  * Valid until the next call. */
+/* The pages of a mapped text (core/base/filemap.h) that the table entries
+ * loaded before at (in the same table, read in file order) sat in are
+ * given back, DROP_STEP bytes at a time: the load keeps no more of the
+ * text in memory than that and what the parse-ahead thread has parsed
+ * (exdb_load_table_entry calls it; a reader of entries off their text
+ * too). */
+void exdb_load_drop_behind(loader *L, const char *at);
 const exdb_json *exdb_load_table_entry(loader *L, const exdb_json *e, exdb_json *parsed);
 
 #endif

@@ -1,6 +1,8 @@
 /* load_meta.c - see load_meta.h. */
 #include "core/export/load_meta.h"
 
+#include "core/base/filemap.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,36 +149,33 @@ static int is_known_meta_key(const char *k) {
  * previous node's checked first) and its modules counted against the
  * limits. */
 static int module_stack(loader *L, exdb_meta *meta, const char *v, const jpath *p) {
-    int fresh;
-    if (L->last_stack && strcmp(v, L->last_stack_text) == 0) {
-        meta->stack = L->last_stack->entries;
-        meta->nstack = L->last_stack->n;
-        meta->has_stack = meta->nstack > 0;
-        meta->nn_module_stack = v;
-        return 0;
+    if (!L->last_stack || strcmp(v, L->last_stack->text) != 0) {
+        /* v may live with its node's DOM (EXDB_JRAW_DEFER): the table
+         * keeps a copy of each distinct stack */
+        parsed_stack *ps = exdb_strmap_get(&L->stacks, v);
+        if (!ps) {
+            exdb_error e2 = {0};
+            ps = exdb_arena_alloc(L->a, sizeof *ps);
+            if (!ps || !(ps->text = exdb_arena_strdup(L->a, v)))
+                return exdb_load_oom(L);
+            /* a failed parse ends the load, so the half-made entry is never read */
+            if (exdb_load_meta_parse_stack(L->a, v, &ps->entries, &ps->n, &e2) < 0)
+                return exdb_load_fail(L, p, "%s", e2.msg);
+            for (uint32_t j = 0; j < ps->n; j++)
+                if (exdb_load_count_module(L, ps->entries[j].path, strlen(ps->entries[j].path), p) <
+                    0)
+                    return -1;
+            void **slot = exdb_strmap_put(&L->stacks, ps->text, NULL);
+            if (!slot)
+                return exdb_load_oom(L);
+            *slot = ps;
+        }
+        L->last_stack = ps;
     }
-    void **slot = exdb_strmap_put(&L->stacks, v, &fresh);
-    if (!slot)
-        return exdb_load_oom(L);
-    if (fresh) {
-        exdb_error e2 = {0};
-        parsed_stack *ps = exdb_arena_alloc(L->a, sizeof *ps);
-        if (!ps)
-            return exdb_load_oom(L);
-        /* a failed parse ends the load, so the half-made entry is never read */
-        if (exdb_load_meta_parse_stack(L->a, v, &ps->entries, &ps->n, &e2) < 0)
-            return exdb_load_fail(L, p, "%s", e2.msg);
-        for (uint32_t j = 0; j < ps->n; j++)
-            if (exdb_load_count_module(L, ps->entries[j].path, strlen(ps->entries[j].path), p) < 0)
-                return -1;
-        *slot = ps;
-    }
-    L->last_stack = *slot;
-    L->last_stack_text = v;
     meta->stack = L->last_stack->entries;
     meta->nstack = L->last_stack->n;
     meta->has_stack = meta->nstack > 0;
-    meta->nn_module_stack = v;
+    meta->nn_module_stack = L->last_stack->text;
     return 0;
 }
 
@@ -205,35 +204,91 @@ static int extras(loader *L, exdb_meta *meta, const exdb_json *m, uint32_t nextr
     return 0;
 }
 
+/* The slot of d's memo for quote (its entry, or the empty slot where it
+ * would go); NULL when the memo is empty. */
+static exdb_meta_memo *memo_slot(const exdb_meta_defer *d, const char *quote) {
+    if (!d->memo_cap)
+        return NULL;
+    uint32_t mask = d->memo_cap - 1;
+    uint32_t i = (uint32_t)(((uintptr_t)quote * 0x9E3779B97F4A7C15ull) >> 40) & mask;
+    while (d->memo[i].quote && d->memo[i].quote != quote)
+        i = (i + 1) & mask;
+    return &d->memo[i];
+}
+
+/* Remembers s (NULL: refused) as the string at quote; when memory runs out
+ * it is not remembered, and the next read reads it again. */
+static void memo_put(exdb_meta_defer *d, const char *quote, const char *s) {
+    if (2 * (d->nmemo + 1) > d->memo_cap) {
+        uint32_t ncap = d->memo_cap ? 2 * d->memo_cap : 64;
+        exdb_meta_memo *old = d->memo, *nm = ncap > d->memo_cap ? calloc(ncap, sizeof *nm) : NULL;
+        if (!nm)
+            return;
+        uint32_t ocap = d->memo_cap;
+        d->memo = nm;
+        d->memo_cap = ncap;
+        for (uint32_t i = 0; i < ocap; i++)
+            if (old[i].quote)
+                *memo_slot(d, old[i].quote) = old[i];
+        free(old);
+    }
+    exdb_meta_memo *m = memo_slot(d, quote);
+    if (!m->quote)
+        d->nmemo++;
+    m->quote = quote;
+    m->s = s;
+}
+
+/* A refused string's message, read again. */
+static const char *meta_refused(exdb_meta_defer *d, const char *quote) {
+    d->err = d->failed_err;
+    for (const exdb_meta_fail *f = d->fails; f; f = f->next)
+        if (f->quote == quote)
+            d->err = f->err;
+    d->pending = 1;
+    return NULL;
+}
+
+/* First reads between two calls giving a mapped text's pages back. */
+#define DROP_READS 4096
+
 /* exdb_meta_defer's read (the accessors' slow path): the string at quote,
  * metadata key `key` of serialized node src, parsed and checked as the
- * load would have (exdb_json_string_at, exdb_load_check_text), its quote
- * then marked '\0' (read: the text follows) or '\1' (refused: the message
- * kept in d->failed_err). NULL and d->pending on an error. */
+ * load would have (exdb_json_string_at, exdb_load_check_text) into d's
+ * arena on its first read, then remembered (d->memo; a refused one with
+ * its message). The text is never written. NULL and d->pending on an
+ * error. */
 const char *exdb_load_meta_read(exdb_meta_defer *d, const char *quote, int32_t src,
                                 const char *key) {
-    char *q = (char *)quote;
-    if (*q == '\1') {
-        d->err = d->failed_err;
-        for (const exdb_meta_fail *f = d->fails; f; f = f->next)
-            if (f->quote == q)
-                d->err = f->err;
-        d->pending = 1;
-        return NULL;
-    }
+    exdb_meta_memo *m = memo_slot(d, quote);
+    if (m && m->quote)
+        return m->s ? m->s : meta_refused(d, quote);
     const char *s;
     uint32_t n;
     exdb_error e = {0};
     jpath gm = PKEY(NULL, "graph_module"), g = PKEY(&gm, "graph"), ns = PKEY(&g, "nodes");
     jpath np = PIDX(&ns, src), mp = PKEY(&np, "metadata"), kp = PKEY(&mp, key);
-    if (exdb_json_string_at(q, d->end, d->text, d->fname, &s, &n, &e) < 0) {
+    exdb_jstrings pool = {d->arena, NULL, d->pool, d->pool_end};
+    int rc = exdb_json_string_at(quote, d->end, d->text, &pool, d->fname, &s, &n, &e);
+    d->pool = pool.p;
+    d->pool_end = pool.end;
+    if (exdb_filemap_changed(d->text)) {
+        /* the text is a mapping of a file truncated or rewritten since
+         * (core/base/filemap.h): what was read is not the program's */
+        exdb_error_clear(&d->err);
+        exdb_errorf(&d->err, "%s changed on disk since it was loaded; load it again", d->fname);
+        d->pending = 1;
+        return NULL;
+    }
+    if (rc < 0) {
         /* "FILE: line 1, column C: what" as the load would have said it,
          * the JSON path inserted: the command that found it may be far
          * from the load */
         char where[512];
         size_t fl = strlen(d->fname);
         exdb_load_path_fmt(&kp, where, sizeof where);
-        if (strncmp(e.msg, d->fname, fl) == 0 && strncmp(e.msg + fl, ": ", 2) == 0)
+        if (strncmp(e.msg, d->fname, fl) == 0 && strncmp(e.msg + fl, ": ", 2) == 0 &&
+            strncmp(e.msg + fl + 2, "line ", 5) == 0)
             exdb_errorf(&d->err, "%s: %s: %s", d->fname, where, e.msg + fl + 2);
         else
             d->err = e;
@@ -242,25 +297,29 @@ const char *exdb_load_meta_read(exdb_meta_defer *d, const char *quote, int32_t s
     }
     loader L = {.fname = d->fname, .err = &e};
     if (exdb_load_check_text(&L, s, n, &kp) < 0) {
-        *q = '\1';
         if (!d->failed) {
-            d->failed = q;
+            d->failed = quote;
             d->failed_err = e;
         }
-        /* its bytes are unescaped now: its message is kept for the next
-         * read */
         exdb_meta_fail *f = malloc(sizeof *f);
         if (f) {
-            f->quote = q;
+            f->quote = quote;
             f->err = e;
             f->next = d->fails;
             d->fails = f;
         }
+        memo_put(d, quote, NULL);
         d->err = e;
         d->pending = 1;
         return NULL;
     }
-    *q = '\0';
+    memo_put(d, quote, s);
+    if (++d->reads >= DROP_READS) {
+        /* what was read is decoded and remembered: a command reading
+         * every node's metadata keeps no more of the text than this */
+        d->reads = 0;
+        exdb_filemap_drop(d->text, d->text, d->end);
+    }
     return s;
 }
 

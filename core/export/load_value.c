@@ -222,6 +222,17 @@ static exdb_sym *sym_ints(loader *L, const int64_t *v, uint32_t n) {
     return s;
 }
 
+/* The device type [s, e) as a C string: the usual ones static, others
+ * copied into the program's arena. NULL when memory runs out. */
+static const char *device_type(loader *L, const char *s, const char *e) {
+    static const char *const known[] = {"cpu", "cuda", "meta", "mps", "xpu", "hpu"};
+    size_t n = (size_t)(e - s);
+    for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+        if (strlen(known[i]) == n && memcmp(known[i], s, n) == 0)
+            return known[i];
+    return exdb_arena_strndup(L->a, s, n);
+}
+
 /* The TensorMeta text e (an unparsed table entry) when it is exactly what
  * serialize.py writes for a tensor of static shape: {"dtype": D, "sizes":
  * [...], "requires_grad": B, "device": {"type": "T", "index": I or null},
@@ -229,9 +240,9 @@ static exdb_sym *sym_ints(loader *L, const int64_t *v, uint32_t n) {
  * json.dumps's separators, integers, one stride per size and a device type
  * of letters, digits and '_'. Read straight off the text into *out, as
  * parse_tensor_meta reads its DOM (the JSON DOM of ~20 values an entry
- * cost ~30 instructions a byte); the device type is NUL-terminated in place
- * as the parse would. 1 when read, 0 when the text is anything else (the
- * caller parses it), -1 when memory runs out. */
+ * cost ~30 instructions a byte); the device type is copied out of the text
+ * (which is never written), the usual ones not at all. 1 when read, 0 when the text is anything
+ * else (the caller parses it), -1 when memory runs out. */
 static int tensor_meta_text(loader *L, const exdb_json *e, exdb_val **out) {
     cursor c = {e->u.str, e->u.str + e->len};
     int64_t dtype, sizes[64], strides[64], off, layout, index = -1;
@@ -248,11 +259,11 @@ static int tensor_meta_text(loader *L, const exdb_json *e, exdb_val **out) {
         return 0;
     if (!LIT(&c, ", \"device\": {\"type\": \""))
         return 0;
-    char *type = (char *)c.p;
+    const char *type = c.p;
     while (c.p < c.e && ((*c.p >= 'a' && *c.p <= 'z') || (*c.p >= 'A' && *c.p <= 'Z') ||
                          (*c.p >= '0' && *c.p <= '9') || *c.p == '_'))
         c.p++;
-    char *quote = (char *)c.p;
+    const char *quote = c.p;
     if (c.p - type > 64 || !LIT(&c, "\", \"index\": "))
         return 0;
     if (!LIT(&c, "null") && !int_at(&c, &index))
@@ -265,9 +276,8 @@ static int tensor_meta_text(loader *L, const exdb_json *e, exdb_val **out) {
     exdb_tensor_meta *t = exdb_arena_calloc(L->a, 1, sizeof *t);
     exdb_val *v = exdb_arena_calloc(L->a, 1, sizeof *v);
     if (!t || !v || !(t->sizes = sym_ints(L, sizes, nsizes)) ||
-        !(t->strides = sym_ints(L, strides, nsizes)))
+        !(t->strides = sym_ints(L, strides, nsizes)) || !(type = device_type(L, type, quote)))
         return exdb_load_oom(L);
-    *quote = '\0';
     t->dtype = (int)dtype;
     t->ndim = nsizes;
     t->requires_grad = rg;
@@ -384,6 +394,8 @@ int exdb_load_value_tables(loader *L, gscope *sc, const jpath *gp) {
             exdb_val *v = NULL;
             exdb_json parsed;
             int read = 0;
+            if (e->type == EXDB_JRAW)
+                exdb_load_drop_behind(L, e->u.str);
             if (t == 0 && e->type == EXDB_JRAW && !exdb_json_ahead_owns(L->ahead, e) &&
                 (read = tensor_meta_text(L, e, &v)) < 0)
                 return -1;

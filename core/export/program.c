@@ -21,6 +21,8 @@
  * pairing up with graph inputs/outputs by count and by name. */
 #include "core/export/program.h"
 
+#include "core/base/filemap.h"
+
 #include <assert.h>
 #include <inttypes.h>
 #include <math.h>
@@ -394,6 +396,7 @@ static void defer_meta(loader *L, const exdb_json *root) {
     d->read = exdb_load_meta_read;
     d->text = L->prog->buf;
     d->end = L->prog->buf + L->prog->json_bytes;
+    d->arena = &L->prog->text_arena;
     d->fname = L->fname;
 }
 
@@ -413,7 +416,8 @@ static void start_ahead(loader *L, const exdb_json *root) {
     const exdb_json *tables[2] = {NULL, exdb_json_get(g, "nodes")};
     if (!exdb_json_is(tables[1], EXDB_JARRAY))
         tables[1] = NULL;
-    L->ahead = exdb_json_ahead_start(tables, 2, L->prog->buf, L->fname, ahead_min);
+    L->strs.mu = &L->strs_mu; /* the thread's pools share the arena */
+    L->ahead = exdb_json_ahead_start(tables, 2, L->prog->buf, &L->strs, L->fname, ahead_min);
 }
 
 exdb_program *exdb_program_from_json(char *buf, size_t len, const char *name, exdb_error *err) {
@@ -425,6 +429,7 @@ exdb_program *exdb_program_from_json(char *buf, size_t len, const char *name, ex
     }
     exdb_arena_init(&P->arena);
     exdb_arena_init(&P->args_arena);
+    exdb_arena_init(&P->text_arena);
     P->buf = buf;
     P->json_bytes = len;
     P->path = exdb_arena_strdup(&P->arena, name);
@@ -437,6 +442,8 @@ exdb_program *exdb_program_from_json(char *buf, size_t len, const char *name, ex
                 .err = err,
                 .reserve_left = len / RESERVE_BYTES + 64};
     exdb_arena_init(&L.node_dom);
+    L.strs = exdb_jstrings_on(&P->text_arena);
+    pthread_mutex_init(&L.strs_mu, NULL);
     /* The DOM lives in its own arena, dropped once the IR is built. The
      * main graph's nodes (~3/4 of the JSON) and tensor metadata (a DOM of
      * ~3 bytes per byte: 30 small values in 250 bytes) are parsed one at a
@@ -453,13 +460,20 @@ exdb_program *exdb_program_from_json(char *buf, size_t len, const char *name, ex
     int rc = -1;
     if (!P->path)
         exdb_errorf(err, "%s: out of memory", name);
-    else if (exdb_json_parse_lazy(buf, len, &dom, L.fname, lazy_prefix, 2, lazy_last, &root, err) ==
-             0) {
+    else if (exdb_json_parse_lazy(buf, len, &dom, &L.strs, L.fname, lazy_prefix, 2, lazy_last,
+                                  &root, err) == 0) {
         defer_meta(&L, root);
         start_ahead(&L, root);
         rc = load_program(&L, root);
     }
     exdb_json_ahead_stop(L.ahead);
+    pthread_mutex_destroy(&L.strs_mu);
+    exdb_filemap_drop(buf, buf, buf + len); /* read again only for lazy metadata */
+    if (exdb_filemap_changed(buf)) {        /* truncated or rewritten while loaded */
+        exdb_error_clear(err);
+        exdb_errorf(err, "%s changed on disk since it was loaded; load it again", L.fname);
+        rc = -1;
+    }
     exdb_arena_destroy(&L.node_dom);
     exdb_arena_destroy(&dom);
     if (rc < 0) {
@@ -529,8 +543,10 @@ void exdb_program_free(exdb_program *p) {
         next = f->next;
         free(f);
     }
+    free(p->meta_defer.memo);
     exdb_arena_destroy(&p->arena);
     exdb_arena_destroy(&p->args_arena);
+    exdb_arena_destroy(&p->text_arena);
     exdb_mem_release(p->buf);
     free(p);
 }

@@ -76,7 +76,10 @@ typedef struct exdb_program {
      * cache miss per node (a bare walk of 141k nodes' inputs: 57 ns per
      * node, 13 ns at 14k nodes). */
     exdb_arena args_arena;
-    char *buf; /* the program JSON text, unescaped in place: the string pool */
+    /* The strings decoded from the text that the IR keeps (the JSON
+     * reader's pool, core/format/json.h's exdb_jstrings). */
+    exdb_arena text_arena;
+    char *buf; /* the program JSON text (never written after it is read) */
     size_t json_bytes;
     const char *path;   /* the file it came from */
     const char *member; /* the zip member, or the path for bare JSON */

@@ -117,7 +117,7 @@ typedef struct dump_filter {
 struct raw_ctx {
     const char *text; /* the buffer parsed */
     const char *fname;
-    exdb_arena scratch; /* one element's DOM, reset between elements */
+    exdb_arena scratch; /* one element's DOM and strings, reset between elements */
     exdb_error *err;
     int failed;
 };
@@ -125,7 +125,9 @@ struct raw_ctx {
 /* The DOM of a lazy element (into the scratch arena), or NULL (failed). */
 static const exdb_json *raw_parse(struct raw_ctx *r, const exdb_json *j, exdb_json *out) {
     exdb_arena_reset(&r->scratch);
-    if (exdb_json_parse_raw(j, r->text, &r->scratch, r->fname, out, r->err) < 0) {
+    exdb_jstrings strs = exdb_jstrings_on(&r->scratch);
+    if (exdb_json_parse_raw(j, r->text, &r->scratch, &strs, r->fname, out, NULL, NULL, r->err) <
+        0) {
         r->failed = 1;
         return NULL;
     }
@@ -378,21 +380,23 @@ int exdb_json_equal(const exdb_json *a, const exdb_json *b) {
 
 /* Collects every value name an outputs array binds: "name" members of
  * TensorArguments and "as_name" members of symbolic arguments. */
-static int collect_names(const exdb_json *j, exdb_strmap *names) {
+static int collect_names(const exdb_json *j, exdb_strmap *names, exdb_arena *a) {
     if (j->type == EXDB_JOBJECT) {
         for (uint32_t i = 0; i < j->len; i++) {
             const exdb_json *k = &j->u.kids[i];
             if (k->type == EXDB_JSTRING &&
                 (strcmp(k->key, "name") == 0 || strcmp(k->key, "as_name") == 0)) {
-                if (!exdb_strmap_put(names, k->u.str, NULL))
+                /* the element's strings go with its scratch arena */
+                const char *name = exdb_arena_strndup(a, k->u.str, k->len);
+                if (!name || !exdb_strmap_put(names, name, NULL))
                     return -1;
-            } else if (collect_names(k, names) < 0) {
+            } else if (collect_names(k, names, a) < 0) {
                 return -1;
             }
         }
     } else if (j->type == EXDB_JARRAY) {
         for (uint32_t i = 0; i < j->len; i++)
-            if (collect_names(&j->u.kids[i], names) < 0)
+            if (collect_names(&j->u.kids[i], names, a) < 0)
                 return -1;
     }
     return 0;
@@ -475,8 +479,7 @@ uint32_t exdb_save_kept_getitems(const exdb_program *p, const exdb_dce_log *log)
 }
 
 /* The program JSON save writes, into b, from buf: the program text of the
- * file p was loaded from, as it was then (snapshot.c checked; parsed here
- * in place). */
+ * file p was loaded from, as it was then (snapshot.c checked). */
 static int program_json(const exdb_program *p, char *buf, size_t len, exdb_buf *b,
                         exdb_save_stats *stats, exdb_error *err) {
     static const char *const lazy_prefix[] = {"graph_module", "graph"};
@@ -495,7 +498,9 @@ static int program_json(const exdb_program *p, char *buf, size_t len, exdb_buf *
     exdb_json *root;
     int rc = -1;
     uint8_t *drop = NULL;
-    if (exdb_json_parse_lazy(buf, len, &a, p->path, lazy_prefix, 2, lazy_last, &root, err) < 0)
+    exdb_jstrings strs = exdb_jstrings_on(&a);
+    if (exdb_json_parse_lazy(buf, len, &a, &strs, p->path, lazy_prefix, 2, lazy_last, &root, err) <
+        0)
         goto done;
     const exdb_json *jg = exdb_json_get(exdb_json_get(root, "graph_module"), "graph");
     const exdb_json *nodes = exdb_json_get(jg, "nodes");
@@ -527,7 +532,7 @@ static int program_json(const exdb_program *p, char *buf, size_t len, exdb_buf *
         if (!node)
             goto done;
         const exdb_json *outs = exdb_json_get(node, "outputs");
-        if (outs && collect_names(outs, &dead) < 0) {
+        if (outs && collect_names(outs, &dead, &a) < 0) {
             exdb_errorf(err, "%s: out of memory", p->path);
             goto done;
         }

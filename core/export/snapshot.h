@@ -7,8 +7,8 @@
  * time. A `cd`, or the file changed, moved or removed, changes nothing.
  *
  * `save` is different: it writes the file back with dce's removals left
- * out, re-serializing the program JSON from its original bytes (the loader
- * unescapes strings in place, so the text in memory is no longer that) and,
+ * out, re-serializing the program JSON from its original bytes (the text
+ * in memory may be a mapping of a file changed since, docs/json-reader.md) and,
  * for an archive, copying every other member (the weights) byte for byte.
  * Two ways to have those bytes: keep them, or go back to the file and make
  * sure it is still the one loaded. exdb keeps a content hash and the
@@ -60,8 +60,7 @@ typedef struct exdb_snapshot {
 /* The loader's last step (exdb_program_load, program.c): builds the
  * program with exdb_program_from_json, and records in it (p->snapshot)
  * what run and save need from the open container c, with hash, the XXH64
- * of the program text buf as read (before the parse unescapes it in place:
- * exdb_container_read_program_hashed). model as given to exdb_program_load. */
+ * of the program text buf as read (exdb_container_read_program_hashed). model as given to exdb_program_load. */
 exdb_program *exdb_snapshot_load(exdb_container *c, const char *model, char *buf, size_t len,
                                  uint64_t hash, const char *label, exdb_error *err);
 

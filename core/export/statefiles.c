@@ -17,15 +17,11 @@ int exdb_config_visit(const exdb_snap_member *m, exdb_config_fn fn, void *ctx, e
         return exdb_errorf(err, "%s", m->error);
     if (!m || !m->bytes)
         return 1;
-    char *buf = malloc(m->len + 1); /* the parser unescapes in place: a copy */
-    if (!buf)
-        return exdb_errorf(err, "%s: out of memory", m->label);
-    memcpy(buf, m->bytes, m->len + 1);
     exdb_arena dom;
     exdb_arena_init(&dom);
     exdb_json *root;
     int rc = -1;
-    if (exdb_json_parse(buf, m->len, &dom, m->label, &root, err) == 0) {
+    if (exdb_json_parse(m->bytes, m->len, &dom, m->label, &root, err) == 0) {
         const exdb_json *cfg = exdb_json_get(root, "config");
         if (!exdb_json_is(cfg, EXDB_JOBJECT))
             exdb_errorf(err, "%s: $.config: expected an object, found %s", m->label,
@@ -34,7 +30,6 @@ int exdb_config_visit(const exdb_snap_member *m, exdb_config_fn fn, void *ctx, e
             rc = fn(ctx, cfg, m->label, err);
     }
     exdb_arena_destroy(&dom);
-    free(buf);
     return rc;
 }
 

@@ -11,6 +11,7 @@
 #include "core/base/mem.h"
 
 #include "core/base/arena.h"
+#include "core/base/filemap.h"
 #include "core/base/strmap.h"
 
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -611,9 +613,35 @@ const cont_model *exdb_container_resolve_model(const exdb_container *c, const ch
  * is taken while the bytes are still in the cache. */
 #define READ_CHUNK ((size_t)2 << 20)
 
+/* Bytes of a mapped text hashed at a time, the pages then given back. */
+#define HASH_CHUNK ((size_t)4 << 20)
+
+/* The XXH64 of the mapped text p[0..n), a chunk at a time: each chunk's
+ * pages populated in one call, hashed, then dropped (the loader faults them
+ * in again as it reads them), so hashing keeps no more than a chunk of the
+ * file in the process's memory. */
+static uint64_t hash_mapped(const char *p, size_t n) {
+    XXH64_state_t *hs = XXH64_createState();
+    if (!hs)
+        return XXH64(p, n, 0);
+    XXH64_reset(hs, 0);
+    for (size_t at = 0; at < n; at += HASH_CHUNK) {
+        size_t k = n - at < HASH_CHUNK ? n - at : HASH_CHUNK;
+#ifdef MADV_POPULATE_READ
+        madvise((void *)((uintptr_t)(p + at) & ~(uintptr_t)4095), k + 4096, MADV_POPULATE_READ);
+#endif
+        XXH64_update(hs, p + at, k);
+        exdb_filemap_drop(p, p + at, p + at + k);
+    }
+    uint64_t h = XXH64_digest(hs);
+    XXH64_freeState(hs);
+    return h;
+}
+
 /* Reads a bare JSON file whole, and its XXH64 into *hash (when not NULL).
- * The size is checked again (the file may have changed since open) and
- * the read stops at that size. */
+ * The text is a read-only mapping of the file (filemap.h) when the system
+ * gives one, else it is read into a buffer. The size is checked again (the
+ * file may have changed since open) and the read stops at that size. */
 static int read_json_file(exdb_container *c, char **buf, size_t *len, uint64_t *hash,
                           exdb_error *err) {
     struct stat st;
@@ -631,6 +659,15 @@ static int read_json_file(exdb_container *c, char **buf, size_t *len, uint64_t *
                            c->path, (intmax_t)st.st_size, EXDB_MAX_PROGRAM_BYTES);
     }
     size_t size = (size_t)st.st_size, got = 0;
+    const char *mapped;
+    if (size > 0 && exdb_filemap_map(fd, size, &mapped) == 0) {
+        close(fd);
+        if (hash)
+            *hash = hash_mapped(mapped, size);
+        *buf = (char *)mapped; /* never written: the reader leaves texts as they are */
+        *len = size;
+        return 0;
+    }
     char *p = exdb_mem_take(size + 1); /* reloads reuse it (arena.h) */
     if (!p) {
         close(fd);

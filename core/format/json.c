@@ -13,23 +13,32 @@
 
 #include "core/format/json_skim.h"
 
+#include "core/base/filemap.h"
+
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* The string pool's chunk (exdb_jstrings): strings longer than a quarter of
+ * it get a block of their own. */
+#define POOL_CHUNK ((size_t)64 * 1024)
+
+/* The bytes parsed between two calls giving their pages back: the first
+ * pass over a mapped text keeps no more of it in memory than this (the
+ * loader reads the lazy elements again when it parses them). */
+#define DROP_STEP ((size_t)2 << 20)
+
 typedef struct {
-    char *p, *start, *end;
+    const char *p, *start, *end;
     /* The line of the read position and where it starts, kept by skip_ws
-     * (raw newlines only occur between tokens). Counting newlines from the
-     * start at error time would count the ones in-place unescaping has
-     * written into strings already parsed (a stack trace's "\n"). */
+     * (raw newlines only occur between tokens). */
     size_t line;
     const char *line_start;
-    /* Characters on the current line that in-place unescaping has turned
-     * into UTF-8 continuation bytes (which fail_at does not count): a
-     * "\u00e9" is six characters as written, two bytes once decoded. */
-    size_t col_adjust;
     exdb_arena *a;
+    exdb_jstrings *strs; /* where strings and keys are decoded to */
+    int transient;       /* the next string goes to a instead (parse_deferring) */
+    int escaped;         /* the string scan_string checked holds an escape */
     const char *fname;
     exdb_error *err;
     exdb_json *stk; /* scratch stack of children being gathered */
@@ -48,6 +57,9 @@ typedef struct {
      * known to be; ascii_lost once it is not (then they are checked). */
     const char *ascii_upto;
     int ascii_lost;
+    /* exdb_json_parse_lazy: the text before this has had its pages given
+     * back (a mapped text: core/base/filemap.h); NULL in other parses */
+    const char *dropped;
     /* a \u escape decoded to U+0000 or past U+007F (EXDB_JTEXT_CLEAN) */
     int u_beyond_ascii;
     /* exdb_json_parse_raw: characters on the line before ps->start (the
@@ -87,7 +99,7 @@ static void describe_here(const parser *ps, char *out, size_t cap) {
  * 1-based; the column counts characters, not UTF-8 bytes, as editors do).
  * With found != 0 the message says what sits there instead. */
 static int fail_at(parser *ps, const char *what, int found) {
-    size_t line = ps->line, col = 1 + ps->col_adjust + ps->col_base;
+    size_t line = ps->line, col = 1 + ps->col_base;
     for (const char *q = ps->line_start; q < ps->p && q < ps->end; q++)
         if (((unsigned char)*q & 0xC0) != 0x80)
             col++;
@@ -112,11 +124,11 @@ static int fail_found(parser *ps, const char *what) {
     return fail_at(ps, what, 1);
 }
 
-/* buf[len] is a NUL written by exdb_json_parse: the scan stops there without
- * comparing against the end (JSON from json.dumps has one space after each
- * separator, so this runs for most values). */
+/* buf[len] is a NUL (exdb_json_parse's caller's): the scan stops there
+ * without comparing against the end (JSON from json.dumps has one space
+ * after each separator, so this runs for most values). */
 static inline void skip_ws(parser *ps) {
-    char *p = ps->p;
+    const char *p = ps->p;
     /* json.dumps's text: a token here, or one space before it */
     if ((unsigned char)*p > ' ')
         return;
@@ -129,7 +141,6 @@ static inline void skip_ws(parser *ps) {
             p++;
         } else if (*p == '\n') {
             ps->line++;
-            ps->col_adjust = 0;
             ps->line_start = ++p;
         } else {
             break;
@@ -229,31 +240,21 @@ static int bad_escape(parser *ps, char c) {
     return fail(ps, what);
 }
 
-/* Before a string's error at `at` (ps->p becomes it): the error's column is
- * counted over the bytes in front of it. When it lies before the string,
- * the string's decoded escapes do not count (col_adjust as it was); when
- * inside it, the bytes the escapes freed so far (from w to the error)
- * become spaces, which makes col_adjust exact there too. */
-static void string_err_at(parser *ps, char *at, const char *begin, char *w, size_t adj0,
-                          int write) {
+/* The string's error at `at` (ps->p becomes it). The text is never
+ * written, so its column is that of the text as written. */
+static void string_err_at(parser *ps, const char *at) {
     ps->p = at;
-    if (ps->p <= begin)
-        ps->col_adjust = adj0;
-    else if (write && w < ps->p)
-        memset(w, ' ', (size_t)(ps->p - w));
 }
 
 /* The string opening at begin - 1 has no closing quote. */
-__attribute__((cold)) static int unterminated(parser *ps, char *begin, char *w, size_t adj0,
-                                              int write) {
-    string_err_at(ps, begin - 1, begin, w, adj0, write);
+__attribute__((cold)) static int unterminated(parser *ps, const char *begin) {
+    string_err_at(ps, begin - 1);
     return fail(ps, "unterminated string: no closing quote before the end of the input");
 }
 
 /* The raw control character at r: JSON wants control characters escaped
  * (Python's json.loads refuses them too). */
-__attribute__((cold)) static int control_char(parser *ps, char *r, const char *begin, char *w,
-                                              size_t adj0, int write) {
+__attribute__((cold)) static int control_char(parser *ps, const char *r) {
     char what[96];
     unsigned c = (unsigned char)*r;
     const char *esc = c == '\n'   ? " (write it as \\n)"
@@ -261,47 +262,44 @@ __attribute__((cold)) static int control_char(parser *ps, char *r, const char *b
                       : c == '\r' ? " (write it as \\r)"
                                   : "";
     snprintf(what, sizeof what, "unescaped control character U+%04X inside a string%s", c, esc);
-    string_err_at(ps, r, begin, w, adj0, write);
+    string_err_at(ps, r);
     return fail(ps, what);
 }
 
 /* The escape at the backslash `at` is invalid: a \u without four hex
  * digits (c 'u'), or an unknown escape character c. */
-__attribute__((cold)) static int bad_escape_at(parser *ps, char *at, char c, const char *begin,
-                                               char *w, size_t adj0, int write) {
-    string_err_at(ps, at, begin, w, adj0, write);
+__attribute__((cold)) static int bad_escape_at(parser *ps, const char *at, char c) {
+    string_err_at(ps, at);
     if (c == 'u')
         return fail(ps, "invalid \\u escape in a string: expected four hex digits");
     return bad_escape(ps, c);
 }
 
 /* Moves the plain bytes at *rp (none of '"', '\\' or a control character)
- * to *wp, stopping at the first other byte or the end. Eight bytes a step:
- * the lowest flagged byte of special8 is exact (false positives only sit
- * above a true one), so the plain prefix before it is moved in one go and
- * the scan lands on the quote or backslash directly; bytes move only once
- * an escape has opened a gap between the read and write positions.
+ * to *wp (with write), stopping at the first other byte or the end. Eight
+ * bytes a step: the lowest flagged byte of special8 is exact (false
+ * positives only sit above a true one), so the plain prefix before it is
+ * moved in one go and the scan lands on the quote or backslash directly.
  * Escape-dense strings (from_node holds a quote every few bytes) spend
  * their time here. */
-static inline __attribute__((always_inline)) void scan_plain(const parser *ps, char **rp, char **wp,
-                                                             const int write) {
-    char *r = *rp, *w = *wp;
+static inline __attribute__((always_inline)) void scan_plain(const parser *ps, const char **rp,
+                                                             char **wp, const int write) {
+    const char *r = *rp;
+    char *w = *wp;
     while (ps->end - r >= 8) {
         uint64_t v;
         memcpy(&v, r, 8);
         uint64_t m = special8(v);
         if (!m) {
-            if (write && w != r)
-                memcpy(w, &v, 8); /* v is already loaded: no overlap issue */
+            if (write)
+                memcpy(w, &v, 8);
             r += 8;
             w += 8;
             continue;
         }
         unsigned k = first_flagged(m); /* k plain bytes, then the special byte */
-        if (write && w != r) {
-            for (unsigned i = 0; i < k; i++)
-                w[i] = r[i];
-        }
+        if (write)
+            memcpy(w, r, k);
         *rp = r + k;
         *wp = w + k;
         return;
@@ -321,21 +319,20 @@ static inline __attribute__((always_inline)) void scan_plain(const parser *ps, c
 static const char unescaped[256] = {['"'] = '"',  ['\\'] = '\\', ['/'] = '/',  ['b'] = '\b',
                                     ['f'] = '\f', ['n'] = '\n',  ['r'] = '\r', ['t'] = '\t'};
 
-/* Checks (without writing) the escape whose character c is at (*rp)[-1],
- * moving *rp past it: the errors unescape_at would find. */
-static inline __attribute__((always_inline)) int check_escape(parser *ps, char **rp, char c,
-                                                              const char *begin, size_t adj0) {
-    char *r = *rp;
+/* Checks the escape whose character c is at (*rp)[-1], moving *rp past it:
+ * the errors unescape_at would find. */
+static inline __attribute__((always_inline)) int check_escape(parser *ps, const char **rp, char c) {
+    const char *r = *rp;
     if (c == 'u') {
         unsigned cp, lo;
         if (read_hex4(ps, r, &cp) < 0)
-            return bad_escape_at(ps, r - 2, c, begin, r, adj0, 0);
+            return bad_escape_at(ps, r - 2, c);
         r += 4;
         if (cp >= 0xD800 && cp <= 0xDBFF && ps->end - r >= 6 && r[0] == '\\' && r[1] == 'u' &&
             read_hex4(ps, r + 2, &lo) == 0 && lo >= 0xDC00 && lo <= 0xDFFF)
             r += 6;
     } else if (!unescaped[(unsigned char)c]) {
-        return bad_escape_at(ps, r - 2, c, begin, r, adj0, 0);
+        return bad_escape_at(ps, r - 2, c);
     }
     *rp = r;
     return 0;
@@ -364,12 +361,12 @@ static inline __attribute__((always_inline)) char *put_utf8(char *w, unsigned cp
 
 /* The \uXXXX escape whose digits start at *rp (a surrogate pair taken
  * whole) decoded to *wp, both moved past it. */
-static inline __attribute__((always_inline)) int unescape_u(parser *ps, char **rp, char **wp,
-                                                            const char *begin, size_t adj0) {
-    char *r = *rp;
+static inline __attribute__((always_inline)) int unescape_u(parser *ps, const char **rp,
+                                                            char **wp) {
+    const char *r = *rp;
     unsigned cp;
     if (read_hex4(ps, r, &cp) < 0)
-        return bad_escape_at(ps, r - 2, 'u', begin, *wp, adj0, 1);
+        return bad_escape_at(ps, r - 2, 'u');
     r += 4;
     if (cp >= 0xD800 && cp <= 0xDBFF && ps->end - r >= 6 && r[0] == '\\' && r[1] == 'u') {
         unsigned lo;
@@ -378,7 +375,6 @@ static inline __attribute__((always_inline)) int unescape_u(parser *ps, char **r
             r += 6;
         }
     }
-    ps->col_adjust += cp < 0x80 ? 0 : cp < 0x800 ? 1 : cp < 0x10000 ? 2 : 3;
     ps->u_beyond_ascii |= cp == 0 || cp >= 0x80;
     *wp = put_utf8(*wp, cp);
     *rp = r;
@@ -387,76 +383,282 @@ static inline __attribute__((always_inline)) int unescape_u(parser *ps, char **r
 
 /* The escape whose character c is at (*rp)[-1] unescaped to *wp, both moved
  * past it. */
-static inline __attribute__((always_inline)) int
-unescape_at(parser *ps, char **rp, char **wp, char c, const char *begin, size_t adj0) {
+static inline __attribute__((always_inline)) int unescape_at(parser *ps, const char **rp, char **wp,
+                                                             char c) {
     if (c == 'u')
-        return unescape_u(ps, rp, wp, begin, adj0);
+        return unescape_u(ps, rp, wp);
     char e = unescaped[(unsigned char)c];
     if (!e)
-        return bad_escape_at(ps, *rp - 2, c, begin, *wp, adj0, 1);
+        return bad_escape_at(ps, *rp - 2, c);
     *(*wp)++ = e;
     return 0;
 }
 
-/* Parses a string starting at the opening quote and unescapes it in place.
- * The unescaped text is never longer than the escaped one, so writing behind
- * the read position is safe; the closing quote's byte becomes the NUL.
- * With write 0 it only checks the string (same errors) and leaves the bytes
- * alone: a lazy array's elements are checked once and parsed later. */
-static inline __attribute__((always_inline)) int scan_string(parser *ps, const char **out,
-                                                             uint32_t *outlen, const int write) {
-    char *r = ps->p + 1, *w = r;
-    char *begin = r;
-    size_t adj0 = ps->col_adjust;
+/* Scans the string whose opening quote is at ps->p, leaving ps->p after
+ * its closing quote. With write 0 it only checks it: *outlen is its
+ * length as written and ps->escaped says whether it holds an escape. With
+ * write 1 it decodes it to dst (room for its length as written, which the
+ * decoded text never exceeds) and NUL-terminates it there: *out is dst. */
+static inline __attribute__((always_inline)) int
+scan_string(parser *ps, char *dst, const char **out, uint32_t *outlen, const int write) {
+    const char *r = ps->p + 1;
+    const char *begin = r;
+    /* checking, w follows r and is never written through */
+    char *w = write ? dst : (char *)begin;
     for (;;) {
         scan_plain(ps, &r, &w, write);
         if (r >= ps->end)
-            return unterminated(ps, begin, w, adj0, write);
+            return unterminated(ps, begin);
         if (*r == '"')
             break;
         if ((unsigned char)*r < 0x20)
-            return control_char(ps, r, begin, w, adj0, write);
+            return control_char(ps, r);
         /* Backslash escape. */
         if (r + 1 >= ps->end)
-            return unterminated(ps, begin, w, adj0, write);
+            return unterminated(ps, begin);
         char c = r[1];
         r += 2;
         if (!write) {
-            /* check only: the same errors, no bytes moved */
-            if (check_escape(ps, &r, c, begin, adj0) < 0)
+            if (check_escape(ps, &r, c) < 0)
                 return -1;
-            w = r;
-        } else if (unescape_at(ps, &r, &w, c, begin, adj0) < 0) {
+            ps->escaped = 1;
+            w = (char *)r;
+        } else if (unescape_at(ps, &r, &w, c) < 0) {
             return -1;
         }
     }
-    size_t n = (size_t)(w - begin);
+    size_t n = write ? (size_t)(w - dst) : (size_t)(r - begin);
     if (n > UINT32_MAX) {
-        string_err_at(ps, begin, begin, w, adj0, write);
+        string_err_at(ps, begin);
         return fail(ps, "string longer than 4 GiB");
     }
-    if (write) {
-        *w = '\0'; /* w <= r, and r points at the closing quote */
-        /* The bytes an escape freed between the text and its closing quote
-         * become spaces, so columns counted over this string later stay
-         * those of the text as written (see col_adjust). */
-        if (r - w > 1)
-            memset(w + 1, ' ', (size_t)(r - w - 1));
-    }
+    if (write)
+        *w = '\0';
     ps->p = r + 1;
-    *out = begin;
+    *out = write ? dst : begin;
     *outlen = (uint32_t)n;
     return 0;
 }
 
+/* The keys of a program's JSON (serialize.py's dataclasses): a key that is
+ * one of them is not copied into the string pool but points at the
+ * static string (~20 keys a node: 18 MB of a 191 MB program's pool). */
+static const char *const known_keys[] = {
+    "name",
+    "as_tensor",
+    "arg",
+    "kind",
+    "target",
+    "inputs",
+    "outputs",
+    "metadata",
+    "stack_trace",
+    "nn_module_stack",
+    "torch_fn",
+    "from_node",
+    "is_hop_single_tensor_return",
+    "source_fn_stack",
+    "custom",
+    "as_none",
+    "as_tensors",
+    "as_int",
+    "as_ints",
+    "as_float",
+    "as_floats",
+    "as_string",
+    "as_strings",
+    "as_sym_int",
+    "as_sym_ints",
+    "as_scalar_type",
+    "as_memory_format",
+    "as_layout",
+    "as_device",
+    "as_bool",
+    "as_bools",
+    "as_sym_bool",
+    "as_sym_bools",
+    "as_graph",
+    "as_optional_tensors",
+    "as_optional_tensor",
+    "as_custom_obj",
+    "as_operator",
+    "as_sym_float",
+    "as_sym_floats",
+    "as_complex",
+    "as_int_lists",
+    "as_string_to_argument",
+    "as_expr",
+    "expr_str",
+    "hint",
+    "dtype",
+    "sizes",
+    "requires_grad",
+    "device",
+    "strides",
+    "storage_offset",
+    "layout",
+    "type",
+    "index",
+    "tensor_values",
+    "sym_int_values",
+    "sym_float_values",
+    "sym_bool_values",
+    "custom_obj_values",
+    "is_single_tensor_return",
+    "nodes",
+    "graph",
+    "graph_module",
+    "input_specs",
+    "output_specs",
+    "user_input",
+    "parameter",
+    "buffer",
+    "tensor_constant",
+    "custom_obj",
+    "token",
+    "constant_input",
+    "user_output",
+    "loss_output",
+    "buffer_mutation",
+    "gradient_to_parameter",
+    "gradient_to_user_input",
+    "user_input_mutation",
+    "parameter_name",
+    "buffer_name",
+    "persistent",
+    "tensor_constant_name",
+    "custom_obj_name",
+    "value",
+    "fqn",
+    "signature",
+    "in_spec",
+    "out_spec",
+    "forward_arg_names",
+    "module_call_graph",
+    "schema_version",
+    "major",
+    "minor",
+    "torch_version",
+    "range_constraints",
+    "min_val",
+    "max_val",
+    "verifiers",
+    "dialect",
+    "real",
+    "imag",
+    "class_fqn",
+    "meta",
+};
+
+enum { KNOWN_SLOTS = 512, KNOWN_MAX_LEN = 32 };
+static const char *known_slot[KNOWN_SLOTS];
+static uint8_t known_len[KNOWN_SLOTS];
+static pthread_once_t known_once = PTHREAD_ONCE_INIT;
+
+/* Cheap: the length and three bytes (the table is a quarter full). */
+static uint32_t key_hash(const char *s, size_t n) {
+    return (uint32_t)n * 131u + (unsigned char)s[0] * 31u + (unsigned char)s[n - 1] * 7u +
+           (unsigned char)s[n / 2];
+}
+
+static void known_init(void) {
+    for (size_t i = 0; i < sizeof known_keys / sizeof *known_keys; i++) {
+        const char *k = known_keys[i];
+        uint32_t h = key_hash(k, strlen(k)) & (KNOWN_SLOTS - 1);
+        while (known_slot[h] && strcmp(known_slot[h], k) != 0)
+            h = (h + 1) & (KNOWN_SLOTS - 1);
+        known_slot[h] = k;
+        known_len[h] = (uint8_t)strlen(k);
+    }
+}
+
+/* The static copy of the key s[0..n) (no escape in it), or NULL. */
+static const char *known_key(const char *s, size_t n) {
+    if (n == 0 || n > KNOWN_MAX_LEN)
+        return NULL;
+    pthread_once(&known_once, known_init);
+    for (uint32_t h = key_hash(s, n) & (KNOWN_SLOTS - 1); known_slot[h];
+         h = (h + 1) & (KNOWN_SLOTS - 1)) {
+        if (known_len[h] == n && memcmp(known_slot[h], s, n) == 0)
+            return known_slot[h];
+    }
+    return NULL;
+}
+
+/* n bytes of the string pool (byte-aligned), or NULL: memory ran out. */
+static char *pool_take(exdb_jstrings *s, size_t n) {
+    if ((size_t)(s->end - s->p) >= n) {
+        char *r = s->p;
+        s->p += n;
+        return r;
+    }
+    size_t chunk = n > POOL_CHUNK / 4 ? n : POOL_CHUNK;
+    if (s->mu)
+        pthread_mutex_lock(s->mu);
+    char *c = exdb_arena_alloc(s->a, chunk);
+    if (s->mu)
+        pthread_mutex_unlock(s->mu);
+    if (!c)
+        return NULL;
+    if (chunk == n) /* a big string: the chunk in use stays */
+        return c;
+    s->p = c + n;
+    s->end = c + chunk;
+    return c;
+}
+
+/* Checks the string at ps->p, then copies it (decoded when it holds an
+ * escape) into the string pool; a key (is_key) that is one of known_keys
+ * is that static string instead. */
+static inline __attribute__((always_inline)) int store_string(parser *ps, const char **out,
+                                                              uint32_t *outlen, const int is_key) {
+    const char *q = ps->p, *s = NULL;
+    uint32_t n = 0;
+    ps->escaped = 0;
+    if (scan_string(ps, NULL, &s, &n, 0) < 0)
+        return -1;
+    if (is_key && !ps->escaped) {
+        const char *k = known_key(s, n);
+        if (k) {
+            *out = k;
+            *outlen = n;
+            return 0;
+        }
+    }
+    char *d =
+        ps->transient ? exdb_arena_alloc(ps->a, (size_t)n + 1) : pool_take(ps->strs, (size_t)n + 1);
+    if (!d) {
+        ps->oom = 1;
+        ps->p = q;
+        return fail(ps, "out of memory");
+    }
+    if (!ps->escaped) {
+        memcpy(d, s, n);
+        d[n] = '\0';
+        *out = d;
+        *outlen = n;
+        return 0;
+    }
+    /* checked: decoding finds no error; the pool's unused tail (what the
+     * escapes saved) is given back */
+    const char *after = ps->p;
+    ps->p = q;
+    if (scan_string(ps, d, out, outlen, 1) < 0)
+        return -1;
+    if (!ps->transient && ps->strs->p == d + n + 1)
+        ps->strs->p = d + *outlen + 1;
+    ps->p = after;
+    return 0;
+}
+
 static int parse_string(parser *ps, const char **out, uint32_t *outlen) {
-    return scan_string(ps, out, outlen, 1);
+    return store_string(ps, out, outlen, 0);
 }
 
 static int check_string(parser *ps) {
     const char *s;
     uint32_t n;
-    return scan_string(ps, &s, &n, 0);
+    return scan_string(ps, NULL, &s, &n, 0);
 }
 
 /* Whether the escaped string text [s, e) holds a \u0000 escape. */
@@ -474,9 +676,8 @@ static int has_nul_escape(const char *s, const char *e) {
 /* An object key (parse_string / check_string) holding U+0000 is refused at
  * its opening quote: the DOM keeps keys as C strings, so "x\u0000junk" would
  * be looked up as "x" (a tensor_values entry would describe value x). */
-static int key_nul(parser *ps, char *quote, size_t adj0) {
+static int key_nul(parser *ps, const char *quote) {
     ps->p = quote;
-    ps->col_adjust = adj0;
     return fail(ps, "an object key holding \\u0000 (U+0000), which exdb cannot keep");
 }
 
@@ -484,21 +685,19 @@ static int key_nul(parser *ps, char *quote, size_t adj0) {
  * can hold U+0000 (raw control bytes are refused): a parsed key decoded
  * shorter than written is searched, a checked one scanned for \u0000. */
 static int parse_key(parser *ps, const char **out, uint32_t *outlen) {
-    char *quote = ps->p;
-    size_t adj0 = ps->col_adjust;
-    if (parse_string(ps, out, outlen) < 0)
+    const char *quote = ps->p;
+    if (store_string(ps, out, outlen, 1) < 0)
         return -1;
     if (*outlen == (size_t)(ps->p - quote - 2))
         return 0;
-    return memchr(*out, 0, *outlen) ? key_nul(ps, quote, adj0) : 0;
+    return memchr(*out, 0, *outlen) ? key_nul(ps, quote) : 0;
 }
 
 static int check_key(parser *ps) {
-    char *quote = ps->p;
-    size_t adj0 = ps->col_adjust;
+    const char *quote = ps->p;
     if (check_string(ps) < 0)
         return -1;
-    return has_nul_escape(quote + 1, ps->p - 1) ? key_nul(ps, quote, adj0) : 0;
+    return has_nul_escape(quote + 1, ps->p - 1) ? key_nul(ps, quote) : 0;
 }
 
 static int match_word(parser *ps, const char *w) {
@@ -512,7 +711,7 @@ static int match_word(parser *ps, const char *w) {
 
 /* Validates a JSON number (or Infinity/-Infinity/NaN) and records its text. */
 static int parse_number(parser *ps, exdb_json *j) {
-    char *s = ps->p, *p = s;
+    const char *s = ps->p, *p = s;
     if (p < ps->end && *p == '-')
         p++;
     ps->p = p;
@@ -639,7 +838,7 @@ static inline __attribute__((always_inline)) int parse_container(parser *ps, siz
                     return fail(ps, "out of memory");
                 size_t kid = ps->top - 1;
                 if (mode == ELEMS_RAW) {
-                    char *start = ps->p;
+                    const char *start = ps->p;
                     int skimmed = skip_lazy(ps);
                     if (skimmed < 0)
                         return -1;
@@ -651,6 +850,10 @@ static inline __attribute__((always_inline)) int parse_container(parser *ps, siz
                     return -1;
                 }
                 ps->stk[kid].key = key;
+            }
+            if (mode != ELEMS_CHECK && ps->dropped && (size_t)(ps->p - ps->dropped) >= DROP_STEP) {
+                exdb_filemap_drop(ps->start, ps->dropped, ps->p);
+                ps->dropped = ps->p;
             }
             skip_ws(ps);
             if (ps->p < ps->end && *ps->p == ',') {
@@ -695,7 +898,7 @@ static int skip_value(parser *ps) {
  * 1 when delimited so (the element is ASCII: json_skim.h), 0 when checked,
  * -1 on a syntax error. */
 static int skip_lazy(parser *ps) {
-    char *s = ps->p;
+    const char *s = ps->p;
     if (!ps->ascii_lost && ps->line == 1 && s < ps->end && (*s == '{' || *s == '[')) {
         if (!exdb_json_skim_ascii(ps->ascii_upto, s)) {
             ps->ascii_lost = 1;
@@ -703,7 +906,7 @@ static int skip_lazy(parser *ps) {
             const char *e = exdb_json_skim(s, ps->end, EXDB_JSON_MAX_DEPTH - ps->depth);
             ps->ascii_upto = e ? e : s;
             if (e) {
-                ps->p = (char *)e;
+                ps->p = e;
                 return 1;
             }
         }
@@ -741,7 +944,7 @@ static int defer_keeps(const char *key) {
  * closed and holds no raw control byte; what is left to check (its
  * escapes) is exdb_json_string_at's. */
 static int defer_string(parser *ps, size_t idx) {
-    char *q = ps->p, *r = (char *)exdb_json_skim_string(q, ps->end);
+    const char *q = ps->p, *r = exdb_json_skim_string(q, ps->end);
     if (!r)
         return parse_at(ps, idx); /* not closed after all: its message */
     exdb_json *j = &ps->stk[idx];
@@ -762,8 +965,18 @@ static int parse_deferring(parser *ps, size_t idx, const char *key) {
         ps->in_meta = 0;
         return rc;
     }
-    if (ps->depth == 2 && ps->in_meta && *ps->p == '"' && !defer_keeps(key))
-        return defer_string(ps, idx);
+    if (ps->depth == 2 && ps->in_meta && *ps->p == '"') {
+        if (!defer_keeps(key))
+            return defer_string(ps, idx);
+        if (strcmp(key, "nn_module_stack") == 0) {
+            /* read at load, kept once per distinct stack by the loader:
+             * with the element's DOM, not in the string pool */
+            ps->transient = 1;
+            int rc = parse_at(ps, idx);
+            ps->transient = 0;
+            return rc;
+        }
+    }
     return parse_at(ps, idx);
 }
 
@@ -815,29 +1028,35 @@ static int parse_at(parser *ps, size_t idx) {
     return parse_number(ps, j);
 }
 
-int exdb_json_parse(char *buf, size_t len, exdb_arena *a, const char *fname, exdb_json **out,
+int exdb_json_parse(const char *buf, size_t len, exdb_arena *a, const char *fname, exdb_json **out,
                     exdb_error *err) {
-    return exdb_json_parse_lazy(buf, len, a, fname, NULL, 0, NULL, out, err);
+    exdb_jstrings strs = exdb_jstrings_on(a);
+    return exdb_json_parse_lazy(buf, len, a, &strs, fname, NULL, 0, NULL, out, err);
 }
 
-int exdb_json_parse_lazy(char *buf, size_t len, exdb_arena *a, const char *fname,
-                         const char *const *prefix, int nprefix, const char *const *last,
-                         exdb_json **out, exdb_error *err) {
+int exdb_json_parse_lazy(const char *buf, size_t len, exdb_arena *a, exdb_jstrings *strs,
+                         const char *fname, const char *const *prefix, int nprefix,
+                         const char *const *last, exdb_json **out, exdb_error *err) {
     parser ps = {.p = buf,
                  .start = buf,
                  .end = buf + len,
                  .line = 1,
                  .line_start = buf,
                  .a = a,
+                 .strs = strs,
                  .fname = fname,
                  .err = err,
                  .lazy = prefix,
                  .nlazy = prefix ? nprefix : 0,
                  .lazy_last = last,
-                 .ascii_upto = buf};
-    buf[len] = '\0'; /* the sentinel skip_ws relies on */
+                 .ascii_upto = buf,
+                 .dropped = buf};
     *out = NULL;
     int rc = -1;
+    if (buf[len] != '\0') { /* the sentinel skip_ws relies on */
+        exdb_errorf(err, "%s: internal error: the text has no NUL after it", fname);
+        goto done;
+    }
     if (!push(&ps)) {
         exdb_errorf(err, "%s: out of memory", fname);
         goto done;
@@ -864,8 +1083,25 @@ done:
     return rc;
 }
 
-int exdb_json_parse_raw(const exdb_json *raw, const char *text, exdb_arena *a, const char *fname,
-                        exdb_json *out, exdb_error *err) {
+/* Makes n free bytes of s contiguous (a new chunk when the current one has
+ * fewer); 0, or -1 when memory runs out. */
+static int pool_reserve(exdb_jstrings *s, size_t n) {
+    if ((size_t)(s->end - s->p) >= n)
+        return 0;
+    char *c = pool_take(s, POOL_CHUNK);
+    if (!c)
+        return -1;
+    s->p = c;
+    s->end = c + POOL_CHUNK;
+    return 0;
+}
+
+int exdb_json_parse_raw(const exdb_json *raw, const char *text, exdb_arena *a, exdb_jstrings *strs,
+                        const char *fname, exdb_json *out, const char **lo, const char **hi,
+                        exdb_error *err) {
+    const char *lo0 = NULL;
+    if (lo)
+        *lo = *hi = NULL;
     if (!raw || raw->type != EXDB_JRAW) {
         if (raw) {
             *out = *raw;
@@ -873,11 +1109,11 @@ int exdb_json_parse_raw(const exdb_json *raw, const char *text, exdb_arena *a, c
         }
         return raw ? 0 : exdb_errorf(err, "%s: no value", fname);
     }
-    /* The text lies inside the buffer exdb_json_parse_lazy was given (a
-     * char buffer it may modify). Checked then, only memory can run out
-     * here; only delimited, it sits on the text's first line, all ASCII
-     * before it (skip_lazy), so its column is its offset. */
-    char *p = (char *)raw->u.str;
+    /* The text lies inside the buffer exdb_json_parse_lazy was given.
+     * Checked then, only memory can run out here; only delimited, it sits
+     * on the text's first line, all ASCII before it (skip_lazy), so its
+     * column is its offset. */
+    const char *p = raw->u.str;
     parser ps = {.p = p,
                  .start = p,
                  .end = p + raw->len,
@@ -885,12 +1121,20 @@ int exdb_json_parse_raw(const exdb_json *raw, const char *text, exdb_arena *a, c
                  .line_start = p,
                  .col_base = text && text <= p ? (size_t)(p - text) : 0,
                  .a = a,
+                 .strs = strs,
                  .fname = fname,
                  .err = err,
                  .stk_arena = 1,
                  .defer = (raw->flags & (EXDB_JRAW_DEFER | EXDB_JRAW_ASCII)) ==
                           (EXDB_JRAW_DEFER | EXDB_JRAW_ASCII)};
     int rc = 0;
+    /* decoded, an element's strings and keys (a NUL each instead of two
+     * quotes) take at most its length */
+    if (raw->len <= EXDB_JSTRINGS_SPAN) {
+        if (pool_reserve(strs, (size_t)raw->len + 1) < 0)
+            return exdb_errorf(err, "%s: out of memory", fname);
+        lo0 = strs->p;
+    }
     if (!push(&ps))
         rc = exdb_errorf(err, "%s: out of memory", fname);
     else if (parse_at(&ps, 0) < 0)
@@ -899,35 +1143,31 @@ int exdb_json_parse_raw(const exdb_json *raw, const char *text, exdb_arena *a, c
         const char *key = raw->key;
         *out = ps.stk[0];
         out->key = key;
-        /* unescaping in place writes ASCII bytes only, but for the \u
-         * escapes counted in u_beyond_ascii */
+        /* an ASCII text decodes to ASCII, but for the \u escapes counted
+         * in u_beyond_ascii */
         out->flags = !ps.u_beyond_ascii && (raw->flags & EXDB_JRAW_ASCII) ? EXDB_JTEXT_CLEAN : 0;
+        if (lo && lo0) {
+            *lo = lo0;
+            *hi = strs->p;
+        }
     }
     if (ps.stk_heap)
         free(ps.stk);
     return rc;
 }
 
-int exdb_json_string_at(char *quote, const char *end, const char *text, const char *fname,
-                        const char **out, uint32_t *len, exdb_error *err) {
+int exdb_json_string_at(const char *quote, const char *end, const char *text, exdb_jstrings *strs,
+                        const char *fname, const char **out, uint32_t *len, exdb_error *err) {
     parser ps = {.p = quote,
                  .start = quote,
-                 .end = (char *)end,
+                 .end = end,
                  .line = 1,
                  .line_start = quote,
                  .col_base = (size_t)(quote - text),
+                 .strs = strs,
                  .fname = fname,
                  .err = err};
-    const char *s = NULL;
-    uint32_t n = 0;
-    /* checked first, so that a string in error keeps its bytes and gives
-     * the same message each time it is read */
-    if (scan_string(&ps, &s, &n, 0) < 0)
-        return -1;
-    ps.p = quote;
-    if (scan_string(&ps, &s, &n, 1) < 0)
-        return -1;
-    *out = s;
-    *len = n;
+    if (parse_string(&ps, out, len) < 0)
+        return ps.oom ? exdb_errorf(err, "%s: out of memory", fname) : -1;
     return 0;
 }

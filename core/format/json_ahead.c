@@ -29,12 +29,14 @@ enum { BATCH = 64, SLOTS = 16, WAKE = SLOTS / 2, MAX_TABLES = 4 };
 #define NONE UINT64_MAX
 
 typedef struct slot {
-    exdb_arena a;         /* the batch's DOMs */
-    exdb_json out[BATCH]; /* its elements, parsed */
-    uint64_t claimed;     /* the batch being or been parsed into it (under mu), NONE before */
-    uint64_t filled;      /* the batch it holds once parsed (under mu), NONE before */
-    uint32_t nok;         /* elements parsed without error */
-    int failed;           /* element nok did not parse: err says why */
+    exdb_arena a;                      /* the batch's DOMs */
+    exdb_jstrings strs;                /* where the slot's batches put their strings */
+    exdb_json out[BATCH];              /* its elements, parsed */
+    const char *lo[BATCH], *hi[BATCH]; /* and their strings' spans */
+    uint64_t claimed; /* the batch being or been parsed into it (under mu), NONE before */
+    uint64_t filled;  /* the batch it holds once parsed (under mu), NONE before */
+    uint32_t nok;     /* elements parsed without error */
+    int failed;       /* element nok did not parse: err says why */
     exdb_error err;
 } slot;
 
@@ -47,12 +49,14 @@ struct exdb_json_ahead {
     uint64_t nbatches;
     int ntables;
     const char *text, *fname;
-    int stop;          /* the reader is done (under mu) */
-    int failed;        /* a batch failed: nobody claims more (under mu) */
-    uint64_t released; /* the reader has left batches below this (under mu) */
-    uint64_t wake_at;  /* the thread sleeps until released reaches this (under mu) */
-    uint64_t cur;      /* the reader's batch, NONE before its first */
-    exdb_arena own;    /* an element nobody parsed, parsed by the reader */
+    int stop;                /* the reader is done (under mu) */
+    int failed;              /* a batch failed: nobody claims more (under mu) */
+    uint64_t released;       /* the reader has left batches below this (under mu) */
+    uint64_t wake_at;        /* the thread sleeps until released reaches this (under mu) */
+    uint64_t cur;            /* the reader's batch, NONE before its first */
+    pthread_mutex_t strs_mu; /* the pools' lock when the caller's has none */
+    exdb_arena own;          /* an element nobody parsed, parsed by the reader */
+    exdb_jstrings own_strs;
     exdb_json own_out;
     slot s[SLOTS];
 };
@@ -92,8 +96,9 @@ static int fill(exdb_json_ahead *h, uint64_t b) {
     s->failed = 0;
     exdb_error_clear(&s->err);
     for (uint64_t g = first; g < total && g < first + BATCH; g++) {
-        if (exdb_json_parse_raw(element(h, g), h->text, &s->a, h->fname, &s->out[g - first],
-                                &s->err) < 0) {
+        uint64_t j = g - first;
+        if (exdb_json_parse_raw(element(h, g), h->text, &s->a, &s->strs, h->fname, &s->out[j],
+                                &s->lo[j], &s->hi[j], &s->err) < 0) {
             s->failed = 1;
             break;
         }
@@ -128,7 +133,7 @@ static void *run(void *arg) {
 }
 
 exdb_json_ahead *exdb_json_ahead_start(const exdb_json *const *tables, int n, const char *text,
-                                       const char *fname, uint32_t min) {
+                                       const exdb_jstrings *strs, const char *fname, uint32_t min) {
 #ifdef EXDB_FAULT
     if (exdb_fault_armed())
         return NULL;
@@ -156,9 +161,12 @@ exdb_json_ahead *exdb_json_ahead_start(const exdb_json *const *tables, int n, co
     h->cur = NONE;
     h->wake_at = NONE;
     exdb_arena_init(&h->own);
+    pthread_mutex_init(&h->strs_mu, NULL);
+    h->own_strs = (exdb_jstrings){strs->a, strs->mu ? strs->mu : &h->strs_mu, NULL, NULL};
     h->nbatches = (h->base[h->ntables] + BATCH - 1) / BATCH;
     for (int i = 0; i < SLOTS; i++) {
         exdb_arena_init(&h->s[i].a);
+        h->s[i].strs = h->own_strs;
         h->s[i].claimed = h->s[i].filled = NONE;
     }
     pthread_mutex_init(&h->mu, NULL);
@@ -168,6 +176,7 @@ exdb_json_ahead *exdb_json_ahead_start(const exdb_json *const *tables, int n, co
         pthread_cond_destroy(&h->freed);
         pthread_cond_destroy(&h->filled);
         pthread_mutex_destroy(&h->mu);
+        pthread_mutex_destroy(&h->strs_mu);
         free(h);
         return NULL;
     }
@@ -217,7 +226,8 @@ static void reach(exdb_json_ahead *h, uint64_t b) {
     pthread_mutex_unlock(&h->mu);
 }
 
-const exdb_json *exdb_json_ahead_get(exdb_json_ahead *h, const exdb_json *e, exdb_error *err) {
+const exdb_json *exdb_json_ahead_get(exdb_json_ahead *h, const exdb_json *e, const char **lo,
+                                     const char **hi, exdb_error *err) {
     uint64_t g = index_of(h, e), b = g / BATCH;
     slot *s = &h->s[b % SLOTS];
     if (g == NONE || (h->cur != NONE && b < h->cur)) {
@@ -229,8 +239,11 @@ const exdb_json *exdb_json_ahead_get(exdb_json_ahead *h, const exdb_json *e, exd
         h->cur = b;
     }
     uint32_t j = (uint32_t)(g - b * BATCH);
-    if (j < s->nok)
+    if (j < s->nok) {
+        *lo = s->lo[j];
+        *hi = s->hi[j];
         return &s->out[j];
+    }
     if (j == s->nok && s->failed) {
         if (err && !err->set)
             *err = s->err;
@@ -238,8 +251,10 @@ const exdb_json *exdb_json_ahead_get(exdb_json_ahead *h, const exdb_json *e, exd
     }
     /* past an element that failed: nobody parsed this one */
     exdb_arena_reset(&h->own);
-    return exdb_json_parse_raw(e, h->text, &h->own, h->fname, &h->own_out, err) < 0 ? NULL
-                                                                                    : &h->own_out;
+    return exdb_json_parse_raw(e, h->text, &h->own, &h->own_strs, h->fname, &h->own_out, lo, hi,
+                               err) < 0
+               ? NULL
+               : &h->own_out;
 }
 
 const exdb_json *exdb_json_ahead_peek(const exdb_json_ahead *h, const exdb_json *e) {
@@ -264,6 +279,7 @@ void exdb_json_ahead_stop(exdb_json_ahead *h) {
     pthread_cond_destroy(&h->freed);
     pthread_cond_destroy(&h->filled);
     pthread_mutex_destroy(&h->mu);
+    pthread_mutex_destroy(&h->strs_mu);
     for (int i = 0; i < SLOTS; i++)
         exdb_arena_destroy(&h->s[i].a);
     exdb_arena_destroy(&h->own);

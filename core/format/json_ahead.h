@@ -7,15 +7,16 @@
  * exdb_json_parse_raw into an arena of the parser's, and a syntax error in
  * it (or memory running out) is reported when the reader reaches element
  * i, with the message it gives when the reader parses it itself; elements
- * after an error are never parsed. The thread writes only into the
- * elements' own bytes of the text (strings unescaped in place), which the
- * reader does not read before it gets them from exdb_json_ahead_get. */
+ * after an error are never parsed. Nobody writes into the text: the
+ * elements' strings go to chunks of the string pool's arena that the
+ * thread takes under the pool's lock. */
 #ifndef EXDB_CORE_FORMAT_JSON_AHEAD_H
 #define EXDB_CORE_FORMAT_JSON_AHEAD_H
 
 #include <stdint.h>
 
 #include "core/base/error.h"
+#include "core/format/json.h"
 #include "core/format/json_value.h"
 
 typedef struct exdb_json_ahead exdb_json_ahead;
@@ -28,20 +29,24 @@ enum { EXDB_JSON_AHEAD_MIN = 4096 };
 
 /* Starts parsing the EXDB_JRAW elements of the containers tables[0..n)
  * (arrays or objects, read in that order), text being the buffer
- * exdb_json_parse_lazy parsed. min: the fewest elements worth a thread
+ * exdb_json_parse_lazy parsed, strs the pool whose arena the strings go to
+ * (its mu, held by h's pools around their chunk allocations, also held by
+ * the caller's pools of that arena while h runs; NULL: the caller takes
+ * none while h runs). min: the fewest elements worth a thread
  * (EXDB_JSON_AHEAD_MIN; tests pass 0). NULL when there is too little to
  * parse, memory or the thread cannot be had, or out-of-memory faults are
  * being injected: the caller parses the elements itself. */
 exdb_json_ahead *exdb_json_ahead_start(const exdb_json *const *tables, int n, const char *text,
-                                       const char *fname, uint32_t min);
+                                       const exdb_jstrings *strs, const char *fname, uint32_t min);
 /* Whether e is an element of one of h's containers (h may be NULL). */
 int exdb_json_ahead_owns(const exdb_json_ahead *h, const exdb_json *e);
 /* Element e (exdb_json_ahead_owns), parsed, as exdb_json_parse_raw parses
  * it; NULL with *err set as exdb_json_parse_raw sets it. Elements are asked
  * for in order (each after the previous one, within a container and from
  * one container to the next); what is returned stays valid until the next
- * call. */
-const exdb_json *exdb_json_ahead_get(exdb_json_ahead *h, const exdb_json *e, exdb_error *err);
+ * call. [*lo, *hi) holds its strings as exdb_json_parse_raw says. */
+const exdb_json *exdb_json_ahead_get(exdb_json_ahead *h, const exdb_json *e, const char **lo,
+                                     const char **hi, exdb_error *err);
 /* Element e parsed, when it is in the batch of the element
  * exdb_json_ahead_get returned last and parsed without error; else NULL.
  * For hints only (a loader prefetching what a later element will look

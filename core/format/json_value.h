@@ -44,7 +44,9 @@ typedef struct exdb_json {
  * it is parsed: exdb_json_parse_raw leaves the string members of the
  * element's "metadata" object (but nn_module_stack and custom) unparsed,
  * each an EXDB_JRAW holding the string's text with its quotes, for
- * exdb_json_string_at (a node's metadata parsed when first read). */
+ * exdb_json_string_at (a node's metadata parsed when first read); its
+ * nn_module_stack string is decoded with the element's DOM (the arena it
+ * is parsed into), not into the string pool. */
 #define EXDB_JRAW_DEFER 4
 
 /* Member lookup; NULL when obj is not an object or has no such key. When a

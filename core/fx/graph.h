@@ -122,6 +122,13 @@ typedef struct exdb_meta_fail {
     struct exdb_meta_fail *next;
 } exdb_meta_fail;
 
+/* A metadata string read so far (exdb_meta_defer's memo): the string whose
+ * opening quote is at quote, decoded, or NULL when it was refused. */
+typedef struct exdb_meta_memo {
+    const char *quote;
+    const char *s;
+} exdb_meta_memo;
+
 /* Where the text fields of big programs' metadata are read from when first
  * read (docs/json-reader.md): the loader's (core/export/load_meta.c). read
  * gives the string whose opening quote is at quote, metadata key `key` of
@@ -131,10 +138,9 @@ typedef struct exdb_meta_defer {
     const char *(*read)(struct exdb_meta_defer *d, const char *quote, int32_t src, const char *key);
     int pending;
     exdb_error err;
-    /* the loader's: the text (buffer, end, name in messages) and the
-     * first string found to hold U+0000 or not UTF-8 (its bytes are
-     * unescaped by then, so its message is kept) */
-    char *text;
+    /* the loader's: the text (buffer, end, name in messages), never
+     * written, and the first string found to hold U+0000 or not UTF-8 */
+    const char *text;
     const char *end;
     const char *fname;
     const char *failed;
@@ -142,6 +148,14 @@ typedef struct exdb_meta_defer {
     /* each refused string's own message (malloc'd; the program frees
      * it), failed_err for one not found there (out of memory) */
     exdb_meta_fail *fails;
+    /* the strings read so far, by their quote (open addressing, malloc'd;
+     * the program frees it), decoded into chunks [pool, pool_end) of
+     * arena */
+    exdb_meta_memo *memo;
+    uint32_t nmemo, memo_cap;
+    uint32_t reads; /* first reads since the text's pages were last given back */
+    exdb_arena *arena;
+    char *pool, *pool_end;
 } exdb_meta_defer;
 
 /* Node metadata. Immutable once attached: node_copy shares the pointer as
@@ -149,7 +163,7 @@ typedef struct exdb_meta_defer {
  * The lazy_* fields and the values of lazy_extra are read through the
  * accessors below (exdb_meta_stack_trace ...): with defer set they point at
  * their strings' opening quotes in the program's text, parsed on first
- * read. */
+ * read (and remembered: defer's memo). */
 typedef struct exdb_meta {
     const exdb_stack_entry *stack;
     uint32_t nstack;
@@ -178,8 +192,6 @@ typedef struct exdb_meta {
 static inline const char *exdb_meta_read(const exdb_meta *m, const char *v, const char *key) {
     if (!v || !m->defer)
         return v;
-    if (*v == '\0') /* read before */
-        return v + 1;
     return m->defer->read(m->defer, v, m->defer_src, key);
 }
 static inline const char *exdb_meta_stack_trace(const exdb_meta *m) {

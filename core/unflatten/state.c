@@ -107,9 +107,9 @@ static void json_text(exdb_buf *b, const exdb_json *j) {
         }
         exdb_buf_putc(b, j->type == EXDB_JARRAY ? ']' : '}');
         break;
-    case EXDB_JNUMBER:
+    case EXDB_JNUMBER: /* a number's text is not NUL-terminated */
     case EXDB_JSTRING:
-        exdb_buf_puts(b, j->u.str);
+        exdb_buf_put(b, j->u.str, j->len);
         break;
     default:
         exdb_buf_putc(b, (char)('0' + j->type));

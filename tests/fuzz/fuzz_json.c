@@ -30,7 +30,8 @@ static int parse_raws(const exdb_json *j, const char *text, exdb_arena *a, exdb_
         const exdb_json *c = &j->u.kids[k];
         if (c->type == EXDB_JRAW) {
             exdb_json e;
-            if (exdb_json_parse_raw(c, text, a, "fuzz.json", &e, err) < 0)
+            exdb_jstrings strs = exdb_jstrings_on(a);
+            if (exdb_json_parse_raw(c, text, a, &strs, "fuzz.json", &e, NULL, NULL, err) < 0)
                 return -1;
         } else if (parse_raws(c, text, a, err) < 0) {
             return -1;
@@ -91,8 +92,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         exdb_arena_init(&a2);
         exdb_json *root2 = NULL;
         exdb_error err2 = {0};
-        int rc2 = exdb_json_parse_lazy(buf2, size, &a2, "fuzz.json", np ? prefix : NULL, np, last,
-                                       &root2, &err2);
+        exdb_jstrings strs2 = exdb_jstrings_on(&a2);
+        int rc2 = exdb_json_parse_lazy(buf2, size, &a2, &strs2, "fuzz.json", np ? prefix : NULL, np,
+                                       last, &root2, &err2);
         /* a lazy element only delimited is checked by parse_raw: the
          * first that fails gives the full parse's message; else the lazy
          * parse fails (with it, or with a later error when an element

@@ -14,7 +14,8 @@
 #include "core/format/json_skim.h"
 
 static exdb_arena arena;
-static char *text; /* the buffer being parsed (modified in place) */
+static char *text;          /* the buffer being parsed (never written by the parse) */
+static exdb_jstrings tstrs; /* the lazy parse's string pool (on arena) */
 
 static void setup(void) {
     exdb_arena_init(&arena);
@@ -373,7 +374,9 @@ static const char *const lazy_last[] = {"nodes", "vals", NULL};
 
 static int parse_lazy(const char *s, exdb_json **out, exdb_error *err) {
     size_t n = set_text(s);
-    return exdb_json_parse_lazy(text, n, &arena, "t.json", lazy_prefix, 1, lazy_last, out, err);
+    tstrs = exdb_jstrings_on(&arena);
+    return exdb_json_parse_lazy(text, n, &arena, &tstrs, "t.json", lazy_prefix, 1, lazy_last, out,
+                                err);
 }
 
 Test(json, lazy_elements_are_raw_until_parsed) {
@@ -395,13 +398,19 @@ Test(json, lazy_elements_are_raw_until_parsed) {
     cr_assert(memcmp(nodes->u.kids[0].u.str, "{\"a\": \"x\\ty\"}", nodes->u.kids[0].len) == 0,
               "the text is left as written");
     exdb_json e;
-    cr_assert_eq(exdb_json_parse_raw(&nodes->u.kids[0], text, &arena, "t.json", &e, &err), 0);
+    cr_assert_eq(exdb_json_parse_raw(&nodes->u.kids[0], text, &arena, &tstrs, "t.json", &e, NULL,
+                                     NULL, &err),
+                 0);
     cr_assert_eq(e.type, EXDB_JOBJECT);
     cr_assert_str_eq(exdb_json_get(&e, "a")->u.str, "x\ty");
-    cr_assert_eq(exdb_json_parse_raw(&nodes->u.kids[1], text, &arena, "t.json", &e, &err), 0);
+    cr_assert_eq(exdb_json_parse_raw(&nodes->u.kids[1], text, &arena, &tstrs, "t.json", &e, NULL,
+                                     NULL, &err),
+                 0);
     cr_assert_eq(e.type, EXDB_JARRAY);
     cr_assert_eq(e.len, 2);
-    cr_assert_eq(exdb_json_parse_raw(&nodes->u.kids[2], text, &arena, "t.json", &e, &err), 0);
+    cr_assert_eq(exdb_json_parse_raw(&nodes->u.kids[2], text, &arena, &tstrs, "t.json", &e, NULL,
+                                     NULL, &err),
+                 0);
     cr_assert_str_eq(e.u.str, "s");
     const exdb_json *h = exdb_json_get(exdb_json_get(g, "h"), "nodes");
     cr_assert_eq(h->u.kids[0].type, EXDB_JNUMBER, "g.h.nodes is not the lazy path");
@@ -418,18 +427,19 @@ Test(json, ahead_peek_sees_the_readers_batch_only) {
     exdb_json *root = NULL;
     exdb_error err = {0};
     int64_t v;
+    const char *lo, *hi;
     cr_assert_eq(parse_lazy(src, &root, &err), 0, "%s", err.msg);
     const exdb_json *nodes = exdb_json_get(exdb_json_get(root, "g"), "nodes");
     const exdb_json *tables[1] = {nodes};
-    exdb_json_ahead *h = exdb_json_ahead_start(tables, 1, text, "t.json", 0);
+    exdb_json_ahead *h = exdb_json_ahead_start(tables, 1, text, &tstrs, "t.json", 0);
     cr_assert_not_null(h);
     cr_assert_null(exdb_json_ahead_peek(h, &nodes->u.kids[0]), "no batch before the first get");
-    cr_assert_not_null(exdb_json_ahead_get(h, &nodes->u.kids[3], &err), "%s", err.msg);
+    cr_assert_not_null(exdb_json_ahead_get(h, &nodes->u.kids[3], &lo, &hi, &err), "%s", err.msg);
     const exdb_json *p = exdb_json_ahead_peek(h, &nodes->u.kids[63]);
     cr_assert_not_null(p);
     cr_assert(exdb_json_int(&p->u.kids[0], &v) == 0 && v == 63);
     cr_assert_null(exdb_json_ahead_peek(h, &nodes->u.kids[64]), "the next batch");
-    cr_assert_not_null(exdb_json_ahead_get(h, &nodes->u.kids[130], &err), "%s", err.msg);
+    cr_assert_not_null(exdb_json_ahead_get(h, &nodes->u.kids[130], &lo, &hi, &err), "%s", err.msg);
     cr_assert_null(exdb_json_ahead_peek(h, &nodes->u.kids[63]), "a batch left behind");
     p = exdb_json_ahead_peek(h, &nodes->u.kids[191]);
     cr_assert_not_null(p);
@@ -455,7 +465,7 @@ Test(json, lazy_object_members) {
     cr_assert_eq(a->type, EXDB_JRAW);
     cr_assert_not_null(exdb_json_get(vals, "b!"), "keys are unescaped as usual");
     exdb_json e;
-    cr_assert_eq(exdb_json_parse_raw(a, text, &arena, "t.json", &e, &err), 0);
+    cr_assert_eq(exdb_json_parse_raw(a, text, &arena, &tstrs, "t.json", &e, NULL, NULL, &err), 0);
     cr_assert_eq(e.type, EXDB_JOBJECT);
     cr_assert_str_eq(e.key, "a");
     cr_assert_eq(exdb_json_get(&e, "x")->len, 1);
@@ -482,7 +492,8 @@ static const char *lazy_error(const char *s) {
     const exdb_json *nodes = exdb_json_get(exdb_json_get(root, "g"), "nodes");
     for (uint32_t i = 0; nodes && i < nodes->len; i++) {
         exdb_json e;
-        if (exdb_json_parse_raw(&nodes->u.kids[i], text, &arena, "t.json", &e, &err) < 0)
+        if (exdb_json_parse_raw(&nodes->u.kids[i], text, &arena, &tstrs, "t.json", &e, NULL, NULL,
+                                &err) < 0)
             return err.msg;
     }
     return NULL;

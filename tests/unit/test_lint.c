@@ -514,6 +514,7 @@ static int weight_names(const char *path, exdb_arena *a, const char ***names) {
     fseek(f, 0, SEEK_SET);
     char *buf = exdb_arena_alloc(a, (size_t)n + 1);
     cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+    buf[n] = '\0';
     fclose(f);
     exdb_json *root;
     exdb_error err = {0};

@@ -21,6 +21,7 @@
 #include "core/export/program.h"
 #include "core/format/json_ahead.h"
 #include "core/base/strbuf.h"
+#include "testutil.h"
 
 static exdb_program *prog;
 static exdb_buf out;
@@ -860,7 +861,7 @@ Test(load, many_subgraphs_linear_memory) {
     prog = exdb_program_from_json(json, len, "t.json", &err);
     cr_assert_not_null(prog, "load failed: %s", err.msg);
     cr_assert_eq(prog->nsubgraphs, N);
-    size_t used = prog->arena.used + prog->args_arena.used;
+    size_t used = prog->arena.used + prog->args_arena.used + prog->text_arena.used;
     cr_assert_lt(used, 12 * len, "%zu bytes of program for %zu bytes of JSON", used, len);
     const struct exdb_subgraph *s = exdb_program_subgraph(prog, "body3999");
     cr_assert_not_null(s);
@@ -1342,4 +1343,61 @@ Test(load, each_malformed_metadata_string_has_its_own_message) {
                   "%s", err.msg);
     }
     exdb_program_free(p);
+}
+
+/* A program file truncated in place while exdb holds its text mapped
+ * (torch.export.save opens with "wb"): a later read of metadata left in the
+ * text (past the new end: SIGBUS without the guard) fails with one line
+ * saying so, every time, and the process goes on; what was read before
+ * the truncation still reads. core/base/filemap.h. */
+Test(load, metadata_read_after_the_file_was_truncated) {
+    test_tmpdir_make("trunc");
+    exdb_buf b;
+    exdb_buf_init(&b);
+    static char meta[4][256];
+    for (int i = 0; i < 4; i++)
+        snprintf(meta[i], sizeof meta[i], "\"stack_trace\": \"line %d\"", i);
+    relu_chain(&b, meta);
+    /* pad the program past a few pages: r3's metadata is then far from
+     * the first page, which truncation leaves (zeroed past the end) */
+    char *pad = malloc(3 * 4096 + 1);
+    cr_assert_not_null(pad);
+    memset(pad, ' ', 3 * 4096);
+    pad[3 * 4096] = '\0';
+    char *text = malloc(b.len + 3 * 4096 + 1);
+    cr_assert_not_null(text);
+    const char *s = exdb_buf_str(&b),
+               *r3 = strstr(s, "{\"target\": \"torch.ops.aten.relu.default\", "
+                               "\"inputs\": [{\"name\": \"self\", \"arg\": "
+                               "{\"as_tensor\": {\"name\": \"r2\"");
+    cr_assert_not_null(r3);
+    size_t head = (size_t)(r3 - s);
+    snprintf(text, b.len + 3 * 4096 + 1, "%.*s%s%s", (int)head, s, pad, r3);
+    const char *path = test_tpath("t.json");
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(text, 1, strlen(text), f), strlen(text));
+    cr_assert_eq(fclose(f), 0);
+    free(pad);
+    free(text);
+    exdb_buf_free(&b);
+    exdb_error err = {0};
+    exdb_program_lazy_meta(0);
+    exdb_program *p = exdb_program_load(path, NULL, &err);
+    exdb_program_lazy_meta(EXDB_LAZY_META_MIN);
+    cr_assert_not_null(p, "%s", err.msg);
+    const exdb_meta *m0 = exdb_graph_find(p->graph, "r0")->meta;
+    const exdb_meta *m3 = exdb_graph_find(p->graph, "r3")->meta;
+    cr_assert_str_eq(exdb_meta_stack_trace(m0), "line 0");
+    cr_assert_eq(truncate(path, 10), 0);
+    for (int round = 0; round < 2; round++) {
+        cr_expect_null(exdb_meta_stack_trace(m3));
+        cr_expect_eq(exdb_program_meta_error(p, &err), -1);
+        char want[600];
+        snprintf(want, sizeof want, "%s changed on disk since it was loaded; load it again", path);
+        cr_expect_str_eq(err.msg, want);
+    }
+    cr_expect_str_eq(exdb_meta_stack_trace(m0), "line 0", "read before: remembered");
+    exdb_program_free(p);
+    test_tmpdir_remove();
 }

@@ -1,0 +1,49 @@
+/* filemap.h - a program's text as a read-only mapping of its file, and the
+ * guard that keeps a file truncated under the mapping from killing exdb.
+ *
+ * The JSON reader never writes into the text (core/format/json.h), so the
+ * text of a bare JSON program is mapped rather than read: no copy out of
+ * the page cache, no fresh pages to zero, and the pages count once, in the
+ * page cache (docs/json-reader.md measured it). A mapping keeps showing
+ * the file as it is on disk: a file truncated while exdb holds it mapped
+ * (torch.export.save opens with "wb", which truncates in place) makes a
+ * later read of a page past the new end raise SIGBUS. The guard catches
+ * it: for an address inside a mapped text it maps a zero page over the
+ * page (the read then sees NULs and the reader refuses the text) and marks
+ * the text changed (exdb_filemap_changed), so that the command that read
+ * it fails with "FILE changed on disk since it was loaded; load it again"
+ * and the REPL goes on. A SIGBUS anywhere else is left to kill the
+ * process as before. A file rewritten in place shows its new bytes: a
+ * reader asks exdb_filemap_changed (the file's size and modification time)
+ * before it trusts what it read. A file replaced by another (renamed over
+ * it) is not a change: the mapping keeps the old file. */
+#ifndef EXDB_CORE_BASE_FILEMAP_H
+#define EXDB_CORE_BASE_FILEMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Maps len bytes of the open file fd from offset 0, read-only, with a NUL
+ * at (*out)[len] (the zeros the kernel puts after a file's last byte in its
+ * last page, or an anonymous zero page after it when len ends a page), and
+ * puts it under the guard. 0, or -1 with errno set (the caller reads the
+ * file instead). len 0 is refused (EINVAL). */
+int exdb_filemap_map(int fd, size_t len, const char **out);
+/* Whether p is the start of a text exdb_filemap_map gave (and not
+ * released yet). */
+int exdb_filemap_is(const void *p);
+/* Unmaps the text p and takes it from the guard; 0 when p is not one
+ * (nothing done). */
+int exdb_filemap_release(const void *p);
+/* Whether the file under the text p (or any pointer into it) changed since
+ * it was mapped: a read met the end of a truncated file (the guard mapped
+ * zeros there), or the file (kept open) has another size or modification
+ * time now. Once changed, changed for good. A system call (fstat). */
+int exdb_filemap_changed(const void *p);
+/* The whole pages of text p inside [from, upto) are given back (a later
+ * read faults them in again from the page cache): a loader done with a
+ * part of the text keeps the process's memory below the file's size. A
+ * no-op when p is not a mapped text. */
+void exdb_filemap_drop(const void *p, const void *from, const void *upto);
+
+#endif
