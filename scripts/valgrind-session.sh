@@ -20,6 +20,8 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 log=$tmp/valgrind.log
 vg="valgrind --leak-check=full --show-leak-kinds=definite,indirect"
 vg="$vg --errors-for-leak-kinds=definite,indirect --error-exitcode=99 --log-file=$log"
+# the one known false positive, explained in the file
+vg="$vg --suppressions=$root/scripts/valgrind.supp"
 # RSS under valgrind is valgrind's own as much as exdb's: reported, loosely bounded.
 python3 tests/long_session.py --cycles "$cycles" --max-growth-mib 64 --wrapper "$vg" ./exdb
 rc=$?
