@@ -50,7 +50,8 @@ list=$(for f in core/*/*.c core/*/*.h viz/*.c viz/*.h; do
                 }
                 out = out c; line = substr(line, 2)
             }
-            if (out ~ /(^|[^A-Za-z0-9_])(malloc|calloc|realloc|strdup|strndup|exdb_arena_(alloc|calloc|strdup|strndup|printf)|exdb_mem_take)[ \t]*\(/ &&
+            if (out ~ /(^|[^A-Za-z0-9_])(malloc|calloc|realloc|strdup|strndup|exdb_arena_(alloc|calloc|strdup|strndup|printf)|exdb_mem_take|exdb_filemap_map)[ \t]*\(/ &&
+                out !~ /^int exdb_filemap_map\(/ &&
                 out !~ /^(static )?(void|char) \*(exdb_arena_(alloc|calloc|strdup|strndup|printf)|exdb_mem_take)\(/)
                 print f ":" NR
         }' "$f"

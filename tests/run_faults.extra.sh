@@ -222,6 +222,9 @@ run reach-load --arena-calls -c "load '{F}'" -c "print code" -c "print code modu
 # an archive's model named at load (the snapshot keeps the name)
 run reach-model --arena-calls -c "load '{F}' model" -c "unflatten run" -c "save {D}/s.pt2" \
     tests/fixtures/unflatten/constant_aliasing.pt2
+# a tensor on a device outside the usual names (its type copied into the
+# program's arena: load_value.c device_type)
+run device --arena-calls -c "load '{F}'" -c "print tabular" tests/fixtures/device_other.json
 # metadata read at first use (programs of EXDB_LAZY_META_MIN nodes; here
 # any), two nodes' torch_fn refused when read: each keeps its own message
 run lazy-meta --arena-calls --lazy-meta -c "load '{F}'" -c "info node addmm" \
