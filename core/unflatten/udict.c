@@ -22,12 +22,10 @@ int exdb_udict_init(exdb_urun *r, exdb_udict *d) {
     return 0;
 }
 
-/* FNV-1a, as exdb_strmap's */
+/* exdb_strmap's hash (eight bytes a step): the index only places keys,
+ * the order a dict keeps is its insertion order. */
 static uint32_t key_hash(const char *s) {
-    uint32_t h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
+    return exdb_strmap_hash(s);
 }
 
 /* The index position of key: where its slot is, or the empty one where it
