@@ -12,8 +12,9 @@
  * page (the read then sees NULs and the reader refuses the text) and marks
  * the text changed (exdb_filemap_changed), so that the command that read
  * it fails with "FILE changed on disk since it was loaded; load it again"
- * and the REPL goes on. A SIGBUS anywhere else is left to kill the
- * process as before. A file rewritten in place shows its new bytes: a
+ * and the REPL goes on. A SIGBUS anywhere else goes to the handler there
+ * was before, or kills the process as before (one sent with kill() is
+ * raised again under the default action). A file rewritten in place shows its new bytes: a
  * reader asks exdb_filemap_changed (the file's size and modification time)
  * before it trusts what it read. A file replaced by another (renamed over
  * it) is not a change: the mapping keeps the old file. */
