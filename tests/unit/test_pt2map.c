@@ -154,6 +154,77 @@ Test(pt2map, torch_written_archive_is_mapped) {
     exdb_mem_release(buf);
 }
 
+static void put16(unsigned char *p, unsigned v) {
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+}
+
+static void put32(unsigned char *p, uint32_t v) {
+    put16(p, v & 0xFFFF);
+    put16(p + 2, v >> 16);
+}
+
+static void put64(unsigned char *p, uint64_t v) {
+    put32(p, (uint32_t)v);
+    put32(p + 4, (uint32_t)(v >> 32));
+}
+
+/* The archive's end record turned into a ZIP64 one (its fields 0xFFFF...,
+ * a ZIP64 end record and locator before it, as a writer does past 65,535
+ * members or 4 GiB): the central directory is found through the locator
+ * and the member is still mapped. */
+Test(pt2map, zip64_end_record_is_followed) {
+    const char *p = test_tpath("z64.pt2");
+    char *text = program_text(20000);
+    make_pt2(p, text, 20000, 0);
+    FILE *f = fopen(p, "rb");
+    cr_assert_not_null(f);
+    static unsigned char z[1 << 16];
+    size_t n = fread(z, 1, sizeof z - 200, f);
+    fclose(f);
+    cr_assert(n > 22 && n < sizeof z - 200);
+    unsigned char *e = z + n - 22;
+    cr_assert_eq(memcmp(e, "PK\5\6", 4), 0, "no comment: the end record is last");
+    unsigned count = (unsigned)(e[10] | e[11] << 8);
+    uint32_t size = (uint32_t)(e[12] | e[13] << 8 | e[14] << 16 | (uint32_t)e[15] << 24);
+    uint32_t off = (uint32_t)(e[16] | e[17] << 8 | e[18] << 16 | (uint32_t)e[19] << 24);
+    uint64_t at = n - 22;
+    unsigned char *r = z + at, *loc = r + 56, *end = loc + 20;
+    memcpy(r, "PK\6\6", 4);
+    put64(r + 4, 44);
+    put16(r + 12, 45);
+    put16(r + 14, 45);
+    put32(r + 16, 0);
+    put32(r + 20, 0);
+    put64(r + 24, count);
+    put64(r + 32, count);
+    put64(r + 40, size);
+    put64(r + 48, off);
+    memcpy(loc, "PK\6\7", 4);
+    put32(loc + 4, 0);
+    put64(loc + 8, at);
+    put32(loc + 16, 1);
+    memcpy(end, "PK\5\6", 4);
+    memset(end + 4, 0, 18);
+    put16(end + 8, 0xFFFF);
+    put16(end + 10, 0xFFFF);
+    put32(end + 12, 0xFFFFFFFF);
+    put32(end + 16, 0xFFFFFFFF);
+    f = fopen(p, "wb");
+    cr_assert_not_null(f);
+    cr_assert_eq(fwrite(z, 1, (size_t)(end + 22 - z), f), (size_t)(end + 22 - z));
+    cr_assert_eq(fclose(f), 0);
+    char *buf = NULL;
+    size_t len = 0;
+    exdb_error err = {0};
+    cr_assert_eq(read_prog(p, &buf, &len, NULL, &err), 0, "%s", err.msg);
+    cr_expect(exdb_filemap_is(buf));
+    cr_expect_eq(len, 20000);
+    cr_expect_str_eq(buf, text);
+    exdb_mem_release(buf);
+    free(text);
+}
+
 Test(pt2map, deflated_member_is_read) {
     const char *p = test_tpath("d.pt2");
     char *text = program_text(5000);
