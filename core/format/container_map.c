@@ -6,7 +6,9 @@
  * header's offset, and the local header's own length fields the data's.
  * Everything read is checked against what libzip says of the member (name,
  * method, sizes, CRC-32); anything odd means "not mapped" and the caller
- * reads the member through libzip as before. */
+ * reads the member through libzip as before (so does an archive comment
+ * over 4,074 bytes or a directory entry's name and extra field over 4 KiB:
+ * the buffers here are small, on the stack). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +27,8 @@
 #define EOCD64_LOC    20
 #define EOCD64_LEN    56
 #define CDIR_LEN      46
-#define TAIL_MAX      (EOCD_LEN + 0xFFFF) /* the end record and the longest comment */
+#define TAIL_MAX      4096 /* the end record and a comment of up to 4,074 bytes */
+#define NAMES_MAX     4096 /* a directory entry's name and extra field */
 #define ZIP64_EXTRA   0x0001
 #define FLAG_ENCRYPT  0x0001
 #define FLAG_DESCRIPT 0x0008
@@ -141,12 +144,13 @@ static uint64_t data_offset(int fd, uint64_t fsize, zip_uint64_t idx, const char
         at += CDIR_LEN + n + x + cm;
     }
     size_t x = get16(h + 30);
-    unsigned char more[0xFFFF + 0xFFFF];
+    unsigned char more[NAMES_MAX];
     uint64_t usize = get32(h + 24), csize = get32(h + 20), lho = get32(h + 42);
-    if (get16(h + 28) != nlen || get16(h + 10) != ZIP_CM_STORE || (get16(h + 8) & FLAG_ENCRYPT) ||
-        get32(h + 16) != st->crc || read_at(fd, at + CDIR_LEN, more, nlen + x) < 0 ||
-        memcmp(more, name, nlen) != 0 || zip64_fields(more + nlen, x, &usize, &csize, &lho) < 0 ||
-        usize != st->size || csize != st->comp_size || lho >= cd.off)
+    if (get16(h + 28) != nlen || nlen + x > NAMES_MAX || get16(h + 10) != ZIP_CM_STORE ||
+        (get16(h + 8) & FLAG_ENCRYPT) || get32(h + 16) != st->crc ||
+        read_at(fd, at + CDIR_LEN, more, nlen + x) < 0 || memcmp(more, name, nlen) != 0 ||
+        zip64_fields(more + nlen, x, &usize, &csize, &lho) < 0 || usize != st->size ||
+        csize != st->comp_size || lho >= cd.off)
         return 0;
     /* the local header: its own name and extra lengths place the data */
     unsigned char l[LOCAL_HEADER_LEN];
