@@ -12,7 +12,7 @@
 
 CC      ?= cc
 PREFIX  ?= /usr/local
-PKGS    := libcjson libcgraph libgvc libzip libedit libxxhash
+PKGS    := libcjson libcgraph libgvc libzip libedit libxxhash zlib
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter \
            -Wno-missing-field-initializers
 # A warning fails the developer and CI builds (make, make test); a packager
@@ -212,7 +212,7 @@ install: all
 		install -m 644 $$h $(DESTDIR)$(PREFIX)/include/exdb/$$h || exit 1; done
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	printf 'prefix=%s\nName: exdb\nDescription: %s\nVersion: %s\nCflags: -I$${prefix}/include/exdb\nLibs: -L$${prefix}/lib -lexdb -lm\nRequires: %s\n' \
-		'$(PREFIX)' 'the torch.export program library of exdb' '$(VERSION)' 'libzip libxxhash' \
+		'$(PREFIX)' 'the torch.export program library of exdb' '$(VERSION)' 'libzip libxxhash zlib' \
 		>$(DESTDIR)$(PREFIX)/lib/pkgconfig/exdb.pc
 
 format:

@@ -50,8 +50,8 @@ list=$(for f in core/*/*.c core/*/*.h viz/*.c viz/*.h; do
                 }
                 out = out c; line = substr(line, 2)
             }
-            if (out ~ /(^|[^A-Za-z0-9_])(malloc|calloc|realloc|strdup|strndup|exdb_arena_(alloc|calloc|strdup|strndup|printf)|exdb_mem_take|exdb_filemap_map)[ \t]*\(/ &&
-                out !~ /^int exdb_filemap_map\(/ &&
+            if (out ~ /(^|[^A-Za-z0-9_])(malloc|calloc|realloc|strdup|strndup|exdb_arena_(alloc|calloc|strdup|strndup|printf)|exdb_mem_take|exdb_filemap_map(_at)?)[ \t]*\(/ &&
+                out !~ /^int exdb_filemap_map(_at)?\(/ &&
                 out !~ /^(static )?(void|char) \*(exdb_arena_(alloc|calloc|strdup|strndup|printf)|exdb_mem_take)\(/)
                 print f ":" NR
         }' "$f"

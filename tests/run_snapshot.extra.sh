@@ -4,7 +4,8 @@
 # program (scripts/gen_synth.py) whose file is then edited in place keeping
 # its size, put back, moved, replaced, and deleted, with a `cd` between.
 # What exdb shows never changes; `save` writes the program as loaded or
-# refuses, naming the file and why, and never writes anything else.
+# refuses, naming the file and why, and never writes anything else. Then a
+# second session on the program as a stored .pt2 truncated mid-session.
 # Prints "snapshot: N passed, M failed".
 exdb=${1:?usage: run_snapshot.extra.sh EXDB}
 case $exdb in /*) ;; *) exdb=$(pwd)/$exdb ;; esac
@@ -132,6 +133,52 @@ if [ $rc = 0 ] || [ $rc = 1 ]; then
     ok "the session ends normally (exit $rc)"
 else
     bad "the session ended with $rc"
+fi
+
+# A .pt2 archive whose program member is stored (mapped at its offset,
+# core/format/container_map.c) truncated in place mid-session, as
+# torch.export.save rewrites a file ("wb"): a command that reads the
+# program's text again gives the one-line error, and the session goes on.
+# (6,000 nodes: over EXDB_LAZY_META_MIN, so node metadata is read at first use)
+python3 "$root/scripts/gen_synth.py" --nodes 6000 --out "$tmp/small.json" >/dev/null 2>&1
+python3 - "$tmp/small.json" "$tmp/prog.pt2" <<'EOF'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_STORED) as z:
+    z.writestr("prog/archive_format", "pt2")
+    z.writestr("prog/archive_version", "0")
+    z.write(sys.argv[1], "prog/models/model.json")
+    z.writestr("prog/extra/notes.txt", "hello")
+EOF
+rm -f "$tmp/in" "$tmp/log"
+mkfifo "$tmp/in"
+"$exdb" -q prog.pt2 <"$tmp/in" >"$tmp/log" 2>&1 &
+pid=$!
+exec 3>"$tmp/in"
+n=0
+say "set on-error continue"
+say "info program"
+python3 -c 'import sys; f = open(sys.argv[1], "wb"); f.write(b"PK"); f.close()' "$tmp/prog.pt2"
+say "find --line nosuch.py:1"
+if said "prog.pt2: models/model.json changed on disk since it was loaded; load it again"; then
+    ok ".pt2 truncated mid-session: a read of its text gives the one-line error"
+else
+    bad ".pt2 truncated mid-session"
+fi
+say "info program"
+if said "graph nodes:"; then
+    ok ".pt2 truncated mid-session: the session goes on"
+else
+    bad ".pt2 truncated: the session after"
+fi
+echo quit >&3
+exec 3>&-
+wait $pid
+rc=$?
+pid=
+if [ $rc = 0 ] || [ $rc = 1 ]; then
+    ok "the .pt2 session ends normally (exit $rc)"
+else
+    bad "the .pt2 session ended with $rc"
 fi
 
 echo "snapshot: $pass passed, $fail failed"

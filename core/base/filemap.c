@@ -23,11 +23,14 @@
 enum { MAPS_MAX = 64 };
 
 typedef struct {
-    _Atomic(uintptr_t) lo; /* 0: a free entry */
-    uintptr_t hi;          /* the file's pages end here; one zero page follows */
-    size_t len;
+    _Atomic(uintptr_t) lo; /* the mapping's first page; 0: a free entry */
+    uintptr_t hi;          /* the mapping ends here (after its zero page) */
+    uintptr_t text;        /* the text starts here (lo plus the offset's skew) */
+    uintptr_t keep;        /* pages from here on are never given back (the
+                            * private copy holding the text's NUL, the zero page) */
     atomic_int changed;
     int fd;                /* kept open: fstat says whether the file changed */
+    off_t size;            /* the file's size at map time */
     struct timespec mtime; /* at map time */
 } filemap;
 
@@ -57,7 +60,7 @@ static filemap *map_of(uintptr_t a) {
  * fault kills the process as it did before. */
 static void on_bus(int sig, siginfo_t *si, void *uc) {
     uintptr_t a = (uintptr_t)si->si_addr;
-    filemap *m = map_of(a);
+    filemap *m = si->si_code > 0 ? map_of(a) : NULL; /* a fault, not a kill() */
     if (m) {
         uintptr_t pg = a & ~(uintptr_t)(page_size() - 1);
         if (mmap((void *)pg, page_size(), PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
@@ -74,7 +77,12 @@ static void on_bus(int sig, siginfo_t *si, void *uc) {
         old_bus.sa_handler(sig);
         return;
     }
-    signal(SIGBUS, SIG_DFL); /* the retried access faults again and kills */
+    if (si->si_code <= 0 && old_bus.sa_handler == SIG_IGN)
+        return; /* sent by kill() and ignored before exdb came */
+    signal(SIGBUS, SIG_DFL);
+    if (si->si_code <= 0)
+        raise(sig); /* sent by kill(): nothing is retried, so deliver it again */
+    /* a fault: the retried access faults again and kills */
 }
 
 static int install_guard(void) {
@@ -91,21 +99,47 @@ static int install_guard(void) {
     return 0;
 }
 
-int exdb_filemap_map(int fd, size_t len, const char **out) {
+/* Puts a NUL at text[len] when the byte after the text is a byte of the
+ * file (a member inside an archive): the last page becomes a private copy
+ * of itself (copy on write), the NUL written into it, made read-only again.
+ * Returns the address of that page (pages from there on are never given
+ * back: giving it back would drop the copy), or 0 on failure. */
+static uintptr_t nul_after(char *text, size_t len, uintptr_t end) {
+    uintptr_t pg = page_size(), last = ((uintptr_t)text + len) & ~(pg - 1);
+    if (last >= end) /* the text ends a page: the zero page follows */
+        return end;
+    if (mprotect((void *)last, pg, PROT_READ | PROT_WRITE) != 0)
+        return 0;
+    text[len] = '\0';
+    if (mprotect((void *)last, pg, PROT_READ) != 0)
+        return 0;
+    return last;
+}
+
+/* exdb_filemap_map_at; a fault build fails it as an allocation of the
+ * caller's (site: the call's return address). */
+static int map_range(int fd, uint64_t off, size_t len, const char **out, const void *site) {
     struct stat st;
 #ifdef EXDB_FAULT
-    if (exdb_fault_hit(__builtin_return_address(0))) {
+    if (exdb_fault_hit(site)) {
         errno = ENOMEM;
         return -1;
     }
+#else
+    (void)site;
 #endif
-    if (len == 0 || len > SIZE_MAX / 2) {
+    if (len == 0 || len > SIZE_MAX / 2 || off > (uint64_t)INT64_MAX - len) {
         errno = EINVAL;
         return -1;
     }
     if (fstat(fd, &st) != 0)
         return -1;
-    size_t pg = page_size(), whole = (len + pg - 1) & ~(pg - 1);
+    if ((uint64_t)st.st_size < off + len) {
+        errno = EINVAL;
+        return -1;
+    }
+    size_t pg = page_size(), skew = (size_t)(off & (pg - 1)),
+           whole = (skew + len + pg - 1) & ~(pg - 1);
     pthread_mutex_lock(&maps_mu);
     filemap *slot = NULL;
     for (int i = 0; i < MAPS_MAX && !slot; i++)
@@ -117,14 +151,19 @@ int exdb_filemap_map(int fd, size_t len, const char **out) {
         return -1;
     }
     /* the file's pages, then one page of zeros: (*out)[len] is a NUL even
-     * when len ends a page */
+     * when the text ends a page */
     char *p = mmap(NULL, whole + pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) {
         pthread_mutex_unlock(&maps_mu);
         return -1;
     }
     int keep = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-    if (keep < 0 || mmap(p, whole, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED) {
+    uintptr_t kept = 0;
+    if (keep >= 0 &&
+        mmap(p, whole, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, (off_t)(off - skew)) != MAP_FAILED)
+        kept = off + len < (uint64_t)st.st_size ? nul_after(p + skew, len, (uintptr_t)p + whole)
+                                                : (uintptr_t)p + whole;
+    if (!kept) {
         int e = errno;
         munmap(p, whole + pg);
         if (keep >= 0)
@@ -134,20 +173,30 @@ int exdb_filemap_map(int fd, size_t len, const char **out) {
         return -1;
     }
     slot->fd = keep;
+    slot->size = st.st_size;
     slot->mtime = st.st_mtim;
     slot->hi = (uintptr_t)p + whole + pg;
-    slot->len = len;
+    slot->text = (uintptr_t)p + skew;
+    slot->keep = kept;
     atomic_store(&slot->changed, 0);
     atomic_store(&slot->lo, (uintptr_t)p);
     pthread_mutex_unlock(&maps_mu);
-    *out = p;
+    *out = p + skew;
     return 0;
+}
+
+int exdb_filemap_map(int fd, size_t len, const char **out) {
+    return map_range(fd, 0, len, out, __builtin_return_address(0));
+}
+
+int exdb_filemap_map_at(int fd, uint64_t off, size_t len, const char **out) {
+    return map_range(fd, off, len, out, __builtin_return_address(0));
 }
 
 /* The entry of the text starting at p, or NULL. */
 static filemap *entry_at(const void *p) {
     for (int i = 0; p && i < MAPS_MAX; i++)
-        if (atomic_load(&maps[i].lo) == (uintptr_t)p)
+        if (atomic_load(&maps[i].lo) && maps[i].text == (uintptr_t)p)
             return &maps[i];
     return NULL;
 }
@@ -160,7 +209,8 @@ int exdb_filemap_release(const void *p) {
     pthread_mutex_lock(&maps_mu);
     filemap *m = entry_at(p);
     if (m) {
-        munmap((void *)p, m->hi - (uintptr_t)p);
+        uintptr_t lo = atomic_load(&m->lo);
+        munmap((void *)lo, m->hi - lo);
         close(m->fd);
         atomic_store(&m->lo, 0);
     }
@@ -174,8 +224,8 @@ int exdb_filemap_changed(const void *p) {
         return 0;
     struct stat st;
     if (!atomic_load(&m->changed) &&
-        (fstat(m->fd, &st) != 0 || (uintmax_t)st.st_size != m->len ||
-         st.st_mtim.tv_sec != m->mtime.tv_sec || st.st_mtim.tv_nsec != m->mtime.tv_nsec))
+        (fstat(m->fd, &st) != 0 || st.st_size != m->size || st.st_mtim.tv_sec != m->mtime.tv_sec ||
+         st.st_mtim.tv_nsec != m->mtime.tv_nsec))
         atomic_store(&m->changed, 1);
     return atomic_load(&m->changed);
 }
@@ -186,10 +236,10 @@ void exdb_filemap_drop(const void *p, const void *from, const void *upto) {
         return;
     uintptr_t pg = page_size(), lo = ((uintptr_t)from + pg - 1) & ~(pg - 1),
               hi = (uintptr_t)upto & ~(pg - 1);
-    if (lo < (uintptr_t)p)
-        lo = (uintptr_t)p;
-    if (hi > m->hi - pg)
-        hi = m->hi - pg;
+    if (lo < m->text)
+        lo = m->text & ~(pg - 1);
+    if (hi > m->keep)
+        hi = m->keep;
     if (hi > lo)
         madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }

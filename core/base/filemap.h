@@ -12,8 +12,9 @@
  * page (the read then sees NULs and the reader refuses the text) and marks
  * the text changed (exdb_filemap_changed), so that the command that read
  * it fails with "FILE changed on disk since it was loaded; load it again"
- * and the REPL goes on. A SIGBUS anywhere else is left to kill the
- * process as before. A file rewritten in place shows its new bytes: a
+ * and the REPL goes on. A SIGBUS anywhere else goes to the handler there
+ * was before, or kills the process as before (one sent with kill() is
+ * raised again under the default action). A file rewritten in place shows its new bytes: a
  * reader asks exdb_filemap_changed (the file's size and modification time)
  * before it trusts what it read. A file replaced by another (renamed over
  * it) is not a change: the mapping keeps the old file. */
@@ -29,6 +30,14 @@
  * puts it under the guard. 0, or -1 with errno set (the caller reads the
  * file instead). len 0 is refused (EINVAL). */
 int exdb_filemap_map(int fd, size_t len, const char **out);
+/* exdb_filemap_map for the len bytes at offset off of the file (a member
+ * stored inside an archive): the pages holding them mapped, *out pointing
+ * at the first, and (*out)[len] a NUL (when a byte of the file follows the
+ * text, the page holding it is a private copy of the file's page with that
+ * byte made a NUL; it is never given back). The range must lie inside the
+ * file (else EINVAL). The guard and exdb_filemap_changed hold as for a
+ * whole file: the file's size and modification time at map time. */
+int exdb_filemap_map_at(int fd, uint64_t off, size_t len, const char **out);
 /* Whether p is the start of a text exdb_filemap_map gave (and not
  * released yet). */
 int exdb_filemap_is(const void *p);

@@ -143,9 +143,10 @@ static int same_file(const exdb_snapshot *s, const exdb_program *p, exdb_contain
         else if (members == s->members_hash) {
             const char *model = exdb_container_model_count(c) > 1 ? p->model : NULL;
             why = "its program differs";
-            if (exdb_container_read_program(c, model, buf, len, NULL, &e) < 0)
+            uint64_t h; /* taken as the text is read (and its CRC checked) */
+            if (exdb_container_read_program_hashed(c, model, buf, len, NULL, &h, &e) < 0)
                 why = reason(&e, s->abs_path);
-            else if (*len == s->program_len && exdb_hash64(*buf, *len) == s->program_hash)
+            else if (*len == s->program_len && h == s->program_hash)
                 return 0;
         }
     }

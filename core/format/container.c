@@ -723,13 +723,17 @@ int exdb_container_read_program_hashed(exdb_container *c, const char *model, cha
     const cont_model *m = exdb_container_resolve_model(c, model, err);
     if (!m)
         return -1;
-    int rc = c->kind == EXDB_CONT_JSON
-                 ? read_json_file(c, buf, &n, hash, err)
-                 : read_member(c, m->index, EXDB_MAX_PROGRAM_BYTES, "a program", buf, &n, err);
+    int rc;
+    if (c->kind == EXDB_CONT_JSON)
+        rc = read_json_file(c, buf, &n, hash, err);
+    else if ((rc = exdb_container_map_member(c, m->index, EXDB_MAX_PROGRAM_BYTES, buf, &n, hash)) ==
+                 1 &&
+             (rc = read_member(c, m->index, EXDB_MAX_PROGRAM_BYTES, "a program", buf, &n, err)) ==
+                 0 &&
+             hash)
+        *hash = XXH64(*buf, n, 0);
     if (rc != 0)
         return -1;
-    if (hash && c->kind != EXDB_CONT_JSON)
-        *hash = XXH64(*buf, n, 0);
     if (len)
         *len = n;
     if (member)

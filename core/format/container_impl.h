@@ -6,6 +6,7 @@
 #define EXDB_CORE_FORMAT_CONTAINER_IMPL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <zip.h>
 
@@ -50,5 +51,14 @@ void exdb_container_zip_code_text(int code, char *out, size_t n);
  * set, listing the models. */
 const cont_model *exdb_container_resolve_model(const exdb_container *c, const char *model,
                                                exdb_error *err);
+
+/* Maps the program member idx when it is stored uncompressed (filemap.h,
+ * container_map.c), its CRC-32 checked and its XXH64 taken into *hash (when
+ * not NULL) in one pass: 0 with *buf (released with exdb_mem_release) and
+ * *len set, or 1 when it is not mapped (compressed, empty, over max, an odd
+ * archive, a failed mapping or a CRC that does not match): the caller then
+ * reads it through libzip, which reports what is wrong. */
+int exdb_container_map_member(exdb_container *c, zip_uint64_t idx, size_t max, char **buf,
+                              size_t *len, uint64_t *hash);
 
 #endif

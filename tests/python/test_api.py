@@ -44,6 +44,24 @@ def test_path_and_pathlike(pt2) -> None:
     assert a["program"]["format"] == "pt2"
 
 
+def test_python_signals_untouched(pt2) -> None:
+    # exdb runs as a child process: its SIGBUS guard for a mapped program
+    # (core/base/filemap.c) never lands in Python, whose faulthandler and
+    # signal handlers stay as they were.
+    import faulthandler
+
+    was = faulthandler.is_enabled()
+    faulthandler.enable()
+    before = {s: signal.getsignal(s) for s in (signal.SIGBUS, signal.SIGSEGV, signal.SIGINT)}
+    try:
+        assert exdb.run(pt2, "info program")[0]["program"]["format"] == "pt2"
+        assert faulthandler.is_enabled()
+        assert {s: signal.getsignal(s) for s in before} == before
+    finally:
+        if not was:
+            faulthandler.disable()
+
+
 def test_error_is_exdbs_one_line_message(pt2) -> None:
     with pytest.raises(exdb.Error) as e:
         exdb.run(pt2, "info program", "print node no_such_node", "info modules")
