@@ -15,6 +15,10 @@
 
 #include "core/base/filemap.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -286,6 +290,32 @@ static inline __attribute__((always_inline)) void scan_plain(const parser *ps, c
                                                              char **wp, const int write) {
     const char *r = *rp;
     char *w = *wp;
+#ifdef __SSE2__
+    /* sixteen bytes a step (x86-64's baseline): the special bytes' mask */
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+    const __m128i ctl = _mm_set1_epi8(0x1F);
+    while (ps->end - r >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)r);
+        if (write == 2)
+            _mm_storeu_si128((__m128i *)(void *)w, v);
+        __m128i sp = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+                                  _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v));
+        unsigned m = (unsigned)_mm_movemask_epi8(sp);
+        if (!m) {
+            if (write == 1)
+                _mm_storeu_si128((__m128i *)(void *)w, v);
+            r += 16;
+            w += 16;
+            continue;
+        }
+        unsigned k = (unsigned)__builtin_ctz(m);
+        if (write == 1)
+            memcpy(w, r, k);
+        *rp = r + k;
+        *wp = w + k;
+        return;
+    }
+#endif
     while (ps->end - r >= 8) {
         uint64_t v;
         memcpy(&v, r, 8);
