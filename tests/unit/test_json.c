@@ -417,8 +417,9 @@ Test(json, lazy_elements_are_raw_until_parsed) {
 }
 
 /* exdb_json_ahead_peek: an element of the batch (64 elements) the reader
- * is in, parsed, and nothing outside it. */
-Test(json, ahead_peek_sees_the_readers_batch_only) {
+ * is in, parsed, of the next batch when that is parsed (by the thread: it
+ * may not be yet), and nothing else. */
+Test(json, ahead_peek_sees_the_readers_batch_and_the_next) {
     char src[200 * 8 + 64];
     size_t w = (size_t)snprintf(src, sizeof src, "{\"g\": {\"nodes\": [");
     for (int i = 0; i < 200; i++)
@@ -438,7 +439,9 @@ Test(json, ahead_peek_sees_the_readers_batch_only) {
     const exdb_json *p = exdb_json_ahead_peek(h, &nodes->u.kids[63]);
     cr_assert_not_null(p);
     cr_assert(exdb_json_int(&p->u.kids[0], &v) == 0 && v == 63);
-    cr_assert_null(exdb_json_ahead_peek(h, &nodes->u.kids[64]), "the next batch");
+    p = exdb_json_ahead_peek(h, &nodes->u.kids[64]);
+    cr_assert(!p || (exdb_json_int(&p->u.kids[0], &v) == 0 && v == 64), "the next batch");
+    cr_assert_null(exdb_json_ahead_peek(h, &nodes->u.kids[128]), "the batch after it");
     cr_assert_not_null(exdb_json_ahead_get(h, &nodes->u.kids[130], &lo, &hi, &err), "%s", err.msg);
     cr_assert_null(exdb_json_ahead_peek(h, &nodes->u.kids[63]), "a batch left behind");
     p = exdb_json_ahead_peek(h, &nodes->u.kids[191]);
