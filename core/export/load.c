@@ -134,6 +134,10 @@ int exdb_load_check_name(loader *L, const char *s, const jpath *p, const char *w
  * creates too) against EXDB_MAX_MODULES and EXDB_MAX_MODULE_BYTES. A parent already counted means
  * its own parents are, so each fqn costs its length once. */
 int exdb_load_count_module(loader *L, const char *fqn, size_t len, const jpath *p) {
+    /* counted already, with its parents (the usual case: every node's
+     * stack names its module): no copy made to look it up */
+    if (len && fqn[len] == '\0' && exdb_strmap_find(&L->modules, fqn))
+        return 0;
     while (len) {
         char *key = exdb_arena_strndup(L->modules.a, fqn, len);
         int fresh;

@@ -88,8 +88,44 @@ static int parse_entry(exdb_arena *a, const char *s, const char *end, uint32_t k
  * commas outside ()/[] (the depth goes negative on a stray closer, as in
  * Python, and then no later comma splits), exactly three fields. The call
  * index is the number after the key's last '@' (what unflatten reads). */
+static int parse_stack_after(exdb_arena *a, const char *text, const exdb_stack_entry *same,
+                             uint32_t nsame, exdb_stack_entry **out, uint32_t *n, exdb_error *err);
+
 int exdb_load_meta_parse_stack(exdb_arena *a, const char *text, exdb_stack_entry **out, uint32_t *n,
                                exdb_error *err) {
+    return parse_stack_after(a, text, NULL, 0, out, n, err);
+}
+
+/* How many of text's first entries are, character for character, entries
+ * of prev, a stack parsed before (the previous node's, which mostly
+ * shares all its modules but the last with this one). */
+static uint32_t same_entries(const char *text, const char *prev) {
+    size_t lt = strlen(text), lp = strlen(prev), n = lt < lp ? lt : lp, i = 0;
+    uint64_t x, y;
+    /* the common prefix, eight bytes a step (stacks are ~500 bytes) */
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&x, text + i, 8);
+        memcpy(&y, prev + i, 8);
+        if (x != y)
+            break;
+    }
+    while (i < n && text[i] == prev[i])
+        i++;
+    uint32_t m = 0;
+    for (const char *q = memchr(text, ';', i); q;
+         q = memchr(q + 1, ';', i - (size_t)(q + 1 - text)))
+        m++;
+    /* the entry ending here, when it ends both (at ';' or the end) */
+    if (i && (text[i] == ';' || !text[i]) && (prev[i] == ';' || !prev[i]))
+        m++;
+    return m;
+}
+
+/* exdb_load_meta_parse_stack with the first nsame entries of text known
+ * to be same[0..nsame) (checked when those were parsed): copied, not
+ * parsed again. */
+static int parse_stack_after(exdb_arena *a, const char *text, const exdb_stack_entry *same,
+                             uint32_t nsame, exdb_stack_entry **out, uint32_t *n, exdb_error *err) {
     *out = NULL;
     *n = 0;
     if (!text[0])
@@ -108,6 +144,11 @@ int exdb_load_meta_parse_stack(exdb_arena *a, const char *text, exdb_stack_entry
     const char *s = text;
     for (uint32_t k = 0; k < count; k++) {
         const char *end = strchr(s, ';');
+        if (k < nsame) {
+            e[k] = same[k];
+            s = end ? end + 1 : s + strlen(s);
+            continue;
+        }
         if (!end)
             end = s + strlen(s);
         if (parse_entry(a, s, end, k, &e[k], err) < 0)
@@ -158,10 +199,17 @@ static int module_stack(loader *L, exdb_meta *meta, const char *v, const jpath *
             ps = exdb_arena_alloc(L->a, sizeof *ps);
             if (!ps || !(ps->text = exdb_arena_strdup(L->a, v)))
                 return exdb_load_oom(L);
+            /* the entries it shares with the previous node's stack (their
+             * modules counted) are copied */
+            const parsed_stack *prev = L->last_stack;
+            uint32_t nsame = prev ? same_entries(v, prev->text) : 0;
+            if (prev && nsame > prev->n)
+                nsame = prev->n;
             /* a failed parse ends the load, so the half-made entry is never read */
-            if (exdb_load_meta_parse_stack(L->a, v, &ps->entries, &ps->n, &e2) < 0)
+            if (parse_stack_after(L->a, v, nsame ? prev->entries : NULL, nsame, &ps->entries,
+                                  &ps->n, &e2) < 0)
                 return exdb_load_fail(L, p, "%s", e2.msg);
-            for (uint32_t j = 0; j < ps->n; j++)
+            for (uint32_t j = nsame; j < ps->n; j++)
                 if (exdb_load_count_module(L, ps->entries[j].path, strlen(ps->entries[j].path), p) <
                     0)
                     return -1;

@@ -15,6 +15,10 @@
 
 #include "core/base/filemap.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -286,19 +290,47 @@ static inline __attribute__((always_inline)) void scan_plain(const parser *ps, c
                                                              char **wp, const int write) {
     const char *r = *rp;
     char *w = *wp;
+#ifdef __SSE2__
+    /* sixteen bytes a step (x86-64's baseline): the special bytes' mask */
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+    const __m128i ctl = _mm_set1_epi8(0x1F);
+    while (ps->end - r >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)r);
+        if (write == 2)
+            _mm_storeu_si128((__m128i *)(void *)w, v);
+        __m128i sp = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+                                  _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v));
+        unsigned m = (unsigned)_mm_movemask_epi8(sp);
+        if (!m) {
+            if (write == 1)
+                _mm_storeu_si128((__m128i *)(void *)w, v);
+            r += 16;
+            w += 16;
+            continue;
+        }
+        unsigned k = (unsigned)__builtin_ctz(m);
+        if (write == 1)
+            memcpy(w, r, k);
+        *rp = r + k;
+        *wp = w + k;
+        return;
+    }
+#endif
     while (ps->end - r >= 8) {
         uint64_t v;
         memcpy(&v, r, 8);
         uint64_t m = special8(v);
+        if (write == 2) /* room for the whole word: no copy of k bytes */
+            memcpy(w, &v, 8);
         if (!m) {
-            if (write)
+            if (write == 1)
                 memcpy(w, &v, 8);
             r += 8;
             w += 8;
             continue;
         }
         unsigned k = first_flagged(m); /* k plain bytes, then the special byte */
-        if (write)
+        if (write == 1)
             memcpy(w, r, k);
         *rp = r + k;
         *wp = w + k;
@@ -398,7 +430,9 @@ static inline __attribute__((always_inline)) int unescape_at(parser *ps, const c
  * its closing quote. With write 0 it only checks it: *outlen is its
  * length as written and ps->escaped says whether it holds an escape. With
  * write 1 it decodes it to dst (room for its length as written, which the
- * decoded text never exceeds) and NUL-terminates it there: *out is dst. */
+ * decoded text never exceeds) and NUL-terminates it there: *out is dst.
+ * Write 2 is write 1 with room at dst for the rest of the text (ps->end):
+ * scan_plain stores whole words, however few of their bytes belong. */
 static inline __attribute__((always_inline)) int
 scan_string(parser *ps, char *dst, const char **out, uint32_t *outlen, const int write) {
     const char *r = ps->p + 1;
@@ -572,14 +606,42 @@ static void known_init(void) {
     }
 }
 
+/* Whether a[0..n) and b[0..n) are equal, 0 < n <= KNOWN_MAX_LEN: words
+ * read inside both (the last one overlapping), no call to memcmp. */
+static inline __attribute__((always_inline)) int key_eq(const char *a, const char *b, size_t n) {
+    uint64_t x, y;
+    uint32_t u, v;
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 < n; i += 8) {
+            memcpy(&x, a + i, 8);
+            memcpy(&y, b + i, 8);
+            if (x != y)
+                return 0;
+        }
+        memcpy(&x, a + n - 8, 8);
+        memcpy(&y, b + n - 8, 8);
+        return x == y;
+    }
+    if (n >= 4) {
+        memcpy(&u, a, 4);
+        memcpy(&v, b, 4);
+        if (u != v)
+            return 0;
+        memcpy(&u, a + n - 4, 4);
+        memcpy(&v, b + n - 4, 4);
+        return u == v;
+    }
+    return a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1];
+}
+
 /* The static copy of the key s[0..n) (no escape in it), or NULL. */
-static const char *known_key(const char *s, size_t n) {
+static inline __attribute__((always_inline)) const char *known_key(const char *s, size_t n) {
     if (n == 0 || n > KNOWN_MAX_LEN)
         return NULL;
     pthread_once(&known_once, known_init);
     for (uint32_t h = key_hash(s, n) & (KNOWN_SLOTS - 1); known_slot[h];
          h = (h + 1) & (KNOWN_SLOTS - 1)) {
-        if (known_len[h] == n && memcmp(known_slot[h], s, n) == 0)
+        if (known_len[h] == n && key_eq(known_slot[h], s, n))
             return known_slot[h];
     }
     return NULL;
@@ -609,11 +671,23 @@ static char *pool_take(exdb_jstrings *s, size_t n) {
 
 /* Checks the string at ps->p, then copies it (decoded when it holds an
  * escape) into the string pool; a key (is_key) that is one of known_keys
- * is that static string instead. */
+ * is that static string instead. A string value is checked and copied in
+ * one pass when the pool's chunk has room for the rest of the text. */
 static inline __attribute__((always_inline)) int store_string(parser *ps, const char **out,
                                                               uint32_t *outlen, const int is_key) {
     const char *q = ps->p, *s = NULL;
     uint32_t n = 0;
+    exdb_jstrings *pool = ps->strs;
+    if (!is_key && !ps->transient && (size_t)(pool->end - pool->p) > (size_t)(ps->end - q)) {
+        /* the pool's chunk holds the rest of the text (exdb_json_parse_raw
+         * reserved its element): checked and decoded in one pass (keys,
+         * mostly known_keys, are only checked) */
+        char *d = pool->p;
+        if (scan_string(ps, d, out, outlen, 2) < 0)
+            return -1;
+        pool->p = d + *outlen + 1;
+        return 0;
+    }
     ps->escaped = 0;
     if (scan_string(ps, NULL, &s, &n, 0) < 0)
         return -1;

@@ -105,7 +105,8 @@ static int fill(exdb_json_ahead *h, uint64_t b) {
         s->nok++;
     }
     pthread_mutex_lock(&h->mu);
-    s->filled = b;
+    /* released: exdb_json_ahead_peek reads it without mu */
+    __atomic_store_n(&s->filled, b, __ATOMIC_RELEASE);
     h->failed |= s->failed;
     pthread_cond_signal(&h->filled);
     pthread_mutex_unlock(&h->mu);
@@ -260,11 +261,16 @@ const exdb_json *exdb_json_ahead_get(exdb_json_ahead *h, const exdb_json *e, con
 const exdb_json *exdb_json_ahead_peek(const exdb_json_ahead *h, const exdb_json *e) {
     uint64_t g = h ? index_of(h, e) : NONE;
     /* the reader's batch is filled, and nobody else writes its slot
-     * before the reader leaves it */
-    if (g == NONE || h->cur == NONE || g / BATCH != h->cur)
+     * before the reader leaves it; the next batch's slot, once filled
+     * (acquired: its elements were written before), is not claimed again
+     * before the reader leaves the batch after it (claim) */
+    if (g == NONE || h->cur == NONE || (g / BATCH != h->cur && g / BATCH != h->cur + 1))
         return NULL;
-    const slot *s = &h->s[h->cur % SLOTS];
-    uint32_t j = (uint32_t)(g - h->cur * BATCH);
+    uint64_t b = g / BATCH;
+    const slot *s = &h->s[b % SLOTS];
+    if (b != h->cur && __atomic_load_n(&s->filled, __ATOMIC_ACQUIRE) != b)
+        return NULL;
+    uint32_t j = (uint32_t)(g - b * BATCH);
     return j < s->nok ? &s->out[j] : NULL;
 }
 

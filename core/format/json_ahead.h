@@ -48,7 +48,8 @@ int exdb_json_ahead_owns(const exdb_json_ahead *h, const exdb_json *e);
 const exdb_json *exdb_json_ahead_get(exdb_json_ahead *h, const exdb_json *e, const char **lo,
                                      const char **hi, exdb_error *err);
 /* Element e parsed, when it is in the batch of the element
- * exdb_json_ahead_get returned last and parsed without error; else NULL.
+ * exdb_json_ahead_get returned last, or in the next batch once that is
+ * parsed, and parsed without error; else NULL.
  * For hints only (a loader prefetching what a later element will look
  * up): what it returns stays valid until the next exdb_json_ahead_get. */
 const exdb_json *exdb_json_ahead_peek(const exdb_json_ahead *h, const exdb_json *e);

@@ -417,8 +417,9 @@ Test(json, lazy_elements_are_raw_until_parsed) {
 }
 
 /* exdb_json_ahead_peek: an element of the batch (64 elements) the reader
- * is in, parsed, and nothing outside it. */
-Test(json, ahead_peek_sees_the_readers_batch_only) {
+ * is in, parsed, of the next batch when that is parsed (by the thread: it
+ * may not be yet), and nothing else. */
+Test(json, ahead_peek_sees_the_readers_batch_and_the_next) {
     char src[200 * 8 + 64];
     size_t w = (size_t)snprintf(src, sizeof src, "{\"g\": {\"nodes\": [");
     for (int i = 0; i < 200; i++)
@@ -438,7 +439,9 @@ Test(json, ahead_peek_sees_the_readers_batch_only) {
     const exdb_json *p = exdb_json_ahead_peek(h, &nodes->u.kids[63]);
     cr_assert_not_null(p);
     cr_assert(exdb_json_int(&p->u.kids[0], &v) == 0 && v == 63);
-    cr_assert_null(exdb_json_ahead_peek(h, &nodes->u.kids[64]), "the next batch");
+    p = exdb_json_ahead_peek(h, &nodes->u.kids[64]);
+    cr_assert(!p || (exdb_json_int(&p->u.kids[0], &v) == 0 && v == 64), "the next batch");
+    cr_assert_null(exdb_json_ahead_peek(h, &nodes->u.kids[128]), "the batch after it");
     cr_assert_not_null(exdb_json_ahead_get(h, &nodes->u.kids[130], &lo, &hi, &err), "%s", err.msg);
     cr_assert_null(exdb_json_ahead_peek(h, &nodes->u.kids[63]), "a batch left behind");
     p = exdb_json_ahead_peek(h, &nodes->u.kids[191]);
@@ -594,4 +597,46 @@ Test(json, skim_block_scans_agree) {
         found += a && a - buf >= 64;
     }
     cr_assert_gt(found, 500, "only %d texts ended past their first block", found);
+}
+
+/* A string's special byte (an escape, a quote, a raw control byte) at
+ * every offset of the scan's 16- and 8-byte steps, after plain bytes that
+ * include DEL and bytes above 0x7F (never special): the same string from
+ * the whole parse (checked, then copied) and from a lazy element's parse
+ * (checked and copied in one pass), the same refusal. */
+Test(json, strings_decode_alike_at_every_offset) {
+    static const unsigned char plain[] = {'a', 0xC3, 0xA9, 0x7F, '~', 0xFF, ' ', 0x80};
+    static const char *const esc[][2] = {{"\\n", "\n"}, {"\\\"", "\""}, {"\\u00e9", "\xc3\xa9"}};
+    for (size_t k = 0; k < 48; k++) {
+        char pre[64];
+        for (size_t i = 0; i < k; i++)
+            pre[i] = (char)plain[i % sizeof plain];
+        pre[k] = '\0';
+        for (size_t e = 0; e < sizeof esc / sizeof *esc; e++) {
+            char doc[256], want[160];
+            snprintf(doc, sizeof doc, "{\"g\": {\"nodes\": [{\"a\": \"%s%s%s\"}]}}", pre, esc[e][0],
+                     pre);
+            snprintf(want, sizeof want, "%s%s%s", pre, esc[e][1], pre);
+            const exdb_json *whole =
+                exdb_json_get(exdb_json_get(exdb_json_get(ok(doc), "g"), "nodes")->u.kids, "a");
+            cr_assert_str_eq(whole->u.str, want, "offset %zu, escape %zu", k, e);
+            exdb_json *root = NULL, el;
+            exdb_error err = {0};
+            cr_assert_eq(parse_lazy(doc, &root, &err), 0, "%s", err.msg);
+            const exdb_json *nodes = exdb_json_get(exdb_json_get(root, "g"), "nodes");
+            cr_assert_eq(exdb_json_parse_raw(&nodes->u.kids[0], text, &arena, &tstrs, "t.json", &el,
+                                             NULL, NULL, &err),
+                         0, "%s", err.msg);
+            const exdb_json *a = exdb_json_get(&el, "a");
+            cr_assert_eq(a->len, strlen(want));
+            cr_assert_str_eq(a->u.str, want, "offset %zu, escape %zu (lazy)", k, e);
+        }
+        char doc[256];
+        snprintf(doc, sizeof doc, "{\"g\": {\"nodes\": [{\"a\": \"%s\x01%s\"}]}}", pre, pre);
+        cr_assert(strstr(bad(doc), "unescaped control character U+0001"), "offset %zu", k);
+        exdb_json *root = NULL;
+        exdb_error err = {0};
+        cr_assert_lt(parse_lazy(doc, &root, &err), 0);
+        cr_assert(strstr(err.msg, "U+0001"), "%s", err.msg);
+    }
 }

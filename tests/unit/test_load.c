@@ -18,6 +18,7 @@
 #include "core/export/describe.h"
 #include "core/fx/graph.h"
 #include "core/fx/print.h"
+#include "core/export/load_meta.h"
 #include "core/export/program.h"
 #include "core/format/json_ahead.h"
 #include "core/base/strbuf.h"
@@ -1400,4 +1401,77 @@ Test(load, metadata_read_after_the_file_was_truncated) {
     cr_expect_str_eq(exdb_meta_stack_trace(m0), "line 0", "read before: remembered");
     exdb_program_free(p);
     test_tmpdir_remove();
+}
+
+/* Program text of 4 relu nodes r0..r3 whose nn_module_stack strings are
+ * stacks[0..3] (and nothing else in their metadata) into b. */
+static void stacked_chain(exdb_buf *b, const char *const stacks[4]) {
+    exdb_buf_printf(b, "{\"schema_version\": {\"major\": 8, \"minor\": 20}, "
+                       "\"graph_module\": {\"graph\": {\"inputs\": [{\"as_tensor\": "
+                       "{\"name\": \"x\"}}], \"nodes\": [");
+    for (int i = 0; i < 4; i++) {
+        char prev[16];
+        snprintf(prev, sizeof prev, i ? "r%d" : "x", i - 1);
+        exdb_buf_printf(b,
+                        "%s{\"target\": \"torch.ops.aten.relu.default\", \"inputs\": "
+                        "[{\"name\": \"self\", \"arg\": {\"as_tensor\": {\"name\": "
+                        "\"%s\"}}, \"kind\": 1}], \"outputs\": [{\"as_tensor\": "
+                        "{\"name\": \"r%d\"}}], \"metadata\": {\"nn_module_stack\": \"%s\"}}",
+                        i ? ", " : "", prev, i, stacks[i]);
+    }
+    exdb_buf_printf(b, "], \"outputs\": [{\"as_tensor\": {\"name\": \"r3\"}}]}, "
+                       "\"signature\": {\"input_specs\": [{\"user_input\": {\"arg\": "
+                       "{\"as_tensor\": {\"name\": \"x\"}}}}], \"output_specs\": "
+                       "[{\"user_output\": {\"arg\": {\"as_tensor\": {\"name\": "
+                       "\"r3\"}}}}]}, \"module_call_graph\": []}}");
+}
+
+/* A node's nn_module_stack shares its first entries with the previous
+ * node's (copied, not parsed again: load_meta.c same_entries): each node's
+ * entries are those of its own text parsed alone, whether the texts part
+ * at an entry's end, inside one, or one is the other's beginning; an entry
+ * after the shared ones is still refused with its index. */
+Test(load, module_stack_entries_shared_with_the_previous_node) {
+    static const char *const stacks[4] = {
+        "L__self__,,m.M;L__self___a,a,m.A",
+        "L__self__,,m.M;L__self___a,a,m.A;L__self___a_b@2,a.b,m.B",
+        "L__self__,,m.M;L__self___a,a,m.AA",
+        "L__self__,,m.M",
+    };
+    exdb_buf b;
+    exdb_buf_init(&b);
+    stacked_chain(&b, stacks);
+    char *text = strdup(exdb_buf_str(&b));
+    exdb_error err = {0};
+    prog = exdb_program_from_json(text, strlen(text), "t.json", &err);
+    cr_assert_not_null(prog, "%s", err.msg);
+    exdb_arena a;
+    exdb_arena_init(&a);
+    for (int i = 0; i < 4; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "r%d", i);
+        const exdb_meta *m = exdb_graph_find(prog->graph, name)->meta;
+        exdb_stack_entry *e;
+        uint32_t n;
+        cr_assert_eq(exdb_load_meta_parse_stack(&a, stacks[i], &e, &n, &err), 0, "%s", err.msg);
+        cr_assert_eq(m->nstack, n, "node %d", i);
+        for (uint32_t k = 0; k < n; k++) {
+            cr_expect_str_eq(m->stack[k].key, e[k].key, "node %d entry %u", i, k);
+            cr_expect_str_eq(m->stack[k].path, e[k].path, "node %d entry %u", i, k);
+            cr_expect_str_eq(m->stack[k].type, e[k].type, "node %d entry %u", i, k);
+            cr_expect_eq(m->stack[k].call_idx, e[k].call_idx, "node %d entry %u", i, k);
+        }
+    }
+    exdb_arena_destroy(&a);
+    exdb_buf_free(&b);
+    const char *const bad[4] = {stacks[0], "L__self__,,m.M;L__self___a,a,m.A;bad", stacks[2],
+                                stacks[3]};
+    exdb_buf_init(&b);
+    stacked_chain(&b, bad);
+    text = strdup(exdb_buf_str(&b));
+    memset(&err, 0, sizeof err);
+    cr_assert_null(exdb_program_from_json(text, strlen(text), "t.json", &err));
+    cr_expect(strstr(err.msg, "nodes[1].metadata.nn_module_stack: entry 2 (\"bad\")"), "%s",
+              err.msg);
+    exdb_buf_free(&b);
 }
