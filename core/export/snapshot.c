@@ -14,9 +14,11 @@
 #include "core/format/container_save.h"
 #include "core/base/strbuf.h"
 
-/* XXH64 from Debian's libxxhash (the reference implementation). */
+/* XXH3's 64-bit hash from Debian's libxxhash (the reference
+ * implementation): about twice XXH64's speed, and nothing outside the
+ * process keeps the value. */
 uint64_t exdb_hash64(const void *data, size_t len) {
-    return XXH64(data, len, 0);
+    return XXH3_64bits(data, len);
 }
 
 /* ---- taking the snapshot */
@@ -61,7 +63,7 @@ static const char *absolute(exdb_arena *a, const char *path) {
     return exdb_arena_printf(a, "%s/%s", cwd, path);
 }
 
-/* XXH64 of what save copies from a zip besides the program (0 for JSON). */
+/* XXH3 of what save copies from a zip besides the program (0 for JSON). */
 static int members_hash(exdb_container *c, uint64_t *out, exdb_error *err) {
     exdb_buf b;
     exdb_buf_init(&b);

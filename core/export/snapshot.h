@@ -23,7 +23,7 @@
  * of the same name, moved or removed is refused with a message saying so
  * and what to do (load it again); nothing is written.
  *
- * The hash is XXH64: it detects a changed file, it is not meant to resist
+ * The hash is XXH3 (64-bit): it detects a changed file, it is not meant to resist
  * someone forging a collision (who could as well edit the file before
  * exdb loads it), and it costs a fraction of the load (GB/s). */
 #ifndef EXDB_CORE_EXPORT_SNAPSHOT_H
@@ -51,15 +51,15 @@ typedef struct exdb_snapshot {
     uint64_t dev, ino;                   /* its identity at load (render never writes over it) */
     int kind;                            /* exdb_container_kind */
     const char *model;                   /* the model save names to the container, or NULL */
-    uint64_t program_hash;               /* XXH64 of the program JSON as read */
+    uint64_t program_hash;               /* XXH3 (64-bit) of the program JSON as read */
     size_t program_len;                  /* its length */
-    uint64_t members_hash;               /* zips: XXH64 of exdb_container_describe; 0 for JSON */
+    uint64_t members_hash;               /* zips: XXH3 of exdb_container_describe; 0 for JSON */
     exdb_snap_member weights, constants; /* pt2 payload configs (else absent) */
 } exdb_snapshot;
 
 /* The loader's last step (exdb_program_load, program.c): builds the
  * program with exdb_program_from_json, and records in it (p->snapshot)
- * what run and save need from the open container c, with hash, the XXH64
+ * what run and save need from the open container c, with hash, the XXH3
  * of the program text buf as read (exdb_container_read_program_hashed). model as given to exdb_program_load. */
 exdb_program *exdb_snapshot_load(exdb_container *c, const char *model, char *buf, size_t len,
                                  uint64_t hash, const char *label, exdb_error *err);
@@ -77,7 +77,7 @@ int exdb_snapshot_read_member(exdb_container *c, const char *rel, exdb_arena *a,
 int exdb_snapshot_reopen(const exdb_program *p, exdb_container **c, char **buf, size_t *len,
                          exdb_error *err);
 
-/* XXH64 with seed 0. */
+/* XXH3_64bits (no seed): the hash of the program text and of the members. */
 uint64_t exdb_hash64(const void *data, size_t len);
 
 #endif

@@ -616,29 +616,29 @@ const cont_model *exdb_container_resolve_model(const exdb_container *c, const ch
 /* Bytes of a mapped text hashed at a time, the pages then given back. */
 #define HASH_CHUNK ((size_t)4 << 20)
 
-/* The XXH64 of the mapped text p[0..n), a chunk at a time: each chunk's
+/* The XXH3 of the mapped text p[0..n), a chunk at a time: each chunk's
  * pages populated in one call, hashed, then dropped (the loader faults them
  * in again as it reads them), so hashing keeps no more than a chunk of the
  * file in the process's memory. */
 static uint64_t hash_mapped(const char *p, size_t n) {
-    XXH64_state_t *hs = XXH64_createState();
+    XXH3_state_t *hs = XXH3_createState();
     if (!hs)
-        return XXH64(p, n, 0);
-    XXH64_reset(hs, 0);
+        return XXH3_64bits(p, n);
+    XXH3_64bits_reset(hs);
     for (size_t at = 0; at < n; at += HASH_CHUNK) {
         size_t k = n - at < HASH_CHUNK ? n - at : HASH_CHUNK;
 #ifdef MADV_POPULATE_READ
         madvise((void *)((uintptr_t)(p + at) & ~(uintptr_t)4095), k + 4096, MADV_POPULATE_READ);
 #endif
-        XXH64_update(hs, p + at, k);
+        XXH3_64bits_update(hs, p + at, k);
         exdb_filemap_drop(p, p + at, p + at + k);
     }
-    uint64_t h = XXH64_digest(hs);
-    XXH64_freeState(hs);
+    uint64_t h = XXH3_64bits_digest(hs);
+    XXH3_freeState(hs);
     return h;
 }
 
-/* Reads a bare JSON file whole, and its XXH64 into *hash (when not NULL).
+/* Reads a bare JSON file whole, and its XXH3 into *hash (when not NULL).
  * The text is a read-only mapping of the file (filemap.h) when the system
  * gives one, else it is read into a buffer. The size is checked again (the
  * file may have changed since open) and the read stops at that size. */
@@ -676,13 +676,13 @@ static int read_json_file(exdb_container *c, char **buf, size_t *len, uint64_t *
     /* read() into fresh pages faults once per page; populate them first. */
     exdb_mem_hugepage(p, size + 1);
     exdb_mem_populate(p, size + 1);
-    XXH64_state_t *hs = hash ? XXH64_createState() : NULL;
+    XXH3_state_t *hs = hash ? XXH3_createState() : NULL;
     if (hs)
-        XXH64_reset(hs, 0);
+        XXH3_64bits_reset(hs);
     while (got < size) {
         ssize_t n = read(fd, p + got, size - got < READ_CHUNK ? size - got : READ_CHUNK);
         if (n > 0 && hs)
-            XXH64_update(hs, p + got, (size_t)n);
+            XXH3_64bits_update(hs, p + got, (size_t)n);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
@@ -698,8 +698,8 @@ static int read_json_file(exdb_container *c, char **buf, size_t *len, uint64_t *
     }
     close(fd);
     if (hash)
-        *hash = hs ? XXH64_digest(hs) : XXH64(p, got, 0);
-    XXH64_freeState(hs);
+        *hash = hs ? XXH3_64bits_digest(hs) : XXH3_64bits(p, got);
+    XXH3_freeState(hs);
     if (got < size) {
         exdb_mem_release(p);
         return -1;
@@ -731,7 +731,7 @@ int exdb_container_read_program_hashed(exdb_container *c, const char *model, cha
              (rc = read_member(c, m->index, EXDB_MAX_PROGRAM_BYTES, "a program", buf, &n, err)) ==
                  0 &&
              hash)
-        *hash = XXH64(*buf, n, 0);
+        *hash = XXH3_64bits(*buf, n);
     if (rc != 0)
         return -1;
     if (len)

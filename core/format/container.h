@@ -67,7 +67,7 @@ const char *exdb_container_archive_name(const exdb_container *c);
  * path itself for bare JSON), owned by c. len and member may be NULL. */
 int exdb_container_read_program(exdb_container *c, const char *model, char **buf, size_t *len,
                                 const char **member, exdb_error *err);
-/* exdb_container_read_program, and the XXH64 (seed 0) of the text read
+/* exdb_container_read_program, and the XXH3 (64-bit, no seed) of the text read
  * into *hash: taken as a bare JSON file is read, a chunk at a time while
  * it is in the cache, not in a second pass over the text. */
 int exdb_container_read_program_hashed(exdb_container *c, const char *model, char **buf,

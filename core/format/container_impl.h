@@ -53,7 +53,7 @@ const cont_model *exdb_container_resolve_model(const exdb_container *c, const ch
                                                exdb_error *err);
 
 /* Maps the program member idx when it is stored uncompressed (filemap.h,
- * container_map.c), its CRC-32 checked and its XXH64 taken into *hash (when
+ * container_map.c), its CRC-32 checked and its XXH3 taken into *hash (when
  * not NULL) in one pass: 0 with *buf (released with exdb_mem_release) and
  * *len set, or 1 when it is not mapped (compressed, empty, over max, an odd
  * archive, a failed mapping or a CRC that does not match): the caller then

@@ -33,7 +33,7 @@
 #define FLAG_ENCRYPT  0x0001
 #define FLAG_DESCRIPT 0x0008
 #define U32_MAX       0xFFFFFFFFu
-/* Bytes of the mapped text checked (CRC-32) and hashed (XXH64) at a time,
+/* Bytes of the mapped text checked (CRC-32) and hashed (XXH3) at a time,
  * the pages then given back. */
 #define PASS_CHUNK ((size_t)4 << 20)
 
@@ -170,13 +170,13 @@ static uint64_t data_offset(int fd, uint64_t fsize, zip_uint64_t idx, const char
     return data;
 }
 
-/* The CRC-32 of the mapped text p[0..n) and its XXH64 into *hash (when not
+/* The CRC-32 of the mapped text p[0..n) and its XXH3 into *hash (when not
  * NULL), in one pass a chunk at a time: each chunk's pages populated in one
  * call, read, then given back (the loader faults them in again). */
 static uint32_t check_pass(const char *p, size_t n, uint64_t *hash) {
-    XXH64_state_t *hs = hash ? XXH64_createState() : NULL;
+    XXH3_state_t *hs = hash ? XXH3_createState() : NULL;
     if (hs)
-        XXH64_reset(hs, 0);
+        XXH3_64bits_reset(hs);
     uLong crc = crc32(0L, Z_NULL, 0);
     for (size_t at = 0; at < n; at += PASS_CHUNK) {
         size_t k = n - at < PASS_CHUNK ? n - at : PASS_CHUNK;
@@ -185,12 +185,12 @@ static uint32_t check_pass(const char *p, size_t n, uint64_t *hash) {
 #endif
         crc = crc32(crc, (const Bytef *)p + at, (uInt)k);
         if (hs)
-            XXH64_update(hs, p + at, k);
+            XXH3_64bits_update(hs, p + at, k);
         exdb_filemap_drop(p, p + at, p + at + k);
     }
     if (hash)
-        *hash = hs ? XXH64_digest(hs) : XXH64(p, n, 0);
-    XXH64_freeState(hs);
+        *hash = hs ? XXH3_64bits_digest(hs) : XXH3_64bits(p, n);
+    XXH3_freeState(hs);
     return (uint32_t)crc;
 }
 
