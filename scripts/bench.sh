@@ -68,7 +68,7 @@ for k in 5000 10000 20000; do hop_file $k; done
 # per byte of program JSON.
 echo
 echo "this machine: fresh memory (malloc + first write of 256 MiB) at $(build/rel/bench_load --touch 256) GB/s;"
-echo "a load takes about 2 bytes of fresh memory per byte of JSON (see RSS/MB), which the cold column pays for"
+echo "a load maps the file read-only and takes fresh memory for the IR and its strings (RSS/MB: peak RSS per byte of JSON), which the cold column pays for"
 printf '\n%-44s %10s %8s %9s %8s %9s %8s %9s %7s\n' "load (container + JSON + IR)" "MB" "nodes" "cold ms" "MB/s" "warm ms" "MB/s" "peakMB" "RSS/MB"
 printf '%-44s %10s %8s %9s %8s %9s %8s %9s %7s\n' "target" "" "" "" "" "" ">=1000" "" "<=3.0"
 row() {
