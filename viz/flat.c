@@ -142,6 +142,15 @@ static const char *next_line(const char **st, size_t *len) {
     return s;
 }
 
+/* Whether s[0..len) holds "/torch/" (a slash at a time: a tooltip per node). */
+static int has_torch_dir(const char *s, size_t len) {
+    const char *end = s + len;
+    for (const char *t = s; (t = memchr(t, '/', (size_t)(end - t))) && t + 7 <= end; t++)
+        if (memcmp(t, "/torch/", 7) == 0)
+            return 1;
+    return 0;
+}
+
 /* The innermost frame of a stack trace and the innermost one outside
  * torch's own files (the user's line: torch.export records the traceback
  * outermost first, so both are among the last). */
@@ -165,20 +174,23 @@ static void last_frames(const char *st, tb_frame *inner, tb_frame *user) {
         } else {
             st = save;
         }
-        for (const char *t = l; t + 7 <= l + len; t++)
-            if (memcmp(t, "/torch/", 7) == 0)
-                f.in_torch = 1;
+        f.in_torch = has_torch_dir(l, len);
         *inner = f;
         if (!f.in_torch)
             *user = f;
     }
 }
 
+/* (put, not printf: a tooltip per node of the flat view) */
 static void put_frame(exdb_buf *b, const char *title, const tb_frame *f) {
-    exdb_buf_printf(b, "\n%s:\n  %.*s", title, (int)(f->file_len > 300 ? 300 : f->file_len),
-                    f->file);
-    if (f->code)
-        exdb_buf_printf(b, "\n    %.*s", (int)(f->code_len > 200 ? 200 : f->code_len), f->code);
+    exdb_buf_putc(b, '\n');
+    exdb_buf_puts(b, title);
+    exdb_buf_puts(b, ":\n  ");
+    exdb_buf_put(b, f->file, f->file_len > 300 ? 300 : f->file_len);
+    if (f->code) {
+        exdb_buf_puts(b, "\n    ");
+        exdb_buf_put(b, f->code, f->code_len > 200 ? 200 : f->code_len);
+    }
 }
 
 /* The value a node produces: "f32[8, 32] torch.float32", as print node. */
