@@ -1027,8 +1027,9 @@ Test(load, metadata_read_at_first_use_gives_the_same_answers) {
 }
 
 /* A program of 4 relu nodes r0..r3 (x -> r0 -> ... -> r3) into b, node i's
- * metadata its nn_module_stack and then meta[i]'s entries. */
-static void relu_chain(exdb_buf *b, char meta[4][256]) {
+ * metadata its nn_module_stack (stacks[i], or "L__self__,,m.M" when stacks
+ * is NULL) and then meta[i]'s entries (none when meta is NULL). */
+static void relu_chain_of(exdb_buf *b, const char *const stacks[4], char meta[4][256]) {
     exdb_buf_printf(b, "{\"schema_version\": {\"major\": 8, \"minor\": 20}, "
                        "\"graph_module\": {\"graph\": {\"inputs\": [{\"as_tensor\": "
                        "{\"name\": \"x\"}}], \"nodes\": [");
@@ -1040,14 +1041,19 @@ static void relu_chain(exdb_buf *b, char meta[4][256]) {
                         "[{\"name\": \"self\", \"arg\": {\"as_tensor\": {\"name\": "
                         "\"%s\"}}, \"kind\": 1}], \"outputs\": [{\"as_tensor\": "
                         "{\"name\": \"r%d\"}}], \"metadata\": {\"nn_module_stack\": "
-                        "\"L__self__,,m.M\", %s}}",
-                        i ? ", " : "", prev, i, meta[i]);
+                        "\"%s\"%s%s}}",
+                        i ? ", " : "", prev, i, stacks ? stacks[i] : "L__self__,,m.M",
+                        meta ? ", " : "", meta ? meta[i] : "");
     }
     exdb_buf_printf(b, "], \"outputs\": [{\"as_tensor\": {\"name\": \"r3\"}}]}, "
                        "\"signature\": {\"input_specs\": [{\"user_input\": {\"arg\": "
                        "{\"as_tensor\": {\"name\": \"x\"}}}}], \"output_specs\": "
                        "[{\"user_output\": {\"arg\": {\"as_tensor\": {\"name\": "
                        "\"r3\"}}}}]}, \"module_call_graph\": []}}");
+}
+
+static void relu_chain(exdb_buf *b, char meta[4][256]) {
+    relu_chain_of(b, NULL, meta);
 }
 
 /* A malformed stack_trace, torch_fn or extra value in node k of a big
@@ -1403,29 +1409,6 @@ Test(load, metadata_read_after_the_file_was_truncated) {
     test_tmpdir_remove();
 }
 
-/* Program text of 4 relu nodes r0..r3 whose nn_module_stack strings are
- * stacks[0..3] (and nothing else in their metadata) into b. */
-static void stacked_chain(exdb_buf *b, const char *const stacks[4]) {
-    exdb_buf_printf(b, "{\"schema_version\": {\"major\": 8, \"minor\": 20}, "
-                       "\"graph_module\": {\"graph\": {\"inputs\": [{\"as_tensor\": "
-                       "{\"name\": \"x\"}}], \"nodes\": [");
-    for (int i = 0; i < 4; i++) {
-        char prev[16];
-        snprintf(prev, sizeof prev, i ? "r%d" : "x", i - 1);
-        exdb_buf_printf(b,
-                        "%s{\"target\": \"torch.ops.aten.relu.default\", \"inputs\": "
-                        "[{\"name\": \"self\", \"arg\": {\"as_tensor\": {\"name\": "
-                        "\"%s\"}}, \"kind\": 1}], \"outputs\": [{\"as_tensor\": "
-                        "{\"name\": \"r%d\"}}], \"metadata\": {\"nn_module_stack\": \"%s\"}}",
-                        i ? ", " : "", prev, i, stacks[i]);
-    }
-    exdb_buf_printf(b, "], \"outputs\": [{\"as_tensor\": {\"name\": \"r3\"}}]}, "
-                       "\"signature\": {\"input_specs\": [{\"user_input\": {\"arg\": "
-                       "{\"as_tensor\": {\"name\": \"x\"}}}}], \"output_specs\": "
-                       "[{\"user_output\": {\"arg\": {\"as_tensor\": {\"name\": "
-                       "\"r3\"}}}}]}, \"module_call_graph\": []}}");
-}
-
 /* A node's nn_module_stack shares its first entries with the previous
  * node's (copied, not parsed again: load_meta.c same_entries): each node's
  * entries are those of its own text parsed alone, whether the texts part
@@ -1440,7 +1423,7 @@ Test(load, module_stack_entries_shared_with_the_previous_node) {
     };
     exdb_buf b;
     exdb_buf_init(&b);
-    stacked_chain(&b, stacks);
+    relu_chain_of(&b, stacks, NULL);
     char *text = strdup(exdb_buf_str(&b));
     exdb_error err = {0};
     prog = exdb_program_from_json(text, strlen(text), "t.json", &err);
@@ -1467,7 +1450,7 @@ Test(load, module_stack_entries_shared_with_the_previous_node) {
     const char *const bad[4] = {stacks[0], "L__self__,,m.M;L__self___a,a,m.A;bad", stacks[2],
                                 stacks[3]};
     exdb_buf_init(&b);
-    stacked_chain(&b, bad);
+    relu_chain_of(&b, bad, NULL);
     text = strdup(exdb_buf_str(&b));
     memset(&err, 0, sizeof err);
     cr_assert_null(exdb_program_from_json(text, strlen(text), "t.json", &err));
