@@ -57,6 +57,19 @@ say() {
 }
 said() { grep -qF -- "$1" "$tmp/last"; }
 same() { cmp -s "$1" "$tmp/orig.json"; }
+# end_session WHAT: quits the session on fd 3 and checks its exit (0 or 1).
+end_session() {
+    echo quit >&3
+    exec 3>&-
+    wait $pid
+    rc=$?
+    pid=
+    if [ $rc = 0 ] || [ $rc = 1 ]; then
+        ok "$1 ends normally (exit $rc)"
+    else
+        bad "$1 ended with $rc"
+    fi
+}
 
 say "set on-error continue"
 say "dce"
@@ -124,16 +137,7 @@ if [ ! -e elsewhere/out6.json ] && [ -s "$tmp/facts.txt" ] && cmp -s "$tmp/last"
 else
     bad "deleted"
 fi
-echo quit >&3
-exec 3>&-
-wait $pid
-rc=$?
-pid=
-if [ $rc = 0 ] || [ $rc = 1 ]; then
-    ok "the session ends normally (exit $rc)"
-else
-    bad "the session ended with $rc"
-fi
+end_session "the session"
 
 # A .pt2 archive whose program member is stored (mapped at its offset,
 # core/format/container_map.c) truncated in place mid-session, as
@@ -170,16 +174,7 @@ if said "graph nodes:"; then
 else
     bad ".pt2 truncated: the session after"
 fi
-echo quit >&3
-exec 3>&-
-wait $pid
-rc=$?
-pid=
-if [ $rc = 0 ] || [ $rc = 1 ]; then
-    ok "the .pt2 session ends normally (exit $rc)"
-else
-    bad "the .pt2 session ended with $rc"
-fi
+end_session "the .pt2 session"
 
 echo "snapshot: $pass passed, $fail failed"
 [ $fail -eq 0 ]
