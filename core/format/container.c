@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -613,31 +612,6 @@ const cont_model *exdb_container_resolve_model(const exdb_container *c, const ch
  * is taken while the bytes are still in the cache. */
 #define READ_CHUNK ((size_t)2 << 20)
 
-/* Bytes of a mapped text hashed at a time, the pages then given back. */
-#define HASH_CHUNK ((size_t)4 << 20)
-
-/* The XXH3 of the mapped text p[0..n), a chunk at a time: each chunk's
- * pages populated in one call, hashed, then dropped (the loader faults them
- * in again as it reads them), so hashing keeps no more than a chunk of the
- * file in the process's memory. */
-static uint64_t hash_mapped(const char *p, size_t n) {
-    XXH3_state_t *hs = XXH3_createState();
-    if (!hs)
-        return XXH3_64bits(p, n);
-    XXH3_64bits_reset(hs);
-    for (size_t at = 0; at < n; at += HASH_CHUNK) {
-        size_t k = n - at < HASH_CHUNK ? n - at : HASH_CHUNK;
-#ifdef MADV_POPULATE_READ
-        madvise((void *)((uintptr_t)(p + at) & ~(uintptr_t)4095), k + 4096, MADV_POPULATE_READ);
-#endif
-        XXH3_64bits_update(hs, p + at, k);
-        exdb_filemap_drop(p, p + at, p + at + k);
-    }
-    uint64_t h = XXH3_64bits_digest(hs);
-    XXH3_freeState(hs);
-    return h;
-}
-
 /* Reads a bare JSON file whole, and its XXH3 into *hash (when not NULL).
  * The text is a read-only mapping of the file (filemap.h) when the system
  * gives one, else it is read into a buffer. The size is checked again (the
@@ -663,7 +637,7 @@ static int read_json_file(exdb_container *c, char **buf, size_t *len, uint64_t *
     if (size > 0 && exdb_filemap_map(fd, size, &mapped) == 0) {
         close(fd);
         if (hash)
-            *hash = hash_mapped(mapped, size);
+            exdb_container_text_pass(mapped, size, 0, hash);
         *buf = (char *)mapped; /* never written: the reader leaves texts as they are */
         *len = size;
         return 0;

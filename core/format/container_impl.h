@@ -52,6 +52,13 @@ void exdb_container_zip_code_text(int code, char *out, size_t n);
 const cont_model *exdb_container_resolve_model(const exdb_container *c, const char *model,
                                                exdb_error *err);
 
+/* One pass over a mapped text p[0..n) (filemap.h), a chunk at a time: each
+ * chunk's pages populated in one call, read, then given back (the loader
+ * faults them in again as it reads them), so the pass keeps no more than a
+ * chunk of the file in memory. Returns the CRC-32 when crc_too (else the
+ * CRC of nothing) and puts the XXH3 into *hash when hash is not NULL. */
+uint32_t exdb_container_text_pass(const char *p, size_t n, int crc_too, uint64_t *hash);
+
 /* Maps the program member idx when it is stored uncompressed (filemap.h,
  * container_map.c), its CRC-32 checked and its XXH3 taken into *hash (when
  * not NULL) in one pass: 0 with *buf (released with exdb_mem_release) and

@@ -33,7 +33,7 @@
 #define FLAG_ENCRYPT  0x0001
 #define FLAG_DESCRIPT 0x0008
 #define U32_MAX       0xFFFFFFFFu
-/* Bytes of the mapped text checked (CRC-32) and hashed (XXH3) at a time,
+/* Bytes of a mapped text checked (CRC-32) and hashed (XXH3) at a time,
  * the pages then given back. */
 #define PASS_CHUNK ((size_t)4 << 20)
 
@@ -170,10 +170,7 @@ static uint64_t data_offset(int fd, uint64_t fsize, zip_uint64_t idx, const char
     return data;
 }
 
-/* The CRC-32 of the mapped text p[0..n) and its XXH3 into *hash (when not
- * NULL), in one pass a chunk at a time: each chunk's pages populated in one
- * call, read, then given back (the loader faults them in again). */
-static uint32_t check_pass(const char *p, size_t n, uint64_t *hash) {
+uint32_t exdb_container_text_pass(const char *p, size_t n, int crc_too, uint64_t *hash) {
     XXH3_state_t *hs = hash ? XXH3_createState() : NULL;
     if (hs)
         XXH3_64bits_reset(hs);
@@ -183,7 +180,8 @@ static uint32_t check_pass(const char *p, size_t n, uint64_t *hash) {
 #ifdef MADV_POPULATE_READ
         madvise((void *)((uintptr_t)(p + at) & ~(uintptr_t)4095), k + 4096, MADV_POPULATE_READ);
 #endif
-        crc = crc32(crc, (const Bytef *)p + at, (uInt)k);
+        if (crc_too)
+            crc = crc32(crc, (const Bytef *)p + at, (uInt)k);
         if (hs)
             XXH3_64bits_update(hs, p + at, k);
         exdb_filemap_drop(p, p + at, p + at + k);
@@ -216,7 +214,7 @@ int exdb_container_map_member(exdb_container *c, zip_uint64_t idx, size_t max, c
     if (rc != 0)
         return 1;
     uint64_t h;
-    if (check_pass(p, (size_t)st.size, hash ? &h : NULL) != st.crc) {
+    if (exdb_container_text_pass(p, (size_t)st.size, 1, hash ? &h : NULL) != st.crc) {
         exdb_mem_release((void *)p); /* the read reports libzip's CRC error */
         return 1;
     }
