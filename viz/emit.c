@@ -153,17 +153,6 @@ static int make_subgraphs(emitter *em, const vz_plan *pl, uint32_t from, uint32_
     return 0;
 }
 
-/* The font of every label. Graphviz sizes boxes with the font fontconfig
- * finds for this name, and the SVG names it for the viewer: "Helvetica"
- * was measured as whatever fontconfig substituted (Liberation Sans where
- * graphviz's recommended fonts-liberation2 is installed) and drawn as
- * whatever the viewer substituted (DejaVu Sans, wider: labels overflowed).
- * DejaVu Sans is installed with the project (scripts/deps.sh:
- * fonts-dejavu-core, which fontconfig also depends on), so layout measures
- * the font Linux viewers draw; a viewer without it falls back to a sans
- * serif (Helvetica, Arial), which is narrower, so text still fits. */
-#define VZ_FONT "DejaVu Sans,sans-Serif"
-
 static void declare(emitter *em) {
     Agraph_t *g = em->g;
     syms *s = &em->s;
