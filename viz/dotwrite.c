@@ -84,7 +84,7 @@ static void init_classes(void) {
 
 static int is_keyword(const char *s, size_t len) {
     static const char *const kw[] = {"node", "edge", "strict", "graph", "digraph", "subgraph"};
-    if (len < 4 || len > 8)
+    if (len < 4 || len > 8 || !strchr("nesgdNESGD", s[0]))
         return 0;
     for (size_t i = 0; i < sizeof kw / sizeof *kw; i++)
         if (strcasecmp(kw[i], s) == 0)
@@ -125,16 +125,24 @@ static void put_canon(exdb_buf *b, const char *arg) {
         /* no break before the line's 128th char */
         size_t n =
             (size_t)(end - s) < LINE_MAX_CHARS - cnt ? (size_t)(end - s) : LINE_MAX_CHARS - cnt;
-        for (const unsigned char *stop = s + n; s < stop; s++) {
-            bad |= char_class[*s];
-            if (*s == '"')
+        for (const unsigned char *stop = s + n; s < stop;) {
+            const unsigned char *q = memchr(s, '"', (size_t)(stop - s));
+            size_t run = (size_t)((q ? q : stop) - s);
+            for (size_t i = 0; i < run && !bad; i++)
+                bad = char_class[s[i]] & NOT_WORD;
+            memcpy(p, s, run);
+            p += run;
+            s += run;
+            if (q) {
                 *p++ = '\\';
-            *p++ = (char)*s;
+                *p++ = *s++;
+                bad = NOT_WORD;
+            }
         }
         cnt += n;
         while (s < end && ((char_class[(unsigned char)p[-1]] & ID) || p[-1] == '\\' ||
                            !(char_class[*s] & ID))) {
-            bad |= char_class[*s];
+            bad |= char_class[*s] & NOT_WORD;
             if (*s == '"')
                 *p++ = '\\';
             *p++ = (char)*s++;
@@ -149,7 +157,7 @@ static void put_canon(exdb_buf *b, const char *arg) {
     *p++ = '"';
     const unsigned char *u = (const unsigned char *)arg;
     int num = (u[0] >= '0' && u[0] <= '9') || u[0] == '.' || u[0] == '-';
-    int quote = broke || (num ? not_number(u, len) : (bad & NOT_WORD) != 0) ||
+    int quote = broke || (num ? not_number(u, len) : bad != 0) ||
                 (len == 1 && (arg[0] == '.' || arg[0] == '-')) || is_keyword(arg, len);
     if (quote) {
         b->len = (size_t)(p - b->s);
