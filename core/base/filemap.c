@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #ifdef EXDB_FAULT
 #include "core/base/fault.h"
@@ -32,7 +33,16 @@ typedef struct {
     int fd;                /* kept open: fstat says whether the file changed */
     off_t size;            /* the file's size at map time */
     struct timespec mtime; /* at map time */
+    size_t len;            /* the text's bytes */
+    /* exdb_filemap_hash_start's: the text's XXH3 so far (NULL: none being
+     * taken), the bytes it covers, and the digest once finished */
+    XXH3_state_t *hs;
+    size_t hashed;
+    int hash_state; /* HASH_NONE, HASH_TAKING, HASH_DONE */
+    uint64_t hash;
 } filemap;
+
+enum { HASH_NONE, HASH_TAKING, HASH_DONE };
 
 static filemap maps[MAPS_MAX];
 static pthread_mutex_t maps_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -178,6 +188,10 @@ static int map_range(int fd, uint64_t off, size_t len, const char **out, const v
     slot->hi = (uintptr_t)p + whole + pg;
     slot->text = (uintptr_t)p + skew;
     slot->keep = kept;
+    slot->len = len;
+    slot->hs = NULL;
+    slot->hashed = 0;
+    slot->hash_state = HASH_NONE;
     atomic_store(&slot->changed, 0);
     atomic_store(&slot->lo, (uintptr_t)p);
     pthread_mutex_unlock(&maps_mu);
@@ -212,6 +226,8 @@ int exdb_filemap_release(const void *p) {
         uintptr_t lo = atomic_load(&m->lo);
         munmap((void *)lo, m->hi - lo);
         close(m->fd);
+        XXH3_freeState(m->hs);
+        m->hs = NULL;
         atomic_store(&m->lo, 0);
     }
     pthread_mutex_unlock(&maps_mu);
@@ -230,10 +246,55 @@ int exdb_filemap_changed(const void *p) {
     return atomic_load(&m->changed);
 }
 
+/* Hashes m's text up to byte upto (from where it stopped), when its hash
+ * is being taken. */
+static void hash_upto(filemap *m, size_t upto) {
+    if (m->hash_state != HASH_TAKING || upto <= m->hashed)
+        return;
+    if (upto > m->len)
+        upto = m->len;
+    if (m->hs)
+        XXH3_64bits_update(m->hs, (const char *)m->text + m->hashed, upto - m->hashed);
+    m->hashed = upto;
+}
+
+void exdb_filemap_hash_start(const void *p) {
+    filemap *m = entry_at(p);
+    if (!m || m->hash_state != HASH_NONE)
+        return;
+    /* no state (out of memory): exdb_filemap_hash takes it in one call */
+    m->hs = XXH3_createState();
+    if (m->hs)
+        XXH3_64bits_reset(m->hs);
+    m->hashed = 0;
+    m->hash_state = HASH_TAKING;
+}
+
+int exdb_filemap_hash(const void *p, uint64_t *out) {
+    filemap *m = entry_at(p);
+    if (!m || m->hash_state == HASH_NONE)
+        return 0;
+    if (m->hash_state == HASH_TAKING) {
+        if (m->hs) {
+            hash_upto(m, m->len);
+            m->hash = XXH3_64bits_digest(m->hs);
+            XXH3_freeState(m->hs);
+            m->hs = NULL;
+        } else {
+            m->hash = XXH3_64bits((const void *)m->text, m->len);
+        }
+        m->hash_state = HASH_DONE;
+    }
+    *out = m->hash;
+    return 1;
+}
+
 void exdb_filemap_drop(const void *p, const void *from, const void *upto) {
     filemap *m = entry_at(p);
     if (!m)
         return;
+    if ((uintptr_t)upto > m->text)
+        hash_upto(m, (uintptr_t)upto - m->text);
     uintptr_t pg = page_size(), lo = ((uintptr_t)from + pg - 1) & ~(pg - 1),
               hi = (uintptr_t)upto & ~(pg - 1);
     if (lo < m->text)

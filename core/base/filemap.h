@@ -54,5 +54,18 @@ int exdb_filemap_changed(const void *p);
  * part of the text keeps the process's memory below the file's size. A
  * no-op when p is not a mapped text. */
 void exdb_filemap_drop(const void *p, const void *from, const void *upto);
+/* Starts taking the XXH3 (64-bit, no seed) of text p as its pages are
+ * given back: each exdb_filemap_drop first hashes the text from where the
+ * hash stopped up to the end of what it gives back, so a loader that gives
+ * the text back in order as it reads it (the JSON reader's first pass) has
+ * the hash taken from pages it mapped in anyway, while they are still in
+ * the cache, instead of in a pass of its own that maps every page in and
+ * out once more. A no-op when p is not a mapped text or its hash was
+ * started already. */
+void exdb_filemap_hash_start(const void *p);
+/* The hash exdb_filemap_hash_start started, the rest of the text hashed
+ * now (the first call; later ones give the same value): 1 and *out, or 0
+ * when p is not a mapped text whose hash was started. */
+int exdb_filemap_hash(const void *p, uint64_t *out);
 
 #endif
