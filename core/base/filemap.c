@@ -40,6 +40,7 @@ typedef struct {
     size_t hashed;
     int hash_state; /* HASH_NONE, HASH_TAKING, HASH_DONE */
     uint64_t hash;
+    struct ahead *ahead; /* exdb_filemap_ahead_start's thread, or NULL */
 } filemap;
 
 enum { HASH_NONE, HASH_TAKING, HASH_DONE };
@@ -207,6 +208,95 @@ int exdb_filemap_map_at(int fd, uint64_t off, size_t len, const char **out) {
     return map_range(fd, off, len, out, __builtin_return_address(0));
 }
 
+/* Hashes m's text up to byte upto (from where it stopped), when its hash
+ * is being taken. */
+static void hash_upto(filemap *m, size_t upto) {
+    if (m->hash_state != HASH_TAKING || upto <= m->hashed)
+        return;
+    if (upto > m->len)
+        upto = m->len;
+    if (m->hs)
+        XXH3_64bits_update(m->hs, (const char *)m->text + m->hashed, upto - m->hashed);
+    m->hashed = upto;
+}
+
+/* ---- mapping a text in ahead of its reader (exdb_filemap_ahead_start) */
+
+/* The thread maps the text in AHEAD_STEP at a time, up to AHEAD_WINDOW
+ * past the reader's last exdb_filemap_drop. */
+#define AHEAD_STEP   ((size_t)2 << 20)
+#define AHEAD_WINDOW ((size_t)8 << 20)
+
+struct ahead {
+    pthread_t th;
+    pthread_mutex_t mu; /* also m's hash: the thread and the reader take it */
+    pthread_cond_t moved;
+    filemap *m;
+    const char *text;
+    size_t len;
+    size_t reader; /* the reader's last drop ends here (under mu) */
+    int stop;      /* (under mu) */
+};
+
+static void *ahead_run(void *arg) {
+    struct ahead *h = arg;
+    uintptr_t pg = page_size();
+    size_t at = 0;
+    pthread_mutex_lock(&h->mu);
+    while (!h->stop && at < h->len) {
+        if (at < h->reader)
+            at = h->reader; /* fell behind: the reader mapped those itself */
+        if (at >= h->reader + AHEAD_WINDOW) {
+            pthread_cond_wait(&h->moved, &h->mu);
+            continue;
+        }
+        size_t from = at;
+        at = h->len - at < AHEAD_STEP ? h->len : at + AHEAD_STEP;
+        pthread_mutex_unlock(&h->mu);
+#ifdef MADV_POPULATE_READ
+        uintptr_t lo = (uintptr_t)(h->text + from) & ~(pg - 1),
+                  hi = ((uintptr_t)(h->text + at) + pg - 1) & ~(pg - 1);
+        /* a truncated file fails it (EFAULT), raising nothing */
+        (void)madvise((void *)lo, hi - lo, MADV_POPULATE_READ);
+#else
+        (void)pg;
+#endif
+        pthread_mutex_lock(&h->mu);
+        /* the text's hash, from the pages just mapped, when it has got
+         * here (else the reader's drops take it) */
+        if (h->m->hashed == from)
+            hash_upto(h->m, at);
+    }
+    pthread_mutex_unlock(&h->mu);
+    return NULL;
+}
+
+/* Stops and frees m's read-ahead thread, if any. */
+static void ahead_stop(filemap *m) {
+    struct ahead *h = m->ahead;
+    if (!h)
+        return;
+    m->ahead = NULL;
+    pthread_mutex_lock(&h->mu);
+    h->stop = 1;
+    pthread_cond_signal(&h->moved);
+    pthread_mutex_unlock(&h->mu);
+    pthread_join(h->th, NULL);
+    pthread_cond_destroy(&h->moved);
+    pthread_mutex_destroy(&h->mu);
+}
+
+/* The reader of m's text gives back the text up to byte upto: the hash
+ * taken up to there first. */
+static void ahead_moved(filemap *m, size_t upto) {
+    struct ahead *h = m->ahead;
+    pthread_mutex_lock(&h->mu);
+    hash_upto(m, upto);
+    h->reader = upto;
+    pthread_cond_signal(&h->moved);
+    pthread_mutex_unlock(&h->mu);
+}
+
 /* The entry of the text starting at p, or NULL. */
 static filemap *entry_at(const void *p) {
     for (int i = 0; p && i < MAPS_MAX; i++)
@@ -223,6 +313,7 @@ int exdb_filemap_release(const void *p) {
     pthread_mutex_lock(&maps_mu);
     filemap *m = entry_at(p);
     if (m) {
+        ahead_stop(m);
         uintptr_t lo = atomic_load(&m->lo);
         munmap((void *)lo, m->hi - lo);
         close(m->fd);
@@ -244,18 +335,6 @@ int exdb_filemap_changed(const void *p) {
          st.st_mtim.tv_nsec != m->mtime.tv_nsec))
         atomic_store(&m->changed, 1);
     return atomic_load(&m->changed);
-}
-
-/* Hashes m's text up to byte upto (from where it stopped), when its hash
- * is being taken. */
-static void hash_upto(filemap *m, size_t upto) {
-    if (m->hash_state != HASH_TAKING || upto <= m->hashed)
-        return;
-    if (upto > m->len)
-        upto = m->len;
-    if (m->hs)
-        XXH3_64bits_update(m->hs, (const char *)m->text + m->hashed, upto - m->hashed);
-    m->hashed = upto;
 }
 
 void exdb_filemap_hash_start(const void *p) {
@@ -289,12 +368,46 @@ int exdb_filemap_hash(const void *p, uint64_t *out) {
     return 1;
 }
 
+void exdb_filemap_ahead_start(const void *p) {
+    filemap *m = entry_at(p);
+#ifdef EXDB_FAULT
+    if (exdb_fault_armed()) /* the walk counts allocations of one thread */
+        return;
+#endif
+    if (!m || m->ahead || m->len < EXDB_FILEMAP_AHEAD_MIN)
+        return;
+    static struct ahead at[MAPS_MAX]; /* no allocation: one per entry */
+    struct ahead *h = &at[m - maps];
+    memset(h, 0, sizeof *h);
+    h->m = m;
+    h->text = (const char *)m->text;
+    h->len = m->len;
+    pthread_mutex_init(&h->mu, NULL);
+    pthread_cond_init(&h->moved, NULL);
+    if (pthread_create(&h->th, NULL, ahead_run, h) != 0) {
+        pthread_cond_destroy(&h->moved);
+        pthread_mutex_destroy(&h->mu);
+        return;
+    }
+    m->ahead = h;
+}
+
+void exdb_filemap_ahead_stop(const void *p) {
+    filemap *m = entry_at(p);
+    if (m)
+        ahead_stop(m);
+}
+
 void exdb_filemap_drop(const void *p, const void *from, const void *upto) {
     filemap *m = entry_at(p);
     if (!m)
         return;
-    if ((uintptr_t)upto > m->text)
-        hash_upto(m, (uintptr_t)upto - m->text);
+    if ((uintptr_t)upto > m->text) {
+        if (m->ahead)
+            ahead_moved(m, (uintptr_t)upto - m->text);
+        else
+            hash_upto(m, (uintptr_t)upto - m->text);
+    }
     uintptr_t pg = page_size(), lo = ((uintptr_t)from + pg - 1) & ~(pg - 1),
               hi = (uintptr_t)upto & ~(pg - 1);
     if (lo < m->text)

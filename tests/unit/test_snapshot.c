@@ -22,6 +22,7 @@
 #include "core/export/statefiles.h"
 #include "core/format/container.h"
 #include "core/base/arena.h"
+#include "core/base/filemap.h"
 #include "core/unflatten/unflatten.h"
 
 #include "testutil.h"
@@ -125,7 +126,9 @@ Test(snapshot, hash_taken_while_reading) {
  * text's pages back (container.h exdb_container_read_program_to_load),
  * not in a pass of its own: it is still the XXH3 of the whole file, for a
  * text the first pass gives back in several steps (3 MiB of spaces on
- * either side of a fixture's members) and a small one. */
+ * either side of a fixture's members), a small one, and one big enough
+ * (EXDB_FILEMAP_AHEAD_MIN) that a thread maps it in and hashes it ahead of
+ * the first pass. */
 Test(snapshot, hash_taken_as_the_load_gives_the_text_back) {
     FILE *in = fopen(TIED_JSON, "rb");
     cr_assert_not_null(in);
@@ -134,8 +137,11 @@ Test(snapshot, hash_taken_as_the_load_gives_the_text_back) {
     size_t nfix = fread(fix, 1, 1 << 20, in);
     fclose(in);
     cr_assert(nfix > 2 && nfix < (1 << 20) && fix[0] == '{');
-    for (int k = 0; k < 2; k++) {
-        size_t pad = k ? (3u << 20) + 4321 : 0, n = nfix + 2 * pad;
+    for (int k = 0; k < 3; k++) {
+        size_t pad = k == 2 ? EXDB_FILEMAP_AHEAD_MIN / 2 + 12345
+                     : k    ? (3u << 20) + 4321
+                            : 0,
+               n = nfix + 2 * pad;
         char *text = malloc(n);
         cr_assert_not_null(text);
         memset(text, ' ', n);
