@@ -252,6 +252,16 @@ static void prefault(exdb_arena_block *b, size_t upto) {
     if (end > b->size)
         end = b->size;
     uintptr_t lo = ((uintptr_t)b->data + b->faulted + page - 1) & ~(uintptr_t)(page - 1);
+    if (exdb_mem_ahead_on()) {
+        /* a helper thread populates it, a step further so that it runs
+         * ahead of the writes (mem.h) */
+        size_t further = b->size - end < step ? b->size : end + step;
+        uintptr_t hi = ((uintptr_t)b->data + further) & ~(uintptr_t)(page - 1);
+        if (hi > lo)
+            exdb_mem_populate_pages((void *)lo, hi - lo);
+        b->faulted = end;
+        return;
+    }
     uintptr_t hi = ((uintptr_t)b->data + end) & ~(uintptr_t)(page - 1);
     if (hi > lo && madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) != 0)
         unsupported = 1;

@@ -1,6 +1,11 @@
 /* mem.c - see mem.h. */
 #include "core/base/mem.h"
 
+#ifdef EXDB_FAULT
+#include "core/base/fault.h"
+#endif
+
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +58,114 @@ void exdb_mem_populate(void *p, size_t n) {
     (void)p;
     (void)n;
 #endif
+}
+
+/* ---- populating in a second thread (exdb_mem_ahead_start) */
+
+enum { RING = 64 };
+
+typedef struct helper {
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t more;
+    uintptr_t lo[RING], hi[RING]; /* the ranges asked for, in order (under mu) */
+    unsigned head, tail;          /* ring positions (under mu) */
+    int stop;                     /* (under mu) */
+} helper;
+
+static _Thread_local helper *mine;   /* the calling thread's helper, or NULL */
+static _Thread_local helper mine_at; /* where it lives: no allocation */
+static int populate_unsupported;     /* the kernel refused MADV_POPULATE_WRITE */
+
+static void populate_now(uintptr_t lo, uintptr_t hi) {
+#ifdef MADV_POPULATE_WRITE
+    if (!populate_unsupported && madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) != 0)
+        populate_unsupported = 1;
+#else
+    (void)lo;
+    (void)hi;
+#endif
+}
+
+static void *helper_run(void *arg) {
+    helper *h = arg;
+    pthread_mutex_lock(&h->mu);
+    for (;;) {
+        while (!h->stop && h->head == h->tail)
+            pthread_cond_wait(&h->more, &h->mu);
+        if (h->stop)
+            break;
+        unsigned i = h->head++ % RING;
+        uintptr_t lo = h->lo[i], hi = h->hi[i];
+        pthread_mutex_unlock(&h->mu);
+        /* memory freed meanwhile fails it (ENOMEM) or is populated
+         * (contents unchanged): the range is a hint */
+#ifdef MADV_POPULATE_WRITE
+        (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+#endif
+        pthread_mutex_lock(&h->mu);
+    }
+    pthread_mutex_unlock(&h->mu);
+    return NULL;
+}
+
+int exdb_mem_ahead_start(void) {
+#ifdef EXDB_FAULT
+    if (exdb_fault_armed()) /* the walk counts allocations of one thread */
+        return 0;
+#endif
+    if (mine || populate_unsupported)
+        return 0;
+    helper *h = &mine_at;
+    memset(h, 0, sizeof *h);
+    pthread_mutex_init(&h->mu, NULL);
+    pthread_cond_init(&h->more, NULL);
+    if (pthread_create(&h->th, NULL, helper_run, h) != 0) {
+        pthread_cond_destroy(&h->more);
+        pthread_mutex_destroy(&h->mu);
+        return 0;
+    }
+    mine = h;
+    return 1;
+}
+
+void exdb_mem_ahead_stop(void) {
+    helper *h = mine;
+    if (!h)
+        return;
+    mine = NULL;
+    pthread_mutex_lock(&h->mu);
+    h->stop = 1; /* what is still asked for is dropped: hints */
+    pthread_cond_signal(&h->more);
+    pthread_mutex_unlock(&h->mu);
+    pthread_join(h->th, NULL);
+    pthread_cond_destroy(&h->more);
+    pthread_mutex_destroy(&h->mu);
+}
+
+int exdb_mem_ahead_on(void) {
+    return mine != NULL;
+}
+
+void exdb_mem_populate_pages(void *p, size_t n) {
+    uintptr_t lo = (uintptr_t)p, hi = lo + n;
+    helper *h = mine;
+    if (!h || hi <= lo) {
+        if (hi > lo)
+            populate_now(lo, hi);
+        return;
+    }
+    pthread_mutex_lock(&h->mu);
+    int queued = h->tail - h->head < RING;
+    if (queued) {
+        h->lo[h->tail % RING] = lo;
+        h->hi[h->tail % RING] = hi;
+        h->tail++;
+        pthread_cond_signal(&h->more);
+    }
+    pthread_mutex_unlock(&h->mu);
+    if (!queued) /* the helper is behind */
+        populate_now(lo, hi);
 }
 
 void *exdb_mem_grow(void *p, size_t used, size_t n) {
