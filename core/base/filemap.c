@@ -5,6 +5,7 @@
  * and sets the changed flag. */
 #define _GNU_SOURCE
 #include "core/base/filemap.h"
+#include "core/base/mem.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -415,5 +416,5 @@ void exdb_filemap_drop(const void *p, const void *from, const void *upto) {
     if (hi > m->keep)
         hi = m->keep;
     if (hi > lo)
-        madvise((void *)lo, hi - lo, MADV_DONTNEED);
+        exdb_mem_give_back_pages((void *)lo, hi - lo); /* in the loader's helper, if any */
 }

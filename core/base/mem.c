@@ -69,6 +69,7 @@ typedef struct helper {
     pthread_mutex_t mu;
     pthread_cond_t more;
     uintptr_t lo[RING], hi[RING]; /* the ranges asked for, in order (under mu) */
+    int advice[RING];             /* and what for (madvise's) */
     unsigned head, tail;          /* ring positions (under mu) */
     int stop;                     /* (under mu) */
 } helper;
@@ -97,12 +98,12 @@ static void *helper_run(void *arg) {
             break;
         unsigned i = h->head++ % RING;
         uintptr_t lo = h->lo[i], hi = h->hi[i];
+        int advice = h->advice[i];
         pthread_mutex_unlock(&h->mu);
-        /* memory freed meanwhile fails it (ENOMEM) or is populated
-         * (contents unchanged): the range is a hint */
-#ifdef MADV_POPULATE_WRITE
-        (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
-#endif
+        /* populate: memory freed meanwhile fails it (ENOMEM) or is
+         * populated (contents unchanged), the range is a hint; give back:
+         * pages of a file mapping that stays mapped while h runs */
+        (void)madvise((void *)lo, hi - lo, advice);
         pthread_mutex_lock(&h->mu);
     }
     pthread_mutex_unlock(&h->mu);
@@ -147,25 +148,40 @@ int exdb_mem_ahead_on(void) {
     return mine != NULL;
 }
 
-void exdb_mem_populate_pages(void *p, size_t n) {
-    uintptr_t lo = (uintptr_t)p, hi = lo + n;
+/* Hands [lo, hi) and advice to the calling thread's helper: 0 when it has
+ * none, or its ring is full (it is behind). */
+static int ask_helper(uintptr_t lo, uintptr_t hi, int advice) {
     helper *h = mine;
-    if (!h || hi <= lo) {
-        if (hi > lo)
-            populate_now(lo, hi);
-        return;
-    }
+    if (!h)
+        return 0;
     pthread_mutex_lock(&h->mu);
     int queued = h->tail - h->head < RING;
     if (queued) {
         h->lo[h->tail % RING] = lo;
         h->hi[h->tail % RING] = hi;
+        h->advice[h->tail % RING] = advice;
         h->tail++;
         pthread_cond_signal(&h->more);
     }
     pthread_mutex_unlock(&h->mu);
-    if (!queued) /* the helper is behind */
+    return queued;
+}
+
+void exdb_mem_populate_pages(void *p, size_t n) {
+    uintptr_t lo = (uintptr_t)p, hi = lo + n;
+#ifdef MADV_POPULATE_WRITE
+    if (hi > lo && !ask_helper(lo, hi, MADV_POPULATE_WRITE))
         populate_now(lo, hi);
+#else
+    (void)lo;
+    (void)hi;
+#endif
+}
+
+void exdb_mem_give_back_pages(const void *p, size_t n) {
+    uintptr_t lo = (uintptr_t)p, hi = lo + n;
+    if (hi > lo && !ask_helper(lo, hi, MADV_DONTNEED))
+        (void)madvise((void *)lo, n, MADV_DONTNEED);
 }
 
 void *exdb_mem_grow(void *p, size_t used, size_t n) {

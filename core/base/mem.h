@@ -38,10 +38,17 @@ void exdb_mem_populate(void *p, size_t n);
  * it writes before the helper got to it is faulted in as without the
  * call. A hint either way (contents never change). */
 void exdb_mem_populate_pages(void *p, size_t n);
+/* Gives back the whole pages [p, p+n) (page-aligned) of a read-only file
+ * mapping (MADV_DONTNEED: unmapped, read again from the page cache on the
+ * next touch): now, or by the calling thread's helper, which the caller
+ * stops before the mapping can go away. Only for such pages: on anonymous
+ * memory it would zero them. */
+void exdb_mem_give_back_pages(const void *p, size_t n);
 /* Starts a thread that populates what the calling thread's arenas ask for
  * (exdb_mem_populate_pages), so that on two cores the kernel's page
  * clearing runs beside the caller instead of inside it (a 1M-node load
- * populates ~1.4 GB of IR); 1 when started, 0 when the caller has one
+ * populates ~1.4 GB of IR), and gives back the pages of the text it asks
+ * exdb_mem_give_back_pages for; 1 when started, 0 when the caller has one
  * already, the kernel has no MADV_POPULATE_WRITE, no thread can be had,
  * or faults are injected. The caller stops it (exdb_mem_ahead_stop) before
  * it returns, so nothing outlives the call that needed it (a fork()
