@@ -136,10 +136,14 @@ void exdb_mem_ahead_stop(void) {
         return;
     mine = NULL;
     pthread_mutex_lock(&h->mu);
-    h->stop = 1; /* what is still asked for is dropped: hints */
+    h->stop = 1; /* the populating still asked for is dropped: hints */
     pthread_cond_signal(&h->more);
     pthread_mutex_unlock(&h->mu);
     pthread_join(h->th, NULL);
+    for (; h->head != h->tail; h->head++) /* pages still to give back */
+        if (h->advice[h->head % RING] == MADV_DONTNEED)
+            (void)madvise((void *)h->lo[h->head % RING],
+                          h->hi[h->head % RING] - h->lo[h->head % RING], MADV_DONTNEED);
     pthread_cond_destroy(&h->more);
     pthread_mutex_destroy(&h->mu);
 }
@@ -150,12 +154,12 @@ int exdb_mem_ahead_on(void) {
 
 /* Hands [lo, hi) and advice to the calling thread's helper: 0 when it has
  * none, or its ring is full (it is behind). */
-static int ask_helper(uintptr_t lo, uintptr_t hi, int advice) {
+static int ask_helper(uintptr_t lo, uintptr_t hi, int advice, unsigned most) {
     helper *h = mine;
     if (!h)
         return 0;
     pthread_mutex_lock(&h->mu);
-    int queued = h->tail - h->head < RING;
+    int queued = h->tail - h->head < most;
     if (queued) {
         h->lo[h->tail % RING] = lo;
         h->hi[h->tail % RING] = hi;
@@ -170,7 +174,7 @@ static int ask_helper(uintptr_t lo, uintptr_t hi, int advice) {
 void exdb_mem_populate_pages(void *p, size_t n) {
     uintptr_t lo = (uintptr_t)p, hi = lo + n;
 #ifdef MADV_POPULATE_WRITE
-    if (hi > lo && !ask_helper(lo, hi, MADV_POPULATE_WRITE))
+    if (hi > lo && !ask_helper(lo, hi, MADV_POPULATE_WRITE, RING))
         populate_now(lo, hi);
 #else
     (void)lo;
@@ -180,7 +184,9 @@ void exdb_mem_populate_pages(void *p, size_t n) {
 
 void exdb_mem_give_back_pages(const void *p, size_t n) {
     uintptr_t lo = (uintptr_t)p, hi = lo + n;
-    if (hi > lo && !ask_helper(lo, hi, MADV_DONTNEED))
+    /* only to a helper at most one request behind: pages it has not given back
+     * yet count in the process's memory */
+    if (hi > lo && !ask_helper(lo, hi, MADV_DONTNEED, 2))
         (void)madvise((void *)lo, n, MADV_DONTNEED);
 }
 
