@@ -6,6 +6,7 @@
 #endif
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,7 @@ typedef struct helper {
     int advice[RING];             /* and what for (madvise's) */
     unsigned head, tail;          /* ring positions (under mu) */
     int stop;                     /* (under mu) */
+    _Atomic unsigned done;        /* requests carried out (tail's count when idle) */
 } helper;
 
 static _Thread_local helper *mine;   /* the calling thread's helper, or NULL */
@@ -104,6 +106,7 @@ static void *helper_run(void *arg) {
          * populated (contents unchanged), the range is a hint; give back:
          * pages of a file mapping that stays mapped while h runs */
         (void)madvise((void *)lo, hi - lo, advice);
+        atomic_fetch_add(&h->done, 1);
         pthread_mutex_lock(&h->mu);
     }
     pthread_mutex_unlock(&h->mu);
@@ -150,6 +153,11 @@ void exdb_mem_ahead_stop(void) {
 
 int exdb_mem_ahead_on(void) {
     return mine != NULL;
+}
+
+int exdb_mem_ahead_idle(void) {
+    helper *h = mine; /* tail is the caller's to change */
+    return h && atomic_load(&h->done) == h->tail;
 }
 
 /* Hands [lo, hi) and advice to the calling thread's helper: 0 when it has

@@ -55,8 +55,11 @@ void exdb_mem_give_back_pages(const void *p, size_t n);
  * between them would leave the child without the thread). */
 int exdb_mem_ahead_start(void);
 void exdb_mem_ahead_stop(void);
-/* Whether the calling thread has a helper. */
+/* Whether the calling thread has a helper, and whether it has carried
+ * out everything asked of it (a caller that needs memory populated now and
+ * finds it behind, on a busy machine, populates it itself). */
 int exdb_mem_ahead_on(void);
+int exdb_mem_ahead_idle(void);
 
 /* realloc(p, n) for growing arrays and texts, used bytes of p kept. From
  * EXDB_HUGEPAGE_MIN on, the new block is advised for huge pages before the
