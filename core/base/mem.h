@@ -1,4 +1,5 @@
-/* mem.h - big fresh buffers: asking the kernel to populate them in bulk, and growing them.
+/* mem.h - big fresh buffers: asking the kernel to populate them in bulk (in
+ * the caller's thread or a helper beside it), and growing them.
  *
  * Loading a program touches a few hundred MB of fresh memory: the file
  * buffer, the DOM arena, the IR arena. Touched one 4 KiB page at a time,
