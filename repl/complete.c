@@ -24,8 +24,15 @@ static void add_words(const cands *c, const char *const *w) {
         c->add(c->ctx, *w);
 }
 
+/* Whether s has a program whose IR is built (built now when opened shape
+ * first; a load error is left to the next command: session_build). */
+static int have_ir(session *s) {
+    exdb_error err = {0};
+    return s->prog && exdb_program_build(s->prog, &err) == 0;
+}
+
 static void add_nodes(session *s, const cands *c) {
-    if (s->prog)
+    if (have_ir(s))
         for (const exdb_node *n = s->prog->graph->head; n; n = n->next)
             c->add(c->ctx, n->name);
 }
@@ -39,7 +46,7 @@ static void add_modules(session *s, const cands *c) {
 
 /* Targets of call_function nodes without "torch.ops.", each once. */
 static void add_ops(session *s, const cands *c) {
-    if (!s->prog)
+    if (!have_ir(s))
         return;
     exdb_arena a;
     exdb_strmap seen;

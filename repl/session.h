@@ -99,6 +99,11 @@ void session_free(session *s);
 /* Runs one command line. Returns 0 on success, -1 when the command failed
  * (its one-line error is already printed). Blank lines and # comments succeed. */
 int session_exec(session *s, const char *line);
+/* Builds the IR of a program opened shape first (exdb_program_build):
+ * 0, or -1 after the load's one-line error, the program then dropped (as a
+ * load that failed: "No program loaded."), or after "out of memory" (kept:
+ * the next command tries again). */
+int session_build(session *s);
 /* --echo: writes "(exdb) LINE" to standard output before a command read
  * from -ex, a script, standard input or a body (if, while, commands, a
  * breakpoint's commands), so a transcript shows each command above its
