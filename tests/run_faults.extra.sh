@@ -229,6 +229,12 @@ run device --arena-calls -c "load '{F}'" -c "print tabular" tests/fixtures/devic
 # any), two nodes' torch_fn refused when read: each keeps its own message
 run lazy-meta --arena-calls --lazy-meta -c "load '{F}'" -c "info node addmm" \
     -c "info node add" -c "info node addmm" -c "print code" tests/fixtures/lazy_meta_bad.json
+# programs opened shape first (from EXDB_SHAPE_FIRST_MIN nodes; here any):
+# the shape read, the build at the first command that needs the IR (kept
+# for the next command when memory runs out), a file the build refuses
+run shape-first --arena-calls --shape-first -c "load '{F}'" -c "info program" -c "print code" \
+    -c "info program" tests/fixtures/example.json tests/malformed/dup_node_output.json \
+    tests/fixtures/kwargs.pt2
 # the journal's own check (EXDB_JOURNAL_VERIFY, a debugging mode) failing
 EXDB_JOURNAL_VERIFY=1
 export EXDB_JOURNAL_VERIFY
