@@ -149,6 +149,20 @@ int session_build(session *s) {
     return cmd_fail(s, "%s", err.msg);
 }
 
+int session_line_on_shape(session *s, const char *line) {
+    char *expanded = session_expand_alias(s, line);
+    char *copy = strdup(expanded ? expanded : line), *argv[MAX_ARGS + 1];
+    free(expanded);
+    int amb, on_shape = 0, argc = copy ? split_words(copy, argv, MAX_ARGS) : 0;
+    const command *c = argc > 0 ? command_lookup(argv[0], &amb) : NULL;
+    if (c) {
+        argv[argc] = NULL;
+        on_shape = command_on_shape(c, argc, argv);
+    }
+    free(copy);
+    return on_shape;
+}
+
 char *session_expand_alias(const session *s, const char *line) {
     const char *p = line;
     while (*p == ' ' || *p == '\t')

@@ -5,7 +5,8 @@
 # program` answer as a whole load does; a file the build refuses is refused
 # by the first command that needs the IR with the load's message, the
 # program then dropped, exit 1; a file changed on disk before that command
-# is refused with the changed-on-disk line. About 1 s.
+# is refused with the changed-on-disk line; a batch session whose first -ex
+# command needs the IR opens the program whole. About 1 s.
 # Prints "shape: N passed, M failed".
 exdb=${1:?usage: run_shape.extra.sh EXDB}
 case $exdb in /*) ;; *) exdb=$(pwd)/$exdb ;; esac
@@ -50,6 +51,15 @@ if [ $rc = 1 ] && grep -q '^serialized nodes:  2$' "$tmp/out" && grep -qxF -- "$
     ok "a file the build refuses: the load's message, then no program, exit 1"
 else
     bad "a file the build refuses (exit $rc)"
+fi
+
+# a first -ex command that needs the IR: opened whole (the load refuses it)
+EXDB_SHAPE_FIRST_MIN=0 "$exdb" -q "$f" -batch -ex 'print graph' >"$tmp/out" 2>&1
+rc=$?
+if [ $rc = 1 ] && [ "$(cat "$tmp/out")" = "$msg" ]; then
+    ok "a first command that needs the IR: opened whole"
+else
+    bad "a first command that needs the IR (exit $rc)"
 fi
 
 # changed on disk between the load and the first command that needs the IR

@@ -452,8 +452,10 @@ struct exdb_program_pending {
 
 static uint32_t shape_min = EXDB_SHAPE_FIRST_MIN;
 
-void exdb_program_shape_first(uint32_t min_nodes) {
+uint32_t exdb_program_shape_first(uint32_t min_nodes) {
+    uint32_t was = shape_min;
     shape_min = min_nodes;
+    return was;
 }
 
 void exdb_program_node_counts(const exdb_program *p, exdb_node_counts *c) {

@@ -167,9 +167,10 @@ static inline int exdb_program_built(const exdb_program *p) {
 }
 /* Programs whose main graph has at least min_nodes serialized nodes are
  * opened shape first by exdb_program_open; EXDB_SHAPE_FIRST_MIN unless
- * changed (tests pass 0: always, or UINT32_MAX: never). */
+ * changed (tests pass 0: always, or UINT32_MAX: never). Returns the
+ * threshold it replaces. */
 enum { EXDB_SHAPE_FIRST_MIN = 32768 };
-void exdb_program_shape_first(uint32_t min_nodes);
+uint32_t exdb_program_shape_first(uint32_t min_nodes);
 /* The main graph's node counts: from the graph when built, else the
  * shape's. */
 void exdb_program_node_counts(const exdb_program *p, exdb_node_counts *c);
