@@ -54,6 +54,8 @@ static int cmd_load(session *s, int argc, char **argv) {
             cmd_s(p->noutputs), p->ncalls, cmd_s(p->ncalls));
     if (s->json)
         cmd_json_add(s, "program", ja_program(p));
+    if (s->interactive) /* the IR built while the user reads the prompt */
+        exdb_program_build_start(p);
     return 0;
 }
 

@@ -38,6 +38,7 @@ static void add_nodes(session *s, const cands *c) {
 }
 
 static void add_modules(session *s, const cands *c) {
+    exdb_program_wait(s->prog);
     if (s->prog)
         for (uint32_t i = 0; i < s->prog->ncalls; i++)
             if (s->prog->calls[i].fqn[0])

@@ -21,11 +21,14 @@
  * pairing up with graph inputs/outputs by count and by name. */
 #include "core/export/program.h"
 
+#include "core/base/fault.h"
 #include "core/base/filemap.h"
 
 #include <assert.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -447,6 +450,10 @@ struct exdb_program_pending {
     exdb_json *root;
     int failed; /* the build refused the program: err says why */
     exdb_error err;
+    /* a build in a thread of its own (exdb_program_build_start) */
+    pthread_t thread;
+    int running, result;
+    exdb_error terr;
     char saved[LOADED_TO - LOADED_FROM]; /* the shape's, while a build runs */
 };
 
@@ -638,22 +645,15 @@ static int out_of_memory(const exdb_error *e) {
     return strstr(e->msg, "out of memory") != NULL;
 }
 
-int exdb_program_build(exdb_program *p, exdb_error *err) {
-    struct exdb_program_pending *pd = p->pending;
-    if (!pd)
-        return 0;
-    if (pd->failed) {
-        *err = pd->err;
-        return -1;
-    }
+/* One build of p: 0 (pd is then to be freed), -1 refused (pd->failed,
+ * the message kept), -2 out of memory; the shape's fields put back but on
+ * success. */
+static int attempt(exdb_program *p, struct exdb_program_pending *pd, exdb_error *err) {
     memcpy(pd->saved, (char *)p + LOADED_FROM, sizeof pd->saved);
     loader_restart(p, pd);
     exdb_error e = {0};
-    if (build(p, pd, &e) == 0) {
-        p->pending = NULL;
-        pending_free(pd);
+    if (build(p, pd, &e) == 0)
         return 0;
-    }
     /* what a failed build leaves is not read: the shape stands */
     memcpy((char *)p + LOADED_FROM, pd->saved, sizeof pd->saved);
     *err = e;
@@ -662,6 +662,64 @@ int exdb_program_build(exdb_program *p, exdb_error *err) {
     pd->failed = 1;
     pd->err = e;
     return -1;
+}
+
+static void *build_thread(void *arg) {
+    exdb_program *p = arg;
+    struct exdb_program_pending *pd = p->pending;
+    pd->result = attempt(p, pd, &pd->terr);
+    return NULL;
+}
+
+void exdb_program_build_start(exdb_program *p) {
+    struct exdb_program_pending *pd = p->pending;
+    if (!pd || pd->running || pd->failed)
+        return;
+#ifdef EXDB_FAULT
+    if (exdb_fault_armed()) /* the counting assumes one thread */
+        return;
+#endif
+    /* the signals a user or the terminal sends go to the REPL's thread
+     * (Ctrl-C at the prompt); a fault on the text (SIGBUS) stays the
+     * faulting thread's */
+    static const int async[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, SIGWINCH, SIGTSTP,
+                                SIGCHLD, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2,  SIGCONT};
+    sigset_t block, old;
+    sigemptyset(&block);
+    for (size_t i = 0; i < sizeof async / sizeof *async; i++)
+        sigaddset(&block, async[i]);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    pd->running = pthread_create(&pd->thread, NULL, build_thread, p) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+void exdb_program_wait(exdb_program *p) {
+    struct exdb_program_pending *pd = p ? p->pending : NULL;
+    if (!pd || !pd->running)
+        return;
+    pthread_join(pd->thread, NULL);
+    pd->running = 0;
+    if (pd->result == 0) {
+        p->pending = NULL;
+        pending_free(pd);
+    } /* refused: pd->failed; out of memory: exdb_program_build tries again */
+}
+
+int exdb_program_build(exdb_program *p, exdb_error *err) {
+    exdb_program_wait(p);
+    struct exdb_program_pending *pd = p->pending;
+    if (!pd)
+        return 0;
+    if (pd->failed) {
+        *err = pd->err;
+        return -1;
+    }
+    int rc = attempt(p, pd, err);
+    if (rc == 0) {
+        p->pending = NULL;
+        pending_free(pd);
+    }
+    return rc;
 }
 
 /* exdb_program_load and exdb_program_open. */
@@ -728,6 +786,7 @@ exdb_program *exdb_program_open(const char *path, const char *model, exdb_error 
 void exdb_program_free(exdb_program *p) {
     if (!p)
         return;
+    exdb_program_wait(p);
     pending_free(p->pending);
     for (exdb_meta_fail *f = p->meta_defer.fails, *next; f; f = next) {
         next = f->next;

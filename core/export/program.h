@@ -161,6 +161,16 @@ exdb_program *exdb_program_open(const char *path, const char *model, exdb_error 
  * dropped as a load that failed); -2 when memory ran out (a later call
  * tries again). */
 int exdb_program_build(exdb_program *p, exdb_error *err);
+/* Starts exdb_program_build in a thread of its own (gdb reads symbols so,
+ * after the prompt): until exdb_program_wait, exdb_program_build or
+ * exdb_program_free, which wait for it, nothing may read or change p.
+ * Nothing when built, refused, or under fault injection (the build then
+ * happens in exdb_program_build); an out-of-memory build there is tried
+ * again by exdb_program_build. */
+void exdb_program_build_start(exdb_program *p);
+/* Waits for the build exdb_program_build_start started, if any (the
+ * shape is then readable again; p may be NULL). */
+void exdb_program_wait(exdb_program *p);
 /* Whether p's IR is built (p->graph is there). */
 static inline int exdb_program_built(const exdb_program *p) {
     return p->graph != NULL;
