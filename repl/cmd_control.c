@@ -54,7 +54,7 @@ static int var_get(const session *s, const char *name, long *v) {
     if (strcmp(name, "_nodes") == 0) {
         exdb_node_counts nc = {0}; /* the shape's when not built */
         if (s->prog)
-            exdb_program_node_counts(s->prog, &nc);
+            exdb_program_node_counts(exdb_program_shape_view(s->prog), &nc);
         *v = (long)nc.nodes;
         return s->prog ? 0 : -1;
     }

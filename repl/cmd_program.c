@@ -100,9 +100,10 @@ static int print_nodes(session *s, const char *cmd, int argc, char **argv) {
  * maps, seen sets) in cmd_unflatten.c; breakpoints in cmd_break.c */
 
 static int info_program(session *s, const char *word, int argc, char **argv) {
-    exdb_print_program_info(&s->buf, s->prog);
+    const exdb_program *p = exdb_program_shape_view(s->prog); /* CMD_SHAPE */
+    exdb_print_program_info(&s->buf, p);
     if (s->json)
-        cmd_json_add(s, "program", ja_program(s->prog));
+        cmd_json_add(s, "program", ja_program(p));
     cmd_flush(s, 1);
     return 0;
 }

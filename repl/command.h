@@ -20,7 +20,8 @@ enum {
     CMD_STOPS = 4,         /* moves the run: the auto-displays are shown after it */
     CMD_REPEAT_BARE = 8,   /* repeated by an empty line only when given no argument */
     /* runs on a program opened shape first (exdb_program_open) without
-     * building its IR: it reads none of the program, or only its shape;
+     * building its IR: it reads none of the program, or only its shape,
+     * through exdb_program_shape_view (a build may run in the background);
      * every other command has the IR built first (session.c) */
     CMD_SHAPE = 16,
 };

@@ -104,9 +104,9 @@ static int exec_split(session *s, char *copy, const command **cp) {
         return -1;
     if ((c->flags & CMD_NEEDS_PROGRAM) && !s->prog)
         return cmd_fail(s, "No program loaded.  Use \"load FILE\".");
-    if (command_on_shape(c, argc, argv))
-        exdb_program_wait(s->prog); /* a build in the background reads no more of it */
-    else if (session_build(s) < 0)
+    /* the shape commands read exdb_program_shape_view(s->prog) while a
+     * build runs in the background; the others wait for it */
+    if (!command_on_shape(c, argc, argv) && session_build(s) < 0)
         return -1;
     s->color_now = !s->json && (s->color == 1 || (s->color < 0 && output_isatty(s) &&
                                                   !(getenv("NO_COLOR") && *getenv("NO_COLOR"))));

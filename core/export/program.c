@@ -454,6 +454,9 @@ struct exdb_program_pending {
     pthread_t thread;
     int running, result;
     exdb_error terr;
+    /* the program as opened (its shape), read while the thread runs
+     * (exdb_program_shape_view): the build writes the program's fields */
+    exdb_program view;
     char saved[LOADED_TO - LOADED_FROM]; /* the shape's, while a build runs */
 };
 
@@ -689,8 +692,14 @@ void exdb_program_build_start(exdb_program *p) {
     for (size_t i = 0; i < sizeof async / sizeof *async; i++)
         sigaddset(&block, async[i]);
     pthread_sigmask(SIG_BLOCK, &block, &old);
+    pd->view = *p;
+    pd->view.graph = NULL; /* the shape's counts */
     pd->running = pthread_create(&pd->thread, NULL, build_thread, p) == 0;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+const exdb_program *exdb_program_shape_view(const exdb_program *p) {
+    return p && p->pending && p->pending->running ? &p->pending->view : p;
 }
 
 void exdb_program_wait(exdb_program *p) {

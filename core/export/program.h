@@ -163,14 +163,21 @@ exdb_program *exdb_program_open(const char *path, const char *model, exdb_error 
 int exdb_program_build(exdb_program *p, exdb_error *err);
 /* Starts exdb_program_build in a thread of its own (gdb reads symbols so,
  * after the prompt): until exdb_program_wait, exdb_program_build or
- * exdb_program_free, which wait for it, nothing may read or change p.
+ * exdb_program_free, which wait for it, nothing may read or change p but
+ * through exdb_program_shape_view.
  * Nothing when built, refused, or under fault injection (the build then
  * happens in exdb_program_build); an out-of-memory build there is tried
- * again by exdb_program_build. */
+ * again by exdb_program_build. Meanwhile exdb_program_shape_view(p) is
+ * what may be read of it. */
 void exdb_program_build_start(exdb_program *p);
-/* Waits for the build exdb_program_build_start started, if any (the
- * shape is then readable again; p may be NULL). */
+/* Waits for the build exdb_program_build_start started, if any (p may be
+ * NULL). */
 void exdb_program_wait(exdb_program *p);
+/* What may be read of p while its build runs in a thread: a copy of p as
+ * opened (its shape: everything but the graph, the counts in shape; its
+ * arenas not to be used), else p itself. Valid until the next call that
+ * waits for the build. */
+const exdb_program *exdb_program_shape_view(const exdb_program *p);
 /* Whether p's IR is built (p->graph is there). */
 static inline int exdb_program_built(const exdb_program *p) {
     return p->graph != NULL;

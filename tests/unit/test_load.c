@@ -1044,11 +1044,13 @@ static char *shape_answer(const char *path, int shape) {
     if (p) {
         cr_expect(shape || exdb_program_built(p), "%s", path);
         opened_by_shape += !exdb_program_built(p);
-        if (shape == 2) {
+        if (shape == 2) { /* the shape read while the build runs */
             exdb_program_build_start(p);
+            exdb_print_program_info(&b, exdb_program_shape_view(p));
             exdb_program_wait(p);
+        } else {
+            exdb_print_program_info(&b, p);
         }
-        exdb_print_program_info(&b, p);
         if (exdb_program_build(p, &err) == 0) {
             exdb_print_program_info(&b, p);
             exdb_print_graph(&b, p->graph);
