@@ -52,7 +52,10 @@ static int var_get(const session *s, const char *name, long *v) {
         return 0;
     }
     if (strcmp(name, "_nodes") == 0) {
-        *v = s->prog ? (long)s->prog->graph->count : 0;
+        exdb_node_counts nc = {0}; /* the shape's when not built */
+        if (s->prog)
+            exdb_program_node_counts(exdb_program_shape_view(s->prog), &nc);
+        *v = (long)nc.nodes;
         return s->prog ? 0 : -1;
     }
     if (strcmp(name, "lint_errors") == 0 || strcmp(name, "lint_warnings") == 0) {

@@ -32,7 +32,9 @@
 
 static int cmd_load(session *s, int argc, char **argv) {
     exdb_error err = {0};
-    exdb_program *p = exdb_program_load(argv[1], argc > 2 ? argv[2] : NULL, &err);
+    /* shape first when big: the IR is built for the first command that
+     * needs it (session.c) */
+    exdb_program *p = exdb_program_open(argv[1], argc > 2 ? argv[2] : NULL, &err);
     if (!p)
         return cmd_fail(s, "%s", err.msg);
     cmd_unflatten_forget(s);
@@ -42,14 +44,18 @@ static int cmd_load(session *s, int argc, char **argv) {
     uint32_t user_in = 0;
     for (uint32_t i = 0; i < p->ninputs; i++)
         user_in += p->inputs[i].kind == EXDB_IN_USER_INPUT;
+    exdb_node_counts nc;
+    exdb_program_node_counts(p, &nc);
     fprintf(s->out,
             "Loaded %s: schema %d.%d, %u node%s (%u serialized), %u input%s (%u user), %u "
             "output%s, %u module%s in the call graph.\n",
-            p->path, p->schema_major, p->schema_minor, p->graph->count, cmd_s(p->graph->count),
+            p->path, p->schema_major, p->schema_minor, nc.nodes, cmd_s(nc.nodes),
             p->nserialized_nodes, p->ninputs, cmd_s(p->ninputs), user_in, p->noutputs,
             cmd_s(p->noutputs), p->ncalls, cmd_s(p->ncalls));
     if (s->json)
         cmd_json_add(s, "program", ja_program(p));
+    if (s->interactive) /* the IR built while the user reads the prompt */
+        exdb_program_build_start(p);
     return 0;
 }
 
@@ -94,9 +100,10 @@ static int print_nodes(session *s, const char *cmd, int argc, char **argv) {
  * maps, seen sets) in cmd_unflatten.c; breakpoints in cmd_break.c */
 
 static int info_program(session *s, const char *word, int argc, char **argv) {
-    exdb_print_program_info(&s->buf, s->prog);
+    const exdb_program *p = exdb_program_shape_view(s->prog); /* CMD_SHAPE */
+    exdb_print_program_info(&s->buf, p);
     if (s->json)
-        cmd_json_add(s, "program", ja_program(s->prog));
+        cmd_json_add(s, "program", ja_program(p));
     cmd_flush(s, 1);
     return 0;
 }
@@ -239,7 +246,7 @@ static int info_users(session *s, const char *word, int argc, char **argv) {
 /* In the order help and completion list them; help info is made from the
  * rows' usage and help (info_help). */
 static const subcommand info_subs[] = {
-    {"program", info_program, 0, .usage = "info program",
+    {"program", info_program, 0, .shape = 1, .usage = "info program",
      .help = "file, format, versions, node and input/output counts"},
     {"signature", info_signature, 0, .usage = "info signature",
      .help = "the graph signature as ExportGraphSignature prints it"},
@@ -517,7 +524,8 @@ static int cmd_quit(session *s, int argc, char **argv) {
 }
 
 const command program_commands[] = {
-    {"load", 1, 2, 0, "load FILE [MODEL]", "Load a program (.pt2 archive, legacy zip, or JSON).",
+    {"load", 1, 2, CMD_SHAPE, "load FILE [MODEL]",
+     "Load a program (.pt2 archive, legacy zip, or JSON).",
      "FILE is a .pt2 written by torch.export.save (2.8+ archive or the older zip with\n"
      "serialized_exported_program.json) or bare program JSON. MODEL picks one program of a\n"
      "multi-model archive. Weights are never read.",
@@ -545,30 +553,31 @@ const command program_commands[] = {
      "print code|readable frame [N]    the code of the graph frame N is building\n"
      "Add --all to see a listing longer than \"set max-lines\".",
      cmd_print, print_subs, NULL},
-    {"echo", 0, -1, 0, "echo TEXT", "Print TEXT.", NULL, cmd_echo, NULL, NULL},
-    {"source", 1, 1, 0, "source FILE", "Run the commands in FILE.",
+    {"echo", 0, -1, CMD_SHAPE, "echo TEXT", "Print TEXT.", NULL, cmd_echo, NULL, NULL},
+    {"source", 1, 1, CMD_SHAPE, "source FILE", "Run the commands in FILE.",
      "Lines starting with # are comments. A failing command stops the script unless\n"
      "\"set on-error continue\".",
      cmd_source, NULL, NULL, NULL, CMPL_FILE},
-    {"set", 2, -1, 0, "set NAME VALUE",
+    {"set", 2, -1, CMD_SHAPE, "set NAME VALUE",
      "Change a setting (see show); set $NAME = EXPR: a variable (help if).", NULL, cmd_set, NULL,
      settings_help, NULL, CMPL_SETTING},
-    {"show", 0, 1, 0, "show [NAME|alias]", "Show the settings, or one; show alias: the aliases.",
-     NULL, cmd_show, NULL, NULL, NULL, CMPL_SETTING},
-    {"cd", 0, 1, 0, "cd [DIR]", "Change the working directory (relative paths start there).", NULL,
-     cmd_cd, NULL, NULL},
-    {"pwd", 0, 0, 0, "pwd", "Print the working directory.", NULL, cmd_pwd, NULL, NULL},
-    {"help", 0, 1, 0, "help [COMMAND|aliases]", "List commands, or describe one.",
+    {"show", 0, 1, CMD_SHAPE, "show [NAME|alias]",
+     "Show the settings, or one; show alias: the aliases.", NULL, cmd_show, NULL, NULL, NULL,
+     CMPL_SETTING},
+    {"cd", 0, 1, CMD_SHAPE, "cd [DIR]",
+     "Change the working directory (relative paths start there).", NULL, cmd_cd, NULL, NULL},
+    {"pwd", 0, 0, CMD_SHAPE, "pwd", "Print the working directory.", NULL, cmd_pwd, NULL, NULL},
+    {"help", 0, 1, CMD_SHAPE, "help [COMMAND|aliases]", "List commands, or describe one.",
      "help aliases lists gdb's short names (p, b, bt...) and the aliases made with\n"
      "\"alias\"; help ALIAS says what the alias runs.",
      cmd_help, NULL, NULL, NULL, CMPL_COMMAND},
-    {"apropos", 1, -1, 0, "apropos REGEX",
+    {"apropos", 1, -1, CMD_SHAPE, "apropos REGEX",
      "The commands whose name, usage or help text matches REGEX (as gdb's).",
      "REGEX is a POSIX extended regular expression; case is ignored. Each command shows\n"
      "as \"NAME, ALIASES -- SUMMARY\"; when only lines of its help match, those lines\n"
      "follow (\"apropos pagination\" finds set's line).",
      cmd_apropos, NULL, NULL},
-    {"pipe", 1, -1, 0, "pipe COMMAND | SHELL-COMMAND",
+    {"pipe", 1, -1, CMD_SHAPE, "pipe COMMAND | SHELL-COMMAND",
      "Send COMMAND's output to a shell command (as gdb's pipe; also \"| COMMAND | ...\").",
      "\"pipe print graph | grep relu\", \"| info breakpoints | wc -l\". The first \"|\" ends\n"
      "COMMAND; when COMMAND itself holds one, name another delimiter:\n"
@@ -577,7 +586,7 @@ const command program_commands[] = {
      "is being logged or answered as JSON, what it prints becomes the pipe's output.\n"
      "JSON: shell_status, the shell's exit status.",
      cmd_pipe, NULL, NULL},
-    {"alias", 0, -1, 0, "alias [NAME = COMMAND [ARGS...]]",
+    {"alias", 0, -1, CMD_SHAPE, "alias [NAME = COMMAND [ARGS...]]",
      "Make NAME run COMMAND with ARGS first (as gdb's); alone: list the aliases.",
      "\"alias ib = info breakpoints\" makes \"ib\" that command; \"alias pm = print module\"\n"
      "makes \"pm encoder\" print encoder's graph (the words typed after NAME follow ARGS).\n"
@@ -586,13 +595,13 @@ const command program_commands[] = {
      "a prefix of. An alias made again is replaced. \"show alias\" and \"help aliases\"\n"
      "list them; aliases last for the session (put them in a script to keep them).",
      cmd_alias, NULL, NULL},
-    {"shell", 0, -1, 0, "shell COMMAND | !COMMAND",
+    {"shell", 0, -1, CMD_SHAPE, "shell COMMAND | !COMMAND",
      "Run COMMAND with /bin/sh (as gdb's shell; also \"!COMMAND\").",
      "The rest of the line goes to /bin/sh -c as typed: \"!ls *.pt2\", \"shell git log -1\".\n"
      "At a terminal the shell has it; when the output is a pipe, logged or answered as\n"
      "JSON, what the shell prints (stdout and stderr) is the command's output. JSON:\n"
      "shell_status, its exit status (the command succeeds whatever it is, as in gdb).",
      cmd_shell, NULL, NULL, NULL, CMPL_FILE},
-    {"quit", 0, 0, 0, "quit", "Leave exdb (also: Ctrl-D).", NULL, cmd_quit, NULL, NULL},
+    {"quit", 0, 0, CMD_SHAPE, "quit", "Leave exdb (also: Ctrl-D).", NULL, cmd_quit, NULL, NULL},
 };
 const size_t program_ncommands = sizeof program_commands / sizeof *program_commands;

@@ -19,6 +19,11 @@ enum {
     CMD_REPEAT = 2,        /* an empty line at the prompt runs it again (stepping, list) */
     CMD_STOPS = 4,         /* moves the run: the auto-displays are shown after it */
     CMD_REPEAT_BARE = 8,   /* repeated by an empty line only when given no argument */
+    /* runs on a program opened shape first (exdb_program_open) without
+     * building its IR: it reads none of the program, or only its shape,
+     * through exdb_program_shape_view (a build may run in the background);
+     * every other command has the IR built first (session.c) */
+    CMD_SHAPE = 16,
 };
 
 typedef int (*command_fn)(session *s, int argc, char **argv);
@@ -87,6 +92,7 @@ typedef struct subcommand {
     const char *help;           /* its help after the usage (lines: "\n"), or NULL */
     int kind;                   /* what fn does for this word, when one fn serves several
                                    (render: the exdb_view_kind it draws) */
+    int shape;                  /* reads only the program's shape (CMD_SHAPE) */
 } subcommand;
 
 struct command {

@@ -204,6 +204,19 @@ int command_expand_subcommand(session *s, const command *c, int argc, char **arg
     return 0;
 }
 
+int command_on_shape(const command *c, int argc, char **argv) {
+    if (c->flags & CMD_SHAPE)
+        return 1;
+    const char *const *words = subcommand_words(c);
+    int i = 1;
+    while (words && i < argc && argv[i][0] == '-')
+        i++;
+    for (int w = 0; words && i < argc && words[w]; w++)
+        if (strcmp(argv[i], words[w]) == 0)
+            return c->subs[w].shape;
+    return 0;
+}
+
 const char *command_name_at(int i) {
     const command *c = command_at(i);
     return c ? c->name : NULL;

@@ -31,6 +31,11 @@ int command_run_subcommand(session *s, const command *c, int argc, char **argv);
  * (before c runs); -1 after an error when it is ambiguous. */
 int command_expand_subcommand(session *s, const command *c, int argc, char **argv);
 
+/* Whether the command line argv (c, its subcommand word expanded) runs
+ * on a program's shape alone (CMD_SHAPE, subcommand.shape): the one place
+ * that says which commands need the IR built. */
+int command_on_shape(const command *c, int argc, char **argv);
+
 /* help [COMMAND|aliases] and apropos REGEX (their rows are cmd_program.c's). */
 int cmd_help(session *s, int argc, char **argv);
 int cmd_apropos(session *s, int argc, char **argv);

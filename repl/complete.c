@@ -24,13 +24,21 @@ static void add_words(const cands *c, const char *const *w) {
         c->add(c->ctx, *w);
 }
 
+/* Whether s has a program whose IR is built (built now when opened shape
+ * first; a load error is left to the next command: session_build). */
+static int have_ir(session *s) {
+    exdb_error err = {0};
+    return s->prog && exdb_program_build(s->prog, &err) == 0;
+}
+
 static void add_nodes(session *s, const cands *c) {
-    if (s->prog)
+    if (have_ir(s))
         for (const exdb_node *n = s->prog->graph->head; n; n = n->next)
             c->add(c->ctx, n->name);
 }
 
 static void add_modules(session *s, const cands *c) {
+    exdb_program_wait(s->prog);
     if (s->prog)
         for (uint32_t i = 0; i < s->prog->ncalls; i++)
             if (s->prog->calls[i].fqn[0])
@@ -39,7 +47,7 @@ static void add_modules(session *s, const cands *c) {
 
 /* Targets of call_function nodes without "torch.ops.", each once. */
 static void add_ops(session *s, const cands *c) {
-    if (!s->prog)
+    if (!have_ir(s))
         return;
     exdb_arena a;
     exdb_strmap seen;

@@ -334,17 +334,14 @@ cJSON *ja_program(const exdb_program *p) {
     for (uint32_t i = 0; ver && i < p->nverifiers; i++)
         cJSON_AddItemToArray(ver, cJSON_CreateString(p->verifiers[i]));
     add_str_or_null(o, "dialect", p->dialect);
-    cJSON_AddNumberToObject(o, "nodes", p->graph->count);
+    exdb_node_counts nc; /* from the shape when opened shape first */
+    exdb_program_node_counts(p, &nc);
+    cJSON_AddNumberToObject(o, "nodes", nc.nodes);
     cJSON_AddNumberToObject(o, "serialized_nodes", p->nserialized_nodes);
-    uint32_t ops[6] = {0}, getitems = 0;
-    for (const exdb_node *n = p->graph->head; n; n = n->next) {
-        ops[n->op < 6 ? n->op : 0]++;
-        getitems += n->op == EXDB_OP_CALL_FUNCTION && strcmp(n->target, "operator.getitem") == 0;
-    }
     cJSON *oc = cJSON_AddObjectToObject(o, "ops");
     for (int k = 0; oc && k < 6; k++)
-        cJSON_AddNumberToObject(oc, exdb_op_name((exdb_op)k), ops[k]);
-    cJSON_AddNumberToObject(o, "getitems", getitems);
+        cJSON_AddNumberToObject(oc, exdb_op_name((exdb_op)k), nc.ops[k]);
+    cJSON_AddNumberToObject(o, "getitems", nc.getitems);
     uint32_t ik[7] = {0}, ok[8] = {0}, preserved = 0;
     for (uint32_t i = 0; i < p->ninputs; i++)
         ik[p->inputs[i].kind < 7 ? p->inputs[i].kind : 0]++;

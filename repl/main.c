@@ -15,6 +15,7 @@
 #include "complete.h"
 #include "complete_list.h"
 #include "core/base/version.h"
+#include "core/export/program.h"
 #include "session.h"
 #include "commands.h"
 #include "settings.h"
@@ -422,8 +423,15 @@ static int load_file(const options *o) {
                 fprintf(stderr, "%s\n", err.msg);
                 rc = 1;
             }
-        } else if (session_exec(&S, line) < 0) {
-            rc = 1;
+        } else {
+            /* a first -ex command that needs the IR would build it at once:
+             * the shape read would be thrown away (docs/json-reader.md) */
+            int whole = o->ncmds > 0 && !o->is_script[0] && !session_line_on_shape(&S, o->cmds[0]);
+            uint32_t was = whole ? exdb_program_shape_first(UINT32_MAX) : 0;
+            if (session_exec(&S, line) < 0)
+                rc = 1;
+            if (whole)
+                exdb_program_shape_first(was);
         }
     }
     free(line);

@@ -104,6 +104,10 @@ static int exec_split(session *s, char *copy, const command **cp) {
         return -1;
     if ((c->flags & CMD_NEEDS_PROGRAM) && !s->prog)
         return cmd_fail(s, "No program loaded.  Use \"load FILE\".");
+    /* the shape commands read exdb_program_shape_view(s->prog) while a
+     * build runs in the background; the others wait for it */
+    if (!command_on_shape(c, argc, argv) && session_build(s) < 0)
+        return -1;
     s->color_now = !s->json && (s->color == 1 || (s->color < 0 && output_isatty(s) &&
                                                   !(getenv("NO_COLOR") && *getenv("NO_COLOR"))));
     long before = s->run ? (long)s->run->pos : -1;
@@ -132,6 +136,33 @@ static int exec_split(session *s, char *copy, const command **cp) {
         (rc == 0 || before != (long)s->run->pos) && !cmd_break_silent(s))
         cmd_display_show(s);
     return rc;
+}
+
+int session_build(session *s) {
+    exdb_error err = {0};
+    int rc = s->prog ? exdb_program_build(s->prog, &err) : 0;
+    if (rc == 0)
+        return 0;
+    if (rc == -1) { /* refused: as a load that failed */
+        cmd_lint_forget_program(s, s->prog);
+        exdb_program_free(s->prog);
+        s->prog = NULL;
+    } /* else out of memory: the next command tries again */
+    return cmd_fail(s, "%s", err.msg);
+}
+
+int session_line_on_shape(session *s, const char *line) {
+    char *expanded = session_expand_alias(s, line);
+    char *copy = strdup(expanded ? expanded : line), *argv[MAX_ARGS + 1];
+    free(expanded);
+    int amb, on_shape = 0, argc = copy ? split_words(copy, argv, MAX_ARGS) : 0;
+    const command *c = argc > 0 ? command_lookup(argv[0], &amb) : NULL;
+    if (c) {
+        argv[argc] = NULL;
+        on_shape = command_on_shape(c, argc, argv);
+    }
+    free(copy);
+    return on_shape;
 }
 
 char *session_expand_alias(const session *s, const char *line) {
@@ -629,6 +660,11 @@ void session_init(session *s) {
     /* transparent huge pages for big buffers only when asked (core/base/mem.h) */
     const char *huge = getenv("EXDB_HUGEPAGES");
     exdb_mem_hugepages(huge && strcmp(huge, "1") == 0);
+    /* the nodes from which load opens a program shape first (program.h;
+     * 0: always, to run a suite that way) */
+    const char *shape = getenv("EXDB_SHAPE_FIRST_MIN");
+    if (shape && *shape)
+        exdb_program_shape_first((uint32_t)strtoul(shape, NULL, 10));
     memset(s, 0, sizeof *s);
     s->out = stdout;
     s->errout = stderr;

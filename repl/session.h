@@ -99,6 +99,14 @@ void session_free(session *s);
 /* Runs one command line. Returns 0 on success, -1 when the command failed
  * (its one-line error is already printed). Blank lines and # comments succeed. */
 int session_exec(session *s, const char *line);
+/* Builds the IR of a program opened shape first (exdb_program_build):
+ * 0, or -1 after the load's one-line error, the program then dropped (as a
+ * load that failed: "No program loaded."), or after "out of memory" (kept:
+ * the next command tries again). */
+int session_build(session *s);
+/* Whether command line `line` (a user alias expanded) runs on a program's
+ * shape alone (command_on_shape); 0 for a line that names no command. */
+int session_line_on_shape(session *s, const char *line);
 /* --echo: writes "(exdb) LINE" to standard output before a command read
  * from -ex, a script, standard input or a body (if, while, commands, a
  * breakpoint's commands), so a transcript shows each command above its

@@ -242,6 +242,12 @@ PY
 run dot -c "load '{F}'" -c "set render-dup-fanout 1" -c "set render-dup-span 1" \
     -c "render flat -o {D}/f.dot" -c "render flat --by-module -o {D}/b.dot" \
     tests/fixtures/example.json "$outs/ctrl.json"
+# programs opened shape first (from EXDB_SHAPE_FIRST_MIN nodes; here any):
+# the shape read, the build at the first command that needs the IR (kept
+# for the next command when memory runs out), a file the build refuses
+run shape-first --arena-calls --shape-first -c "load '{F}'" -c "info program" -c "print code" \
+    -c "info program" tests/fixtures/example.json tests/malformed/dup_node_output.json \
+    tests/fixtures/kwargs.pt2
 # the journal's own check (EXDB_JOURNAL_VERIFY, a debugging mode) failing
 EXDB_JOURNAL_VERIFY=1
 export EXDB_JOURNAL_VERIFY

@@ -69,18 +69,14 @@ void exdb_print_program_info(exdb_buf *b, const exdb_program *p) {
     } else if (p->dialect) {
         exdb_buf_printf(b, "dialect:           %s\n", p->dialect);
     }
-    uint32_t counts[6] = {0}, getitems = 0;
-    for (const exdb_node *n = p->graph->head; n; n = n->next) {
-        counts[n->op]++;
-        if (n->op == EXDB_OP_CALL_FUNCTION && strcmp(n->target, "operator.getitem") == 0)
-            getitems++;
-    }
+    exdb_node_counts nc; /* from the shape when opened shape first */
+    exdb_program_node_counts(p, &nc);
     exdb_buf_printf(b, "serialized nodes:  %u\n", p->nserialized_nodes);
     exdb_buf_printf(b,
                     "graph nodes:       %u (%u placeholder, %u call_function of which %u getitem, "
                     "%u get_attr, %u output)\n",
-                    p->graph->count, counts[EXDB_OP_PLACEHOLDER], counts[EXDB_OP_CALL_FUNCTION],
-                    getitems, counts[EXDB_OP_GET_ATTR], counts[EXDB_OP_OUTPUT]);
+                    nc.nodes, nc.ops[EXDB_OP_PLACEHOLDER], nc.ops[EXDB_OP_CALL_FUNCTION],
+                    nc.getitems, nc.ops[EXDB_OP_GET_ATTR], nc.ops[EXDB_OP_OUTPUT]);
     uint32_t ik[7] = {0}, ok[8] = {0};
     for (uint32_t i = 0; i < p->ninputs; i++)
         ik[p->inputs[i].kind]++;

@@ -336,7 +336,7 @@ static int load_outputs(loader *L, gscope *sc, exdb_node *n, const exdb_json *ou
 /* target in serialize.py's _SYM_OPS, spelled as serialize_operator writes
  * it (operator.* as "_operator.*"), or aten.item.default, which deserialize_node
  * takes with them. */
-static int is_sym_op(const char *target) {
+int exdb_load_node_is_sym_op(const char *target) {
     /* most targets are operators (torch.ops.*): of those only aten.item */
     if (strncmp(target, "torch.ops.", 10) == 0)
         return strcmp(target + 10, "aten.item.default") == 0;
@@ -562,7 +562,7 @@ int exdb_load_node(loader *L, gscope *sc, const exdb_json *jn, const jpath *p, i
      * callable (the pre-dispatch functorch wrappers of vmap, jvp, ...:
      * torch._functorch.predispatch.*), whose inputs are read as a HOP's and
      * whose name is only Node.name. */
-    int sym = is_sym_op(target);
+    int sym = exdb_load_node_is_sym_op(target);
     int is_hop = tk == EXDB_T_HOP;
     int plain_fn = tk == EXDB_T_PYFN && !sym;
     const exdb_json *hs = exdb_load_get_opt(jn, "is_hop_single_tensor_return");

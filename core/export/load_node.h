@@ -26,5 +26,8 @@ int exdb_load_node_set_val(loader *L, exdb_node *n, const exdb_val *v);
 /* The name of a named symbolic value {"as_name": "s"} at p. */
 int exdb_load_node_sym_name(loader *L, const exdb_json *v, const jpath *p, const char *what,
                             const char **name);
+/* Whether target (as serialized) is one of serialize.py's _SYM_OPS or
+ * aten.item.default: deserialize_node reads its one output as a symbol. */
+int exdb_load_node_is_sym_op(const char *target);
 
 #endif

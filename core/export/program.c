@@ -21,11 +21,15 @@
  * pairing up with graph inputs/outputs by count and by name. */
 #include "core/export/program.h"
 
+#include "core/base/fault.h"
 #include "core/base/filemap.h"
 
 #include <assert.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +37,7 @@
 #include "core/export/load.h"
 #include "core/export/load_graph.h"
 #include "core/export/load_meta.h"
+#include "core/export/load_shape.h"
 #include "core/export/load_signature.h"
 #include "core/export/snapshot.h"
 #include "core/format/container.h"
@@ -267,7 +272,7 @@ int exdb_range_valid(const exdb_range *r) {
 /* graph_module (at gmp): the signature first (constant inputs take their
  * names from it), the graph, the names the signature's specs give its
  * inputs and outputs, the module_call_graph and the metadata. */
-static int load_graph_module(loader *L, const exdb_json *gm, const jpath *gmp) {
+static int load_graph_module(loader *L, const exdb_json *gm, const jpath *gmp, int shape) {
     exdb_program *P = L->prog;
     const exdb_json *sig = exdb_json_get(gm, "signature");
     jpath sigp = PKEY(gmp, "signature");
@@ -281,9 +286,6 @@ static int load_graph_module(loader *L, const exdb_json *gm, const jpath *gmp) {
         return exdb_load_fail(L, gmp, "missing key \"graph\" (expected an object)");
     if (exdb_load_need_obj(L, jg, &gp) < 0)
         return -1;
-    P->graph = exdb_graph_new(L->a);
-    if (!P->graph)
-        return exdb_load_oom(L);
     const exdb_json *nodes = exdb_json_get(jg, "nodes");
     P->nserialized_nodes = exdb_json_is(nodes, EXDB_JARRAY) ? nodes->len : 0;
     /* specs and graph inputs/outputs pair up one to one (checked before the
@@ -302,10 +304,17 @@ static int load_graph_module(loader *L, const exdb_json *gm, const jpath *gmp) {
             L, &osp2, "%u output spec%s for %u graph output%s (they pair up one to one, in order)",
             P->noutputs, P->noutputs == 1 ? "" : "s", gouts->len, gouts->len == 1 ? "" : "s");
     }
-    if (exdb_load_graph(L, jg, &gp, P->graph, 0) < 0 || index_subgraphs(L) < 0)
-        return -1;
-    if (exdb_load_signature_check_names(L, &sigp) < 0)
-        return -1;
+    if (shape) { /* the node counts only (load_shape.c) */
+        if (exdb_load_shape_graph(L, jg, &gp, &P->shape) < 0)
+            return -1;
+    } else {
+        if (!(P->graph = exdb_graph_new(L->a)))
+            return exdb_load_oom(L);
+        if (exdb_load_graph(L, jg, &gp, P->graph, 0) < 0 || index_subgraphs(L) < 0)
+            return -1;
+        if (exdb_load_signature_check_names(L, &sigp) < 0)
+            return -1;
+    }
     const exdb_json *mcg = exdb_load_get_opt(gm, "module_call_graph");
     if (mcg) {
         jpath mp = PKEY(gmp, "module_call_graph");
@@ -322,7 +331,7 @@ static int load_graph_module(loader *L, const exdb_json *gm, const jpath *gmp) {
 
 /* The top level: schema version, versions and verifiers, range
  * constraints, then the graph module (load_graph_module). */
-static int load_program(loader *L, const exdb_json *root) {
+static int load_program(loader *L, const exdb_json *root, int shape) {
     exdb_program *P = L->prog;
     const jpath *top = NULL; /* "$" itself */
     if (!exdb_json_is(root, EXDB_JOBJECT))
@@ -361,7 +370,9 @@ static int load_program(loader *L, const exdb_json *root) {
         return exdb_load_fail(L, top, "missing key \"graph_module\" (expected an object)");
     if (exdb_load_need_obj(L, gm, &gmp) < 0)
         return -1;
-    return load_graph_module(L, gm, &gmp);
+    if (shape && L->legacy_unions)
+        return -1; /* schema < 5: not read shape first */
+    return load_graph_module(L, gm, &gmp, shape);
 }
 
 static uint32_t ahead_min = EXDB_JSON_AHEAD_MIN;
@@ -420,9 +431,134 @@ static void start_ahead(loader *L, const exdb_json *root) {
     L->ahead = exdb_json_ahead_start(tables, 2, L->prog->buf, &L->strs, L->fname, ahead_min);
 }
 
-exdb_program *exdb_program_from_json(char *buf, size_t len, const char *name, exdb_error *err) {
+/* What load_program writes into a program: the fields from schema_major
+ * to nserialized_nodes (program.h keeps them together). A build that
+ * fails puts the shape's back. */
+#define LOADED_FROM offsetof(exdb_program, schema_major)
+#define LOADED_TO   (offsetof(exdb_program, nserialized_nodes) + sizeof(uint32_t))
+_Static_assert(offsetof(exdb_program, meta_defer) >= LOADED_TO &&
+                   offsetof(exdb_program, graph) > LOADED_FROM &&
+                   offsetof(exdb_program, gm_metadata) < LOADED_TO,
+               "load_program's fields are contiguous");
+
+/* A program's load between exdb_program_open_json and its build: the
+ * loader and the DOM of the first pass (exdb_json_parse_lazy), kept so
+ * that the build does not read the text again. */
+struct exdb_program_pending {
+    loader L;
+    exdb_arena dom;
+    exdb_json *root;
+    int failed; /* the build refused the program: err says why */
+    exdb_error err;
+    /* a build in a thread of its own (exdb_program_build_start) */
+    pthread_t thread;
+    int running, result;
+    exdb_error terr;
+    /* the program as opened (its shape), read while the thread runs
+     * (exdb_program_shape_view): the build writes the program's fields */
+    exdb_program view;
+    char saved[LOADED_TO - LOADED_FROM]; /* the shape's, while a build runs */
+};
+
+static uint32_t shape_min = EXDB_SHAPE_FIRST_MIN;
+
+uint32_t exdb_program_shape_first(uint32_t min_nodes) {
+    uint32_t was = shape_min;
+    shape_min = min_nodes;
+    return was;
+}
+
+void exdb_program_node_counts(const exdb_program *p, exdb_node_counts *c) {
+    if (!p->graph) {
+        *c = p->shape;
+        return;
+    }
+    memset(c, 0, sizeof *c);
+    for (const exdb_node *n = p->graph->head; n; n = n->next) {
+        c->ops[n->op < 6 ? n->op : 0]++;
+        c->getitems += n->op == EXDB_OP_CALL_FUNCTION && strcmp(n->target, "operator.getitem") == 0;
+    }
+    c->nodes = p->graph->count;
+}
+
+/* Frees what the load kept (the DOM, the loader's tables): the program
+ * is built, or given up. */
+static void pending_free(struct exdb_program_pending *pd) {
+    if (!pd)
+        return;
+    pthread_mutex_destroy(&pd->L.strs_mu);
+    exdb_arena_destroy(&pd->L.node_dom);
+    exdb_arena_destroy(&pd->dom);
+    free(pd);
+}
+
+static int out_of_memory(const exdb_error *e);
+
+/* The IR of P from the first pass's DOM (load_program), as the load has
+ * always built it; -1 with the load's message in err. */
+static int build(exdb_program *P, struct exdb_program_pending *pd, exdb_error *err) {
+    loader *L = &pd->L;
+    L->err = err;
+    defer_meta(L, pd->root);
+    start_ahead(L, pd->root);
+    int rc = load_program(L, pd->root, 0);
+    exdb_json_ahead_stop(L->ahead);
+    L->ahead = NULL;
+    exdb_filemap_drop(P->buf, P->buf,
+                      P->buf + P->json_bytes); /* read again only for lazy metadata */
+    if (exdb_filemap_changed(P->buf)) {        /* truncated or rewritten while loaded */
+        exdb_error_clear(err);
+        exdb_errorf(err, "%s changed on disk since it was loaded; load it again", L->fname);
+        rc = -1;
+    }
+    if (rc == 0) {
+        assert(exdb_graph_ok(P->graph));
+        for (uint32_t i = 0; i < P->nsubgraphs; i++)
+            assert(exdb_graph_ok(P->subgraphs[i].graph));
+    }
+    return rc;
+}
+
+/* Whether root is a program to open shape first: schema >= 5 (checked by
+ * the shape read), at least shape_min nodes in its main graph. */
+static int shape_worth(const exdb_json *root) {
+    const exdb_json *g = exdb_json_get(exdb_json_get(root, "graph_module"), "graph");
+    const exdb_json *nodes = exdb_json_get(g, "nodes");
+    return exdb_json_is(nodes, EXDB_JARRAY) && nodes->len >= shape_min;
+}
+
+/* The shape read (load_program's parts but the graph, whose node counts
+ * load_shape.c reads off the text) in a loader of its own, so that the
+ * build starts from nothing counted. 0 when it read everything; -1 when it
+ * could not say (any error: the build then gives the load's answer). */
+static int read_shape(exdb_program *P, const exdb_json *root, const char *fname, exdb_error *serr) {
+    exdb_arena scratch;
+    exdb_arena_init(&scratch);
+    loader S = {.prog = P,
+                .a = &P->arena,
+                .args = &P->args_arena,
+                .fname = fname,
+                .err = serr,
+                .reserve_left = P->json_bytes / RESERVE_BYTES + 64};
+    exdb_arena_init(&S.node_dom);
+    S.strs = exdb_jstrings_on(&scratch);
+    exdb_strmap_init(&S.stacks, &scratch);
+    exdb_strmap_init(&S.modules, &scratch);
+    int rc = load_program(&S, root, 1);
+    exdb_arena_destroy(&S.node_dom);
+    exdb_arena_destroy(&scratch);
+    exdb_filemap_drop(P->buf, P->buf, P->buf + P->json_bytes);
+    if (rc == 0 && exdb_filemap_changed(P->buf))
+        rc = -1;
+    return rc;
+}
+
+exdb_program *exdb_program_open_json(char *buf, size_t len, const char *name, int shape_first,
+                                     exdb_error *err) {
     exdb_program *P = calloc(1, sizeof *P);
-    if (!P) {
+    struct exdb_program_pending *pd = P ? calloc(1, sizeof *pd) : NULL;
+    if (!pd) {
+        free(P);
         exdb_mem_release(buf);
         exdb_errorf(err, "%s: out of memory", name);
         return NULL;
@@ -435,58 +571,169 @@ exdb_program *exdb_program_from_json(char *buf, size_t len, const char *name, ex
     P->path = exdb_arena_strdup(&P->arena, name);
     P->member = P->path;
     P->model = "model";
-    loader L = {.prog = P,
-                .a = &P->arena,
-                .args = &P->args_arena,
-                .fname = P->path ? P->path : name,
-                .err = err,
-                .reserve_left = len / RESERVE_BYTES + 64};
-    exdb_arena_init(&L.node_dom);
-    L.strs = exdb_jstrings_on(&P->text_arena);
-    pthread_mutex_init(&L.strs_mu, NULL);
+    loader *L = &pd->L;
+    *L = (loader){.prog = P,
+                  .a = &P->arena,
+                  .args = &P->args_arena,
+                  .fname = P->path ? P->path : name,
+                  .err = err,
+                  .reserve_left = len / RESERVE_BYTES + 64};
+    exdb_arena_init(&L->node_dom);
+    L->strs = exdb_jstrings_on(&P->text_arena);
+    pthread_mutex_init(&L->strs_mu, NULL);
     /* The DOM lives in its own arena, dropped once the IR is built. The
      * main graph's nodes (~3/4 of the JSON) and tensor metadata (a DOM of
      * ~3 bytes per byte: 30 small values in 250 bytes) are parsed one at a
-     * time into L.node_dom as exdb_load_graph reaches them, so their DOM never
+     * time into L->node_dom as exdb_load_graph reaches them, so their DOM never
      * exists all at once: peak memory is the buffer, the rest of the DOM
      * and the IR. */
     static const char *const lazy_prefix[] = {"graph_module", "graph"};
     static const char *const lazy_last[] = {"nodes", "tensor_values", NULL};
-    exdb_arena dom;
-    exdb_arena_init(&dom);
-    exdb_strmap_init(&L.stacks, &dom); /* the memo table goes with the DOM */
-    exdb_strmap_init(&L.modules, &dom);
-    exdb_json *root;
+    exdb_arena_init(&pd->dom);
+    exdb_strmap_init(&L->stacks, &pd->dom); /* the memo table goes with the DOM */
+    exdb_strmap_init(&L->modules, &pd->dom);
     int rc = -1;
     if (!P->path)
         exdb_errorf(err, "%s: out of memory", name);
-    else if (exdb_json_parse_lazy(buf, len, &dom, &L.strs, L.fname, lazy_prefix, 2, lazy_last,
-                                  &root, err) == 0) {
-        defer_meta(&L, root);
-        start_ahead(&L, root);
-        rc = load_program(&L, root);
+    else if (exdb_json_parse_lazy(buf, len, &pd->dom, &L->strs, L->fname, lazy_prefix, 2, lazy_last,
+                                  &pd->root, err) == 0) {
+        exdb_error serr = {0};
+        if (shape_first && shape_worth(pd->root) && read_shape(P, pd->root, L->fname, &serr) == 0) {
+            P->pending = pd; /* exdb_program_build builds the rest */
+            return P;
+        }
+        if (out_of_memory(&serr)) /* said as such, not taken for a fault of the file */
+            *err = serr;
+        else
+            rc = build(P, pd, err);
+    } else if (P->path) {
+        exdb_filemap_drop(buf, buf, buf + len);
+        if (exdb_filemap_changed(buf)) { /* truncated or rewritten while read */
+            exdb_error_clear(err);
+            exdb_errorf(err, "%s changed on disk since it was loaded; load it again", L->fname);
+        }
     }
-    exdb_json_ahead_stop(L.ahead);
-    pthread_mutex_destroy(&L.strs_mu);
-    exdb_filemap_drop(buf, buf, buf + len); /* read again only for lazy metadata */
-    if (exdb_filemap_changed(buf)) {        /* truncated or rewritten while loaded */
-        exdb_error_clear(err);
-        exdb_errorf(err, "%s changed on disk since it was loaded; load it again", L.fname);
-        rc = -1;
-    }
-    exdb_arena_destroy(&L.node_dom);
-    exdb_arena_destroy(&dom);
+    pending_free(pd);
     if (rc < 0) {
         exdb_program_free(P);
         return NULL;
     }
-    assert(exdb_graph_ok(P->graph));
-    for (uint32_t i = 0; i < P->nsubgraphs; i++)
-        assert(exdb_graph_ok(P->subgraphs[i].graph));
     return P;
 }
 
-exdb_program *exdb_program_load(const char *path, const char *model, exdb_error *err) {
+exdb_program *exdb_program_from_json(char *buf, size_t len, const char *name, exdb_error *err) {
+    return exdb_program_open_json(buf, len, name, 0, err);
+}
+
+/* The loader as the first pass left it, for a build (again, after one
+ * that ran out of memory): nothing counted, no graph. */
+static void loader_restart(exdb_program *P, struct exdb_program_pending *pd) {
+    loader *L = &pd->L;
+    exdb_strmap_init(&L->stacks, &pd->dom);
+    exdb_strmap_init(&L->modules, &pd->dom);
+    L->last_stack = NULL;
+    L->module_bytes = 0;
+    L->nnodes = 0;
+    L->subgraphs_cap = 0;
+    L->reserve_left = P->json_bytes / RESERVE_BYTES + 64;
+    L->clean_lo = L->clean_hi = NULL;
+    L->dropped = NULL;
+    L->ahead = NULL;
+}
+
+/* Whether e says memory ran out ("FILE: out of memory", or a part's
+ * message that ends in its reason: "... (context: line 1, column 2: out
+ * of memory)"); a message that only quotes the words costs a build again. */
+static int out_of_memory(const exdb_error *e) {
+    return strstr(e->msg, "out of memory") != NULL;
+}
+
+/* One build of p: 0 (pd is then to be freed), -1 refused (pd->failed,
+ * the message kept), -2 out of memory; the shape's fields put back but on
+ * success. */
+static int attempt(exdb_program *p, struct exdb_program_pending *pd, exdb_error *err) {
+    memcpy(pd->saved, (char *)p + LOADED_FROM, sizeof pd->saved);
+    loader_restart(p, pd);
+    exdb_error e = {0};
+    if (build(p, pd, &e) == 0)
+        return 0;
+    /* what a failed build leaves is not read: the shape stands */
+    memcpy((char *)p + LOADED_FROM, pd->saved, sizeof pd->saved);
+    *err = e;
+    if (out_of_memory(&e))
+        return -2; /* a later call tries again */
+    pd->failed = 1;
+    pd->err = e;
+    return -1;
+}
+
+static void *build_thread(void *arg) {
+    exdb_program *p = arg;
+    struct exdb_program_pending *pd = p->pending;
+    pd->result = attempt(p, pd, &pd->terr);
+    return NULL;
+}
+
+void exdb_program_build_start(exdb_program *p) {
+    struct exdb_program_pending *pd = p->pending;
+    if (!pd || pd->running || pd->failed)
+        return;
+#ifdef EXDB_FAULT
+    if (exdb_fault_armed()) /* the counting assumes one thread */
+        return;
+#endif
+    /* the signals a user or the terminal sends go to the REPL's thread
+     * (Ctrl-C at the prompt); a fault on the text (SIGBUS) stays the
+     * faulting thread's */
+    static const int async[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, SIGWINCH, SIGTSTP,
+                                SIGCHLD, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2,  SIGCONT};
+    sigset_t block, old;
+    sigemptyset(&block);
+    for (size_t i = 0; i < sizeof async / sizeof *async; i++)
+        sigaddset(&block, async[i]);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    pd->view = *p;
+    pd->view.graph = NULL; /* the shape's counts */
+    pd->running = pthread_create(&pd->thread, NULL, build_thread, p) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+const exdb_program *exdb_program_shape_view(const exdb_program *p) {
+    return p && p->pending && p->pending->running ? &p->pending->view : p;
+}
+
+void exdb_program_wait(exdb_program *p) {
+    struct exdb_program_pending *pd = p ? p->pending : NULL;
+    if (!pd || !pd->running)
+        return;
+    pthread_join(pd->thread, NULL);
+    pd->running = 0;
+    if (pd->result == 0) {
+        p->pending = NULL;
+        pending_free(pd);
+    } /* refused: pd->failed; out of memory: exdb_program_build tries again */
+}
+
+int exdb_program_build(exdb_program *p, exdb_error *err) {
+    exdb_program_wait(p);
+    struct exdb_program_pending *pd = p->pending;
+    if (!pd)
+        return 0;
+    if (pd->failed) {
+        *err = pd->err;
+        return -1;
+    }
+    int rc = attempt(p, pd, err);
+    if (rc == 0) {
+        p->pending = NULL;
+        pending_free(pd);
+    }
+    return rc;
+}
+
+/* exdb_program_load and exdb_program_open. */
+static exdb_program *open_path(const char *path, const char *model, int shape_first,
+                               exdb_error *err) {
     exdb_container *c;
     if (exdb_container_open(path, &c, err) < 0)
         return NULL;
@@ -511,7 +758,8 @@ exdb_program *exdb_program_load(const char *path, const char *model, exdb_error 
     }
     /* exdb_program_from_json, through snapshot.c: it keeps what run and save
      * need from c and the text (its hash, taken as it was read) */
-    exdb_program *P = label ? exdb_snapshot_load(c, model, buf, len, hash, label, err) : NULL;
+    exdb_program *P =
+        label ? exdb_snapshot_load(c, model, buf, len, hash, label, shape_first, err) : NULL;
     if (!label) {
         exdb_mem_release(buf);
         exdb_errorf(err, "%s: out of memory", path);
@@ -536,9 +784,19 @@ exdb_program *exdb_program_load(const char *path, const char *model, exdb_error 
     return P;
 }
 
+exdb_program *exdb_program_load(const char *path, const char *model, exdb_error *err) {
+    return open_path(path, model, 0, err);
+}
+
+exdb_program *exdb_program_open(const char *path, const char *model, exdb_error *err) {
+    return open_path(path, model, 1, err);
+}
+
 void exdb_program_free(exdb_program *p) {
     if (!p)
         return;
+    exdb_program_wait(p);
+    pending_free(p->pending);
     for (exdb_meta_fail *f = p->meta_defer.fails, *next; f; f = next) {
         next = f->next;
         free(f);

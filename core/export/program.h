@@ -67,6 +67,15 @@ void exdb_range_bound(const exdb_range *r, int upper, char *out, size_t n);
 /* lower <= upper, as torch's ValueRanges requires (else ValueRangeError). */
 int exdb_range_valid(const exdb_range *r);
 
+/* How many nodes of each op the main graph has (exdb_program_node_counts). */
+typedef struct exdb_node_counts {
+    uint32_t nodes;
+    uint32_t ops[6];   /* by exdb_op */
+    uint32_t getitems; /* call_function operator.getitem, of ops[EXDB_OP_CALL_FUNCTION] */
+} exdb_node_counts;
+
+struct exdb_program_pending;
+
 typedef struct exdb_program {
     exdb_arena arena;
     /* The main graph's argument trees, in node order and nothing else
@@ -117,12 +126,19 @@ typedef struct exdb_program {
     uint32_t ngm_metadata;
 
     uint32_t nserialized_nodes; /* len(graph.nodes) in the file */
+    /* (the fields from schema_major to here are what the loader writes:
+     * program.c saves and restores them around a build) */
     /* How the main graph's node metadata left unparsed at load is read
      * (exdb_meta's defer; exdb_program_meta_error). */
     exdb_meta_defer meta_defer;
     /* What later commands need from the file, read when it was loaded
      * (snapshot.h); NULL for exdb_program_from_json's programs. */
     struct exdb_snapshot *snapshot;
+    /* Opened shape first (exdb_program_open): until exdb_program_build,
+     * graph is NULL, subgraphs none, and shape holds the main graph's node
+     * counts; everything else above is loaded. NULL once built. */
+    struct exdb_program_pending *pending;
+    exdb_node_counts shape;
 } exdb_program;
 
 /* Loads PATH (a .pt2 archive, a legacy export zip, or bare program JSON).
@@ -130,9 +146,59 @@ typedef struct exdb_program {
  * On error returns NULL with a one-line message in err. */
 exdb_program *exdb_program_load(const char *path, const char *model, exdb_error *err);
 
+/* exdb_program_load, except that a program whose main graph has at least
+ * the exdb_program_shape_first threshold of nodes may be opened shape
+ * first: its top, signature, module call graph, range constraints and node
+ * counts are read (what `info program` and the load line print), and its
+ * IR (the graph, the node metadata, the value tables) is built by
+ * exdb_program_build, which every reader of p->graph must call first. A
+ * file malformed in a part the shape read does not reach is refused by
+ * exdb_program_build (docs/json-reader.md, "Shape first"). */
+exdb_program *exdb_program_open(const char *path, const char *model, exdb_error *err);
+/* Builds the IR of a program opened shape first (nothing when built): 0;
+ * -1 with the one-line message the load would have given (the same again
+ * on every later call: the program has only its shape, and should be
+ * dropped as a load that failed); -2 when memory ran out (a later call
+ * tries again). */
+int exdb_program_build(exdb_program *p, exdb_error *err);
+/* Starts exdb_program_build in a thread of its own (gdb reads symbols so,
+ * after the prompt): until exdb_program_wait, exdb_program_build or
+ * exdb_program_free, which wait for it, nothing may read or change p but
+ * through exdb_program_shape_view.
+ * Nothing when built, refused, or under fault injection (the build then
+ * happens in exdb_program_build); an out-of-memory build there is tried
+ * again by exdb_program_build. Meanwhile exdb_program_shape_view(p) is
+ * what may be read of it. */
+void exdb_program_build_start(exdb_program *p);
+/* Waits for the build exdb_program_build_start started, if any (p may be
+ * NULL). */
+void exdb_program_wait(exdb_program *p);
+/* What may be read of p while its build runs in a thread: a copy of p as
+ * opened (its shape: everything but the graph, the counts in shape; its
+ * arenas not to be used), else p itself. Valid until the next call that
+ * waits for the build. */
+const exdb_program *exdb_program_shape_view(const exdb_program *p);
+/* Whether p's IR is built (p->graph is there). */
+static inline int exdb_program_built(const exdb_program *p) {
+    return p->graph != NULL;
+}
+/* Programs whose main graph has at least min_nodes serialized nodes are
+ * opened shape first by exdb_program_open; EXDB_SHAPE_FIRST_MIN unless
+ * changed (tests pass 0: always, or UINT32_MAX: never). Returns the
+ * threshold it replaces. */
+enum { EXDB_SHAPE_FIRST_MIN = 32768 };
+uint32_t exdb_program_shape_first(uint32_t min_nodes);
+/* The main graph's node counts: from the graph when built, else the
+ * shape's. */
+void exdb_program_node_counts(const exdb_program *p, exdb_node_counts *c);
+
 /* Builds a program from JSON text already in memory (buf is modified and
  * adopted: freed with the program). name is used in messages. */
 exdb_program *exdb_program_from_json(char *buf, size_t len, const char *name, exdb_error *err);
+/* exdb_program_from_json, opened shape first when shape_first and the
+ * program is big enough (exdb_program_open). */
+exdb_program *exdb_program_open_json(char *buf, size_t len, const char *name, int shape_first,
+                                     exdb_error *err);
 /* Programs with at least min_elements nodes and tensor_values entries in
  * their main graph have them parsed in a second thread while the loader
  * builds the IR (core/format/json_ahead.h); EXDB_JSON_AHEAD_MIN (4096)

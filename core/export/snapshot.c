@@ -103,8 +103,9 @@ static int take(exdb_arena *a, exdb_snapshot *s, exdb_container *c, const char *
 }
 
 exdb_program *exdb_snapshot_load(exdb_container *c, const char *model, char *buf, size_t len,
-                                 uint64_t hash, const char *label, exdb_error *err) {
-    exdb_program *p = exdb_program_from_json(buf, len, label, err);
+                                 uint64_t hash, const char *label, int shape_first,
+                                 exdb_error *err) {
+    exdb_program *p = exdb_program_open_json(buf, len, label, shape_first, err);
     if (!p)
         return NULL;
     exdb_filemap_hash(p->buf, &hash); /* taken during the load (container.h _to_load) */

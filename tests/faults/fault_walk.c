@@ -5,7 +5,8 @@
  * of FILE through session_exec, exactly as typed at the prompt.
  *
  *   fault_walk [--stride K] [--start N] [--persistent] [--arena-calls] [--sites]
- *              [--all-stacks] [--census] [--lazy-meta] [--trace N] [-v] [-c CMD]... FILE...
+ *              [--all-stacks] [--census] [--lazy-meta] [--shape-first] [--trace N] [-v] [-c CMD]...
+ * FILE...
  *
  * For each FILE a run without failures is the reference: each command's
  * exit, its text, and the files it writes. Then for each N a fresh session
@@ -38,7 +39,9 @@
  * sessions only and lists (as --sites) the sites their allocations come
  * from: which files reach which sites, none made to fail. --lazy-meta
  * reads every program's node metadata at first use, as the loader does
- * from EXDB_LAZY_META_MIN nodes (exdb_program_lazy_meta(0)).
+ * from EXDB_LAZY_META_MIN nodes (exdb_program_lazy_meta(0)). --shape-first
+ * opens every program shape first, as load does from EXDB_SHAPE_FIRST_MIN
+ * nodes (exdb_program_shape_first(0)).
  *
  * Prints one line per failing N, then per file
  *   "FILE: N points (first..last of T allocations), S more allocation sites, F failed"
@@ -687,10 +690,10 @@ static int walk(const char *file, unsigned long start, unsigned long stride) {
 }
 
 static int usage(void) {
-    fprintf(stderr,
-            "usage: fault_walk [--stride K] [--start N] [--persistent] [--arena-calls] "
-            "[--sites] [--all-stacks] [--census] [--lazy-meta] [--trace N] [-v] [-c CMD]... "
-            "FILE...\n");
+    fprintf(stderr, "usage: fault_walk [--stride K] [--start N] [--persistent] [--arena-calls] "
+                    "[--sites] [--all-stacks] [--census] [--lazy-meta] [--shape-first] [--trace N] "
+                    "[-v] [-c CMD]... "
+                    "FILE...\n");
     return 2;
 }
 
@@ -709,6 +712,8 @@ int main(int argc, char **argv) {
             arena_calls = EXDB_FAULT_ARENA_CALLS;
         else if (strcmp(argv[i], "--lazy-meta") == 0)
             exdb_program_lazy_meta(0); /* every program's metadata read at first use */
+        else if (strcmp(argv[i], "--shape-first") == 0)
+            exdb_program_shape_first(0); /* every program opened shape first */
         else if (strcmp(argv[i], "--trace") == 0 && i + 1 < argc)
             trace = strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--all-stacks") == 0)

@@ -1026,6 +1026,75 @@ Test(load, metadata_read_at_first_use_gives_the_same_answers) {
     cr_expect_gt(each_program("tests/fixtures", same_lazy), 10);
 }
 
+/* ---- shape first (exdb_program_open, exdb_program_build) */
+
+static int opened_by_shape; /* programs shape_answer opened shape first */
+
+/* What opening path gives, shape first (shape; 2: the build started in
+ * a thread at once) or whole: "error: MSG" when the open or the build
+ * refuses it, else the program's info before the build, then after it,
+ * and the graph. */
+static char *shape_answer(const char *path, int shape) {
+    exdb_program_shape_first(shape ? 0 : UINT32_MAX);
+    exdb_error err = {0};
+    exdb_program *p = exdb_program_open(path, NULL, &err);
+    exdb_program_shape_first(EXDB_SHAPE_FIRST_MIN);
+    exdb_buf b;
+    exdb_buf_init(&b);
+    if (p) {
+        cr_expect(shape || exdb_program_built(p), "%s", path);
+        opened_by_shape += !exdb_program_built(p);
+        if (shape == 2) { /* the shape read while the build runs */
+            exdb_program_build_start(p);
+            exdb_print_program_info(&b, exdb_program_shape_view(p));
+            exdb_program_wait(p);
+        } else {
+            exdb_print_program_info(&b, p);
+        }
+        if (exdb_program_build(p, &err) == 0) {
+            exdb_print_program_info(&b, p);
+            exdb_print_graph(&b, p->graph);
+        } else {
+            exdb_error again = {0}; /* the same message every time */
+            cr_expect_eq(exdb_program_build(p, &again), -1, "%s", path);
+            cr_expect_str_eq(again.msg, err.msg, "%s", path);
+            exdb_print_program_info(&b, p); /* the shape still answers */
+            exdb_buf_reset(&b);
+        }
+        exdb_program_free(p);
+    }
+    if (!p || !b.len)
+        exdb_buf_printf(&b, "error: %s", err.msg);
+    char *s = strdup(exdb_buf_str(&b));
+    exdb_buf_free(&b);
+    return s;
+}
+
+/* path opened shape first answers as opened whole: the same info (before
+ * and after the build) and graph, or the same one-line error, given by the
+ * open or by the first build. */
+static void same_shape(const char *path) {
+    char *whole = shape_answer(path, 0);
+    char *shape = shape_answer(path, 1);
+    char *behind = shape_answer(path, 2);
+    cr_expect_str_eq(shape, whole, "%s", path);
+    cr_expect_str_eq(behind, whole, "%s (built in a thread)", path);
+    free(whole);
+    free(shape);
+    free(behind);
+}
+
+Test(load, shape_first_gives_the_same_answers) {
+    cr_expect_gt(each_program("tests/malformed", same_shape), 90);
+    int malformed = opened_by_shape;
+    cr_expect_gt(malformed, 40); /* those the shape read passes, the build refuses */
+    cr_expect_gt(each_program("tests/fixtures", same_shape), 10);
+    cr_expect_gt(opened_by_shape - malformed, 20);
+    struct stat st;
+    if (stat("../shared/real_pt2", &st) == 0) /* CI has it beside the repository */
+        cr_expect_gt(each_program("../shared/real_pt2", same_shape), 10);
+}
+
 /* A program of 4 relu nodes r0..r3 (x -> r0 -> ... -> r3) into b, node i's
  * metadata its nn_module_stack (stacks[i], or "L__self__,,m.M" when stacks
  * is NULL) and then meta[i]'s entries (none when meta is NULL). */

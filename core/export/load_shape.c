@@ -1,0 +1,295 @@
+/* load_shape.c - see load_shape.h.
+ *
+ * A node is one call_function plus the getitems deserialize_outputs makes
+ * of its outputs (load_node.c's load_outputs and gen_getitems): the count
+ * needs the node's target, outputs and is_hop_single_tensor_return, not
+ * its metadata (60% of a program's bytes). A node the first pass only
+ * delimited (an EXDB_JRAW element, one line of ASCII) is walked member by
+ * member, each value skipped with the skim (json_skim.h: 64 bytes a step),
+ * and only its outputs array parsed; a node in another form is parsed
+ * whole. Anything unexpected gives up (-1): the caller then loads the
+ * program whole, which gives the load's answer or its message. */
+#include "core/export/load_shape.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "core/export/load_node.h"
+#include "core/format/json_skim.h"
+
+/* What counting a node needs, off its text. */
+typedef struct node_text {
+    const char *target, *outs, *ins;
+    size_t tlen, olen, ilen;
+    int hop_single;
+} node_text;
+
+static const char *ws(const char *p, const char *end) {
+    while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+        p++;
+    return p;
+}
+
+static int key_is(const char *k, size_t n, const char *name) {
+    return strlen(name) == n && memcmp(k, name, n) == 0;
+}
+
+/* The members of node object [s, end) (the last of repeated keys, as
+ * Python's json keeps it) into *o: 0, or -1 when the text is not plain
+ * enough to say (escaped keys or target, a missing target or outputs, a
+ * byte out of place). Values are skipped, not checked: the build parses
+ * the node. */
+static int walk_node(const char *s, const char *end, node_text *o) {
+    const char *p = ws(s, end);
+    memset(o, 0, sizeof *o);
+    if (p >= end || *p != '{')
+        return -1;
+    p = ws(p + 1, end);
+    for (;;) {
+        if (p >= end || *p != '"')
+            return -1;
+        const char *kq = exdb_json_skim_string(p, end);
+        if (!kq)
+            return -1;
+        const char *k = p + 1;
+        size_t kl = (size_t)(kq - k);
+        if (memchr(k, '\\', kl))
+            return -1;
+        p = ws(kq + 1, end);
+        if (p >= end || *p != ':')
+            return -1;
+        const char *v = p = ws(p + 1, end);
+        if (p >= end)
+            return -1;
+        if (*p == '"') {
+            const char *q = exdb_json_skim_string(p, end);
+            if (!q)
+                return -1;
+            p = q + 1;
+        } else if (*p == '[' || *p == '{') {
+            if (!(p = exdb_json_skim(p, end, EXDB_JSON_MAX_DEPTH)) || p > end)
+                return -1;
+        } else {
+            while (p < end && *p != ',' && *p != '}' && *p != ' ')
+                p++;
+        }
+        size_t vl = (size_t)(p - v);
+        if (key_is(k, kl, "target")) {
+            if (v[0] != '"' || memchr(v, '\\', vl))
+                return -1;
+            o->target = v + 1;
+            o->tlen = vl - 2;
+        } else if (key_is(k, kl, "outputs")) {
+            o->outs = v;
+            o->olen = vl;
+        } else if (key_is(k, kl, "inputs")) {
+            o->ins = v;
+            o->ilen = vl;
+        } else if (key_is(k, kl, "is_hop_single_tensor_return")) {
+            o->hop_single = vl == 4 && memcmp(v, "true", 4) == 0;
+        }
+        p = ws(p, end);
+        if (p < end && *p == ',') {
+            p = ws(p + 1, end);
+            continue;
+        }
+        if (p < end && *p == '}')
+            break;
+        return -1;
+    }
+    return ws(p + 1, end) == end && o->target && o->outs && o->ins ? 0 : -1;
+}
+
+/* Whether j holds "as_graph" as a key or a string (a union's tag either
+ * way): a subgraph argument, which the shape does not count. */
+static int has_graph_arg(const exdb_json *j) {
+    if (j->key && strcmp(j->key, "as_graph") == 0)
+        return 1;
+    if (j->type == EXDB_JSTRING)
+        return strcmp(j->u.str, "as_graph") == 0;
+    if (j->type != EXDB_JARRAY && j->type != EXDB_JOBJECT)
+        return 0;
+    for (uint32_t i = 0; i < j->len; i++)
+        if (has_graph_arg(&j->u.kids[i]))
+            return 1;
+    return 0;
+}
+
+/* Whether the text [s, s + n) holds "as_graph" (has_graph_arg's
+ * question, asked of the text: a string holding it says yes too). */
+static int mentions_graph(const char *s, size_t n) {
+    for (const char *e = s + n, *p = s; (p = memchr(p, 'a', (size_t)(e - p))); p++)
+        if ((size_t)(e - p) >= 8 && memcmp(p, "as_graph", 8) == 0)
+            return 1;
+    return 0;
+}
+
+static int tag_in(const char *tag, const char *const *names) {
+    for (; *names; names++)
+        if (strcmp(tag, *names) == 0)
+            return 1;
+    return 0;
+}
+
+/* The getitems deserialize_outputs makes of outs (load_node.c's
+ * load_outputs and gen_getitems, when the load accepts the node), or -1. */
+static int64_t count_getitems(loader *L, const exdb_json *outs, int sym, int is_hop,
+                              int hop_single) {
+    static const char *const single[] = {"as_tensor",    "as_sym_int", "as_sym_bool",
+                                         "as_sym_float", "as_none",    NULL};
+    static const char *const one_each[] = {"as_tensor", "as_sym_int", "as_sym_float", "as_none",
+                                           NULL};
+    static const char *const lists[] = {"as_tensors", "as_sym_ints", "as_sym_floats", NULL};
+    if (!exdb_json_is(outs, EXDB_JARRAY) || (sym && outs->len == 0))
+        return -1;
+    if (outs->len == 0 || sym)
+        return 0;
+    const char *tag;
+    const exdb_json *v;
+    if (exdb_load_get_union(L, &outs->u.kids[0], NULL, "a node output", &tag, &v) < 0)
+        return -1;
+    int is_none = strcmp(tag, "as_none") == 0;
+    int hop_tuple = outs->len == 1 && is_hop && !hop_single && !is_none;
+    if (outs->len == 1 && !hop_tuple) {
+        if (tag_in(tag, single))
+            return 0;
+        return strcmp(tag, "as_tensors") == 0 && exdb_json_is(v, EXDB_JARRAY) ? (int64_t)v->len
+                                                                              : -1;
+    }
+    int64_t n = 0;
+    for (uint32_t i = 0; i < outs->len; i++) {
+        if (exdb_load_get_union(L, &outs->u.kids[i], NULL, "a node output", &tag, &v) < 0)
+            return -1;
+        if (tag_in(tag, one_each))
+            n++;
+        else if (tag_in(tag, lists) && exdb_json_is(v, EXDB_JARRAY))
+            n += 1 + (int64_t)v->len;
+        else
+            return -1;
+    }
+    return n;
+}
+
+/* The getitems of a node parsed whole (jn), or -1. */
+static int64_t dom_getitems(loader *L, const exdb_json *jn) {
+    const exdb_json *t = exdb_json_get(jn, "target");
+    const exdb_json *ins = exdb_json_get(jn, "inputs");
+    const exdb_json *hs = exdb_load_get_opt(jn, "is_hop_single_tensor_return");
+    if (!exdb_json_is(t, EXDB_JSTRING) || !ins || has_graph_arg(ins))
+        return -1;
+    return count_getitems(L, exdb_json_get(jn, "outputs"), exdb_load_node_is_sym_op(t->u.str),
+                          strncmp(t->u.str, "torch.ops.higher_order.", 23) == 0,
+                          hs && hs->type == EXDB_JTRUE);
+}
+
+/* The getitems of node element e (at index i), or -1. */
+static int64_t node_getitems(loader *L, const exdb_json *e) {
+    exdb_arena_reset(&L->node_dom);
+    exdb_jstrings strs = exdb_jstrings_on(&L->node_dom);
+    exdb_json parsed;
+    exdb_error perr = {0};
+    node_text nt;
+    if (e->type != EXDB_JRAW)
+        return dom_getitems(L, e);
+    if (!(e->flags & EXDB_JRAW_ASCII) || walk_node(e->u.str, e->u.str + e->len, &nt) < 0) {
+        if (exdb_json_parse_raw(e, L->prog->buf, &L->node_dom, &strs, L->fname, &parsed, NULL, NULL,
+                                &perr) < 0)
+            return exdb_errorf(L->err, "%s", perr.msg); /* out of memory is said as such */
+        return dom_getitems(L, &parsed);
+    }
+    char target[EXDB_MAX_NAME_BYTES + 1];
+    if (nt.tlen > EXDB_MAX_NAME_BYTES || mentions_graph(nt.ins, nt.ilen))
+        return -1;
+    memcpy(target, nt.target, nt.tlen);
+    target[nt.tlen] = '\0';
+    exdb_json raw = {
+        .u.str = nt.outs, .len = (uint32_t)nt.olen, .type = EXDB_JRAW, .flags = EXDB_JRAW_ASCII};
+    if (exdb_json_parse_raw(&raw, L->prog->buf, &L->node_dom, &strs, L->fname, &parsed, NULL, NULL,
+                            &perr) < 0)
+        return exdb_errorf(L->err, "%s", perr.msg);
+    return count_getitems(L, &parsed, exdb_load_node_is_sym_op(target),
+                          strncmp(target, "torch.ops.higher_order.", 23) == 0, nt.hop_single);
+}
+
+/* One half of the nodes, counted by a thread of its own: a loader of
+ * its own (its DOM arena, its error, the pages it gave back). */
+typedef struct walk {
+    loader L;
+    exdb_error err;
+    const exdb_json *nodes;
+    uint32_t from, to;
+    uint64_t getitems;
+    int rc;
+} walk;
+
+static void *walk_nodes(void *arg) {
+    walk *w = arg;
+    w->rc = 0;
+    for (uint32_t i = w->from; i < w->to && w->rc == 0; i++) {
+        const exdb_json *e = &w->nodes->u.kids[i];
+        int64_t n = node_getitems(&w->L, e);
+        if (n < 0)
+            w->rc = -1;
+        w->getitems += (uint64_t)(n < 0 ? 0 : n);
+        if (e->type == EXDB_JRAW) /* its text given back as the load does */
+            exdb_load_drop_behind(&w->L, e->u.str);
+    }
+    return NULL;
+}
+
+static void walk_init(walk *w, const loader *L, const exdb_json *nodes, uint32_t from,
+                      uint32_t to) {
+    memset(w, 0, sizeof *w);
+    w->L = *L;
+    w->L.err = &w->err;
+    w->L.dropped = NULL;
+    exdb_arena_init(&w->L.node_dom);
+    w->nodes = nodes;
+    w->from = from;
+    w->to = to;
+}
+
+/* Nodes from which the count is split between two threads. */
+enum { SPLIT_MIN = 8192 };
+
+int exdb_load_shape_graph(loader *L, const exdb_json *jg, const jpath *gp, exdb_node_counts *c) {
+    const exdb_json *ins = exdb_json_get(jg, "inputs");
+    const exdb_json *nodes = exdb_json_get(jg, "nodes");
+    const exdb_json *outs = exdb_json_get(jg, "outputs");
+    if (!exdb_json_is(ins, EXDB_JARRAY) || !exdb_json_is(nodes, EXDB_JARRAY) ||
+        !exdb_json_is(outs, EXDB_JARRAY) || (uint64_t)ins->len + nodes->len > EXDB_MAX_NODES)
+        return -1;
+    /* the second half in a thread of its own (not under fault injection,
+     * which counts allocations in order), the first here */
+    uint32_t half = nodes->len >= SPLIT_MIN ? nodes->len / 2 : nodes->len;
+#ifdef EXDB_FAULT
+    if (exdb_fault_armed())
+        half = nodes->len;
+#endif
+    walk w[2];
+    walk_init(&w[0], L, nodes, 0, half);
+    walk_init(&w[1], L, nodes, half, nodes->len);
+    pthread_t t;
+    int threaded = half < nodes->len && pthread_create(&t, NULL, walk_nodes, &w[1]) == 0;
+    walk_nodes(&w[0]);
+    if (threaded)
+        pthread_join(t, NULL);
+    else
+        walk_nodes(&w[1]);
+    exdb_arena_destroy(&w[0].L.node_dom);
+    exdb_arena_destroy(&w[1].L.node_dom);
+    if (w[0].rc < 0 || w[1].rc < 0) /* the first half's message first */
+        return exdb_errorf(L->err, "%s", w[w[0].rc < 0 ? 0 : 1].err.msg);
+    uint64_t getitems = w[0].getitems + w[1].getitems;
+    uint64_t calls = nodes->len + getitems, total = ins->len + calls + 1;
+    if (total > UINT32_MAX)
+        return -1;
+    memset(c, 0, sizeof *c);
+    c->ops[EXDB_OP_PLACEHOLDER] = ins->len;
+    c->ops[EXDB_OP_CALL_FUNCTION] = (uint32_t)calls;
+    c->ops[EXDB_OP_OUTPUT] = 1;
+    c->getitems = (uint32_t)getitems;
+    c->nodes = (uint32_t)total;
+    return 0;
+}
