@@ -511,9 +511,11 @@ static exdb_node *node_alloc(exdb_graph *g) {
     return g->slab++;
 }
 
-exdb_node *exdb_graph_create_node(exdb_graph *g, exdb_op op, const char *target,
-                                  exdb_target_kind tkind, const exdb_arg *args,
-                                  const exdb_arg *kwargs, const char *name) {
+/* keep: a string that outlives g which the name, when it comes out with
+ * its text, shares (names.h) */
+static exdb_node *create_node(exdb_graph *g, exdb_op op, const char *target, exdb_target_kind tkind,
+                              const exdb_arg *args, const exdb_arg *kwargs, const char *name,
+                              const char *keep) {
     exdb_node *n = node_alloc(g);
     if (!n)
         return NULL;
@@ -545,7 +547,7 @@ exdb_node *exdb_graph_create_node(exdb_graph *g, exdb_op op, const char *target,
                                           : exdb_target_to_str(g->arena, op, target, tkind);
     }
     void **slot = NULL;
-    n->name = cand ? exdb_names_create_slot(g->arena, &g->names, &g->base_count, cand,
+    n->name = cand ? exdb_names_create_slot(g->arena, &g->names, &g->base_count, cand, keep,
                                             &n->name_hash, &slot)
                    : NULL;
     if (!n->name)
@@ -563,6 +565,14 @@ exdb_node *exdb_graph_create_node(exdb_graph *g, exdb_op op, const char *target,
     assert(!uc.failed);
     link_node(g, n);
     return n;
+}
+
+/* A placeholder's or get_attr's name is mostly its target's text: the
+ * target (which g's nodes keep as given) is shared. */
+exdb_node *exdb_graph_create_node(exdb_graph *g, exdb_op op, const char *target,
+                                  exdb_target_kind tkind, const exdb_arg *args,
+                                  const exdb_arg *kwargs, const char *name) {
+    return create_node(g, op, target, tkind, args, kwargs, name, target);
 }
 
 /* Graph.inserting_before(n): n.prepend; inserting_before(None) is
@@ -738,14 +748,15 @@ int exdb_node_insert_arg(exdb_node *n, uint32_t idx, exdb_arg a) {
 /* Graph.node_copy: create_node(node.op, node.target, map_arg(args),
  * map_arg(kwargs), node.name, node.type), then meta = copy.copy(node.meta):
  * a new dict sharing the values, which for exdb's immutable meta is the
- * same pointer. */
+ * same pointer. The copy shares n's name too when it keeps it (n's strings
+ * outlive g, as its meta does). */
 exdb_node *exdb_graph_node_copy(exdb_graph *g, const exdb_node *n, exdb_node_map_fn fn, void *ctx) {
     exdb_arg args, kwargs;
     if (exdb_arg_copy(g->arena, &n->args, &args, fn, ctx) < 0 ||
         exdb_arg_copy(g->arena, &n->kwargs, &kwargs, fn, ctx) < 0)
         return NULL;
-    exdb_node *c = exdb_graph_create_node(g, (exdb_op)n->op, n->target, (exdb_target_kind)n->tkind,
-                                          &args, &kwargs, n->name);
+    exdb_node *c = create_node(g, (exdb_op)n->op, n->target, (exdb_target_kind)n->tkind, &args,
+                               &kwargs, n->name, n->name);
     if (c) {
         c->meta = n->meta;
         c->src = n->src;

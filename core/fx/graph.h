@@ -307,8 +307,9 @@ const char *exdb_target_to_str(exdb_arena *a, exdb_op op, const char *target,
 
 /* Graph.create_node. name may be NULL (FX derives it from the target, as
  * _target_to_str does). args must be a TUPLE and kwargs a DICT, or NULL for
- * empty ones; they are stored as given (not copied). The node is placed at
- * the insertion point. Returns NULL only when memory is exhausted. */
+ * empty ones; they are stored as given (not copied), as target is (it must
+ * outlive g; a name with its text shares it). The node is placed at the
+ * insertion point. Returns NULL only when memory is exhausted. */
 exdb_node *exdb_graph_create_node(exdb_graph *g, exdb_op op, const char *target,
                                   exdb_target_kind tkind, const exdb_arg *args,
                                   const exdb_arg *kwargs, const char *name);
@@ -360,7 +361,8 @@ typedef exdb_node *(*exdb_node_map_fn)(void *ctx, exdb_node *n);
 
 /* Graph.node_copy: a copy of n (from any graph) at g's insertion point, its
  * node arguments mapped through fn, its name n->name made unique in g, its
- * meta shared. Returns NULL when fn fails (returns NULL) or memory runs out. */
+ * meta shared, and its name too when it stays as it is (n's graph must
+ * outlive g). Returns NULL when fn fails (returns NULL) or memory runs out. */
 exdb_node *exdb_graph_node_copy(exdb_graph *g, const exdb_node *n, exdb_node_map_fn fn, void *ctx);
 
 /* Deep copy of an argument tree into arena a, mapping nodes through fn
