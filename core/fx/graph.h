@@ -251,7 +251,8 @@ typedef struct exdb_node {
     exdb_arg kwargs;          /* always a DICT */
     const exdb_meta *meta;
     int32_t src; /* index in the serialized nodes array, -1 if none */
-    void *aux;   /* scratch pointer for passes (unflatten, lint) */
+    /* 144 bytes: a module graph's node, allocated alone under the journal,
+     * takes no 16-byte rounding (a scratch pointer no pass used went) */
 } exdb_node;
 
 /* The hash of n's name in its graph's name table: cached when the graph

@@ -1,8 +1,9 @@
 /* test_strmap.c - the string map's 16-byte slots (the hash's high bits
  * kept above the key's address, core/base/strmap.h) through growth past
  * 2^16 slots, where a home slot stops being bits of the tag alone; and
- * the node names a graph shares instead of copying (core/fx/names.h):
- * the two cut an unflatten run's arena by a eighth (docs/architecture.md). */
+ * the node names a graph shares instead of copying (core/fx/names.h), and
+ * a node's size: they cut an unflatten run's arena by a sixth
+ * (docs/architecture.md). */
 #include <criterion/criterion.h>
 
 #include <stdint.h>
@@ -99,6 +100,14 @@ Test(strmap, key_address_beyond_48_bits_is_refused) {
     const char *far = (const char *)((uintptr_t)1 << 56); /* never read */
     cr_assert_null(exdb_strmap_put_hashed(&m, far, 12345, NULL));
     cr_assert_eq(m.count, 0);
+}
+
+/* ---- a module graph's nodes (exdb_graph_create_node under the journal
+ * takes each from the arena alone, in 16-byte units) */
+
+Test(strmap, node_takes_whole_16_byte_units) {
+    cr_assert_eq(sizeof(exdb_node) % 16, 0);
+    cr_assert_leq(sizeof(exdb_node), 144);
 }
 
 /* ---- names a graph shares (exdb_graph_create_node, exdb_graph_node_copy) */
