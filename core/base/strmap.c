@@ -52,6 +52,7 @@ void **exdb_strmap_find(const exdb_strmap *m, const char *key) {
 }
 
 #define TAG_SHIFT 48
+_Static_assert(sizeof(uintptr_t) == 8, "strmap slots keep a tag above a 48-bit address");
 
 static inline const char *slot_key(const exdb_strmap_slot *s) {
     return exdb_strmap_slot_key(s);
