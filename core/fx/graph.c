@@ -284,9 +284,26 @@ int exdb_arg_seq(exdb_arena *a, exdb_arg_kind kind, uint32_t n, exdb_arg *out) {
 /* What a node becomes in a copied tree: fills *out (0) or fails (-1). */
 typedef int (*node_to_arg_fn)(void *ctx, exdb_node *n, exdb_arg *out);
 
-/* map_arg: a deep copy of every list/tuple/dict of src into arena a (as FX's
- * map_aggregate builds new containers), each node replaced through fn.
- * Scalars and strings are shared: they are immutable. */
+/* Whether the tree a holds a node (a sequence's first node ends the walk:
+ * most node args are tuples that start with one). */
+static int holds_node(const exdb_arg *a) {
+    if (a->kind == EXDB_ARG_NODE)
+        return 1;
+    if (a->kind == EXDB_ARG_LIST || a->kind == EXDB_ARG_TUPLE || a->kind == EXDB_ARG_DICT)
+        for (uint32_t i = 0; i < a->n; i++)
+            if (holds_node(&a->u.items[i]))
+                return 1;
+    return 0;
+}
+
+/* map_arg: a copy of every list/tuple/dict of src that holds a node into
+ * arena a (as FX's map_aggregate builds new containers), each node replaced
+ * through fn. Scalars, strings and the sequences that hold no node are
+ * shared: exdb never edits an argument tree in place (a node's args are
+ * replaced whole), so sharing is a copy no one can tell apart, and a module
+ * graph's copies of shapes and int lists cost nothing (5 of the 11 MB of
+ * synth_100k's argument arrays, copied into the flat copy and again into
+ * the module graphs). */
 static int map_arg(exdb_arena *a, const exdb_arg *src, exdb_arg *dst, node_to_arg_fn fn,
                    void *ctx) {
     switch (src->kind) {
@@ -295,6 +312,10 @@ static int map_arg(exdb_arena *a, const exdb_arg *src, exdb_arg *dst, node_to_ar
     case EXDB_ARG_LIST:
     case EXDB_ARG_TUPLE:
     case EXDB_ARG_DICT:
+        if (!holds_node(src)) {
+            *dst = *src;
+            return 0;
+        }
         if (exdb_arg_seq(a, (exdb_arg_kind)src->kind, src->n, dst) < 0)
             return -1;
         for (uint32_t i = 0; i < src->n; i++) {

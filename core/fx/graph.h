@@ -366,8 +366,10 @@ typedef exdb_node *(*exdb_node_map_fn)(void *ctx, exdb_node *n);
  * outlive g). Returns NULL when fn fails (returns NULL) or memory runs out. */
 exdb_node *exdb_graph_node_copy(exdb_graph *g, const exdb_node *n, exdb_node_map_fn fn, void *ctx);
 
-/* Deep copy of an argument tree into arena a, mapping nodes through fn
- * (fn NULL: nodes kept). Returns -1 when fn returns NULL for some node. */
+/* Copy of an argument tree into arena a, mapping nodes through fn (fn
+ * NULL: nodes kept): every list, tuple and dict that holds a node is new,
+ * one that holds none is shared with src (argument trees are never edited
+ * in place). Returns -1 when fn returns NULL for some node. */
 int exdb_arg_copy(exdb_arena *a, const exdb_arg *src, exdb_arg *dst, exdb_node_map_fn fn,
                   void *ctx);
 
