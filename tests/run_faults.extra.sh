@@ -26,6 +26,8 @@
 #   - torch-made programs of the conformance corpus with the features the
 #     fixtures lack (every arena call, the commands of the walks above), and
 #     small made ones (Argument kinds, keyword inputs, module-tree shapes);
+#   - DOT of nodes copied for their far uses and of a view dotwrite.c
+#     leaves to cgraph (dot: the example, a node name holding U+000C);
 #   - the sites only those lack (reach*, journal-verify: docs/faults.md).
 # Each walk skips an N whose allocation has a call stack an earlier step of
 # the same walk made to fail (fault_walk.c; --all-stacks in FAULT_WALK_ARGS
@@ -229,6 +231,17 @@ run device --arena-calls -c "load '{F}'" -c "print tabular" tests/fixtures/devic
 # any), two nodes' torch_fn refused when read: each keeps its own message
 run lazy-meta --arena-calls --lazy-meta -c "load '{F}'" -c "info node addmm" \
     -c "info node add" -c "info node addmm" -c "print code" tests/fixtures/lazy_meta_bad.json
+# DOT of nodes copied for their far uses (every node with two uses: the
+# copies share one tooltip, viz/dotwrite.c), and of a view dotwrite.c leaves
+# to cgraph and agwrite (a node name holding U+000C: viz/cgdisc.c)
+python3 - tests/malformed/_valid.json "$outs/ctrl.json" <<'PY'
+import json, sys
+s = open(sys.argv[1]).read()
+open(sys.argv[2], "w").write(s.replace('"linear"', json.dumps("lin\u000cear")))
+PY
+run dot -c "load '{F}'" -c "set render-dup-fanout 1" -c "set render-dup-span 1" \
+    -c "render flat -o {D}/f.dot" -c "render flat --by-module -o {D}/b.dot" \
+    tests/fixtures/example.json "$outs/ctrl.json"
 # the journal's own check (EXDB_JOURNAL_VERIFY, a debugging mode) failing
 EXDB_JOURNAL_VERIFY=1
 export EXDB_JOURNAL_VERIFY

@@ -6,13 +6,11 @@
  *    layer, the output node of a model with a mutation per layer) makes dot's
  *    position phase explode (>120 s for 20 long edges on a 1,000-node chain);
  *    one dashed copy per far use draws in 0.25 s. So such nodes get copies.
- *  - agwrite tests every node and edge of a graph against each of its direct
- *    subgraphs, so a parent holding thousands of sibling clusters (a
- *    ModuleList of 1,000 layers) makes DOT writing quadratic (108 s for 8,334
- *    clusters). Siblings are therefore grouped under invisible (non-cluster)
- *    subgraphs of at most GROUP_MAX each, which dot ignores for drawing,
- *    and the root's clusters all go under one such group (see
- *    build_clusters). */
+ *  - Sibling clusters and rank pairs are grouped under invisible subgraphs
+ *    (subgplan.c), so writing DOT stays linear.
+ * DOT text is written by dotwrite.c from the same view graph and plan;
+ * this cgraph graph is what images are laid out from, and what agwrite
+ * writes when dotwrite.c declines a graph (see vz_dot_write). */
 #include <graphviz/cgraph.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,9 +20,8 @@
 #include "viz/cgdisc.h"
 #include "viz/emit.h"
 #include "viz/flat.h"
+#include "viz/subgplan.h"
 #include "viz/xmlsafe.h"
-
-#define GROUP_MAX 32
 
 /* Attribute symbols, declared once so every set is an agxset by symbol. */
 typedef struct syms {
@@ -126,161 +123,35 @@ static int duplicate_hubs(vz_graph *vg, const exdb_viz_settings *set, uint32_t *
 typedef struct emitter {
     vz_graph *vg;
     Agraph_t *g;
-    Agraph_t **sub; /* per cluster */
+    Agraph_t **sub; /* per plan entry (subgplan.h) */
     syms s;
-    uint32_t ngroups;
-    Agnode_t **an; /* node i's cgraph node (build_ranks) */
-    int layout;    /* for gvLayout, not for agwrite (see vz_emit) */
+    Agnode_t **an; /* node i's cgraph node */
 } emitter;
 
-static int make_cluster(emitter *em, Agraph_t *parent, uint32_t c) {
-    const vz_cluster *vc = &em->vg->clusters[c];
-    Agraph_t *sg = agsubg(parent, xml_ok(vc->name), 1);
-    if (!(em->sub[c] = sg))
-        return -1;
-    set(sg, em->s.g_label, vc->label);
-    set(sg, em->s.g_tooltip, vc->tooltip ? vc->tooltip : vc->label);
-    set(sg, em->s.g_fill, vc->fill);
-    set(sg, em->s.g_style, "rounded,filled");
-    set(sg, em->s.g_id, vc->name);
-    return 0;
-}
-
-/* make(em, parent, items[i]) for items[0..n) under parent, at most
- * GROUP_MAX direct subgraphs per level: larger sets are split into
- * invisible groups, recursively, so each level stays small and agwrite
- * stays linear. */
-typedef int (*place_fn)(emitter *em, Agraph_t *parent, uint32_t item);
-static int place_grouped(emitter *em, Agraph_t *parent, place_fn make, const uint32_t *items,
-                         uint32_t n) {
-    if (n <= GROUP_MAX) {
-        for (uint32_t i = 0; i < n; i++)
-            if (make(em, parent, items[i]) < 0)
-                return -1;
-        return 0;
-    }
-    uint32_t per = (n + GROUP_MAX - 1) / GROUP_MAX;
-    for (uint32_t at = 0; at < n; at += per) {
-        char name[48];
-        snprintf(name, sizeof name, "group~%u", ++em->ngroups);
-        Agraph_t *grp = agsubg(parent, name, 1);
-        if (!grp || place_grouped(em, grp, make, items + at, n - at < per ? n - at : per) < 0)
+/* Makes plan entries [from, to) under their parents: a cluster with its
+ * attributes, a rank pair with both its nodes. */
+static int make_subgraphs(emitter *em, const vz_plan *pl, uint32_t from, uint32_t to) {
+    char buf[32];
+    for (uint32_t i = from; i < to; i++) {
+        const vz_subg *e = &pl->s[i];
+        Agraph_t *sg = agsubg(em->sub[e->parent], xml_ok(vz_plan_name(pl, em->vg, i, buf)), 1);
+        if (!(em->sub[i] = sg))
             return -1;
-    }
-    return 0;
-}
-
-/* Creates every cluster, parents first (a cluster's parent has a smaller
- * index), each parent's children placed together. */
-static int build_clusters(emitter *em) {
-    vz_graph *vg = em->vg;
-    uint32_t nc = vg->nclusters;
-    uint32_t *start = calloc((size_t)nc + 1, sizeof *start);
-    uint32_t *kids = malloc(((size_t)nc + 1) * sizeof *kids);
-    if (!start || !kids) {
-        free(start);
-        free(kids);
-        return -1;
-    }
-    for (uint32_t c = 1; c < nc; c++)
-        start[vg->clusters[c].parent + 1]++;
-    for (uint32_t c = 0; c < nc; c++)
-        start[c + 1] += start[c];
-    uint32_t *fill = calloc((size_t)nc + 1, sizeof *fill);
-    if (!fill) {
-        free(start);
-        free(kids);
-        return -1;
-    }
-    for (uint32_t c = 1; c < nc; c++) {
-        uint32_t p = vg->clusters[c].parent;
-        kids[start[p] + fill[p]++] = c;
-    }
-    em->sub[0] = em->g;
-    int rc = 0;
-    for (uint32_t p = 0; p < nc && rc == 0; p++) {
-        Agraph_t *parent = em->sub[p];
-        uint32_t n = start[p + 1] - start[p];
-        /* Every edge is the root's, and agwrite tests each against each of
-         * the root's direct subgraphs (three searches apiece): so the root
-         * of a graph written as DOT gets one, a group holding its clusters
-         * (agwrite of the 100k synthetic program's --by-module view: 1.15 s
-         * of CPU with 32 direct subgraphs, 0.90 s with one). Images are
-         * left as they were: dot's drawing depends on subgraph order. */
-        if (p == 0 && n > 1 && !em->layout) {
-            char name[48];
-            snprintf(name, sizeof name, "group~%u", ++em->ngroups);
-            parent = agsubg(em->g, name, 1);
+        if (e->cluster != VZ_NONE) {
+            const vz_cluster *vc = &em->vg->clusters[e->cluster];
+            set(sg, em->s.g_label, vc->label);
+            set(sg, em->s.g_tooltip, vc->tooltip ? vc->tooltip : vc->label);
+            set(sg, em->s.g_fill, vc->fill);
+            set(sg, em->s.g_style, "rounded,filled");
+            set(sg, em->s.g_id, vc->name);
+        } else if (e->rank != VZ_NONE) {
+            agsafeset(sg, "rank", "same", "");
+            agsubnode(sg, em->an[e->rank], 1);
+            agsubnode(sg, em->an[em->vg->nodes[e->rank].rank_with - 1], 1);
         }
-        rc = parent ? place_grouped(em, parent, make_cluster, kids + start[p], n) : -1;
     }
-    free(fill);
-    free(start);
-    free(kids);
-    return rc;
-}
-
-/* rank~I: node I on the same rank as node rank_with, in I's cluster. */
-static int make_rank(emitter *em, Agraph_t *parent, uint32_t i) {
-    char name[32];
-    snprintf(name, sizeof name, "rank~%u", i);
-    Agraph_t *sg = agsubg(parent, name, 1);
-    if (!sg)
-        return -1;
-    agsafeset(sg, "rank", "same", "");
-    agsubnode(sg, em->an[i], 1);
-    agsubnode(sg, em->an[em->vg->nodes[i].rank_with - 1], 1);
     return 0;
 }
-
-/* Every rank=same pair (vz_node.rank_with), in its node's cluster. Written
- * as DOT, a cluster's pairs are grouped (place_grouped): agwrite tests every
- * node and edge against each direct subgraph, and the flat view of the
- * 10k synthetic program has 3,017 pairs in its root (5.9 s to write; 100k
- * did not finish in 24 min). dot's rank sets are found inside non-cluster
- * subgraphs too. For a layout they stay as they were: dot's drawing
- * depends on subgraph order. */
-static int build_ranks(emitter *em) {
-    vz_graph *vg = em->vg;
-    if (em->layout) {
-        for (uint32_t i = 0; i < vg->nnodes; i++)
-            if (vg->nodes[i].rank_with && make_rank(em, em->sub[vg->nodes[i].cluster], i) < 0)
-                return -1;
-        return 0;
-    }
-    uint32_t nc = vg->nclusters;
-    uint32_t *start = calloc((size_t)nc + 1, sizeof *start);
-    uint32_t *idx = malloc(((size_t)vg->nnodes + 1) * sizeof *idx);
-    int rc = start && idx ? 0 : -1;
-    for (uint32_t i = 0; rc == 0 && i < vg->nnodes; i++)
-        if (vg->nodes[i].rank_with)
-            start[vg->nodes[i].cluster + 1]++;
-    for (uint32_t c = 0; rc == 0 && c < nc; c++)
-        start[c + 1] += start[c];
-    for (uint32_t i = 0; rc == 0 && i < vg->nnodes; i++)
-        if (vg->nodes[i].rank_with)
-            idx[start[vg->nodes[i].cluster]++] = i;
-    /* start[c] is now cluster c's end, and c's pairs begin at c-1's end */
-    for (uint32_t c = 0; rc == 0 && c < nc; c++) {
-        uint32_t from = c ? start[c - 1] : 0;
-        if (start[c] > from)
-            rc = place_grouped(em, em->sub[c], make_rank, idx + from, start[c] - from);
-    }
-    free(start);
-    free(idx);
-    return rc;
-}
-
-/* The font of every label. Graphviz sizes boxes with the font fontconfig
- * finds for this name, and the SVG names it for the viewer: "Helvetica"
- * was measured as whatever fontconfig substituted (Liberation Sans where
- * graphviz's recommended fonts-liberation2 is installed) and drawn as
- * whatever the viewer substituted (DejaVu Sans, wider: labels overflowed).
- * DejaVu Sans is installed with the project (scripts/deps.sh:
- * fonts-dejavu-core, which fontconfig also depends on), so layout measures
- * the font Linux viewers draw; a viewer without it falls back to a sans
- * serif (Helvetica, Arial), which is narrower, so text still fits. */
-#define VZ_FONT "DejaVu Sans,sans-Serif"
 
 static void declare(emitter *em) {
     Agraph_t *g = em->g;
@@ -386,9 +257,10 @@ static int set_texts(emitter *em, Agnode_t **an) {
     return oom ? -1 : 0;
 }
 
-static Agraph_t *fail(emitter *em, Agnode_t **an, exdb_error *err) {
+static Agraph_t *fail(emitter *em, vz_plan *pl, Agnode_t **an, exdb_error *err) {
     exdb_buf_free(&xml_scratch);
     vz_close(em->g);
+    vz_plan_free(pl);
     free(em->sub);
     free(an);
     exdb_errorf(err, "render: out of memory");
@@ -396,7 +268,8 @@ static Agraph_t *fail(emitter *em, Agnode_t **an, exdb_error *err) {
 }
 
 Agraph_t *vz_emit(vz_graph *vg, int layout, exdb_viz_stats *st, exdb_error *err) {
-    emitter em = {.vg = vg, .layout = layout};
+    emitter em = {.vg = vg};
+    vz_plan pl = {0};
     if (layout) {
         em.g = agopen("exdb", Agdirected, NULL);
     } else {
@@ -404,10 +277,11 @@ Agraph_t *vz_emit(vz_graph *vg, int layout, exdb_viz_stats *st, exdb_error *err)
         count_names(vg, &count, &bytes);
         em.g = vz_cg_open("exdb", count, bytes);
     }
-    em.sub = calloc(vg->nclusters, sizeof *em.sub);
     Agnode_t **an = malloc(((size_t)vg->nnodes + 1) * sizeof *an);
-    if (!em.g || !em.sub || !an)
-        return fail(&em, an, err);
+    if (!em.g || !an || vz_plan_make(&pl, vg, layout) < 0 ||
+        !(em.sub = calloc(pl.n, sizeof *em.sub)))
+        return fail(&em, &pl, an, err);
+    em.sub[0] = em.g;
     declare(&em);
     set(em.g, em.s.g_label, vg->title);
     set(em.g, em.s.g_rankdir, vg->rankdir);
@@ -415,13 +289,13 @@ Agraph_t *vz_emit(vz_graph *vg, int layout, exdb_viz_stats *st, exdb_error *err)
         agattr(em.g, AGRAPH, "ordering", (char *)vg->ordering);
     if (vg->newrank)
         agattr(em.g, AGRAPH, "newrank", "true");
-    if (build_clusters(&em) < 0)
-        return fail(&em, an, err);
+    if (make_subgraphs(&em, &pl, 1, pl.first_rank) < 0)
+        return fail(&em, &pl, an, err);
     for (uint32_t i = 0; i < vg->nnodes; i++) {
         const vz_node *v = &vg->nodes[i];
-        Agnode_t *n = agnode(em.sub[v->cluster], xml_ok(v->name), 1);
+        Agnode_t *n = agnode(em.sub[pl.of_cluster[v->cluster]], xml_ok(v->name), 1);
         if (!n)
-            return fail(&em, an, err);
+            return fail(&em, &pl, an, err);
         an[i] = n;
         set(n, em.s.n_id, v->name);
         set(n, em.s.n_fill, v->fill);
@@ -429,15 +303,15 @@ Agraph_t *vz_emit(vz_graph *vg, int layout, exdb_viz_stats *st, exdb_error *err)
         set(n, em.s.n_style, v->style);
     }
     if (set_texts(&em, an) < 0)
-        return fail(&em, an, err);
+        return fail(&em, &pl, an, err);
     em.an = an;
-    if (build_ranks(&em) < 0)
-        return fail(&em, an, err);
+    if (make_subgraphs(&em, &pl, pl.first_rank, pl.n) < 0)
+        return fail(&em, &pl, an, err);
     for (uint32_t i = 0; i < vg->nedges; i++) {
         const vz_edge *v = &vg->edges[i];
         Agedge_t *e = agedge(em.g, an[v->from], an[v->to], NULL, 1);
         if (!e)
-            return fail(&em, an, err);
+            return fail(&em, &pl, an, err);
         set(e, em.s.e_label, v->label);
         set(e, em.s.e_color, v->color);
         set(e, em.s.e_fontcolor, v->color);
@@ -446,16 +320,18 @@ Agraph_t *vz_emit(vz_graph *vg, int layout, exdb_viz_stats *st, exdb_error *err)
         set(e, em.s.e_minlen, v->minlen);
     }
     if (xml_scratch.oom) /* a name or text was cut short */
-        return fail(&em, an, err);
+        return fail(&em, &pl, an, err);
     exdb_buf_free(&xml_scratch);
     free(an);
     free(em.sub);
+    uint32_t ngroups = pl.ngroups;
+    vz_plan_free(&pl);
     if (st) {
         /* agnedges walks every node's edge set; agedge made one per edge */
         st->nodes = (uint32_t)agnnodes(em.g);
         st->edges = vg->nedges;
         st->clusters = vg->nclusters - 1;
-        st->groups = em.ngroups;
+        st->groups = ngroups;
     }
     return em.g;
 }

@@ -21,6 +21,7 @@
 #include "viz/view.h"
 #include "viz/cgdisc.h"
 #include "viz/diff.h"
+#include "viz/dotwrite.h"
 #include "viz/emit.h"
 #include "viz/flat.h"
 #include "viz/frame.h"
@@ -201,9 +202,13 @@ static int build(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
     return vz_duplicate(vg, set, view->no_dup || no_dup, st, err);
 }
 
-/* Writes vg as DOT through cgraph (with the disciplines of cgdisc.c) and
- * agwrite, appended to b. */
+/* Writes vg as DOT, appended to b: by dotwrite.c, or through cgraph (with
+ * the disciplines of cgdisc.c) and agwrite for a graph dotwrite.c declines
+ * and for the tests that compare the two. */
 static int write_dot(vz_graph *vg, exdb_buf *b, exdb_viz_stats *st, exdb_error *err) {
+    int own = vz_dot_agwrite ? 1 : vz_dot_write(vg, b, st);
+    if (own <= 0)
+        return own == 0 ? 0 : exdb_errorf(err, "render: out of memory writing DOT");
     Agraph_t *g = vz_emit(vg, 0, st, err);
     if (!g)
         return -1;

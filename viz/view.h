@@ -1,5 +1,6 @@
 /* view.h - the view graph: what every view (flat, modules, and later the
- * unflatten views) produces and emit.c turns into cgraph. Keeping views out
+ * unflatten views) produces, dotwrite.c writes as DOT and emit.c turns into
+ * cgraph for a layout. Keeping views out
  * of cgraph lets one place decide how big graphs are drawn (duplicated
  * high-fan-out nodes, grouped sibling clusters) and lets tests check a view
  * without Graphviz. Internal to viz/. */

@@ -222,6 +222,9 @@ void exdb_mem_release(void *p) {
 
 #define PREFAULT_STEP     ((size_t)2 << 20)
 #define PREFAULT_MIN_STEP ((size_t)16 << 10)
+/* The step while a helper populates ahead (exdb_mem_ahead_start): what it
+ * populates before it is needed stays in the RSS when unused. */
+#define HELPED_STEP ((size_t)1 << 20)
 
 /* Fresh blocks are untouched memory: touching them one page at a time
  * costs a page fault per 4 KiB, which dominated loading and unflattening
@@ -246,12 +249,36 @@ static void prefault(exdb_arena_block *b, size_t upto) {
     step = step < PREFAULT_MIN_STEP ? PREFAULT_MIN_STEP
            : step > PREFAULT_STEP   ? PREFAULT_STEP
                                     : step;
+    int helped = exdb_mem_ahead_on();
+    if (helped && step > HELPED_STEP)
+        step = HELPED_STEP;
     size_t end = b->faulted + step;
     while (end < upto)
         end += step;
     if (end > b->size)
         end = b->size;
     uintptr_t lo = ((uintptr_t)b->data + b->faulted + page - 1) & ~(uintptr_t)(page - 1);
+    if (helped) {
+        /* A helper thread populates the step after this one (mem.h),
+         * while this one is filled; this one it was asked for at the
+         * previous step, but for a block's first step, or the part of a
+         * bigger request past that; and when the helper is behind (a
+         * busy machine), this one is populated here, as without it: a
+         * write faulting a page at a time costs more. */
+        size_t asked = b->faulted && exdb_mem_ahead_idle() ? b->faulted + step : 0;
+        uintptr_t mid = asked > end ? lo : ((uintptr_t)b->data + asked) & ~(uintptr_t)(page - 1);
+        if (mid < lo)
+            mid = lo;
+        uintptr_t hi = ((uintptr_t)b->data + end) & ~(uintptr_t)(page - 1);
+        if (hi > mid && madvise((void *)mid, hi - mid, MADV_POPULATE_WRITE) != 0)
+            unsupported = 1;
+        size_t next = b->size - end < step ? b->size : end + step;
+        uintptr_t nhi = ((uintptr_t)b->data + next) & ~(uintptr_t)(page - 1);
+        if (nhi > hi)
+            exdb_mem_populate_pages((void *)hi, nhi - hi);
+        b->faulted = end;
+        return;
+    }
     uintptr_t hi = ((uintptr_t)b->data + end) & ~(uintptr_t)(page - 1);
     if (hi > lo && madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) != 0)
         unsupported = 1;

@@ -5,6 +5,7 @@
  * and sets the changed flag. */
 #define _GNU_SOURCE
 #include "core/base/filemap.h"
+#include "core/base/mem.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #ifdef EXDB_FAULT
 #include "core/base/fault.h"
@@ -32,7 +34,17 @@ typedef struct {
     int fd;                /* kept open: fstat says whether the file changed */
     off_t size;            /* the file's size at map time */
     struct timespec mtime; /* at map time */
+    size_t len;            /* the text's bytes */
+    /* exdb_filemap_hash_start's: the text's XXH3 so far (NULL: none being
+     * taken), the bytes it covers, and the digest once finished */
+    XXH3_state_t *hs;
+    size_t hashed;
+    int hash_state; /* HASH_NONE, HASH_TAKING, HASH_DONE */
+    uint64_t hash;
+    struct ahead *ahead; /* exdb_filemap_ahead_start's thread, or NULL */
 } filemap;
+
+enum { HASH_NONE, HASH_TAKING, HASH_DONE };
 
 static filemap maps[MAPS_MAX];
 static pthread_mutex_t maps_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -178,6 +190,10 @@ static int map_range(int fd, uint64_t off, size_t len, const char **out, const v
     slot->hi = (uintptr_t)p + whole + pg;
     slot->text = (uintptr_t)p + skew;
     slot->keep = kept;
+    slot->len = len;
+    slot->hs = NULL;
+    slot->hashed = 0;
+    slot->hash_state = HASH_NONE;
     atomic_store(&slot->changed, 0);
     atomic_store(&slot->lo, (uintptr_t)p);
     pthread_mutex_unlock(&maps_mu);
@@ -191,6 +207,95 @@ int exdb_filemap_map(int fd, size_t len, const char **out) {
 
 int exdb_filemap_map_at(int fd, uint64_t off, size_t len, const char **out) {
     return map_range(fd, off, len, out, __builtin_return_address(0));
+}
+
+/* Hashes m's text up to byte upto (from where it stopped), when its hash
+ * is being taken. */
+static void hash_upto(filemap *m, size_t upto) {
+    if (m->hash_state != HASH_TAKING || upto <= m->hashed)
+        return;
+    if (upto > m->len)
+        upto = m->len;
+    if (m->hs)
+        XXH3_64bits_update(m->hs, (const char *)m->text + m->hashed, upto - m->hashed);
+    m->hashed = upto;
+}
+
+/* ---- mapping a text in ahead of its reader (exdb_filemap_ahead_start) */
+
+/* The thread maps the text in AHEAD_STEP at a time, up to AHEAD_WINDOW
+ * past the reader's last exdb_filemap_drop. */
+#define AHEAD_STEP   ((size_t)2 << 20)
+#define AHEAD_WINDOW ((size_t)8 << 20)
+
+struct ahead {
+    pthread_t th;
+    pthread_mutex_t mu; /* also m's hash: the thread and the reader take it */
+    pthread_cond_t moved;
+    filemap *m;
+    const char *text;
+    size_t len;
+    size_t reader; /* the reader's last drop ends here (under mu) */
+    int stop;      /* (under mu) */
+};
+
+static void *ahead_run(void *arg) {
+    struct ahead *h = arg;
+    uintptr_t pg = page_size();
+    size_t at = 0;
+    pthread_mutex_lock(&h->mu);
+    while (!h->stop && at < h->len) {
+        if (at < h->reader)
+            at = h->reader; /* fell behind: the reader mapped those itself */
+        if (at >= h->reader + AHEAD_WINDOW) {
+            pthread_cond_wait(&h->moved, &h->mu);
+            continue;
+        }
+        size_t from = at;
+        at = h->len - at < AHEAD_STEP ? h->len : at + AHEAD_STEP;
+        pthread_mutex_unlock(&h->mu);
+#ifdef MADV_POPULATE_READ
+        uintptr_t lo = (uintptr_t)(h->text + from) & ~(pg - 1),
+                  hi = ((uintptr_t)(h->text + at) + pg - 1) & ~(pg - 1);
+        /* a truncated file fails it (EFAULT), raising nothing */
+        (void)madvise((void *)lo, hi - lo, MADV_POPULATE_READ);
+#else
+        (void)pg;
+#endif
+        pthread_mutex_lock(&h->mu);
+        /* the text's hash, from the pages just mapped, when it has got
+         * here (else the reader's drops take it) */
+        if (h->m->hashed == from)
+            hash_upto(h->m, at);
+    }
+    pthread_mutex_unlock(&h->mu);
+    return NULL;
+}
+
+/* Stops and frees m's read-ahead thread, if any. */
+static void ahead_stop(filemap *m) {
+    struct ahead *h = m->ahead;
+    if (!h)
+        return;
+    m->ahead = NULL;
+    pthread_mutex_lock(&h->mu);
+    h->stop = 1;
+    pthread_cond_signal(&h->moved);
+    pthread_mutex_unlock(&h->mu);
+    pthread_join(h->th, NULL);
+    pthread_cond_destroy(&h->moved);
+    pthread_mutex_destroy(&h->mu);
+}
+
+/* The reader of m's text gives back the text up to byte upto: the hash
+ * taken up to there first. */
+static void ahead_moved(filemap *m, size_t upto) {
+    struct ahead *h = m->ahead;
+    pthread_mutex_lock(&h->mu);
+    hash_upto(m, upto);
+    h->reader = upto;
+    pthread_cond_signal(&h->moved);
+    pthread_mutex_unlock(&h->mu);
 }
 
 /* The entry of the text starting at p, or NULL. */
@@ -209,9 +314,12 @@ int exdb_filemap_release(const void *p) {
     pthread_mutex_lock(&maps_mu);
     filemap *m = entry_at(p);
     if (m) {
+        ahead_stop(m);
         uintptr_t lo = atomic_load(&m->lo);
         munmap((void *)lo, m->hi - lo);
         close(m->fd);
+        XXH3_freeState(m->hs);
+        m->hs = NULL;
         atomic_store(&m->lo, 0);
     }
     pthread_mutex_unlock(&maps_mu);
@@ -230,10 +338,77 @@ int exdb_filemap_changed(const void *p) {
     return atomic_load(&m->changed);
 }
 
+void exdb_filemap_hash_start(const void *p) {
+    filemap *m = entry_at(p);
+    if (!m || m->hash_state != HASH_NONE)
+        return;
+    /* no state (out of memory): exdb_filemap_hash takes it in one call */
+    m->hs = XXH3_createState();
+    if (m->hs)
+        XXH3_64bits_reset(m->hs);
+    m->hashed = 0;
+    m->hash_state = HASH_TAKING;
+}
+
+int exdb_filemap_hash(const void *p, uint64_t *out) {
+    filemap *m = entry_at(p);
+    if (!m || m->hash_state == HASH_NONE)
+        return 0;
+    if (m->hash_state == HASH_TAKING) {
+        if (m->hs) {
+            hash_upto(m, m->len);
+            m->hash = XXH3_64bits_digest(m->hs);
+            XXH3_freeState(m->hs);
+            m->hs = NULL;
+        } else {
+            m->hash = XXH3_64bits((const void *)m->text, m->len);
+        }
+        m->hash_state = HASH_DONE;
+    }
+    *out = m->hash;
+    return 1;
+}
+
+void exdb_filemap_ahead_start(const void *p) {
+    filemap *m = entry_at(p);
+#ifdef EXDB_FAULT
+    if (exdb_fault_armed()) /* the walk counts allocations of one thread */
+        return;
+#endif
+    if (!m || m->ahead || m->len < EXDB_FILEMAP_AHEAD_MIN)
+        return;
+    static struct ahead at[MAPS_MAX]; /* no allocation: one per entry */
+    struct ahead *h = &at[m - maps];
+    memset(h, 0, sizeof *h);
+    h->m = m;
+    h->text = (const char *)m->text;
+    h->len = m->len;
+    pthread_mutex_init(&h->mu, NULL);
+    pthread_cond_init(&h->moved, NULL);
+    if (pthread_create(&h->th, NULL, ahead_run, h) != 0) {
+        pthread_cond_destroy(&h->moved);
+        pthread_mutex_destroy(&h->mu);
+        return;
+    }
+    m->ahead = h;
+}
+
+void exdb_filemap_ahead_stop(const void *p) {
+    filemap *m = entry_at(p);
+    if (m)
+        ahead_stop(m);
+}
+
 void exdb_filemap_drop(const void *p, const void *from, const void *upto) {
     filemap *m = entry_at(p);
     if (!m)
         return;
+    if ((uintptr_t)upto > m->text) {
+        if (m->ahead)
+            ahead_moved(m, (uintptr_t)upto - m->text);
+        else
+            hash_upto(m, (uintptr_t)upto - m->text);
+    }
     uintptr_t pg = page_size(), lo = ((uintptr_t)from + pg - 1) & ~(pg - 1),
               hi = (uintptr_t)upto & ~(pg - 1);
     if (lo < m->text)
@@ -241,5 +416,5 @@ void exdb_filemap_drop(const void *p, const void *from, const void *upto) {
     if (hi > m->keep)
         hi = m->keep;
     if (hi > lo)
-        madvise((void *)lo, hi - lo, MADV_DONTNEED);
+        exdb_mem_give_back_pages((void *)lo, hi - lo); /* in the loader's helper, if any */
 }

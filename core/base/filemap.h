@@ -54,5 +54,33 @@ int exdb_filemap_changed(const void *p);
  * part of the text keeps the process's memory below the file's size. A
  * no-op when p is not a mapped text. */
 void exdb_filemap_drop(const void *p, const void *from, const void *upto);
+/* Texts of at least this many bytes get exdb_filemap_ahead_start's thread
+ * (below, a thread costs more than the page faults it spares). */
+#define EXDB_FILEMAP_AHEAD_MIN ((size_t)32 << 20)
+/* Starts a thread that maps the pages of text p in (MADV_POPULATE_READ),
+ * 2 MiB at a time, up to 8 MiB past the end of what the reader last gave
+ * back with exdb_filemap_drop, for a reader that reads the text in order
+ * and gives it back behind itself (the JSON reader's first pass): on two
+ * cores the reader then finds its pages mapped rather than taking a fault
+ * per 16 of them, at the cost of at most 10 MiB more of the text mapped
+ * at once. The reader never waits for it: a page not mapped yet is
+ * faulted in by the read as before. A no-op for a text under
+ * EXDB_FILEMAP_AHEAD_MIN bytes, not mapped, or under fault injection. */
+void exdb_filemap_ahead_start(const void *p);
+/* Stops the thread of exdb_filemap_ahead_start (no-op without one). */
+void exdb_filemap_ahead_stop(const void *p);
+/* Starts taking the XXH3 (64-bit, no seed) of text p as its pages are
+ * given back: each exdb_filemap_drop first hashes the text from where the
+ * hash stopped up to the end of what it gives back, so a loader that gives
+ * the text back in order as it reads it (the JSON reader's first pass) has
+ * the hash taken from pages it mapped in anyway, while they are still in
+ * the cache, instead of in a pass of its own that maps every page in and
+ * out once more. A no-op when p is not a mapped text or its hash was
+ * started already. */
+void exdb_filemap_hash_start(const void *p);
+/* The hash exdb_filemap_hash_start started, the rest of the text hashed
+ * now (the first call; later ones give the same value): 1 and *out, or 0
+ * when p is not a mapped text whose hash was started. */
+int exdb_filemap_hash(const void *p, uint64_t *out);
 
 #endif

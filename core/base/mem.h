@@ -1,4 +1,5 @@
-/* mem.h - big fresh buffers: asking the kernel to populate them in bulk, and growing them.
+/* mem.h - big fresh buffers: asking the kernel to populate them in bulk (in
+ * the caller's thread or a helper beside it), and growing them.
  *
  * Loading a program touches a few hundred MB of fresh memory: the file
  * buffer, the DOM arena, the IR arena. Touched one 4 KiB page at a time,
@@ -31,6 +32,35 @@ void exdb_mem_hugepages(int on);
 void exdb_mem_hugepage(void *p, size_t n);
 /* Populates the whole pages inside [p, p+n) for writing, now. */
 void exdb_mem_populate(void *p, size_t n);
+
+/* Populates the whole pages [p, p+n) (page-aligned) for writing: now, or,
+ * when the calling thread has a helper (exdb_mem_ahead_start), in the
+ * helper's thread, asynchronously: the caller goes on at once, and a page
+ * it writes before the helper got to it is faulted in as without the
+ * call. A hint either way (contents never change). */
+void exdb_mem_populate_pages(void *p, size_t n);
+/* Gives back the whole pages [p, p+n) (page-aligned) of a read-only file
+ * mapping (MADV_DONTNEED: unmapped, read again from the page cache on the
+ * next touch): now, or by the calling thread's helper, which the caller
+ * stops before the mapping can go away. Only for such pages: on anonymous
+ * memory it would zero them. */
+void exdb_mem_give_back_pages(const void *p, size_t n);
+/* Starts a thread that populates what the calling thread's arenas ask for
+ * (exdb_mem_populate_pages), so that on two cores the kernel's page
+ * clearing runs beside the caller instead of inside it (a 1M-node load
+ * populates ~1.4 GB of IR), and gives back the pages of the text it asks
+ * exdb_mem_give_back_pages for; 1 when started, 0 when the caller has one
+ * already, the kernel has no MADV_POPULATE_WRITE, no thread can be had,
+ * or faults are injected. The caller stops it (exdb_mem_ahead_stop) before
+ * it returns, so nothing outlives the call that needed it (a fork()
+ * between them would leave the child without the thread). */
+int exdb_mem_ahead_start(void);
+void exdb_mem_ahead_stop(void);
+/* Whether the calling thread has a helper, and whether it has carried
+ * out everything asked of it (a caller that needs memory populated now and
+ * finds it behind, on a busy machine, populates it itself). */
+int exdb_mem_ahead_on(void);
+int exdb_mem_ahead_idle(void);
 
 /* realloc(p, n) for growing arrays and texts, used bytes of p kept. A big
  * block (mmap'd by malloc: from 1 MB in the REPL, repl/main.c) grows where

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "core/base/mem.h"
 #include "core/export/load_arg.h"
 #include "core/export/load_node.h"
 #include "core/export/load_value.h"
@@ -257,7 +258,7 @@ static void prefetch_node(loader *L, gscope *sc, const exdb_json *nodes, uint32_
  * custom objects, named SymInts) print exactly as named; constant inputs
  * (ints, floats, bools, None, strings) get create_name's version of their
  * signature name and are not values other nodes can refer to. */
-int exdb_load_graph(loader *L, const exdb_json *jg, const jpath *gp, exdb_graph *g, int is_sub) {
+static int load_graph(loader *L, const exdb_json *jg, const jpath *gp, exdb_graph *g, int is_sub) {
     gscope sc = {.g = g, .jgraph = jg};
     exdb_strmap_init(&sc.values, L->a);
     exdb_strmap_init(&sc.metas, L->a);
@@ -292,4 +293,16 @@ int exdb_load_graph(loader *L, const exdb_json *jg, const jpath *gp, exdb_graph 
             return -1;
     }
     return load_output_node(L, &sc, jg, outs, &op);
+}
+
+/* Programs of at least this many bytes of JSON get a thread that populates
+ * the IR's memory beside the loader (exdb_mem_ahead_start). */
+#define HELPED_MIN ((size_t)32 << 20)
+
+int exdb_load_graph(loader *L, const exdb_json *jg, const jpath *gp, exdb_graph *g, int is_sub) {
+    int helped = !is_sub && L->prog->json_bytes >= HELPED_MIN && exdb_mem_ahead_start();
+    int rc = load_graph(L, jg, gp, g, is_sub);
+    if (helped)
+        exdb_mem_ahead_stop();
+    return rc;
 }

@@ -494,7 +494,7 @@ exdb_program *exdb_program_load(const char *path, const char *model, exdb_error 
     size_t len;
     const char *member;
     uint64_t hash;
-    if (exdb_container_read_program_hashed(c, model, &buf, &len, &member, &hash, err) < 0) {
+    if (exdb_container_read_program_to_load(c, model, &buf, &len, &member, &hash, err) < 0) {
         exdb_container_close(c);
         return NULL;
     }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "core/base/filemap.h"
 #include "core/export/statefiles.h"
 #include "core/format/container_save.h"
 #include "core/base/strbuf.h"
@@ -106,6 +107,7 @@ exdb_program *exdb_snapshot_load(exdb_container *c, const char *model, char *buf
     exdb_program *p = exdb_program_from_json(buf, len, label, err);
     if (!p)
         return NULL;
+    exdb_filemap_hash(p->buf, &hash); /* taken during the load (container.h _to_load) */
     exdb_snapshot *s = exdb_arena_calloc(&p->arena, 1, sizeof *s);
     if (!s) {
         exdb_errorf(err, "%s: out of memory", label);

@@ -60,7 +60,10 @@ typedef struct exdb_snapshot {
 /* The loader's last step (exdb_program_load, program.c): builds the
  * program with exdb_program_from_json, and records in it (p->snapshot)
  * what run and save need from the open container c, with hash, the XXH3
- * of the program text buf as read (exdb_container_read_program_hashed). model as given to exdb_program_load. */
+ * of the program text buf as read (exdb_container_read_program_to_load;
+ * for a mapped text whose hash that left to the load, the hash
+ * exdb_filemap_hash gives after it instead). model as given to
+ * exdb_program_load. */
 exdb_program *exdb_snapshot_load(exdb_container *c, const char *model, char *buf, size_t len,
                                  uint64_t hash, const char *label, exdb_error *err);
 

@@ -614,9 +614,11 @@ const cont_model *exdb_container_resolve_model(const exdb_container *c, const ch
 
 /* Reads a bare JSON file whole, and its XXH3 into *hash (when not NULL).
  * The text is a read-only mapping of the file (filemap.h) when the system
- * gives one, else it is read into a buffer. The size is checked again (the
- * file may have changed since open) and the read stops at that size. */
-static int read_json_file(exdb_container *c, char **buf, size_t *len, uint64_t *hash,
+ * gives one, else it is read into a buffer (later: a mapped text's hash is
+ * taken as its pages are given back, exdb_filemap_hash_start; *hash 0).
+ * The size is checked again (the file may have changed since open) and the
+ * read stops at that size. */
+static int read_json_file(exdb_container *c, char **buf, size_t *len, uint64_t *hash, int later,
                           exdb_error *err) {
     struct stat st;
     int fd = open(c->path, O_RDONLY | O_CLOEXEC);
@@ -636,8 +638,12 @@ static int read_json_file(exdb_container *c, char **buf, size_t *len, uint64_t *
     const char *mapped;
     if (size > 0 && exdb_filemap_map(fd, size, &mapped) == 0) {
         close(fd);
-        if (hash)
+        if (hash && later) {
+            exdb_filemap_hash_start(mapped);
+            *hash = 0;
+        } else if (hash) {
             exdb_container_text_pass(mapped, size, 0, hash);
+        }
         *buf = (char *)mapped; /* never written: the reader leaves texts as they are */
         *len = size;
         return 0;
@@ -689,9 +695,8 @@ int exdb_container_read_program(exdb_container *c, const char *model, char **buf
     return exdb_container_read_program_hashed(c, model, buf, len, member, NULL, err);
 }
 
-int exdb_container_read_program_hashed(exdb_container *c, const char *model, char **buf,
-                                       size_t *len, const char **member, uint64_t *hash,
-                                       exdb_error *err) {
+static int read_program(exdb_container *c, const char *model, char **buf, size_t *len,
+                        const char **member, uint64_t *hash, int later, exdb_error *err) {
     size_t n;
     *buf = NULL;
     const cont_model *m = exdb_container_resolve_model(c, model, err);
@@ -699,7 +704,7 @@ int exdb_container_read_program_hashed(exdb_container *c, const char *model, cha
         return -1;
     int rc;
     if (c->kind == EXDB_CONT_JSON)
-        rc = read_json_file(c, buf, &n, hash, err);
+        rc = read_json_file(c, buf, &n, hash, later, err);
     else if ((rc = exdb_container_map_member(c, m->index, EXDB_MAX_PROGRAM_BYTES, buf, &n, hash)) ==
                  1 &&
              (rc = read_member(c, m->index, EXDB_MAX_PROGRAM_BYTES, "a program", buf, &n, err)) ==
@@ -713,6 +718,18 @@ int exdb_container_read_program_hashed(exdb_container *c, const char *model, cha
     if (member)
         *member = m->member;
     return 0;
+}
+
+int exdb_container_read_program_hashed(exdb_container *c, const char *model, char **buf,
+                                       size_t *len, const char **member, uint64_t *hash,
+                                       exdb_error *err) {
+    return read_program(c, model, buf, len, member, hash, 0, err);
+}
+
+int exdb_container_read_program_to_load(exdb_container *c, const char *model, char **buf,
+                                        size_t *len, const char **member, uint64_t *hash,
+                                        exdb_error *err) {
+    return read_program(c, model, buf, len, member, hash, 1, err);
 }
 
 int exdb_container_read_member(exdb_container *c, const char *rel, size_t max, char **buf,

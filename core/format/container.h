@@ -73,6 +73,14 @@ int exdb_container_read_program(exdb_container *c, const char *model, char **buf
 int exdb_container_read_program_hashed(exdb_container *c, const char *model, char **buf,
                                        size_t *len, const char **member, uint64_t *hash,
                                        exdb_error *err);
+/* exdb_container_read_program_hashed for a text about to be loaded: when it
+ * is a mapped bare JSON file (core/base/filemap.h), its hash is not taken
+ * now but as the loader gives its pages back (exdb_filemap_hash_start;
+ * exdb_filemap_hash gives it after the load) and *hash is 0: the hash then
+ * costs no pass of its own over the file's pages. */
+int exdb_container_read_program_to_load(exdb_container *c, const char *model, char **buf,
+                                        size_t *len, const char **member, uint64_t *hash,
+                                        exdb_error *err);
 
 /* Reads member rel (relative to the archive folder, e.g.
  * "data/weights/model_weights_config.json") into a malloc'd NUL-terminated

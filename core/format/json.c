@@ -1135,6 +1135,7 @@ int exdb_json_parse_lazy(const char *buf, size_t len, exdb_arena *a, exdb_jstrin
         exdb_errorf(err, "%s: out of memory", fname);
         goto done;
     }
+    exdb_filemap_ahead_start(buf); /* a big mapped text: its pages mapped in ahead */
     if (parse_at(&ps, 0) < 0)
         goto done;
     skip_ws(&ps);
@@ -1152,6 +1153,7 @@ int exdb_json_parse_lazy(const char *buf, size_t len, exdb_arena *a, exdb_jstrin
     *out = root;
     rc = 0;
 done:
+    exdb_filemap_ahead_stop(buf);
     if (ps.stk_heap)
         free(ps.stk);
     return rc;

@@ -2,12 +2,13 @@
  * IR build) and reports peak RSS, for scripts/bench.sh. One program per
  * process so peak RSS belongs to that program alone.
  *
- *   bench_load [--serial] FILE [REPEAT]
+ *   bench_load [--serial | --ahead N] FILE [REPEAT]
  *                             ->  "bytes nodes best_seconds peak_rss_kb base_rss_kb
  *                                    first_seconds"
  *
  * --serial parses the nodes in the loader's thread (no second thread:
- * exdb_program_parse_ahead), to measure what the second one gains.
+ * exdb_program_parse_ahead), to measure what the second one gains;
+ * --ahead N starts the second one from N nodes on (its threshold).
  *   bench_load --touch MIB     ->  "first_touch_GBps"
  *
  * first_seconds is the first load of the process, which takes all its
@@ -61,6 +62,10 @@ int main(int argc, char **argv) {
         argv++;
         if (--argc < 2)
             return 2;
+    } else if (strcmp(argv[1], "--ahead") == 0 && argc > 3) {
+        exdb_program_parse_ahead((uint32_t)strtoul(argv[2], NULL, 10));
+        argv += 2;
+        argc -= 2;
     }
     if (strcmp(argv[1], "--touch") == 0) {
         size_t n = (size_t)(argc > 2 ? atol(argv[2]) : 64) << 20;

@@ -22,6 +22,7 @@
 #include "core/export/statefiles.h"
 #include "core/format/container.h"
 #include "core/base/arena.h"
+#include "core/base/filemap.h"
 #include "core/unflatten/unflatten.h"
 
 #include "testutil.h"
@@ -119,6 +120,53 @@ Test(snapshot, hash_taken_while_reading) {
         exdb_container_close(c);
     }
     free(text);
+}
+
+/* A mapped bare JSON text's hash is taken by the load as it gives the
+ * text's pages back (container.h exdb_container_read_program_to_load),
+ * not in a pass of its own: it is still the XXH3 of the whole file, for a
+ * text the first pass gives back in several steps (3 MiB of spaces on
+ * either side of a fixture's members), a small one, and one big enough
+ * (EXDB_FILEMAP_AHEAD_MIN) that a thread maps it in and hashes it ahead of
+ * the first pass. */
+Test(snapshot, hash_taken_as_the_load_gives_the_text_back) {
+    FILE *in = fopen(TIED_JSON, "rb");
+    cr_assert_not_null(in);
+    char *fix = malloc(1 << 20);
+    cr_assert_not_null(fix);
+    size_t nfix = fread(fix, 1, 1 << 20, in);
+    fclose(in);
+    cr_assert(nfix > 2 && nfix < (1 << 20) && fix[0] == '{');
+    for (int k = 0; k < 3; k++) {
+        size_t pad = k == 2 ? EXDB_FILEMAP_AHEAD_MIN / 2 + 12345
+                     : k    ? (3u << 20) + 4321
+                            : 0,
+               n = nfix + 2 * pad;
+        char *text = malloc(n);
+        cr_assert_not_null(text);
+        memset(text, ' ', n);
+        text[0] = '{';
+        size_t last = nfix - 1; /* the fixture's closing brace */
+        while (last > 0 && fix[last] != '}')
+            last--;
+        memcpy(text + 1 + pad, fix + 1, last - 1); /* its members, between the pads */
+        text[n - 1] = '}';
+        char path[512];
+        snprintf(path, sizeof path, "%s/padded%d.json", test_tdir, k);
+        FILE *f = fopen(path, "wb");
+        cr_assert_not_null(f);
+        cr_assert_eq(fwrite(text, 1, n, f), n);
+        cr_assert_eq(fclose(f), 0);
+        exdb_error err = {0};
+        exdb_program *p = exdb_program_load(path, NULL, &err);
+        cr_assert_not_null(p, "%s", err.msg);
+        cr_assert_not_null(p->snapshot);
+        cr_expect_eq(p->snapshot->program_hash, exdb_hash64(text, n), "pad %zu", pad);
+        cr_expect_eq(p->snapshot->program_len, n);
+        exdb_program_free(p);
+        free(text);
+    }
+    free(fix);
 }
 
 /* Load by a relative path, cd away, then remove the archive, then put
