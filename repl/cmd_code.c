@@ -272,8 +272,15 @@ int cmd_code_print(session *s, int readable, int argc, char **argv) {
         lines = NULL;
     }
     if (rc == 0) {
-        /* print(gm.code) / print_readable(): the text and a newline */
-        exdb_buf_put(&s->buf, out.s ? out.s : "", out.len);
+        /* print(gm.code) / print_readable(): the text and a newline; the
+         * text is the output when there is none yet, not copied into it */
+        if (!s->buf.len && !s->buf.oom) {
+            exdb_buf_free(&s->buf);
+            s->buf = out;
+            exdb_buf_init(&out);
+        } else {
+            exdb_buf_put(&s->buf, out.s ? out.s : "", out.len);
+        }
         exdb_buf_putc(&s->buf, '\n');
         cmd_flush(s, 0);
     }

@@ -121,7 +121,7 @@ void vz_noderec_put_sources(vz_noderec *r, FILE *f, exdb_buf *b) {
     }
     for (uint32_t i = 0; i < r->srcs.cap; i++)
         if (r->srcs.slots[i].key && r->srcs.slots[i].val)
-            tab[(uintptr_t)r->srcs.slots[i].val] = r->srcs.slots[i].key;
+            tab[(uintptr_t)r->srcs.slots[i].val] = exdb_strmap_slot_key(&r->srcs.slots[i]);
     fputs("<script type=\"application/json\" id=\"srcs\">[\"\"", f);
     for (uint32_t i = 1; i <= r->nsrcs; i++) {
         exdb_buf_reset(b);

@@ -199,15 +199,9 @@ void exdb_mem_give_back_pages(const void *p, size_t n) {
 }
 
 void *exdb_mem_grow(void *p, size_t used, size_t n) {
-    if (n < EXDB_HUGEPAGE_MIN)
-        return realloc(p, n);
-    void *q = malloc(n);
-    if (!q)
-        return NULL;
-    exdb_mem_hugepage(q, n);
-    if (p && used)
-        memcpy(q, p, used);
-    free(p);
+    char *q = realloc(p, n);
+    if (q && n >= EXDB_HUGEPAGE_MIN && n > used)
+        exdb_mem_hugepage(q + used, n - used);
     return q;
 }
 

@@ -62,11 +62,13 @@ void exdb_mem_ahead_stop(void);
 int exdb_mem_ahead_on(void);
 int exdb_mem_ahead_idle(void);
 
-/* realloc(p, n) for growing arrays and texts, used bytes of p kept. From
- * EXDB_HUGEPAGE_MIN on, the new block is advised for huge pages before the
- * copy touches it: realloc would copy into fresh 4 KiB pages, one fault
- * each (~0.25 s per 68 MB on the dev VM; milliseconds with 2 MiB pages).
- * NULL (p untouched) when out of memory. */
+/* realloc(p, n) for growing arrays and texts, used bytes of p kept. A big
+ * block (mmap'd by malloc: from 1 MB in the REPL, repl/main.c) grows where
+ * glibc remaps its pages, neither copied nor held twice (a malloc, copy and
+ * free had the 128 MB of the 1M-node program's code beside its 256 MB
+ * successor: print code's peak); from EXDB_HUGEPAGE_MIN on, the new part is
+ * advised for huge pages before anything touches it. NULL (p untouched)
+ * when out of memory. */
 void *exdb_mem_grow(void *p, size_t used, size_t n);
 
 /* A growable malloc'd array that is full: realloc'd to twice its room

@@ -51,31 +51,50 @@ void **exdb_strmap_find(const exdb_strmap *m, const char *key) {
     return m->cap ? exdb_strmap_find_hashed(m, key, hash_str(key)) : NULL;
 }
 
+#define TAG_SHIFT 48
+_Static_assert(sizeof(uintptr_t) == 8, "strmap slots keep a tag above a 48-bit address");
+
+static inline const char *slot_key(const exdb_strmap_slot *s) {
+    return exdb_strmap_slot_key(s);
+}
+
+/* The slot's key word for key with hash h: its address, h's high 16 bits
+ * above. */
+static inline uintptr_t tagged(const char *key, uint32_t h) {
+    return (uintptr_t)key | (uintptr_t)(h >> 16) << TAG_SHIFT;
+}
+
 void **exdb_strmap_find_hashed(const exdb_strmap *m, const char *key, uint32_t h) {
     if (!m->cap)
         return NULL;
     uint32_t mask = m->cap - 1;
-    for (uint32_t i = h & mask;; i = (i + 1) & mask) {
+    uintptr_t tag = (uintptr_t)(h >> 16);
+    for (uint32_t i = exdb_strmap_home(h, mask);; i = (i + 1) & mask) {
         exdb_strmap_slot *s = &m->slots[i];
         if (!s->key)
             return NULL;
-        if (s->hash == h && (s->key == key || strcmp(s->key, key) == 0))
+        if (s->key >> TAG_SHIFT == tag && (slot_key(s) == key || strcmp(slot_key(s), key) == 0))
             return &s->val;
     }
 }
 
-/* Rehashes into a table of ncap slots (a power of two above the count). */
+/* Rehashes into a table of ncap slots (a power of two above the count).
+ * A home slot in a table of up to 2^16 slots is bits of the slot's tag;
+ * beyond, the key is hashed again. */
 static int rehash(exdb_strmap *m, uint32_t ncap) {
     exdb_strmap_slot *ns = exdb_arena_calloc(m->a, ncap, sizeof *ns);
     if (!ns)
         return -1;
+    uint32_t mask = ncap - 1;
     for (uint32_t i = 0; i < m->cap; i++) {
         exdb_strmap_slot *s = &m->slots[i];
         if (!s->key)
             continue;
-        uint32_t j = s->hash & (ncap - 1);
+        uint32_t tag = (uint32_t)(s->key >> TAG_SHIFT);
+        uint32_t j = ncap <= ((uint32_t)1 << 16) ? tag & mask
+                                                 : exdb_strmap_home(hash_str(slot_key(s)), mask);
         while (ns[j].key)
-            j = (j + 1) & (ncap - 1);
+            j = (j + 1) & mask;
         ns[j] = *s;
     }
     EXDB_WILL_WRITE(m->a, m->slots);
@@ -105,23 +124,25 @@ void **exdb_strmap_put(exdb_strmap *m, const char *key, int *created) {
 }
 
 void **exdb_strmap_put_hashed(exdb_strmap *m, const char *key, uint32_t h, int *created) {
+    if ((uintptr_t)key >> TAG_SHIFT)
+        return NULL;
     if ((m->count + 1) * 4 > m->cap * 3 && grow(m) < 0)
         return NULL;
     uint32_t mask = m->cap - 1;
-    for (uint32_t i = h & mask;; i = (i + 1) & mask) {
+    uintptr_t tag = (uintptr_t)(h >> 16);
+    for (uint32_t i = exdb_strmap_home(h, mask);; i = (i + 1) & mask) {
         exdb_strmap_slot *s = &m->slots[i];
         if (!s->key) {
             exdb_arena_will_write(m->a, s, sizeof *s);
             EXDB_WILL_WRITE(m->a, m->count);
-            s->key = key;
-            s->hash = h;
+            s->key = tagged(key, h);
             s->val = NULL;
             m->count++;
             if (created)
                 *created = 1;
             return &s->val;
         }
-        if (s->hash == h && (s->key == key || strcmp(s->key, key) == 0)) {
+        if (s->key >> TAG_SHIFT == tag && (slot_key(s) == key || strcmp(slot_key(s), key) == 0)) {
             if (created)
                 *created = 0;
             /* callers store through the slot */

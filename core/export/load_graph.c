@@ -217,7 +217,7 @@ static void prefetch_slot(const exdb_strmap *m, uint32_t h) {
         return;
     /* the first probe's slot and the line after it: a probe for a new name
      * reads a few slots (the tables are up to 3/4 full) */
-    const char *slot = (const char *)&m->slots[h & (m->cap - 1)];
+    const char *slot = (const char *)&m->slots[exdb_strmap_home(h, m->cap - 1)];
     __builtin_prefetch(slot);
     __builtin_prefetch(slot + 64);
 }

@@ -709,6 +709,49 @@ static void gen_body(cg *c, size_t *start, uint8_t *emitted) {
 
 /* _gen_python_code(...).src: "\n\n\n" + prologue + "\n" + the body with
  * its leading blank lines stripped and every line indented by 4. */
+/* body[k..len) indented in place, pro in front: the text of an empty out
+ * without a second copy of the body beside it (the 1M-node program's code
+ * is 130 MB). realloc grows the buffer where it is (glibc moves the pages
+ * of a big block, it does not copy them). 0, or -1 when memory ran out
+ * (body untouched). */
+static int indent_in_place(exdb_buf *body, size_t k, const exdb_buf *pro) {
+    size_t nl = 0;
+    for (const char *p = body->s + k; (p = memchr(p, '\n', body->len - (size_t)(p - body->s))); p++)
+        nl++;
+    size_t head = 3 + pro->len + 1 + 4, n = head + (body->len - k) + 4 * nl;
+    if (k > head) /* the text would move left over lines not moved yet */
+        return -1;
+    char *s = realloc(body->s, n + 1);
+    if (!s)
+        return -1;
+    /* from the end: each line moves right by 4 per newline before it */
+    size_t src = body->len, dst = n;
+    s[n] = '\0';
+    while (src > k) {
+        const char *q = s + src;
+        while (q > s + k && q[-1] != '\n')
+            q--;
+        size_t from = (size_t)(q - s), len = src - from;
+        q = from > k ? q - 1 : NULL; /* the newline before the line */
+        dst -= len;
+        memmove(s + dst, s + from, len);
+        if (!q)
+            break;
+        dst -= 5;
+        memcpy(s + dst, "\n    ", 5);
+        src = from - 1;
+    }
+    memcpy(s, "\n\n\n", 3);
+    memcpy(s + 3, pro->s ? pro->s : "", pro->len);
+    memcpy(s + 3 + pro->len, "\n    ", 5);
+    body->s = s;
+    body->len = n;
+    body->cap = n + 1;
+    return 0;
+}
+
+/* _gen_python_code(...).src: "\n\n\n" + prologue + "\n" + the body with
+ * its leading blank lines stripped and every line indented by 4. */
 int exdb_python_code(exdb_buf *out, const exdb_graph *g, const exdb_codegen_opts *o,
                      uint32_t *lines) {
     cg c;
@@ -730,34 +773,45 @@ int exdb_python_code(exdb_buf *out, const exdb_graph *g, const exdb_codegen_opts
     uint32_t pro_lines = 1;
     for (size_t i = 0; i < pro.len; i++)
         pro_lines += pro.s[i] == '\n';
-    exdb_buf_puts(out, "\n\n\n");
-    exdb_buf_put(out, pro.s, pro.len);
-    exdb_buf_putc(out, '\n');
     int pro_oom = pro.oom;
-    exdb_buf_free(&pro);
     const char *body = exdb_buf_str(&c.body);
     size_t k = 0;
     while (body[k] == '\n')
         k++;
-    exdb_buf_puts(out, "    ");
-    uint32_t line = 4 + pro_lines; /* the body's first line in out's text */
-    uint32_t i = 0, nn = g->count;
-    for (size_t p = k; p <= c.body.len; p++) {
-        while (lines && i < nn && start[i] <= p) {
-            lines[i] = emitted[i] && start[i] >= k ? line : 0;
-            i++;
-        }
-        if (p == c.body.len)
-            break;
-        exdb_buf_putc(out, body[p]);
-        if (body[p] == '\n') {
-            exdb_buf_puts(out, "    ");
-            line++;
+    /* the body's first line is line 4 + pro_lines of the text */
+    uint32_t line = 4 + pro_lines, i, nn = g->count;
+    if (lines) { /* a node's line: the line its text starts on */
+        size_t p = k;
+        for (i = 0; i < nn; i++) {
+            size_t at = start[i];
+            if (at < k) {
+                lines[i] = 0;
+                continue;
+            }
+            for (const char *q; p < at && (q = memchr(body + p, '\n', at - p)); line++)
+                p = (size_t)(q - body) + 1;
+            p = at;
+            lines[i] = emitted[i] ? line : 0;
         }
     }
-    while (lines && i < nn)
-        lines[i++] = 0;
-    rc = c.oom || c.body.oom || c.prev_summary.oom || pro_oom || out->oom ? -1 : 0;
+    rc = c.oom || c.body.oom || c.prev_summary.oom || pro_oom ? -1 : 0;
+    if (rc == 0 && !out->len && !out->oom && indent_in_place(&c.body, k, &pro) == 0) {
+        exdb_buf_free(out);
+        *out = c.body;
+        exdb_buf_init(&c.body);
+    } else if (rc == 0) {
+        exdb_buf_puts(out, "\n\n\n");
+        exdb_buf_put(out, pro.s, pro.len);
+        exdb_buf_putc(out, '\n');
+        exdb_buf_puts(out, "    ");
+        for (size_t p = k; p < c.body.len; p++) {
+            exdb_buf_putc(out, body[p]);
+            if (body[p] == '\n')
+                exdb_buf_puts(out, "    ");
+        }
+        rc = out->oom ? -1 : 0;
+    }
+    exdb_buf_free(&pro);
 done:
     free(start);
     free(emitted);

@@ -284,9 +284,26 @@ int exdb_arg_seq(exdb_arena *a, exdb_arg_kind kind, uint32_t n, exdb_arg *out) {
 /* What a node becomes in a copied tree: fills *out (0) or fails (-1). */
 typedef int (*node_to_arg_fn)(void *ctx, exdb_node *n, exdb_arg *out);
 
-/* map_arg: a deep copy of every list/tuple/dict of src into arena a (as FX's
- * map_aggregate builds new containers), each node replaced through fn.
- * Scalars and strings are shared: they are immutable. */
+/* Whether the tree a holds a node (a sequence's first node ends the walk:
+ * most node args are tuples that start with one). */
+static int holds_node(const exdb_arg *a) {
+    if (a->kind == EXDB_ARG_NODE)
+        return 1;
+    if (a->kind == EXDB_ARG_LIST || a->kind == EXDB_ARG_TUPLE || a->kind == EXDB_ARG_DICT)
+        for (uint32_t i = 0; i < a->n; i++)
+            if (holds_node(&a->u.items[i]))
+                return 1;
+    return 0;
+}
+
+/* map_arg: a copy of every list/tuple/dict of src that holds a node into
+ * arena a (as FX's map_aggregate builds new containers), each node replaced
+ * through fn. Scalars, strings and the sequences that hold no node are
+ * shared: exdb never edits an argument tree in place (a node's args are
+ * replaced whole), so sharing is a copy no one can tell apart, and a module
+ * graph's copies of shapes and int lists cost nothing (5 of the 11 MB of
+ * synth_100k's argument arrays, copied into the flat copy and again into
+ * the module graphs). */
 static int map_arg(exdb_arena *a, const exdb_arg *src, exdb_arg *dst, node_to_arg_fn fn,
                    void *ctx) {
     switch (src->kind) {
@@ -295,6 +312,10 @@ static int map_arg(exdb_arena *a, const exdb_arg *src, exdb_arg *dst, node_to_ar
     case EXDB_ARG_LIST:
     case EXDB_ARG_TUPLE:
     case EXDB_ARG_DICT:
+        if (!holds_node(src)) {
+            *dst = *src;
+            return 0;
+        }
         if (exdb_arg_seq(a, (exdb_arg_kind)src->kind, src->n, dst) < 0)
             return -1;
         for (uint32_t i = 0; i < src->n; i++) {
@@ -511,9 +532,11 @@ static exdb_node *node_alloc(exdb_graph *g) {
     return g->slab++;
 }
 
-exdb_node *exdb_graph_create_node(exdb_graph *g, exdb_op op, const char *target,
-                                  exdb_target_kind tkind, const exdb_arg *args,
-                                  const exdb_arg *kwargs, const char *name) {
+/* keep: a string that outlives g which the name, when it comes out with
+ * its text, shares (names.h) */
+static exdb_node *create_node(exdb_graph *g, exdb_op op, const char *target, exdb_target_kind tkind,
+                              const exdb_arg *args, const exdb_arg *kwargs, const char *name,
+                              const char *keep) {
     exdb_node *n = node_alloc(g);
     if (!n)
         return NULL;
@@ -545,7 +568,7 @@ exdb_node *exdb_graph_create_node(exdb_graph *g, exdb_op op, const char *target,
                                           : exdb_target_to_str(g->arena, op, target, tkind);
     }
     void **slot = NULL;
-    n->name = cand ? exdb_names_create_slot(g->arena, &g->names, &g->base_count, cand,
+    n->name = cand ? exdb_names_create_slot(g->arena, &g->names, &g->base_count, cand, keep,
                                             &n->name_hash, &slot)
                    : NULL;
     if (!n->name)
@@ -563,6 +586,14 @@ exdb_node *exdb_graph_create_node(exdb_graph *g, exdb_op op, const char *target,
     assert(!uc.failed);
     link_node(g, n);
     return n;
+}
+
+/* A placeholder's or get_attr's name is mostly its target's text: the
+ * target (which g's nodes keep as given) is shared. */
+exdb_node *exdb_graph_create_node(exdb_graph *g, exdb_op op, const char *target,
+                                  exdb_target_kind tkind, const exdb_arg *args,
+                                  const exdb_arg *kwargs, const char *name) {
+    return create_node(g, op, target, tkind, args, kwargs, name, target);
 }
 
 /* Graph.inserting_before(n): n.prepend; inserting_before(None) is
@@ -738,14 +769,15 @@ int exdb_node_insert_arg(exdb_node *n, uint32_t idx, exdb_arg a) {
 /* Graph.node_copy: create_node(node.op, node.target, map_arg(args),
  * map_arg(kwargs), node.name, node.type), then meta = copy.copy(node.meta):
  * a new dict sharing the values, which for exdb's immutable meta is the
- * same pointer. */
+ * same pointer. The copy shares n's name too when it keeps it (n's strings
+ * outlive g, as its meta does). */
 exdb_node *exdb_graph_node_copy(exdb_graph *g, const exdb_node *n, exdb_node_map_fn fn, void *ctx) {
     exdb_arg args, kwargs;
     if (exdb_arg_copy(g->arena, &n->args, &args, fn, ctx) < 0 ||
         exdb_arg_copy(g->arena, &n->kwargs, &kwargs, fn, ctx) < 0)
         return NULL;
-    exdb_node *c = exdb_graph_create_node(g, (exdb_op)n->op, n->target, (exdb_target_kind)n->tkind,
-                                          &args, &kwargs, n->name);
+    exdb_node *c = create_node(g, (exdb_op)n->op, n->target, (exdb_target_kind)n->tkind, &args,
+                               &kwargs, n->name, n->name);
     if (c) {
         c->meta = n->meta;
         c->src = n->src;

@@ -251,7 +251,8 @@ typedef struct exdb_node {
     exdb_arg kwargs;          /* always a DICT */
     const exdb_meta *meta;
     int32_t src; /* index in the serialized nodes array, -1 if none */
-    void *aux;   /* scratch pointer for passes (unflatten, lint) */
+    /* 144 bytes: a module graph's node, allocated alone under the journal,
+     * takes no 16-byte rounding (a scratch pointer no pass used went) */
 } exdb_node;
 
 /* The hash of n's name in its graph's name table: cached when the graph
@@ -307,8 +308,9 @@ const char *exdb_target_to_str(exdb_arena *a, exdb_op op, const char *target,
 
 /* Graph.create_node. name may be NULL (FX derives it from the target, as
  * _target_to_str does). args must be a TUPLE and kwargs a DICT, or NULL for
- * empty ones; they are stored as given (not copied). The node is placed at
- * the insertion point. Returns NULL only when memory is exhausted. */
+ * empty ones; they are stored as given (not copied), as target is (it must
+ * outlive g; a name with its text shares it). The node is placed at the
+ * insertion point. Returns NULL only when memory is exhausted. */
 exdb_node *exdb_graph_create_node(exdb_graph *g, exdb_op op, const char *target,
                                   exdb_target_kind tkind, const exdb_arg *args,
                                   const exdb_arg *kwargs, const char *name);
@@ -360,11 +362,14 @@ typedef exdb_node *(*exdb_node_map_fn)(void *ctx, exdb_node *n);
 
 /* Graph.node_copy: a copy of n (from any graph) at g's insertion point, its
  * node arguments mapped through fn, its name n->name made unique in g, its
- * meta shared. Returns NULL when fn fails (returns NULL) or memory runs out. */
+ * meta shared, and its name too when it stays as it is (n's graph must
+ * outlive g). Returns NULL when fn fails (returns NULL) or memory runs out. */
 exdb_node *exdb_graph_node_copy(exdb_graph *g, const exdb_node *n, exdb_node_map_fn fn, void *ctx);
 
-/* Deep copy of an argument tree into arena a, mapping nodes through fn
- * (fn NULL: nodes kept). Returns -1 when fn returns NULL for some node. */
+/* Copy of an argument tree into arena a, mapping nodes through fn (fn
+ * NULL: nodes kept): every list, tuple and dict that holds a node is new,
+ * one that holds none is shared with src (argument trees are never edited
+ * in place). Returns -1 when fn returns NULL for some node. */
 int exdb_arg_copy(exdb_arena *a, const exdb_arg *src, exdb_arg *dst, exdb_node_map_fn fn,
                   void *ctx);
 

@@ -217,8 +217,8 @@ static int name_set_start(name_set *ns, const exdb_graph *g, const exdb_node *up
 static int in_names(const exdb_graph *g, const exdb_node *n) {
     uint32_t h = exdb_node_name_hash(n);
     if (g->names.cap) {
-        const exdb_strmap_slot *s = &g->names.slots[h & (g->names.cap - 1)];
-        if (s->key == n->name && s->val == n)
+        const exdb_strmap_slot *s = &g->names.slots[exdb_strmap_home(h, g->names.cap - 1)];
+        if (exdb_strmap_slot_key(s) == n->name && s->val == n)
             return 1;
     }
     void **e = exdb_strmap_find_hashed(&g->names, n->name, h);
@@ -257,7 +257,7 @@ static void name_index_build(name_index *ix, const exdb_graph *g) {
         const exdb_strmap_slot *s = &g->names.slots[i];
         uintptr_t off = (uintptr_t)s->val - lo;
         if (s->val && off < span && off % sizeof(exdb_node) == 0)
-            ix->keys[off / sizeof(exdb_node)] = s->key;
+            ix->keys[off / sizeof(exdb_node)] = exdb_strmap_slot_key(s);
     }
 }
 

@@ -337,14 +337,15 @@ const char *exdb_names_create(exdb_arena *a, exdb_strmap *names, exdb_strmap *ba
                               const char *candidate) {
     uint32_t h;
     void **slot;
-    return exdb_names_create_slot(a, names, base_count, candidate, &h, &slot);
+    return exdb_names_create_slot(a, names, base_count, candidate, NULL, &h, &slot);
 }
 
 /* The candidate's hash is taken once for its first probe of names, its put
  * and the caller (a node caches its name's hash); only a taken candidate
  * rehashes the next _N. */
 const char *exdb_names_create_slot(exdb_arena *a, exdb_strmap *names, exdb_strmap *base_count,
-                                   const char *candidate, uint32_t *hash, void ***name_slot) {
+                                   const char *candidate, const char *keep, uint32_t *hash,
+                                   void ***name_slot) {
     size_t n = strlen(candidate);
     /* The sanitised candidate: at most one '_' more, or "_unnamed". Names
      * are short: both buffers live on the stack unless a name is long (a
@@ -411,7 +412,7 @@ const char *exdb_names_create_slot(exdb_arena *a, exdb_strmap *names, exdb_strma
         taken = exdb_strmap_find_hashed(names, cand, h) != NULL;
     }
 
-    final = exdb_arena_strdup(a, cand);
+    final = keep && strcmp(cand, keep) == 0 ? keep : exdb_arena_strdup(a, cand);
     void **slot = final ? exdb_strmap_put_hashed(names, final, h, NULL) : NULL;
     /* putting into names leaves base_count's slots where they were */
     void **bslot = bc_looked ? bc : exdb_strmap_find(base_count, buf);

@@ -16,9 +16,13 @@
 const char *exdb_names_create(exdb_arena *a, exdb_strmap *names, exdb_strmap *base_count,
                               const char *candidate);
 /* exdb_names_create that also gives the new name's exdb_strmap_hash and
- * its slot in names (valid until names is next written). */
+ * its slot in names (valid until names is next written). keep (or NULL) is
+ * a string that outlives names (a node's target, a copied node's name): a
+ * new name with its text is keep itself, not a copy (a module graph's
+ * nodes mostly keep their flat nodes' names). */
 const char *exdb_names_create_slot(exdb_arena *a, exdb_strmap *names, exdb_strmap *base_count,
-                                   const char *candidate, uint32_t *hash, void ***name_slot);
+                                   const char *candidate, const char *keep, uint32_t *hash,
+                                   void ***name_slot);
 /* Whether create_name refuses name as it is (a Python keyword, builtin or
  * FX custom builtin: _illegal_names, "None" excepted as names.c says). */
 int exdb_names_is_reserved(const char *name);

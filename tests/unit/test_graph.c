@@ -857,7 +857,9 @@ Test(graph, arg_copy_is_deep) {
     cr_assert_neq(dst.u.items, src.u.items);
     cr_assert_neq(dst.keys, src.keys);
     cr_assert_neq(dst.u.items[0].u.items, src.u.items[0].u.items);
-    /* editing the source afterwards leaves the copy alone */
+    /* a sequence holding no node is shared (never edited in place) */
+    cr_assert_eq(dst.u.items[1].u.items, src.u.items[1].u.items);
+    /* editing the source's sequences that hold nodes leaves the copy alone */
     src.u.items[0].u.items[0] = exdb_arg_node(y);
     src.u.items[0].u.items[1] = exdb_arg_int(6);
     src.keys[1] = "c";
