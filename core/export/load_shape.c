@@ -13,6 +13,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/export/load_node.h"
@@ -253,13 +254,10 @@ static void walk_init(walk *w, const loader *L, const exdb_json *nodes, uint32_t
 /* Nodes from which the count is split between two threads. */
 enum { SPLIT_MIN = 8192 };
 
-int exdb_load_shape_graph(loader *L, const exdb_json *jg, const jpath *gp, exdb_node_counts *c) {
-    const exdb_json *ins = exdb_json_get(jg, "inputs");
-    const exdb_json *nodes = exdb_json_get(jg, "nodes");
-    const exdb_json *outs = exdb_json_get(jg, "outputs");
-    if (!exdb_json_is(ins, EXDB_JARRAY) || !exdb_json_is(nodes, EXDB_JARRAY) ||
-        !exdb_json_is(outs, EXDB_JARRAY) || (uint64_t)ins->len + nodes->len > EXDB_MAX_NODES)
-        return -1;
+/* The getitems of every node of array nodes into *getitems, read off the
+ * text again (no tally, or one of another array): 0, or -1 as
+ * node_getitems says (L->err the first half's message first). */
+static int walk_all(loader *L, const exdb_json *nodes, uint64_t *getitems) {
     /* the second half in a thread of its own (not under fault injection,
      * which counts allocations in order), the first here */
     uint32_t half = nodes->len >= SPLIT_MIN ? nodes->len / 2 : nodes->len;
@@ -279,9 +277,77 @@ int exdb_load_shape_graph(loader *L, const exdb_json *jg, const jpath *gp, exdb_
         walk_nodes(&w[1]);
     exdb_arena_destroy(&w[0].L.node_dom);
     exdb_arena_destroy(&w[1].L.node_dom);
-    if (w[0].rc < 0 || w[1].rc < 0) /* the first half's message first */
+    if (w[0].rc < 0 || w[1].rc < 0)
         return exdb_errorf(L->err, "%s", w[w[0].rc < 0 ? 0 : 1].err.msg);
-    uint64_t getitems = w[0].getitems + w[1].getitems;
+    *getitems = w[0].getitems + w[1].getitems;
+    return 0;
+}
+
+/* The tally of the main graph's nodes the first pass delimits
+ * (exdb_load_shape_tally_hook): each node counted while its text is still
+ * in the cache, so that the shape read does not read the text again. */
+struct exdb_load_shape_tally {
+    walk w;
+    const char *first; /* the text of the counted array's first element */
+    uint32_t seen;     /* its elements so far */
+};
+
+exdb_load_shape_tally *exdb_load_shape_tally_new(const loader *L) {
+    exdb_load_shape_tally *t = calloc(1, sizeof *t);
+    if (t)
+        walk_init(&t->w, L, NULL, 0, 0);
+    return t;
+}
+
+void exdb_load_shape_tally_free(exdb_load_shape_tally *t) {
+    if (t)
+        exdb_arena_destroy(&t->w.L.node_dom);
+    free(t);
+}
+
+void exdb_load_shape_tally_hook(void *ctx, const char *key, uint32_t i, const exdb_json *e) {
+    exdb_load_shape_tally *t = ctx;
+    if (strcmp(key, "nodes") != 0)
+        return;
+    if (i == 0) { /* another nodes array (a repeated key): the DOM keeps the last */
+        t->w.rc = 0;
+        t->w.getitems = 0;
+        t->first = e->u.str;
+        t->seen = 0;
+        exdb_error_clear(&t->w.err);
+    }
+    t->seen++;
+    if (t->w.rc < 0) /* the first refusal stands, as in the walk */
+        return;
+    int64_t n = node_getitems(&t->w.L, e);
+    if (n < 0)
+        t->w.rc = -1;
+    else
+        t->w.getitems += (uint64_t)n;
+}
+
+/* Whether tally t counted array nodes (the same first element, as many). */
+static int tally_counted(const exdb_load_shape_tally *t, const exdb_json *nodes) {
+    return t && t->seen == nodes->len && nodes->u.kids[0].type == EXDB_JRAW &&
+           nodes->u.kids[0].u.str == t->first;
+}
+
+int exdb_load_shape_graph(loader *L, const exdb_json *jg, const jpath *gp,
+                          const exdb_load_shape_tally *t, exdb_node_counts *c) {
+    const exdb_json *ins = exdb_json_get(jg, "inputs");
+    const exdb_json *nodes = exdb_json_get(jg, "nodes");
+    const exdb_json *outs = exdb_json_get(jg, "outputs");
+    if (!exdb_json_is(ins, EXDB_JARRAY) || !exdb_json_is(nodes, EXDB_JARRAY) ||
+        !exdb_json_is(outs, EXDB_JARRAY) || (uint64_t)ins->len + nodes->len > EXDB_MAX_NODES)
+        return -1;
+    uint64_t getitems = 0;
+    if (nodes->len > 0 && tally_counted(t, nodes)) {
+        if (t->w.rc < 0)
+            return exdb_errorf(L->err, "%s", t->w.err.msg);
+        getitems = t->w.getitems;
+    } else if (nodes->len > 0 && walk_all(L, nodes, &getitems) < 0) {
+        return -1;
+    }
     uint64_t calls = nodes->len + getitems, total = ins->len + calls + 1;
     if (total > UINT32_MAX)
         return -1;

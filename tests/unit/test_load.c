@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/base/version.h"
 #include "core/export/describe.h"
@@ -1526,4 +1527,45 @@ Test(load, module_stack_entries_shared_with_the_previous_node) {
     cr_expect(strstr(err.msg, "nodes[1].metadata.nn_module_stack: entry 2 (\"bad\")"), "%s",
               err.msg);
     exdb_buf_free(&b);
+}
+
+/* The first pass counts the main graph's nodes as it delimits them
+ * (load_shape.h's tally): a repeated "nodes" key (Python keeps the last)
+ * is counted as the DOM keeps it, whether the arrays before it have as
+ * many elements, fewer, or the last one is empty. */
+Test(load, shape_first_counts_the_last_of_repeated_nodes) {
+    static const char *const unbind = /* two getitems */
+        "{\"target\": \"torch.ops.aten.unbind.int\", \"inputs\": [{\"name\": \"self\", \"arg\": "
+        "{\"as_tensor\": {\"name\": \"x\"}}, \"kind\": 1}], \"outputs\": [{\"as_tensors\": "
+        "[{\"name\": \"q\"}, {\"name\": \"r\"}]}], \"metadata\": {}}";
+    char before[3][1024];
+    snprintf(before[0], sizeof before[0], "\"graph\": {\"nodes\": [%s], ", unbind);
+    snprintf(before[1], sizeof before[1], "\"graph\": {\"nodes\": [%s, %s, %s], ", unbind, unbind,
+             unbind); /* as many as the fixture's */
+    snprintf(before[2], sizeof before[2], "\"graph\": {\"nodes\": [], ");
+    FILE *f = fopen("tests/fixtures/const_inputs_multi_out.json", "rb");
+    cr_assert(f);
+    static char text[64 * 1024];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    const char *at = strstr(text, "\"graph\": {");
+    const char *tv = strstr(text, "\"tensor_values\":");
+    cr_assert(at && tv && at < tv);
+    for (int v = 0; v < 4; v++) {
+        char path[] = "/tmp/exdb-nodes-XXXXXX.json";
+        int fd = mkstemps(path, 5);
+        cr_assert(fd >= 0);
+        FILE *o = fdopen(fd, "wb");
+        if (v < 3) /* another nodes array first */
+            fprintf(o, "%.*s%s%s", (int)(at - text), text, before[v], at + strlen("\"graph\": {"));
+        else /* an empty one last */
+            fprintf(o, "%.*s\"nodes\": [], %s", (int)(tv - text), text, tv);
+        fclose(o);
+        int was = opened_by_shape;
+        same_shape(path);
+        if (v < 3) /* the last nodes array is the fixture's: opened shape first */
+            cr_expect_eq(opened_by_shape - was, 2, "variant %d", v);
+        unlink(path);
+    }
 }
