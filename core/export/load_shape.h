@@ -17,6 +17,12 @@
 typedef struct exdb_load_shape_tally exdb_load_shape_tally;
 exdb_load_shape_tally *exdb_load_shape_tally_new(const loader *L);
 void exdb_load_shape_tally_hook(void *ctx, const char *key, uint32_t i, const exdb_json *e);
+/* The text before what it returns may be given back (the first text of
+ * the nodes not counted yet), or NULL: anything (the hook's held). */
+const char *exdb_load_shape_tally_held(void *ctx);
+/* Counts what is left: call it when the first pass is done, before
+ * exdb_load_shape_graph reads the tally. */
+void exdb_load_shape_tally_finish(exdb_load_shape_tally *t);
 void exdb_load_shape_tally_free(exdb_load_shape_tally *t);
 
 /* The node counts of graph jg (at gp) as exdb_load_graph would build it

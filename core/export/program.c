@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/mem.h"
 #include "core/export/load.h"
 #include "core/export/load_graph.h"
 #include "core/export/load_meta.h"
@@ -42,6 +43,10 @@
 #include "core/export/snapshot.h"
 #include "core/format/container.h"
 #include "core/fx/graph_check.h"
+
+/* Texts of at least this many bytes opened shape first get a thread that
+ * populates the first pass's DOM beside it (exdb_mem_ahead_start). */
+#define HELPED_MIN ((size_t)32 << 20)
 
 /* qsort order of subgraphs_by_owner: by the owner node's address. */
 static int by_owner(const void *a, const void *b) {
@@ -600,15 +605,26 @@ exdb_program *exdb_program_open_json(char *buf, size_t len, const char *name, in
     /* opened shape first: the main graph's nodes counted as the first
      * pass delimits them (load_shape.h), not read again after it */
     exdb_load_shape_tally *tally = shape_first ? exdb_load_shape_tally_new(L) : NULL;
-    exdb_json_lazy_hook hook = {exdb_load_shape_tally_hook, tally};
+    exdb_json_lazy_hook hook = {exdb_load_shape_tally_hook, exdb_load_shape_tally_held, tally};
+    int parsed = -1;
+    /* the DOM's memory populated beside the first pass (mem.h), as the
+     * IR's beside the loader */
+    int helped = tally && len >= HELPED_MIN && exdb_mem_ahead_start();
     if (!P->path)
         exdb_errorf(err, "%s: out of memory", name);
-    else if (exdb_json_parse_lazy_hooked(buf, len, &pd->dom, &L->strs, L->fname, lazy_prefix, 2,
-                                         lazy_last, tally ? &hook : NULL, &pd->root, err) == 0) {
+    else
+        parsed = exdb_json_parse_lazy_hooked(buf, len, &pd->dom, &L->strs, L->fname, lazy_prefix, 2,
+                                             lazy_last, tally ? &hook : NULL, &pd->root, err);
+    if (helped)
+        exdb_mem_ahead_stop();
+    exdb_load_shape_tally_finish(tally);
+    if (parsed == 0) {
         exdb_error serr = {0};
-        if (shape_first && shape_worth(pd->root) &&
-            read_shape(P, pd->root, tally, L->fname, &serr) == 0) {
-            exdb_load_shape_tally_free(tally);
+        int shaped = shape_first && shape_worth(pd->root) &&
+                     read_shape(P, pd->root, tally, L->fname, &serr) == 0;
+        exdb_load_shape_tally_free(tally);
+        tally = NULL;
+        if (shaped) {
             P->pending = pd; /* exdb_program_build builds the rest */
             return P;
         }

@@ -861,6 +861,21 @@ static int close_container(parser *ps, size_t slot_idx, size_t base) {
     return 0;
 }
 
+/* Gives back the text read since ps->dropped (a mapped text), but what
+ * the hook still holds. */
+static void drop_behind(parser *ps) {
+    const char *to = ps->p;
+    if (ps->hook && ps->hook->held) {
+        const char *h = ps->hook->held(ps->hook->ctx);
+        if (h && h < to)
+            to = h;
+    }
+    if (to > ps->dropped && (size_t)(to - ps->dropped) >= DROP_STEP) {
+        exdb_filemap_drop(ps->start, ps->dropped, to);
+        ps->dropped = to;
+    }
+}
+
 /* What parse_container does with the elements of a container. */
 enum {
     ELEMS_PARSE, /* parse each into a slot (parse_at, parse_member) */
@@ -930,10 +945,8 @@ static inline __attribute__((always_inline)) int parse_container(parser *ps, siz
                 }
                 ps->stk[kid].key = key;
             }
-            if (mode != ELEMS_CHECK && ps->dropped && (size_t)(ps->p - ps->dropped) >= DROP_STEP) {
-                exdb_filemap_drop(ps->start, ps->dropped, ps->p);
-                ps->dropped = ps->p;
-            }
+            if (mode != ELEMS_CHECK && ps->dropped && (size_t)(ps->p - ps->dropped) >= DROP_STEP)
+                drop_behind(ps);
             skip_ws(ps);
             if (ps->p < ps->end && *ps->p == ',') {
                 ps->p++;
@@ -1002,7 +1015,10 @@ static int parse_lazy_value(parser *ps, size_t idx, const char *key) {
     if (ps->p >= ps->end || (*ps->p != '[' && *ps->p != '{'))
         return parse_at(ps, idx);
     ps->lazy_key = key;
-    return parse_container(ps, idx, ELEMS_RAW);
+    int rc = parse_container(ps, idx, ELEMS_RAW);
+    if (rc == 0 && ps->hook) /* its elements end */
+        ps->hook->fn(ps->hook->ctx, key, ps->stk[idx].len, NULL);
+    return rc;
 }
 
 static int is_lazy_last(const parser *ps, const char *key) {

@@ -65,9 +65,14 @@ int exdb_json_parse_lazy(const char *buf, size_t len, exdb_arena *a, exdb_jstrin
  * it has delimited it (its text still in the cache): fn(ctx, key, i, e),
  * key the member whose elements are lazy (one of last), i the element's
  * index in it (0 starts another such member: a repeated key), e the
- * element as the DOM keeps it. The hook must not fail the parse. */
+ * element as the DOM keeps it; then fn(ctx, key, n, NULL) when the
+ * member's n elements end. The hook must not fail the parse. held
+ * (or NULL) says where the text the parse may give back as it goes
+ * (filemap.h) ends: NULL anywhere, else before what it returns (the hook
+ * still reads the text after it). */
 typedef struct exdb_json_lazy_hook {
     void (*fn)(void *ctx, const char *key, uint32_t i, const exdb_json *e);
+    const char *(*held)(void *ctx);
     void *ctx;
 } exdb_json_lazy_hook;
 
