@@ -254,22 +254,24 @@ static void walk_init(walk *w, const loader *L, const exdb_json *nodes, uint32_t
 /* Nodes from which the count is split between two threads. */
 enum { SPLIT_MIN = 8192 };
 
-/* The getitems of every node of array nodes into *getitems, read off the
- * text again (no tally, or one of another array): 0, or -1 as
- * node_getitems says (L->err the first half's message first). */
-static int walk_all(loader *L, const exdb_json *nodes, uint64_t *getitems) {
+/* The getitems of nodes [from, to) of array nodes into *getitems, read
+ * off the text again (no tally, one of another array, or the nodes before
+ * the tally's first): 0, or -1 as node_getitems says (L->err the first
+ * half's message first). */
+static int walk_all(loader *L, const exdb_json *nodes, uint32_t from, uint32_t to,
+                    uint64_t *getitems) {
     /* the second half in a thread of its own (not under fault injection,
      * which counts allocations in order), the first here */
-    uint32_t half = nodes->len >= SPLIT_MIN ? nodes->len / 2 : nodes->len;
+    uint32_t half = to - from >= SPLIT_MIN ? from + (to - from) / 2 : to;
 #ifdef EXDB_FAULT
     if (exdb_fault_armed())
-        half = nodes->len;
+        half = to;
 #endif
     walk w[2];
-    walk_init(&w[0], L, nodes, 0, half);
-    walk_init(&w[1], L, nodes, half, nodes->len);
+    walk_init(&w[0], L, nodes, from, half);
+    walk_init(&w[1], L, nodes, half, to);
     pthread_t t;
-    int threaded = half < nodes->len && pthread_create(&t, NULL, walk_nodes, &w[1]) == 0;
+    int threaded = half < to && pthread_create(&t, NULL, walk_nodes, &w[1]) == 0;
     walk_nodes(&w[0]);
     if (threaded)
         pthread_join(t, NULL);
@@ -302,6 +304,7 @@ struct exdb_load_shape_tally {
     walk w[2];         /* the hook's and the thread's */
     const char *first; /* the text of the counted array's first element */
     uint32_t seen;     /* its elements so far */
+    uint32_t skip;     /* those before this are not counted here */
     uint32_t fail_at;  /* the first refused node (UINT32_MAX: none) */
     exdb_error fail;   /* its message */
     batch cur;         /* the batch the hook fills */
@@ -400,13 +403,14 @@ static void tally_drain(exdb_load_shape_tally *t) {
     pthread_mutex_unlock(&t->mu);
 }
 
-exdb_load_shape_tally *exdb_load_shape_tally_new(const loader *L) {
+exdb_load_shape_tally *exdb_load_shape_tally_new(const loader *L, uint32_t skip) {
     exdb_load_shape_tally *t = calloc(1, sizeof *t);
     if (!t)
         return NULL;
     walk_init(&t->w[0], L, NULL, 0, 0);
     walk_init(&t->w[1], L, NULL, 0, 0);
     t->fail_at = UINT32_MAX;
+    t->skip = skip;
     return t;
 }
 
@@ -451,9 +455,10 @@ void exdb_load_shape_tally_hook(void *ctx, const char *key, uint32_t i, const ex
         t->seen = 0;
         t->cur.n = 0;
     }
+    if (t->seen++ < t->skip)
+        return;
     if (t->cur.n == 0)
-        t->cur.from = t->seen;
-    t->seen++;
+        t->cur.from = t->seen - 1;
     t->cur.e[t->cur.n++] = *e;
     if (t->cur.n == BATCH)
         tally_hand(t);
@@ -487,10 +492,15 @@ int exdb_load_shape_graph(loader *L, const exdb_json *jg, const jpath *gp,
         return -1;
     uint64_t getitems = 0;
     if (nodes->len > 0 && tally_counted(t, nodes)) {
+        /* the nodes before the tally's first, then its refusal: the first
+         * refused node's message in file order */
+        uint32_t skipped = t->skip < nodes->len ? t->skip : nodes->len;
+        if (skipped > 0 && walk_all(L, nodes, 0, skipped, &getitems) < 0)
+            return -1;
         if (t->fail_at != UINT32_MAX)
             return exdb_errorf(L->err, "%s", t->fail.msg);
-        getitems = t->w[0].getitems + t->w[1].getitems;
-    } else if (nodes->len > 0 && walk_all(L, nodes, &getitems) < 0) {
+        getitems += t->w[0].getitems + t->w[1].getitems;
+    } else if (nodes->len > 0 && walk_all(L, nodes, 0, nodes->len, &getitems) < 0) {
         return -1;
     }
     uint64_t calls = nodes->len + getitems, total = ins->len + calls + 1;

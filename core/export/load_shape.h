@@ -13,9 +13,11 @@
  * a tally made with loader L (its file name, its program's text; the
  * tally counts in a loader of its own), told of each lazy element by
  * exdb_json_parse_lazy_hooked (exdb_load_shape_tally_hook as the hook's
- * fn, the tally as its ctx). NULL when memory ran out. */
+ * fn, the tally as its ctx). The first skip nodes are not counted by it
+ * (a program of fewer is not opened shape first: exdb_load_shape_graph
+ * walks them after the first pass when it is). NULL when memory ran out. */
 typedef struct exdb_load_shape_tally exdb_load_shape_tally;
-exdb_load_shape_tally *exdb_load_shape_tally_new(const loader *L);
+exdb_load_shape_tally *exdb_load_shape_tally_new(const loader *L, uint32_t skip);
 void exdb_load_shape_tally_hook(void *ctx, const char *key, uint32_t i, const exdb_json *e);
 /* The text before what it returns may be given back (the first text of
  * the nodes not counted yet), or NULL: anything (the hook's held). */

@@ -603,8 +603,10 @@ exdb_program *exdb_program_open_json(char *buf, size_t len, const char *name, in
     exdb_strmap_init(&L->modules, &pd->dom);
     int rc = -1;
     /* opened shape first: the main graph's nodes counted as the first
-     * pass delimits them (load_shape.h), not read again after it */
-    exdb_load_shape_tally *tally = shape_first ? exdb_load_shape_tally_new(L) : NULL;
+     * pass delimits them (load_shape.h), not read again after it; but the
+     * first shape_min, which a program of fewer nodes (opened whole)
+     * never needs counted: exdb_load_shape_graph walks those */
+    exdb_load_shape_tally *tally = shape_first ? exdb_load_shape_tally_new(L, shape_min) : NULL;
     exdb_json_lazy_hook hook = {exdb_load_shape_tally_hook, exdb_load_shape_tally_held, tally};
     int parsed = -1;
     /* the DOM's memory populated beside the first pass (mem.h), as the
