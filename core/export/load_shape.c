@@ -13,6 +13,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/export/load_node.h"
@@ -253,25 +254,24 @@ static void walk_init(walk *w, const loader *L, const exdb_json *nodes, uint32_t
 /* Nodes from which the count is split between two threads. */
 enum { SPLIT_MIN = 8192 };
 
-int exdb_load_shape_graph(loader *L, const exdb_json *jg, const jpath *gp, exdb_node_counts *c) {
-    const exdb_json *ins = exdb_json_get(jg, "inputs");
-    const exdb_json *nodes = exdb_json_get(jg, "nodes");
-    const exdb_json *outs = exdb_json_get(jg, "outputs");
-    if (!exdb_json_is(ins, EXDB_JARRAY) || !exdb_json_is(nodes, EXDB_JARRAY) ||
-        !exdb_json_is(outs, EXDB_JARRAY) || (uint64_t)ins->len + nodes->len > EXDB_MAX_NODES)
-        return -1;
+/* The getitems of nodes [from, to) of array nodes into *getitems, read
+ * off the text again (no tally, one of another array, or the nodes before
+ * the tally's first): 0, or -1 as node_getitems says (L->err the first
+ * half's message first). */
+static int walk_all(loader *L, const exdb_json *nodes, uint32_t from, uint32_t to,
+                    uint64_t *getitems) {
     /* the second half in a thread of its own (not under fault injection,
      * which counts allocations in order), the first here */
-    uint32_t half = nodes->len >= SPLIT_MIN ? nodes->len / 2 : nodes->len;
+    uint32_t half = to - from >= SPLIT_MIN ? from + (to - from) / 2 : to;
 #ifdef EXDB_FAULT
     if (exdb_fault_armed())
-        half = nodes->len;
+        half = to;
 #endif
     walk w[2];
-    walk_init(&w[0], L, nodes, 0, half);
-    walk_init(&w[1], L, nodes, half, nodes->len);
+    walk_init(&w[0], L, nodes, from, half);
+    walk_init(&w[1], L, nodes, half, to);
     pthread_t t;
-    int threaded = half < nodes->len && pthread_create(&t, NULL, walk_nodes, &w[1]) == 0;
+    int threaded = half < to && pthread_create(&t, NULL, walk_nodes, &w[1]) == 0;
     walk_nodes(&w[0]);
     if (threaded)
         pthread_join(t, NULL);
@@ -279,9 +279,230 @@ int exdb_load_shape_graph(loader *L, const exdb_json *jg, const jpath *gp, exdb_
         walk_nodes(&w[1]);
     exdb_arena_destroy(&w[0].L.node_dom);
     exdb_arena_destroy(&w[1].L.node_dom);
-    if (w[0].rc < 0 || w[1].rc < 0) /* the first half's message first */
+    if (w[0].rc < 0 || w[1].rc < 0)
         return exdb_errorf(L->err, "%s", w[w[0].rc < 0 ? 0 : 1].err.msg);
-    uint64_t getitems = w[0].getitems + w[1].getitems;
+    *getitems = w[0].getitems + w[1].getitems;
+    return 0;
+}
+
+/* The tally of the main graph's nodes the first pass delimits
+ * (exdb_load_shape_tally_hook): each node counted while its text is still
+ * in memory, so that the shape read does not read the text again. The
+ * hook gathers the nodes in batches and hands each to a thread of its own
+ * (the second core: not under fault injection, which counts allocations
+ * in order), or walks it itself when the thread is BATCHES behind; the
+ * first pass gives back no text of a batch not walked yet (its held). A
+ * refusal is the first node's in file order, as the walk's. */
+enum { BATCH = 256, BATCHES = 8 };
+
+typedef struct batch {
+    exdb_json e[BATCH];
+    uint32_t n, from; /* its nodes, the first one's index */
+} batch;
+
+struct exdb_load_shape_tally {
+    walk w[2];         /* the hook's and the thread's */
+    const char *first; /* the text of the counted array's first element */
+    uint32_t seen;     /* its elements so far */
+    uint32_t skip;     /* those before this are not counted here */
+    uint32_t fail_at;  /* the first refused node (UINT32_MAX: none) */
+    exdb_error fail;   /* its message */
+    batch cur;         /* the batch the hook fills */
+    /* the batches handed to the thread: ring[head % BATCHES] to
+     * ring[(tail - 1) % BATCHES], head the one it walks */
+    batch ring[BATCHES];
+    unsigned head, tail;
+    int threaded, stop;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+};
+
+/* Walks batch b with w; a refusal kept when it is the first so far. */
+static void tally_walk(exdb_load_shape_tally *t, walk *w, const batch *b) {
+    for (uint32_t k = 0; k < b->n; k++) {
+        int64_t n = node_getitems(&w->L, &b->e[k]);
+        if (n >= 0) {
+            w->getitems += (uint64_t)n;
+            continue;
+        }
+        if (t->threaded)
+            pthread_mutex_lock(&t->mu);
+        if (b->from + k < t->fail_at) {
+            t->fail_at = b->from + k;
+            t->fail = w->err;
+        }
+        if (t->threaded)
+            pthread_mutex_unlock(&t->mu);
+        return;
+    }
+}
+
+static void *tally_thread(void *arg) {
+    exdb_load_shape_tally *t = arg;
+    pthread_mutex_lock(&t->mu);
+    for (;;) {
+        while (t->head == t->tail && !t->stop)
+            pthread_cond_wait(&t->cv, &t->mu);
+        if (t->head == t->tail)
+            break;
+        const batch *b = &t->ring[t->head % BATCHES];
+        pthread_mutex_unlock(&t->mu);
+        tally_walk(t, &t->w[1], b);
+        pthread_mutex_lock(&t->mu);
+        t->head++;
+        pthread_cond_broadcast(&t->cv);
+    }
+    pthread_mutex_unlock(&t->mu);
+    return NULL;
+}
+
+/* The hook's batch to the thread (started at the first full one), or
+ * walked here when the thread cannot take it. */
+static void tally_hand(exdb_load_shape_tally *t) {
+    if (t->cur.n == 0)
+        return;
+    if (!t->threaded && t->cur.n == BATCH) { /* a program of one batch walks it here */
+        int may = 1;
+#ifdef EXDB_FAULT
+        may = !exdb_fault_armed();
+#endif
+        if (may && pthread_mutex_init(&t->mu, NULL) == 0) {
+            if (pthread_cond_init(&t->cv, NULL) == 0) {
+                t->threaded = pthread_create(&t->thread, NULL, tally_thread, t) == 0;
+                if (!t->threaded)
+                    pthread_cond_destroy(&t->cv);
+            }
+            if (!t->threaded)
+                pthread_mutex_destroy(&t->mu);
+        }
+    }
+    int handed = 0;
+    if (t->threaded) {
+        pthread_mutex_lock(&t->mu);
+        if (t->tail - t->head < BATCHES) {
+            t->ring[t->tail % BATCHES] = t->cur;
+            t->tail++;
+            handed = 1;
+            pthread_cond_broadcast(&t->cv);
+        }
+        pthread_mutex_unlock(&t->mu);
+    }
+    if (!handed)
+        tally_walk(t, &t->w[0], &t->cur);
+    t->cur.n = 0;
+}
+
+/* Waits until the thread has walked every batch handed to it. */
+static void tally_drain(exdb_load_shape_tally *t) {
+    if (!t->threaded)
+        return;
+    pthread_mutex_lock(&t->mu);
+    while (t->head != t->tail)
+        pthread_cond_wait(&t->cv, &t->mu);
+    pthread_mutex_unlock(&t->mu);
+}
+
+exdb_load_shape_tally *exdb_load_shape_tally_new(const loader *L, uint32_t skip) {
+    exdb_load_shape_tally *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    walk_init(&t->w[0], L, NULL, 0, 0);
+    walk_init(&t->w[1], L, NULL, 0, 0);
+    t->fail_at = UINT32_MAX;
+    t->skip = skip;
+    return t;
+}
+
+void exdb_load_shape_tally_finish(exdb_load_shape_tally *t) {
+    if (!t)
+        return;
+    tally_hand(t);
+    if (t->threaded) {
+        pthread_mutex_lock(&t->mu);
+        t->stop = 1;
+        pthread_cond_broadcast(&t->cv);
+        pthread_mutex_unlock(&t->mu);
+        pthread_join(t->thread, NULL);
+        pthread_cond_destroy(&t->cv);
+        pthread_mutex_destroy(&t->mu);
+        t->threaded = 0;
+    }
+}
+
+void exdb_load_shape_tally_free(exdb_load_shape_tally *t) {
+    if (!t)
+        return;
+    exdb_load_shape_tally_finish(t);
+    exdb_arena_destroy(&t->w[0].L.node_dom);
+    exdb_arena_destroy(&t->w[1].L.node_dom);
+    free(t);
+}
+
+void exdb_load_shape_tally_hook(void *ctx, const char *key, uint32_t i, const exdb_json *e) {
+    exdb_load_shape_tally *t = ctx;
+    if (strcmp(key, "nodes") != 0)
+        return;
+    if (!e) { /* the array ends: its last nodes to the thread */
+        tally_hand(t);
+        return;
+    }
+    if (i == 0) { /* another nodes array (a repeated key): the DOM keeps the last */
+        tally_drain(t);
+        t->w[0].getitems = t->w[1].getitems = 0;
+        t->fail_at = UINT32_MAX;
+        t->first = e->u.str;
+        t->seen = 0;
+        t->cur.n = 0;
+    }
+    if (t->seen++ < t->skip)
+        return;
+    if (t->cur.n == 0)
+        t->cur.from = t->seen - 1;
+    t->cur.e[t->cur.n++] = *e;
+    if (t->cur.n == BATCH)
+        tally_hand(t);
+}
+
+const char *exdb_load_shape_tally_held(void *ctx) {
+    exdb_load_shape_tally *t = ctx;
+    const char *h = t->cur.n ? t->cur.e[0].u.str : NULL;
+    if (t->threaded) {
+        pthread_mutex_lock(&t->mu);
+        if (t->head != t->tail)
+            h = t->ring[t->head % BATCHES].e[0].u.str;
+        pthread_mutex_unlock(&t->mu);
+    }
+    return h;
+}
+
+/* Whether tally t counted array nodes (the same first element, as many). */
+static int tally_counted(const exdb_load_shape_tally *t, const exdb_json *nodes) {
+    return t && !t->threaded && t->cur.n == 0 && t->seen == nodes->len &&
+           nodes->u.kids[0].type == EXDB_JRAW && nodes->u.kids[0].u.str == t->first;
+}
+
+int exdb_load_shape_graph(loader *L, const exdb_json *jg, const jpath *gp,
+                          const exdb_load_shape_tally *t, exdb_node_counts *c) {
+    const exdb_json *ins = exdb_json_get(jg, "inputs");
+    const exdb_json *nodes = exdb_json_get(jg, "nodes");
+    const exdb_json *outs = exdb_json_get(jg, "outputs");
+    if (!exdb_json_is(ins, EXDB_JARRAY) || !exdb_json_is(nodes, EXDB_JARRAY) ||
+        !exdb_json_is(outs, EXDB_JARRAY) || (uint64_t)ins->len + nodes->len > EXDB_MAX_NODES)
+        return -1;
+    uint64_t getitems = 0;
+    if (nodes->len > 0 && tally_counted(t, nodes)) {
+        /* the nodes before the tally's first, then its refusal: the first
+         * refused node's message in file order */
+        uint32_t skipped = t->skip < nodes->len ? t->skip : nodes->len;
+        if (skipped > 0 && walk_all(L, nodes, 0, skipped, &getitems) < 0)
+            return -1;
+        if (t->fail_at != UINT32_MAX)
+            return exdb_errorf(L->err, "%s", t->fail.msg);
+        getitems += t->w[0].getitems + t->w[1].getitems;
+    } else if (nodes->len > 0 && walk_all(L, nodes, 0, nodes->len, &getitems) < 0) {
+        return -1;
+    }
     uint64_t calls = nodes->len + getitems, total = ins->len + calls + 1;
     if (total > UINT32_MAX)
         return -1;

@@ -9,11 +9,32 @@
 
 #include "core/export/load.h"
 
+/* The main graph's nodes counted by the first pass as it delimits them:
+ * a tally made with loader L (its file name, its program's text; the
+ * tally counts in a loader of its own), told of each lazy element by
+ * exdb_json_parse_lazy_hooked (exdb_load_shape_tally_hook as the hook's
+ * fn, the tally as its ctx). The first skip nodes are not counted by it
+ * (a program of fewer is not opened shape first: exdb_load_shape_graph
+ * walks them after the first pass when it is). NULL when memory ran out. */
+typedef struct exdb_load_shape_tally exdb_load_shape_tally;
+exdb_load_shape_tally *exdb_load_shape_tally_new(const loader *L, uint32_t skip);
+void exdb_load_shape_tally_hook(void *ctx, const char *key, uint32_t i, const exdb_json *e);
+/* The text before what it returns may be given back (the first text of
+ * the nodes not counted yet), or NULL: anything (the hook's held). */
+const char *exdb_load_shape_tally_held(void *ctx);
+/* Counts what is left: call it when the first pass is done, before
+ * exdb_load_shape_graph reads the tally. */
+void exdb_load_shape_tally_finish(exdb_load_shape_tally *t);
+void exdb_load_shape_tally_free(exdb_load_shape_tally *t);
+
 /* The node counts of graph jg (at gp) as exdb_load_graph would build it
  * (placeholders, one call_function per node and the getitems of its
  * outputs, the output node) into *c. -1 when it cannot say for sure: the
  * graph is not as a load would accept it, or it has subgraphs (as_graph
- * arguments); the message in L->err then says nothing the load would. */
-int exdb_load_shape_graph(loader *L, const exdb_json *jg, const jpath *gp, exdb_node_counts *c);
+ * arguments); the message in L->err then says nothing the load would.
+ * The getitems are tally t's when it counted jg's nodes, else read off
+ * the text again (t NULL, or a tally of another array). */
+int exdb_load_shape_graph(loader *L, const exdb_json *jg, const jpath *gp,
+                          const exdb_load_shape_tally *t, exdb_node_counts *c);
 
 #endif

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/mem.h"
 #include "core/export/load.h"
 #include "core/export/load_graph.h"
 #include "core/export/load_meta.h"
@@ -42,6 +43,10 @@
 #include "core/export/snapshot.h"
 #include "core/format/container.h"
 #include "core/fx/graph_check.h"
+
+/* Texts of at least this many bytes opened shape first get a thread that
+ * populates the first pass's DOM beside it (exdb_mem_ahead_start). */
+#define HELPED_MIN ((size_t)32 << 20)
 
 /* qsort order of subgraphs_by_owner: by the owner node's address. */
 static int by_owner(const void *a, const void *b) {
@@ -272,7 +277,8 @@ int exdb_range_valid(const exdb_range *r) {
 /* graph_module (at gmp): the signature first (constant inputs take their
  * names from it), the graph, the names the signature's specs give its
  * inputs and outputs, the module_call_graph and the metadata. */
-static int load_graph_module(loader *L, const exdb_json *gm, const jpath *gmp, int shape) {
+static int load_graph_module(loader *L, const exdb_json *gm, const jpath *gmp, int shape,
+                             const exdb_load_shape_tally *tally) {
     exdb_program *P = L->prog;
     const exdb_json *sig = exdb_json_get(gm, "signature");
     jpath sigp = PKEY(gmp, "signature");
@@ -305,7 +311,7 @@ static int load_graph_module(loader *L, const exdb_json *gm, const jpath *gmp, i
             P->noutputs, P->noutputs == 1 ? "" : "s", gouts->len, gouts->len == 1 ? "" : "s");
     }
     if (shape) { /* the node counts only (load_shape.c) */
-        if (exdb_load_shape_graph(L, jg, &gp, &P->shape) < 0)
+        if (exdb_load_shape_graph(L, jg, &gp, tally, &P->shape) < 0)
             return -1;
     } else {
         if (!(P->graph = exdb_graph_new(L->a)))
@@ -330,8 +336,10 @@ static int load_graph_module(loader *L, const exdb_json *gm, const jpath *gmp, i
 }
 
 /* The top level: schema version, versions and verifiers, range
- * constraints, then the graph module (load_graph_module). */
-static int load_program(loader *L, const exdb_json *root, int shape) {
+ * constraints, then the graph module (load_graph_module); shape: the
+ * node counts instead of the graph (the first pass's tally, or NULL). */
+static int load_program(loader *L, const exdb_json *root, int shape,
+                        const exdb_load_shape_tally *tally) {
     exdb_program *P = L->prog;
     const jpath *top = NULL; /* "$" itself */
     if (!exdb_json_is(root, EXDB_JOBJECT))
@@ -372,7 +380,7 @@ static int load_program(loader *L, const exdb_json *root, int shape) {
         return -1;
     if (shape && L->legacy_unions)
         return -1; /* schema < 5: not read shape first */
-    return load_graph_module(L, gm, &gmp, shape);
+    return load_graph_module(L, gm, &gmp, shape, tally);
 }
 
 static uint32_t ahead_min = EXDB_JSON_AHEAD_MIN;
@@ -501,7 +509,7 @@ static int build(exdb_program *P, struct exdb_program_pending *pd, exdb_error *e
     L->err = err;
     defer_meta(L, pd->root);
     start_ahead(L, pd->root);
-    int rc = load_program(L, pd->root, 0);
+    int rc = load_program(L, pd->root, 0, NULL);
     exdb_json_ahead_stop(L->ahead);
     L->ahead = NULL;
     exdb_filemap_drop(P->buf, P->buf,
@@ -531,7 +539,8 @@ static int shape_worth(const exdb_json *root) {
  * load_shape.c reads off the text) in a loader of its own, so that the
  * build starts from nothing counted. 0 when it read everything; -1 when it
  * could not say (any error: the build then gives the load's answer). */
-static int read_shape(exdb_program *P, const exdb_json *root, const char *fname, exdb_error *serr) {
+static int read_shape(exdb_program *P, const exdb_json *root, const exdb_load_shape_tally *tally,
+                      const char *fname, exdb_error *serr) {
     exdb_arena scratch;
     exdb_arena_init(&scratch);
     loader S = {.prog = P,
@@ -544,7 +553,7 @@ static int read_shape(exdb_program *P, const exdb_json *root, const char *fname,
     S.strs = exdb_jstrings_on(&scratch);
     exdb_strmap_init(&S.stacks, &scratch);
     exdb_strmap_init(&S.modules, &scratch);
-    int rc = load_program(&S, root, 1);
+    int rc = load_program(&S, root, 1, tally);
     exdb_arena_destroy(&S.node_dom);
     exdb_arena_destroy(&scratch);
     exdb_filemap_drop(P->buf, P->buf, P->buf + P->json_bytes);
@@ -593,12 +602,31 @@ exdb_program *exdb_program_open_json(char *buf, size_t len, const char *name, in
     exdb_strmap_init(&L->stacks, &pd->dom); /* the memo table goes with the DOM */
     exdb_strmap_init(&L->modules, &pd->dom);
     int rc = -1;
+    /* opened shape first: the main graph's nodes counted as the first
+     * pass delimits them (load_shape.h), not read again after it; but the
+     * first shape_min, which a program of fewer nodes (opened whole)
+     * never needs counted: exdb_load_shape_graph walks those */
+    exdb_load_shape_tally *tally = shape_first ? exdb_load_shape_tally_new(L, shape_min) : NULL;
+    exdb_json_lazy_hook hook = {exdb_load_shape_tally_hook, exdb_load_shape_tally_held, tally};
+    int parsed = -1;
+    /* the DOM's memory populated beside the first pass (mem.h), as the
+     * IR's beside the loader */
+    int helped = tally && len >= HELPED_MIN && exdb_mem_ahead_start();
     if (!P->path)
         exdb_errorf(err, "%s: out of memory", name);
-    else if (exdb_json_parse_lazy(buf, len, &pd->dom, &L->strs, L->fname, lazy_prefix, 2, lazy_last,
-                                  &pd->root, err) == 0) {
+    else
+        parsed = exdb_json_parse_lazy_hooked(buf, len, &pd->dom, &L->strs, L->fname, lazy_prefix, 2,
+                                             lazy_last, tally ? &hook : NULL, &pd->root, err);
+    if (helped)
+        exdb_mem_ahead_stop();
+    exdb_load_shape_tally_finish(tally);
+    if (parsed == 0) {
         exdb_error serr = {0};
-        if (shape_first && shape_worth(pd->root) && read_shape(P, pd->root, L->fname, &serr) == 0) {
+        int shaped = shape_first && shape_worth(pd->root) &&
+                     read_shape(P, pd->root, tally, L->fname, &serr) == 0;
+        exdb_load_shape_tally_free(tally);
+        tally = NULL;
+        if (shaped) {
             P->pending = pd; /* exdb_program_build builds the rest */
             return P;
         }
@@ -613,6 +641,7 @@ exdb_program *exdb_program_open_json(char *buf, size_t len, const char *name, in
             exdb_errorf(err, "%s changed on disk since it was loaded; load it again", L->fname);
         }
     }
+    exdb_load_shape_tally_free(tally);
     pending_free(pd);
     if (rc < 0) {
         exdb_program_free(P);

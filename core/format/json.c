@@ -54,8 +54,10 @@ typedef struct {
     const char *const *lazy;
     int nlazy, matched;
     const char *const *lazy_last;
-    int stk_arena; /* the scratch stack starts in a, not malloc (see push) */
-    int stk_heap;  /* ps->stk is malloc'd (free it) */
+    const exdb_json_lazy_hook *hook; /* told of each lazy element */
+    const char *lazy_key;            /* the member whose elements are lazy */
+    int stk_arena;                   /* the scratch stack starts in a, not malloc (see push) */
+    int stk_heap;                    /* ps->stk is malloc'd (free it) */
     /* Lazy elements are only delimited (skip_lazy), not checked, while
      * the text before them is one line of ASCII: [start, ascii_upto) is
      * known to be; ascii_lost once it is not (then they are checked). */
@@ -859,6 +861,21 @@ static int close_container(parser *ps, size_t slot_idx, size_t base) {
     return 0;
 }
 
+/* Gives back the text read since ps->dropped (a mapped text), but what
+ * the hook still holds. */
+static void drop_behind(parser *ps) {
+    const char *to = ps->p;
+    if (ps->hook && ps->hook->held) {
+        const char *h = ps->hook->held(ps->hook->ctx);
+        if (h && h < to)
+            to = h;
+    }
+    if (to > ps->dropped && (size_t)(to - ps->dropped) >= DROP_STEP) {
+        exdb_filemap_drop(ps->start, ps->dropped, to);
+        ps->dropped = to;
+    }
+}
+
 /* What parse_container does with the elements of a container. */
 enum {
     ELEMS_PARSE, /* parse each into a slot (parse_at, parse_member) */
@@ -920,15 +937,16 @@ static inline __attribute__((always_inline)) int parse_container(parser *ps, siz
                     ps->stk[kid].flags = skimmed ? EXDB_JRAW_ASCII : 0;
                     ps->stk[kid].u.str = start;
                     ps->stk[kid].len = (uint32_t)(ps->p - start); /* inputs are < 4 GiB */
+                    if (ps->hook)
+                        ps->hook->fn(ps->hook->ctx, ps->lazy_key, (uint32_t)(kid - base),
+                                     &ps->stk[kid]);
                 } else if ((key ? parse_member(ps, kid, key) : parse_at(ps, kid)) < 0) {
                     return -1;
                 }
                 ps->stk[kid].key = key;
             }
-            if (mode != ELEMS_CHECK && ps->dropped && (size_t)(ps->p - ps->dropped) >= DROP_STEP) {
-                exdb_filemap_drop(ps->start, ps->dropped, ps->p);
-                ps->dropped = ps->p;
-            }
+            if (mode != ELEMS_CHECK && ps->dropped && (size_t)(ps->p - ps->dropped) >= DROP_STEP)
+                drop_behind(ps);
             skip_ws(ps);
             if (ps->p < ps->end && *ps->p == ',') {
                 ps->p++;
@@ -992,11 +1010,15 @@ static int skip_lazy(parser *ps) {
  * but left unparsed: each becomes an EXDB_JRAW slot holding its text, for
  * exdb_json_parse_raw (members keep their keys). Any other value is parsed
  * as usual. */
-static int parse_lazy_value(parser *ps, size_t idx) {
+static int parse_lazy_value(parser *ps, size_t idx, const char *key) {
     skip_ws(ps);
     if (ps->p >= ps->end || (*ps->p != '[' && *ps->p != '{'))
         return parse_at(ps, idx);
-    return parse_container(ps, idx, ELEMS_RAW);
+    ps->lazy_key = key;
+    int rc = parse_container(ps, idx, ELEMS_RAW);
+    if (rc == 0 && ps->hook) /* its elements end */
+        ps->hook->fn(ps->hook->ctx, key, ps->stk[idx].len, NULL);
+    return rc;
 }
 
 static int is_lazy_last(const parser *ps, const char *key) {
@@ -1064,7 +1086,7 @@ static int parse_member(parser *ps, size_t idx, const char *key) {
     if (!ps->lazy_last || ps->matched != d - 1 || d > ps->nlazy + 1)
         return parse_at(ps, idx);
     if (d == ps->nlazy + 1)
-        return is_lazy_last(ps, key) ? parse_lazy_value(ps, idx) : parse_at(ps, idx);
+        return is_lazy_last(ps, key) ? parse_lazy_value(ps, idx, key) : parse_at(ps, idx);
     if (strcmp(key, ps->lazy[d - 1]) != 0)
         return parse_at(ps, idx);
     ps->matched++;
@@ -1111,6 +1133,14 @@ int exdb_json_parse(const char *buf, size_t len, exdb_arena *a, const char *fnam
 int exdb_json_parse_lazy(const char *buf, size_t len, exdb_arena *a, exdb_jstrings *strs,
                          const char *fname, const char *const *prefix, int nprefix,
                          const char *const *last, exdb_json **out, exdb_error *err) {
+    return exdb_json_parse_lazy_hooked(buf, len, a, strs, fname, prefix, nprefix, last, NULL, out,
+                                       err);
+}
+
+int exdb_json_parse_lazy_hooked(const char *buf, size_t len, exdb_arena *a, exdb_jstrings *strs,
+                                const char *fname, const char *const *prefix, int nprefix,
+                                const char *const *last, const exdb_json_lazy_hook *hook,
+                                exdb_json **out, exdb_error *err) {
     parser ps = {.p = buf,
                  .start = buf,
                  .end = buf + len,
@@ -1123,6 +1153,7 @@ int exdb_json_parse_lazy(const char *buf, size_t len, exdb_arena *a, exdb_jstrin
                  .lazy = prefix,
                  .nlazy = prefix ? nprefix : 0,
                  .lazy_last = last,
+                 .hook = hook,
                  .ascii_upto = buf,
                  .dropped = buf};
     *out = NULL;

@@ -61,6 +61,27 @@ int exdb_json_parse(const char *buf, size_t len, exdb_arena *a, const char *fnam
 int exdb_json_parse_lazy(const char *buf, size_t len, exdb_arena *a, exdb_jstrings *strs,
                          const char *fname, const char *const *prefix, int nprefix,
                          const char *const *last, exdb_json **out, exdb_error *err);
+/* What exdb_json_parse_lazy_hooked tells of each lazy element as soon as
+ * it has delimited it (its text still in the cache): fn(ctx, key, i, e),
+ * key the member whose elements are lazy (one of last), i the element's
+ * index in it (0 starts another such member: a repeated key), e the
+ * element as the DOM keeps it; then fn(ctx, key, n, NULL) when the
+ * member's n elements end. The hook must not fail the parse. held
+ * (or NULL) says where the text the parse may give back as it goes
+ * (filemap.h) ends: NULL anywhere, else before what it returns (the hook
+ * still reads the text after it). */
+typedef struct exdb_json_lazy_hook {
+    void (*fn)(void *ctx, const char *key, uint32_t i, const exdb_json *e);
+    const char *(*held)(void *ctx);
+    void *ctx;
+} exdb_json_lazy_hook;
+
+/* exdb_json_parse_lazy, telling hook (or nobody: NULL) of each lazy element. */
+int exdb_json_parse_lazy_hooked(const char *buf, size_t len, exdb_arena *a, exdb_jstrings *strs,
+                                const char *fname, const char *const *prefix, int nprefix,
+                                const char *const *last, const exdb_json_lazy_hook *hook,
+                                exdb_json **out, exdb_error *err);
+
 /* Parses a lazy element into *out (kids from a, strings and keys from
  * strs; an element of at most EXDB_JSTRINGS_SPAN bytes has all of them in
  * one span [*lo, *hi) of strs's chunk, else *lo = *hi = NULL; lo and hi may

@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/base/version.h"
 #include "core/export/describe.h"
@@ -1028,14 +1029,15 @@ Test(load, metadata_read_at_first_use_gives_the_same_answers) {
 
 /* ---- shape first (exdb_program_open, exdb_program_build) */
 
-static int opened_by_shape; /* programs shape_answer opened shape first */
+static int opened_by_shape;    /* programs shape_answer opened shape first */
+static uint32_t shape_min_now; /* the nodes shape_answer opens shape first from */
 
 /* What opening path gives, shape first (shape; 2: the build started in
  * a thread at once) or whole: "error: MSG" when the open or the build
  * refuses it, else the program's info before the build, then after it,
  * and the graph. */
 static char *shape_answer(const char *path, int shape) {
-    exdb_program_shape_first(shape ? 0 : UINT32_MAX);
+    exdb_program_shape_first(shape ? shape_min_now : UINT32_MAX);
     exdb_error err = {0};
     exdb_program *p = exdb_program_open(path, NULL, &err);
     exdb_program_shape_first(EXDB_SHAPE_FIRST_MIN);
@@ -1526,4 +1528,51 @@ Test(load, module_stack_entries_shared_with_the_previous_node) {
     cr_expect(strstr(err.msg, "nodes[1].metadata.nn_module_stack: entry 2 (\"bad\")"), "%s",
               err.msg);
     exdb_buf_free(&b);
+}
+
+/* The first pass counts the main graph's nodes as it delimits them
+ * (load_shape.h's tally): a repeated "nodes" key (Python keeps the last)
+ * is counted as the DOM keeps it, whether the arrays before it have as
+ * many elements, fewer, or the last one is empty; with the first nodes
+ * counted after the first pass (those below shape_min) too. */
+Test(load, shape_first_counts_the_last_of_repeated_nodes) {
+    static const char *const unbind = /* two getitems */
+        "{\"target\": \"torch.ops.aten.unbind.int\", \"inputs\": [{\"name\": \"self\", \"arg\": "
+        "{\"as_tensor\": {\"name\": \"x\"}}, \"kind\": 1}], \"outputs\": [{\"as_tensors\": "
+        "[{\"name\": \"q\"}, {\"name\": \"r\"}]}], \"metadata\": {}}";
+    char before[3][1024];
+    snprintf(before[0], sizeof before[0], "\"graph\": {\"nodes\": [%s], ", unbind);
+    snprintf(before[1], sizeof before[1], "\"graph\": {\"nodes\": [%s, %s, %s], ", unbind, unbind,
+             unbind); /* as many as the fixture's */
+    snprintf(before[2], sizeof before[2], "\"graph\": {\"nodes\": [], ");
+    FILE *f = fopen("tests/fixtures/const_inputs_multi_out.json", "rb");
+    cr_assert(f);
+    static char text[64 * 1024];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    const char *at = strstr(text, "\"graph\": {");
+    const char *tv = strstr(text, "\"tensor_values\":");
+    cr_assert(at && tv && at < tv);
+    for (int v = 0; v < 4; v++) {
+        char path[] = "/tmp/exdb-nodes-XXXXXX.json";
+        int fd = mkstemps(path, 5);
+        cr_assert(fd >= 0);
+        FILE *o = fdopen(fd, "wb");
+        if (v < 3) /* another nodes array first */
+            fprintf(o, "%.*s%s%s", (int)(at - text), text, before[v], at + strlen("\"graph\": {"));
+        else /* an empty one last */
+            fprintf(o, "%.*s\"nodes\": [], %s", (int)(tv - text), text, tv);
+        fclose(o);
+        /* the fixture's 3 nodes all counted by the first pass, the first 1,
+         * 2 or 3 walked after it (the tally skips shape_min nodes) */
+        for (shape_min_now = 0; shape_min_now <= 3; shape_min_now++) {
+            int was = opened_by_shape;
+            same_shape(path);
+            if (v < 3) /* the last nodes array is the fixture's: opened shape first */
+                cr_expect_eq(opened_by_shape - was, 2, "variant %d from %u", v, shape_min_now);
+        }
+        shape_min_now = 0;
+        unlink(path);
+    }
 }
