@@ -17,7 +17,8 @@ int exdb_journal_init(exdb_journal *j, exdb_arena *a, void *obj, size_t size) {
     j->shadow = malloc(size ? size : 1);
     j->ev_cap = 256;
     j->ev = malloc(j->ev_cap * sizeof *j->ev);
-    if (!j->shadow || !j->ev) {
+    j->twice = calloc(j->ev_cap / 64, sizeof *j->twice);
+    if (!j->shadow || !j->ev || !j->twice) {
         exdb_journal_free(j);
         return -1;
     }
@@ -52,6 +53,7 @@ void exdb_journal_free(exdb_journal *j) {
     free(j->chunks);
     exdb_arena_destroy(&j->store);
     free(j->ev);
+    free(j->twice);
     free(j->shadow);
     free(j->gstack);
     free(j->blocks);
@@ -415,10 +417,14 @@ int exdb_journal_commit(exdb_journal *j) {
     if (j->nev + 1 == j->ev_cap) {
         uint32_t ncap = j->ev_cap * 2;
         size_t *ne = realloc(j->ev, ncap * sizeof *ne);
-        if (!ne)
+        if (ne)
+            j->ev = ne;
+        uint64_t *nt = ne ? realloc(j->twice, ncap / 64 * sizeof *nt) : NULL;
+        if (!nt)
             j->oom = 1;
         else {
-            j->ev = ne;
+            memset(nt + j->ev_cap / 64, 0, (ncap - j->ev_cap) / 64 * sizeof *nt);
+            j->twice = nt;
             j->ev_cap = ncap;
         }
     }
@@ -427,6 +433,8 @@ int exdb_journal_commit(exdb_journal *j) {
         return -1;
     }
     j->ev[++j->nev] = j->n;
+    if (j->evicted)
+        j->twice[j->nev / 64] |= (uint64_t)1 << (j->nev % 64);
     j->pos = j->nev;
     assert(j->ev[j->nev] >= j->ev[j->nev - 1] && j->n <= j->cap);
     return 0;
@@ -455,11 +463,24 @@ static void swap_word(uint64_t *addr, uint64_t *val) {
  * hold about two words. */
 #define AHEAD 256
 
-/* Undoes the event whose cells are [from, to): its groups backwards (a
- * word the seen cache forgot may be recorded twice, and its first record
- * holds the value before the event). Returns its number of groups. */
-static uint32_t undo_event(exdb_journal *j, size_t from, size_t to) {
+/* Undoes the event whose cells are [from, to): its groups backwards when
+ * it may record a word twice (the seen cache forgot one: the first record
+ * holds the value before the event, the second one from within it, and
+ * redo needs each to get the value it had); else each word once, in one
+ * pass forwards (goto 0 from the end of the 100k-node run: 60 -> 46 ms).
+ * Returns its number of groups. */
+static uint32_t undo_event(exdb_journal *j, size_t from, size_t to, int twice) {
     uint32_t ng = 0;
+    if (!twice) {
+        for (size_t i = from; i < to; ng++) {
+            uint64_t *a = grp_addr(*cell(j, i));
+            uint32_t c = grp_count(*cell(j, i));
+            for (uint32_t w = 0; w < c; w++)
+                swap_word(a + w, cell(j, i + 1 + w));
+            i += 1 + c;
+        }
+        return ng;
+    }
     for (size_t i = from; i < to; i += 1 + grp_count(*cell(j, i))) {
         assert(ng < j->gstack_cap);
         j->gstack[ng++] = i;
@@ -496,7 +517,7 @@ static void undo_events(exdb_journal *j, uint32_t from, uint32_t k) {
             }
             pf--;
         }
-        fetched -= undo_event(j, j->ev[e - 1], j->ev[e]);
+        fetched -= undo_event(j, j->ev[e - 1], j->ev[e], (int)(j->twice[e / 64] >> (e % 64) & 1));
     }
 }
 
@@ -522,7 +543,7 @@ void exdb_journal_goto(exdb_journal *j, uint32_t k) {
     /* the whole bookkeeping on jumps only: a step costs O(1), not O(events) */
     assert((k + 1 >= j->pos && k <= j->pos + 1) || exdb_journal_ok(j));
     if (j->failed_open) {
-        undo_event(j, j->open, j->n);
+        undo_event(j, j->open, j->n, 1);
         j->n = j->open;
         j->failed_open = 0;
         j->oom = 0;

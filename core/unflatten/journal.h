@@ -44,7 +44,7 @@
 #define EXDB_JGROUP_SHIFT 51
 #define EXDB_JGROUP_MAX   ((1u << (64 - EXDB_JGROUP_SHIFT)) - 1)
 
-#define EXDB_JOURNAL_SEEN 1024 /* words remembered as recorded (power of 2) */
+#define EXDB_JOURNAL_SEEN 4096 /* words remembered as recorded (power of 2) */
 #define EXDB_JCHUNK_BITS  17   /* cells per chunk: 1 << bits (1 MiB) */
 
 /* A copy of bytes in use at an event's start (exdb_journal_verify). */
@@ -61,6 +61,7 @@ typedef struct exdb_journal {
     exdb_arena store; /* the chunks (prefaulted, never moved) */
     size_t *ev;       /* cells of event e (1-based): [ev[e-1], ev[e]) */
     uint32_t nev, ev_cap;
+    uint64_t *twice;     /* bit e: event e may record a word twice (undone backwards) */
     uint32_t pos;        /* the memory holds the state after pos events */
     size_t open;         /* first cell of the event being recorded */
     size_t grp;          /* header cell of the open event's last group */
