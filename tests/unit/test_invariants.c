@@ -233,10 +233,18 @@ Test(invariants, journal_word_recorded_twice) {
     w[0] = 2;
     cr_assert_eq(exdb_journal_commit(&j), 0);
     cr_assert_eq(j.n, 6, "%zu cells: word 0 twice", j.n);
+    cr_assert(j.twice[0] >> 1 & 1);
+    /* a word forgotten but not recorded again: the event is compacted
+     * (words 0 and k are unchanged) and undone forwards */
     exdb_journal_begin(&j);
     EXDB_WILL_WRITE(&ra, w[1]);
     w[1] = 3;
+    EXDB_WILL_WRITE(&ra, w[0]);
+    EXDB_WILL_WRITE(&ra, w[k]); /* forgets word 0 */
+    cr_assert(j.evicted);
     cr_assert_eq(exdb_journal_commit(&j), 0);
+    cr_assert(!(j.twice[0] >> 2 & 1));
+    cr_assert_eq(j.n, 6 + 2, "%zu cells: only word 1 kept", j.n);
     for (int round = 0; round < 2; round++) {
         exdb_journal_goto(&j, 0);
         cr_assert_eq(w[0], 0);
