@@ -44,7 +44,7 @@
 #define EXDB_JGROUP_SHIFT 51
 #define EXDB_JGROUP_MAX   ((1u << (64 - EXDB_JGROUP_SHIFT)) - 1)
 
-#define EXDB_JOURNAL_SEEN 4096 /* words remembered as recorded (power of 2) */
+#define EXDB_JOURNAL_SEEN 1024 /* words remembered as recorded (power of 2) */
 #define EXDB_JCHUNK_BITS  17   /* cells per chunk: 1 << bits (1 MiB) */
 
 /* A copy of bytes in use at an event's start (exdb_journal_verify). */
