@@ -218,8 +218,12 @@ static int cmd_code_module_unlifted(session *s, int readable, const exdb_codegen
 }
 
 /* The text a request names into out, and in JSON mode its graph's node
- * lines in *lines_out. 0, or -1 after printing an error. */
-static int produce(session *s, const code_req *r, exdb_buf *out, cJSON **lines_out) {
+ * lines in *lines_out; with stream, a graph's plain code is written out as
+ * it is made instead (*stream set; a big graph's text is not held whole).
+ * 0, or -1 after printing an error. */
+static int produce(session *s, const code_req *r, exdb_buf *out, cJSON **lines_out, int *stream) {
+    if (stream && r->where == W_MODULE)
+        *stream = 0;
     if (r->where == W_MODULE && r->fqn)
         return module_code(s, r, out, lines_out);
     if (r->where == W_MODULE)
@@ -234,6 +238,19 @@ static int produce(session *s, const code_req *r, exdb_buf *out, cJSON **lines_o
         if (!f->parent)
             cls = "UnflattenedModule";
     }
+    if (stream && *stream && !r->readable) {
+        /* print(gm.code): the text and a newline */
+        cmd_stream st;
+        cmd_stream_begin(s, &st);
+        int rc = exdb_python_code_write(g, &r->o, NULL, EXDB_CODE_PIECE, cmd_stream_put, &st);
+        if (rc == 0)
+            cmd_stream_put(&st, "\n", 1);
+        if (cmd_stream_end(&st) < 0)
+            return -1;
+        return rc < 0 ? cmd_fail(s, "out of memory") : 0;
+    }
+    if (stream)
+        *stream = 0;
     uint32_t *lines = calloc(g->count + 1, sizeof *lines);
     if (!lines)
         return cmd_fail(s, "out of memory");
@@ -263,7 +280,10 @@ int cmd_code_print(session *s, int readable, int argc, char **argv) {
     exdb_buf out;
     exdb_buf_init(&out);
     cJSON *lines = NULL;
-    int rc = produce(s, &r, &out, &lines);
+    int stream = !s->json && !readable;
+    int rc = produce(s, &r, &out, &lines, &stream);
+    if (stream) /* written already */
+        return rc;
     if (rc == 0 && s->json) {
         /* "code": the text exactly; "lines": {node: its statement's line} */
         cmd_json_add(s, "code", cJSON_CreateString(exdb_buf_str(&out)));
@@ -295,7 +315,7 @@ int cmd_code_save(session *s, int argc, char **argv) {
         return -1;
     exdb_buf out;
     exdb_buf_init(&out);
-    int rc = produce(s, &r, &out, NULL);
+    int rc = produce(s, &r, &out, NULL, NULL);
     if (rc == 0) {
         /* a Python file: the code without its leading blank lines and the
          * last line's indent, ending with a newline */

@@ -121,6 +121,88 @@ void cmd_flush(session *s, int newline) {
         exdb_buf_reset(&s->buf);
 }
 
+/* Whole lines t[0..n) (the last may be the text's unended last line) of a
+ * stream: written up to max-lines, then held while there is one line past
+ * it (cmd_flush never hides a single line), then only counted. */
+static void stream_lines(cmd_stream *st, const char *t, size_t n) {
+    session *s = st->s;
+    size_t i = 0;
+    while (i < n && (!st->limit || st->lines < (size_t)s->max_lines)) {
+        const char *nl = memchr(t + i, '\n', n - i);
+        i = nl ? (size_t)(nl - t) + 1 : n;
+        st->lines++;
+    }
+    put_listing(s, t, i);
+    while (i < n) {
+        const char *nl = memchr(t + i, '\n', n - i);
+        size_t end = nl ? (size_t)(nl - t) + 1 : n;
+        if (!st->cut)
+            exdb_buf_put(&st->held, t + i, end - i);
+        if (++st->more > 1 && !st->cut) {
+            st->cut = 1;
+            exdb_buf_free(&st->held);
+        }
+        i = end;
+    }
+}
+
+void cmd_stream_begin(session *s, cmd_stream *st) {
+    memset(st, 0, sizeof *st);
+    st->s = s;
+    st->limit = s->max_lines > 0 && !s->show_all && !s->json;
+    exdb_buf_init(&st->line);
+    exdb_buf_init(&st->held);
+    if (s->buf.len)
+        cmd_stream_put(st, s->buf.s, s->buf.len);
+    st->line.oom |= s->buf.oom;
+    exdb_buf_reset(&s->buf);
+    s->buf.oom = 0;
+}
+
+int cmd_stream_put(void *p, const char *t, size_t n) {
+    cmd_stream *st = p;
+    const char *last = t + n;
+    while (last > t && last[-1] != '\n')
+        last--;
+    if (last-- == t) { /* no line ends in t */
+        exdb_buf_put(&st->line, t, n);
+        return st->line.oom ? -1 : 0;
+    }
+    size_t head = (size_t)(last - t) + 1;
+    if (st->line.len) { /* the line begun before ends in t */
+        const char *nl = memchr(t, '\n', n);
+        size_t k = (size_t)(nl - t) + 1;
+        exdb_buf_put(&st->line, t, k);
+        stream_lines(st, exdb_buf_str(&st->line), st->line.len);
+        exdb_buf_reset(&st->line);
+        t += k;
+        n -= k;
+        head -= k;
+    }
+    stream_lines(st, t, head);
+    exdb_buf_put(&st->line, t + head, n - head);
+    return st->line.oom ? -1 : 0;
+}
+
+int cmd_stream_end(cmd_stream *st) {
+    session *s = st->s;
+    int oom = st->line.oom || st->held.oom;
+    if (st->line.len)
+        stream_lines(st, st->line.s, st->line.len);
+    if (st->cut)
+        fprintf(s->out, "(%zu more lines: add --all to see them, or \"set max-lines unlimited\")\n",
+                st->more);
+    else
+        put_listing(s, exdb_buf_str(&st->held), st->held.len);
+    fflush(s->out);
+    exdb_buf_free(&st->line);
+    exdb_buf_free(&st->held);
+    if (!oom)
+        return 0;
+    s->output_oom = 1;
+    return cmd_fail(s, "\nout of memory: the output is incomplete");
+}
+
 int cmd_parse_count(session *s, const char *word, uint32_t *n) {
     char *end;
     long v = strtol(word, &end, 10);

@@ -128,6 +128,23 @@ int cmd_fail(session *s, const char *fmt, ...) __attribute__((format(printf, 2, 
  * empties it. A listing longer than `set max-lines` is cut there with a
  * "(N more lines ...)" line, unless the command was given --all. */
 void cmd_flush(session *s, int newline);
+/* A listing written as it is made (print code of a big graph), so its
+ * text is never held whole: what cmd_flush(s, 0) writes for all of it,
+ * given a piece at a time (max-lines, width; no check of deferred node
+ * metadata, so only for text that reads none). begin takes what s->buf
+ * holds first; put has exdb_code_write's form; end writes the rest. */
+typedef struct cmd_stream {
+    session *s;
+    exdb_buf line;  /* the last line, not ended yet */
+    exdb_buf held;  /* past max-lines: the text after the cut while one line */
+    size_t lines;   /* lines written */
+    size_t more;    /* lines past the cut */
+    int limit, cut; /* max-lines applies; more than one line past it */
+} cmd_stream;
+void cmd_stream_begin(session *s, cmd_stream *st);
+int cmd_stream_put(void *st, const char *t, size_t n);
+/* -1 after saying the text is incomplete (out of memory). */
+int cmd_stream_end(cmd_stream *st);
 /* Index of the choice that word is or uniquely starts: -1 none, -2 several
  * (nothing printed). */
 int cmd_pick_quiet(const char *word, const char *const *choices);

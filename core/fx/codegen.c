@@ -42,6 +42,20 @@ typedef struct cg {
     uint32_t only_lines;
     /* every node keeps its name in the namespace (see identity_names) */
     int identity;
+    /* each node's line as the body is made (note_line): body bytes
+     * written out before body.s, the leading blank lines (known once a
+     * line is not blank), newlines in the body before nl_scan */
+    size_t flushed, k, nl, nl_scan;
+    int k_known;
+    /* exdb_python_code_write: where the text goes, the prologue once
+     * written (after the last placeholder), the piece being written */
+    exdb_code_write write;
+    void *wctx;
+    size_t piece_len;
+    uint32_t nplace; /* nodes up to the last placeholder */
+    int pro_done;
+    uint32_t pro_lines;
+    exdb_buf piece;
 } cg;
 
 static void color(cg *c, exdb_buf *b, const char *code, const char *s, size_t n) {
@@ -581,6 +595,7 @@ static int cg_init(cg *c, const exdb_graph *g, const exdb_codegen_opts *o) {
 }
 
 static void cg_free(cg *c) {
+    exdb_buf_free(&c->piece);
     free(c->names);
     free(c->last_use);
     free(c->deleted);
@@ -676,9 +691,82 @@ static void only_last_uses(cg *c) {
     free(refs);
 }
 
-/* The body: every node's statement (line offsets in start[]), as
- * _gen_python_code's loop writes it. */
-static void gen_body(cg *c, size_t *start, uint8_t *emitted) {
+/* Whether the body has a line that is not blank yet: then c->k, the
+ * leading blank lines the text strips, is known; else it is the blank
+ * lines so far. */
+static void find_k(cg *c) {
+    const char *b = c->body.s;
+    size_t p = c->k, len = c->body.len;
+    while (p < len && b[p] == '\n')
+        p++;
+    c->k = p; /* the blank lines so far (flushed is 0 until k is known) */
+    c->k_known = p < len;
+}
+
+/* Node i's line, counted from the body's first line not blank (1-based;
+ * exdb_python_code adds the lines before the body), once emit_node wrote
+ * its text from body offset at (find_k has looked at it): 0 when it wrote
+ * none or only blank lines the text strips. */
+static void note_line(cg *c, uint32_t *lines, uint32_t i, size_t at) {
+    const char *b = c->body.s;
+    lines[i] = 0;
+    if (c->body.len == at || !c->k_known || c->flushed + at < c->k)
+        return;
+    for (const char *q = b + c->nl_scan; q < b + at && (q = memchr(q, '\n', (size_t)(b + at - q)));
+         q++)
+        c->nl++;
+    c->nl_scan = at;
+    lines[i] = (uint32_t)(c->nl - c->k + 1);
+}
+
+/* The text so far written out (exdb_python_code_write), the body
+ * indented; the first piece starts with the prologue, which can be made
+ * once every placeholder has been seen. */
+static void write_piece(cg *c) {
+    exdb_buf *p = &c->piece;
+    const char *b = exdb_buf_str(&c->body);
+    size_t from = 0, len = c->body.len;
+    for (const char *q = b + c->nl_scan;
+         q < b + len && (q = memchr(q, '\n', (size_t)(b + len - q))); q++)
+        c->nl++;
+    if (!c->pro_done) {
+        exdb_buf pro;
+        exdb_buf_init(&pro);
+        gen_fn_def(c, &pro);
+        c->pro_lines = 1;
+        for (size_t i = 0; i < pro.len; i++)
+            c->pro_lines += pro.s[i] == '\n';
+        exdb_buf_puts(p, "\n\n\n");
+        exdb_buf_put(p, pro.s, pro.len);
+        exdb_buf_puts(p, "\n    ");
+        if (pro.oom)
+            c->oom = 1;
+        exdb_buf_free(&pro);
+        c->pro_done = 1;
+        if (!c->k_known)
+            find_k(c);
+        from = c->k; /* flushed is 0 before the first piece */
+    }
+    while (from < len) {
+        const char *nl = memchr(b + from, '\n', len - from);
+        size_t end = nl ? (size_t)(nl - b) + 1 : len;
+        exdb_buf_put(p, b + from, end - from);
+        if (nl)
+            exdb_buf_puts(p, "    ");
+        from = end;
+    }
+    if (p->oom || c->write(c->wctx, exdb_buf_str(p), p->len) < 0)
+        c->oom = 1;
+    exdb_buf_reset(p);
+    c->flushed += len;
+    c->nl_scan = 0;
+    exdb_buf_reset(&c->body);
+}
+
+/* The body: every node's statement (its line in lines[] when asked), as
+ * _gen_python_code's loop writes it; written out a piece at a time when
+ * c->write is set. */
+static void gen_body(cg *c, uint32_t *lines) {
     const exdb_graph *g = c->g;
     if (c->only)
         only_last_uses(c);
@@ -687,23 +775,26 @@ static void gen_body(cg *c, size_t *start, uint8_t *emitted) {
         arg_last_uses(c, &n->kwargs, n);
     }
     uint32_t i = 0;
-    for (const exdb_node *n = g->head; n; n = n->next, i++) {
+    for (const exdb_node *n = g->head; n && !c->oom; n = n->next, i++) {
         if (c->only && c->only != n) {
             skim_node(c, n);
             continue;
         }
         if (c->o->verbose)
             stacktrace_summary(c, n);
-        if (start)
-            start[i] = c->body.len;
+        size_t at = c->body.len;
         emit_node(c, n);
-        if (emitted)
-            emitted[i] = c->body.len > start[i];
+        if (!c->k_known)
+            find_k(c);
+        if (lines)
+            note_line(c, lines, i, at);
         delete_unused(c, n);
         if (c->only == n)
             return;
+        if (c->write && i + 1 >= c->nplace && c->k_known && c->body.len >= c->piece_len)
+            write_piece(c);
     }
-    if (!c->body.len)
+    if (!c->body.len && !c->flushed)
         exdb_buf_puts(&c->body, "pass\n");
 }
 
@@ -750,50 +841,35 @@ static int indent_in_place(exdb_buf *body, size_t k, const exdb_buf *pro) {
     return 0;
 }
 
+/* lines[] as note_line left them, made lines of the whole text: the body's
+ * first line is line 4 + pro_lines (three blank lines and the def). */
+static void lines_finish(const cg *c, uint32_t *lines) {
+    for (uint32_t i = 0; lines && i < c->g->count; i++)
+        if (lines[i])
+            lines[i] += 3 + c->pro_lines;
+}
+
 /* _gen_python_code(...).src: "\n\n\n" + prologue + "\n" + the body with
  * its leading blank lines stripped and every line indented by 4. */
 int exdb_python_code(exdb_buf *out, const exdb_graph *g, const exdb_codegen_opts *o,
                      uint32_t *lines) {
     cg c;
-    size_t *start = NULL;
-    uint8_t *emitted = NULL;
     int rc = -1;
     if (cg_init(&c, g, o) < 0)
         goto done;
-    if (lines) {
-        start = calloc(g->count + 1, sizeof *start);
-        emitted = calloc(g->count + 1, 1);
-        if (!start || !emitted)
-            goto done;
-    }
-    gen_body(&c, start, emitted);
+    gen_body(&c, lines);
     exdb_buf pro;
     exdb_buf_init(&pro);
     gen_fn_def(&c, &pro);
-    uint32_t pro_lines = 1;
+    c.pro_lines = 1;
     for (size_t i = 0; i < pro.len; i++)
-        pro_lines += pro.s[i] == '\n';
+        c.pro_lines += pro.s[i] == '\n';
+    lines_finish(&c, lines);
     int pro_oom = pro.oom;
     const char *body = exdb_buf_str(&c.body);
     size_t k = 0;
     while (body[k] == '\n')
         k++;
-    /* the body's first line is line 4 + pro_lines of the text */
-    uint32_t line = 4 + pro_lines, i, nn = g->count;
-    if (lines) { /* a node's line: the line its text starts on */
-        size_t p = k;
-        for (i = 0; i < nn; i++) {
-            size_t at = start[i];
-            if (at < k) {
-                lines[i] = 0;
-                continue;
-            }
-            for (const char *q; p < at && (q = memchr(body + p, '\n', at - p)); line++)
-                p = (size_t)(q - body) + 1;
-            p = at;
-            lines[i] = emitted[i] ? line : 0;
-        }
-    }
     rc = c.oom || c.body.oom || c.prev_summary.oom || pro_oom ? -1 : 0;
     if (rc == 0 && !out->len && !out->oom && indent_in_place(&c.body, k, &pro) == 0) {
         exdb_buf_free(out);
@@ -813,8 +889,31 @@ int exdb_python_code(exdb_buf *out, const exdb_graph *g, const exdb_codegen_opts
     }
     exdb_buf_free(&pro);
 done:
-    free(start);
-    free(emitted);
+    cg_free(&c);
+    return rc;
+}
+
+int exdb_python_code_write(const exdb_graph *g, const exdb_codegen_opts *o, uint32_t *lines,
+                           size_t piece, exdb_code_write write, void *ctx) {
+    cg c;
+    int rc = -1;
+    if (cg_init(&c, g, o) < 0)
+        goto done;
+    c.write = write;
+    c.wctx = ctx;
+    c.piece_len = piece;
+    uint32_t i = 0;
+    for (const exdb_node *n = g->head; n; n = n->next) {
+        i++;
+        if (n->op == EXDB_OP_PLACEHOLDER)
+            c.nplace = i;
+    }
+    gen_body(&c, lines);
+    if (!c.oom && !c.body.oom && !c.prev_summary.oom)
+        write_piece(&c); /* the rest, or all of it */
+    lines_finish(&c, lines);
+    rc = c.oom || c.body.oom || c.prev_summary.oom ? -1 : 0;
+done:
     cg_free(&c);
     return rc;
 }
@@ -832,7 +931,7 @@ int exdb_python_code_node(exdb_buf *out, const exdb_graph *g, const exdb_node *n
     if (cg_init(&c, g, &plain) < 0)
         goto done;
     c.only = n;
-    gen_body(&c, NULL, NULL);
+    gen_body(&c, NULL);
     /* the body's first line is line 5: three blank lines and the def */
     size_t len = c.body.len;
     while (len && c.body.s[len - 1] == '\n')

@@ -5,6 +5,7 @@
 #ifndef EXDB_CORE_FX_CODEGEN_H
 #define EXDB_CORE_FX_CODEGEN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/base/error.h"
@@ -40,6 +41,20 @@ typedef struct exdb_codegen_opts {
  * renamed); it must have room for g->count entries. -1 on out of memory. */
 int exdb_python_code(exdb_buf *out, const exdb_graph *g, const exdb_codegen_opts *o,
                      uint32_t *lines);
+
+/* Where exdb_python_code_write puts the text: n bytes at s; -1 stops it. */
+typedef int (*exdb_code_write)(void *ctx, const char *s, size_t n);
+
+/* exdb_python_code_write's pieces: 1 MB of body. */
+#define EXDB_CODE_PIECE ((size_t)1 << 20)
+
+/* exdb_python_code's text given to write as it is made, a piece each time
+ * the body reaches piece bytes (EXDB_CODE_PIECE: never a whole big graph's
+ * text at once), the first once every placeholder is seen; lines as
+ * exdb_python_code's. -1 on out of memory or when write failed (what was
+ * written stays written). */
+int exdb_python_code_write(const exdb_graph *g, const exdb_codegen_opts *o, uint32_t *lines,
+                           size_t piece, exdb_code_write write, void *ctx);
 
 /* Node n's statement in exdb_python_code(g, plain options)'s text, without
  * indent or line end, into out, and its line there in *line (0 and nothing

@@ -61,6 +61,7 @@ typedef struct exdb_journal {
     exdb_arena store; /* the chunks (prefaulted, never moved) */
     size_t *ev;       /* cells of event e (1-based): [ev[e-1], ev[e]) */
     uint32_t nev, ev_cap;
+    uint64_t *twice;     /* bit e: event e may record a word twice (undone backwards) */
     uint32_t pos;        /* the memory holds the state after pos events */
     size_t open;         /* first cell of the event being recorded */
     size_t grp;          /* header cell of the open event's last group */
@@ -71,7 +72,8 @@ typedef struct exdb_journal {
     uint8_t recording;   /* between begin and commit/fail */
     uint8_t failed_open; /* the last event failed: its words are kept until goto */
     uint8_t oom;         /* a record could not be stored */
-    uint8_t evicted;     /* the open event's seen cache forgot a word (it may be recorded twice) */
+    uint8_t evicted;     /* the open event's seen cache forgot a word */
+    uint8_t twice_open;  /* a word it forgot may have been recorded again */
     uint64_t *obj;       /* the object compared at each event's end */
     uint64_t *shadow;
     size_t obj_words;
@@ -88,6 +90,7 @@ typedef struct exdb_journal {
     size_t old_reserved;               /* the arena's reserved bytes when old was made (0: none) */
     uintptr_t seen[EXDB_JOURNAL_SEEN]; /* words recorded by the open event (a cache) */
     uint32_t seen_epoch[EXDB_JOURNAL_SEEN];
+    uint64_t forgot[EXDB_JOURNAL_SEEN / 64]; /* the words it forgot (a Bloom filter, 1 hash) */
     uint32_t epoch;
     uint8_t verify;            /* check every event's stores were recorded */
     size_t unrecorded;         /* words changed but not recorded, over all events */

@@ -296,3 +296,67 @@ Test(codegen, builtins_operator_values_one_tuples) {
                      "auto_functionalized = None\n    return getitem\n    ");
     free(s);
 }
+
+typedef struct pieces {
+    exdb_buf text;
+    uint32_t n;
+} pieces;
+
+static int take_piece(void *ctx, const char *s, size_t n) {
+    pieces *p = ctx;
+    exdb_buf_put(&p->text, s, n);
+    p->n++;
+    return 0;
+}
+
+/* The code written a piece at a time (print code on a big graph) is the
+ * whole text byte for byte, each node's line the same, whatever the piece
+ * size: a piece per node, a few nodes, all at once; plain and verbose (its
+ * "# File:" comments make blank lines the text strips before the body). */
+Test(codegen, written_in_pieces_matches_whole) {
+    static const char *const files[] = {"tests/fixtures/example.json",
+                                        "tests/fixtures/tied_embeddings.json"};
+    static const size_t sizes[] = {1, 200, 4096, EXDB_CODE_PIECE};
+    for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+        exdb_error err = {0};
+        exdb_program *p = exdb_program_load(files[f], NULL, &err);
+        cr_assert_not_null(p, "%s", err.msg);
+        const exdb_graph *g = p->graph;
+        for (int verbose = 0; verbose < 2; verbose++) {
+            exdb_codegen_opts o = {.verbose = verbose};
+            uint32_t *lines = calloc(g->count, sizeof *lines);
+            uint32_t *plines = calloc(g->count, sizeof *plines);
+            exdb_buf whole;
+            exdb_buf_init(&whole);
+            cr_assert_eq(exdb_python_code(&whole, g, &o, lines), 0);
+            for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+                pieces pc = {0};
+                exdb_buf_init(&pc.text);
+                cr_assert_eq(exdb_python_code_write(g, &o, plines, sizes[k], take_piece, &pc), 0);
+                cr_expect_str_eq(exdb_buf_str(&pc.text), exdb_buf_str(&whole), "%s verbose %d",
+                                 files[f], verbose);
+                cr_expect(memcmp(lines, plines, g->count * sizeof *lines) == 0, "%s lines",
+                          files[f]);
+                if (sizes[k] == 1)
+                    cr_expect_gt(pc.n, 5, "%s: %u pieces", files[f], pc.n);
+                exdb_buf_free(&pc.text);
+            }
+            exdb_buf_free(&whole);
+            free(lines);
+            free(plines);
+        }
+        exdb_program_free(p);
+    }
+}
+
+/* An empty graph's code written out: "pass", as the whole text. */
+Test(codegen, written_empty_graph) {
+    exdb_codegen_opts o = {0};
+    char *whole = code(&o, NULL);
+    pieces pc = {0};
+    exdb_buf_init(&pc.text);
+    cr_assert_eq(exdb_python_code_write(G, &o, NULL, 1, take_piece, &pc), 0);
+    cr_expect_str_eq(exdb_buf_str(&pc.text), whole);
+    exdb_buf_free(&pc.text);
+    free(whole);
+}

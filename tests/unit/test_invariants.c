@@ -202,3 +202,62 @@ Test(invariants, journal_drops_unchanged_words) {
     exdb_journal_free(&j);
     exdb_arena_destroy(&ra);
 }
+
+/* Going back undoes an event's words in one pass forwards, unless the
+ * event may record a word twice: the seen cache forgot it (another word
+ * took its slot) and its second record holds a value from within the
+ * event. Such an event still goes back to the value before it, and forth
+ * to its end. */
+Test(invariants, journal_word_recorded_twice) {
+    exdb_journal j;
+    exdb_arena ra;
+    exdb_arena_init(&ra);
+    uint64_t obj[2] = {1, 2};
+    size_t n = 4 * EXDB_JOURNAL_SEEN;
+    uint64_t *w = exdb_arena_calloc(&ra, n, sizeof *w);
+    cr_assert_not_null(w);
+    /* a word whose seen slot is word 0's */
+    uint32_t h0 = (uint32_t)(((uintptr_t)&w[0] >> 3) * 2654435761u) & (EXDB_JOURNAL_SEEN - 1);
+    size_t k = 1;
+    while (k < n &&
+           ((uint32_t)(((uintptr_t)&w[k] >> 3) * 2654435761u) & (EXDB_JOURNAL_SEEN - 1)) != h0)
+        k++;
+    cr_assert_lt(k, n);
+    cr_assert_eq(exdb_journal_init(&j, &ra, obj, sizeof obj), 0);
+    exdb_journal_begin(&j);
+    EXDB_WILL_WRITE(&ra, w[0]);
+    w[0] = 1;
+    EXDB_WILL_WRITE(&ra, w[k]); /* forgets word 0 */
+    w[k] = 5;
+    EXDB_WILL_WRITE(&ra, w[0]); /* recorded again: 1 */
+    w[0] = 2;
+    cr_assert_eq(exdb_journal_commit(&j), 0);
+    cr_assert_eq(j.n, 6, "%zu cells: word 0 twice", j.n);
+    cr_assert(j.twice[0] >> 1 & 1);
+    /* a word forgotten but not recorded again: the event is compacted
+     * (words 0 and k are unchanged) and undone forwards */
+    exdb_journal_begin(&j);
+    EXDB_WILL_WRITE(&ra, w[1]);
+    w[1] = 3;
+    EXDB_WILL_WRITE(&ra, w[0]);
+    EXDB_WILL_WRITE(&ra, w[k]); /* forgets word 0 */
+    cr_assert(j.evicted);
+    cr_assert_eq(exdb_journal_commit(&j), 0);
+    cr_assert(!(j.twice[0] >> 2 & 1));
+    cr_assert_eq(j.n, 6 + 2, "%zu cells: only word 1 kept", j.n);
+    for (int round = 0; round < 2; round++) {
+        exdb_journal_goto(&j, 0);
+        cr_assert_eq(w[0], 0);
+        cr_assert_eq(w[1], 0);
+        cr_assert_eq(w[k], 0);
+        exdb_journal_goto(&j, 2);
+        cr_assert_eq(w[0], 2);
+        cr_assert_eq(w[1], 3);
+        cr_assert_eq(w[k], 5);
+        exdb_journal_goto(&j, 1);
+        cr_assert_eq(w[0], 2);
+        cr_assert_eq(w[1], 0);
+    }
+    exdb_journal_free(&j);
+    exdb_arena_destroy(&ra);
+}
