@@ -298,8 +298,10 @@ static int tensor_meta_text(loader *L, const exdb_json *e, exdb_val **out) {
  * read before gives its tensor meta again (const, shared) without being
  * read (XXH3 and one memcmp against ~1,400 instructions). The texts are
  * copies (the mapped text behind the loader is given back): at most
- * TM_TEXTS of at most TM_TEXT_MAX bytes, later ones are read each time. */
-#define TM_TEXTS    2048
+ * TM_TEXTS of at most TM_TEXT_MAX bytes, later ones are read each time,
+ * and when the table is full with fewer than half the entries found in
+ * it, none is looked up any more. */
+#define TM_TEXTS    256
 #define TM_TEXT_MAX 512
 typedef struct tm_slot {
     const char *text; /* the copy; NULL: empty */
@@ -311,6 +313,7 @@ typedef struct tm_memo {
     tm_slot *s; /* the table, then the copies, one allocation */
     char *pool;
     uint32_t mask, n, room;
+    uint32_t seen, found; /* entries looked up, found */
 } tm_memo;
 
 /* m's table and pool for a tensor_values of n entries; -1 when memory runs
@@ -342,11 +345,13 @@ static tm_slot *tm_find(const tm_memo *m, const exdb_json *e, uint64_t h) {
 /* tensor_meta_text through m: a text read before gives a new val of the
  * same tensor meta. */
 static int tensor_meta_memo(loader *L, tm_memo *m, const exdb_json *e, exdb_val **out) {
-    if (e->len > TM_TEXT_MAX)
+    if (e->len > TM_TEXT_MAX || (m->n == m->room && 2 * m->found < m->seen))
         return tensor_meta_text(L, e, out);
     uint64_t h = XXH3_64bits(e->u.str, e->len);
     tm_slot *s = tm_find(m, e, h);
+    m->seen++;
     if (s->text) {
+        m->found++;
         exdb_val *v = exdb_arena_calloc(L->a, 1, sizeof *v);
         if (!v)
             return exdb_load_oom(L);

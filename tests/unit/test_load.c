@@ -1285,28 +1285,41 @@ Test(load, tensor_values_read_off_their_text) {
         "t.json: line 1, column 134: a number must not start with 0 followed by digits");
 }
 
+/* Input i's dtype, sizes (k = 1, 2) of tensor_values_repeated_texts: four
+ * texts, three of them alike but for one byte, four hundred distinct ones
+ * (more than load_value.c's memo keeps, and then too few found in it for
+ * it to be asked again), then the first four again. */
+static int rep_dim(int i, int k) {
+    static const int first[4][3] = {{7, 2, 3}, {7, 2, 4}, {7, 2, 3}, {6, 2, 3}};
+    if (i >= 4 && i < 404)
+        return k == 0 ? 7 : k == 1 ? 2 : 100 + i;
+    return first[i % 4][k];
+}
+
 /* Entries whose texts repeat (load_value.c's memo of texts read): each
  * input's tensor meta is its own entry's, whether its text is an earlier
- * one's again or differs from one in a single byte. */
+ * one's again, differs from one in a single byte, or comes after the memo
+ * is full or no longer asked. */
 Test(load, tensor_values_repeated_texts) {
-    static const int dims[4][3] = {{7, 2, 3}, {7, 2, 4}, {7, 2, 3}, {6, 2, 3}};
+    enum { N = 412 };
     exdb_buf b;
     exdb_buf_init(&b);
     exdb_buf_printf(&b, "{\"schema_version\": {\"major\": 8, \"minor\": 20}, \"graph_module\": "
                         "{\"graph\": {\"inputs\": [");
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < N; i++)
         exdb_buf_printf(&b, "%s{\"as_tensor\": {\"name\": \"x%d\"}}", i ? ", " : "", i);
     exdb_buf_printf(&b, "], \"nodes\": [], \"tensor_values\": {");
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < N; i++)
         exdb_buf_printf(&b,
                         "%s\"x%d\": {\"dtype\": %d, \"sizes\": [{\"as_int\": %d}, {\"as_int\": "
                         "%d}], \"requires_grad\": false, \"device\": {\"type\": \"cpu\", "
                         "\"index\": null}, \"strides\": [{\"as_int\": %d}, {\"as_int\": 1}], "
                         "\"storage_offset\": {\"as_int\": 0}, \"layout\": 7}",
-                        i ? ", " : "", i, dims[i][0], dims[i][1], dims[i][2], dims[i][2]);
+                        i ? ", " : "", i, rep_dim(i, 0), rep_dim(i, 1), rep_dim(i, 2),
+                        rep_dim(i, 2));
     exdb_buf_printf(&b, "}, \"outputs\": [{\"as_tensor\": {\"name\": \"x0\"}}]}, "
                         "\"signature\": {\"input_specs\": [");
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < N; i++)
         exdb_buf_printf(&b, "%s{\"user_input\": {\"arg\": {\"as_tensor\": {\"name\": \"x%d\"}}}}",
                         i ? ", " : "", i);
     exdb_buf_printf(&b, "], \"output_specs\": [{\"user_output\": {\"arg\": {\"as_tensor\": "
@@ -1316,17 +1329,17 @@ Test(load, tensor_values_repeated_texts) {
     exdb_error err = {0};
     prog = exdb_program_from_json(text, strlen(text), "t.json", &err);
     cr_assert_not_null(prog, "%s", err.msg);
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < N; i++) {
         char name[16];
         snprintf(name, sizeof name, "x%d", i);
         const exdb_node *x = exdb_graph_find(prog->graph, name);
         cr_assert(x && x->meta && x->meta->val && x->meta->val->kind == EXDB_VAL_TENSOR, "%d", i);
         const exdb_tensor_meta *t = x->meta->val->u.t;
-        cr_expect_eq(t->dtype, dims[i][0], "x%d", i);
+        cr_expect_eq(t->dtype, rep_dim(i, 0), "x%d", i);
         cr_assert_eq(t->ndim, 2, "x%d", i);
-        cr_expect_eq(t->sizes[0].v.i, dims[i][1], "x%d", i);
-        cr_expect_eq(t->sizes[1].v.i, dims[i][2], "x%d", i);
-        cr_expect_eq(t->strides[0].v.i, dims[i][2], "x%d", i);
+        cr_expect_eq(t->sizes[0].v.i, rep_dim(i, 1), "x%d", i);
+        cr_expect_eq(t->sizes[1].v.i, rep_dim(i, 2), "x%d", i);
+        cr_expect_eq(t->strides[0].v.i, rep_dim(i, 2), "x%d", i);
         cr_expect_str_eq(t->device_type, "cpu", "x%d", i);
     }
 }
