@@ -311,7 +311,8 @@ typedef struct tm_slot {
 } tm_slot;
 typedef struct tm_memo {
     tm_slot *s; /* the table, then the copies, one allocation */
-    char *pool;
+    char *pool; /* the copies, one after another */
+    size_t used;
     uint32_t mask, n, room;
     uint32_t seen, found; /* entries looked up, found */
 } tm_memo;
@@ -362,7 +363,9 @@ static int tensor_meta_memo(loader *L, tm_memo *m, const exdb_json *e, exdb_val 
     }
     int read = tensor_meta_text(L, e, out);
     if (read == 1 && m->n < m->room) {
-        char *copy = m->pool + (size_t)m->n++ * TM_TEXT_MAX;
+        char *copy = m->pool + m->used; /* room for TM_TEXT_MAX bytes a text */
+        m->used += e->len;
+        m->n++;
         memcpy(copy, e->u.str, e->len);
         *s = (tm_slot){copy, e->len, h, (*out)->u.t};
     }
