@@ -34,6 +34,7 @@ typedef struct parsed_stack {
     const char *text; /* the nn_module_stack string, in the program's arena */
     exdb_stack_entry *entries;
     uint32_t n;
+    uint32_t len; /* strlen(text) */
 } parsed_stack;
 
 /* JSON bytes per node a graph may reserve room for ahead (a node is

@@ -88,72 +88,83 @@ static int parse_entry(exdb_arena *a, const char *s, const char *end, uint32_t k
  * commas outside ()/[] (the depth goes negative on a stray closer, as in
  * Python, and then no later comma splits), exactly three fields. The call
  * index is the number after the key's last '@' (what unflatten reads). */
-static int parse_stack_after(exdb_arena *a, const char *text, const exdb_stack_entry *same,
-                             uint32_t nsame, exdb_stack_entry **out, uint32_t *n, exdb_error *err);
+static int parse_stack_after(exdb_arena *a, const char *text, size_t len,
+                             const exdb_stack_entry *same, uint32_t nsame, size_t skip,
+                             exdb_stack_entry **out, uint32_t *n, exdb_error *err);
 
 int exdb_load_meta_parse_stack(exdb_arena *a, const char *text, exdb_stack_entry **out, uint32_t *n,
                                exdb_error *err) {
-    return parse_stack_after(a, text, NULL, 0, out, n, err);
+    return parse_stack_after(a, text, strlen(text), NULL, 0, 0, out, n, err);
+}
+
+/* The length of the common prefix of s[0..ls) and t[0..lt), eight bytes a
+ * step (stacks are ~500 bytes and mostly share all but their last entry
+ * with the previous node's). */
+static size_t common_prefix(const char *s, size_t ls, const char *t, size_t lt) {
+    size_t n = ls < lt ? ls : lt, i = 0;
+    uint64_t x, y;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&x, s + i, 8);
+        memcpy(&y, t + i, 8);
+        if (x != y)
+            return i + (size_t)__builtin_ctzll(x ^ y) / 8;
+    }
+    while (i < n && s[i] == t[i])
+        i++;
+    return i;
 }
 
 /* How many of text's first entries are, character for character, entries
- * of prev, a stack parsed before (the previous node's, which mostly
- * shares all its modules but the last with this one). */
-static uint32_t same_entries(const char *text, const char *prev) {
-    size_t lt = strlen(text), lp = strlen(prev), n = lt < lp ? lt : lp, i = 0;
-    uint64_t x, y;
-    /* the common prefix, eight bytes a step (stacks are ~500 bytes) */
-    for (; i + 8 <= n; i += 8) {
-        memcpy(&x, text + i, 8);
-        memcpy(&y, prev + i, 8);
-        if (x != y)
-            break;
-    }
-    while (i < n && text[i] == prev[i])
-        i++;
+ * of prev, a stack parsed before, given their common prefix of i bytes;
+ * *skip: where the entry after them starts in text. */
+static uint32_t same_entries(const char *text, const char *prev, size_t i, size_t *skip) {
     uint32_t m = 0;
+    *skip = 0;
     for (const char *q = memchr(text, ';', i); q;
-         q = memchr(q + 1, ';', i - (size_t)(q + 1 - text)))
+         q = memchr(q + 1, ';', i - (size_t)(q + 1 - text))) {
         m++;
+        *skip = (size_t)(q + 1 - text);
+    }
     /* the entry ending here, when it ends both (at ';' or the end) */
-    if (i && (text[i] == ';' || !text[i]) && (prev[i] == ';' || !prev[i]))
+    if (i && (text[i] == ';' || !text[i]) && (prev[i] == ';' || !prev[i])) {
         m++;
+        *skip = text[i] ? i + 1 : i;
+    }
     return m;
 }
 
-/* exdb_load_meta_parse_stack with the first nsame entries of text known
- * to be same[0..nsame) (checked when those were parsed): copied, not
- * parsed again. */
-static int parse_stack_after(exdb_arena *a, const char *text, const exdb_stack_entry *same,
-                             uint32_t nsame, exdb_stack_entry **out, uint32_t *n, exdb_error *err) {
+/* exdb_load_meta_parse_stack of text (len bytes) with its first nsame
+ * entries, which end at text[skip], known to be same[0..nsame) (checked
+ * when those were parsed): copied, not parsed again. */
+static int parse_stack_after(exdb_arena *a, const char *text, size_t len,
+                             const exdb_stack_entry *same, uint32_t nsame, size_t skip,
+                             exdb_stack_entry **out, uint32_t *n, exdb_error *err) {
     *out = NULL;
     *n = 0;
-    if (!text[0])
+    if (!len)
         return 0;
     uint32_t count = 1;
-    for (const char *q = strchr(text, ';'); q; q = strchr(q + 1, ';'))
+    for (const char *q = memchr(text, ';', len); q;
+         q = memchr(q + 1, ';', len - (size_t)(q + 1 - text)))
         count++;
     if (count > EXDB_MAX_MODULE_DEPTH)
         return exdb_errorf(err,
                            "%u entries: modules nested deeper than the limit of %d levels "
                            "(expected at most %d entries)",
                            count, EXDB_MAX_MODULE_DEPTH, EXDB_MAX_MODULE_DEPTH);
-    exdb_stack_entry *e = exdb_arena_calloc(a, count, sizeof *e);
+    exdb_stack_entry *e = exdb_arena_alloc(a, count * sizeof *e);
     if (!e)
         return exdb_errorf(err, "out of memory");
-    const char *s = text;
-    for (uint32_t k = 0; k < count; k++) {
-        const char *end = strchr(s, ';');
-        if (k < nsame) {
-            e[k] = same[k];
-            s = end ? end + 1 : s + strlen(s);
-            continue;
-        }
+    if (nsame)
+        memcpy(e, same, nsame * sizeof *e);
+    const char *s = text + skip, *stop = text + len;
+    for (uint32_t k = nsame; k < count; k++) {
+        const char *end = memchr(s, ';', (size_t)(stop - s));
         if (!end)
-            end = s + strlen(s);
+            end = stop;
         if (parse_entry(a, s, end, k, &e[k], err) < 0)
             return -1;
-        s = *end ? end + 1 : end;
+        s = end < stop ? end + 1 : end;
     }
     *out = e;
     *n = count;
@@ -186,34 +197,39 @@ static int is_known_meta_key(const char *k) {
     return meta_key(k) != MK_OTHER;
 }
 
-/* meta's nn_module_stack v (at p), parsed once per distinct string (the
- * previous node's checked first) and its modules counted against the
- * limits. */
-static int module_stack(loader *L, exdb_meta *meta, const char *v, const jpath *p) {
-    if (!L->last_stack || strcmp(v, L->last_stack->text) != 0) {
+/* meta's nn_module_stack v (len bytes, at p), parsed once per distinct
+ * string (the previous node's checked first) and its modules counted
+ * against the limits. */
+static int module_stack(loader *L, exdb_meta *meta, const char *v, size_t len, const jpath *p) {
+    const parsed_stack *prev = L->last_stack;
+    size_t common = prev ? common_prefix(v, len, prev->text, prev->len) : 0;
+    if (!prev || common != len || prev->len != len) {
         /* v may live with its node's DOM (EXDB_JRAW_DEFER): the table
          * keeps a copy of each distinct stack */
-        parsed_stack *ps = exdb_strmap_get(&L->stacks, v);
+        uint32_t h = exdb_strmap_hash(v);
+        void **found = exdb_strmap_find_hashed(&L->stacks, v, h);
+        parsed_stack *ps = found ? *found : NULL;
         if (!ps) {
             exdb_error e2 = {0};
             ps = exdb_arena_alloc(L->a, sizeof *ps);
-            if (!ps || !(ps->text = exdb_arena_strdup(L->a, v)))
+            if (!ps || !(ps->text = exdb_arena_strndup(L->a, v, len)))
                 return exdb_load_oom(L);
+            ps->len = (uint32_t)len;
             /* the entries it shares with the previous node's stack (their
              * modules counted) are copied */
-            const parsed_stack *prev = L->last_stack;
-            uint32_t nsame = prev ? same_entries(v, prev->text) : 0;
-            if (prev && nsame > prev->n)
-                nsame = prev->n;
+            size_t skip = 0;
+            uint32_t nsame = prev ? same_entries(v, prev->text, common, &skip) : 0;
+            if (prev && nsame > prev->n) /* never: parsed in full then */
+                nsame = 0, skip = 0;
             /* a failed parse ends the load, so the half-made entry is never read */
-            if (parse_stack_after(L->a, v, nsame ? prev->entries : NULL, nsame, &ps->entries,
-                                  &ps->n, &e2) < 0)
+            if (parse_stack_after(L->a, v, len, nsame ? prev->entries : NULL, nsame, skip,
+                                  &ps->entries, &ps->n, &e2) < 0)
                 return exdb_load_fail(L, p, "%s", e2.msg);
             for (uint32_t j = nsame; j < ps->n; j++)
                 if (exdb_load_count_module(L, ps->entries[j].path, strlen(ps->entries[j].path), p) <
                     0)
                     return -1;
-            void **slot = exdb_strmap_put(&L->stacks, ps->text, NULL);
+            void **slot = exdb_strmap_put_hashed(&L->stacks, ps->text, h, NULL);
             if (!slot)
                 return exdb_load_oom(L);
             *slot = ps;
@@ -415,7 +431,7 @@ int exdb_load_meta(loader *L, const exdb_json *m, const jpath *p, exdb_meta **ou
             return -1;
         const char *v = e->u.str;
         if (id == MK_STACK) {
-            if (module_stack(L, meta, v, &ep) < 0)
+            if (module_stack(L, meta, v, e->type == EXDB_JSTRING ? e->len : strlen(v), &ep) < 0)
                 return -1;
         } else if (id == MK_TRACE) {
             meta->lazy_stack_trace = v;

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 static int parse_sym(loader *L, const exdb_json *j, const jpath *p, int flavour, exdb_sym *out) {
     /* flavour: 0 int, 1 float, 2 bool */
@@ -291,6 +292,86 @@ static int tensor_meta_text(loader *L, const exdb_json *e, exdb_val **out) {
     return 1;
 }
 
+/* The TensorMeta texts of one graph's tensor_values that tensor_meta_text
+ * read, by their bytes: real programs repeat a few shapes entry after
+ * entry (efficientnet_b7: 2,507 entries, 139 distinct texts), and a text
+ * read before gives its tensor meta again (const, shared) without being
+ * read (XXH3 and one memcmp against ~1,400 instructions). The texts are
+ * copies (the mapped text behind the loader is given back): at most
+ * TM_TEXTS of at most TM_TEXT_MAX bytes, later ones are read each time,
+ * and when the table is full with fewer than half the entries found in
+ * it, none is looked up any more. */
+#define TM_TEXTS    256
+#define TM_TEXT_MAX 512
+typedef struct tm_slot {
+    const char *text; /* the copy; NULL: empty */
+    uint32_t len;
+    uint64_t h;
+    const exdb_tensor_meta *t;
+} tm_slot;
+typedef struct tm_memo {
+    tm_slot *s; /* the table, then the copies, one allocation */
+    char *pool; /* the copies, one after another */
+    size_t used;
+    uint32_t mask, n, room;
+    uint32_t seen, found; /* entries looked up, found */
+} tm_memo;
+
+/* m's table and pool for a tensor_values of n entries; -1 when memory runs
+ * out. */
+static int tm_init(tm_memo *m, uint32_t n) {
+    uint32_t texts = n < TM_TEXTS ? n : TM_TEXTS, cap = 16;
+    while (cap < 2 * texts)
+        cap *= 2;
+    m->s = malloc((size_t)cap * sizeof *m->s + (size_t)texts * TM_TEXT_MAX);
+    if (!m->s)
+        return -1;
+    memset(m->s, 0, (size_t)cap * sizeof *m->s);
+    m->pool = (char *)(m->s + cap);
+    m->mask = cap - 1;
+    m->room = texts;
+    return 0;
+}
+
+/* The slot of e's text in m: its entry, or the empty slot where it goes
+ * (at most half the table is used: never full). */
+static tm_slot *tm_find(const tm_memo *m, const exdb_json *e, uint64_t h) {
+    for (uint32_t i = (uint32_t)h & m->mask;; i = (i + 1) & m->mask) {
+        tm_slot *s = &m->s[i];
+        if (!s->text || (s->h == h && s->len == e->len && memcmp(s->text, e->u.str, e->len) == 0))
+            return s;
+    }
+}
+
+/* tensor_meta_text through m: a text read before gives a new val of the
+ * same tensor meta. */
+static int tensor_meta_memo(loader *L, tm_memo *m, const exdb_json *e, exdb_val **out) {
+    if (e->len > TM_TEXT_MAX || (m->n == m->room && 2 * m->found < m->seen))
+        return tensor_meta_text(L, e, out);
+    uint64_t h = XXH3_64bits(e->u.str, e->len);
+    tm_slot *s = tm_find(m, e, h);
+    m->seen++;
+    if (s->text) {
+        m->found++;
+        exdb_val *v = exdb_arena_calloc(L->a, 1, sizeof *v);
+        if (!v)
+            return exdb_load_oom(L);
+        v->kind = EXDB_VAL_TENSOR;
+        v->u.t = s->t;
+        *out = v;
+        return 1;
+    }
+    int read = tensor_meta_text(L, e, out);
+    if (read == 1 && m->n < m->room) {
+        char *copy = m->pool + m->used; /* room for TM_TEXT_MAX bytes a text */
+        m->used += e->len;
+        m->n++;
+        memcpy(copy, e->u.str, e->len);
+        *s = (tm_slot){copy, e->len, h, (*out)->u.t};
+    }
+    return read;
+}
+
 /* FNV-1a, 64 bits: the fingerprint no_repeats compares (never 0). */
 static uint64_t fp64(const char *k) {
     uint64_t h = 14695981039346656037u;
@@ -364,10 +445,14 @@ int exdb_load_value_find(loader *L, gscope *sc, const char *name, exdb_val **out
     return 0;
 }
 
+/* A graph's value tables, in the order they are read. */
+static const char *const tables[] = {"tensor_values", "sym_int_values", "sym_float_values",
+                                     "sym_bool_values", "custom_obj_values"};
+
+static int load_tables(loader *L, gscope *sc, const jpath *gp, tm_memo *memo);
+
 /* Reads the graph's value tables into sc->mkey and sc->mval. */
 int exdb_load_value_tables(loader *L, gscope *sc, const jpath *gp) {
-    static const char *const tables[] = {"tensor_values", "sym_int_values", "sym_float_values",
-                                         "sym_bool_values", "custom_obj_values"};
     uint32_t total = 0;
     for (int t = 0; t < 5; t++) {
         const exdb_json *m = exdb_load_get_opt(sc->jgraph, tables[t]);
@@ -381,10 +466,31 @@ int exdb_load_value_tables(loader *L, gscope *sc, const jpath *gp) {
         if (!sc->mkey || !sc->mval)
             return exdb_load_oom(L);
     }
+    tm_memo memo = {0};
+    int rc = load_tables(L, sc, gp, &memo);
+    free(memo.s);
+    if (rc < 0)
+        return -1;
+    if (sc->mcount > 1) {
+        int unique = no_repeats(L, sc);
+        if (unique < 0)
+            return -1;
+        sc->mdup = !unique;
+    }
+    return 0;
+}
+
+/* exdb_load_value_tables' reading of the five tables, TensorMeta texts
+ * through memo (allocated here, freed by the caller). */
+static int load_tables(loader *L, gscope *sc, const jpath *gp, tm_memo *memo) {
     for (int t = 0; t < 5; t++) {
         const exdb_json *m = exdb_load_get_opt(sc->jgraph, tables[t]);
         if (!m)
             continue;
+        if (t == 0 && exdb_json_is(m, EXDB_JOBJECT) && m->len > 1) {
+            if (tm_init(memo, m->len) < 0)
+                return exdb_load_oom(L);
+        }
         jpath tp = PKEY(gp, tables[t]);
         if (exdb_load_need_obj(L, m, &tp) < 0)
             return -1;
@@ -397,7 +503,8 @@ int exdb_load_value_tables(loader *L, gscope *sc, const jpath *gp) {
             if (e->type == EXDB_JRAW)
                 exdb_load_drop_behind(L, e->u.str);
             if (t == 0 && e->type == EXDB_JRAW && !exdb_json_ahead_owns(L->ahead, e) &&
-                (read = tensor_meta_text(L, e, &v)) < 0)
+                (read = memo->s ? tensor_meta_memo(L, memo, e, &v) : tensor_meta_text(L, e, &v)) <
+                    0)
                 return -1;
             if (read) {
                 /* read off its text */
@@ -425,12 +532,6 @@ int exdb_load_value_tables(loader *L, gscope *sc, const jpath *gp) {
             sc->mkey[sc->mcount] = e->key;
             sc->mval[sc->mcount++] = v;
         }
-    }
-    if (sc->mcount > 1) {
-        int unique = no_repeats(L, sc);
-        if (unique < 0)
-            return -1;
-        sc->mdup = !unique;
     }
     return 0;
 }

@@ -1287,6 +1287,65 @@ Test(load, tensor_values_read_off_their_text) {
         "t.json: line 1, column 134: a number must not start with 0 followed by digits");
 }
 
+/* Input i's dtype, sizes (k = 1, 2) of tensor_values_repeated_texts: four
+ * texts, three of them alike but for one byte, four hundred distinct ones
+ * (more than load_value.c's memo keeps, and then too few found in it for
+ * it to be asked again), then the first four again. */
+static int rep_dim(int i, int k) {
+    static const int first[4][3] = {{7, 2, 3}, {7, 2, 4}, {7, 2, 3}, {6, 2, 3}};
+    if (i >= 4 && i < 404)
+        return k == 0 ? 7 : k == 1 ? 2 : 100 + i;
+    return first[i % 4][k];
+}
+
+/* Entries whose texts repeat (load_value.c's memo of texts read): each
+ * input's tensor meta is its own entry's, whether its text is an earlier
+ * one's again, differs from one in a single byte, or comes after the memo
+ * is full or no longer asked. */
+Test(load, tensor_values_repeated_texts) {
+    enum { N = 412 };
+    exdb_buf b;
+    exdb_buf_init(&b);
+    exdb_buf_printf(&b, "{\"schema_version\": {\"major\": 8, \"minor\": 20}, \"graph_module\": "
+                        "{\"graph\": {\"inputs\": [");
+    for (int i = 0; i < N; i++)
+        exdb_buf_printf(&b, "%s{\"as_tensor\": {\"name\": \"x%d\"}}", i ? ", " : "", i);
+    exdb_buf_printf(&b, "], \"nodes\": [], \"tensor_values\": {");
+    for (int i = 0; i < N; i++)
+        exdb_buf_printf(&b,
+                        "%s\"x%d\": {\"dtype\": %d, \"sizes\": [{\"as_int\": %d}, {\"as_int\": "
+                        "%d}], \"requires_grad\": false, \"device\": {\"type\": \"cpu\", "
+                        "\"index\": null}, \"strides\": [{\"as_int\": %d}, {\"as_int\": 1}], "
+                        "\"storage_offset\": {\"as_int\": 0}, \"layout\": 7}",
+                        i ? ", " : "", i, rep_dim(i, 0), rep_dim(i, 1), rep_dim(i, 2),
+                        rep_dim(i, 2));
+    exdb_buf_printf(&b, "}, \"outputs\": [{\"as_tensor\": {\"name\": \"x0\"}}]}, "
+                        "\"signature\": {\"input_specs\": [");
+    for (int i = 0; i < N; i++)
+        exdb_buf_printf(&b, "%s{\"user_input\": {\"arg\": {\"as_tensor\": {\"name\": \"x%d\"}}}}",
+                        i ? ", " : "", i);
+    exdb_buf_printf(&b, "], \"output_specs\": [{\"user_output\": {\"arg\": {\"as_tensor\": "
+                        "{\"name\": \"x0\"}}}}]}, \"module_call_graph\": []}}");
+    char *text = strdup(exdb_buf_str(&b));
+    exdb_buf_free(&b);
+    exdb_error err = {0};
+    prog = exdb_program_from_json(text, strlen(text), "t.json", &err);
+    cr_assert_not_null(prog, "%s", err.msg);
+    for (int i = 0; i < N; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "x%d", i);
+        const exdb_node *x = exdb_graph_find(prog->graph, name);
+        cr_assert(x && x->meta && x->meta->val && x->meta->val->kind == EXDB_VAL_TENSOR, "%d", i);
+        const exdb_tensor_meta *t = x->meta->val->u.t;
+        cr_expect_eq(t->dtype, rep_dim(i, 0), "x%d", i);
+        cr_assert_eq(t->ndim, 2, "x%d", i);
+        cr_expect_eq(t->sizes[0].v.i, rep_dim(i, 1), "x%d", i);
+        cr_expect_eq(t->sizes[1].v.i, rep_dim(i, 2), "x%d", i);
+        cr_expect_eq(t->strides[0].v.i, rep_dim(i, 2), "x%d", i);
+        cr_expect_str_eq(t->device_type, "cpu", "x%d", i);
+    }
+}
+
 Test(load, nodes_parsed_ahead_give_the_same_answers) {
     cr_expect_gt(each_program("tests/malformed", same_ahead), 90);
     cr_expect_gt(each_program("tests/fixtures", same_ahead), 10);
@@ -1480,22 +1539,14 @@ Test(load, metadata_read_after_the_file_was_truncated) {
     test_tmpdir_remove();
 }
 
-/* A node's nn_module_stack shares its first entries with the previous
- * node's (copied, not parsed again: load_meta.c same_entries): each node's
- * entries are those of its own text parsed alone, whether the texts part
- * at an entry's end, inside one, or one is the other's beginning; an entry
- * after the shared ones is still refused with its index. */
-Test(load, module_stack_entries_shared_with_the_previous_node) {
-    static const char *const stacks[4] = {
-        "L__self__,,m.M;L__self___a,a,m.A",
-        "L__self__,,m.M;L__self___a,a,m.A;L__self___a_b@2,a.b,m.B",
-        "L__self__,,m.M;L__self___a,a,m.AA",
-        "L__self__,,m.M",
-    };
+/* Loads the relu chain of the four stacks and expects each node's entries
+ * to be those of its own text parsed alone. */
+static void expect_stacks_parsed_alone(const char *const stacks[4]) {
     exdb_buf b;
     exdb_buf_init(&b);
     relu_chain_of(&b, stacks, NULL);
     char *text = strdup(exdb_buf_str(&b));
+    exdb_buf_free(&b);
     exdb_error err = {0};
     prog = exdb_program_from_json(text, strlen(text), "t.json", &err);
     cr_assert_not_null(prog, "%s", err.msg);
@@ -1509,6 +1560,7 @@ Test(load, module_stack_entries_shared_with_the_previous_node) {
         uint32_t n;
         cr_assert_eq(exdb_load_meta_parse_stack(&a, stacks[i], &e, &n, &err), 0, "%s", err.msg);
         cr_assert_eq(m->nstack, n, "node %d", i);
+        cr_expect_str_eq(m->nn_module_stack, stacks[i], "node %d", i);
         for (uint32_t k = 0; k < n; k++) {
             cr_expect_str_eq(m->stack[k].key, e[k].key, "node %d entry %u", i, k);
             cr_expect_str_eq(m->stack[k].path, e[k].path, "node %d entry %u", i, k);
@@ -1517,6 +1569,43 @@ Test(load, module_stack_entries_shared_with_the_previous_node) {
         }
     }
     exdb_arena_destroy(&a);
+    exdb_program_free(prog);
+    prog = NULL;
+}
+
+/* A node's nn_module_stack shares its first entries with the previous
+ * node's (copied, not parsed again: load_meta.c same_entries): each node's
+ * entries are those of its own text parsed alone, whether the texts part
+ * at an entry's end, inside one, or one is the other's beginning, the
+ * same text again, or an earlier node's (the table of stacks); an entry
+ * after the shared ones is still refused with its index, an empty one
+ * after a ';' too. */
+Test(load, module_stack_entries_shared_with_the_previous_node) {
+    static const char *const stacks[4] = {
+        "L__self__,,m.M;L__self___a,a,m.A",
+        "L__self__,,m.M;L__self___a,a,m.A;L__self___a_b@2,a.b,m.B",
+        "L__self__,,m.M;L__self___a,a,m.AA",
+        "L__self__,,m.M",
+    };
+    expect_stacks_parsed_alone(stacks);
+    static const char *const again[4] = {
+        "L__self__,,m.M;L__self___a,a,m.A(x,[y,z])",
+        "L__self__,,m.M;L__self___a,a,m.A(x,[y,z])",
+        "L__self__,,m.M;L__self___a,a,m.A(x,[y",
+        "L__self__,,m.M;L__self___a,a,m.A(x,[y,z])",
+    };
+    expect_stacks_parsed_alone(again);
+    exdb_buf b;
+    exdb_error err = {0};
+    char *text;
+    const char *const empty[4] = {stacks[0], "L__self__,,m.M;L__self___a,a,m.A;", stacks[2],
+                                  stacks[3]};
+    exdb_buf_init(&b);
+    relu_chain_of(&b, empty, NULL);
+    text = strdup(exdb_buf_str(&b));
+    cr_assert_null(exdb_program_from_json(text, strlen(text), "t.json", &err));
+    cr_expect(strstr(err.msg, "nodes[1].metadata.nn_module_stack: entry 2 is empty"), "%s",
+              err.msg);
     exdb_buf_free(&b);
     const char *const bad[4] = {stacks[0], "L__self__,,m.M;L__self___a,a,m.A;bad", stacks[2],
                                 stacks[3]};
