@@ -65,7 +65,19 @@ typedef struct dw {
     uint8_t *root_own;       /* node i is in no subgraph of the root */
     char **tips;             /* a hub's tooltip, shared by its copies (as vz_emit) */
     exdb_buf lab, tip, tmp, xs[N_ATTRS];
+    const vz_dot_sink *sink; /* NULL: the whole text stays in b */
+    size_t piece;            /* the sink's piece size */
 } dw;
+
+/* The text so far to the sink once it is a piece's worth (between nodes
+ * and subgraphs: the writer never goes back into what it wrote). */
+static void flush_piece(dw *w, size_t min) {
+    if (w->sink && w->b->len >= min && w->b->len && !w->b->oom) {
+        w->sink->put(w->sink->ctx, w->b->s, w->b->len);
+        w->b->len = 0;
+        w->b->s[0] = '\0';
+    }
+}
 
 /* ---- agstrcanon */
 
@@ -361,6 +373,7 @@ static void put_root_body(dw *w) {
             }
             put_edge(w, w->outs[k]);
         }
+        flush_piece(w, w->piece);
     }
 }
 
@@ -389,8 +402,10 @@ static void put_subgraph(dw *w, uint32_t i) {
     }
     for (uint32_t k = w->kid_at[i]; k < w->kid_at[i + 1]; k++)
         put_subgraph(w, w->kids[k]);
-    for (uint32_t k = w->own_at[i]; k < w->own_at[i + 1]; k++)
+    for (uint32_t k = w->own_at[i]; k < w->own_at[i + 1]; k++) {
         put_node(w, w->own[k]);
+        flush_piece(w, w->piece);
+    }
     w->level--;
     indent(w);
     exdb_buf_put(w->b, "}\n", 2);
@@ -576,7 +591,12 @@ static void dw_free(dw *w) {
 }
 
 int vz_dot_write(const vz_graph *vg, exdb_buf *b, exdb_viz_stats *st) {
-    dw w = {.vg = vg, .b = b};
+    return vz_dot_write_to(vg, b, NULL, st);
+}
+
+int vz_dot_write_to(const vz_graph *vg, exdb_buf *b, const vz_dot_sink *sink, exdb_viz_stats *st) {
+    dw w = {.vg = vg, .b = b, .sink = sink};
+    w.piece = sink && sink->piece ? sink->piece : VZ_DOT_PIECE;
     exdb_buf_init(&w.lab);
     exdb_buf_init(&w.tip);
     exdb_buf_init(&w.tmp);
@@ -597,10 +617,11 @@ int vz_dot_write(const vz_graph *vg, exdb_buf *b, exdb_viz_stats *st) {
         dw_free(&w);
         return -1;
     }
-    /* Room for the text at once: grown by doubling, the 102 MB of synth_100k's
-     * flat view were copied 128 MB over (0.1 s). Views run 300-700 bytes a
-     * node; a low guess costs one doubling more. */
-    exdb_buf_grow(b, (size_t)vg->nnodes * 512 + (size_t)vg->nedges * 48);
+    /* Room for the text at once (for two pieces when it goes to a sink):
+     * grown by doubling, the 102 MB of synth_100k's flat view were copied
+     * 128 MB over (0.1 s). Views run 300-700 bytes a node; a low guess costs
+     * one doubling more. */
+    exdb_buf_grow(b, sink ? 2 * w.piece : (size_t)vg->nnodes * 512 + (size_t)vg->nedges * 48);
     exdb_buf_puts(b, "digraph exdb {\n"); /* write_hdr of the root */
     w.level = 1;
     put_root_dicts(&w);
@@ -608,6 +629,7 @@ int vz_dot_write(const vz_graph *vg, exdb_buf *b, exdb_viz_stats *st) {
         put_subgraph(&w, w.kids[k]);
     put_root_body(&w);
     exdb_buf_put(b, "}\n", 2);
+    flush_piece(&w, 1);
     rc = b->oom || w.lab.oom || w.tip.oom || w.tmp.oom ? -1 : 0;
     for (int i = 0; i < N_ATTRS; i++)
         rc = w.xs[i].oom ? -1 : rc;

@@ -205,8 +205,9 @@ static int build(vz_graph *vg, const exdb_viz_source *src, const exdb_viz_view *
 /* Writes vg as DOT, appended to b: by dotwrite.c, or through cgraph (with
  * the disciplines of cgdisc.c) and agwrite for a graph dotwrite.c declines
  * and for the tests that compare the two. */
-static int write_dot(vz_graph *vg, exdb_buf *b, exdb_viz_stats *st, exdb_error *err) {
-    int own = vz_dot_agwrite ? 1 : vz_dot_write(vg, b, st);
+static int write_dot(vz_graph *vg, exdb_buf *b, const vz_dot_sink *sink, exdb_viz_stats *st,
+                     exdb_error *err) {
+    int own = vz_dot_agwrite ? 1 : vz_dot_write_to(vg, b, sink, st);
     if (own <= 0)
         return own == 0 ? 0 : exdb_errorf(err, "render: out of memory writing DOT");
     Agraph_t *g = vz_emit(vg, 0, st, err);
@@ -214,7 +215,34 @@ static int write_dot(vz_graph *vg, exdb_buf *b, exdb_viz_stats *st, exdb_error *
         return -1;
     int rc = vz_write(g, NULL, b) == 0 ? 0 : exdb_errorf(err, "render: out of memory writing DOT");
     vz_close(g);
+    if (rc == 0 && sink && b->len) { /* cgraph's DOT is made whole */
+        sink->put(sink->ctx, b->s, b->len);
+        exdb_buf_reset(b);
+    }
     return rc;
+}
+
+static void put_out(void *ctx, const char *text, size_t len) {
+    exdb_out_put(ctx, text, len);
+}
+
+/* The DOT of vg into path a piece at a time as dotwrite.c makes it (a
+ * 1M-node program's tree view is 67 MB of DOT, never held whole), through
+ * a temporary file renamed over path at the end, as exdb_out_write. */
+static int write_dot_file(vz_graph *vg, const char *path, exdb_viz_stats *st, exdb_error *err) {
+    exdb_outstream o;
+    if (exdb_out_begin(&o, path, 1, err) < 0)
+        return -1;
+    exdb_buf b;
+    exdb_buf_init(&b);
+    vz_dot_sink sink = {put_out, &o, 0};
+    int rc = write_dot(vg, &b, &sink, st, err);
+    exdb_buf_free(&b);
+    if (rc < 0) {
+        exdb_out_abort(&o);
+        return -1;
+    }
+    return exdb_out_end(&o, 0666, err);
 }
 
 /* ---- writing */
@@ -533,7 +561,7 @@ int exdb_viz_render(const exdb_viz_source *src, const exdb_viz_view *view,
     st->build_s = now() - t0;
     if (rc == 0 && fmt == EXDB_FMT_DOT) {
         double t1 = now();
-        rc = write_dot(&vg, &r.text, st, err);
+        rc = write_dot_file(&vg, path, st, err);
         st->write_s = now() - t1;
     } else if (rc == 0) {
         st->engine = sfdp ? "sfdp" : engine_for(set, st->nodes);
@@ -546,7 +574,7 @@ int exdb_viz_render(const exdb_viz_source *src, const exdb_viz_view *view,
     }
     vz_close(g);
     vz_free(&vg);
-    if (rc == 0) {
+    if (rc == 0 && fmt != EXDB_FMT_DOT) { /* DOT: written as it was made */
         const char *data = r.page ? r.page : r.img.data ? r.img.data : exdb_buf_str(&r.text);
         size_t len = r.page ? r.pagelen : r.img.data ? r.img.len : r.text.len;
         rc = exdb_out_write(path, data, len, 0666, 1, err);
@@ -573,7 +601,7 @@ int exdb_viz_dot(const exdb_viz_source *src, const exdb_viz_view *view,
     /* Straight into b: no stream, so the 68 MB of the 100k synthetic
      * program's flat view are copied once. */
     double t1 = now();
-    int rc = write_dot(&vg, b, st, err);
+    int rc = write_dot(&vg, b, NULL, st, err);
     st->write_s = now() - t1;
     vz_free(&vg);
     if (rc < 0)

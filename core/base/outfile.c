@@ -334,31 +334,59 @@ int exdb_out_write_all(int fd, const char *p, size_t n) {
     return 0;
 }
 
-int exdb_out_write(const char *path, const void *data, size_t len, mode_t mode, int replace,
-                   exdb_error *err) {
-    if (exdb_out_check(path, replace, err) < 0)
+int exdb_out_begin(exdb_outstream *o, const char *path, int replace, exdb_error *err) {
+    *o = (exdb_outstream){.path = path, .fd = -1, .replace = replace};
+    if (exdb_out_check(path, replace, err) < 0 ||
+        exdb_out_temp(path, 0, &o->tmp, &o->fd, err) < 0) {
+        o->tmp = NULL;
+        o->fd = -1;
         return -1;
-    char *tmp;
-    int fd;
-    if (exdb_out_temp(path, 0, &tmp, &fd, err) < 0)
-        return -1;
+    }
+    return 0;
+}
+
+void exdb_out_put(exdb_outstream *o, const void *data, size_t len) {
+    if (!o->errnum && o->fd >= 0 && len && exdb_out_write_all(o->fd, data, len) != 0)
+        o->errnum = errno ? errno : EIO;
+}
+
+void exdb_out_abort(exdb_outstream *o) {
+    if (o->fd >= 0)
+        close(o->fd);
+    exdb_out_discard(o->tmp);
+    o->fd = -1;
+    o->tmp = NULL;
+}
+
+int exdb_out_end(exdb_outstream *o, mode_t mode, exdb_error *err) {
     mode_t um = umask(0);
     umask(um);
-    int e = exdb_out_write_all(fd, data, len) != 0 ? errno : 0;
-    if (!e && fchmod(fd, mode & ~um) != 0)
+    int e = o->errnum;
+    if (!e && fchmod(o->fd, mode & ~um) != 0)
         e = errno;
-    if (!e && fsync(fd) != 0)
+    if (!e && fsync(o->fd) != 0)
         e = errno;
-    if (close(fd) != 0 && !e)
+    if (close(o->fd) != 0 && !e)
         e = errno;
+    o->fd = -1;
     if (e) {
-        exdb_out_discard(tmp);
-        return exdb_errorf(err, "%s: cannot write: %s", path, strerror(e));
+        exdb_out_abort(o);
+        return exdb_errorf(err, "%s: cannot write: %s", o->path, strerror(e));
     }
-    if (exdb_out_install(tmp, path, replace, err) < 0) {
-        exdb_out_discard(tmp);
+    if (exdb_out_install(o->tmp, o->path, o->replace, err) < 0) {
+        exdb_out_abort(o);
         return -1;
     }
-    exdb_out_forget(tmp);
+    exdb_out_forget(o->tmp);
+    o->tmp = NULL;
     return 0;
+}
+
+int exdb_out_write(const char *path, const void *data, size_t len, mode_t mode, int replace,
+                   exdb_error *err) {
+    exdb_outstream o;
+    if (exdb_out_begin(&o, path, replace, err) < 0)
+        return -1;
+    exdb_out_put(&o, data, len);
+    return exdb_out_end(&o, mode, err);
 }

@@ -68,6 +68,23 @@ void exdb_out_forget(char *tmp);
 int exdb_out_write(const char *path, const void *data, size_t len, mode_t mode, int replace,
                    exdb_error *err);
 
+/* A file written a piece at a time through a temporary file beside path,
+ * as exdb_out_write writes it whole: exdb_out_begin checks path and makes
+ * the temporary, exdb_out_put appends (the first failure is remembered
+ * and ends the writing), exdb_out_end gives it mode (less the umask),
+ * fsyncs it and renames it over path, or removes it and says why:
+ * "PATH: cannot write: REASON". exdb_out_end always finishes o. */
+typedef struct exdb_outstream {
+    const char *path;
+    char *tmp;
+    int fd, replace, errnum;
+} exdb_outstream;
+int exdb_out_begin(exdb_outstream *o, const char *path, int replace, exdb_error *err);
+void exdb_out_put(exdb_outstream *o, const void *data, size_t len);
+int exdb_out_end(exdb_outstream *o, mode_t mode, exdb_error *err);
+/* Removes the temporary of a stream not to be installed (an error). */
+void exdb_out_abort(exdb_outstream *o);
+
 /* write(2) until all n bytes are written, resuming after EINTR; -1 with
  * errno on error. */
 int exdb_out_write_all(int fd, const char *p, size_t n);

@@ -176,6 +176,42 @@ Test(dotwrite, real_and_synthetic_programs_are_agwrites_bytes, .timeout = 900) {
 
 /* ---- view graphs made for the corners */
 
+static void put_pieces(void *ctx, const char *text, size_t len) {
+    exdb_buf *b = ctx;
+    cr_assert_gt(len, 0, "an empty piece");
+    exdb_buf_put(b, text, len);
+    exdb_buf_putc(b, '\x01'); /* where a piece ended */
+}
+
+/* vz_dot_write_to with pieces of at least piece bytes gives, piece after
+ * piece, the text vz_dot_write makes whole. */
+static void same_in_pieces(const vz_graph *vg, const exdb_buf *whole, size_t piece) {
+    exdb_buf b, scratch;
+    exdb_buf_init(&b);
+    exdb_buf_init(&scratch);
+    vz_dot_sink sink = {put_pieces, &b, piece};
+    cr_assert_eq(vz_dot_write_to(vg, &scratch, &sink, NULL), 0);
+    cr_assert_eq(scratch.len, 0, "text left in the scratch buffer");
+    exdb_buf joined;
+    exdb_buf_init(&joined);
+    size_t pieces = 0;
+    for (size_t i = 0; i < b.len; i++) {
+        if (b.s[i] == '\x01')
+            pieces++;
+        else
+            exdb_buf_putc(&joined, b.s[i]);
+    }
+    same_bytes(exdb_buf_str(&joined), joined.len, exdb_buf_str(whole), whole->len, "in pieces");
+    if (piece == 1 && vg->nnodes > 1) /* a piece per node at least in the end */
+        cr_assert_geq(pieces, 2, "%zu pieces for %u nodes", pieces, vg->nnodes);
+    else if (piece == 0) /* pieces of VZ_DOT_PIECE bytes at least */
+        cr_assert(pieces >= 1 && pieces <= whole->len / VZ_DOT_PIECE + 1, "%zu pieces of %zu bytes",
+                  pieces, whole->len);
+    exdb_buf_free(&b);
+    exdb_buf_free(&scratch);
+    exdb_buf_free(&joined);
+}
+
 /* The view graph both ways; returns vz_dot_write's answer. */
 static int compare_graph(vz_graph *vg, const char *what) {
     exdb_viz_stats st1 = {0}, st2 = {0};
@@ -191,6 +227,8 @@ static int compare_graph(vz_graph *vg, const char *what) {
     cr_assert_neq(rc, -1);
     if (rc == 0) {
         same_bytes(exdb_buf_str(&own), own.len, exdb_buf_str(&ag), ag.len, what);
+        same_in_pieces(vg, &own, 1);
+        same_in_pieces(vg, &own, 0);
         cr_assert_eq(st1.nodes, st2.nodes);
         cr_assert_eq(st1.groups, st2.groups);
     } else {
