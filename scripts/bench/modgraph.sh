@@ -8,7 +8,7 @@
 #   ints          one node whose size argument is a list of N ints (RSS only,
 #                 N = 1,000,000: 7.9 MB)
 #   mcg           N module_call_graph entries no node runs (RSS only)
-# Row per shape and N: CPU time (user+sys, the machine may be shared) of
+# Row per shape and N: the least CPU time of 3 runs (user+sys, the machine may be shared) of
 # `unflatten run` (exdb FILE -ex 'unflatten run' minus exdb FILE alone), per
 # call in us. Target (issue 22 item 2): linear in N, i.e. the us/call at 40k
 # within 1.5x of 10k's (was quadratic: 5.3 s at 20k calls).
@@ -19,6 +19,16 @@ out=${1:-build/bench}
 [ -x ./exdb ] || exit 0
 mkdir -p "$out"
 cpu_of() { /usr/bin/time -f "%U %S" "$@" 2>&1 >/dev/null | tail -1 | awk '{ print $1 + $2 }'; }
+# the least CPU of 3 runs: one run's 10 ms clock ticks and a busy moment
+# made the 10k baseline of a row swing by half (x of 10k 1.2 to 2.8)
+best_cpu() {
+    b=
+    for _ in 1 2 3; do
+        c=$(cpu_of "$@")
+        b=$(awk -v c="$c" -v b="${b:-$c}" 'BEGIN { print (c < b ? c : b) }')
+    done
+    echo "$b"
+}
 rss_of() { /usr/bin/time -f "%M" "$@" 2>&1 >/dev/null | tail -1; }
 echo
 printf '%-14s %7s %9s %9s %8s\n' "unflatten run" calls "CPU ms" "us/call" "x of 10k"
@@ -28,8 +38,8 @@ for shape in calls calls_param calls_nested; do
     for n in 10000 20000 40000; do
         f=$out/modgraph_${shape}_$n.json
         [ -s "$f" ] || python3 scripts/gen_modgraph.py "$shape" "$n" --out "$f"
-        base=$(cpu_of ./exdb -q "$f" -batch)
-        t=$(cpu_of ./exdb -q "$f" -ex 'unflatten run' -batch)
+        base=$(best_cpu ./exdb -q "$f" -batch)
+        t=$(best_cpu ./exdb -q "$f" -ex 'unflatten run' -batch)
         per=$(awk -v t="$t" -v b="$base" -v n="$n" 'BEGIN { d = t - b; if (d < 0) d = 0; printf "%.2f", d * 1e6 / n }')
         [ -n "$first" ] || first=$per
         printf '%-14s %7d %9.0f %9.2f %8.2f\n' "$shape" "$n" \
