@@ -502,6 +502,17 @@ static void pending_free(struct exdb_program_pending *pd) {
 
 static int out_of_memory(const exdb_error *e);
 
+/* The text read: its pages given back (read again only for lazy
+ * metadata), and -1 with err saying so when the file under a mapped text
+ * was truncated or rewritten meanwhile. */
+static int text_read(const char *buf, size_t len, const char *fname, exdb_error *err) {
+    exdb_filemap_drop(buf, buf, buf + len);
+    if (!exdb_filemap_changed(buf))
+        return 0;
+    exdb_error_clear(err);
+    return exdb_errorf(err, "%s changed on disk since it was loaded; load it again", fname);
+}
+
 /* The IR of P from the first pass's DOM (load_program), as the load has
  * always built it; -1 with the load's message in err. */
 static int build(exdb_program *P, struct exdb_program_pending *pd, exdb_error *err) {
@@ -512,13 +523,8 @@ static int build(exdb_program *P, struct exdb_program_pending *pd, exdb_error *e
     int rc = load_program(L, pd->root, 0, NULL);
     exdb_json_ahead_stop(L->ahead);
     L->ahead = NULL;
-    exdb_filemap_drop(P->buf, P->buf,
-                      P->buf + P->json_bytes); /* read again only for lazy metadata */
-    if (exdb_filemap_changed(P->buf)) {        /* truncated or rewritten while loaded */
-        exdb_error_clear(err);
-        exdb_errorf(err, "%s changed on disk since it was loaded; load it again", L->fname);
+    if (text_read(P->buf, P->json_bytes, L->fname, err) < 0)
         rc = -1;
-    }
     if (rc == 0) {
         assert(exdb_graph_ok(P->graph));
         for (uint32_t i = 0; i < P->nsubgraphs; i++)
@@ -635,11 +641,7 @@ exdb_program *exdb_program_open_json(char *buf, size_t len, const char *name, in
         else
             rc = build(P, pd, err);
     } else if (P->path) {
-        exdb_filemap_drop(buf, buf, buf + len);
-        if (exdb_filemap_changed(buf)) { /* truncated or rewritten while read */
-            exdb_error_clear(err);
-            exdb_errorf(err, "%s changed on disk since it was loaded; load it again", L->fname);
-        }
+        text_read(buf, len, L->fname, err);
     }
     exdb_load_shape_tally_free(tally);
     pending_free(pd);
