@@ -71,6 +71,11 @@ static void put_listing(session *s, const char *t, size_t n) {
     }
 }
 
+/* What a listing cut at max-lines says of the n lines it hides. */
+static void put_more_lines(session *s, size_t n) {
+    fprintf(s->out, "(%zu more lines: add --all to see them, or \"set max-lines unlimited\")\n", n);
+}
+
 void cmd_flush(session *s, int newline) {
     const char *t = exdb_buf_str(&s->buf);
     size_t len = s->buf.len;
@@ -101,9 +106,7 @@ void cmd_flush(session *s, int newline) {
             }
         if (lines > (size_t)s->max_lines + 1) {
             put_listing(s, t, cut);
-            fprintf(s->out,
-                    "(%zu more lines: add --all to see them, or \"set max-lines unlimited\")\n",
-                    lines - (size_t)s->max_lines);
+            put_more_lines(s, lines - (size_t)s->max_lines);
             fflush(s->out);
             exdb_buf_reset(&s->buf);
             return;
@@ -190,8 +193,7 @@ int cmd_stream_end(cmd_stream *st) {
     if (st->line.len)
         stream_lines(st, st->line.s, st->line.len);
     if (st->cut)
-        fprintf(s->out, "(%zu more lines: add --all to see them, or \"set max-lines unlimited\")\n",
-                st->more);
+        put_more_lines(s, st->more);
     else
         put_listing(s, exdb_buf_str(&st->held), st->held.len);
     fflush(s->out);
