@@ -691,6 +691,41 @@ static void only_last_uses(cg *c) {
     free(refs);
 }
 
+/* The newlines in [p, end). */
+static size_t count_nl(const char *p, const char *end) {
+    size_t n = 0;
+    for (; p < end && (p = memchr(p, '\n', (size_t)(end - p))); p++)
+        n++;
+    return n;
+}
+
+/* _gen_python_code(...).src: "\n\n\n" + prologue + "\n" + the body with
+ * its leading blank lines stripped and every line indented by 4. Its head:
+ * up to the first body line's indent. */
+static void put_head(exdb_buf *out, const exdb_buf *pro) {
+    exdb_buf_puts(out, "\n\n\n");
+    exdb_buf_put(out, pro->s, pro->len);
+    exdb_buf_puts(out, "\n    ");
+}
+
+/* The lines of the prologue pro (the def line and its docstring). */
+static uint32_t head_lines(const exdb_buf *pro) {
+    const char *t = exdb_buf_str(pro);
+    return 1 + (uint32_t)count_nl(t, t + pro->len);
+}
+
+/* b[from..len) onto out, each newline followed by the next line's indent. */
+static void put_indented(exdb_buf *out, const char *b, size_t from, size_t len) {
+    while (from < len) {
+        const char *nl = memchr(b + from, '\n', len - from);
+        size_t end = nl ? (size_t)(nl - b) + 1 : len;
+        exdb_buf_put(out, b + from, end - from);
+        if (nl)
+            exdb_buf_puts(out, "    ");
+        from = end;
+    }
+}
+
 /* Whether the body has a line that is not blank yet: then c->k, the
  * leading blank lines the text strips, is known; else it is the blank
  * lines so far. */
@@ -712,9 +747,7 @@ static void note_line(cg *c, uint32_t *lines, uint32_t i, size_t at) {
     lines[i] = 0;
     if (c->body.len == at || !c->k_known || c->flushed + at < c->k)
         return;
-    for (const char *q = b + c->nl_scan; q < b + at && (q = memchr(q, '\n', (size_t)(b + at - q)));
-         q++)
-        c->nl++;
+    c->nl += count_nl(b + c->nl_scan, b + at);
     c->nl_scan = at;
     lines[i] = (uint32_t)(c->nl - c->k + 1);
 }
@@ -726,19 +759,13 @@ static void write_piece(cg *c) {
     exdb_buf *p = &c->piece;
     const char *b = exdb_buf_str(&c->body);
     size_t from = 0, len = c->body.len;
-    for (const char *q = b + c->nl_scan;
-         q < b + len && (q = memchr(q, '\n', (size_t)(b + len - q))); q++)
-        c->nl++;
+    c->nl += count_nl(b + c->nl_scan, b + len);
     if (!c->pro_done) {
         exdb_buf pro;
         exdb_buf_init(&pro);
         gen_fn_def(c, &pro);
-        c->pro_lines = 1;
-        for (size_t i = 0; i < pro.len; i++)
-            c->pro_lines += pro.s[i] == '\n';
-        exdb_buf_puts(p, "\n\n\n");
-        exdb_buf_put(p, pro.s, pro.len);
-        exdb_buf_puts(p, "\n    ");
+        c->pro_lines = head_lines(&pro);
+        put_head(p, &pro);
         if (pro.oom)
             c->oom = 1;
         exdb_buf_free(&pro);
@@ -747,14 +774,7 @@ static void write_piece(cg *c) {
             find_k(c);
         from = c->k; /* flushed is 0 before the first piece */
     }
-    while (from < len) {
-        const char *nl = memchr(b + from, '\n', len - from);
-        size_t end = nl ? (size_t)(nl - b) + 1 : len;
-        exdb_buf_put(p, b + from, end - from);
-        if (nl)
-            exdb_buf_puts(p, "    ");
-        from = end;
-    }
+    put_indented(p, b, from, len);
     if (p->oom || c->write(c->wctx, exdb_buf_str(p), p->len) < 0)
         c->oom = 1;
     exdb_buf_reset(p);
@@ -798,17 +818,13 @@ static void gen_body(cg *c, uint32_t *lines) {
         exdb_buf_puts(&c->body, "pass\n");
 }
 
-/* _gen_python_code(...).src: "\n\n\n" + prologue + "\n" + the body with
- * its leading blank lines stripped and every line indented by 4. */
 /* body[k..len) indented in place, pro in front: the text of an empty out
  * without a second copy of the body beside it (the 1M-node program's code
  * is 130 MB). realloc grows the buffer where it is (glibc moves the pages
  * of a big block, it does not copy them). 0, or -1 when memory ran out
  * (body untouched). */
 static int indent_in_place(exdb_buf *body, size_t k, const exdb_buf *pro) {
-    size_t nl = 0;
-    for (const char *p = body->s + k; (p = memchr(p, '\n', body->len - (size_t)(p - body->s))); p++)
-        nl++;
+    size_t nl = count_nl(body->s + k, body->s + body->len);
     size_t head = 3 + pro->len + 1 + 4, n = head + (body->len - k) + 4 * nl;
     if (k > head) /* the text would move left over lines not moved yet */
         return -1;
@@ -861,9 +877,7 @@ int exdb_python_code(exdb_buf *out, const exdb_graph *g, const exdb_codegen_opts
     exdb_buf pro;
     exdb_buf_init(&pro);
     gen_fn_def(&c, &pro);
-    c.pro_lines = 1;
-    for (size_t i = 0; i < pro.len; i++)
-        c.pro_lines += pro.s[i] == '\n';
+    c.pro_lines = head_lines(&pro);
     lines_finish(&c, lines);
     int pro_oom = pro.oom;
     const char *body = exdb_buf_str(&c.body);
@@ -876,15 +890,8 @@ int exdb_python_code(exdb_buf *out, const exdb_graph *g, const exdb_codegen_opts
         *out = c.body;
         exdb_buf_init(&c.body);
     } else if (rc == 0) {
-        exdb_buf_puts(out, "\n\n\n");
-        exdb_buf_put(out, pro.s, pro.len);
-        exdb_buf_putc(out, '\n');
-        exdb_buf_puts(out, "    ");
-        for (size_t p = k; p < c.body.len; p++) {
-            exdb_buf_putc(out, body[p]);
-            if (body[p] == '\n')
-                exdb_buf_puts(out, "    ");
-        }
+        put_head(out, &pro);
+        put_indented(out, body, k, c.body.len);
         rc = out->oom ? -1 : 0;
     }
     exdb_buf_free(&pro);
