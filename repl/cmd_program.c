@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/export/cache.h"
 #include "core/export/describe.h"
 #include "core/export/facts.h"
 #include "core/export/program.h"
@@ -104,6 +105,35 @@ static int info_program(session *s, const char *word, int argc, char **argv) {
     exdb_print_program_info(&s->buf, p);
     if (s->json)
         cmd_json_add(s, "program", ja_program(p));
+    cmd_flush(s, 1);
+    return 0;
+}
+
+/* info cache: the reopen cache's folder, entries and bounds
+ * (core/export/cache.h). */
+static int info_cache(session *s, const char *word, int argc, char **argv) {
+    exdb_cache_info ci;
+    exdb_cache_stat(&ci);
+    if (!ci.dir)
+        exdb_buf_puts(&s->buf, "Reopen cache: off (--no-cache, EXDB_CACHE=0, or no HOME).\n");
+    else
+        exdb_buf_printf(&s->buf,
+                        "Reopen cache: %s\n%u entr%s, %llu bytes (at most %zu MiB in all, %zu MiB "
+                        "an entry; the oldest go first).\n",
+                        ci.dir, ci.entries, ci.entries == 1 ? "y" : "ies",
+                        (unsigned long long)ci.bytes, ci.total_max >> 20, ci.entry_max >> 20);
+    if (s->json) {
+        cJSON *o = cJSON_CreateObject();
+        if (o) {
+            cJSON_AddItemToObject(o, "dir",
+                                  ci.dir ? cJSON_CreateString(ci.dir) : cJSON_CreateNull());
+            cJSON_AddNumberToObject(o, "entries", ci.entries);
+            cJSON_AddNumberToObject(o, "bytes", (double)ci.bytes);
+            cJSON_AddNumberToObject(o, "entry_max", (double)ci.entry_max);
+            cJSON_AddNumberToObject(o, "total_max", (double)ci.total_max);
+        }
+        cmd_json_add(s, "cache", o);
+    }
     cmd_flush(s, 1);
     return 0;
 }
@@ -248,6 +278,8 @@ static int info_users(session *s, const char *word, int argc, char **argv) {
 static const subcommand info_subs[] = {
     {"program", info_program, 0, .shape = 1, .usage = "info program",
      .help = "file, format, versions, node and input/output counts"},
+    {"cache", info_cache, 0, 1, .shape = 1, .usage = "info cache",
+     .help = "the reopen cache: its folder, entries and bounds"},
     {"signature", info_signature, 0, .usage = "info signature",
      .help = "the graph signature as ExportGraphSignature prints it"},
     {"module-call-graph", info_call_graph, 0, .usage = "info module-call-graph",

@@ -15,6 +15,7 @@
 #include "complete.h"
 #include "complete_list.h"
 #include "core/base/version.h"
+#include "core/export/cache.h"
 #include "core/export/program.h"
 #include "session.h"
 #include "commands.h"
@@ -42,6 +43,7 @@ static void usage(FILE *f) {
         "  -q          no banner\n"
         "  --json      every command answers one JSON object per line (set output json)\n"
         "  --echo      print \"(exdb) CMD\" before each command read (a transcript)\n"
+        "  --no-cache  neither read nor write the reopen cache (also EXDB_CACHE=0)\n"
         "  --help      this text;  --version  the version\n"
         "\n"
         "Without -batch, exdb opens a prompt when standard input is a terminal, and\n"
@@ -225,6 +227,24 @@ static char *history_path(void) {
     return p;
 }
 
+/* The reopen cache's folder (core/export/cache.h): $XDG_CACHE_HOME/exdb,
+ * else $HOME/.cache/exdb (absolute paths only, as the XDG base directory
+ * specification asks); none with --no-cache or EXDB_CACHE=0. */
+static void cache_setup(int off) {
+    const char *env = getenv("EXDB_CACHE");
+    if (off || (env && strcmp(env, "0") == 0))
+        return;
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    char dir[4096];
+    if (xdg && xdg[0] == '/')
+        snprintf(dir, sizeof dir, "%s/exdb", xdg);
+    else if (home && home[0] == '/')
+        snprintf(dir, sizeof dir, "%s/.cache/exdb", home);
+    else
+        return;
+    exdb_cache_use(dir);
+}
+
 static void on_sigint(int sig) {
     (void)sig;
     exdb_interrupted = 1;
@@ -358,7 +378,7 @@ static int run_stdin(void) {
 /* The command line. */
 typedef struct options {
     const char *file, *model;
-    int batch, quiet, json, echo;
+    int batch, quiet, json, echo, no_cache;
     const char **cmds; /* -ex and -x, in order */
     int *is_script;    /* cmds[i] is a -x script */
     int ncmds;
@@ -384,6 +404,8 @@ static int parse_options(int argc, char **argv, options *o) {
             o->json = 1;
         } else if (!strcmp(a, "--echo") || !strcmp(a, "-echo")) {
             o->echo = 1;
+        } else if (!strcmp(a, "--no-cache")) {
+            o->no_cache = 1;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
@@ -499,6 +521,7 @@ int main(int argc, char **argv) {
     if (rc >= 0)
         goto out;
     session_init(&S);
+    cache_setup(o.no_cache);
     int interactive = !o.batch && isatty(0);
     S.interactive = interactive;
     S.json = o.json;

@@ -193,6 +193,7 @@ set pagination off
 set height 40
 quit-if-complete
 info program
+info cache
 info signature
 info module-call-graph
 info facts

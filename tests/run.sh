@@ -16,6 +16,10 @@ cd "$root" || exit 1
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 [ -f tests/lsan.supp ] && export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/tests/lsan.supp:print_suppressions=0}
+# the reopen cache (core/export/cache.h) of every exdb a suite runs: a
+# folder of this run's, never the user's
+XDG_CACHE_HOME=$(mktemp -d /tmp/exdb-cache-XXXXXX) && export XDG_CACHE_HOME
+trap 'rm -rf "$XDG_CACHE_HOME"' EXIT
 total_pass=0 total_fail=0 failed_suites=""
 
 # Adds a suite's "NAME: P passed, F failed" line to the totals.

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "core/base/mem.h"
+#include "core/export/cache.h"
 #include "core/export/load.h"
 #include "core/export/load_graph.h"
 #include "core/export/load_meta.h"
@@ -466,6 +467,13 @@ struct exdb_program_pending {
      * (exdb_program_shape_view): the build writes the program's fields */
     exdb_program view;
     char saved[LOADED_TO - LOADED_FROM]; /* the shape's, while a build runs */
+    /* opened from the reopen cache (cache.h): the entry (its text is
+     * p->buf until the build reads the file), the model asked for, the DOM
+     * of the entry's text; cold until the build has read the file */
+    exdb_cache_hit hit; /* hit.data NULL: not from the cache */
+    const char *model;
+    exdb_arena hit_dom;
+    int cold;
 };
 
 static uint32_t shape_min = EXDB_SHAPE_FIRST_MIN;
@@ -497,6 +505,8 @@ static void pending_free(struct exdb_program_pending *pd) {
     pthread_mutex_destroy(&pd->L.strs_mu);
     exdb_arena_destroy(&pd->L.node_dom);
     exdb_arena_destroy(&pd->dom);
+    exdb_arena_destroy(&pd->hit_dom);
+    exdb_cache_hit_free(&pd->hit);
     free(pd);
 }
 
@@ -568,8 +578,14 @@ static int read_shape(exdb_program *P, const exdb_json *root, const exdb_load_sh
     return rc;
 }
 
-exdb_program *exdb_program_open_json(char *buf, size_t len, const char *name, int shape_first,
-                                     exdb_error *err) {
+static const char *const lazy_prefix[] = {"graph_module", "graph"};
+static const char *const lazy_last[] = {"nodes", "tensor_values", NULL};
+
+/* A program of text buf[0..len) named name, and its load (*pdp: the
+ * loader set up, the DOM's arena); NULL when memory ran out (buf
+ * released). */
+static exdb_program *program_new(char *buf, size_t len, const char *name,
+                                 struct exdb_program_pending **pdp, exdb_error *err) {
     exdb_program *P = calloc(1, sizeof *P);
     struct exdb_program_pending *pd = P ? calloc(1, sizeof *pd) : NULL;
     if (!pd) {
@@ -602,11 +618,23 @@ exdb_program *exdb_program_open_json(char *buf, size_t len, const char *name, in
      * time into L->node_dom as exdb_load_graph reaches them, so their DOM never
      * exists all at once: peak memory is the buffer, the rest of the DOM
      * and the IR. */
-    static const char *const lazy_prefix[] = {"graph_module", "graph"};
-    static const char *const lazy_last[] = {"nodes", "tensor_values", NULL};
     exdb_arena_init(&pd->dom);
+    exdb_arena_init(&pd->hit_dom);
     exdb_strmap_init(&L->stacks, &pd->dom); /* the memo table goes with the DOM */
     exdb_strmap_init(&L->modules, &pd->dom);
+    if (!P->path)
+        exdb_errorf(err, "%s: out of memory", name);
+    *pdp = pd;
+    return P;
+}
+
+exdb_program *exdb_program_open_json(char *buf, size_t len, const char *name, int shape_first,
+                                     exdb_error *err) {
+    struct exdb_program_pending *pd;
+    exdb_program *P = program_new(buf, len, name, &pd, err);
+    if (!P)
+        return NULL;
+    loader *L = &pd->L;
     int rc = -1;
     /* opened shape first: the main graph's nodes counted as the first
      * pass delimits them (load_shape.h), not read again after it; but the
@@ -618,9 +646,7 @@ exdb_program *exdb_program_open_json(char *buf, size_t len, const char *name, in
     /* the DOM's memory populated beside the first pass (mem.h), as the
      * IR's beside the loader */
     int helped = tally && len >= HELPED_MIN && exdb_mem_ahead_start();
-    if (!P->path)
-        exdb_errorf(err, "%s: out of memory", name);
-    else
+    if (P->path)
         parsed = exdb_json_parse_lazy_hooked(buf, len, &pd->dom, &L->strs, L->fname, lazy_prefix, 2,
                                              lazy_last, tally ? &hook : NULL, &pd->root, err);
     if (helped)
@@ -679,14 +705,74 @@ static int out_of_memory(const exdb_error *e) {
     return strstr(e->msg, "out of memory") != NULL;
 }
 
+/* The entry a program was opened from does not say what its file holds:
+ * it goes, and the build is refused as for a file changed since the open. */
+static int cache_lied(struct exdb_program_pending *pd, exdb_error *err) {
+    exdb_cache_drop(&pd->hit);
+    exdb_error_clear(err);
+    return exdb_errorf(err, "%s changed on disk since it was loaded; load it again", pd->L.fname);
+}
+
+/* The first step of the build of a program opened from the cache: its
+ * file read and through the first pass (into pd's DOM, the text p's),
+ * the text checked to be the entry's (its XXH3 and length). 0, or -1 with
+ * the message in err (memory, or the file changed: cache_lied). */
+static int cold_pass(exdb_program *p, struct exdb_program_pending *pd, exdb_error *err) {
+    exdb_container *c;
+    char *buf = NULL;
+    size_t len = 0;
+    const char *member;
+    uint64_t hash = 0;
+    int rc = exdb_container_open(p->snapshot ? p->snapshot->abs_path : p->path, &c, err);
+    if (rc == 0) {
+        rc = exdb_container_read_program_to_load(c, pd->model, &buf, &len, &member, &hash, err);
+        exdb_container_close(c);
+    }
+    if (rc < 0)
+        return out_of_memory(err) ? -1 : cache_lied(pd, err);
+    exdb_arena dom;
+    exdb_arena_init(&dom);
+    exdb_json *root = NULL;
+    rc = exdb_json_parse_lazy(buf, len, &dom, &pd->L.strs, pd->L.fname, lazy_prefix, 2, lazy_last,
+                              &root, err);
+    exdb_filemap_hash(buf, &hash); /* taken as the text was read */
+    if (len != pd->hit.text_len || hash != pd->hit.text_hash)
+        rc = cache_lied(pd, err);
+    else if (rc == 0)
+        rc = text_read(buf, len, pd->L.fname, err);
+    if (rc < 0) {
+        exdb_arena_destroy(&dom);
+        exdb_mem_release(buf);
+        return -1;
+    }
+    exdb_arena_destroy(&pd->dom); /* nothing in it yet */
+    pd->dom = dom;
+    pd->root = root;
+    p->buf = buf;
+    p->json_bytes = len;
+    pd->cold = 0;
+    return 0;
+}
+
 /* One build of p: 0 (pd is then to be freed), -1 refused (pd->failed,
  * the message kept), -2 out of memory; the shape's fields put back but on
  * success. */
 static int attempt(exdb_program *p, struct exdb_program_pending *pd, exdb_error *err) {
     memcpy(pd->saved, (char *)p + LOADED_FROM, sizeof pd->saved);
-    loader_restart(p, pd);
     exdb_error e = {0};
-    if (build(p, pd, &e) == 0)
+    int rc = pd->cold ? cold_pass(p, pd, &e) : 0;
+    if (rc == 0) {
+        loader_restart(p, pd);
+        rc = build(p, pd, &e);
+    }
+    exdb_node_counts c;
+    if (rc == 0 && pd->hit.data) { /* the entry's counts are the file's */
+        exdb_program_node_counts(p, &c);
+        if (memcmp(&c, &pd->hit.counts, sizeof c) != 0 ||
+            p->nserialized_nodes != pd->hit.nserialized)
+            rc = cache_lied(pd, &e);
+    }
+    if (rc == 0)
         return 0;
     /* what a failed build leaves is not read: the shape stands */
     memcpy((char *)p + LOADED_FROM, pd->saved, sizeof pd->saved);
@@ -762,40 +848,116 @@ int exdb_program_build(exdb_program *p, exdb_error *err) {
     return rc;
 }
 
-/* exdb_program_load and exdb_program_open. */
+/* The program opened shape first from its cache entry h (taken: freed
+ * with the program, or here), named label, the model asked for model:
+ * the entry's text read in shape mode, the node counts the entry's; the
+ * build reads the file (cold_pass). NULL when memory ran out or the entry
+ * gives no shape (it is then removed). */
+static exdb_program *open_cached(exdb_cache_hit *h, const char *label, const char *model) {
+    exdb_error err = {0};
+    struct exdb_program_pending *pd;
+    exdb_program *P = program_new(NULL, (size_t)h->text_len, label, &pd, &err);
+    if (!P) {
+        exdb_cache_hit_free(h);
+        return NULL;
+    }
+    pd->hit = *h;
+    pd->cold = 1;
+    P->buf = (char *)h->text;
+    P->json_bytes = h->len; /* for the shape read; then the file's text's */
+    P->pending = pd;
+    loader *L = &pd->L;
+    int ok = P->path && h->nserialized >= shape_min &&
+             exdb_json_parse_lazy(h->text, h->len, &pd->hit_dom, &L->strs, L->fname, lazy_prefix, 2,
+                                  lazy_last, &pd->root, &err) == 0 &&
+             read_shape(P, pd->root, NULL, L->fname, &err) == 0;
+    P->json_bytes = (size_t)h->text_len;
+    /* the entry's text has the graph's inputs, and no nodes */
+    uint32_t inputs = P->shape.ops[EXDB_OP_PLACEHOLDER];
+    if (ok && (P->nserialized_nodes != 0 || inputs != h->counts.ops[EXDB_OP_PLACEHOLDER] ||
+               (uint64_t)inputs + h->nserialized > EXDB_MAX_NODES))
+        ok = 0;
+    if (ok && model && !(pd->model = exdb_arena_strdup(&P->arena, model)))
+        ok = exdb_errorf(&err, "%s: out of memory", label);
+    if (!ok) {
+        if (!out_of_memory(&err) && h->nserialized >= shape_min)
+            exdb_cache_drop(h);
+        exdb_program_free(P);
+        return NULL;
+    }
+    P->shape = h->counts;
+    P->nserialized_nodes = h->nserialized;
+    return P;
+}
+
+/* Messages name "FILE: MEMBER" for archives, the file alone otherwise
+ * (malloc'd; NULL when memory ran out). */
+static char *label_of(const char *path, int kind, const char *member) {
+    if (kind == EXDB_CONT_JSON)
+        return strdup(path);
+    size_t n = strlen(path) + strlen(member) + 3;
+    char *label = malloc(n);
+    if (label)
+        snprintf(label, n, "%s: %s", path, member);
+    return label;
+}
+
+/* The program of path opened from the cache (exdb_program_open), with the
+ * snapshot of the open container c; NULL when there is no entry to use. */
+static exdb_program *open_from_cache(exdb_container *c, const char *path, const char *model,
+                                     const char **member) {
+    exdb_cache_hit h;
+    if (!exdb_cache_dir() || !exdb_cache_find(path, model, &h))
+        return NULL;
+    char *label = label_of(path, (int)exdb_container_kind_of(c), h.member);
+    exdb_program *P = NULL;
+    if (label)
+        P = open_cached(&h, label, model);
+    else
+        exdb_cache_hit_free(&h);
+    free(label);
+    exdb_error e = {0};
+    if (P && exdb_snapshot_attach(P, c, model, P->pending->hit.text_hash,
+                                  (size_t)P->pending->hit.text_len, &e) < 0) {
+        exdb_program_free(P);
+        P = NULL;
+    }
+    *member = P ? P->pending->hit.member : NULL;
+    return P;
+}
+
+/* exdb_program_load and exdb_program_open (shape_first). */
 static exdb_program *open_path(const char *path, const char *model, int shape_first,
                                exdb_error *err) {
     exdb_container *c;
     if (exdb_container_open(path, &c, err) < 0)
         return NULL;
-    char *buf;
-    size_t len;
     const char *member;
-    uint64_t hash;
-    if (exdb_container_read_program_to_load(c, model, &buf, &len, &member, &hash, err) < 0) {
-        exdb_container_close(c);
-        return NULL;
-    }
-    int kind = (int)exdb_container_kind_of(c);
-    /* Messages name "FILE: MEMBER" for archives, the file alone otherwise. */
-    char *label;
-    if (kind == EXDB_CONT_JSON) {
-        label = strdup(path);
-    } else {
-        size_t n = strlen(path) + strlen(member) + 3;
-        label = malloc(n);
-        if (label)
-            snprintf(label, n, "%s: %s", path, member);
-    }
-    /* exdb_program_from_json, through snapshot.c: it keeps what run and save
-     * need from c and the text (its hash, taken as it was read) */
-    exdb_program *P =
-        label ? exdb_snapshot_load(c, model, buf, len, hash, label, shape_first, err) : NULL;
-    if (!label) {
-        exdb_mem_release(buf);
-        exdb_errorf(err, "%s: out of memory", path);
+    exdb_program *P = shape_first ? open_from_cache(c, path, model, &member) : NULL;
+    if (!P) {
+        char *buf;
+        size_t len;
+        uint64_t hash;
+        if (exdb_container_read_program_to_load(c, model, &buf, &len, &member, &hash, err) < 0) {
+            exdb_container_close(c);
+            return NULL;
+        }
+        char *label = label_of(path, (int)exdb_container_kind_of(c), member);
+        /* exdb_program_from_json, through snapshot.c: it keeps what run and
+         * save need from c and the text (its hash, taken as it was read) */
+        P = label ? exdb_snapshot_load(c, model, buf, len, hash, label, shape_first, err) : NULL;
+        if (!label) {
+            exdb_mem_release(buf);
+            exdb_errorf(err, "%s: out of memory", path);
+        }
+        free(label);
+        /* opened shape first: the next open reads the cache */
+        if (P && P->pending && !exdb_filemap_changed(P->buf))
+            exdb_cache_put(path, model, member, P->buf, P->json_bytes, P->pending->root,
+                           P->snapshot->program_hash, P->nserialized_nodes, &P->shape);
     }
     if (P) {
+        int kind = (int)exdb_container_kind_of(c);
         P->path = exdb_arena_strdup(&P->arena, path);
         P->member = exdb_arena_strdup(&P->arena, member);
         P->container_kind = kind;
@@ -810,7 +972,6 @@ static exdb_program *open_path(const char *path, const char *model, int shape_fi
             P = NULL;
         }
     }
-    free(label);
     exdb_container_close(c);
     return P;
 }
@@ -827,6 +988,8 @@ void exdb_program_free(exdb_program *p) {
     if (!p)
         return;
     exdb_program_wait(p);
+    if (p->pending && p->pending->cold)
+        p->buf = NULL; /* the cache entry's text, freed with it */
     pending_free(p->pending);
     for (exdb_meta_fail *f = p->meta_defer.fails, *next; f; f = next) {
         next = f->next;

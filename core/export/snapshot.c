@@ -109,19 +109,23 @@ exdb_program *exdb_snapshot_load(exdb_container *c, const char *model, char *buf
     if (!p)
         return NULL;
     exdb_filemap_hash(p->buf, &hash); /* taken during the load (container.h _to_load) */
-    exdb_snapshot *s = exdb_arena_calloc(&p->arena, 1, sizeof *s);
-    if (!s) {
-        exdb_errorf(err, "%s: out of memory", label);
-    } else {
-        s->program_hash = hash;
-        s->program_len = len;
-        if (take(&p->arena, s, c, model, err) == 0) {
-            p->snapshot = s;
-            return p;
-        }
-    }
+    if (exdb_snapshot_attach(p, c, model, hash, len, err) == 0)
+        return p;
     exdb_program_free(p);
     return NULL;
+}
+
+int exdb_snapshot_attach(exdb_program *p, exdb_container *c, const char *model, uint64_t hash,
+                         size_t len, exdb_error *err) {
+    exdb_snapshot *s = exdb_arena_calloc(&p->arena, 1, sizeof *s);
+    if (!s)
+        return exdb_errorf(err, "%s: out of memory", exdb_container_path(c));
+    s->program_hash = hash;
+    s->program_len = len;
+    if (take(&p->arena, s, c, model, err) < 0)
+        return -1;
+    p->snapshot = s;
+    return 0;
 }
 
 /* ---- going back to the file (save) */

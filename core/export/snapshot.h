@@ -69,6 +69,12 @@ exdb_program *exdb_snapshot_load(exdb_container *c, const char *model, char *buf
                                  uint64_t hash, const char *label, int shape_first,
                                  exdb_error *err);
 
+/* Records in p (p->snapshot) what run and save need from the open
+ * container c, the program text being len bytes of XXH3 hash (a program
+ * opened from the reopen cache: the entry's, checked by its build). */
+int exdb_snapshot_attach(exdb_program *p, exdb_container *c, const char *model, uint64_t hash,
+                         size_t len, exdb_error *err);
+
 /* Reads member rel of c into m (arena strings): its text, or absent, or
  * the error. -1 only when out of memory. */
 int exdb_snapshot_read_member(exdb_container *c, const char *rel, exdb_arena *a,

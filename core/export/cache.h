@@ -1,0 +1,78 @@
+/* cache.h - the reopen cache (docs/json-reader.md, "Reopen cache"): what a
+ * program opened shape first needs for its prompt, kept in a small entry
+ * under a folder of the user's cache ($XDG_CACHE_HOME/exdb, chosen by the
+ * REPL: core uses none unless told), so that opening the same file again
+ * neither hashes its text nor makes the first pass over it.
+ *
+ * An entry is looked up by the file's identity (its canonical path, device,
+ * inode, size, modification and change times, and the model asked for, as
+ * git's index looks a file up) and holds the program's JSON text with the
+ * main graph's lazy members ("nodes", "tensor_values") emptied, read back
+ * by the same shape-mode loader as the text it came from, plus the node
+ * counts and the whole text's XXH3 and length, which the build checks
+ * against the file (program.c). Nothing in an entry is trusted before its
+ * own XXH3, magic, versions and sizes are checked: a wrong entry is removed
+ * and the open goes on without it. */
+#ifndef EXDB_CORE_EXPORT_CACHE_H
+#define EXDB_CORE_EXPORT_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/export/program.h"
+#include "core/format/json_value.h"
+
+/* Uses the folder dir for the cache (created 0700 when missing, with its
+ * parent; refused when it is a symbolic link, not a folder, not the user's
+ * or open to others), or none (NULL: the default). */
+void exdb_cache_use(const char *dir);
+/* The folder exdb_cache_use set, or NULL. */
+const char *exdb_cache_dir(void);
+/* The bounds (bytes): an entry larger than entry_max is not written, and
+ * the oldest entries go once all of them pass total_max. */
+enum { EXDB_CACHE_ENTRY_MAX = 128 << 20, EXDB_CACHE_TOTAL_MAX = 256 << 20 };
+void exdb_cache_limits(size_t entry_max, size_t total_max);
+
+/* An entry as read back. */
+typedef struct exdb_cache_hit {
+    char *data; /* the entry's bytes (mapped or malloc'd): text and member point into it */
+    int mapped;
+    const char *text;     /* the program JSON, its lazy members emptied, NUL-ended */
+    size_t len;           /* its bytes */
+    const char *member;   /* the archive member it was read from */
+    uint64_t text_hash;   /* XXH3 of the whole program text */
+    uint64_t text_len;    /* its length */
+    uint32_t nserialized; /* len(graph.nodes) */
+    exdb_node_counts counts;
+    char name[48]; /* the entry's file name in the folder */
+} exdb_cache_hit;
+
+/* The entry for file path (model: as given to exdb_program_open, or NULL):
+ * 1 with it in *h (exdb_cache_hit_free), 0 when there is none that may be
+ * trusted (a wrong one is removed). */
+int exdb_cache_find(const char *path, const char *model, exdb_cache_hit *h);
+void exdb_cache_hit_free(exdb_cache_hit *h);
+/* Removes the entry h was read from (the build found it lying). */
+void exdb_cache_drop(const exdb_cache_hit *h);
+
+/* Writes the entry of path (model) for the program text[0..len) whose
+ * first pass gave root, read from member, with text_hash, nserialized and
+ * counts; nothing when there is no folder, the file changed within the
+ * last seconds, the text is not in the expected form, or the entry would
+ * pass the bound. Then the oldest entries go while all pass the total. */
+void exdb_cache_put(const char *path, const char *model, const char *member, const char *text,
+                    size_t len, const exdb_json *root, uint64_t text_hash, uint32_t nserialized,
+                    const exdb_node_counts *counts);
+
+/* What `info cache` says: the folder (or NULL), its entries and bytes. */
+typedef struct exdb_cache_info {
+    const char *dir;
+    uint32_t entries;
+    uint64_t bytes;
+    size_t entry_max, total_max;
+} exdb_cache_info;
+void exdb_cache_stat(exdb_cache_info *info);
+/* Removes every entry: the count removed. */
+uint32_t exdb_cache_clear(void);
+
+#endif
