@@ -26,7 +26,7 @@
  * its magic or its hash): the head, then path, model, member and the
  * program text, each followed by a NUL, then the XXH3 of all before. */
 #define MAGIC "EXDBSHP1"
-enum { FORMAT = 1, RACY_NS = 2000000000, SCAN_MAX = 1024, CUTS_MAX = 16 };
+enum { FORMAT = 1, SCAN_MAX = 1024, CUTS_MAX = 16 };
 #define NAME_SUFFIX ".shape"
 
 typedef struct head {
@@ -42,6 +42,7 @@ typedef struct head {
 static char dir_path[PATH_MAX];
 static int cache_on;
 static size_t entry_max = EXDB_CACHE_ENTRY_MAX, total_max = EXDB_CACHE_TOTAL_MAX;
+static uint64_t racy_ns = EXDB_CACHE_RACY_NS;
 
 void exdb_cache_use(const char *dir) {
     cache_on = dir && *dir && strlen(dir) < sizeof dir_path;
@@ -56,6 +57,10 @@ const char *exdb_cache_dir(void) {
 void exdb_cache_limits(size_t entry, size_t total) {
     entry_max = entry;
     total_max = total;
+}
+
+void exdb_cache_racy(uint64_t ns) {
+    racy_ns = ns;
 }
 
 /* The folder, opened (created 0700 with its parent when create), or -1:
@@ -178,7 +183,7 @@ static int head_ok(const char *data, size_t n, const key *k, const head *hd) {
         hd->mtime_ns != k->mtime_ns || hd->ctime_ns != k->ctime_ns)
         return 0;
     /* racy: the file changed within seconds of the entry (git's racy clean) */
-    if (hd->created_ns < hd->mtime_ns + RACY_NS || hd->created_ns < hd->ctime_ns + RACY_NS)
+    if (hd->created_ns < hd->mtime_ns + racy_ns || hd->created_ns < hd->ctime_ns + racy_ns)
         return 0;
     const char *p = data + sizeof *hd;
     if (hd->path_len != strlen(k->path) || memcmp(p, k->path, hd->path_len + 1) != 0)
@@ -455,7 +460,7 @@ void exdb_cache_put(const char *path, const char *model, const char *member, con
     int dfd = -1;
     /* not when the file changed within seconds (its next change could keep
      * its size and times), nor past the bound */
-    if (ncuts >= 0 && now >= k.mtime_ns + RACY_NS && now >= k.ctime_ns + RACY_NS &&
+    if (ncuts >= 0 && now >= k.mtime_ns + racy_ns && now >= k.ctime_ns + racy_ns &&
         size <= entry_max && size <= total_max && (dfd = open_dir(1)) >= 0) {
         char name[48];
         key_name(&k, name);

@@ -32,6 +32,13 @@ const char *exdb_cache_dir(void);
  * the oldest entries go once all of them pass total_max. */
 enum { EXDB_CACHE_ENTRY_MAX = 128 << 20, EXDB_CACHE_TOTAL_MAX = 256 << 20 };
 void exdb_cache_limits(size_t entry_max, size_t total_max);
+/* A file changed less than ns ago (modified or its inode changed: 2 s
+ * unless changed; tests pass 0 or an hour) gets no entry, and an entry
+ * made less than ns after its file changed is not trusted: a file
+ * rewritten within the same clock tick as the entry could keep its size
+ * and times (git's "racy clean"). */
+#define EXDB_CACHE_RACY_NS 2000000000ull
+void exdb_cache_racy(uint64_t ns);
 
 /* An entry as read back. */
 typedef struct exdb_cache_hit {
