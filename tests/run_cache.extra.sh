@@ -1,0 +1,96 @@
+#!/bin/sh
+# run_cache.extra.sh EXDB - the reopen cache (core/export/cache.h;
+# docs/json-reader.md, "Reopen cache") in batch sessions, every program
+# opened shape first (EXDB_SHAPE_FIRST_MIN=0), the cache in a folder of its
+# own: a program opened again from its entry answers byte for byte as from
+# its file (info program, then the graph built from the file); the golden
+# suite passes with the cache warm (a file opened by several goldens is
+# read from its entry from the second on); --no-cache and EXDB_CACHE=0
+# neither read nor write it; a file changed between an open from the
+# cache and the build is refused as changed on disk. About 12 s (the golden
+# suite once, and 2 s for a copied file to leave git's racy window).
+# Prints "cache: N passed, M failed".
+exdb=${1:?usage: run_cache.extra.sh EXDB}
+case $exdb in /*) ;; *) exdb=$(pwd)/$exdb ;; esac
+root=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d /tmp/exdb-cache-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+cd "$root" || exit 1
+pass=0 fail=0
+ok() {
+    pass=$((pass + 1))
+    echo "ok   cache: $1"
+}
+bad() {
+    fail=$((fail + 1))
+    echo "FAIL cache: $1"
+    sed 's/^/     | /' "$tmp/out" | tail -8
+}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+export XDG_CACHE_HOME="$tmp/xdg" EXDB_SHAPE_FIRST_MIN=0
+unset EXDB_CACHE
+
+entries() {
+    ls "$XDG_CACHE_HOME/exdb" 2>/dev/null | grep -c '\.shape$'
+}
+
+# opened twice: the second from the entry the first wrote
+for f in tests/fixtures/example.json tests/fixtures/kwargs.pt2 tests/fixtures/llm_decoder.json; do
+    set -- -q "$f" -batch -ex 'info program' -ex 'print graph' -ex 'info program'
+    EXDB_CACHE=0 "$exdb" "$@" >"$tmp/whole" 2>&1
+    echo "[exit $?]" >>"$tmp/whole"
+    before=$(entries)
+    "$exdb" "$@" >"$tmp/first" 2>&1
+    echo "[exit $?]" >>"$tmp/first"
+    after=$(entries)
+    "$exdb" "$@" >"$tmp/out" 2>&1
+    echo "[exit $?]" >>"$tmp/out"
+    if [ "$after" -gt "$before" ] && cmp -s "$tmp/whole" "$tmp/first" &&
+        cmp -s "$tmp/whole" "$tmp/out"; then
+        ok "$f: the same answers from the cache"
+    else
+        bad "$f: other answers from the cache (entries $before -> $after)"
+    fi
+done
+
+# --no-cache and EXDB_CACHE=0: nothing written
+rm -rf "$XDG_CACHE_HOME"
+"$exdb" -q --no-cache tests/fixtures/example.json -batch -ex 'info cache' >"$tmp/out" 2>&1
+EXDB_CACHE=0 "$exdb" -q tests/fixtures/example.json -batch >>"$tmp/out" 2>&1
+if [ ! -e "$XDG_CACHE_HOME" ] && grep -q '^Reopen cache: off' "$tmp/out"; then
+    ok "--no-cache and EXDB_CACHE=0 leave no cache"
+else
+    bad "--no-cache or EXDB_CACHE=0 wrote a cache"
+fi
+
+# the golden suite, the cache warming as it goes
+rm -rf "$XDG_CACHE_HOME"
+sh tests/run_golden.sh "$exdb" >"$tmp/out" 2>&1
+if grep -qE '^golden: [0-9]+ passed, 0 failed' "$tmp/out" && [ "$(entries)" -gt 0 ]; then
+    ok "the golden suite with the cache warm ($(entries) entries)"
+else
+    bad "the golden suite with the cache"
+fi
+
+# a file changed between an open from the cache and the build
+# (a copy has no entry until its inode is 2 s old: wait for the entry)
+rm -rf "$XDG_CACHE_HOME"
+f=$tmp/p.json
+cp tests/fixtures/llm_decoder.json "$f"
+n=0
+while [ "$(entries)" = 0 ] && [ $n -lt 100 ]; do
+    sleep 0.2
+    "$exdb" -q "$f" -batch >/dev/null 2>&1
+    n=$((n + 1))
+done
+"$exdb" -q "$f" -batch -ex 'info cache' -ex 'shell printf " " >> '"$f" -ex 'print graph' \
+    >"$tmp/out" 2>&1
+rc=$?
+if [ $rc = 1 ] && grep -q "changed on disk since it was loaded; load it again" "$tmp/out"; then
+    ok "a file changed after a cached open: refused by the build"
+else
+    bad "a file changed after a cached open (exit $rc)"
+fi
+
+echo "cache: $pass passed, $fail failed"
+[ "$fail" = 0 ]
