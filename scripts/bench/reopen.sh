@@ -1,0 +1,44 @@
+#!/bin/sh
+# reopen.sh - the "reopen (cached)" rows of `make bench` (issue 27, goal 2;
+# run by scripts/bench.sh with the bench directory): the first prompt
+# (`exdb -q FILE -batch -ex 'info program'`) of a synthetic program opened
+# a second time, from the reopen cache (docs/json-reader.md, "Reopen
+# cache"), against the first open (which writes the entry). Wall clock,
+# CPU (user + system) and peak RSS, median of BENCH_GROWTH_REPEAT (3)
+# reopens; the cache in a folder of its own. Goal: < 0.2 s at 1M nodes.
+out=${1:-build/bench}
+rep=${BENCH_GROWTH_REPEAT:-3}
+unset EXDB_SHAPE_FIRST_MIN EXDB_CACHE
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/exdb-reopen-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+export XDG_CACHE_HOME="$tmp/xdg"
+[ -x ./exdb ] || exit 0
+echo
+echo "reopen from the cache (load average at start: $(cut -d' ' -f1-3 /proc/loadavg))"
+printf '%-28s %8s %9s %9s %9s %9s %9s\n' "" "first s" "reopen s" "reopen cpu" "RSS MB" \
+    "entry MB" "goal s"
+for s in 100k 1M; do
+    f=$out/synth_$s.json
+    [ -s "$f" ] || continue
+    rm -rf "$XDG_CACHE_HOME"
+    goal=$([ "$s" = 1M ] && echo "<0.2" || echo "")
+    (
+        ulimit -v 14000000
+        /usr/bin/time -f "%e" -o "$tmp/first" ./exdb -q "$f" -batch -ex 'info program' >/dev/null 2>&1
+        : >"$tmp/runs"
+        i=0
+        while [ $i -lt "$rep" ]; do
+            /usr/bin/time -f "%e %U %S %M" -o "$tmp/one" ./exdb -q "$f" -batch -ex 'info program' \
+                >/dev/null 2>&1
+            cat "$tmp/one" >>"$tmp/runs"
+            i=$((i + 1))
+        done
+    )
+    entry=$(du -sb "$XDG_CACHE_HOME/exdb" 2>/dev/null | cut -f1)
+    med() { awk "{ print $1 }" "$tmp/runs" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+    awk -v name="reopen synth_$s (cached)" -v first="$(cat "$tmp/first")" -v t="$(med '$1')" \
+        -v c="$(med '$2 + $3')" -v m="$(med '$4')" -v entry="${entry:-0}" -v goal="$goal" 'BEGIN {
+        printf "%-28s %8.2f %9.2f %9.2f %9.0f %9.1f %9s\n", name, first, t, c, m / 1024,
+            entry / 1e6, goal }'
+done
+echo "(first: the open that writes the entry; reopen: the median of $rep opens from it)"
