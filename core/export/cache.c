@@ -21,12 +21,16 @@
 
 #include "core/base/filemap.h"
 #include "core/base/version.h"
+#include "core/export/cache_image.h"
+#include "core/export/snapshot.h"
 
 /* The format of an entry (native byte order: another machine's entry fails
  * its magic or its hash): the head, then path, model, member and the
- * program text, each followed by a NUL, then the XXH3 of all before. */
+ * program text (the file's, its lazy members emptied; or the slim text of
+ * an image), each followed by a NUL, then the image (cache_image.h; none
+ * when image_len is 0), then the XXH3 of all before. */
 #define MAGIC "EXDBSHP1"
-enum { FORMAT = 1, SCAN_MAX = 1024, CUTS_MAX = 16 };
+enum { FORMAT = 2, SCAN_MAX = 1024, CUTS_MAX = 16 };
 #define NAME_SUFFIX ".shape"
 
 typedef struct head {
@@ -37,6 +41,8 @@ typedef struct head {
     uint64_t text_len, text_hash, payload_len;
     uint32_t path_len, model_len, member_len, nserialized;
     uint32_t counts[8]; /* nodes, ops[6], getitems */
+    uint64_t image_len;
+    uint32_t image_inputs, image_outputs, image_calls, pad;
 } head;
 
 static char dir_path[PATH_MAX];
@@ -177,7 +183,8 @@ static int head_ok(const char *data, size_t n, const key *k, const head *hd) {
     if (memcmp(hd->magic, MAGIC, 8) != 0 || hd->format != FORMAT || hd->head_size != sizeof *hd ||
         strcmp(ver, exdb_version()) != 0)
         return 0;
-    if (hd->payload_len > n || strs > n || sizeof *hd + strs + hd->payload_len + 1 + 8 != n)
+    if (hd->payload_len > n || strs > n || hd->image_len > n ||
+        sizeof *hd + strs + hd->payload_len + 1 + hd->image_len + 8 != n)
         return 0;
     if (hd->dev != k->dev || hd->ino != k->ino || hd->size != k->size ||
         hd->mtime_ns != k->mtime_ns || hd->ctime_ns != k->ctime_ns)
@@ -226,6 +233,11 @@ static int read_entry(int fd, const key *k, exdb_cache_hit *h) {
     h->member = data + sizeof hd + hd.path_len + 1 + hd.model_len + 1;
     h->text = h->member + hd.member_len + 1;
     h->len = hd.payload_len;
+    h->image = h->text + hd.payload_len + 1;
+    h->image_len = hd.image_len;
+    h->image_inputs = hd.image_inputs;
+    h->image_outputs = hd.image_outputs;
+    h->image_calls = hd.image_calls;
     h->text_hash = hd.text_hash;
     h->text_len = hd.text_len;
     h->nserialized = hd.nserialized;
@@ -392,7 +404,8 @@ static void put(writer *w, const void *p, size_t n) {
 /* Writes the entry (head hd, strings, the text's pieces between cuts)
  * to a new file in dfd named name: 0, or -1 (nothing left behind). */
 static int write_entry(int dfd, const char *name, const head *hd, const key *k, const char *member,
-                       const char *text, size_t len, const cut *cuts, int ncuts) {
+                       const char *text, size_t len, const cut *cuts, int ncuts,
+                       const char *image) {
     char tmp[64];
     snprintf(tmp, sizeof tmp, "tmp.%ld.%llx", (long)getpid(), (unsigned long long)now_ns());
     writer w = {openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600), 0,
@@ -410,6 +423,7 @@ static int write_entry(int dfd, const char *name, const head *hd, const key *k, 
         at = i < ncuts ? cuts[i].hi : len;
     }
     put(&w, "", 1);
+    put(&w, image, hd->image_len);
     uint64_t sum = w.failed ? 0 : XXH3_64bits_digest(w.hs);
     put(&w, &sum, sizeof sum);
     XXH3_freeState(w.hs);
@@ -424,15 +438,19 @@ static int write_entry(int dfd, const char *name, const head *hd, const key *k, 
 
 static void evict(int dfd);
 
-void exdb_cache_put(const char *path, const char *model, const char *member, const char *text,
-                    size_t len, const exdb_json *root, uint64_t text_hash, uint32_t nserialized,
-                    const exdb_node_counts *counts) {
+void exdb_cache_put(const char *path, const char *model, const char *member, const exdb_program *p,
+                    const exdb_json *root) {
     key k;
     cut cuts[CUTS_MAX];
-    if (!cache_on || !member || key_of(path, model, &k) < 0)
+    if (!cache_on || !member || !p->snapshot || key_of(path, model, &k) < 0)
         return;
     uint64_t now = now_ns();
-    int ncuts = find_cuts(root, text, len, cuts);
+    /* the image, else the text with its lazy members emptied */
+    exdb_cache_image im;
+    int image = exdb_cache_image_make(p, root, &im) == 0;
+    const char *text = image ? im.json.s : p->buf;
+    size_t len = image ? im.json.len : p->json_bytes;
+    int ncuts = image ? 0 : find_cuts(root, text, len, cuts);
     size_t payload = len;
     for (int i = 0; i < ncuts; i++)
         payload -= cuts[i].hi - cuts[i].lo;
@@ -445,18 +463,25 @@ void exdb_cache_put(const char *path, const char *model, const char *member, con
                .mtime_ns = k.mtime_ns,
                .ctime_ns = k.ctime_ns,
                .created_ns = now,
-               .text_len = len,
-               .text_hash = text_hash,
+               .text_len = p->json_bytes,
+               .text_hash = p->snapshot->program_hash,
                .payload_len = payload,
-               .nserialized = nserialized};
+               .nserialized = p->nserialized_nodes};
+    if (image) {
+        hd.image_len = im.image.len;
+        hd.image_inputs = im.ninputs;
+        hd.image_outputs = im.noutputs;
+        hd.image_calls = im.ncalls;
+    }
     hd.path_len = (uint32_t)strlen(k.path);
     hd.model_len = (uint32_t)strlen(k.model);
     hd.member_len = (uint32_t)strlen(member);
     snprintf(hd.version, sizeof hd.version, "%s", exdb_version());
-    hd.counts[0] = counts->nodes;
-    memcpy(hd.counts + 1, counts->ops, sizeof counts->ops);
-    hd.counts[7] = counts->getitems;
-    uint64_t size = sizeof hd + hd.path_len + hd.model_len + hd.member_len + 3 + payload + 1 + 8;
+    hd.counts[0] = p->shape.nodes;
+    memcpy(hd.counts + 1, p->shape.ops, sizeof p->shape.ops);
+    hd.counts[7] = p->shape.getitems;
+    uint64_t size =
+        sizeof hd + hd.path_len + hd.model_len + hd.member_len + 3 + payload + 1 + hd.image_len + 8;
     int dfd = -1;
     /* not when the file changed within seconds (its next change could keep
      * its size and times), nor past the bound */
@@ -464,11 +489,14 @@ void exdb_cache_put(const char *path, const char *model, const char *member, con
         size <= entry_max && size <= total_max && (dfd = open_dir(1)) >= 0) {
         char name[48];
         key_name(&k, name);
-        if (write_entry(dfd, name, &hd, &k, member, text, len, cuts, ncuts) == 0)
+        if (write_entry(dfd, name, &hd, &k, member, text, len, cuts, ncuts,
+                        image ? im.image.s : NULL) == 0)
             evict(dfd);
     }
     if (dfd >= 0)
         close(dfd);
+    if (image)
+        exdb_cache_image_free(&im);
     free(k.path);
 }
 

@@ -44,9 +44,12 @@ void exdb_cache_racy(uint64_t ns);
 typedef struct exdb_cache_hit {
     char *data; /* the entry's bytes (mapped or malloc'd): text and member point into it */
     int mapped;
-    const char *text;     /* the program JSON, its lazy members emptied, NUL-ended */
-    size_t len;           /* its bytes */
-    const char *member;   /* the archive member it was read from */
+    const char *text;   /* the program JSON, its lazy members emptied, NUL-ended */
+    size_t len;         /* its bytes */
+    const char *member; /* the archive member it was read from */
+    const char *image;  /* cache_image.h's records and strings, or none (image_len 0) */
+    size_t image_len;
+    uint32_t image_inputs, image_outputs, image_calls;
     uint64_t text_hash;   /* XXH3 of the whole program text */
     uint64_t text_len;    /* its length */
     uint32_t nserialized; /* len(graph.nodes) */
@@ -62,14 +65,15 @@ void exdb_cache_hit_free(exdb_cache_hit *h);
 /* Removes the entry h was read from (the build found it lying). */
 void exdb_cache_drop(const exdb_cache_hit *h);
 
-/* Writes the entry of path (model) for the program text[0..len) whose
- * first pass gave root, read from member, with text_hash, nserialized and
- * counts; nothing when there is no folder, the file changed within the
- * last seconds, the text is not in the expected form, or the entry would
- * pass the bound. Then the oldest entries go while all pass the total. */
-void exdb_cache_put(const char *path, const char *model, const char *member, const char *text,
-                    size_t len, const exdb_json *root, uint64_t text_hash, uint32_t nserialized,
-                    const exdb_node_counts *counts);
+/* Writes the entry of path (model) for program p, opened shape first from
+ * member (its text p->buf, whose first pass gave root; its snapshot's hash,
+ * its node counts): its image (cache_image.h), else its text with the main
+ * graph's lazy members emptied. Nothing when there is no folder, the file
+ * changed within the last seconds, the text is not in the expected form,
+ * or the entry would pass the bound. Then the oldest entries go while all
+ * pass the total. */
+void exdb_cache_put(const char *path, const char *model, const char *member, const exdb_program *p,
+                    const exdb_json *root);
 
 /* What `info cache` says: the folder (or NULL), its entries and bytes. */
 typedef struct exdb_cache_info {

@@ -36,6 +36,7 @@
 
 #include "core/base/mem.h"
 #include "core/export/cache.h"
+#include "core/export/cache_image.h"
 #include "core/export/load.h"
 #include "core/export/load_graph.h"
 #include "core/export/load_meta.h"
@@ -870,10 +871,13 @@ static exdb_program *open_cached(exdb_cache_hit *h, const char *label, const cha
     int ok = P->path && h->nserialized >= shape_min &&
              exdb_json_parse_lazy(h->text, h->len, &pd->hit_dom, &L->strs, L->fname, lazy_prefix, 2,
                                   lazy_last, &pd->root, &err) == 0 &&
-             read_shape(P, pd->root, NULL, L->fname, &err) == 0;
+             read_shape(P, pd->root, NULL, L->fname, &err) == 0 &&
+             (!h->image_len || exdb_cache_image_install(P, h->image, h->image_len, h->image_inputs,
+                                                        h->image_outputs, h->image_calls) == 0);
     P->json_bytes = (size_t)h->text_len;
-    /* the entry's text has the graph's inputs, and no nodes */
-    uint32_t inputs = P->shape.ops[EXDB_OP_PLACEHOLDER];
+    /* the entry's text has the graph's inputs (the image its specs), and
+     * no nodes */
+    uint32_t inputs = h->image_len ? P->ninputs : P->shape.ops[EXDB_OP_PLACEHOLDER];
     if (ok && (P->nserialized_nodes != 0 || inputs != h->counts.ops[EXDB_OP_PLACEHOLDER] ||
                (uint64_t)inputs + h->nserialized > EXDB_MAX_NODES))
         ok = 0;
@@ -953,8 +957,7 @@ static exdb_program *open_path(const char *path, const char *model, int shape_fi
         free(label);
         /* opened shape first: the next open reads the cache */
         if (P && P->pending && !exdb_filemap_changed(P->buf))
-            exdb_cache_put(path, model, member, P->buf, P->json_bytes, P->pending->root,
-                           P->snapshot->program_hash, P->nserialized_nodes, &P->shape);
+            exdb_cache_put(path, model, member, P, P->pending->root);
     }
     if (P) {
         int kind = (int)exdb_container_kind_of(c);

@@ -27,7 +27,7 @@
 #define JSON "tests/fixtures/llm_decoder.json"
 #define PT2  "tests/fixtures/kwargs.pt2"
 
-/* cache.c's head (format 1), to forge entries */
+/* cache.c's head (format 2), to forge entries */
 typedef struct head {
     char magic[8];
     uint32_t format, head_size;
@@ -36,6 +36,8 @@ typedef struct head {
     uint64_t text_len, text_hash, payload_len;
     uint32_t path_len, model_len, member_len, nserialized;
     uint32_t counts[8];
+    uint64_t image_len;
+    uint32_t image_inputs, image_outputs, image_calls, pad;
 } head;
 
 static uint32_t shape_was;
@@ -139,6 +141,14 @@ static void forge(void (*edit)(head *)) {
     memcpy(&h, s, sizeof h);
     edit(&h);
     memcpy(s, &h, sizeof h);
+    if (h.image_len && h.image_inputs == 0xFFFF) { /* the first input record's name offset */
+        memcpy(&h, s, sizeof h);
+        h.image_inputs = 1;
+        memcpy(s, &h, sizeof h);
+        size_t at = sizeof h + h.path_len + h.model_len + h.member_len + 3 + h.payload_len + 1;
+        uint32_t far = 0x7FFFFFFF;
+        memcpy(s + at + 4, &far, 4);
+    }
     uint64_t sum = XXH3_64bits(s, n - 8);
     memcpy(s + n - 8, &sum, 8);
     spit(e, s, n);
@@ -242,6 +252,16 @@ static void insane_counts(head *h) {
 static void too_many_nodes(head *h) {
     h->nserialized = 4000001;
 }
+static void huge_image(head *h) {
+    h->image_inputs = UINT32_MAX; /* more records than bytes (JSON text entries: no image) */
+    h->image_calls = UINT32_MAX;
+}
+static void far_string(head *h) {
+    if (h->image_len)
+        h->image_inputs = 0xFFFF; /* forge: a string offset past the table */
+    else
+        h->counts[0]++;
+}
 static void forge_version(const char *e) {
     (void)e;
     forge(other_version);
@@ -274,6 +294,14 @@ static void forge_nodes(const char *e) {
     (void)e;
     forge(too_many_nodes);
 }
+static void forge_huge_image(const char *e) {
+    (void)e;
+    forge(huge_image);
+}
+static void forge_far_string(const char *e) {
+    (void)e;
+    forge(far_string);
+}
 
 /* a symbolic link to a good entry in its place: not followed */
 static void symlink_entry(const char *e) {
@@ -291,13 +319,14 @@ static void fifo_entry(const char *e) {
 
 Test(cache, a_broken_entry_is_ignored_and_replaced) {
     static void (*const breaks[])(const char *) = {
-        truncate_half,      truncate_all,    flip_middle,   flip_hash,  forge_version,
-        forge_format,       forge_huge_path, forge_wrap,    forge_racy, forge_counts,
-        forge_huge_payload, forge_nodes,     symlink_entry, fifo_entry,
+        truncate_half, truncate_all, flip_middle,        flip_hash,
+        forge_version, forge_format, forge_huge_path,    forge_wrap,
+        forge_racy,    forge_counts, forge_huge_payload, forge_nodes,
+        symlink_entry, fifo_entry,   forge_huge_image,   forge_far_string,
     };
     for (size_t i = 0; i < sizeof breaks / sizeof *breaks; i++) {
-        for (int k = 0; k < 2; k++) {
-            broken(k ? PT2 : JSON, breaks[i]);
+        for (int k = 0; k < 3; k++) {
+            broken(k == 2 ? "tests/fixtures/example.json" : k ? PT2 : JSON, breaks[i]);
             rm_dir(dir);
             unlink(test_tpath("elsewhere"));
         }
