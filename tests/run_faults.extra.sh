@@ -28,6 +28,8 @@
 #     small made ones (Argument kinds, keyword inputs, module-tree shapes);
 #   - DOT of nodes copied for their far uses and of a view dotwrite.c
 #     leaves to cgraph (dot: the example, a node name holding U+000C);
+#   - programs opened shape first, and from the reopen cache (cache: the
+#     entry read, cache-write: the entry written), every arena call;
 #   - the sites only those lack (reach*, journal-verify: docs/faults.md).
 # Each walk skips an N whose allocation has a call stack an earlier step of
 # the same walk made to fail (fault_walk.c; --all-stacks in FAULT_WALK_ARGS
@@ -248,6 +250,13 @@ run dot -c "load '{F}'" -c "set render-dup-fanout 1" -c "set render-dup-span 1" 
 run shape-first --arena-calls --shape-first -c "load '{F}'" -c "info program" -c "print code" \
     -c "info program" tests/fixtures/example.json tests/malformed/dup_node_output.json \
     tests/fixtures/kwargs.pt2
+# programs opened from the reopen cache (core/export/cache.h): the entry
+# read and its image put back, the build reading the file; then the entry
+# written (each session starting with the cache empty)
+run cache --arena-calls --shape-first --cache -c "load '{F}' model" -c "info program" \
+    -c "print code" -c "info program" tests/fixtures/kwargs.pt2
+run cache-write --arena-calls --shape-first --cache-write -c "load '{F}' model" \
+    -c "info program" tests/fixtures/kwargs.pt2
 # the journal's own check (EXDB_JOURNAL_VERIFY, a debugging mode) failing
 EXDB_JOURNAL_VERIFY=1
 export EXDB_JOURNAL_VERIFY

@@ -173,7 +173,7 @@ static int str_of(uint32_t o, const char *strs, size_t n, int may_be_null, const
 static int put_inputs(exdb_program *p, const char *q, uint32_t n, const char *strs, size_t slen) {
     exdb_input_spec *in = exdb_arena_calloc(&p->arena, n ? n : 1, sizeof *in);
     if (!in)
-        return -1;
+        return -2;
     for (uint32_t i = 0; i < n; i++, q += sizeof(in_rec)) {
         in_rec r;
         memcpy(&r, q, sizeof r);
@@ -193,7 +193,7 @@ static int put_inputs(exdb_program *p, const char *q, uint32_t n, const char *st
 static int put_outputs(exdb_program *p, const char *q, uint32_t n, const char *strs, size_t slen) {
     exdb_output_spec *out = exdb_arena_calloc(&p->arena, n ? n : 1, sizeof *out);
     if (!out)
-        return -1;
+        return -2;
     for (uint32_t i = 0; i < n; i++, q += sizeof(out_rec)) {
         out_rec r;
         memcpy(&r, q, sizeof r);
@@ -213,7 +213,7 @@ static int put_outputs(exdb_program *p, const char *q, uint32_t n, const char *s
 static int put_calls(exdb_program *p, const char *q, uint32_t n, const char *strs, size_t slen) {
     exdb_module_call *calls = exdb_arena_calloc(&p->arena, n ? n : 1, sizeof *calls);
     if (!calls)
-        return -1;
+        return -2;
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++, q += sizeof(call_rec)) {
         call_rec r;
@@ -242,11 +242,10 @@ int exdb_cache_image_install(exdb_program *p, const char *image, size_t len, uin
     const char *strs = image + recs;
     size_t slen = len - (size_t)recs;
     const char *q = image;
-    if (put_inputs(p, q, ninputs, strs, slen) < 0)
-        return -1;
+    int rc = put_inputs(p, q, ninputs, strs, slen);
     q += (size_t)ninputs * sizeof(in_rec);
-    if (put_outputs(p, q, noutputs, strs, slen) < 0)
-        return -1;
+    if (rc == 0)
+        rc = put_outputs(p, q, noutputs, strs, slen);
     q += (size_t)noutputs * sizeof(out_rec);
-    return put_calls(p, q, ncalls, strs, slen);
+    return rc == 0 ? put_calls(p, q, ncalls, strs, slen) : rc;
 }

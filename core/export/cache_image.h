@@ -35,8 +35,8 @@ void exdb_cache_image_free(exdb_cache_image *im);
 /* Puts image[0..len) (ninputs, noutputs, ncalls records) back into p,
  * whose shape read of the slim text left its specs empty and its calls
  * those with a signature; its strings are used in place (image must
- * outlive what p holds of it). 0, or -1 when the image is not one
- * exdb_cache_image_make could have made, or memory ran out. */
+ * outlive what p holds of it). 0, -1 when the image is not one
+ * exdb_cache_image_make could have made, -2 when memory ran out. */
 int exdb_cache_image_install(exdb_program *p, const char *image, size_t len, uint32_t ninputs,
                              uint32_t noutputs, uint32_t ncalls);
 

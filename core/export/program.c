@@ -849,6 +849,16 @@ int exdb_program_build(exdb_program *p, exdb_error *err) {
     return rc;
 }
 
+/* h's image put back into P (cache_image.h): 0, or -1 (err says so when
+ * memory ran out). */
+static int install(exdb_program *P, const exdb_cache_hit *h, const char *label, exdb_error *err) {
+    int rc = exdb_cache_image_install(P, h->image, h->image_len, h->image_inputs, h->image_outputs,
+                                      h->image_calls);
+    if (rc == -2)
+        exdb_errorf(err, "%s: out of memory", label);
+    return rc < 0 ? -1 : 0;
+}
+
 /* The program opened shape first from its cache entry h (taken: freed
  * with the program, or here), named label, the model asked for model:
  * the entry's text read in shape mode, the node counts the entry's; the
@@ -872,8 +882,7 @@ static exdb_program *open_cached(exdb_cache_hit *h, const char *label, const cha
              exdb_json_parse_lazy(h->text, h->len, &pd->hit_dom, &L->strs, L->fname, lazy_prefix, 2,
                                   lazy_last, &pd->root, &err) == 0 &&
              read_shape(P, pd->root, NULL, L->fname, &err) == 0 &&
-             (!h->image_len || exdb_cache_image_install(P, h->image, h->image_len, h->image_inputs,
-                                                        h->image_outputs, h->image_calls) == 0);
+             (!h->image_len || install(P, h, label, &err) == 0);
     P->json_bytes = (size_t)h->text_len;
     /* the entry's text has the graph's inputs (the image its specs), and
      * no nodes */
@@ -881,8 +890,10 @@ static exdb_program *open_cached(exdb_cache_hit *h, const char *label, const cha
     if (ok && (P->nserialized_nodes != 0 || inputs != h->counts.ops[EXDB_OP_PLACEHOLDER] ||
                (uint64_t)inputs + h->nserialized > EXDB_MAX_NODES))
         ok = 0;
-    if (ok && model && !(pd->model = exdb_arena_strdup(&P->arena, model)))
-        ok = exdb_errorf(&err, "%s: out of memory", label);
+    if (ok && model && !(pd->model = exdb_arena_strdup(&P->arena, model))) {
+        exdb_errorf(&err, "%s: out of memory", label);
+        ok = 0;
+    }
     if (!ok) {
         if (!out_of_memory(&err) && h->nserialized >= shape_min)
             exdb_cache_drop(h);

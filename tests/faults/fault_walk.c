@@ -5,8 +5,8 @@
  * of FILE through session_exec, exactly as typed at the prompt.
  *
  *   fault_walk [--stride K] [--start N] [--persistent] [--arena-calls] [--sites]
- *              [--all-stacks] [--census] [--lazy-meta] [--shape-first] [--trace N] [-v] [-c CMD]...
- * FILE...
+ *              [--all-stacks] [--census] [--lazy-meta] [--shape-first] [--cache]
+ *              [--cache-write] [--trace N] [-v] [-c CMD]... FILE...
  *
  * For each FILE a run without failures is the reference: each command's
  * exit, its text, and the files it writes. Then for each N a fresh session
@@ -41,7 +41,11 @@
  * reads every program's node metadata at first use, as the loader does
  * from EXDB_LAZY_META_MIN nodes (exdb_program_lazy_meta(0)). --shape-first
  * opens every program shape first, as load does from EXDB_SHAPE_FIRST_MIN
- * nodes (exdb_program_shape_first(0)).
+ * nodes (exdb_program_shape_first(0)). --cache gives the sessions a reopen
+ * cache (core/export/cache.h) in a folder of the walk's: the first
+ * reference writes the program's entry, the second and every step open
+ * the program from it (and the build reads the file); --cache-write
+ * empties the cache before each session, so that each writes the entry.
  *
  * Prints one line per failing N, then per file
  *   "FILE: N points (first..last of T allocations), S more allocation sites, F failed"
@@ -92,6 +96,7 @@ void __gcov_dump(void); /* a child's counts are written before _exit */
 
 #include "core/base/arena.h"
 #include "core/base/fault.h"
+#include "core/export/cache.h"
 #include "core/export/program.h"
 #include "repl/session.h"
 
@@ -132,6 +137,8 @@ typedef struct {
 static char *cmds[MAX_CMDS];
 static int ncmds;
 static char dir[64];
+static char cache_dir[64]; /* --cache: the reopen cache's folder, or "" */
+static int cache_write;    /* --cache-write: each session starts with it empty */
 static FILE *outf, *errf;
 static int persistent, list_sites, verbose, arena_calls;
 static unsigned long trace; /* --trace N: that step alone, the failing allocation's stack printed */
@@ -292,6 +299,8 @@ static void artifacts_free(artifact *arts, int n) {
 }
 
 static void session_open(session *s) {
+    if (cache_write)
+        exdb_cache_clear();
     session_init(s);
     s->out = outf;
     s->errout = errf;
@@ -691,7 +700,8 @@ static int walk(const char *file, unsigned long start, unsigned long stride) {
 
 static int usage(void) {
     fprintf(stderr, "usage: fault_walk [--stride K] [--start N] [--persistent] [--arena-calls] "
-                    "[--sites] [--all-stacks] [--census] [--lazy-meta] [--shape-first] [--trace N] "
+                    "[--sites] [--all-stacks] [--census] [--lazy-meta] [--shape-first] [--cache] "
+                    "[--cache-write] [--trace N] "
                     "[-v] [-c CMD]... "
                     "FILE...\n");
     return 2;
@@ -714,6 +724,10 @@ int main(int argc, char **argv) {
             exdb_program_lazy_meta(0); /* every program's metadata read at first use */
         else if (strcmp(argv[i], "--shape-first") == 0)
             exdb_program_shape_first(0); /* every program opened shape first */
+        else if (strcmp(argv[i], "--cache") == 0)
+            cache_dir[0] = 1;
+        else if (strcmp(argv[i], "--cache-write") == 0)
+            cache_dir[0] = cache_write = 1;
         else if (strcmp(argv[i], "--trace") == 0 && i + 1 < argc)
             trace = strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--all-stacks") == 0)
@@ -747,6 +761,15 @@ int main(int argc, char **argv) {
         perror("fault_walk");
         return 2;
     }
+    if (cache_dir[0]) {
+        snprintf(cache_dir, sizeof cache_dir, "%.40s/exdb-cache-XXXXXX", tmp);
+        if (!mkdtemp(cache_dir)) {
+            perror("fault_walk");
+            return 2;
+        }
+        exdb_cache_use(cache_dir);
+        exdb_cache_racy(0); /* the files may be fresh from a checkout */
+    }
     int pass = 0, fail = 0;
     for (int i = 0; i < nfiles; i++) {
         if (walk(files[i], start, stride))
@@ -760,6 +783,10 @@ int main(int argc, char **argv) {
             printf("site %s: %lu\n", site_name(sites[i], buf, sizeof buf), site_hits[i]);
     }
     rmdir(dir);
+    if (cache_dir[0]) {
+        exdb_cache_clear();
+        rmdir(cache_dir);
+    }
     fclose(outf);
     fclose(errf);
     printf("%d allocation sites made to fail in all\n", nsites);
