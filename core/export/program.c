@@ -12,7 +12,8 @@
  * the order of the parts) and the public entry points; what each part is
  * made of is loaded by load_signature.c, load_graph.c, load_node.c,
  * load_arg.c, load_meta.c and load_value.c over load.c's accessors (the
- * names are explained in load.h).
+ * names are explained in load.h); a program opened from the reopen cache
+ * by program_cache.c, which shares this file's steps (program_impl.h).
  *
  * Errors name the file and the JSON path of the offending value, e.g.
  *   model.json: $.graph_module.graph.nodes[12].inputs[0].arg: unknown Argument kind "as_foo"
@@ -36,12 +37,12 @@
 
 #include "core/base/mem.h"
 #include "core/export/cache.h"
-#include "core/export/cache_image.h"
 #include "core/export/load.h"
 #include "core/export/load_graph.h"
 #include "core/export/load_meta.h"
 #include "core/export/load_shape.h"
 #include "core/export/load_signature.h"
+#include "core/export/program_impl.h"
 #include "core/export/snapshot.h"
 #include "core/format/container.h"
 #include "core/fx/graph_check.h"
@@ -441,43 +442,11 @@ static void start_ahead(loader *L, const exdb_json *root) {
     L->ahead = exdb_json_ahead_start(tables, 2, L->prog->buf, &L->strs, L->fname, ahead_min);
 }
 
-/* What load_program writes into a program: the fields from schema_major
- * to nserialized_nodes (program.h keeps them together). A build that
- * fails puts the shape's back. */
-#define LOADED_FROM offsetof(exdb_program, schema_major)
-#define LOADED_TO   (offsetof(exdb_program, nserialized_nodes) + sizeof(uint32_t))
-_Static_assert(offsetof(exdb_program, meta_defer) >= LOADED_TO &&
-                   offsetof(exdb_program, graph) > LOADED_FROM &&
-                   offsetof(exdb_program, gm_metadata) < LOADED_TO,
-               "load_program's fields are contiguous");
-
-/* A program's load between exdb_program_open_json and its build: the
- * loader and the DOM of the first pass (exdb_json_parse_lazy), kept so
- * that the build does not read the text again. */
-struct exdb_program_pending {
-    loader L;
-    exdb_arena dom;
-    exdb_json *root;
-    int failed; /* the build refused the program: err says why */
-    exdb_error err;
-    /* a build in a thread of its own (exdb_program_build_start) */
-    pthread_t thread;
-    int running, result;
-    exdb_error terr;
-    /* the program as opened (its shape), read while the thread runs
-     * (exdb_program_shape_view): the build writes the program's fields */
-    exdb_program view;
-    char saved[LOADED_TO - LOADED_FROM]; /* the shape's, while a build runs */
-    /* opened from the reopen cache (cache.h): the entry (its text is
-     * p->buf until the build reads the file), the model asked for, the DOM
-     * of the entry's text; cold until the build has read the file */
-    exdb_cache_hit hit; /* hit.data NULL: not from the cache */
-    const char *model;
-    exdb_arena hit_dom;
-    int cold;
-};
-
 static uint32_t shape_min = EXDB_SHAPE_FIRST_MIN;
+
+uint32_t exdb_program_shape_min(void) {
+    return shape_min;
+}
 
 uint32_t exdb_program_shape_first(uint32_t min_nodes) {
     uint32_t was = shape_min;
@@ -511,12 +480,10 @@ static void pending_free(struct exdb_program_pending *pd) {
     free(pd);
 }
 
-static int out_of_memory(const exdb_error *e);
-
 /* The text read: its pages given back (read again only for lazy
  * metadata), and -1 with err saying so when the file under a mapped text
  * was truncated or rewritten meanwhile. */
-static int text_read(const char *buf, size_t len, const char *fname, exdb_error *err) {
+int exdb_program_text_read(const char *buf, size_t len, const char *fname, exdb_error *err) {
     exdb_filemap_drop(buf, buf, buf + len);
     if (!exdb_filemap_changed(buf))
         return 0;
@@ -534,7 +501,7 @@ static int build(exdb_program *P, struct exdb_program_pending *pd, exdb_error *e
     int rc = load_program(L, pd->root, 0, NULL);
     exdb_json_ahead_stop(L->ahead);
     L->ahead = NULL;
-    if (text_read(P->buf, P->json_bytes, L->fname, err) < 0)
+    if (exdb_program_text_read(P->buf, P->json_bytes, L->fname, err) < 0)
         rc = -1;
     if (rc == 0) {
         assert(exdb_graph_ok(P->graph));
@@ -556,8 +523,9 @@ static int shape_worth(const exdb_json *root) {
  * load_shape.c reads off the text) in a loader of its own, so that the
  * build starts from nothing counted. 0 when it read everything; -1 when it
  * could not say (any error: the build then gives the load's answer). */
-static int read_shape(exdb_program *P, const exdb_json *root, const exdb_load_shape_tally *tally,
-                      const char *fname, exdb_error *serr) {
+int exdb_program_read_shape(exdb_program *P, const exdb_json *root,
+                            const exdb_load_shape_tally *tally, const char *fname,
+                            exdb_error *serr) {
     exdb_arena scratch;
     exdb_arena_init(&scratch);
     loader S = {.prog = P,
@@ -582,11 +550,16 @@ static int read_shape(exdb_program *P, const exdb_json *root, const exdb_load_sh
 static const char *const lazy_prefix[] = {"graph_module", "graph"};
 static const char *const lazy_last[] = {"nodes", "tensor_values", NULL};
 
+int exdb_program_first_pass(const char *buf, size_t len, exdb_arena *a, exdb_jstrings *strs,
+                            const char *fname, exdb_json **root, exdb_error *err) {
+    return exdb_json_parse_lazy(buf, len, a, strs, fname, lazy_prefix, 2, lazy_last, root, err);
+}
+
 /* A program of text buf[0..len) named name, and its load (*pdp: the
  * loader set up, the DOM's arena); NULL when memory ran out (buf
  * released). */
-static exdb_program *program_new(char *buf, size_t len, const char *name,
-                                 struct exdb_program_pending **pdp, exdb_error *err) {
+exdb_program *exdb_program_new(char *buf, size_t len, const char *name,
+                               struct exdb_program_pending **pdp, exdb_error *err) {
     exdb_program *P = calloc(1, sizeof *P);
     struct exdb_program_pending *pd = P ? calloc(1, sizeof *pd) : NULL;
     if (!pd) {
@@ -632,7 +605,7 @@ static exdb_program *program_new(char *buf, size_t len, const char *name,
 exdb_program *exdb_program_open_json(char *buf, size_t len, const char *name, int shape_first,
                                      exdb_error *err) {
     struct exdb_program_pending *pd;
-    exdb_program *P = program_new(buf, len, name, &pd, err);
+    exdb_program *P = exdb_program_new(buf, len, name, &pd, err);
     if (!P)
         return NULL;
     loader *L = &pd->L;
@@ -656,19 +629,19 @@ exdb_program *exdb_program_open_json(char *buf, size_t len, const char *name, in
     if (parsed == 0) {
         exdb_error serr = {0};
         int shaped = shape_first && shape_worth(pd->root) &&
-                     read_shape(P, pd->root, tally, L->fname, &serr) == 0;
+                     exdb_program_read_shape(P, pd->root, tally, L->fname, &serr) == 0;
         exdb_load_shape_tally_free(tally);
         tally = NULL;
         if (shaped) {
             P->pending = pd; /* exdb_program_build builds the rest */
             return P;
         }
-        if (out_of_memory(&serr)) /* said as such, not taken for a fault of the file */
+        if (exdb_program_oom(&serr)) /* said as such, not taken for a fault of the file */
             *err = serr;
         else
             rc = build(P, pd, err);
     } else if (P->path) {
-        text_read(buf, len, L->fname, err);
+        exdb_program_text_read(buf, len, L->fname, err);
     }
     exdb_load_shape_tally_free(tally);
     pending_free(pd);
@@ -702,57 +675,8 @@ static void loader_restart(exdb_program *P, struct exdb_program_pending *pd) {
 /* Whether e says memory ran out ("FILE: out of memory", or a part's
  * message that ends in its reason: "... (context: line 1, column 2: out
  * of memory)"); a message that only quotes the words costs a build again. */
-static int out_of_memory(const exdb_error *e) {
+int exdb_program_oom(const exdb_error *e) {
     return strstr(e->msg, "out of memory") != NULL;
-}
-
-/* The entry a program was opened from does not say what its file holds:
- * it goes, and the build is refused as for a file changed since the open. */
-static int cache_lied(struct exdb_program_pending *pd, exdb_error *err) {
-    exdb_cache_drop(&pd->hit);
-    exdb_error_clear(err);
-    return exdb_errorf(err, "%s changed on disk since it was loaded; load it again", pd->L.fname);
-}
-
-/* The first step of the build of a program opened from the cache: its
- * file read and through the first pass (into pd's DOM, the text p's),
- * the text checked to be the entry's (its XXH3 and length). 0, or -1 with
- * the message in err (memory, or the file changed: cache_lied). */
-static int cold_pass(exdb_program *p, struct exdb_program_pending *pd, exdb_error *err) {
-    exdb_container *c;
-    char *buf = NULL;
-    size_t len = 0;
-    const char *member;
-    uint64_t hash = 0;
-    int rc = exdb_container_open(p->snapshot ? p->snapshot->abs_path : p->path, &c, err);
-    if (rc == 0) {
-        rc = exdb_container_read_program_to_load(c, pd->model, &buf, &len, &member, &hash, err);
-        exdb_container_close(c);
-    }
-    if (rc < 0)
-        return out_of_memory(err) ? -1 : cache_lied(pd, err);
-    exdb_arena dom;
-    exdb_arena_init(&dom);
-    exdb_json *root = NULL;
-    rc = exdb_json_parse_lazy(buf, len, &dom, &pd->L.strs, pd->L.fname, lazy_prefix, 2, lazy_last,
-                              &root, err);
-    exdb_filemap_hash(buf, &hash); /* taken as the text was read */
-    if (len != pd->hit.text_len || hash != pd->hit.text_hash)
-        rc = cache_lied(pd, err);
-    else if (rc == 0)
-        rc = text_read(buf, len, pd->L.fname, err);
-    if (rc < 0) {
-        exdb_arena_destroy(&dom);
-        exdb_mem_release(buf);
-        return -1;
-    }
-    exdb_arena_destroy(&pd->dom); /* nothing in it yet */
-    pd->dom = dom;
-    pd->root = root;
-    p->buf = buf;
-    p->json_bytes = len;
-    pd->cold = 0;
-    return 0;
 }
 
 /* One build of p: 0 (pd is then to be freed), -1 refused (pd->failed,
@@ -761,24 +685,19 @@ static int cold_pass(exdb_program *p, struct exdb_program_pending *pd, exdb_erro
 static int attempt(exdb_program *p, struct exdb_program_pending *pd, exdb_error *err) {
     memcpy(pd->saved, (char *)p + LOADED_FROM, sizeof pd->saved);
     exdb_error e = {0};
-    int rc = pd->cold ? cold_pass(p, pd, &e) : 0;
+    int rc = pd->cold ? exdb_program_cache_cold_pass(p, pd, &e) : 0;
     if (rc == 0) {
         loader_restart(p, pd);
         rc = build(p, pd, &e);
     }
-    exdb_node_counts c;
-    if (rc == 0 && pd->hit.data) { /* the entry's counts are the file's */
-        exdb_program_node_counts(p, &c);
-        if (memcmp(&c, &pd->hit.counts, sizeof c) != 0 ||
-            p->nserialized_nodes != pd->hit.nserialized)
-            rc = cache_lied(pd, &e);
-    }
+    if (rc == 0 && pd->hit.data) /* the entry's counts are the file's */
+        rc = exdb_program_cache_check(p, pd, &e);
     if (rc == 0)
         return 0;
     /* what a failed build leaves is not read: the shape stands */
     memcpy((char *)p + LOADED_FROM, pd->saved, sizeof pd->saved);
     *err = e;
-    if (out_of_memory(&e))
+    if (exdb_program_oom(&e))
         return -2; /* a later call tries again */
     pd->failed = 1;
     pd->err = e;
@@ -849,65 +768,9 @@ int exdb_program_build(exdb_program *p, exdb_error *err) {
     return rc;
 }
 
-/* h's image put back into P (cache_image.h): 0, or -1 (err says so when
- * memory ran out). */
-static int install(exdb_program *P, const exdb_cache_hit *h, const char *label, exdb_error *err) {
-    int rc = exdb_cache_image_install(P, h->image, h->image_len, h->image_inputs, h->image_outputs,
-                                      h->image_calls);
-    if (rc == -2)
-        exdb_errorf(err, "%s: out of memory", label);
-    return rc < 0 ? -1 : 0;
-}
-
-/* The program opened shape first from its cache entry h (taken: freed
- * with the program, or here), named label, the model asked for model:
- * the entry's text read in shape mode, the node counts the entry's; the
- * build reads the file (cold_pass). NULL when memory ran out or the entry
- * gives no shape (it is then removed). */
-static exdb_program *open_cached(exdb_cache_hit *h, const char *label, const char *model) {
-    exdb_error err = {0};
-    struct exdb_program_pending *pd;
-    exdb_program *P = program_new(NULL, (size_t)h->text_len, label, &pd, &err);
-    if (!P) {
-        exdb_cache_hit_free(h);
-        return NULL;
-    }
-    pd->hit = *h;
-    pd->cold = 1;
-    P->buf = (char *)h->text;
-    P->json_bytes = h->len; /* for the shape read; then the file's text's */
-    P->pending = pd;
-    loader *L = &pd->L;
-    int ok = P->path && h->nserialized >= shape_min &&
-             exdb_json_parse_lazy(h->text, h->len, &pd->hit_dom, &L->strs, L->fname, lazy_prefix, 2,
-                                  lazy_last, &pd->root, &err) == 0 &&
-             read_shape(P, pd->root, NULL, L->fname, &err) == 0 &&
-             (!h->image_len || install(P, h, label, &err) == 0);
-    P->json_bytes = (size_t)h->text_len;
-    /* the entry's text has the graph's inputs (the image its specs), and
-     * no nodes */
-    uint32_t inputs = h->image_len ? P->ninputs : P->shape.ops[EXDB_OP_PLACEHOLDER];
-    if (ok && (P->nserialized_nodes != 0 || inputs != h->counts.ops[EXDB_OP_PLACEHOLDER] ||
-               (uint64_t)inputs + h->nserialized > EXDB_MAX_NODES))
-        ok = 0;
-    if (ok && model && !(pd->model = exdb_arena_strdup(&P->arena, model))) {
-        exdb_errorf(&err, "%s: out of memory", label);
-        ok = 0;
-    }
-    if (!ok) {
-        if (!out_of_memory(&err) && h->nserialized >= shape_min)
-            exdb_cache_drop(h);
-        exdb_program_free(P);
-        return NULL;
-    }
-    P->shape = h->counts;
-    P->nserialized_nodes = h->nserialized;
-    return P;
-}
-
 /* Messages name "FILE: MEMBER" for archives, the file alone otherwise
  * (malloc'd; NULL when memory ran out). */
-static char *label_of(const char *path, int kind, const char *member) {
+char *exdb_program_label(const char *path, int kind, const char *member) {
     if (kind == EXDB_CONT_JSON)
         return strdup(path);
     size_t n = strlen(path) + strlen(member) + 3;
@@ -917,30 +780,6 @@ static char *label_of(const char *path, int kind, const char *member) {
     return label;
 }
 
-/* The program of path opened from the cache (exdb_program_open), with the
- * snapshot of the open container c; NULL when there is no entry to use. */
-static exdb_program *open_from_cache(exdb_container *c, const char *path, const char *model,
-                                     const char **member) {
-    exdb_cache_hit h;
-    if (!exdb_cache_dir() || !exdb_cache_find(path, model, &h))
-        return NULL;
-    char *label = label_of(path, (int)exdb_container_kind_of(c), h.member);
-    exdb_program *P = NULL;
-    if (label)
-        P = open_cached(&h, label, model);
-    else
-        exdb_cache_hit_free(&h);
-    free(label);
-    exdb_error e = {0};
-    if (P && exdb_snapshot_attach(P, c, model, P->pending->hit.text_hash,
-                                  (size_t)P->pending->hit.text_len, &e) < 0) {
-        exdb_program_free(P);
-        P = NULL;
-    }
-    *member = P ? P->pending->hit.member : NULL;
-    return P;
-}
-
 /* exdb_program_load and exdb_program_open (shape_first). */
 static exdb_program *open_path(const char *path, const char *model, int shape_first,
                                exdb_error *err) {
@@ -948,7 +787,7 @@ static exdb_program *open_path(const char *path, const char *model, int shape_fi
     if (exdb_container_open(path, &c, err) < 0)
         return NULL;
     const char *member;
-    exdb_program *P = shape_first ? open_from_cache(c, path, model, &member) : NULL;
+    exdb_program *P = shape_first ? exdb_program_cache_open(c, path, model, &member) : NULL;
     if (!P) {
         char *buf;
         size_t len;
@@ -957,7 +796,7 @@ static exdb_program *open_path(const char *path, const char *model, int shape_fi
             exdb_container_close(c);
             return NULL;
         }
-        char *label = label_of(path, (int)exdb_container_kind_of(c), member);
+        char *label = exdb_program_label(path, (int)exdb_container_kind_of(c), member);
         /* exdb_program_from_json, through snapshot.c: it keeps what run and
          * save need from c and the text (its hash, taken as it was read) */
         P = label ? exdb_snapshot_load(c, model, buf, len, hash, label, shape_first, err) : NULL;

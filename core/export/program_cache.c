@@ -1,0 +1,148 @@
+/* program_cache.c - a program opened from the reopen cache (cache.h;
+ * docs/json-reader.md, "Reopen cache"): program.c's shape-first open from
+ * an entry instead of the file, and the first and last steps of its build
+ * (the file read and checked against the entry). */
+#include "core/export/program_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/filemap.h"
+#include "core/base/mem.h"
+#include "core/export/cache_image.h"
+#include "core/export/snapshot.h"
+
+/* The entry a program was opened from does not say what its file holds:
+ * it goes, and the build is refused as for a file changed since the open. */
+static int cache_lied(struct exdb_program_pending *pd, exdb_error *err) {
+    exdb_cache_drop(&pd->hit);
+    exdb_error_clear(err);
+    return exdb_errorf(err, "%s changed on disk since it was loaded; load it again", pd->L.fname);
+}
+
+/* The first step of the build of a program opened from the cache: its
+ * file read and through the first pass (into pd's DOM, the text p's),
+ * the text checked to be the entry's (its XXH3 and length). 0, or -1 with
+ * the message in err (memory, or the file changed: cache_lied). */
+int exdb_program_cache_cold_pass(exdb_program *p, struct exdb_program_pending *pd,
+                                 exdb_error *err) {
+    exdb_container *c;
+    char *buf = NULL;
+    size_t len = 0;
+    const char *member;
+    uint64_t hash = 0;
+    int rc = exdb_container_open(p->snapshot ? p->snapshot->abs_path : p->path, &c, err);
+    if (rc == 0) {
+        rc = exdb_container_read_program_to_load(c, pd->model, &buf, &len, &member, &hash, err);
+        exdb_container_close(c);
+    }
+    if (rc < 0)
+        return exdb_program_oom(err) ? -1 : cache_lied(pd, err);
+    exdb_arena dom;
+    exdb_arena_init(&dom);
+    exdb_json *root = NULL;
+    rc = exdb_program_first_pass(buf, len, &dom, &pd->L.strs, pd->L.fname, &root, err);
+    exdb_filemap_hash(buf, &hash); /* taken as the text was read */
+    if (len != pd->hit.text_len || hash != pd->hit.text_hash)
+        rc = cache_lied(pd, err);
+    else if (rc == 0)
+        rc = exdb_program_text_read(buf, len, pd->L.fname, err);
+    if (rc < 0) {
+        exdb_arena_destroy(&dom);
+        exdb_mem_release(buf);
+        return -1;
+    }
+    exdb_arena_destroy(&pd->dom); /* nothing in it yet */
+    pd->dom = dom;
+    pd->root = root;
+    p->buf = buf;
+    p->json_bytes = len;
+    pd->cold = 0;
+    return 0;
+}
+
+/* h's image put back into P (cache_image.h): 0, or -1 (err says so when
+ * memory ran out). */
+static int install(exdb_program *P, const exdb_cache_hit *h, const char *label, exdb_error *err) {
+    int rc = exdb_cache_image_install(P, h->image, h->image_len, h->image_inputs, h->image_outputs,
+                                      h->image_calls);
+    if (rc == -2)
+        exdb_errorf(err, "%s: out of memory", label);
+    return rc < 0 ? -1 : 0;
+}
+
+/* The program opened shape first from its cache entry h (taken: freed
+ * with the program, or here), named label, the model asked for model:
+ * the entry's text read in shape mode, the node counts the entry's; the
+ * build reads the file (cold_pass). NULL when memory ran out or the entry
+ * gives no shape (it is then removed). */
+static exdb_program *open_cached(exdb_cache_hit *h, const char *label, const char *model) {
+    exdb_error err = {0};
+    struct exdb_program_pending *pd;
+    exdb_program *P = exdb_program_new(NULL, (size_t)h->text_len, label, &pd, &err);
+    if (!P) {
+        exdb_cache_hit_free(h);
+        return NULL;
+    }
+    pd->hit = *h;
+    pd->cold = 1;
+    P->buf = (char *)h->text;
+    P->json_bytes = h->len; /* for the shape read; then the file's text's */
+    P->pending = pd;
+    loader *L = &pd->L;
+    int ok = P->path && h->nserialized >= exdb_program_shape_min() &&
+             exdb_program_first_pass(h->text, h->len, &pd->hit_dom, &L->strs, L->fname, &pd->root,
+                                     &err) == 0 &&
+             exdb_program_read_shape(P, pd->root, NULL, L->fname, &err) == 0 &&
+             (!h->image_len || install(P, h, label, &err) == 0);
+    P->json_bytes = (size_t)h->text_len;
+    /* the entry's text has the graph's inputs (the image its specs), and
+     * no nodes */
+    uint32_t inputs = h->image_len ? P->ninputs : P->shape.ops[EXDB_OP_PLACEHOLDER];
+    if (ok && (P->nserialized_nodes != 0 || inputs != h->counts.ops[EXDB_OP_PLACEHOLDER] ||
+               (uint64_t)inputs + h->nserialized > EXDB_MAX_NODES))
+        ok = 0;
+    if (ok && model && !(pd->model = exdb_arena_strdup(&P->arena, model))) {
+        exdb_errorf(&err, "%s: out of memory", label);
+        ok = 0;
+    }
+    if (!ok) {
+        if (!exdb_program_oom(&err) && h->nserialized >= exdb_program_shape_min())
+            exdb_cache_drop(h);
+        exdb_program_free(P);
+        return NULL;
+    }
+    P->shape = h->counts;
+    P->nserialized_nodes = h->nserialized;
+    return P;
+}
+
+exdb_program *exdb_program_cache_open(exdb_container *c, const char *path, const char *model,
+                                      const char **member) {
+    exdb_cache_hit h;
+    if (!exdb_cache_dir() || !exdb_cache_find(path, model, &h))
+        return NULL;
+    char *label = exdb_program_label(path, (int)exdb_container_kind_of(c), h.member);
+    exdb_program *P = NULL;
+    if (label)
+        P = open_cached(&h, label, model);
+    else
+        exdb_cache_hit_free(&h);
+    free(label);
+    exdb_error e = {0};
+    if (P && exdb_snapshot_attach(P, c, model, P->pending->hit.text_hash,
+                                  (size_t)P->pending->hit.text_len, &e) < 0) {
+        exdb_program_free(P);
+        P = NULL;
+    }
+    *member = P ? P->pending->hit.member : NULL;
+    return P;
+}
+
+int exdb_program_cache_check(exdb_program *p, struct exdb_program_pending *pd, exdb_error *err) {
+    exdb_node_counts c;
+    exdb_program_node_counts(p, &c);
+    if (memcmp(&c, &pd->hit.counts, sizeof c) != 0 || p->nserialized_nodes != pd->hit.nserialized)
+        return cache_lied(pd, err);
+    return 0;
+}
