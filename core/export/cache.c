@@ -444,7 +444,13 @@ void exdb_cache_put(const char *path, const char *model, const char *member, con
     cut cuts[CUTS_MAX];
     if (!cache_on || !member || !p->snapshot || key_of(path, model, &k) < 0)
         return;
+    /* not when the file changed within seconds: its next change could
+     * keep its size and times */
     uint64_t now = now_ns();
+    if (now < k.mtime_ns + racy_ns || now < k.ctime_ns + racy_ns) {
+        free(k.path);
+        return;
+    }
     /* the image, else the text with its lazy members emptied */
     exdb_cache_image im;
     int image = exdb_cache_image_make(p, root, &im) == 0;
@@ -483,10 +489,8 @@ void exdb_cache_put(const char *path, const char *model, const char *member, con
     uint64_t size =
         sizeof hd + hd.path_len + hd.model_len + hd.member_len + 3 + payload + 1 + hd.image_len + 8;
     int dfd = -1;
-    /* not when the file changed within seconds (its next change could keep
-     * its size and times), nor past the bound */
-    if (ncuts >= 0 && now >= k.mtime_ns + racy_ns && now >= k.ctime_ns + racy_ns &&
-        size <= entry_max && size <= total_max && (dfd = open_dir(1)) >= 0) {
+    /* nor past the bound */
+    if (ncuts >= 0 && size <= entry_max && size <= total_max && (dfd = open_dir(1)) >= 0) {
         char name[48];
         key_name(&k, name);
         if (write_entry(dfd, name, &hd, &k, member, text, len, cuts, ncuts,
