@@ -590,6 +590,11 @@ enum { KNOWN_SLOTS = 512, KNOWN_MAX_LEN = 32 };
 static const char *known_slot[KNOWN_SLOTS];
 static uint8_t known_len[KNOWN_SLOTS];
 static pthread_once_t known_once = PTHREAD_ONCE_INIT;
+static int known_ready; /* known_init has run (read with acquire) */
+#ifdef __SSE2__
+/* known_slot's keys of at most 15 bytes, NUL-padded to 16 (known_key16) */
+static __m128i known16[KNOWN_SLOTS];
+#endif
 
 /* Cheap: the length and three bytes (the table is a quarter full). */
 static uint32_t key_hash(const char *s, size_t n) {
@@ -605,7 +610,15 @@ static void known_init(void) {
             h = (h + 1) & (KNOWN_SLOTS - 1);
         known_slot[h] = k;
         known_len[h] = (uint8_t)strlen(k);
+#ifdef __SSE2__
+        if (known_len[h] < 16) {
+            char pad[16] = {0};
+            memcpy(pad, k, known_len[h]);
+            known16[h] = _mm_loadu_si128((const __m128i *)(const void *)pad);
+        }
+#endif
     }
+    __atomic_store_n(&known_ready, 1, __ATOMIC_RELEASE);
 }
 
 /* Whether a[0..n) and b[0..n) are equal, 0 < n <= KNOWN_MAX_LEN: words
@@ -640,7 +653,8 @@ static inline __attribute__((always_inline)) int key_eq(const char *a, const cha
 static inline __attribute__((always_inline)) const char *known_key(const char *s, size_t n) {
     if (n == 0 || n > KNOWN_MAX_LEN)
         return NULL;
-    pthread_once(&known_once, known_init);
+    if (!__atomic_load_n(&known_ready, __ATOMIC_ACQUIRE)) /* no call per key */
+        pthread_once(&known_once, known_init);
     for (uint32_t h = key_hash(s, n) & (KNOWN_SLOTS - 1); known_slot[h];
          h = (h + 1) & (KNOWN_SLOTS - 1)) {
         if (known_len[h] == n && key_eq(known_slot[h], s, n))
@@ -648,6 +662,44 @@ static inline __attribute__((always_inline)) const char *known_key(const char *s
     }
     return NULL;
 }
+
+#ifdef __SSE2__
+/* The key at ps->p when it is one of known_keys of at most 15 bytes with
+ * no escape (most keys of a program): its static string, its length in
+ * *outlen and ps->p past its closing quote, from one 16-byte load and one
+ * compare; NULL otherwise, ps->p unmoved (store_string reads it). */
+static inline __attribute__((always_inline)) const char *known_key16(parser *ps,
+                                                                    uint32_t *outlen) {
+    const char *s = ps->p + 1;
+    if (ps->end - s < 16)
+        return NULL;
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+    __m128i sp = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+        _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1F)), v));
+    unsigned m = (unsigned)_mm_movemask_epi8(sp);
+    if (!m)
+        return NULL;
+    unsigned n = (unsigned)__builtin_ctz(m);
+    if (n == 0 || s[n] != '"')
+        return NULL;
+    if (!__atomic_load_n(&known_ready, __ATOMIC_ACQUIRE))
+        pthread_once(&known_once, known_init);
+    unsigned want = (1u << n) - 1; /* the key's bytes */
+    for (uint32_t h = key_hash(s, n) & (KNOWN_SLOTS - 1); known_slot[h];
+         h = (h + 1) & (KNOWN_SLOTS - 1)) {
+        if (known_len[h] != n)
+            continue;
+        unsigned eq = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, known16[h]));
+        if ((eq & want) == want) {
+            *outlen = n;
+            ps->p = s + n + 1;
+            return known_slot[h];
+        }
+    }
+    return NULL;
+}
+#endif
 
 /* n bytes of the string pool (byte-aligned), or NULL: memory ran out. */
 static char *pool_take(exdb_jstrings *s, size_t n) {
@@ -762,6 +814,10 @@ static int key_nul(parser *ps, const char *quote) {
  * shorter than written is searched, a checked one scanned for \u0000. */
 static int parse_key(parser *ps, const char **out, uint32_t *outlen) {
     const char *quote = ps->p;
+#ifdef __SSE2__
+    if ((*out = known_key16(ps, outlen)) != NULL)
+        return 0;
+#endif
     if (store_string(ps, out, outlen, 1) < 0)
         return -1;
     if (*outlen == (size_t)(ps->p - quote - 2))
