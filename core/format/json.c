@@ -909,7 +909,11 @@ static int close_container(parser *ps, size_t slot_idx, size_t base) {
             ps->oom = 1;
             return fail(ps, "out of memory");
         }
-        memcpy(kids, ps->stk + base, n * sizeof *kids);
+        if (n <= 4) /* most containers of a program (no call of memcpy) */
+            for (size_t i = 0; i < n; i++)
+                kids[i] = ps->stk[base + i];
+        else
+            memcpy(kids, ps->stk + base, n * sizeof *kids);
     }
     ps->top = base;
     ps->stk[slot_idx].u.kids = kids;
