@@ -667,9 +667,8 @@ static inline __attribute__((always_inline)) const char *known_key(const char *s
 /* The key at ps->p when it is one of known_keys of at most 15 bytes with
  * no escape (most keys of a program): its static string, its length in
  * *outlen and ps->p past its closing quote, from one 16-byte load and one
- * compare; NULL otherwise, ps->p unmoved (store_string reads it). */
-static inline __attribute__((always_inline)) const char *known_key16(parser *ps,
-                                                                    uint32_t *outlen) {
+ * compare; NULL otherwise, ps->p unmoved (parse_key reads it). */
+static inline __attribute__((always_inline)) const char *known_key16(parser *ps, uint32_t *outlen) {
     const char *s = ps->p + 1;
     if (ps->end - s < 16)
         return NULL;
@@ -678,10 +677,9 @@ static inline __attribute__((always_inline)) const char *known_key16(parser *ps,
         _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
         _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1F)), v));
     unsigned m = (unsigned)_mm_movemask_epi8(sp);
-    if (!m)
-        return NULL;
-    unsigned n = (unsigned)__builtin_ctz(m);
-    if (n == 0 || s[n] != '"')
+    unsigned n = (unsigned)__builtin_ctz(m | 0x10000);
+    /* the first special byte is the closing quote, after one byte or more */
+    if (n == 0 || n == 16 || s[n] != '"')
         return NULL;
     if (!__atomic_load_n(&known_ready, __ATOMIC_ACQUIRE))
         pthread_once(&known_once, known_init);
@@ -814,10 +812,6 @@ static int key_nul(parser *ps, const char *quote) {
  * shorter than written is searched, a checked one scanned for \u0000. */
 static int parse_key(parser *ps, const char **out, uint32_t *outlen) {
     const char *quote = ps->p;
-#ifdef __SSE2__
-    if ((*out = known_key16(ps, outlen)) != NULL)
-        return 0;
-#endif
     if (store_string(ps, out, outlen, 1) < 0)
         return -1;
     if (*outlen == (size_t)(ps->p - quote - 2))
@@ -973,7 +967,13 @@ static inline __attribute__((always_inline)) int parse_container(parser *ps, siz
             if (is_obj) {
                 if (ps->p >= ps->end || *ps->p != '"')
                     return fail_found(ps, "expected a string key in object");
-                if ((mode == ELEMS_CHECK ? check_key(ps) : parse_key(ps, &key, &klen)) < 0)
+                int known = 0; /* most keys: read inline, no call of parse_key */
+#ifdef __SSE2__
+                if (mode != ELEMS_CHECK)
+                    known = (key = known_key16(ps, &klen)) != NULL;
+#endif
+                if (!known &&
+                    (mode == ELEMS_CHECK ? check_key(ps) : parse_key(ps, &key, &klen)) < 0)
                     return -1;
                 skip_ws(ps);
                 if (ps->p >= ps->end || *ps->p != ':')
