@@ -177,17 +177,18 @@ enum { MK_OTHER, MK_STACK, MK_TRACE, MK_SOURCE_FN, MK_TORCH_FN, MK_CUSTOM, MK_FR
 static int meta_key(const char *k) {
     switch (k[0]) {
     case 'n':
-        return strcmp(k, "nn_module_stack") == 0 ? MK_STACK : MK_OTHER;
+        return exdb_json_key_is(k, "nn_module_stack") ? MK_STACK : MK_OTHER;
     case 's':
-        return strcmp(k, "stack_trace") == 0                                      ? MK_TRACE
-               : strcmp(k, "source_fn_stack") == 0 || strcmp(k, "source_fn") == 0 ? MK_SOURCE_FN
-                                                                                  : MK_OTHER;
+        return exdb_json_key_is(k, "stack_trace") ? MK_TRACE
+               : exdb_json_key_is(k, "source_fn_stack") || exdb_json_key_is(k, "source_fn")
+                   ? MK_SOURCE_FN
+                   : MK_OTHER;
     case 't':
-        return strcmp(k, "torch_fn") == 0 ? MK_TORCH_FN : MK_OTHER;
+        return exdb_json_key_is(k, "torch_fn") ? MK_TORCH_FN : MK_OTHER;
     case 'c':
-        return strcmp(k, "custom") == 0 ? MK_CUSTOM : MK_OTHER;
+        return exdb_json_key_is(k, "custom") ? MK_CUSTOM : MK_OTHER;
     case 'f':
-        return strcmp(k, "from_node") == 0 ? MK_FROM_NODE : MK_OTHER;
+        return exdb_json_key_is(k, "from_node") ? MK_FROM_NODE : MK_OTHER;
     default:
         return MK_OTHER;
     }
