@@ -281,6 +281,11 @@ __attribute__((cold)) static int bad_escape_at(parser *ps, const char *at, char 
     return bad_escape(ps, c);
 }
 
+/* What each single-character escape stands for ("\n": a newline); 0 for
+ * the characters that make no escape (\u is read apart). */
+static const char unescaped[256] = {['"'] = '"',  ['\\'] = '\\', ['/'] = '/',  ['b'] = '\b',
+                                    ['f'] = '\f', ['n'] = '\n',  ['r'] = '\r', ['t'] = '\t'};
+
 /* Moves the plain bytes at *rp (none of '"', '\\' or a control character)
  * to *wp (with write), stopping at the first other byte or the end. Eight
  * bytes a step: the lowest flagged byte of special8 is exact (false
@@ -311,6 +316,17 @@ static inline __attribute__((always_inline)) void scan_plain(const parser *ps, c
             continue;
         }
         unsigned k = (unsigned)__builtin_ctz(m);
+        if (write == 2 && r[k] == '\\' && ps->end - r > k + 1) {
+            /* a one-character escape (a stack trace's \" and \n, from_node's
+             * \" every few bytes): decoded here, the scan goes on */
+            char e = unescaped[(unsigned char)r[k + 1]];
+            if (e) {
+                w[k] = e;
+                r += k + 2;
+                w += k + 1;
+                continue;
+            }
+        }
         if (write == 1)
             memcpy(w, r, k);
         *rp = r + k;
@@ -347,11 +363,6 @@ static inline __attribute__((always_inline)) void scan_plain(const parser *ps, c
     *rp = r;
     *wp = w;
 }
-
-/* What each single-character escape stands for ("\n": a newline); 0 for
- * the characters that make no escape (\u is read apart). */
-static const char unescaped[256] = {['"'] = '"',  ['\\'] = '\\', ['/'] = '/',  ['b'] = '\b',
-                                    ['f'] = '\f', ['n'] = '\n',  ['r'] = '\r', ['t'] = '\t'};
 
 /* Checks the escape whose character c is at (*rp)[-1], moving *rp past it:
  * the errors unescape_at would find. */
