@@ -229,8 +229,8 @@ Test(json, duplicate_keys_last_wins) {
  * every other form of the same key, a longer or shorter one, a key near
  * the end of the text, must read as the general path reads it. */
 Test(json, schema_keys_read_alike_in_every_form) {
-    static const char *const keys[] = {"name", "as_tensor", "nn_module_stack",
-                                       "is_hop_single_tensor_return", "arg", "kind"};
+    static const char *const keys[] = {
+        "name", "as_tensor", "nn_module_stack", "is_hop_single_tensor_return", "arg", "kind"};
     for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
         const char *key = keys[k];
         size_t n = strlen(key);
@@ -260,8 +260,7 @@ Test(json, schema_keys_read_alike_in_every_form) {
         cr_assert_str_eq(j->u.kids[0].key, key);
         /* a raw control byte in it: the general path's message */
         snprintf(t, sizeof t, "{\"%.*s\t%s\": 1}", 1, key, key + 1);
-        cr_assert(strstr(bad(t), "unescaped control character U+0009 inside a string"), "%s",
-                  t);
+        cr_assert(strstr(bad(t), "unescaped control character U+0009 inside a string"), "%s", t);
     }
 }
 
