@@ -1011,6 +1011,16 @@ static inline __attribute__((always_inline)) int parse_container(parser *ps, siz
                     if (ps->hook)
                         ps->hook->fn(ps->hook->ctx, ps->lazy_key, (uint32_t)(kid - base),
                                      &ps->stk[kid]);
+                } else if (ps->p < ps->end && *ps->p == '"' && !ps->defer) {
+                    /* a string value (most of a program's): what parse_at
+                     * gives it, without the call; an element flagged
+                     * EXDB_JRAW_DEFER takes parse_member's way */
+                    ps->stk[kid].type = EXDB_JSTRING;
+                    if (parse_string(ps, &ps->stk[kid].u.str, &ps->stk[kid].len) < 0)
+                        return -1;
+                } else if (ps->p < ps->end && *ps->p >= '0' && *ps->p <= '9') {
+                    if (parse_number(ps, &ps->stk[kid]) < 0) /* parse_at's, without the call */
+                        return -1;
                 } else if ((key ? parse_member(ps, kid, key) : parse_at(ps, kid)) < 0) {
                     return -1;
                 }
