@@ -24,8 +24,7 @@ static inline uint64_t mix8(uint64_t h, uint64_t w) {
     return ((h ^ w) * 0xbf58476d1ce4e5b9u) ^ (h >> 31);
 }
 
-static uint32_t hash_str(const char *s) {
-    size_t n = strlen(s);
+static uint32_t hash_mem(const char *s, size_t n) {
     uint64_t h = 0x9e3779b97f4a7c15u ^ n;
     if (n >= 64) {
         /* four lanes of 32 bytes a step: one chain of multiplies took ~4
@@ -63,6 +62,10 @@ static uint32_t hash_str(const char *s) {
     return r ? r : 1;
 }
 
+static uint32_t hash_str(const char *s) {
+    return hash_mem(s, strlen(s));
+}
+
 void exdb_strmap_init(exdb_strmap *m, exdb_arena *a) {
     memset(m, 0, sizeof *m);
     m->a = a;
@@ -70,6 +73,10 @@ void exdb_strmap_init(exdb_strmap *m, exdb_arena *a) {
 
 uint32_t exdb_strmap_hash(const char *key) {
     return hash_str(key);
+}
+
+uint32_t exdb_strmap_hash_n(const char *key, size_t n) {
+    return hash_mem(key, n);
 }
 
 void **exdb_strmap_find(const exdb_strmap *m, const char *key) {

@@ -404,9 +404,9 @@ const char *exdb_names_create_slot(exdb_arena *a, exdb_strmap *names, exdb_strma
     buf[base_len] = '\0';
     void **bc = NULL; /* base_count's slot for the base, once looked up */
     int bc_looked = 0;
-    uint32_t h = exdb_strmap_hash(cand);
+    uint32_t h = exdb_strmap_hash_n(cand, w);
     /* the base's hash: the candidate's when it is the base (no suffix) */
-    uint32_t hb = base_len == w ? h : exdb_strmap_hash(buf);
+    uint32_t hb = base_len == w ? h : exdb_strmap_hash_n(buf, base_len);
     int taken = exdb_strmap_find_hashed(names, cand, h) != NULL; /* cand's, as h */
     if (!has_num || taken) {
         bc = exdb_strmap_find_hashed(base_count, buf, hb);

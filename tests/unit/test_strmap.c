@@ -119,6 +119,16 @@ Test(strmap, long_keys_differing_in_one_byte_hash_apart) {
     }
 }
 
+/* The hash of a key whose length the caller has is the key's hash. */
+Test(strmap, hash_of_a_known_length_is_the_hash) {
+    char k[300];
+    for (size_t n = 0; n < sizeof k; n++) {
+        k[n] = '\0';
+        cr_assert_eq(exdb_strmap_hash_n(k, n), exdb_strmap_hash(k), "length %zu", n);
+        k[n] = (char)('a' + n % 23);
+    }
+}
+
 Test(strmap, reserved_table_takes_keys_without_growing) {
     exdb_strmap m;
     exdb_strmap_init(&m, &A);
