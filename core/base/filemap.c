@@ -17,6 +17,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
+#if defined(__x86_64__) || defined(__i386__)
+/* XXH3 on the widest vector unit the processor has (AVX2, AVX-512), chosen
+ * at run time by libxxhash's x86 build; the plain calls run its SSE2 code.
+ * The value is the same either way (XXH3 is defined by its output). */
+#include <xxh_x86dispatch.h>
+#endif
 
 #ifdef EXDB_FAULT
 #include "core/base/fault.h"

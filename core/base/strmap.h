@@ -46,6 +46,8 @@ void **exdb_strmap_put(exdb_strmap *m, const char *key, int *created);
  * and find with the hash already computed. Hashing a key a few lookups ahead
  * and prefetching its slot hides the cache misses of a big table. */
 uint32_t exdb_strmap_hash(const char *key);
+/* exdb_strmap_hash of key, whose strlen n the caller has. */
+uint32_t exdb_strmap_hash_n(const char *key, size_t n);
 /* The key a used slot holds (for walks over m->slots). */
 static inline const char *exdb_strmap_slot_key(const exdb_strmap_slot *s) {
     return (const char *)(s->key & (((uintptr_t)1 << 48) - 1));

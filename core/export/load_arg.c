@@ -329,7 +329,8 @@ int exdb_load_arg(loader *L, gscope *sc, const exdb_json *j, const jpath *p, exd
     /* every kind is "as_" and more: its next letter is compared first */
     int as = tag[0] == 'a' && tag[1] == 's' && tag[2] == '_';
     for (size_t k = 0; as && k < sizeof arg_kinds / sizeof *arg_kinds; k++) {
-        if (arg_kinds[k].tag[3] != tag[3] || strcmp(tag + 3, arg_kinds[k].tag + 3) != 0)
+        if (arg_kinds[k].tag != tag &&
+            (arg_kinds[k].tag[3] != tag[3] || strcmp(tag + 3, arg_kinds[k].tag + 3) != 0))
             continue;
         if (arg_kinds[k].list)
             return list_of(L, sc, v, &vp, arg_kinds[k].fn, out);

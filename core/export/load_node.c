@@ -184,7 +184,7 @@ static int gen_getitems(loader *L, gscope *sc, exdb_node *of, const exdb_json *o
             vpp = &vp;
         const char *name = NULL;
         char q[QS];
-        if (strcmp(tag, "as_tensor") == 0) {
+        if (exdb_json_key_is(tag, "as_tensor")) {
             if (exdb_load_need_obj(L, v, vpp) < 0 ||
                 exdb_load_get_str(L, v, "name", vpp, &name) < 0)
                 return -1;
@@ -278,11 +278,11 @@ static int load_outputs(loader *L, gscope *sc, exdb_node *n, const exdb_json *ou
     if (exdb_load_get_union(L, o0, &p0, "a node output", &tag, &v) < 0)
         return -1;
     jpath vp = PKEY(&p0, tag);
-    int is_none = strcmp(tag, "as_none") == 0;
+    int is_none = exdb_json_key_is(tag, "as_none");
     /* a HOP whose one result is a 1-tuple: getitem(node, 0) named after it */
     int hop_tuple = outs->len == 1 && is_hop && !hop_single && !is_none;
     int one = outs->len == 1 && !hop_tuple;
-    if (one && strcmp(tag, "as_tensor") == 0) {
+    if (one && exdb_json_key_is(tag, "as_tensor")) {
         const char *name;
         if (exdb_load_need_obj(L, v, &vp) < 0 || exdb_load_get_str(L, v, "name", &vp, &name) < 0)
             return -1;

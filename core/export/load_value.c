@@ -17,7 +17,7 @@ static int parse_sym(loader *L, const exdb_json *j, const jpath *p, int flavour,
     /* {"as_int": N}, most sizes and strides: what the general path below
      * gives it, without its lookups; anything else takes that path */
     if (flavour == 0 && j && j->type == EXDB_JOBJECT && j->len == 1 &&
-        j->u.kids[0].type == EXDB_JNUMBER && strcmp(j->u.kids[0].key, "as_int") == 0 &&
+        j->u.kids[0].type == EXDB_JNUMBER && exdb_json_key_is(j->u.kids[0].key, "as_int") &&
         exdb_json_int(&j->u.kids[0], &out->v.i) == 0)
         return 0;
     if (j && j->type == EXDB_JNUMBER && flavour == 0) /* schema 1: plain int */

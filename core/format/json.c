@@ -281,6 +281,11 @@ __attribute__((cold)) static int bad_escape_at(parser *ps, const char *at, char 
     return bad_escape(ps, c);
 }
 
+/* What each single-character escape stands for ("\n": a newline); 0 for
+ * the characters that make no escape (\u is read apart). */
+static const char unescaped[256] = {['"'] = '"',  ['\\'] = '\\', ['/'] = '/',  ['b'] = '\b',
+                                    ['f'] = '\f', ['n'] = '\n',  ['r'] = '\r', ['t'] = '\t'};
+
 /* Moves the plain bytes at *rp (none of '"', '\\' or a control character)
  * to *wp (with write), stopping at the first other byte or the end. Eight
  * bytes a step: the lowest flagged byte of special8 is exact (false
@@ -311,6 +316,17 @@ static inline __attribute__((always_inline)) void scan_plain(const parser *ps, c
             continue;
         }
         unsigned k = (unsigned)__builtin_ctz(m);
+        if (write == 2 && r[k] == '\\' && ps->end - r > k + 1) {
+            /* a one-character escape (a stack trace's \" and \n, from_node's
+             * \" every few bytes): decoded here, the scan goes on */
+            char e = unescaped[(unsigned char)r[k + 1]];
+            if (e) {
+                w[k] = e;
+                r += k + 2;
+                w += k + 1;
+                continue;
+            }
+        }
         if (write == 1)
             memcpy(w, r, k);
         *rp = r + k;
@@ -347,11 +363,6 @@ static inline __attribute__((always_inline)) void scan_plain(const parser *ps, c
     *rp = r;
     *wp = w;
 }
-
-/* What each single-character escape stands for ("\n": a newline); 0 for
- * the characters that make no escape (\u is read apart). */
-static const char unescaped[256] = {['"'] = '"',  ['\\'] = '\\', ['/'] = '/',  ['b'] = '\b',
-                                    ['f'] = '\f', ['n'] = '\n',  ['r'] = '\r', ['t'] = '\t'};
 
 /* Checks the escape whose character c is at (*rp)[-1], moving *rp past it:
  * the errors unescape_at would find. */
@@ -590,6 +601,11 @@ enum { KNOWN_SLOTS = 512, KNOWN_MAX_LEN = 32 };
 static const char *known_slot[KNOWN_SLOTS];
 static uint8_t known_len[KNOWN_SLOTS];
 static pthread_once_t known_once = PTHREAD_ONCE_INIT;
+static int known_ready; /* known_init has run (read with acquire) */
+#ifdef __SSE2__
+/* known_slot's keys of at most 15 bytes, NUL-padded to 16 (known_key16) */
+static __m128i known16[KNOWN_SLOTS];
+#endif
 
 /* Cheap: the length and three bytes (the table is a quarter full). */
 static uint32_t key_hash(const char *s, size_t n) {
@@ -605,7 +621,15 @@ static void known_init(void) {
             h = (h + 1) & (KNOWN_SLOTS - 1);
         known_slot[h] = k;
         known_len[h] = (uint8_t)strlen(k);
+#ifdef __SSE2__
+        if (known_len[h] < 16) {
+            char pad[16] = {0};
+            memcpy(pad, k, known_len[h]);
+            known16[h] = _mm_loadu_si128((const __m128i *)(const void *)pad);
+        }
+#endif
     }
+    __atomic_store_n(&known_ready, 1, __ATOMIC_RELEASE);
 }
 
 /* Whether a[0..n) and b[0..n) are equal, 0 < n <= KNOWN_MAX_LEN: words
@@ -640,7 +664,8 @@ static inline __attribute__((always_inline)) int key_eq(const char *a, const cha
 static inline __attribute__((always_inline)) const char *known_key(const char *s, size_t n) {
     if (n == 0 || n > KNOWN_MAX_LEN)
         return NULL;
-    pthread_once(&known_once, known_init);
+    if (!__atomic_load_n(&known_ready, __ATOMIC_ACQUIRE)) /* no call per key */
+        pthread_once(&known_once, known_init);
     for (uint32_t h = key_hash(s, n) & (KNOWN_SLOTS - 1); known_slot[h];
          h = (h + 1) & (KNOWN_SLOTS - 1)) {
         if (known_len[h] == n && key_eq(known_slot[h], s, n))
@@ -648,6 +673,42 @@ static inline __attribute__((always_inline)) const char *known_key(const char *s
     }
     return NULL;
 }
+
+#ifdef __SSE2__
+/* The key at ps->p when it is one of known_keys of at most 15 bytes with
+ * no escape (most keys of a program): its static string, its length in
+ * *outlen and ps->p past its closing quote, from one 16-byte load and one
+ * compare; NULL otherwise, ps->p unmoved (parse_key reads it). */
+static inline __attribute__((always_inline)) const char *known_key16(parser *ps, uint32_t *outlen) {
+    const char *s = ps->p + 1;
+    if (ps->end - s < 16)
+        return NULL;
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+    __m128i sp = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+        _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1F)), v));
+    unsigned m = (unsigned)_mm_movemask_epi8(sp);
+    unsigned n = (unsigned)__builtin_ctz(m | 0x10000);
+    /* the first special byte is the closing quote, after one byte or more */
+    if (n == 0 || n == 16 || s[n] != '"')
+        return NULL;
+    if (!__atomic_load_n(&known_ready, __ATOMIC_ACQUIRE))
+        pthread_once(&known_once, known_init);
+    unsigned want = (1u << n) - 1; /* the key's bytes */
+    for (uint32_t h = key_hash(s, n) & (KNOWN_SLOTS - 1); known_slot[h];
+         h = (h + 1) & (KNOWN_SLOTS - 1)) {
+        if (known_len[h] != n)
+            continue;
+        unsigned eq = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, known16[h]));
+        if ((eq & want) == want) {
+            *outlen = n;
+            ps->p = s + n + 1;
+            return known_slot[h];
+        }
+    }
+    return NULL;
+}
+#endif
 
 /* n bytes of the string pool (byte-aligned), or NULL: memory ran out. */
 static char *pool_take(exdb_jstrings *s, size_t n) {
@@ -853,7 +914,11 @@ static int close_container(parser *ps, size_t slot_idx, size_t base) {
             ps->oom = 1;
             return fail(ps, "out of memory");
         }
-        memcpy(kids, ps->stk + base, n * sizeof *kids);
+        if (n <= 4) /* most containers of a program (no call of memcpy) */
+            for (size_t i = 0; i < n; i++)
+                kids[i] = ps->stk[base + i];
+        else
+            memcpy(kids, ps->stk + base, n * sizeof *kids);
     }
     ps->top = base;
     ps->stk[slot_idx].u.kids = kids;
@@ -913,7 +978,13 @@ static inline __attribute__((always_inline)) int parse_container(parser *ps, siz
             if (is_obj) {
                 if (ps->p >= ps->end || *ps->p != '"')
                     return fail_found(ps, "expected a string key in object");
-                if ((mode == ELEMS_CHECK ? check_key(ps) : parse_key(ps, &key, &klen)) < 0)
+                int known = 0; /* most keys: read inline, no call of parse_key */
+#ifdef __SSE2__
+                if (mode != ELEMS_CHECK)
+                    known = (key = known_key16(ps, &klen)) != NULL;
+#endif
+                if (!known &&
+                    (mode == ELEMS_CHECK ? check_key(ps) : parse_key(ps, &key, &klen)) < 0)
                     return -1;
                 skip_ws(ps);
                 if (ps->p >= ps->end || *ps->p != ':')
@@ -940,6 +1011,16 @@ static inline __attribute__((always_inline)) int parse_container(parser *ps, siz
                     if (ps->hook)
                         ps->hook->fn(ps->hook->ctx, ps->lazy_key, (uint32_t)(kid - base),
                                      &ps->stk[kid]);
+                } else if (ps->p < ps->end && *ps->p == '"' && !ps->defer) {
+                    /* a string value (most of a program's): what parse_at
+                     * gives it, without the call; an element flagged
+                     * EXDB_JRAW_DEFER takes parse_member's way */
+                    ps->stk[kid].type = EXDB_JSTRING;
+                    if (parse_string(ps, &ps->stk[kid].u.str, &ps->stk[kid].len) < 0)
+                        return -1;
+                } else if (ps->p < ps->end && *ps->p >= '0' && *ps->p <= '9') {
+                    if (parse_number(ps, &ps->stk[kid]) < 0) /* parse_at's, without the call */
+                        return -1;
                 } else if ((key ? parse_member(ps, kid, key) : parse_at(ps, kid)) < 0) {
                     return -1;
                 }

@@ -9,11 +9,15 @@
 const exdb_json *exdb_json_get(const exdb_json *obj, const char *key) {
     if (!obj || obj->type != EXDB_JOBJECT)
         return NULL;
-    /* Objects are small (a handful of keys): compare the first byte before
-     * calling strcmp; the loader asks for fixed keys millions of times. */
+    /* Objects are small (a handful of keys): compare the pointers, then the
+     * first byte before calling strcmp; the loader asks for fixed keys
+     * millions of times. A schema key points at json.c's static copy, which
+     * the linker merges with the caller's equal literal (one copy of each
+     * string constant), so most hits need no strcmp; equal pointers are
+     * equal strings, so the last of repeated keys still wins. */
     for (uint32_t i = obj->len; i-- > 0;) {
         const char *k = obj->u.kids[i].key;
-        if (k[0] == key[0] && strcmp(k, key) == 0)
+        if (k == key || (k[0] == key[0] && strcmp(k, key) == 0))
             return &obj->u.kids[i];
     }
     return NULL;

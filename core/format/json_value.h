@@ -6,6 +6,7 @@
 #define EXDB_CORE_FORMAT_JSON_VALUE_H
 
 #include <stdint.h>
+#include <string.h>
 
 typedef enum {
     EXDB_JNULL,
@@ -59,6 +60,13 @@ int exdb_json_int(const exdb_json *j, int64_t *out);
 int exdb_json_double(const exdb_json *j, double *out);
 /* Human name of a type for messages: "an object", "a string"... */
 const char *exdb_json_type_name(const exdb_json *j);
+
+/* Whether the DOM key k is the schema key lit: json.c's static copy of a
+ * schema key is the caller's literal (the linker keeps one copy of each), so
+ * mostly one pointer compare; strcmp otherwise. */
+static inline int exdb_json_key_is(const char *k, const char *lit) {
+    return k == lit || strcmp(k, lit) == 0;
+}
 
 static inline int exdb_json_is(const exdb_json *j, exdb_jtype t) {
     return j && j->type == t;

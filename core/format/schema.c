@@ -84,6 +84,9 @@ const char *exdb_output_kind_name(exdb_output_kind k) {
 }
 
 int exdb_input_kind_of(const char *tag) {
+    for (int k = 0; k < 7; k++) /* a DOM key: json.c's copy of the literal */
+        if (tag == in_keys[k])
+            return k;
     for (int k = 0; k < 7; k++)
         if (strcmp(tag, in_keys[k]) == 0)
             return k;

@@ -476,6 +476,15 @@ static void target_text(exdb_op op, const char *target, exdb_target_kind tkind, 
     *len_out = len;
 }
 
+/* Whether t[0..len) holds an upper-case ASCII letter (target_snake would
+ * change it). */
+static int has_upper(const char *t, size_t len) {
+    for (size_t i = 0; i < len; i++)
+        if (t[i] >= 'A' && t[i] <= 'Z')
+            return 1;
+    return 0;
+}
+
 static char *target_snake(char *buf, const char *t, size_t len) {
     size_t w = 0;
     for (size_t i = 0; i < len; i++) {
@@ -564,8 +573,11 @@ static exdb_node *create_node(exdb_graph *g, exdb_op op, const char *target, exd
         const char *t;
         size_t len;
         target_text(op, target, tkind, &t, &len);
-        cand = 2 * len + 1 <= sizeof tbuf ? target_snake(tbuf, t, len)
-                                          : exdb_target_to_str(g->arena, op, target, tkind);
+        if (t[len] == '\0' && !has_upper(t, len)) /* snake case already (a placeholder's) */
+            cand = t;
+        else
+            cand = 2 * len + 1 <= sizeof tbuf ? target_snake(tbuf, t, len)
+                                              : exdb_target_to_str(g->arena, op, target, tkind);
     }
     void **slot = NULL;
     n->name = cand ? exdb_names_create_slot(g->arena, &g->names, &g->base_count, cand, keep,

@@ -269,10 +269,20 @@ static int is_digit(char c) {
 /* FX's _name_regex, ^([a-zA-Z_][0-9a-zA-Z_]*?)(?:_(\d+))?$, as a test: the
  * candidate is used as is (no sanitising) when it matches. */
 static int is_valid_name(const char *s) {
+    /* [0-9a-zA-Z_] by table: one load a character, no chain of compares */
+    static const uint8_t ident[256] = {
+        ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+        ['8'] = 1, ['9'] = 1, ['_'] = 1, ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1,
+        ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1,
+        ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1,
+        ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1, ['A'] = 1, ['B'] = 1, ['C'] = 1,
+        ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1,
+        ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1,
+        ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1};
     if (!*s || is_digit(*s))
         return 0;
     for (; *s; s++)
-        if (!is_ident_char((unsigned char)*s))
+        if (!ident[(unsigned char)*s])
             return 0;
     return 1;
 }
@@ -394,10 +404,12 @@ const char *exdb_names_create_slot(exdb_arena *a, exdb_strmap *names, exdb_strma
     buf[base_len] = '\0';
     void **bc = NULL; /* base_count's slot for the base, once looked up */
     int bc_looked = 0;
-    uint32_t h = exdb_strmap_hash(cand);
+    uint32_t h = exdb_strmap_hash_n(cand, w);
+    /* the base's hash: the candidate's when it is the base (no suffix) */
+    uint32_t hb = base_len == w ? h : exdb_strmap_hash_n(buf, base_len);
     int taken = exdb_strmap_find_hashed(names, cand, h) != NULL; /* cand's, as h */
     if (!has_num || taken) {
-        bc = exdb_strmap_find(base_count, buf);
+        bc = exdb_strmap_find_hashed(base_count, buf, hb);
         bc_looked = 1;
         num = bc ? (uint64_t)(uintptr_t)*bc : 0;
         if (is_reserved_hashed(cand, h)) { /* reserved names never end in _<digits> */
@@ -415,11 +427,11 @@ const char *exdb_names_create_slot(exdb_arena *a, exdb_strmap *names, exdb_strma
     final = keep && strcmp(cand, keep) == 0 ? keep : exdb_arena_strdup(a, cand);
     void **slot = final ? exdb_strmap_put_hashed(names, final, h, NULL) : NULL;
     /* putting into names leaves base_count's slots where they were */
-    void **bslot = bc_looked ? bc : exdb_strmap_find(base_count, buf);
+    void **bslot = bc_looked ? bc : exdb_strmap_find_hashed(base_count, buf, hb);
     if (!bslot && slot) { /* a new base: the map keeps the key, so copy it (or
                              share the name's, when the name is the base) */
         const char *key = strcmp(final, buf) == 0 ? final : exdb_arena_strdup(a, buf);
-        bslot = key ? exdb_strmap_put(base_count, key, NULL) : NULL;
+        bslot = key ? exdb_strmap_put_hashed(base_count, key, hb, NULL) : NULL;
     }
     if (!slot || !bslot) {
         final = NULL;

@@ -224,6 +224,46 @@ Test(json, duplicate_keys_last_wins) {
     cr_assert_eq(j->len, 3, "both members stay in the DOM");
 }
 
+/* Schema keys are read from one 16-byte load when plain and short
+ * (json.c known_key16) and looked up by pointer first (exdb_json_get):
+ * every other form of the same key, a longer or shorter one, a key near
+ * the end of the text, must read as the general path reads it. */
+Test(json, schema_keys_read_alike_in_every_form) {
+    static const char *const keys[] = {
+        "name", "as_tensor", "nn_module_stack", "is_hop_single_tensor_return", "arg", "kind"};
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+        const char *key = keys[k];
+        size_t n = strlen(key);
+        char esc[64], shorter[64], longer[64], t[512];
+        /* the key with its second letter as a \u escape */
+        snprintf(esc, sizeof esc, "%c\\u%04x%s", key[0], (unsigned char)key[1], key + 2);
+        snprintf(shorter, sizeof shorter, "%.*s", (int)n - 1, key);
+        snprintf(longer, sizeof longer, "%sx", key);
+        /* plain then escaped, escaped then plain: the last wins */
+        for (int order = 0; order < 2; order++) {
+            snprintf(t, sizeof t, "{\"%s\": 1, \"%s\": 2, \"%s\": 3, \"%s\": 4}", shorter,
+                     order ? esc : key, longer, order ? key : esc);
+            exdb_json *j = ok(t);
+            int64_t v = 0;
+            cr_assert_eq(exdb_json_int(exdb_json_get(j, key), &v), 0, "%s", t);
+            cr_assert_eq(v, 4, "%s", t);
+            cr_assert_eq(exdb_json_int(exdb_json_get(j, shorter), &v), 0, "%s", t);
+            cr_assert_eq(v, 1, "%s", t);
+            cr_assert_eq(exdb_json_int(exdb_json_get(j, longer), &v), 0, "%s", t);
+            cr_assert_eq(v, 3, "%s", t);
+            cr_assert_str_eq(j->u.kids[order ? 3 : 1].key, key);
+            cr_assert_str_eq(j->u.kids[order ? 1 : 3].key, key);
+        }
+        /* the key at the end of the text: fewer than 16 bytes after it */
+        snprintf(t, sizeof t, "{\"%s\":1}", key);
+        exdb_json *j = ok(t);
+        cr_assert_str_eq(j->u.kids[0].key, key);
+        /* a raw control byte in it: the general path's message */
+        snprintf(t, sizeof t, "{\"%.*s\t%s\": 1}", 1, key, key + 1);
+        cr_assert(strstr(bad(t), "unescaped control character U+0009 inside a string"), "%s", t);
+    }
+}
+
 Test(json, depth_limit) {
     char deep[2 * EXDB_JSON_MAX_DEPTH + 8];
     int n = EXDB_JSON_MAX_DEPTH;

@@ -83,6 +83,52 @@ Test(strmap, grows_past_2_16_slots_and_finds_every_key) {
     cr_assert_eq(used, NKEYS);
 }
 
+/* Keys of 64 bytes or more are hashed in four lanes (strmap.c): a key
+ * that differs from another in one byte anywhere, the overlapping last
+ * 32 bytes included, hashes apart from it, and every one is found. */
+Test(strmap, long_keys_differing_in_one_byte_hash_apart) {
+    enum { LENS = 4 };
+    static const size_t lens[LENS] = {64, 95, 96, 517};
+    for (int l = 0; l < LENS; l++) {
+        size_t n = lens[l];
+        char base[600];
+        for (size_t i = 0; i < n; i++)
+            base[i] = (char)('a' + i % 26);
+        base[n] = '\0';
+        uint32_t h0 = exdb_strmap_hash(base);
+        exdb_strmap m;
+        exdb_strmap_init(&m, &A);
+        cr_assert_not_null(exdb_strmap_put(&m, base, NULL));
+        for (size_t i = 0; i < n; i++) {
+            char *k = exdb_arena_strdup(&A, base);
+            cr_assert_not_null(k);
+            k[i] = (char)(k[i] == 'Z' ? 'Y' : 'Z');
+            cr_assert_neq(exdb_strmap_hash(k), h0, "length %zu, byte %zu", n, i);
+            void **v = exdb_strmap_put(&m, k, NULL);
+            cr_assert_not_null(v);
+            *v = (void *)(uintptr_t)(i + 1);
+        }
+        for (size_t i = 0; i < n; i++) {
+            char k[600];
+            memcpy(k, base, n + 1);
+            k[i] = (char)(k[i] == 'Z' ? 'Y' : 'Z');
+            void **v = exdb_strmap_find(&m, k);
+            cr_assert_not_null(v, "length %zu, byte %zu", n, i);
+            cr_assert_eq((uintptr_t)*v, i + 1);
+        }
+    }
+}
+
+/* The hash of a key whose length the caller has is the key's hash. */
+Test(strmap, hash_of_a_known_length_is_the_hash) {
+    char k[300];
+    for (size_t n = 0; n < sizeof k; n++) {
+        k[n] = '\0';
+        cr_assert_eq(exdb_strmap_hash_n(k, n), exdb_strmap_hash(k), "length %zu", n);
+        k[n] = (char)('a' + n % 23);
+    }
+}
+
 Test(strmap, reserved_table_takes_keys_without_growing) {
     exdb_strmap m;
     exdb_strmap_init(&m, &A);
