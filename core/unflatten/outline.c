@@ -269,6 +269,68 @@ static void set_ev(exdb_uevent *ev, int kind, const exdb_urun *r, int32_t flat, 
     ev->item = -1;
 }
 
+/* What frame f (just entered at r->idx) will hold from this call, at
+ * least: its own nodes (the flat nodes at its depth up to where the stack
+ * leaves it), one call_module node per child call, and the inputs its own
+ * nodes take from nodes copied before it (placeholders, for the most
+ * part). */
+typedef struct span_count {
+    const exdb_urun *r;
+    uint32_t own, children, outside;
+} span_count;
+
+static void count_outside(void *ctx, exdb_node *in) {
+    span_count *sc = ctx;
+    sc->outside += sc->r->seen[in->id] != 0;
+}
+
+/* The scan costs the frame's span once per level of nesting. */
+static span_count span_of(const exdb_urun *r, const exdb_uframe *f) {
+    span_count sc = {r, 0, 0, 0};
+    const exdb_stack_entry *child = NULL;
+    for (uint32_t i = r->idx; i < r->nnodes; i++) {
+        const exdb_meta *m = r->nodes[i]->meta;
+        if (!m || !m->has_stack || m->nstack == 0)
+            break;
+        int c = cmp_stack(f, m);
+        if (c == 0)
+            break;
+        if (c == 1) {
+            sc.own++;
+            exdb_node_foreach_input(r->nodes[i], count_outside, &sc);
+            child = NULL;
+            continue;
+        }
+        const exdb_stack_entry *e = &m->stack[f->depth];
+        if (!child || child->call_idx != e->call_idx || strcmp(child->path, e->path) != 0)
+            sc.children++;
+        child = e;
+    }
+    return sc;
+}
+
+/* Sizes frame f's tables for its span at the ENTER event, in tables that
+ * event makes: its graph's names and base_count, its node_map and
+ * node_to_placeholder. Grown one key at a time, each doubles from its
+ * first size and leaves the old table in the run's arena (kept for undo):
+ * synth_100k's run left 15.4 MB of them in its 203 MB arena. Only tables
+ * that would outgrow their first size anyway are sized. 0, or -1 when
+ * memory is exhausted. */
+static int reserve_frame(exdb_urun *r, exdb_uframe *f) {
+    span_count sc = span_of(r, f);
+    exdb_graph *g = f->graph;
+    uint32_t names = 1 + sc.own + sc.children + sc.outside + (f->sig ? f->sig->ninputs : 0);
+    if (g->names.count + names > 6 &&
+        (exdb_strmap_reserve(&g->names, g->names.count + names) < 0 ||
+         exdb_strmap_reserve(&g->base_count, g->base_count.count + names) < 0))
+        return -1;
+    if (f->node_map.n + sc.own > 4 &&
+        exdb_unodemap_reserve(r, &f->node_map, f->node_map.n + sc.own) < 0)
+        return -1;
+    uint32_t inputs = f->node_to_placeholder.n + sc.outside;
+    return inputs > 4 ? exdb_unodemap_reserve(r, &f->node_to_placeholder, inputs) : 0;
+}
+
 /* run_from's decision for the node at r->idx inside frame f (the BODY
  * phase): exit f when the node's stack leaves it, enter a deeper module, or
  * copy the node into f. 1 event, -1 error. */
@@ -301,6 +363,8 @@ static int body_step(exdb_urun *r, exdb_uframe *f, exdb_uevent *ev, exdb_error *
     if (c == 2) {
         if (exdb_frame_enter(r, f, &m->stack[f->depth], err) < 0)
             return -1;
+        if (reserve_frame(r, r->stack[r->depth - 1]) < 0)
+            return exdb_errorf(err, "out of memory");
         set_ev(ev, EXDB_EV_ENTER, r, (int32_t)r->idx, (int32_t)r->stack[r->depth - 1]->index);
         return 1;
     }

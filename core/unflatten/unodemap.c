@@ -22,8 +22,8 @@ exdb_node *exdb_unodemap_get(const exdb_unodemap *m, const exdb_node *k) {
     }
 }
 
-static int nodemap_grow(exdb_urun *r, exdb_unodemap *m) {
-    uint32_t ns = m->nslots ? m->nslots * 2 : 8;
+/* The slot array rebuilt with ns slots (a power of two above 2 * m->n). */
+static int nodemap_rehash(exdb_urun *r, exdb_unodemap *m, uint32_t ns) {
     uint32_t *slots = exdb_arena_calloc(&r->arena, ns, sizeof *slots);
     if (!slots)
         return -1;
@@ -33,9 +33,43 @@ static int nodemap_grow(exdb_urun *r, exdb_unodemap *m) {
             h = (h + 1) & (ns - 1);
         slots[h] = i + 1;
     }
+    EXDB_WILL_WRITE(&r->arena, m->slots);
+    EXDB_WILL_WRITE(&r->arena, m->nslots);
     m->slots = slots;
     m->nslots = ns;
     return 0;
+}
+
+/* keys and vals moved to arrays of ncap entries. */
+static int nodemap_resize(exdb_urun *r, exdb_unodemap *m, uint32_t ncap) {
+    exdb_node **nk = exdb_arena_alloc(&r->arena, ncap * sizeof *nk);
+    exdb_node **nv = exdb_arena_alloc(&r->arena, ncap * sizeof *nv);
+    if (!nk || !nv)
+        return -1;
+    if (m->n) {
+        memcpy(nk, m->keys, m->n * sizeof *nk);
+        memcpy(nv, m->vals, m->n * sizeof *nv);
+    }
+    EXDB_WILL_WRITE(&r->arena, m->keys);
+    EXDB_WILL_WRITE(&r->arena, m->vals);
+    EXDB_WILL_WRITE(&r->arena, m->cap);
+    m->keys = nk;
+    m->vals = nv;
+    m->cap = ncap;
+    return 0;
+}
+
+int exdb_unodemap_reserve(exdb_urun *r, exdb_unodemap *m, uint32_t n) {
+    if (n > (1u << 28))
+        return 0; /* an estimate that big: grow as entries come */
+    uint32_t cap = m->cap ? m->cap : 4, ns = m->nslots ? m->nslots : 8;
+    while (cap < n)
+        cap *= 2;
+    while (n * 2 > ns)
+        ns *= 2;
+    if (ns != m->nslots && nodemap_rehash(r, m, ns) < 0)
+        return -1;
+    return cap != m->cap ? nodemap_resize(r, m, cap) : 0;
 }
 
 /* m[k] = v: in place when k is present (dict semantics). */
@@ -54,29 +88,10 @@ int exdb_unodemap_put(exdb_urun *r, exdb_unodemap *m, exdb_node *k, exdb_node *v
         }
     }
     EXDB_WILL_WRITE(&r->arena, m->n);
-    if ((m->n + 1) * 2 > m->nslots) {
-        EXDB_WILL_WRITE(&r->arena, m->slots);
-        EXDB_WILL_WRITE(&r->arena, m->nslots);
-        if (nodemap_grow(r, m) < 0)
-            return -1;
-    }
-    if (m->n == m->cap) {
-        EXDB_WILL_WRITE(&r->arena, m->keys);
-        EXDB_WILL_WRITE(&r->arena, m->vals);
-        EXDB_WILL_WRITE(&r->arena, m->cap);
-        uint32_t ncap = m->cap ? m->cap * 2 : 4;
-        exdb_node **nk = exdb_arena_alloc(&r->arena, ncap * sizeof *nk);
-        exdb_node **nv = exdb_arena_alloc(&r->arena, ncap * sizeof *nv);
-        if (!nk || !nv)
-            return -1;
-        if (m->n) {
-            memcpy(nk, m->keys, m->n * sizeof *nk);
-            memcpy(nv, m->vals, m->n * sizeof *nv);
-        }
-        m->keys = nk;
-        m->vals = nv;
-        m->cap = ncap;
-    }
+    if ((m->n + 1) * 2 > m->nslots && nodemap_rehash(r, m, m->nslots ? m->nslots * 2 : 8) < 0)
+        return -1;
+    if (m->n == m->cap && nodemap_resize(r, m, m->cap ? m->cap * 2 : 4) < 0)
+        return -1;
     EXDB_WILL_WRITE(&r->arena, m->keys[m->n]);
     EXDB_WILL_WRITE(&r->arena, m->vals[m->n]);
     m->keys[m->n] = k;
