@@ -284,15 +284,21 @@ static void count_outside(void *ctx, exdb_node *in) {
     sc->outside += sc->r->seen[in->id] != 0;
 }
 
-/* The scan costs the frame's span once per level of nesting. */
+/* The scan costs the frame's span once per level of nesting; a node with
+ * the previous node's stack (the loader keeps one copy of each distinct
+ * stack) is not compared again. */
 static span_count span_of(const exdb_urun *r, const exdb_uframe *f) {
     span_count sc = {r, 0, 0, 0};
-    const exdb_stack_entry *child = NULL;
+    const exdb_stack_entry *child = NULL, *prev = NULL;
+    int c = 0;
     for (uint32_t i = r->idx; i < r->nnodes; i++) {
         const exdb_meta *m = r->nodes[i]->meta;
         if (!m || !m->has_stack || m->nstack == 0)
             break;
-        int c = cmp_stack(f, m);
+        int same = m->stack == prev;
+        if (!same)
+            c = cmp_stack(f, m);
+        prev = m->stack;
         if (c == 0)
             break;
         if (c == 1) {
@@ -302,7 +308,8 @@ static span_count span_of(const exdb_urun *r, const exdb_uframe *f) {
             continue;
         }
         const exdb_stack_entry *e = &m->stack[f->depth];
-        if (!child || child->call_idx != e->call_idx || strcmp(child->path, e->path) != 0)
+        if (!same &&
+            (!child || child->call_idx != e->call_idx || strcmp(child->path, e->path) != 0))
             sc.children++;
         child = e;
     }
