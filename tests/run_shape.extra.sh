@@ -30,7 +30,8 @@ bad() {
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 
 # the same transcript whole and shape first (the IR built at print graph)
-for f in tests/fixtures/example.json tests/fixtures/kwargs.pt2 tests/fixtures/llm_decoder.json; do
+for f in tests/fixtures/example.json tests/fixtures/kwargs.pt2 tests/fixtures/llm_decoder.json \
+    tests/fuzz/regressions/shape/*.json; do
     set -- -q "$f" -batch -ex 'info program' -ex 'print graph' -ex 'info program'
     EXDB_SHAPE_FIRST_MIN=4294967295 "$exdb" "$@" >"$tmp/whole" 2>&1
     echo "[exit $?]" >>"$tmp/whole"
