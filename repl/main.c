@@ -447,8 +447,10 @@ static int load_file(const options *o) {
             }
         } else {
             /* a first -ex command that needs the IR would build it at once:
-             * the shape read would be thrown away (docs/json-reader.md) */
-            int whole = o->ncmds > 0 && !o->is_script[0] && !session_line_on_shape(&S, o->cmds[0]);
+             * the shape read would be thrown away (docs/json-reader.md); a
+             * batch session of no command is the load's verdict alone */
+            int whole = (o->batch && o->ncmds == 0) || (o->ncmds > 0 && !o->is_script[0] &&
+                                                        !session_line_on_shape(&S, o->cmds[0]));
             uint32_t was = whole ? exdb_program_shape_first(UINT32_MAX) : 0;
             if (session_exec(&S, line) < 0)
                 rc = 1;

@@ -56,7 +56,7 @@ done
 # --no-cache and EXDB_CACHE=0: nothing written
 rm -rf "$XDG_CACHE_HOME"
 "$exdb" -q --no-cache tests/fixtures/example.json -batch -ex 'info cache' >"$tmp/out" 2>&1
-EXDB_CACHE=0 "$exdb" -q tests/fixtures/example.json -batch >>"$tmp/out" 2>&1
+EXDB_CACHE=0 "$exdb" -q tests/fixtures/example.json -batch -ex 'info program' >>"$tmp/out" 2>&1
 if [ ! -e "$XDG_CACHE_HOME" ] && grep -q '^Reopen cache: off' "$tmp/out"; then
     ok "--no-cache and EXDB_CACHE=0 leave no cache"
 else
@@ -80,7 +80,7 @@ cp tests/fixtures/llm_decoder.json "$f"
 n=0
 while [ "$(entries)" = 0 ] && [ $n -lt 100 ]; do
     sleep 0.2
-    "$exdb" -q "$f" -batch >/dev/null 2>&1
+    "$exdb" -q "$f" -batch -ex 'info program' >/dev/null 2>&1
     n=$((n + 1))
 done
 "$exdb" -q "$f" -batch -ex 'info cache' -ex 'shell printf " " >> '"$f" -ex 'print graph' \

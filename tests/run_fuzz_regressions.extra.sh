@@ -4,7 +4,7 @@
 # tests/fuzz/regressions/README.md) through the code path that crashed:
 #   - the harness itself, linked without libFuzzer against the ASan+UBSan
 #     objects (build/san/fuzz-replay/fuzz_HARNESS, built here with make);
-#   - for loader, container, JSON and unflatten inputs also `EXDB FILE
+#   - for loader, container, JSON, unflatten and shape inputs also `EXDB FILE
 #     -batch` with print, lint, dce, undo and unflatten, the way a user
 #     meets such a file.
 # A case passes when every run exits normally (0, or 1 for a refused file)
@@ -77,7 +77,7 @@ for f in "$regs"/*/*; do
     elif ! clean_run "$tmp/out" "$replay/fuzz_$h" "$f"; then
         ok=0 why="fuzz_$h: $(grep -m1 -E 'ERROR|runtime error|SUMMARY' "$tmp/out" || tail -1 "$tmp/out")"
     fi
-    case $h in load | container | json | unflatten)
+    case $h in load | container | json | unflatten | shape)
         if [ $ok -eq 1 ] && ! clean_run "$tmp/out" "$exdb" "$f" -batch -ex 'set on-error continue' \
             -ex 'print graph' -ex 'info facts' -ex lint -ex dce -ex undo -ex 'unflatten run'; then
             ok=0 why="exdb -batch: $(grep -m1 -E 'ERROR|runtime error|SUMMARY' "$tmp/out" || tail -1 "$tmp/out")"

@@ -14,6 +14,16 @@
 # byte of input above what _valid.json takes (issue 13: 64 bytes per byte
 # for a long int list, 891 MB for 11.7 MB of empty nodes).
 #
+# Every case runs with EXDB_SHAPE_FIRST_MIN=0 (docs/json-reader.md, "Shape
+# first"): a batch session of no command opens the file whole, one whose
+# first command reads only the shape (lazy_*: `set`) opens it shape first.
+# A case of at most 1 MB (all but the mem_* and limit_* giants) runs once
+# more, as "NAME (shape first)": `load NAME.EXT` at the prompt (shape
+# first), `info program`, then `print code`, the first command that needs
+# the IR: the load or `print code` must refuse it with NAME.expected's
+# line (issue 27). These run as one session per folder (--json answers,
+# read by Python), not a process each: about 1 s for all.
+#
 # Prints one line per failure and finally exactly
 #     malformed: N passed, M failed
 # and exits 1 if anything failed. EXDB_TEST_NAME=GLOB runs only the cases
@@ -367,6 +377,7 @@ for exp in "$here"/*.expected; do
         failed "$name: no input file (tests/malformed/$name.* or a generated one)"
         continue
     fi
+    export EXDB_SHAPE_FIRST_MIN=0
     case $name in
     mem_*) (cd "$dir" && measured timeout 120 "$exdb" "$file" -batch </dev/null >"$out/stdout" 2>"$out/stderr") ;;
     lazy_*) (cd "$dir" && exec timeout 120 "$exdb" "$file" -batch -ex 'set on-error continue' \
@@ -385,6 +396,58 @@ for exp in "$here"/*.expected; do
     else
         pass=$((pass + 1))
     fi
+    # shape first: the same refusal at the open or at the first IR command
+    # (the cases of each folder in one session, below)
+    [ "$(stat -L -c %s "$dir/$file" 2>/dev/null || echo 0)" -le 1048576 ] || continue
+    [ "$dir" = "$gen" ] && w=gen || w=here
+    printf "load '%s'\ninfo program\nprint code\n" "$file" >>"$out/shape_$w.cmd"
+    printf '%s %s\n' "$name" "$file" >>"$out/shape_$w.cases"
+done
+
+# Shape first: each folder's cases of at most 1 MB in one session (`load`
+# at the prompt opens them shape first), its --json answers read by
+# Python: a case's error is its load's, or when the load succeeds, that of
+# the `print code` after `info program`; it must be NAME.expected's line.
+for w in here gen; do
+    [ -s "$out/shape_$w.cases" ] || continue
+    [ $w = gen ] && d=$gen || d=$here
+    (cd "$d" && exec timeout 600 "$exdb" --json -batch -ex 'set on-error continue' \
+        -x "$out/shape_$w.cmd" </dev/null >"$out/shape_$w.json" 2>"$out/shape_$w.err")
+    rc=$?
+    if [ $rc -gt 1 ] || [ -s "$out/shape_$w.err" ]; then
+        failed "the shape-first session over tests/malformed ($w): exit $rc; stderr: $(head -c 300 "$out/shape_$w.err" | head -n 1)"
+        continue
+    fi
+    res=$(python3 - "$out/shape_$w.json" "$out/shape_$w.cases" "$here" <<'PY'
+import json, sys
+answers = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8") if l.startswith("{")]
+cases = [l.split() for l in open(sys.argv[2])]
+i, ok = 0, 0
+while answers and answers[0]["command"] != "load '%s'" % cases[0][1]:
+    answers.pop(0)
+for name, file in cases:
+    a = answers[i:i + 3]
+    i += 3
+    exp = open("%s/%s.expected" % (sys.argv[3], name), encoding="utf-8", errors="replace").read()
+    if len(a) < 3 or a[0]["command"] != "load '%s'" % file:
+        print("FAIL %s (shape first): no answer to load '%s'" % (name, file))
+        continue
+    if a[0]["ok"] and not a[1]["ok"]:
+        print("FAIL %s (shape first): info program after the load fails: %s" % (name, a[1].get("error")))
+        continue
+    got = a[0].get("error") if not a[0]["ok"] else a[2].get("error") if not a[2]["ok"] else None
+    if got is None:
+        print("FAIL %s (shape first): accepted, and print code answers" % name)
+    elif got + "\n" != exp:
+        print("FAIL %s (shape first): %s error differs: got \"%s\"" % (name, "the load's" if not a[0]["ok"] else "print code's", got[:300]))
+    else:
+        ok += 1
+print("passed %d" % ok)
+PY
+)
+    echo "$res" | grep '^FAIL' | sed 's/^FAIL //' | while IFS= read -r l; do echo "FAIL $l"; done
+    fail=$((fail + $(echo "$res" | grep -c '^FAIL')))
+    pass=$((pass + $(echo "$res" | sed -n 's/^passed //p')))
 done
 
 # --json: the answer of a command that read a malformed field carries no

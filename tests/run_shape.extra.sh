@@ -6,7 +6,10 @@
 # by the first command that needs the IR with the load's message, the
 # program then dropped, exit 1; a file changed on disk before that command
 # is refused with the changed-on-disk line; a batch session whose first -ex
-# command needs the IR opens the program whole. About 1 s.
+# command needs the IR opens the program whole, and so does one of no
+# command; the REPL in a pseudo-terminal (tests/shape_repl.py): a file
+# refused by the build says so at the first command that needs the IR,
+# the REPL stays, load and quit during a build. About 3 s.
 # Prints "shape: N passed, M failed".
 exdb=${1:?usage: run_shape.extra.sh EXDB}
 case $exdb in /*) ;; *) exdb=$(pwd)/$exdb ;; esac
@@ -27,7 +30,8 @@ bad() {
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 
 # the same transcript whole and shape first (the IR built at print graph)
-for f in tests/fixtures/example.json tests/fixtures/kwargs.pt2 tests/fixtures/llm_decoder.json; do
+for f in tests/fixtures/example.json tests/fixtures/kwargs.pt2 tests/fixtures/llm_decoder.json \
+    tests/fuzz/regressions/shape/*.json; do
     set -- -q "$f" -batch -ex 'info program' -ex 'print graph' -ex 'info program'
     EXDB_SHAPE_FIRST_MIN=4294967295 "$exdb" "$@" >"$tmp/whole" 2>&1
     echo "[exit $?]" >>"$tmp/whole"
@@ -83,6 +87,38 @@ if grep -qF "prog.json changed on disk since it was loaded; load it again" "$tmp
     ok "changed on disk before the build: the changed-on-disk line"
 else
     bad "changed on disk before the build"
+fi
+
+# a synthetic program of 5,000 nodes, and the same with node 4,492 of 4,992
+# refused by the build (its input names no value): a batch session of no
+# command says the load's verdict; then the REPL in a pseudo-terminal, the
+# IR built in a thread of its own (tests/shape_repl.py)
+if python3 scripts/gen_synth.py --nodes 5000 --out "$tmp/good.json" >/dev/null 2>&1 &&
+    python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))
+n = p["graph_module"]["graph"]["nodes"][4492]
+n["inputs"][0]["arg"]["as_tensor"]["name"] = "no_such_value"
+open(sys.argv[2], "w").write(json.dumps(p))' "$tmp/good.json" "$tmp/bad.json"; then
+    EXDB_SHAPE_FIRST_MIN=0 "$exdb" -q "$tmp/bad.json" -batch >"$tmp/out" 2>&1
+    rc=$?
+    if [ $rc = 1 ] && grep -q 'nodes\[4492\].*"no_such_value"' "$tmp/out" && [ "$(wc -l <"$tmp/out")" = 1 ]; then
+        ok "a batch session of no command: the load's verdict on a file refused further on"
+    else
+        bad "a batch session of no command (exit $rc)"
+    fi
+    python3 tests/shape_repl.py "$exdb" "$tmp/good.json" "$tmp/bad.json" >"$tmp/repl" 2>&1
+    rc=$?
+    sed 's/^ok   shape-repl: /ok   shape: the REPL: /; s/^FAIL shape-repl: /FAIL shape: the REPL: /' "$tmp/repl"
+    pass=$((pass + $(grep -c '^ok ' "$tmp/repl")))
+    fail=$((fail + $(grep -c '^FAIL ' "$tmp/repl")))
+    if [ $rc != 0 ] && ! grep -q '^FAIL' "$tmp/repl"; then
+        fail=$((fail + 1))
+        echo "FAIL shape: the REPL: tests/shape_repl.py did not finish (exit $rc)"
+        tail -5 "$tmp/repl" | sed 's/^/     | /'
+    fi
+else
+    bad "python3 scripts/gen_synth.py did not run"
 fi
 
 echo "shape: $pass passed, $fail failed"

@@ -172,38 +172,51 @@ static int64_t count_getitems(loader *L, const exdb_json *outs, int sym, int is_
     return n;
 }
 
-/* The getitems of a node parsed whole (jn), or -1. */
-static int64_t dom_getitems(loader *L, const exdb_json *jn) {
+/* Whether target t (n bytes) is operator.getitem as the load spells it
+ * (exdb_load_arg_pretty_target: "_operator.getitem" too): a serialized
+ * node that is itself a getitem, counted among the getitems by
+ * exdb_program_node_counts. */
+static int is_getitem(const char *t, size_t n) {
+    return (n == 16 && memcmp(t, "operator.getitem", 16) == 0) ||
+           (n == 17 && memcmp(t, "_operator.getitem", 17) == 0);
+}
+
+/* The getitems of a node parsed whole (jn), or -1; *named counts it when
+ * it is a getitem itself. */
+static int64_t dom_getitems(loader *L, const exdb_json *jn, uint64_t *named) {
     const exdb_json *t = exdb_json_get(jn, "target");
     const exdb_json *ins = exdb_json_get(jn, "inputs");
     const exdb_json *hs = exdb_load_get_opt(jn, "is_hop_single_tensor_return");
     if (!exdb_json_is(t, EXDB_JSTRING) || !ins || has_graph_arg(ins))
         return -1;
+    *named += is_getitem(t->u.str, strlen(t->u.str));
     return count_getitems(L, exdb_json_get(jn, "outputs"), exdb_load_node_is_sym_op(t->u.str),
                           strncmp(t->u.str, "torch.ops.higher_order.", 23) == 0,
                           hs && hs->type == EXDB_JTRUE);
 }
 
-/* The getitems of node element e (at index i), or -1. */
-static int64_t node_getitems(loader *L, const exdb_json *e) {
+/* The getitems of node element e, or -1; *named counts it when it is a
+ * getitem itself. */
+static int64_t node_getitems(loader *L, const exdb_json *e, uint64_t *named) {
     exdb_arena_reset(&L->node_dom);
     exdb_jstrings strs = exdb_jstrings_on(&L->node_dom);
     exdb_json parsed;
     exdb_error perr = {0};
     node_text nt;
     if (e->type != EXDB_JRAW)
-        return dom_getitems(L, e);
+        return dom_getitems(L, e, named);
     if (!(e->flags & EXDB_JRAW_ASCII) || walk_node(e->u.str, e->u.str + e->len, &nt) < 0) {
         if (exdb_json_parse_raw(e, L->prog->buf, &L->node_dom, &strs, L->fname, &parsed, NULL, NULL,
                                 &perr) < 0)
             return exdb_errorf(L->err, "%s", perr.msg); /* out of memory is said as such */
-        return dom_getitems(L, &parsed);
+        return dom_getitems(L, &parsed, named);
     }
     char target[EXDB_MAX_NAME_BYTES + 1];
     if (nt.tlen > EXDB_MAX_NAME_BYTES || mentions_graph(nt.ins, nt.ilen))
         return -1;
     memcpy(target, nt.target, nt.tlen);
     target[nt.tlen] = '\0';
+    *named += is_getitem(target, nt.tlen);
     exdb_json raw = {
         .u.str = nt.outs, .len = (uint32_t)nt.olen, .type = EXDB_JRAW, .flags = EXDB_JRAW_ASCII};
     if (exdb_json_parse_raw(&raw, L->prog->buf, &L->node_dom, &strs, L->fname, &parsed, NULL, NULL,
@@ -220,7 +233,8 @@ typedef struct walk {
     exdb_error err;
     const exdb_json *nodes;
     uint32_t from, to;
-    uint64_t getitems;
+    uint64_t getitems; /* made of the nodes' outputs */
+    uint64_t named;    /* serialized nodes that are getitems themselves */
     int rc;
 } walk;
 
@@ -229,7 +243,7 @@ static void *walk_nodes(void *arg) {
     w->rc = 0;
     for (uint32_t i = w->from; i < w->to && w->rc == 0; i++) {
         const exdb_json *e = &w->nodes->u.kids[i];
-        int64_t n = node_getitems(&w->L, e);
+        int64_t n = node_getitems(&w->L, e, &w->named);
         if (n < 0)
             w->rc = -1;
         w->getitems += (uint64_t)(n < 0 ? 0 : n);
@@ -254,12 +268,13 @@ static void walk_init(walk *w, const loader *L, const exdb_json *nodes, uint32_t
 /* Nodes from which the count is split between two threads. */
 enum { SPLIT_MIN = 8192 };
 
-/* The getitems of nodes [from, to) of array nodes into *getitems, read
- * off the text again (no tally, one of another array, or the nodes before
- * the tally's first): 0, or -1 as node_getitems says (L->err the first
- * half's message first). */
+/* The getitems of nodes [from, to) of array nodes added to *getitems
+ * (and the nodes that are getitems themselves to *named), read off the
+ * text again (no tally, one of another array, or the nodes before the
+ * tally's first): 0, or -1 as node_getitems says (L->err the first half's
+ * message first). */
 static int walk_all(loader *L, const exdb_json *nodes, uint32_t from, uint32_t to,
-                    uint64_t *getitems) {
+                    uint64_t *getitems, uint64_t *named) {
     /* the second half in a thread of its own (not under fault injection,
      * which counts allocations in order), the first here */
     uint32_t half = to - from >= SPLIT_MIN ? from + (to - from) / 2 : to;
@@ -281,7 +296,8 @@ static int walk_all(loader *L, const exdb_json *nodes, uint32_t from, uint32_t t
     exdb_arena_destroy(&w[1].L.node_dom);
     if (w[0].rc < 0 || w[1].rc < 0)
         return exdb_errorf(L->err, "%s", w[w[0].rc < 0 ? 0 : 1].err.msg);
-    *getitems = w[0].getitems + w[1].getitems;
+    *getitems += w[0].getitems + w[1].getitems;
+    *named += w[0].named + w[1].named;
     return 0;
 }
 
@@ -321,7 +337,7 @@ struct exdb_load_shape_tally {
 /* Walks batch b with w; a refusal kept when it is the first so far. */
 static void tally_walk(exdb_load_shape_tally *t, walk *w, const batch *b) {
     for (uint32_t k = 0; k < b->n; k++) {
-        int64_t n = node_getitems(&w->L, &b->e[k]);
+        int64_t n = node_getitems(&w->L, &b->e[k], &w->named);
         if (n >= 0) {
             w->getitems += (uint64_t)n;
             continue;
@@ -450,6 +466,7 @@ void exdb_load_shape_tally_hook(void *ctx, const char *key, uint32_t i, const ex
     if (i == 0) { /* another nodes array (a repeated key): the DOM keeps the last */
         tally_drain(t);
         t->w[0].getitems = t->w[1].getitems = 0;
+        t->w[0].named = t->w[1].named = 0;
         t->fail_at = UINT32_MAX;
         t->first = e->u.str;
         t->seen = 0;
@@ -490,17 +507,18 @@ int exdb_load_shape_graph(loader *L, const exdb_json *jg, const jpath *gp,
     if (!exdb_json_is(ins, EXDB_JARRAY) || !exdb_json_is(nodes, EXDB_JARRAY) ||
         !exdb_json_is(outs, EXDB_JARRAY) || (uint64_t)ins->len + nodes->len > EXDB_MAX_NODES)
         return -1;
-    uint64_t getitems = 0;
+    uint64_t getitems = 0, named = 0;
     if (nodes->len > 0 && tally_counted(t, nodes)) {
         /* the nodes before the tally's first, then its refusal: the first
          * refused node's message in file order */
         uint32_t skipped = t->skip < nodes->len ? t->skip : nodes->len;
-        if (skipped > 0 && walk_all(L, nodes, 0, skipped, &getitems) < 0)
+        if (skipped > 0 && walk_all(L, nodes, 0, skipped, &getitems, &named) < 0)
             return -1;
         if (t->fail_at != UINT32_MAX)
             return exdb_errorf(L->err, "%s", t->fail.msg);
         getitems += t->w[0].getitems + t->w[1].getitems;
-    } else if (nodes->len > 0 && walk_all(L, nodes, 0, nodes->len, &getitems) < 0) {
+        named += t->w[0].named + t->w[1].named;
+    } else if (nodes->len > 0 && walk_all(L, nodes, 0, nodes->len, &getitems, &named) < 0) {
         return -1;
     }
     uint64_t calls = nodes->len + getitems, total = ins->len + calls + 1;
@@ -510,7 +528,7 @@ int exdb_load_shape_graph(loader *L, const exdb_json *jg, const jpath *gp,
     c->ops[EXDB_OP_PLACEHOLDER] = ins->len;
     c->ops[EXDB_OP_CALL_FUNCTION] = (uint32_t)calls;
     c->ops[EXDB_OP_OUTPUT] = 1;
-    c->getitems = (uint32_t)getitems;
+    c->getitems = (uint32_t)(getitems + named); /* named <= nodes->len: fits */
     c->nodes = (uint32_t)total;
     return 0;
 }

@@ -674,9 +674,21 @@ static void loader_restart(exdb_program *P, struct exdb_program_pending *pd) {
 
 /* Whether e says memory ran out ("FILE: out of memory", or a part's
  * message that ends in its reason: "... (context: line 1, column 2: out
- * of memory)"); a message that only quotes the words costs a build again. */
+ * of memory)", "line 3, column 9: out of memory (the input ends here)"):
+ * the words and at most those endings end it. A message that quotes them
+ * from the file (`found "out of memory \xff" (not UTF-8 from byte 14)`)
+ * is the file's fault, not memory's: taken for memory's, the shape read's
+ * message failed the open in place of the load's. */
 int exdb_program_oom(const exdb_error *e) {
-    return strstr(e->msg, "out of memory") != NULL;
+    static const char *const ends[] = {"", ")", " (the input ends here)",
+                                       " (the input ends here))"};
+    const char *last = NULL;
+    for (const char *p = e->msg; (p = strstr(p, "out of memory")); p++)
+        last = p;
+    for (size_t i = 0; last && i < sizeof ends / sizeof *ends; i++)
+        if (strcmp(last + 13, ends[i]) == 0)
+            return 1;
+    return 0;
 }
 
 /* One build of p: 0 (pd is then to be freed), -1 refused (pd->failed,

@@ -28,6 +28,7 @@ mkdir -p "$b/logs"
 max_len() {
     case $1 in
     load | json | container | unflatten) echo 262144 ;;
+    shape) echo 524288 ;;
     treespec | stack) echo 16384 ;;
     *) echo 4096 ;;
     esac

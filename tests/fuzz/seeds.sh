@@ -37,7 +37,7 @@ python3 - "$root" "$real" "$out" <<'PY'
 import glob, hashlib, io, json, os, sys, warnings, zipfile
 
 root, real, out = sys.argv[1:4]
-HARNESSES = ("json", "load", "container", "treespec", "stack", "repl", "unflatten")
+HARNESSES = ("json", "load", "container", "treespec", "stack", "repl", "unflatten", "shape")
 for h in HARNESSES:
     os.makedirs(os.path.join(out, h), exist_ok=True)
 
@@ -301,6 +301,30 @@ if real_programs:
 for f in os.listdir(os.path.join(out, "load")):
     seed("unflatten", read(os.path.join(out, "load", f)), f)
 
+# ---- shape: the loader's programs, and programs of more than the 256
+# nodes the shape read's tally hands to a thread at a time (the real
+# programs of 262 to 297 nodes, a synthetic one of 344 from
+# scripts/gen_synth.py),
+# their metadata dropped to stay under run.sh's 256 KiB
+
+
+def bare(p):
+    for n in p["graph_module"]["graph"]["nodes"]:
+        n["metadata"] = {}
+    return json.dumps(p, separators=(",", ":"))
+
+
+for f in os.listdir(os.path.join(out, "load")):
+    seed("shape", read(os.path.join(out, "load", f)), f)
+for path in reals_by_size[5:8]:  # 262 to 297 nodes
+    seed("shape", bare(json.loads(read(path))))
+import subprocess
+synth = os.path.join(out, "synth.json")
+if subprocess.call([sys.executable, os.path.join(root, "scripts/gen_synth.py"), "--nodes", "344",
+                    "--out", synth]) == 0:
+    seed("shape", bare(json.loads(read(synth))), "synth_344")
+    os.remove(synth)
+
 # ---- every harness: the inputs its regressions keep (tests/fuzz/regressions)
 for h in HARNESSES:
     for path in sorted(glob.glob(os.path.join(root, "tests/fuzz/regressions", h, "*"))):
@@ -358,6 +382,11 @@ def dict_file(name, words):
 dict_file("load", {json.dumps(k) for k in keys} | {"as_tensor", "as_int", "as_sym_int", "as_expr",
                                                     "nn_module_stack", "torch.ops.aten.", "null",
                                                     "true", "false", "Infinity", "NaN"})
+dict_file("shape", {json.dumps(k) for k in keys} | {"as_tensor", "as_tensors", "as_none", "as_graph",
+                                                     "as_sym_int", "as_sym_ints", "as_sym_float",
+                                                     "is_hop_single_tensor_return", "\\",
+                                                     "torch.ops.higher_order.", "operator.getitem",
+                                                     "null", "true", "false", "Infinity", "NaN"})
 dict_file("unflatten", {json.dumps(k) for k in keys} | {"nn_module_stack", "L__self__", "@1",
                                                          "torch.ops.higher_order.", "copy_"})
 dict_file("json", {"null", "true", "false", "Infinity", "-Infinity", "NaN", "\\u", "\\ud800",

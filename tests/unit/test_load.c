@@ -1092,6 +1092,8 @@ Test(load, shape_first_gives_the_same_answers) {
     cr_expect_gt(malformed, 40); /* those the shape read passes, the build refuses */
     cr_expect_gt(each_program("tests/fixtures", same_shape), 10);
     cr_expect_gt(opened_by_shape - malformed, 20);
+    /* what fuzz_shape found (serialized getitem nodes counted) and the rest */
+    cr_expect_gt(each_program("tests/fuzz/regressions", same_shape), 5);
     struct stat st;
     if (stat("../shared/real_pt2", &st) == 0) /* CI has it beside the repository */
         cr_expect_gt(each_program("../shared/real_pt2", same_shape), 10);

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""shape_repl.py EXDB GOOD BAD - the REPL in a pseudo-terminal on programs
+opened shape first (EXDB_SHAPE_FIRST_MIN=0; docs/json-reader.md, "Shape
+first"), whose IR is built in a thread of its own from the load line on.
+GOOD is a program that loads; BAD one the whole load refuses in a node far
+on (its one-line message: `exdb BAD -batch`). Driven by states, never by
+time: each step sends a line and waits until the terminal shows what it
+must (a deadline of 120 s per step is only a guard against a hang).
+
+  - BAD: `info program` answers from the shape; the first command that
+    needs the IR (`print code`) says the load's message; the REPL stays:
+    `info program` then says no program is loaded; `load GOOD` at the
+    prompt works and `print code` answers; `quit` exits 0.
+  - `load BAD` at the prompt, then at once `load GOOD` (the first's build
+    still running or refused), and `print code`: GOOD's code.
+  - GOOD, then `quit` as soon as the prompt shows (the build most likely
+    running: `quit` waits for it): exit 0, nothing on the terminal after
+    the prompt but the echo (no sanitizer report).
+Prints "ok   ..." or "FAIL ..." per check and exits 1 if any failed."""
+import os
+import pty
+import re
+import select
+import subprocess
+import sys
+import time
+
+EXDB, GOOD, BAD = sys.argv[1:4]
+PROMPT = "(exdb) "
+STEP = 120.0  # seconds: a guard against a hang, never a pace
+fails = 0
+
+
+def check(ok, what, text=""):
+    global fails
+    print(("ok   shape-repl: " if ok else "FAIL shape-repl: ") + what)
+    if not ok:
+        fails += 1
+        for line in text.splitlines()[-8:]:
+            print("     | " + line[:200])
+
+
+class Session:
+    """exdb FILE in a pseudo-terminal: send lines, wait for text."""
+
+    def __init__(self, *args):
+        env = dict(os.environ, EXDB_SHAPE_FIRST_MIN="0", TERM="dumb", NO_COLOR="1")
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:
+            os.execve(EXDB, [EXDB, "-q", *args], env)
+        self.text = ""
+        self.seen = 0  # what the waits so far have consumed
+
+    def read(self, timeout):
+        r, _, _ = select.select([self.fd], [], [], timeout)
+        if not r:
+            return False
+        try:
+            data = os.read(self.fd, 65536)
+        except OSError:  # the other side closed: exdb exited
+            return None
+        if not data:
+            return None
+        self.text += data.decode("utf-8", "replace").replace("\r\n", "\n")
+        return True
+
+    def wait_for(self, pattern):
+        """Until pattern (a regex) shows after what earlier waits consumed;
+        the text up to its end is then consumed. The match or None."""
+        deadline = time.monotonic() + STEP
+        while True:
+            m = re.compile(pattern, re.M).search(self.text, self.seen)
+            if m:
+                self.seen = m.end()
+                return m
+            left = deadline - time.monotonic()
+            if left <= 0 or self.read(left) is None:
+                return None
+
+    def send(self, line):
+        os.write(self.fd, (line + "\n").encode())
+
+    def command(self, line):
+        """Sends line and waits for the next prompt: its output (None on a
+        hang or exit)."""
+        self.send(line)
+        start = self.seen
+        m = self.wait_for(re.escape(PROMPT))
+        return self.text[start:m.start()] if m else None
+
+    def exit_status(self):
+        deadline = time.monotonic() + STEP
+        while time.monotonic() < deadline:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                while self.read(0):
+                    pass
+                return os.WEXITSTATUS(status) if os.WIFEXITED(status) else -os.WTERMSIG(status)
+            self.read(0.05)  # drain the terminal so exdb never blocks on it
+        os.kill(self.pid, 9)
+        os.waitpid(self.pid, 0)
+        return None
+
+
+msg = subprocess.run([EXDB, "-q", BAD, "-batch"], capture_output=True, text=True,
+                     env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0")).stderr.strip()
+if not msg or "\n" in msg:
+    check(False, "the whole load refuses BAD with one line", msg)
+    sys.exit(1)
+
+# BAD: the shape answers, the first IR command says the load's message
+s = Session(BAD)
+s.wait_for(re.escape(PROMPT))
+out = s.command("info program")
+check(out is not None and "serialized nodes:" in out, "info program answers from the shape", s.text)
+out = s.command("print code")
+check(out is not None and msg in out, "print code says the load's message", s.text)
+out = s.command("info program")
+check(out is not None and "No program loaded." in out, "then no program, the REPL alive", s.text)
+out = s.command("load " + GOOD)
+check(out is not None and "Loaded " in out,
+      "load GOOD at the prompt after it", s.text)
+out = s.command("print code")
+check(out is not None and "def forward(" in out, "print code answers on GOOD", s.text)
+s.send("quit")
+rc = s.exit_status()
+check(rc == 0 and "ERROR" not in s.text[s.seen:], "quit exits 0 (exit %s)" % rc, s.text)
+
+# load BAD then GOOD at once at the prompt, its build running or refused
+s = Session(GOOD)
+s.wait_for(re.escape(PROMPT))
+out = s.command("load " + BAD)
+check(out is not None and "Loaded " in out, "load BAD at the prompt: the shape opens", s.text)
+out = s.command("load " + GOOD)
+check(out is not None and "Loaded " in out, "load GOOD at once after it", s.text)
+out = s.command("print code")
+check(out is not None and "def forward(" in out and msg not in out,
+      "print code: GOOD's code, not BAD's message", s.text)
+s.send("quit")
+rc = s.exit_status()
+check(rc == 0 and "ERROR" not in s.text[s.seen:], "quit exits 0 (exit %s)" % rc, s.text)
+
+# quit during the build
+s = Session(GOOD)
+s.wait_for(re.escape(PROMPT))
+s.send("quit")
+rc = s.exit_status()
+check(rc == 0 and "ERROR" not in s.text[s.seen:] and "Sanitizer" not in s.text,
+      "quit as the prompt shows, the build running: exit 0 (exit %s)" % rc, s.text)
+sys.exit(1 if fails else 0)
