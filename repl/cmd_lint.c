@@ -173,7 +173,7 @@ static int lint_modules(session *s, exdb_lint_report *r, const char *fqn, uint32
     exdb_ufinished temp;
     exdb_error err = {0};
     exdb_unflatten *u = tree_to_read(s, &temp, &err);
-    if (!u && strstr(err.msg, "out of memory")) /* not a finding about the program */
+    if (!u && exdb_error_oom(&err)) /* not a finding about the program */
         return cmd_fail(s, "lint: %s", err.msg);
     if (!u) {
         if (fqn)

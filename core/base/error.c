@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Newlines become spaces: a message is one line. */
 static int finish(exdb_error *err) {
@@ -38,4 +39,19 @@ void exdb_error_clear(exdb_error *err) {
         err->set = 0;
         err->msg[0] = '\0';
     }
+}
+
+int exdb_error_oom(const exdb_error *err) {
+    static const char *const ends[] = {"", ")", " (the input ends here)",
+                                       " (the input ends here))"};
+    const char *last = NULL;
+    for (const char *p = err->msg; (p = strstr(p, "out of memory")); p++)
+        last = p;
+    for (size_t i = 0; last && i < sizeof ends / sizeof *ends; i++)
+        if (strcmp(last + 13, ends[i]) == 0)
+            return 1;
+    /* "out of memory reading 4096 bytes" (a member), "... recording the
+     * event for reverse stepping" (the journal) */
+    return last && (strncmp(last + 13, " reading ", 9) == 0 ||
+                    strncmp(last + 13, " recording ", 11) == 0);
 }

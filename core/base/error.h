@@ -29,6 +29,15 @@ int exdb_errorf(exdb_error *err, const char *fmt, ...) __attribute__((format(pri
  * end here. */
 int exdb_verrorf_at(exdb_error *err, const char *where, const char *fmt, va_list ap);
 
+/* Whether err says memory ran out ("FILE: out of memory", or a part's
+ * message that ends in its reason: "... (context: line 1, column 2: out
+ * of memory)", "line 3, column 9: out of memory (the input ends here)",
+ * "out of memory reading 4096 bytes"): the last of the words in it ends it
+ * or is followed by one of those endings. A message that only quotes
+ * them from the file (`found "out of memory \xff" (not UTF-8 from byte
+ * 14)`, a folder so named) is the file's fault, not memory's. */
+int exdb_error_oom(const exdb_error *err);
+
 /* Clears err for reuse. */
 void exdb_error_clear(exdb_error *err);
 

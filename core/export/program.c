@@ -636,7 +636,7 @@ exdb_program *exdb_program_open_json(char *buf, size_t len, const char *name, in
             P->pending = pd; /* exdb_program_build builds the rest */
             return P;
         }
-        if (exdb_program_oom(&serr)) /* said as such, not taken for a fault of the file */
+        if (exdb_error_oom(&serr)) /* said as such, not taken for a fault of the file */
             *err = serr;
         else
             rc = build(P, pd, err);
@@ -672,25 +672,6 @@ static void loader_restart(exdb_program *P, struct exdb_program_pending *pd) {
     L->ahead = NULL;
 }
 
-/* Whether e says memory ran out ("FILE: out of memory", or a part's
- * message that ends in its reason: "... (context: line 1, column 2: out
- * of memory)", "line 3, column 9: out of memory (the input ends here)"):
- * the words and at most those endings end it. A message that quotes them
- * from the file (`found "out of memory \xff" (not UTF-8 from byte 14)`)
- * is the file's fault, not memory's: taken for memory's, the shape read's
- * message failed the open in place of the load's. */
-int exdb_program_oom(const exdb_error *e) {
-    static const char *const ends[] = {"", ")", " (the input ends here)",
-                                       " (the input ends here))"};
-    const char *last = NULL;
-    for (const char *p = e->msg; (p = strstr(p, "out of memory")); p++)
-        last = p;
-    for (size_t i = 0; last && i < sizeof ends / sizeof *ends; i++)
-        if (strcmp(last + 13, ends[i]) == 0)
-            return 1;
-    return 0;
-}
-
 /* One build of p: 0 (pd is then to be freed), -1 refused (pd->failed,
  * the message kept), -2 out of memory; the shape's fields put back but on
  * success. */
@@ -709,7 +690,7 @@ static int attempt(exdb_program *p, struct exdb_program_pending *pd, exdb_error 
     /* what a failed build leaves is not read: the shape stands */
     memcpy((char *)p + LOADED_FROM, pd->saved, sizeof pd->saved);
     *err = e;
-    if (exdb_program_oom(&e))
+    if (exdb_error_oom(&e))
         return -2; /* a later call tries again */
     pd->failed = 1;
     pd->err = e;

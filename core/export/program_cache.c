@@ -37,7 +37,7 @@ int exdb_program_cache_cold_pass(exdb_program *p, struct exdb_program_pending *p
         exdb_container_close(c);
     }
     if (rc < 0)
-        return exdb_program_oom(err) ? -1 : cache_lied(pd, err);
+        return exdb_error_oom(err) ? -1 : cache_lied(pd, err);
     exdb_arena dom;
     exdb_arena_init(&dom);
     exdb_json *root = NULL;
@@ -107,7 +107,7 @@ static exdb_program *open_cached(exdb_cache_hit *h, const char *label, const cha
         ok = 0;
     }
     if (!ok) {
-        if (!exdb_program_oom(&err) && h->nserialized >= exdb_program_shape_min())
+        if (!exdb_error_oom(&err) && h->nserialized >= exdb_program_shape_min())
             exdb_cache_drop(h);
         exdb_program_free(P);
         return NULL;

@@ -71,8 +71,6 @@ int exdb_program_read_shape(exdb_program *P, const exdb_json *root,
 /* The text read: its pages given back, and -1 with err saying so when the
  * file under a mapped text was truncated or rewritten meanwhile. */
 int exdb_program_text_read(const char *buf, size_t len, const char *fname, exdb_error *err);
-/* Whether e says memory ran out. */
-int exdb_program_oom(const exdb_error *e);
 /* The node count from which exdb_program_open opens shape first. */
 uint32_t exdb_program_shape_min(void);
 /* Messages name "FILE: MEMBER" for archives, the file alone otherwise

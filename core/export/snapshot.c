@@ -37,7 +37,7 @@ int exdb_snapshot_read_member(exdb_container *c, const char *rel, exdb_arena *a,
     /* A member that cannot be read is part of the snapshot (run reports it
      * when it needs the member); memory running out is not the file's
      * doing: the load fails (libzip says "Malloc failure"). */
-    if (rc < 0 && (strstr(e.msg, "out of memory") || strstr(e.msg, "Malloc failure")))
+    if (rc < 0 && (exdb_error_oom(&e) || strstr(e.msg, "Malloc failure")))
         return exdb_errorf(err, "%s", e.msg);
     if (rc < 0)
         m->error = exdb_arena_strdup(a, e.msg);

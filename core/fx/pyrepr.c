@@ -156,7 +156,7 @@ int exdb_fx_annotation(exdb_buf *b, const char *custom) {
         exdb_buf_putc(b, '}');
     }
     /* text that is not JSON adds nothing: PyTorch's json.loads refuses it */
-    if (v.oom || t.oom || b->oom || strstr(err.msg, "out of memory"))
+    if (v.oom || t.oom || b->oom || exdb_error_oom(&err))
         rc = -1;
     exdb_buf_free(&v);
     exdb_buf_free(&t);
