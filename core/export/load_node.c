@@ -409,11 +409,16 @@ static int input_is_positional(loader *L, const exdb_json *na, const jpath *nap,
     return 0;
 }
 
+/* The inputs whose "arg" node_args keeps for load_node_args (a node's
+ * first ARGJ_MAX; the others are looked up again). */
+enum { ARGJ_MAX = 16 };
+
 /* A node's args and kwargs from its inputs ins (at ip) in serialized
- * order, pos[i] saying which are positional (npos of them, nkw keyword). */
+ * order, pos[i] saying which are positional (npos of them, nkw keyword),
+ * argj[i] the "arg" of input i < ARGJ_MAX. */
 static int load_node_args(loader *L, gscope *sc, const exdb_json *ins, const jpath *ip,
-                          const uint8_t *pos, uint32_t npos, uint32_t nkw, exdb_arg *args,
-                          exdb_arg *kwargs) {
+                          const uint8_t *pos, const exdb_json *const *argj, uint32_t npos,
+                          uint32_t nkw, exdb_arg *args, exdb_arg *kwargs) {
     if (exdb_arg_seq(L->a, EXDB_ARG_TUPLE, npos, args) < 0 ||
         exdb_arg_seq(L->a, EXDB_ARG_DICT, nkw, kwargs) < 0)
         return exdb_load_oom(L);
@@ -429,7 +434,7 @@ static int load_node_args(loader *L, gscope *sc, const exdb_json *ins, const jpa
             kwargs->keys[kp] = exdb_json_get(na, "name")->u.str;
             dst = &kwargs->u.items[kp++];
         }
-        if (exdb_load_arg(L, sc, exdb_json_get(na, "arg"), &argp, dst) < 0)
+        if (exdb_load_arg(L, sc, i < ARGJ_MAX ? argj[i] : exdb_json_get(na, "arg"), &argp, dst) < 0)
             return -1;
     }
     return 0;
@@ -446,6 +451,7 @@ static int node_args(loader *L, gscope *sc, const exdb_json *ins, const jpath *i
     if (!pos || !names)
         return exdb_load_oom(L);
     uint32_t npos = 0, nkw = 0;
+    const exdb_json *argj[ARGJ_MAX];
     for (uint32_t i = 0; i < ins->len; i++) {
         const exdb_json *na = &ins->u.kids[i];
         jpath nap = PIDX(ip, i);
@@ -455,8 +461,11 @@ static int node_args(loader *L, gscope *sc, const exdb_json *ins, const jpath *i
             exdb_load_get_str(L, na, "name", &nap, &aname) < 0 ||
             input_is_positional(L, na, &nap, aname, sym, is_hop, &positional) < 0)
             return -1;
-        if (!exdb_json_get(na, "arg"))
+        const exdb_json *aj = exdb_json_get(na, "arg");
+        if (!aj)
             return exdb_load_fail(L, &nap, "missing key \"arg\" (expected an Argument)");
+        if (i < ARGJ_MAX)
+            argj[i] = aj;
         pos[i] = (uint8_t)positional;
         if (positional)
             names[npos++] = aname;
@@ -467,7 +476,7 @@ static int node_args(loader *L, gscope *sc, const exdb_json *ins, const jpath *i
     meta->narg_names = npos;
     exdb_arena *own = L->a;
     L->a = L->args;
-    int rc = load_node_args(L, sc, ins, ip, pos, npos, nkw, args, kwargs);
+    int rc = load_node_args(L, sc, ins, ip, pos, argj, npos, nkw, args, kwargs);
     L->a = own;
     return rc;
 }

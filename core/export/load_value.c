@@ -372,11 +372,10 @@ static int tensor_meta_memo(loader *L, tm_memo *m, const exdb_json *e, exdb_val 
     return read;
 }
 
-/* FNV-1a, 64 bits: the fingerprint no_repeats compares (never 0). */
+/* XXH3, 64 bits: the fingerprint no_repeats compares (never 0); FNV-1a's
+ * byte loop took ~5 instructions a byte of every name. */
 static uint64_t fp64(const char *k) {
-    uint64_t h = 14695981039346656037u;
-    for (; *k; k++)
-        h = (h ^ (unsigned char)*k) * 1099511628211u;
+    uint64_t h = XXH3_64bits(k, strlen(k));
     return h ? h : 1;
 }
 
