@@ -84,12 +84,19 @@ static int in_clean(const loader *L, const char *s) {
  * "x\u0000junk" silently read as x; bytes that are not UTF-8 made renders
  * that are not well-formed XML (SVG, HTML). PyTorch refuses both: it
  * decodes the file as UTF-8, and a name with U+0000 is no identifier. */
+static int check_text_fail(loader *L, const char *s, size_t n, size_t at, const jpath *p);
+
 int exdb_load_check_text(loader *L, const char *s, size_t n, const jpath *p) {
     if (in_clean(L, s))
         return 0;
     size_t at = text_end((const unsigned char *)s, n);
-    if (at == n)
-        return 0;
+    return at == n ? 0 : check_text_fail(L, s, n, at, p);
+}
+
+/* exdb_load_check_text's refusal of s, bad from byte at (out of line: its
+ * message buffer is not set up on every check). */
+static __attribute__((noinline, cold)) int check_text_fail(loader *L, const char *s, size_t n,
+                                                           size_t at, const jpath *p) {
     char q[QS];
     if (s[at] == 0)
         return exdb_load_fail(L, p, "expected a string without \\u0000 (U+0000), found %s",
