@@ -251,8 +251,25 @@ int exdb_load_as_bool(loader *L, const exdb_json *v, const jpath *p, int *out) {
  * "$type"/"$value" keys. *tag gets the variant name, *val its payload.
  * A key repeated in the object counts once (the last one wins, as in
  * Python's json). */
+static int get_union_other(loader *L, const exdb_json *u, const jpath *p, const char *what,
+                           const char **tag, const exdb_json **val);
+
 int exdb_load_get_union(loader *L, const exdb_json *u, const jpath *p, const char *what,
                         const char **tag, const exdb_json **val) {
+    /* one key not starting with '$' (almost every union): that member */
+    if (u && u->type == EXDB_JOBJECT && u->len == 1 && u->u.kids[0].key[0] != '$') {
+        *tag = u->u.kids[0].key;
+        *val = &u->u.kids[0];
+        return 0;
+    }
+    return get_union_other(L, u, p, what, tag, val);
+}
+
+/* exdb_load_get_union of any other value: "$type"/"$value", the old
+ * encoding's members, or a refusal. */
+static __attribute__((noinline)) int get_union_other(loader *L, const exdb_json *u, const jpath *p,
+                                                     const char *what, const char **tag,
+                                                     const exdb_json **val) {
     char q1[QS], q2[QS];
     if (!exdb_json_is(u, EXDB_JOBJECT)) {
         char w[96];

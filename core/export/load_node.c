@@ -65,7 +65,9 @@ static int bind_value(loader *L, gscope *sc, const char *name, exdb_node *n, con
     int created;
     if (exdb_load_check_name(L, name, p, "value name") < 0)
         return -1;
-    void **slot = exdb_strmap_put(&sc->values, name, &created);
+    /* most values are named as their node: the hash create_name took */
+    uint32_t h = strcmp(n->name, name) == 0 ? exdb_node_name_hash(n) : exdb_strmap_hash(name);
+    void **slot = exdb_strmap_put_hashed(&sc->values, name, h, &created);
     if (!slot)
         return exdb_load_oom(L);
     if (!created && *slot) {
@@ -326,7 +328,7 @@ static int load_outputs(loader *L, gscope *sc, exdb_node *n, const exdb_json *ou
     if (exdb_load_node_set_val(L, n, tv) < 0)
         return -1;
     /* serialized_name_to_node[fx_node.name] = fx_node (overwriting, as PyTorch does) */
-    void **slot = exdb_strmap_put(&sc->values, n->name, NULL);
+    void **slot = exdb_strmap_put_hashed(&sc->values, n->name, exdb_node_name_hash(n), NULL);
     if (!slot)
         return exdb_load_oom(L);
     *slot = n;
