@@ -104,7 +104,9 @@ int exdb_load_node_sync(loader *L, gscope *sc, exdb_node *n, const char *name, c
 }
 
 /* operator.getitem(of, idx), sharing the producer's metadata; name NULL
- * lets FX derive it ("getitem", "getitem_1", ...). */
+ * lets FX derive it ("getitem", "getitem_1", ...). A name (the text's, in
+ * the program's strings, or a literal) outlives the graph: a node named
+ * as it is shares it. */
 static exdb_node *new_getitem(loader *L, gscope *sc, exdb_node *of, uint32_t idx, const char *name,
                               const exdb_meta *meta) {
     exdb_arg args;
@@ -112,8 +114,8 @@ static exdb_node *new_getitem(loader *L, gscope *sc, exdb_node *of, uint32_t idx
         return NULL;
     args.u.items[0] = exdb_arg_node(of);
     args.u.items[1] = exdb_arg_int(idx);
-    exdb_node *gi = exdb_graph_create_node(sc->g, EXDB_OP_CALL_FUNCTION, "operator.getitem",
-                                           EXDB_T_PYFN, &args, NULL, name);
+    exdb_node *gi = exdb_graph_create_node_kept(sc->g, EXDB_OP_CALL_FUNCTION, "operator.getitem",
+                                                EXDB_T_PYFN, &args, NULL, name);
     if (gi) {
         gi->meta = meta;
         gi->src = of->src;
@@ -593,7 +595,7 @@ int exdb_load_node(loader *L, gscope *sc, const exdb_json *jn, const jpath *p, i
     if (!cand && !plain_fn)
         cand = sym ? sym_name : (!is_hop || hop_single) ? single_tensor_name(outs) : NULL;
     exdb_node *n =
-        exdb_graph_create_node(sc->g, EXDB_OP_CALL_FUNCTION, pt, tk, &args, &kwargs, cand);
+        exdb_graph_create_node_kept(sc->g, EXDB_OP_CALL_FUNCTION, pt, tk, &args, &kwargs, cand);
     if (!n)
         return exdb_load_oom(L);
     n->src = idx;

@@ -635,6 +635,12 @@ exdb_node *exdb_graph_create_node(exdb_graph *g, exdb_op op, const char *target,
     return create_node(g, op, target, tkind, args, kwargs, name, target);
 }
 
+exdb_node *exdb_graph_create_node_kept(exdb_graph *g, exdb_op op, const char *target,
+                                       exdb_target_kind tkind, const exdb_arg *args,
+                                       const exdb_arg *kwargs, const char *name) {
+    return create_node(g, op, target, tkind, args, kwargs, name, name ? name : target);
+}
+
 /* Graph.inserting_before(n): n.prepend; inserting_before(None) is
  * inserting_after(root), the start of the graph. */
 void exdb_graph_insert_before(exdb_graph *g, exdb_node *n) {
