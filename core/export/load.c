@@ -143,12 +143,18 @@ int exdb_load_check_name(loader *L, const char *s, const jpath *p, const char *w
 int exdb_load_count_module(loader *L, const char *fqn, size_t len, const jpath *p) {
     /* counted already, with its parents (the usual case: every node's
      * stack names its module): no copy made to look it up */
-    if (len && fqn[len] == '\0' && exdb_strmap_find(&L->modules, fqn))
+    if (!len)
+        return 0;
+    uint32_t h = exdb_strmap_hash_n(fqn, len); /* hashed once for find and put */
+    int whole = fqn[len] == '\0';
+    if (whole && exdb_strmap_find_hashed(&L->modules, fqn, h))
         return 0;
     while (len) {
-        char *key = exdb_arena_strndup(L->modules.a, fqn, len);
+        /* the whole fqn is its own key (it outlives the table); a parent
+         * is a copy */
+        const char *key = whole ? fqn : exdb_arena_strndup(L->modules.a, fqn, len);
         int fresh;
-        if (!key || !exdb_strmap_put(&L->modules, key, &fresh))
+        if (!key || !exdb_strmap_put_hashed(&L->modules, key, h, &fresh))
             return exdb_load_oom(L);
         if (!fresh)
             return 0;
@@ -167,6 +173,8 @@ int exdb_load_count_module(loader *L, const char *fqn, size_t len, const jpath *
             len--;
         if (len)
             len--; /* drop the dot */
+        whole = 0;
+        h = len ? exdb_strmap_hash_n(fqn, len) : 0;
     }
     return 0;
 }
