@@ -32,7 +32,7 @@ static int is_python_keyword(const char *s) {
  * nodes of one name, which its Graph.lint rejects ("Node redefined name"),
  * and exdb finds nodes by name. */
 static int force_name(loader *L, exdb_graph *g, exdb_node *n, const char *name, const jpath *p) {
-    if (strcmp(n->name, name) == 0)
+    if (n->name == name || strcmp(n->name, name) == 0)
         return 0;
     void **slot = exdb_strmap_find(&g->names, name);
     if (slot && *slot && *slot != n) {
@@ -66,7 +66,8 @@ static int bind_value(loader *L, gscope *sc, const char *name, exdb_node *n, con
     if (exdb_load_check_name(L, name, p, "value name") < 0)
         return -1;
     /* most values are named as their node: the hash create_name took */
-    uint32_t h = strcmp(n->name, name) == 0 ? exdb_node_name_hash(n) : exdb_strmap_hash(name);
+    uint32_t h = n->name == name || strcmp(n->name, name) == 0 ? exdb_node_name_hash(n)
+                                                               : exdb_strmap_hash(name);
     void **slot = exdb_strmap_put_hashed(&sc->values, name, h, &created);
     if (!slot)
         return exdb_load_oom(L);

@@ -385,7 +385,9 @@ const char *exdb_names_create_slot(exdb_arena *a, exdb_strmap *names, exdb_strma
     if (!buf)
         return NULL;
     size_t w = 0;
+    int as_given = 0; /* cand is candidate's text (no character changed, no counter) */
     if (is_valid_name(candidate, n)) {
+        as_given = 1;
         memcpy(buf, candidate, n + 1);
         w = n;
     } else {
@@ -433,18 +435,23 @@ const char *exdb_names_create_slot(exdb_arena *a, exdb_strmap *names, exdb_strma
         bc_looked = 1;
         num = bc ? (uint64_t)(uintptr_t)*bc : 0;
         if (is_reserved_hashed(cand, h)) { /* reserved names never end in _<digits> */
+            as_given = 0;
             snprintf(cand, cand_size, "%s_%llu", buf, (unsigned long long)++num);
             h = exdb_strmap_hash(cand);
             taken = exdb_strmap_find_hashed(names, cand, h) != NULL;
         }
     }
     while (taken) {
+        as_given = 0;
         snprintf(cand, cand_size, "%s_%llu", buf, (unsigned long long)++num);
         h = exdb_strmap_hash(cand);
         taken = exdb_strmap_find_hashed(names, cand, h) != NULL;
     }
 
-    final = keep && strcmp(cand, keep) == 0 ? keep : exdb_arena_strdup(a, cand);
+    /* keep itself handed in as the candidate and kept as it is: no strcmp */
+    final = keep && ((as_given && candidate == keep) || strcmp(cand, keep) == 0)
+                ? keep
+                : exdb_arena_strdup(a, cand);
     void **slot = final ? exdb_strmap_put_hashed(names, final, h, NULL) : NULL;
     /* putting into names leaves base_count's slots where they were */
     void **bslot = bc_looked ? bc : exdb_strmap_find_hashed(base_count, buf, hb);
