@@ -574,6 +574,31 @@ Test(graph, users_ordered_and_deduplicated) {
     check_consistent(G);
 }
 
+/* create_node joins its inputs' users once each, whether its distinct inputs
+ * fit the walk's list (16) or not (then stamped): 16 and 20 distinct, each
+ * given twice; the users in creation order either way. */
+Test(graph, users_of_many_inputs_added_once) {
+    exdb_node *in[20];
+    char nm[20][16];
+    for (int i = 0; i < 20; i++) {
+        snprintf(nm[i], sizeof nm[i], "i%d", i);
+        in[i] = ph(G, nm[i]);
+    }
+    const char *names[2] = {"sixteen", "twenty"};
+    uint32_t counts[2] = {16, 20};
+    for (int k = 0; k < 2; k++) {
+        exdb_arg args;
+        cr_assert_eq(exdb_arg_seq(&A, EXDB_ARG_TUPLE, 2 * counts[k], &args), 0);
+        for (uint32_t i = 0; i < 2 * counts[k]; i++)
+            args.u.items[i] = exdb_arg_node(in[i % counts[k]]);
+        cr_assert_not_null(exdb_graph_create_node(G, EXDB_OP_CALL_FUNCTION, ADD, EXDB_T_OP, &args,
+                                                  NULL, names[k]));
+    }
+    for (int i = 0; i < 20; i++)
+        cr_assert_str_eq(users_of(in[i]), i < 16 ? "sixteen,twenty" : "twenty", "%s", nm[i]);
+    check_consistent(G);
+}
+
 /* all_input_nodes order: distinct nodes of args then kwargs. */
 static void collect(void *ctx, exdb_node *in) {
     append_name(ctx, in->name);
