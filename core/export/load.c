@@ -84,12 +84,19 @@ static int in_clean(const loader *L, const char *s) {
  * "x\u0000junk" silently read as x; bytes that are not UTF-8 made renders
  * that are not well-formed XML (SVG, HTML). PyTorch refuses both: it
  * decodes the file as UTF-8, and a name with U+0000 is no identifier. */
+static int check_text_fail(loader *L, const char *s, size_t n, size_t at, const jpath *p);
+
 int exdb_load_check_text(loader *L, const char *s, size_t n, const jpath *p) {
     if (in_clean(L, s))
         return 0;
     size_t at = text_end((const unsigned char *)s, n);
-    if (at == n)
-        return 0;
+    return at == n ? 0 : check_text_fail(L, s, n, at, p);
+}
+
+/* exdb_load_check_text's refusal of s, bad from byte at (out of line: its
+ * message buffer is not set up on every check). */
+static __attribute__((noinline, cold)) int check_text_fail(loader *L, const char *s, size_t n,
+                                                           size_t at, const jpath *p) {
     char q[QS];
     if (s[at] == 0)
         return exdb_load_fail(L, p, "expected a string without \\u0000 (U+0000), found %s",
@@ -136,12 +143,18 @@ int exdb_load_check_name(loader *L, const char *s, const jpath *p, const char *w
 int exdb_load_count_module(loader *L, const char *fqn, size_t len, const jpath *p) {
     /* counted already, with its parents (the usual case: every node's
      * stack names its module): no copy made to look it up */
-    if (len && fqn[len] == '\0' && exdb_strmap_find(&L->modules, fqn))
+    if (!len)
+        return 0;
+    uint32_t h = exdb_strmap_hash_n(fqn, len); /* hashed once for find and put */
+    int whole = fqn[len] == '\0';
+    if (whole && exdb_strmap_find_hashed(&L->modules, fqn, h))
         return 0;
     while (len) {
-        char *key = exdb_arena_strndup(L->modules.a, fqn, len);
+        /* the whole fqn is its own key (it outlives the table); a parent
+         * is a copy */
+        const char *key = whole ? fqn : exdb_arena_strndup(L->modules.a, fqn, len);
         int fresh;
-        if (!key || !exdb_strmap_put(&L->modules, key, &fresh))
+        if (!key || !exdb_strmap_put_hashed(&L->modules, key, h, &fresh))
             return exdb_load_oom(L);
         if (!fresh)
             return 0;
@@ -160,6 +173,8 @@ int exdb_load_count_module(loader *L, const char *fqn, size_t len, const jpath *
             len--;
         if (len)
             len--; /* drop the dot */
+        whole = 0;
+        h = len ? exdb_strmap_hash_n(fqn, len) : 0;
     }
     return 0;
 }
@@ -244,8 +259,25 @@ int exdb_load_as_bool(loader *L, const exdb_json *v, const jpath *p, int *out) {
  * "$type"/"$value" keys. *tag gets the variant name, *val its payload.
  * A key repeated in the object counts once (the last one wins, as in
  * Python's json). */
+static int get_union_other(loader *L, const exdb_json *u, const jpath *p, const char *what,
+                           const char **tag, const exdb_json **val);
+
 int exdb_load_get_union(loader *L, const exdb_json *u, const jpath *p, const char *what,
                         const char **tag, const exdb_json **val) {
+    /* one key not starting with '$' (almost every union): that member */
+    if (u && u->type == EXDB_JOBJECT && u->len == 1 && u->u.kids[0].key[0] != '$') {
+        *tag = u->u.kids[0].key;
+        *val = &u->u.kids[0];
+        return 0;
+    }
+    return get_union_other(L, u, p, what, tag, val);
+}
+
+/* exdb_load_get_union of any other value: "$type"/"$value", the old
+ * encoding's members, or a refusal. */
+static __attribute__((noinline)) int get_union_other(loader *L, const exdb_json *u, const jpath *p,
+                                                     const char *what, const char **tag,
+                                                     const exdb_json **val) {
     char q1[QS], q2[QS];
     if (!exdb_json_is(u, EXDB_JOBJECT)) {
         char w[96];

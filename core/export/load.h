@@ -118,7 +118,8 @@ int exdb_load_check_key(loader *L, const char *k, const jpath *p);
 /* A name within EXDB_MAX_NAME_BYTES; what names it in the message. */
 int exdb_load_check_name(loader *L, const char *s, const jpath *p, const char *what);
 /* Counts module fqn[0..len) and its parents against EXDB_MAX_MODULES and
- * EXDB_MAX_MODULE_BYTES. */
+ * EXDB_MAX_MODULE_BYTES. An fqn that ends at len (a program's string) must
+ * outlive the loader: its table keeps it as the key, not a copy. */
 int exdb_load_count_module(loader *L, const char *fqn, size_t len, const jpath *p);
 
 /* obj[key], NULL when absent or null. */

@@ -32,7 +32,7 @@ static int is_python_keyword(const char *s) {
  * nodes of one name, which its Graph.lint rejects ("Node redefined name"),
  * and exdb finds nodes by name. */
 static int force_name(loader *L, exdb_graph *g, exdb_node *n, const char *name, const jpath *p) {
-    if (strcmp(n->name, name) == 0)
+    if (n->name == name || strcmp(n->name, name) == 0)
         return 0;
     void **slot = exdb_strmap_find(&g->names, name);
     if (slot && *slot && *slot != n) {
@@ -65,7 +65,10 @@ static int bind_value(loader *L, gscope *sc, const char *name, exdb_node *n, con
     int created;
     if (exdb_load_check_name(L, name, p, "value name") < 0)
         return -1;
-    void **slot = exdb_strmap_put(&sc->values, name, &created);
+    /* most values are named as their node: the hash create_name took */
+    uint32_t h = n->name == name || strcmp(n->name, name) == 0 ? exdb_node_name_hash(n)
+                                                               : exdb_strmap_hash(name);
+    void **slot = exdb_strmap_put_hashed(&sc->values, name, h, &created);
     if (!slot)
         return exdb_load_oom(L);
     if (!created && *slot) {
@@ -102,7 +105,9 @@ int exdb_load_node_sync(loader *L, gscope *sc, exdb_node *n, const char *name, c
 }
 
 /* operator.getitem(of, idx), sharing the producer's metadata; name NULL
- * lets FX derive it ("getitem", "getitem_1", ...). */
+ * lets FX derive it ("getitem", "getitem_1", ...). A name (the text's, in
+ * the program's strings, or a literal) outlives the graph: a node named
+ * as it is shares it. */
 static exdb_node *new_getitem(loader *L, gscope *sc, exdb_node *of, uint32_t idx, const char *name,
                               const exdb_meta *meta) {
     exdb_arg args;
@@ -110,8 +115,8 @@ static exdb_node *new_getitem(loader *L, gscope *sc, exdb_node *of, uint32_t idx
         return NULL;
     args.u.items[0] = exdb_arg_node(of);
     args.u.items[1] = exdb_arg_int(idx);
-    exdb_node *gi = exdb_graph_create_node(sc->g, EXDB_OP_CALL_FUNCTION, "operator.getitem",
-                                           EXDB_T_PYFN, &args, NULL, name);
+    exdb_node *gi = exdb_graph_create_node_kept(sc->g, EXDB_OP_CALL_FUNCTION, "operator.getitem",
+                                                EXDB_T_PYFN, &args, NULL, name);
     if (gi) {
         gi->meta = meta;
         gi->src = of->src;
@@ -326,7 +331,7 @@ static int load_outputs(loader *L, gscope *sc, exdb_node *n, const exdb_json *ou
     if (exdb_load_node_set_val(L, n, tv) < 0)
         return -1;
     /* serialized_name_to_node[fx_node.name] = fx_node (overwriting, as PyTorch does) */
-    void **slot = exdb_strmap_put(&sc->values, n->name, NULL);
+    void **slot = exdb_strmap_put_hashed(&sc->values, n->name, exdb_node_name_hash(n), NULL);
     if (!slot)
         return exdb_load_oom(L);
     *slot = n;
@@ -409,11 +414,16 @@ static int input_is_positional(loader *L, const exdb_json *na, const jpath *nap,
     return 0;
 }
 
+/* The inputs whose "arg" node_args keeps for load_node_args (a node's
+ * first ARGJ_MAX; the others are looked up again). */
+enum { ARGJ_MAX = 16 };
+
 /* A node's args and kwargs from its inputs ins (at ip) in serialized
- * order, pos[i] saying which are positional (npos of them, nkw keyword). */
+ * order, pos[i] saying which are positional (npos of them, nkw keyword),
+ * argj[i] the "arg" of input i < ARGJ_MAX. */
 static int load_node_args(loader *L, gscope *sc, const exdb_json *ins, const jpath *ip,
-                          const uint8_t *pos, uint32_t npos, uint32_t nkw, exdb_arg *args,
-                          exdb_arg *kwargs) {
+                          const uint8_t *pos, const exdb_json *const *argj, uint32_t npos,
+                          uint32_t nkw, exdb_arg *args, exdb_arg *kwargs) {
     if (exdb_arg_seq(L->a, EXDB_ARG_TUPLE, npos, args) < 0 ||
         exdb_arg_seq(L->a, EXDB_ARG_DICT, nkw, kwargs) < 0)
         return exdb_load_oom(L);
@@ -429,7 +439,7 @@ static int load_node_args(loader *L, gscope *sc, const exdb_json *ins, const jpa
             kwargs->keys[kp] = exdb_json_get(na, "name")->u.str;
             dst = &kwargs->u.items[kp++];
         }
-        if (exdb_load_arg(L, sc, exdb_json_get(na, "arg"), &argp, dst) < 0)
+        if (exdb_load_arg(L, sc, i < ARGJ_MAX ? argj[i] : exdb_json_get(na, "arg"), &argp, dst) < 0)
             return -1;
     }
     return 0;
@@ -446,6 +456,7 @@ static int node_args(loader *L, gscope *sc, const exdb_json *ins, const jpath *i
     if (!pos || !names)
         return exdb_load_oom(L);
     uint32_t npos = 0, nkw = 0;
+    const exdb_json *argj[ARGJ_MAX];
     for (uint32_t i = 0; i < ins->len; i++) {
         const exdb_json *na = &ins->u.kids[i];
         jpath nap = PIDX(ip, i);
@@ -455,8 +466,11 @@ static int node_args(loader *L, gscope *sc, const exdb_json *ins, const jpath *i
             exdb_load_get_str(L, na, "name", &nap, &aname) < 0 ||
             input_is_positional(L, na, &nap, aname, sym, is_hop, &positional) < 0)
             return -1;
-        if (!exdb_json_get(na, "arg"))
+        const exdb_json *aj = exdb_json_get(na, "arg");
+        if (!aj)
             return exdb_load_fail(L, &nap, "missing key \"arg\" (expected an Argument)");
+        if (i < ARGJ_MAX)
+            argj[i] = aj;
         pos[i] = (uint8_t)positional;
         if (positional)
             names[npos++] = aname;
@@ -467,7 +481,7 @@ static int node_args(loader *L, gscope *sc, const exdb_json *ins, const jpath *i
     meta->narg_names = npos;
     exdb_arena *own = L->a;
     L->a = L->args;
-    int rc = load_node_args(L, sc, ins, ip, pos, npos, nkw, args, kwargs);
+    int rc = load_node_args(L, sc, ins, ip, pos, argj, npos, nkw, args, kwargs);
     L->a = own;
     return rc;
 }
@@ -582,7 +596,7 @@ int exdb_load_node(loader *L, gscope *sc, const exdb_json *jn, const jpath *p, i
     if (!cand && !plain_fn)
         cand = sym ? sym_name : (!is_hop || hop_single) ? single_tensor_name(outs) : NULL;
     exdb_node *n =
-        exdb_graph_create_node(sc->g, EXDB_OP_CALL_FUNCTION, pt, tk, &args, &kwargs, cand);
+        exdb_graph_create_node_kept(sc->g, EXDB_OP_CALL_FUNCTION, pt, tk, &args, &kwargs, cand);
     if (!n)
         return exdb_load_oom(L);
     n->src = idx;

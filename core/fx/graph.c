@@ -134,7 +134,8 @@ static void foreach_node_in(exdb_arg *a, walk_set *set, exdb_node_visit_fn fn, v
 }
 
 void exdb_node_foreach_input(exdb_node *n, exdb_node_visit_fn fn, void *ctx) {
-    walk_set s = {0};
+    walk_set s;
+    s.stamp = s.n = 0; /* small[] is written before it is read */
     foreach_node_in(&n->args, &s, fn, ctx);
     foreach_node_in(&n->kwargs, &s, fn, ctx);
 }
@@ -242,7 +243,8 @@ static void reserve_user_cb(void *vctx, exdb_node *in) {
  * changes nothing; after that, nothing can fail. */
 static int update_args_kwargs(exdb_node *n, const exdb_arg *args, const exdb_arg *kwargs) {
     user_ctx uc = {n, 0};
-    walk_set s = {0};
+    walk_set s;
+    s.stamp = s.n = 0;
     foreach_node_in((exdb_arg *)(args ? args : &n->args), &s, reserve_user_cb, &uc);
     foreach_node_in((exdb_arg *)(kwargs ? kwargs : &n->kwargs), &s, reserve_user_cb, &uc);
     if (uc.failed)
@@ -541,6 +543,35 @@ static exdb_node *node_alloc(exdb_graph *g) {
     return g->slab++;
 }
 
+/* A new node n joins the users of each of its distinct inputs (args, then
+ * kwargs, in order), room made in all of them first: -1 when memory runs
+ * out, no user added. The inputs are walked once when they are few (the
+ * walk's list holds them all), twice (room, then users) otherwise. */
+static int add_to_inputs(exdb_node *n) {
+    walk_set s;
+    s.stamp = s.n = 0;
+    foreach_node_in(&n->args, &s, NULL, NULL);
+    foreach_node_in(&n->kwargs, &s, NULL, NULL);
+    user_ctx uc = {n, 0};
+    if (s.stamp) { /* more than WALK_SMALL: stamped, not listed */
+        exdb_node_foreach_input(n, reserve_user_cb, &uc);
+        if (uc.failed)
+            return -1;
+        exdb_node_foreach_input(n, add_user_cb, &uc);
+        assert(!uc.failed);
+        return 0;
+    }
+    for (uint32_t i = 0; i < s.n; i++)
+        if (reserve_user(s.small[i]) < 0)
+            return -1;
+    for (uint32_t i = 0; i < s.n; i++) {
+        int rc = add_user(s.small[i], n);
+        assert(rc == 0);
+        (void)rc;
+    }
+    return 0;
+}
+
 /* keep: a string that outlives g which the name, when it comes out with
  * its text, shares (names.h) */
 static exdb_node *create_node(exdb_graph *g, exdb_op op, const char *target, exdb_target_kind tkind,
@@ -588,14 +619,10 @@ static exdb_node *create_node(exdb_graph *g, exdb_op op, const char *target, exd
     n->hashed_name = n->name;
     /* room in every input's users first: out of memory leaves no input
      * pointing to a node that is not in the graph */
-    user_ctx uc = {n, 0};
-    exdb_node_foreach_input(n, reserve_user_cb, &uc);
-    if (uc.failed)
+    if (add_to_inputs(n) < 0)
         return NULL;
     EXDB_WILL_WRITE(g->arena, *slot);
     *slot = n;
-    exdb_node_foreach_input(n, add_user_cb, &uc);
-    assert(!uc.failed);
     link_node(g, n);
     return n;
 }
@@ -606,6 +633,12 @@ exdb_node *exdb_graph_create_node(exdb_graph *g, exdb_op op, const char *target,
                                   exdb_target_kind tkind, const exdb_arg *args,
                                   const exdb_arg *kwargs, const char *name) {
     return create_node(g, op, target, tkind, args, kwargs, name, target);
+}
+
+exdb_node *exdb_graph_create_node_kept(exdb_graph *g, exdb_op op, const char *target,
+                                       exdb_target_kind tkind, const exdb_arg *args,
+                                       const exdb_arg *kwargs, const char *name) {
+    return create_node(g, op, target, tkind, args, kwargs, name, name ? name : target);
 }
 
 /* Graph.inserting_before(n): n.prepend; inserting_before(None) is
@@ -768,7 +801,8 @@ int exdb_node_insert_arg(exdb_node *n, uint32_t idx, exdb_arg a) {
         return -1;
     for (uint32_t i = 0, j = 0; i < nargs.n; i++)
         nargs.u.items[i] = i == idx ? a : n->args.u.items[j++];
-    walk_set s = {0};
+    walk_set s;
+    s.stamp = s.n = 0;
     foreach_node_in(&n->args, &s, NULL, NULL); /* mark the current inputs */
     foreach_node_in(&n->kwargs, &s, NULL, NULL);
     EXDB_WILL_WRITE(n->graph->arena, n->args);

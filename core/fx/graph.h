@@ -314,6 +314,12 @@ const char *exdb_target_to_str(exdb_arena *a, exdb_op op, const char *target,
 exdb_node *exdb_graph_create_node(exdb_graph *g, exdb_op op, const char *target,
                                   exdb_target_kind tkind, const exdb_arg *args,
                                   const exdb_arg *kwargs, const char *name);
+/* exdb_graph_create_node with a name that outlives g too: the node's name,
+ * when it comes out as name's text, is name itself, not a copy (the
+ * loader's names live with the program's strings). */
+exdb_node *exdb_graph_create_node_kept(exdb_graph *g, exdb_op op, const char *target,
+                                       exdb_target_kind tkind, const exdb_arg *args,
+                                       const exdb_arg *kwargs, const char *name);
 
 /* Insertion point, as Graph.inserting_before/inserting_after, which stays set
  * until changed. Like FX: successive nodes inserted before n keep their order,

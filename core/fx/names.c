@@ -4,6 +4,9 @@
  * base_count tables (exdb_graph_create_name). */
 #include "core/fx/names.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -268,7 +271,7 @@ static int is_digit(char c) {
 
 /* FX's _name_regex, ^([a-zA-Z_][0-9a-zA-Z_]*?)(?:_(\d+))?$, as a test: the
  * candidate is used as is (no sanitising) when it matches. */
-static int is_valid_name(const char *s) {
+static int is_valid_name(const char *s, size_t n) {
     /* [0-9a-zA-Z_] by table: one load a character, no chain of compares */
     static const uint8_t ident[256] = {
         ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
@@ -279,10 +282,26 @@ static int is_valid_name(const char *s) {
         ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1,
         ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1,
         ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1};
-    if (!*s || is_digit(*s))
+    if (!n || is_digit(*s))
         return 0;
-    for (; *s; s++)
-        if (!ident[(unsigned char)*s])
+    size_t i = 0;
+#ifdef __SSE2__
+    /* sixteen characters a step: a letter (its byte | 0x20 in 'a'..'z'), a
+     * digit or '_' (x <= k unsigned as min(x, k) == x) */
+    for (; i + 16 <= n; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        __m128i al = _mm_sub_epi8(_mm_or_si128(v, _mm_set1_epi8(0x20)), _mm_set1_epi8('a'));
+        __m128i dg = _mm_sub_epi8(v, _mm_set1_epi8('0'));
+        __m128i ok =
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(al, _mm_set1_epi8(25)), al),
+                                      _mm_cmpeq_epi8(_mm_min_epu8(dg, _mm_set1_epi8(9)), dg)),
+                         _mm_cmpeq_epi8(v, _mm_set1_epi8('_')));
+        if (_mm_movemask_epi8(ok) != 0xFFFF)
+            return 0;
+    }
+#endif
+    for (; i < n; i++)
+        if (!ident[(unsigned char)s[i]])
             return 0;
     return 1;
 }
@@ -297,16 +316,17 @@ static int is_valid_name(const char *s) {
  * digits (leading zeros do not count) is treated as no suffix here. The name
  * itself is unaffected; only the _base_count entry differs from FX's. */
 static int split_suffix(const char *s, size_t len, size_t *base_len, uint64_t *num) {
-    const char *us = strrchr(s, '_');
-    if (!us || us == s || (size_t)(us - s) + 1 == len)
+    /* the digits at the end, then the '_' before them (the last '_' when
+     * all after it are digits), read from the end: no strrchr, no strlen */
+    size_t j = len;
+    while (j && is_digit(s[j - 1]))
+        j--;
+    if (j == len || j < 2 || s[j - 1] != '_')
         return 0;
-    const char *d = us + 1;
-    for (const char *p = d; *p; p++)
-        if (!is_digit(*p))
-            return 0;
+    const char *us = s + j - 1, *d = us + 1;
     while (*d == '0' && d[1])
         d++;
-    if (strlen(d) > 18)
+    if (len - (size_t)(d - s) > 18)
         return 0;
     uint64_t v = 0;
     for (; *d; d++)
@@ -365,7 +385,9 @@ const char *exdb_names_create_slot(exdb_arena *a, exdb_strmap *names, exdb_strma
     if (!buf)
         return NULL;
     size_t w = 0;
-    if (is_valid_name(candidate)) {
+    int as_given = 0; /* cand is candidate's text (no character changed, no counter) */
+    if (is_valid_name(candidate, n)) {
+        as_given = 1;
         memcpy(buf, candidate, n + 1);
         w = n;
     } else {
@@ -413,18 +435,23 @@ const char *exdb_names_create_slot(exdb_arena *a, exdb_strmap *names, exdb_strma
         bc_looked = 1;
         num = bc ? (uint64_t)(uintptr_t)*bc : 0;
         if (is_reserved_hashed(cand, h)) { /* reserved names never end in _<digits> */
+            as_given = 0;
             snprintf(cand, cand_size, "%s_%llu", buf, (unsigned long long)++num);
             h = exdb_strmap_hash(cand);
             taken = exdb_strmap_find_hashed(names, cand, h) != NULL;
         }
     }
     while (taken) {
+        as_given = 0;
         snprintf(cand, cand_size, "%s_%llu", buf, (unsigned long long)++num);
         h = exdb_strmap_hash(cand);
         taken = exdb_strmap_find_hashed(names, cand, h) != NULL;
     }
 
-    final = keep && strcmp(cand, keep) == 0 ? keep : exdb_arena_strdup(a, cand);
+    /* keep itself handed in as the candidate and kept as it is: no strcmp */
+    final = keep && ((as_given && candidate == keep) || strcmp(cand, keep) == 0)
+                ? keep
+                : exdb_arena_strdup(a, cand);
     void **slot = final ? exdb_strmap_put_hashed(names, final, h, NULL) : NULL;
     /* putting into names leaves base_count's slots where they were */
     void **bslot = bc_looked ? bc : exdb_strmap_find_hashed(base_count, buf, hb);

@@ -335,6 +335,51 @@ Test(graph, name_zero_padded_suffix) {
     cr_assert_str_eq(name_of(G, "b"), "b_2");
 }
 
+/* Names of 16 bytes or more are checked sixteen characters a step: an
+ * illegal character at any place of a block or of the tail is found, and
+ * every legal one ('0'-'9', 'a'-'z', 'A'-'Z', '_') passes, their
+ * neighbours ('/', ':', '@', '[', '`', '{', 0x7f, 0x80, 0xff) do not. */
+Test(graph, name_long_checked_in_blocks) {
+    const char legal[] = "azAZ09_mM5azAZ09_mM5azAZ09_mM5azAZ09";
+    cr_assert_str_eq(name_of(G, legal), legal);
+    const char bad[] = {'/', ':', '@', '[', '`', '{', 0x7f, (char)0x80, (char)0xff};
+    for (size_t at = 1; at < sizeof legal - 1; at++) {
+        for (size_t b = 0; b < sizeof bad; b++) {
+            char cand[sizeof legal], want[sizeof legal];
+            memcpy(cand, legal, sizeof legal);
+            cand[at] = bad[b];
+            memcpy(want, legal, sizeof legal);
+            want[at] = '_';
+            const char *got = name_of(G, cand);
+            /* up to the '_' (a name taken before gets a counter after it) */
+            cr_assert(strncmp(got, want, at + 1) == 0, "byte %zu 0x%02x: %s", at,
+                      (unsigned char)bad[b], got);
+        }
+    }
+}
+
+/* The suffix is what follows the last '_' when it is all digits and that
+ * '_' is not the first character. */
+Test(graph, name_suffix_read_from_the_end) {
+    cr_assert_str_eq(name_of(G, "a__1"), "a__1"); /* base "a_" */
+    cr_assert_str_eq(name_of(G, "a_"), "a_");
+    cr_assert_str_eq(name_of(G, "a_"), "a__2"); /* base "a_", counter 1 (a__1 taken) */
+    cr_assert_str_eq(name_of(G, "a_"), "a__3");
+    cr_assert_str_eq(name_of(G, "q_1x"), "q_1x"); /* no suffix */
+    cr_assert_str_eq(name_of(G, "q_1x"), "q_1x_1");
+    cr_assert_str_eq(name_of(G, "r1_2"), "r1_2");
+    cr_assert_str_eq(name_of(G, "r1"), "r1");
+    cr_assert_str_eq(name_of(G, "r1"), "r1_3");
+    /* 18 digits: a suffix (as in torch 2.13); 19: none here (names.c's
+     * documented limit; Python's int is unbounded and gives s_1...01) */
+    cr_assert_str_eq(name_of(G, "s_1000000000000000000"), "s_1000000000000000000");
+    cr_assert_str_eq(name_of(G, "s"), "s");
+    cr_assert_str_eq(name_of(G, "s"), "s_1");
+    cr_assert_str_eq(name_of(G, "t_100000000000000000"), "t_100000000000000000");
+    cr_assert_str_eq(name_of(G, "t"), "t");
+    cr_assert_str_eq(name_of(G, "t"), "t_100000000000000001");
+}
+
 /* "n@1" fails _name_regex -> "n_1" -> base "n", suffix 1 (how unflatten's
  * call_module `n@1` becomes node n_1). */
 Test(graph, name_at_sign) {
@@ -526,6 +571,31 @@ Test(graph, users_ordered_and_deduplicated) {
                              "](args = (%x, %x), kwargs = {})");
     cr_assert_str_eq(fmt(b), "%b : [num_users=0] = call_function[target=" ADD
                              "](args = (%x,), kwargs = {k: [%y, %x]})");
+    check_consistent(G);
+}
+
+/* create_node joins its inputs' users once each, whether its distinct inputs
+ * fit the walk's list (16) or not (then stamped): 16 and 20 distinct, each
+ * given twice; the users in creation order either way. */
+Test(graph, users_of_many_inputs_added_once) {
+    exdb_node *in[20];
+    char nm[20][16];
+    for (int i = 0; i < 20; i++) {
+        snprintf(nm[i], sizeof nm[i], "i%d", i);
+        in[i] = ph(G, nm[i]);
+    }
+    const char *names[2] = {"sixteen", "twenty"};
+    uint32_t counts[2] = {16, 20};
+    for (int k = 0; k < 2; k++) {
+        exdb_arg args;
+        cr_assert_eq(exdb_arg_seq(&A, EXDB_ARG_TUPLE, 2 * counts[k], &args), 0);
+        for (uint32_t i = 0; i < 2 * counts[k]; i++)
+            args.u.items[i] = exdb_arg_node(in[i % counts[k]]);
+        cr_assert_not_null(exdb_graph_create_node(G, EXDB_OP_CALL_FUNCTION, ADD, EXDB_T_OP, &args,
+                                                  NULL, names[k]));
+    }
+    for (int i = 0; i < 20; i++)
+        cr_assert_str_eq(users_of(in[i]), i < 16 ? "sixteen,twenty" : "twenty", "%s", nm[i]);
     check_consistent(G);
 }
 
