@@ -110,6 +110,21 @@ void **exdb_strmap_find_hashed(const exdb_strmap *m, const char *key, uint32_t h
     }
 }
 
+void **exdb_strmap_find_hashed_n(const exdb_strmap *m, const char *key, size_t n, uint32_t h) {
+    if (!m->cap)
+        return NULL;
+    uint32_t mask = m->cap - 1;
+    uintptr_t tag = (uintptr_t)(h >> 16);
+    for (uint32_t i = exdb_strmap_home(h, mask);; i = (i + 1) & mask) {
+        exdb_strmap_slot *s = &m->slots[i];
+        if (!s->key)
+            return NULL;
+        const char *k = slot_key(s);
+        if (s->key >> TAG_SHIFT == tag && strncmp(k, key, n) == 0 && k[n] == '\0')
+            return &s->val;
+    }
+}
+
 /* Rehashes into a table of ncap slots (a power of two above the count).
  * A home slot in a table of up to 2^16 slots is bits of the slot's tag;
  * beyond, the key is hashed again. */

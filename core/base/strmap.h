@@ -62,6 +62,9 @@ static inline void exdb_strmap_prefetch(const exdb_strmap *m, uint32_t h) {
         __builtin_prefetch(&m->slots[exdb_strmap_home(h, m->cap - 1)]);
 }
 void **exdb_strmap_find_hashed(const exdb_strmap *m, const char *key, uint32_t h);
+/* exdb_strmap_find_hashed of key's first n bytes (no NUL among them; key need
+ * not end there). */
+void **exdb_strmap_find_hashed_n(const exdb_strmap *m, const char *key, size_t n, uint32_t h);
 /* put with h = exdb_strmap_hash(key) already computed. */
 void **exdb_strmap_put_hashed(exdb_strmap *m, const char *key, uint32_t h, int *created);
 static inline void *exdb_strmap_get(const exdb_strmap *m, const char *key) {

@@ -78,11 +78,14 @@ static int parse_entry(exdb_arena *a, const char *s, const char *end, uint32_t k
                            "entry %u: path of %u components: modules nested deeper than the "
                            "limit of %d levels",
                            k, levels, EXDB_MAX_MODULE_DEPTH);
-    e->key = exdb_arena_strndup(a, s, (size_t)(cut[0] - s));
-    e->path = exdb_arena_strndup(a, cut[0] + 1, (size_t)(cut[1] - cut[0] - 1));
-    e->type = exdb_arena_strndup(a, cut[1] + 1, (size_t)(end - cut[1] - 1));
-    if (!e->key || !e->path || !e->type)
+    /* one copy of the entry, its two commas made the fields' ends */
+    char *c = exdb_arena_strndup(a, s, (size_t)(end - s));
+    if (!c)
         return exdb_errorf(err, "out of memory");
+    c[cut[0] - s] = c[cut[1] - s] = '\0';
+    e->key = c;
+    e->path = c + (cut[0] - s) + 1;
+    e->type = c + (cut[1] - s) + 1;
     return call_index(e, k, err);
 }
 
@@ -155,8 +158,11 @@ static int parse_stack_after(exdb_arena *a, const char *text, size_t len,
     *n = 0;
     if (!len)
         return 0;
-    uint32_t count = 1;
-    for (const char *q = memchr(text, ';', len); q;
+    /* the ';' before skip are not looked for: each of the nsame entries
+     * ends with one, but for the last when skip is the end and no ';' is */
+    uint32_t count = nsame ? nsame + 1 - (skip == len && text[len - 1] != ';') : 1;
+    const char *from = text + skip;
+    for (const char *q = memchr(from, ';', len - skip); q;
          q = memchr(q + 1, ';', len - (size_t)(q + 1 - text)))
         count++;
     if (count > EXDB_MAX_MODULE_DEPTH)
@@ -210,17 +216,17 @@ static int is_known_meta_key(const char *k) {
     return meta_key(k) != MK_OTHER;
 }
 
-/* meta's nn_module_stack v (len bytes, at p), parsed once per distinct
- * string (the previous node's checked first) and its modules counted
- * against the limits. */
+/* meta's nn_module_stack v (len bytes, at p; v need not end there: raw
+ * text json.c left), parsed once per distinct string (the previous
+ * node's checked first) and its modules counted against the limits. */
 static int module_stack(loader *L, exdb_meta *meta, const char *v, size_t len, const jpath *p) {
     const parsed_stack *prev = L->last_stack;
     size_t common = prev ? common_prefix(v, len, prev->text, prev->len) : 0;
     if (!prev || common != len || prev->len != len) {
-        /* v may live with its node's DOM (EXDB_JRAW_DEFER): the table
-         * keeps a copy of each distinct stack */
+        /* v may live with its node's DOM or be the text's
+         * (EXDB_JRAW_DEFER): the table keeps a copy of each distinct stack */
         uint32_t h = exdb_strmap_hash_n(v, len);
-        void **found = exdb_strmap_find_hashed(&L->stacks, v, h);
+        void **found = exdb_strmap_find_hashed_n(&L->stacks, v, len, h);
         parsed_stack *ps = found ? *found : NULL;
         if (!ps) {
             exdb_error e2 = {0};
@@ -231,11 +237,11 @@ static int module_stack(loader *L, exdb_meta *meta, const char *v, size_t len, c
             /* the entries it shares with the previous node's stack (their
              * modules counted) are copied */
             size_t skip = 0;
-            uint32_t nsame = prev ? same_entries(v, prev->text, common, &skip) : 0;
+            uint32_t nsame = prev ? same_entries(ps->text, prev->text, common, &skip) : 0;
             if (prev && nsame > prev->n) /* never: parsed in full then */
                 nsame = 0, skip = 0;
             /* a failed parse ends the load, so the half-made entry is never read */
-            if (parse_stack_after(L->a, v, len, nsame ? prev->entries : NULL, nsame, skip,
+            if (parse_stack_after(L->a, ps->text, len, nsame ? prev->entries : NULL, nsame, skip,
                                   &ps->entries, &ps->n, &e2) < 0)
                 return exdb_load_fail(L, p, "%s", e2.msg);
             for (uint32_t j = nsame; j < ps->n; j++)
@@ -427,7 +433,7 @@ int exdb_load_meta(loader *L, const exdb_json *m, const jpath *p, exdb_meta **ou
         jpath ep = PKEY(p, e->key);
         const char *k = e->key;
         int id = meta_key(k);
-        if (e->type == EXDB_JRAW) /* left unparsed (EXDB_JRAW_DEFER) */
+        if (e->type == EXDB_JRAW && id != MK_STACK) /* left unparsed (EXDB_JRAW_DEFER) */
             defer(L, meta, p);
         if (id == MK_OTHER) {
             if (is_text(e) && (exdb_load_check_key(L, k, p) < 0 ||
@@ -444,7 +450,10 @@ int exdb_load_meta(loader *L, const exdb_json *m, const jpath *p, exdb_meta **ou
             return -1;
         const char *v = e->u.str;
         if (id == MK_STACK) {
-            if (module_stack(L, meta, v, e->type == EXDB_JSTRING ? e->len : strlen(v), &ep) < 0)
+            /* raw: json.c left it, its quotes around text that is its value
+             * (ASCII, no backslash, no control byte) */
+            int raw = e->type == EXDB_JRAW;
+            if (module_stack(L, meta, v + raw, raw ? e->len - 2 : e->len, &ep) < 0)
                 return -1;
         } else if (id == MK_TRACE) {
             meta->lazy_stack_trace = v;

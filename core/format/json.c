@@ -1146,6 +1146,12 @@ static int parse_deferring(parser *ps, size_t idx, const char *key) {
         if (!defer_keeps(key))
             return defer_string(ps, idx);
         if (strcmp(key, "nn_module_stack") == 0) {
+            /* without a backslash its text is its value (the element is
+             * ASCII without raw control bytes): left raw, the loader
+             * recognises a stack it has seen by these bytes */
+            const char *q = ps->p, *r = exdb_json_skim_string(q, ps->end);
+            if (r && !memchr(q + 1, '\\', (size_t)(r - q - 1)))
+                return defer_string(ps, idx);
             /* read at load, kept once per distinct stack by the loader:
              * with the element's DOM, not in the string pool */
             ps->transient = 1;

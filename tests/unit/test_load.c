@@ -1621,6 +1621,46 @@ Test(load, module_stack_entries_shared_with_the_previous_node) {
     exdb_buf_free(&b);
 }
 
+/* A stack without a backslash is recognised by its raw text (json.c leaves
+ * it unparsed), one with an escape is decoded first: the same stack
+ * written both ways, next to each other or apart, is one stack (the
+ * table's text, its entries). */
+Test(load, module_stack_raw_and_escaped_texts_are_one_stack) {
+    static const char *const stacks[4] = {
+        "L__self__,,m.M;L__self___a,a,m.A",
+        "L__self__,,m.M;L__self___a,a,m.\\u0041",
+        "L__self__,,m.M;L__self___a,a,m.AB",
+        "L__self__,,m.M;L__self___a,a,m.A",
+    };
+    exdb_buf b;
+    exdb_buf_init(&b);
+    relu_chain_of(&b, stacks, NULL);
+    char *text = strdup(exdb_buf_str(&b));
+    exdb_buf_free(&b);
+    exdb_error err = {0};
+    prog = exdb_program_from_json(text, strlen(text), "t.json", &err);
+    cr_assert_not_null(prog, "%s", err.msg);
+    const exdb_meta *m[4];
+    for (int i = 0; i < 4; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "r%d", i);
+        m[i] = exdb_graph_find(prog->graph, name)->meta;
+        cr_assert_eq(m[i]->nstack, 2, "node %d", i);
+        cr_expect_str_eq(m[i]->stack[1].key, "L__self___a", "node %d", i);
+        cr_expect_str_eq(m[i]->stack[1].path, "a", "node %d", i);
+    }
+    cr_expect_str_eq(m[0]->nn_module_stack, stacks[0]);
+    cr_expect_str_eq(m[2]->nn_module_stack, stacks[2]);
+    cr_expect_str_eq(m[2]->stack[1].type, "m.AB");
+    for (int i = 1; i < 4; i += 2) {
+        cr_expect_eq(m[i]->nn_module_stack, m[0]->nn_module_stack, "node %d", i);
+        cr_expect_eq(m[i]->stack, m[0]->stack, "node %d", i);
+    }
+    cr_expect_str_eq(m[0]->stack[1].type, "m.A");
+    exdb_program_free(prog);
+    prog = NULL;
+}
+
 /* The first pass counts the main graph's nodes as it delimits them
  * (load_shape.h's tally): a repeated "nodes" key (Python keeps the last)
  * is counted as the DOM keeps it, whether the arrays before it have as
