@@ -183,6 +183,9 @@ static int head_ok(const char *data, size_t n, const key *k, const head *hd) {
     if (memcmp(hd->magic, MAGIC, 8) != 0 || hd->format != FORMAT || hd->head_size != sizeof *hd ||
         strcmp(ver, exdb_version()) != 0)
         return 0;
+    /* a text entry (no image) has no records either */
+    if (!hd->image_len && (hd->image_inputs || hd->image_outputs || hd->image_calls))
+        return 0;
     if (hd->payload_len > n || strs > n || hd->image_len > n ||
         sizeof *hd + strs + hd->payload_len + 1 + hd->image_len + 8 != n)
         return 0;
