@@ -115,7 +115,8 @@ static int info_cache(session *s, const char *word, int argc, char **argv) {
     exdb_cache_info ci;
     exdb_cache_stat(&ci);
     if (!ci.dir)
-        exdb_buf_puts(&s->buf, "Reopen cache: off (--no-cache, EXDB_CACHE=0, or no HOME).\n");
+        exdb_buf_puts(&s->buf, "Reopen cache: off (--no-cache, EXDB_CACHE=0, or no usable "
+                               "XDG_CACHE_HOME or HOME).\n");
     else
         exdb_buf_printf(&s->buf,
                         "Reopen cache: %s\n%u entr%s, %llu bytes (at most %zu MiB in all, %zu MiB "

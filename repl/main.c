@@ -229,20 +229,23 @@ static char *history_path(void) {
 
 /* The reopen cache's folder (core/export/cache.h): $XDG_CACHE_HOME/exdb,
  * else $HOME/.cache/exdb (absolute paths only, as the XDG base directory
- * specification asks); none with --no-cache or EXDB_CACHE=0. */
+ * specification asks); none with --no-cache or EXDB_CACHE=0, nor when the
+ * path is too long (cut short, it would name another folder). */
 static void cache_setup(int off) {
     const char *env = getenv("EXDB_CACHE");
     if (off || (env && strcmp(env, "0") == 0))
         return;
     const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     char dir[4096];
+    int n;
     if (xdg && xdg[0] == '/')
-        snprintf(dir, sizeof dir, "%s/exdb", xdg);
+        n = snprintf(dir, sizeof dir, "%s/exdb", xdg);
     else if (home && home[0] == '/')
-        snprintf(dir, sizeof dir, "%s/.cache/exdb", home);
+        n = snprintf(dir, sizeof dir, "%s/.cache/exdb", home);
     else
         return;
-    exdb_cache_use(dir);
+    if (n > 0 && (size_t)n < sizeof dir)
+        exdb_cache_use(dir);
 }
 
 static void on_sigint(int sig) {

@@ -7,7 +7,8 @@
 # suite passes with the cache warm (a file opened by several goldens is
 # read from its entry from the second on); --no-cache and EXDB_CACHE=0
 # neither read nor write it; a file changed between an open from the
-# cache and the build is refused as changed on disk. About 12 s (the golden
+# cache and the build is refused as changed on disk; an XDG_CACHE_HOME too
+# long for its /exdb gives no cache. About 12 s (the golden
 # suite once, and 2 s for a copied file to leave git's racy window).
 # Prints "cache: N passed, M failed".
 exdb=${1:?usage: run_cache.extra.sh EXDB}
@@ -61,6 +62,21 @@ if [ ! -e "$XDG_CACHE_HOME" ] && grep -q '^Reopen cache: off' "$tmp/out"; then
     ok "--no-cache and EXDB_CACHE=0 leave no cache"
 else
     bad "--no-cache or EXDB_CACHE=0 wrote a cache"
+fi
+
+# an XDG_CACHE_HOME too long for its /exdb: no cache (cut short, the
+# folder would have been XDG_CACHE_HOME/ex), whatever the path's length
+mkdir -p "$tmp/t"
+x=$tmp/t/
+while [ ${#x} -lt 4090 ]; do x="$x./"; done
+[ ${#x} -lt 4091 ] && x="$x/"
+x="$x." # 4,092 characters naming $tmp/t: $x/exdb is 4,097
+XDG_CACHE_HOME=$x "$exdb" -q tests/fixtures/example.json -batch -ex 'info program' \
+    -ex 'info cache' >"$tmp/out" 2>&1
+if [ ! -e "$tmp/t/ex" ] && grep -q '^Reopen cache: off' "$tmp/out"; then
+    ok "an XDG_CACHE_HOME too long: no cache, none cut short"
+else
+    bad "an XDG_CACHE_HOME too long: a cache in a folder cut short"
 fi
 
 # the golden suite, the cache warming as it goes

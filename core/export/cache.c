@@ -183,6 +183,9 @@ static int head_ok(const char *data, size_t n, const key *k, const head *hd) {
     if (memcmp(hd->magic, MAGIC, 8) != 0 || hd->format != FORMAT || hd->head_size != sizeof *hd ||
         strcmp(ver, exdb_version()) != 0)
         return 0;
+    /* a text entry (no image) has no records either */
+    if (!hd->image_len && (hd->image_inputs || hd->image_outputs || hd->image_calls))
+        return 0;
     if (hd->payload_len > n || strs > n || hd->image_len > n ||
         sizeof *hd + strs + hd->payload_len + 1 + hd->image_len + 8 != n)
         return 0;
@@ -529,10 +532,19 @@ static int by_mtime(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* The entries of the folder open at dfd into slots (at most SCAN_MAX),
- * their bytes in *bytes; when clean, the entries past SCAN_MAX, what is
- * not a regular file, and a temporary file older than an hour (a writer
- * that died) removed. */
+/* The index of the oldest of slots[0..n). */
+static uint32_t oldest(const slot *slots, uint32_t n) {
+    uint32_t o = 0;
+    for (uint32_t i = 1; i < n; i++)
+        if (slots[i].mtime_ns < slots[o].mtime_ns)
+            o = i;
+    return o;
+}
+
+/* The entries of the folder open at dfd into slots (the SCAN_MAX most
+ * recently used), their bytes in *bytes; when clean, the older entries
+ * past SCAN_MAX, what is not a regular file, and a temporary file older
+ * than an hour (a writer that died) removed. */
 static uint32_t scan(int dfd, slot *slots, uint64_t *bytes, int clean) {
     *bytes = 0;
     int fd = dup(dfd);
@@ -551,18 +563,29 @@ static uint32_t scan(int dfd, slot *slots, uint64_t *bytes, int clean) {
         if ((!ent && !tmp_name(e->d_name)) ||
             fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
             continue;
-        if (!S_ISREG(st.st_mode) || (!ent && ns(st.st_mtim) + 3600ull * 1000000000u < now) ||
-            (ent && n == SCAN_MAX)) {
+        if (!S_ISREG(st.st_mode) || (!ent && ns(st.st_mtim) + 3600ull * 1000000000u < now)) {
             if (clean)
                 unlinkat(dfd, e->d_name, 0);
             continue;
         }
         if (!ent)
             continue;
-        slots[n].mtime_ns = ns(st.st_mtim);
-        slots[n].size = (uint64_t)st.st_size;
-        memcpy(slots[n].name, e->d_name, strlen(e->d_name) + 1); /* entry_name: 38 bytes */
-        *bytes += slots[n++].size;
+        uint32_t at = n;
+        if (n < SCAN_MAX) {
+            n++;
+        } else { /* full: the older of this one and the oldest listed goes */
+            at = oldest(slots, n);
+            int newer = slots[at].mtime_ns < ns(st.st_mtim);
+            if (clean)
+                unlinkat(dfd, newer ? slots[at].name : e->d_name, 0);
+            if (!newer)
+                continue;
+            *bytes -= slots[at].size;
+        }
+        slots[at].mtime_ns = ns(st.st_mtim);
+        slots[at].size = (uint64_t)st.st_size;
+        memcpy(slots[at].name, e->d_name, strlen(e->d_name) + 1); /* entry_name: 38 bytes */
+        *bytes += slots[at].size;
     }
     closedir(d);
     return n;

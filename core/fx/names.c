@@ -370,6 +370,30 @@ const char *exdb_names_create(exdb_arena *a, exdb_strmap *names, exdb_strmap *ba
     return exdb_names_create_slot(a, names, base_count, candidate, NULL, &h, &slot);
 }
 
+/* candidate (n bytes, not a valid name) made one into buf (n + 32 bytes):
+ * a leading digit gets a '_', a run of other characters becomes one '_',
+ * nothing left "_unnamed"; its length. */
+static size_t sanitise(const char *candidate, size_t n, char *buf) {
+    size_t w = 0;
+    if (n && is_digit(candidate[0]))
+        buf[w++] = '_';
+    for (size_t i = 0; i < n;) {
+        if (is_ident_char((unsigned char)candidate[i])) {
+            buf[w++] = candidate[i++];
+        } else {
+            buf[w++] = '_'; /* a run of illegal characters -> one '_' */
+            while (i < n && !is_ident_char((unsigned char)candidate[i]))
+                i++;
+        }
+    }
+    buf[w] = '\0';
+    if (w == 0) {
+        strcpy(buf, "_unnamed");
+        w = 8;
+    }
+    return w;
+}
+
 /* The candidate's hash is taken once for its first probe of names, its put
  * and the caller (a node caches its name's hash); only a taken candidate
  * rehashes the next _N. */
@@ -384,30 +408,11 @@ const char *exdb_names_create_slot(exdb_arena *a, exdb_strmap *names, exdb_strma
     char *buf = n + 32 <= sizeof sbuf ? sbuf : malloc(n + 32);
     if (!buf)
         return NULL;
-    size_t w = 0;
-    int as_given = 0; /* cand is candidate's text (no character changed, no counter) */
-    if (is_valid_name(candidate, n)) {
-        as_given = 1;
+    /* as_given: cand is candidate's text (no character changed, no counter) */
+    int as_given = is_valid_name(candidate, n) != 0;
+    size_t w = as_given ? n : sanitise(candidate, n, buf);
+    if (as_given)
         memcpy(buf, candidate, n + 1);
-        w = n;
-    } else {
-        if (n && is_digit(candidate[0]))
-            buf[w++] = '_';
-        for (size_t i = 0; i < n;) {
-            if (is_ident_char((unsigned char)candidate[i])) {
-                buf[w++] = candidate[i++];
-            } else {
-                buf[w++] = '_'; /* a run of illegal characters -> one '_' */
-                while (i < n && !is_ident_char((unsigned char)candidate[i]))
-                    i++;
-            }
-        }
-        buf[w] = '\0';
-        if (w == 0) {
-            strcpy(buf, "_unnamed");
-            w = 8;
-        }
-    }
 
     size_t base_len = w;
     uint64_t num = 0;

@@ -8,6 +8,7 @@
  * to others; the bounds hold. */
 #include <criterion/criterion.h>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,8 +192,15 @@ static void broken(const char *path, void (*breakit)(const char *entry)) {
     cr_assert_str_eq(got, ref);
     size_t n;
     char *now = slurp(entry(), &n);
-    /* the same but for its time and checksum */
-    cr_assert(n == good_n &&
+    /* the same but for its time and checksum (the head too: a forged head
+     * kept would otherwise pass) */
+    head a, b;
+    if (n == good_n && n >= sizeof a) {
+        memcpy(&a, now, sizeof a);
+        memcpy(&b, good, sizeof b);
+        a.created_ns = b.created_ns = 0;
+    }
+    cr_assert(n == good_n && memcmp(&a, &b, sizeof a) == 0 &&
                   memcmp(now + sizeof(head), good + sizeof(head), n - sizeof(head) - 8) == 0,
               "the entry was not written again");
     free(now);
@@ -253,7 +261,7 @@ static void too_many_nodes(head *h) {
     h->nserialized = 4000001;
 }
 static void huge_image(head *h) {
-    h->image_inputs = UINT32_MAX; /* more records than bytes (JSON text entries: no image) */
+    h->image_inputs = UINT32_MAX; /* more records than bytes (a text entry: records it has not) */
     h->image_calls = UINT32_MAX;
 }
 static void far_string(head *h) {
@@ -451,4 +459,40 @@ Test(cache, bounds_and_racy_files) {
     exdb_cache_stat(&ci);
     cr_assert_eq(ci.entries, 0, "a fresh file got an entry");
     free(s);
+}
+
+/* Past 1,024 entries the least recently used go, whatever order the
+ * folder lists them in: 1,100 old entries of shuffled times, then a new
+ * one; the new one and the 1,023 newest old ones stay. */
+Test(cache, past_the_entry_count_the_oldest_go) {
+    enum { OLD = 1100, KEPT = 1024 };
+    cr_assert_eq(mkdir(dir, 0700), 0);
+    for (uint32_t i = 0; i < OLD; i++) {
+        char path[400];
+        uint32_t age = (i * 7919u) % OLD; /* a permutation of 0..OLD-1 */
+        snprintf(path, sizeof path, "%s/%032x.shape", dir, age);
+        spit(path, "x", 1);
+        struct timespec t[2] = {{1000000 + age, 0}, {1000000 + age, 0}};
+        cr_assert_eq(utimensat(AT_FDCWD, path, t, 0), 0);
+    }
+    free(answers(JSON));
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d);
+    uint32_t n = 0, fresh = 0, too_old = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        unsigned age;
+        if (e->d_name[0] == '.')
+            continue;
+        n++;
+        if (strlen(e->d_name) == 38 && strncmp(e->d_name, "000000000000000000000000", 24) == 0 &&
+            sscanf(e->d_name + 24, "%8x.shape", &age) == 1)
+            too_old += age < OLD - (KEPT - 1);
+        else
+            fresh++;
+    }
+    closedir(d);
+    cr_assert_eq(n, KEPT);
+    cr_assert_eq(fresh, 1, "the entry just written was removed");
+    cr_assert_eq(too_old, 0, "%u older entries kept in place of newer ones", too_old);
 }
