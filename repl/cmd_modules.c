@@ -26,6 +26,9 @@ exdb_unflatten *cmd_modules_shown_run(session *s) {
     if (u && fresh) {
         exdb_error err = {0};
         if (exdb_unflatten_run(u, &err) < 0) {
+            /* a run cut short (out of memory) is not the user's to read:
+             * the next command runs it again from the start */
+            cmd_unflatten_forget(s);
             cmd_fail(s, "%s", err.msg);
             return NULL;
         }

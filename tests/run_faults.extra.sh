@@ -233,6 +233,12 @@ run device --arena-calls -c "load '{F}'" -c "print tabular" tests/fixtures/devic
 # any), two nodes' torch_fn refused when read: each keeps its own message
 run lazy-meta --arena-calls --lazy-meta -c "load '{F}'" -c "info node addmm" \
     -c "info node add" -c "info node addmm" -c "print code" tests/fixtures/lazy_meta_bad.json
+# an nn_module_stack with an escape, read at load into the element's arena
+# (json.c: a stack without one is left raw for the loader to recognise)
+sed 's/"nn_module_stack": "L__self__/"nn_module_stack": "L\\u005f_self__/' \
+    tests/fixtures/example.json >"$outs/stack_escaped.json"
+run stack-escaped --arena-calls --lazy-meta -c "load '{F}'" -c "info modules" \
+    "$outs/stack_escaped.json"
 # DOT of nodes copied for their far uses (every node with two uses: the
 # copies share one tooltip, viz/dotwrite.c), and of a view dotwrite.c leaves
 # to cgraph and agwrite (a node name holding U+000C: viz/cgdisc.c)

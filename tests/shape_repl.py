@@ -16,6 +16,8 @@ must (a deadline of 120 s per step is only a guard against a hang).
   - GOOD, then `quit` as soon as the prompt shows (the build most likely
     running: `quit` waits for it): exit 0, nothing on the terminal after
     the prompt but the echo (no sanitizer report).
+  - a program unflatten refuses: `info modules` twice and `print module ""`
+    each say unflatten's error (no half-made tree).
 Prints "ok   ..." or "FAIL ..." per check and exits 1 if any failed."""
 import os
 import pty
@@ -147,4 +149,18 @@ s.send("quit")
 rc = s.exit_status()
 check(rc == 0 and "ERROR" not in s.text[s.seen:] and "Sanitizer" not in s.text,
       "quit as the prompt shows, the build running: exit 0 (exit %s)" % rc, s.text)
+# a program unflatten refuses: every command that reads its module tree
+# says so, not only the first (the second `info modules` showed the tree
+# the refused run had made so far, as if it were the answer)
+REFUSED = "tests/fixtures/unflatten/error_preserved_dead_parent.json"
+s = Session(REFUSED)
+s.wait_for(re.escape(PROMPT))
+first = s.command("info modules")
+again = s.command("info modules")
+code = s.command("print module \"\"")
+check(first is not None and "AssertionError" in first and again is not None and
+      "AssertionError" in again and "UnflattenedModule" not in again and code is not None and
+      "AssertionError" in code, "a refused unflatten: info modules says so every time", s.text)
+s.send("quit")
+s.exit_status()
 sys.exit(1 if fails else 0)
