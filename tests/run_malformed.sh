@@ -447,7 +447,11 @@ PY
 )
     echo "$res" | grep '^FAIL' | sed 's/^FAIL //' | while IFS= read -r l; do echo "FAIL $l"; done
     fail=$((fail + $(echo "$res" | grep -c '^FAIL')))
-    pass=$((pass + $(echo "$res" | sed -n 's/^passed //p')))
+    n=$(echo "$res" | sed -n 's/^passed //p')
+    case $n in
+    [0-9]*) pass=$((pass + n)) ;;
+    *) failed "the shape-first checker over tests/malformed ($w) gave no count (its error is above)" ;;
+    esac
 done
 
 # --json: the answer of a command that read a malformed field carries no
