@@ -20,6 +20,7 @@
 #include <xxhash.h>
 
 #include "core/base/filemap.h"
+#include "core/base/outfile.h"
 #include "core/base/version.h"
 #include "core/export/cache_image.h"
 #include "core/export/snapshot.h"
@@ -390,18 +391,8 @@ static void put(writer *w, const void *p, size_t n) {
     if (w->failed)
         return;
     XXH3_64bits_update(w->hs, p, n);
-    const char *s = p;
-    while (n > 0) {
-        ssize_t r = write(w->fd, s, n < ((size_t)1 << 24) ? n : (size_t)1 << 24);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            w->failed = 1;
-            return;
-        }
-        s += r;
-        n -= (size_t)r;
-    }
+    if (exdb_out_write_all(w->fd, p, n) < 0)
+        w->failed = 1;
 }
 
 /* Writes the entry (head hd, strings, the text's pieces between cuts)
