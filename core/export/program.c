@@ -551,8 +551,10 @@ static const char *const lazy_prefix[] = {"graph_module", "graph"};
 static const char *const lazy_last[] = {"nodes", "tensor_values", NULL};
 
 int exdb_program_first_pass(const char *buf, size_t len, exdb_arena *a, exdb_jstrings *strs,
-                            const char *fname, exdb_json **root, exdb_error *err) {
-    return exdb_json_parse_lazy(buf, len, a, strs, fname, lazy_prefix, 2, lazy_last, root, err);
+                            const char *fname, const exdb_json_lazy_hook *hook, exdb_json **root,
+                            exdb_error *err) {
+    return exdb_json_parse_lazy_hooked(buf, len, a, strs, fname, lazy_prefix, 2, lazy_last, hook,
+                                       root, err);
 }
 
 /* A program of text buf[0..len) named name, and its load (*pdp: the
@@ -621,8 +623,8 @@ exdb_program *exdb_program_open_json(char *buf, size_t len, const char *name, in
      * IR's beside the loader */
     int helped = tally && len >= HELPED_MIN && exdb_mem_ahead_start();
     if (P->path)
-        parsed = exdb_json_parse_lazy_hooked(buf, len, &pd->dom, &L->strs, L->fname, lazy_prefix, 2,
-                                             lazy_last, tally ? &hook : NULL, &pd->root, err);
+        parsed = exdb_program_first_pass(buf, len, &pd->dom, &L->strs, L->fname,
+                                         tally ? &hook : NULL, &pd->root, err);
     if (helped)
         exdb_mem_ahead_stop();
     exdb_load_shape_tally_finish(tally);

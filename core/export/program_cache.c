@@ -41,7 +41,7 @@ int exdb_program_cache_cold_pass(exdb_program *p, struct exdb_program_pending *p
     exdb_arena dom;
     exdb_arena_init(&dom);
     exdb_json *root = NULL;
-    rc = exdb_program_first_pass(buf, len, &dom, &pd->L.strs, pd->L.fname, &root, err);
+    rc = exdb_program_first_pass(buf, len, &dom, &pd->L.strs, pd->L.fname, NULL, &root, err);
     exdb_filemap_hash(buf, &hash); /* taken as the text was read */
     if (len != pd->hit.text_len || hash != pd->hit.text_hash)
         rc = cache_lied(pd, err);
@@ -91,8 +91,8 @@ static exdb_program *open_cached(exdb_cache_hit *h, const char *label, const cha
     P->pending = pd;
     loader *L = &pd->L;
     int ok = P->path && h->nserialized >= exdb_program_shape_min() &&
-             exdb_program_first_pass(h->text, h->len, &pd->hit_dom, &L->strs, L->fname, &pd->root,
-                                     &err) == 0 &&
+             exdb_program_first_pass(h->text, h->len, &pd->hit_dom, &L->strs, L->fname, NULL,
+                                     &pd->root, &err) == 0 &&
              exdb_program_read_shape(P, pd->root, NULL, L->fname, &err) == 0 &&
              (!h->image_len || install(P, h, label, &err) == 0);
     P->json_bytes = (size_t)h->text_len;

@@ -58,10 +58,12 @@ struct exdb_program_pending {
  * released). */
 exdb_program *exdb_program_new(char *buf, size_t len, const char *name,
                                struct exdb_program_pending **pdp, exdb_error *err);
-/* The first pass over a program's text (exdb_json_parse_lazy, the main
- * graph's nodes and tensor_values left lazy). */
+/* The first pass over a program's text (exdb_json_parse_lazy_hooked, the
+ * main graph's nodes and tensor_values left lazy, hook told of each; hook
+ * may be NULL). */
 int exdb_program_first_pass(const char *buf, size_t len, exdb_arena *a, exdb_jstrings *strs,
-                            const char *fname, exdb_json **root, exdb_error *err);
+                            const char *fname, const exdb_json_lazy_hook *hook, exdb_json **root,
+                            exdb_error *err);
 /* The shape read (load_program's parts but the graph, whose node counts
  * load_shape.c reads off the text, the first pass's tally or NULL) in a
  * loader of its own: 0, or -1 when it could not say. */
