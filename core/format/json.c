@@ -632,6 +632,12 @@ static void known_init(void) {
     __atomic_store_n(&known_ready, 1, __ATOMIC_RELEASE);
 }
 
+/* known_init run once, without a call of pthread_once per key after it. */
+static inline __attribute__((always_inline)) void known_ensure(void) {
+    if (!__atomic_load_n(&known_ready, __ATOMIC_ACQUIRE))
+        pthread_once(&known_once, known_init);
+}
+
 /* Whether a[0..n) and b[0..n) are equal, 0 < n <= KNOWN_MAX_LEN: words
  * read inside both (the last one overlapping), no call to memcmp. */
 static inline __attribute__((always_inline)) int key_eq(const char *a, const char *b, size_t n) {
@@ -664,8 +670,7 @@ static inline __attribute__((always_inline)) int key_eq(const char *a, const cha
 static inline __attribute__((always_inline)) const char *known_key(const char *s, size_t n) {
     if (n == 0 || n > KNOWN_MAX_LEN)
         return NULL;
-    if (!__atomic_load_n(&known_ready, __ATOMIC_ACQUIRE)) /* no call per key */
-        pthread_once(&known_once, known_init);
+    known_ensure();
     for (uint32_t h = key_hash(s, n) & (KNOWN_SLOTS - 1); known_slot[h];
          h = (h + 1) & (KNOWN_SLOTS - 1)) {
         if (known_len[h] == n && key_eq(known_slot[h], s, n))
@@ -692,8 +697,7 @@ static inline __attribute__((always_inline)) const char *known_key16(parser *ps,
     /* the first special byte is the closing quote, after one byte or more */
     if (n == 0 || n == 16 || s[n] != '"')
         return NULL;
-    if (!__atomic_load_n(&known_ready, __ATOMIC_ACQUIRE))
-        pthread_once(&known_once, known_init);
+    known_ensure();
     unsigned want = (1u << n) - 1; /* the key's bytes */
     for (uint32_t h = key_hash(s, n) & (KNOWN_SLOTS - 1); known_slot[h];
          h = (h + 1) & (KNOWN_SLOTS - 1)) {
