@@ -3,6 +3,7 @@
  * lists, scripts, and the session's life (see session.h). */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <regex.h>
 #include <stdarg.h>
@@ -140,6 +141,16 @@ static int exec_split(session *s, char *copy, const command **cp) {
 
 int session_build(session *s) {
     exdb_error err = {0};
+    if (exdb_program_building(s->prog)) {
+        /* the IR still built in the background (cmd_program.c): say why
+         * the answer waits, and let Ctrl-C stop the wait, as gdb's Quit
+         * stops a command; the build goes on */
+        fprintf(s->errout, "Reading the nodes of %s... (Ctrl-C to stop waiting)\n",
+                exdb_program_shape_view(s->prog)->path);
+        fflush(s->errout);
+        if (exdb_program_wait_or(s->prog, &exdb_interrupted))
+            return cmd_fail(s, "Quit");
+    }
     int rc = s->prog ? exdb_program_build(s->prog, &err) : 0;
     if (rc == 0)
         return 0;
@@ -653,6 +664,20 @@ int session_source(session *s, const char *path) {
     return rc;
 }
 
+/* EXDB_TEST_BUILD_GATE=FIFO: a build in the background (program.h) first
+ * reads a byte from FIFO, for a test to hold it while a command waits. */
+static const char *build_gate_path;
+
+static void build_gate(void) {
+    int fd = open(build_gate_path, O_RDONLY | O_CLOEXEC);
+    char byte;
+    if (fd >= 0) {
+        while (read(fd, &byte, 1) < 0 && errno == EINTR)
+            ;
+        close(fd);
+    }
+}
+
 void session_init(session *s) {
     /* a session reloads programs and rebuilds runs of the same sizes: keep
      * freed arena blocks mapped for them (core/base/arena.h) */
@@ -665,6 +690,9 @@ void session_init(session *s) {
     const char *shape = getenv("EXDB_SHAPE_FIRST_MIN");
     if (shape && *shape)
         exdb_program_shape_first((uint32_t)strtoul(shape, NULL, 10));
+    build_gate_path = getenv("EXDB_TEST_BUILD_GATE");
+    if (build_gate_path && *build_gate_path)
+        exdb_program_build_gate(build_gate);
     memset(s, 0, sizeof *s);
     s->out = stdout;
     s->errout = stderr;

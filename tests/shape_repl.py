@@ -16,6 +16,10 @@ must (a deadline of 120 s per step is only a guard against a hang).
   - GOOD, then `quit` as soon as the prompt shows (the build most likely
     running: `quit` waits for it): exit 0, nothing on the terminal after
     the prompt but the echo (no sanitizer report).
+  - Ctrl-C while `print code` waits for the build (held by
+    EXDB_TEST_BUILD_GATE until the test lets it go): Quit, the REPL alive,
+    `info program` answers from the shape; the build let go, `print code`
+    answers.
   - a program unflatten refuses: `info modules` twice and `print module ""`
     each say unflatten's error (no half-made tree).
 Prints "ok   ..." or "FAIL ..." per check and exits 1 if any failed."""
@@ -25,6 +29,7 @@ import re
 import select
 import subprocess
 import sys
+import tempfile
 import time
 
 EXDB, GOOD, BAD = sys.argv[1:4]
@@ -45,8 +50,8 @@ def check(ok, what, text=""):
 class Session:
     """exdb FILE in a pseudo-terminal: send lines, wait for text."""
 
-    def __init__(self, *args):
-        env = dict(os.environ, EXDB_SHAPE_FIRST_MIN="0", TERM="dumb", NO_COLOR="1")
+    def __init__(self, *args, **more_env):
+        env = dict(os.environ, EXDB_SHAPE_FIRST_MIN="0", TERM="dumb", NO_COLOR="1", **more_env)
         self.pid, self.fd = pty.fork()
         if self.pid == 0:
             os.execve(EXDB, [EXDB, "-q", *args], env)
@@ -149,6 +154,33 @@ s.send("quit")
 rc = s.exit_status()
 check(rc == 0 and "ERROR" not in s.text[s.seen:] and "Sanitizer" not in s.text,
       "quit as the prompt shows, the build running: exit 0 (exit %s)" % rc, s.text)
+# Ctrl-C while a command waits for the build: the build is held at the gate
+# (a FIFO its thread reads a byte from), so the wait is certain to be on
+gate = os.path.join(tempfile.mkdtemp(), "gate")
+os.mkfifo(gate)
+s = Session(GOOD, EXDB_TEST_BUILD_GATE=gate)
+s.wait_for(re.escape(PROMPT))
+s.send("print code")
+waiting = s.wait_for(r"Reading the nodes of .*\(Ctrl-C to stop waiting\)")
+os.write(s.fd, b"\x03")  # the terminal's Ctrl-C
+start = s.seen
+m = s.wait_for(re.escape(PROMPT))
+out = s.text[start:m.start()] if m else None
+check(waiting is not None and out is not None and "Quit" in out and "def forward(" not in out,
+      "Ctrl-C while print code waits for the build: Quit, the prompt back", s.text)
+out = s.command("info program")
+check(out is not None and "serialized nodes:" in out,
+      "then info program answers from the shape, the build held", s.text)
+with open(gate, "wb") as g:  # the build let go
+    g.write(b"x")
+out = s.command("print code")
+check(out is not None and "def forward(" in out, "the build let go: print code answers", s.text)
+s.send("quit")
+rc = s.exit_status()
+check(rc == 0 and "Sanitizer" not in s.text, "then quit exits 0 (exit %s)" % rc, s.text)
+os.unlink(gate)
+os.rmdir(os.path.dirname(gate))
+
 # a program unflatten refuses: every command that reads its module tree
 # says so, not only the first (the second `info modules` showed the tree
 # the refused run had made so far, as if it were the answer)

@@ -13,7 +13,8 @@
  * made of is loaded by load_signature.c, load_graph.c, load_node.c,
  * load_arg.c, load_meta.c and load_value.c over load.c's accessors (the
  * names are explained in load.h); a program opened from the reopen cache
- * by program_cache.c, which shares this file's steps (program_impl.h).
+ * by program_cache.c, which shares this file's steps (program_impl.h); the
+ * build in a thread of its own by program_thread.c.
  *
  * Errors name the file and the JSON path of the offending value, e.g.
  *   model.json: $.graph_module.graph.nodes[12].inputs[0].arg: unknown Argument kind "as_foo"
@@ -22,14 +23,12 @@
  * pairing up with graph inputs/outputs by count and by name. */
 #include "core/export/program.h"
 
-#include "core/base/fault.h"
 #include "core/base/filemap.h"
 
 #include <assert.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -469,7 +468,7 @@ void exdb_program_node_counts(const exdb_program *p, exdb_node_counts *c) {
 
 /* Frees what the load kept (the DOM, the loader's tables): the program
  * is built, or given up. */
-static void pending_free(struct exdb_program_pending *pd) {
+void exdb_program_pending_free(struct exdb_program_pending *pd) {
     if (!pd)
         return;
     pthread_mutex_destroy(&pd->L.strs_mu);
@@ -646,7 +645,7 @@ exdb_program *exdb_program_open_json(char *buf, size_t len, const char *name, in
         exdb_program_text_read(buf, len, L->fname, err);
     }
     exdb_load_shape_tally_free(tally);
-    pending_free(pd);
+    exdb_program_pending_free(pd);
     if (rc < 0) {
         exdb_program_free(P);
         return NULL;
@@ -677,7 +676,7 @@ static void loader_restart(exdb_program *P, struct exdb_program_pending *pd) {
 /* One build of p: 0 (pd is then to be freed), -1 refused (pd->failed,
  * the message kept), -2 out of memory; the shape's fields put back but on
  * success. */
-static int attempt(exdb_program *p, struct exdb_program_pending *pd, exdb_error *err) {
+int exdb_program_attempt(exdb_program *p, struct exdb_program_pending *pd, exdb_error *err) {
     memcpy(pd->saved, (char *)p + LOADED_FROM, sizeof pd->saved);
     exdb_error e = {0};
     int rc = pd->cold ? exdb_program_cache_cold_pass(p, pd, &e) : 0;
@@ -699,53 +698,6 @@ static int attempt(exdb_program *p, struct exdb_program_pending *pd, exdb_error 
     return -1;
 }
 
-static void *build_thread(void *arg) {
-    exdb_program *p = arg;
-    struct exdb_program_pending *pd = p->pending;
-    pd->result = attempt(p, pd, &pd->terr);
-    return NULL;
-}
-
-void exdb_program_build_start(exdb_program *p) {
-    struct exdb_program_pending *pd = p->pending;
-    if (!pd || pd->running || pd->failed)
-        return;
-#ifdef EXDB_FAULT
-    if (exdb_fault_armed()) /* the counting assumes one thread */
-        return;
-#endif
-    /* the signals a user or the terminal sends go to the REPL's thread
-     * (Ctrl-C at the prompt); a fault on the text (SIGBUS) stays the
-     * faulting thread's */
-    static const int async[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, SIGWINCH, SIGTSTP,
-                                SIGCHLD, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2,  SIGCONT};
-    sigset_t block, old;
-    sigemptyset(&block);
-    for (size_t i = 0; i < sizeof async / sizeof *async; i++)
-        sigaddset(&block, async[i]);
-    pthread_sigmask(SIG_BLOCK, &block, &old);
-    pd->view = *p;
-    pd->view.graph = NULL; /* the shape's counts */
-    pd->running = pthread_create(&pd->thread, NULL, build_thread, p) == 0;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-}
-
-const exdb_program *exdb_program_shape_view(const exdb_program *p) {
-    return p && p->pending && p->pending->running ? &p->pending->view : p;
-}
-
-void exdb_program_wait(exdb_program *p) {
-    struct exdb_program_pending *pd = p ? p->pending : NULL;
-    if (!pd || !pd->running)
-        return;
-    pthread_join(pd->thread, NULL);
-    pd->running = 0;
-    if (pd->result == 0) {
-        p->pending = NULL;
-        pending_free(pd);
-    } /* refused: pd->failed; out of memory: exdb_program_build tries again */
-}
-
 int exdb_program_build(exdb_program *p, exdb_error *err) {
     exdb_program_wait(p);
     struct exdb_program_pending *pd = p->pending;
@@ -755,10 +707,10 @@ int exdb_program_build(exdb_program *p, exdb_error *err) {
         *err = pd->err;
         return -1;
     }
-    int rc = attempt(p, pd, err);
+    int rc = exdb_program_attempt(p, pd, err);
     if (rc == 0) {
         p->pending = NULL;
-        pending_free(pd);
+        exdb_program_pending_free(pd);
     }
     return rc;
 }
@@ -838,7 +790,7 @@ void exdb_program_free(exdb_program *p) {
     exdb_program_wait(p);
     if (p->pending && p->pending->cold)
         p->buf = NULL; /* the cache entry's text, freed with it */
-    pending_free(p->pending);
+    exdb_program_pending_free(p->pending);
     for (exdb_meta_fail *f = p->meta_defer.fails, *next; f; f = next) {
         next = f->next;
         free(f);

@@ -6,6 +6,7 @@
 #ifndef EXDB_CORE_EXPORT_PROGRAM_H
 #define EXDB_CORE_EXPORT_PROGRAM_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -173,6 +174,16 @@ void exdb_program_build_start(exdb_program *p);
 /* Waits for the build exdb_program_build_start started, if any (p may be
  * NULL). */
 void exdb_program_wait(exdb_program *p);
+/* Whether the build exdb_program_build_start started still runs (a wait
+ * would wait; p may be NULL). */
+int exdb_program_building(const exdb_program *p);
+/* exdb_program_wait, given up when *stop is set (by a signal's handler:
+ * Ctrl-C): 0 when no build runs any more, 1 when stopped first (the build
+ * goes on). */
+int exdb_program_wait_or(exdb_program *p, const volatile sig_atomic_t *stop);
+/* A function the build's thread calls before it builds (NULL: none): the
+ * tests hold a build there to stop a wait for it (EXDB_TEST_BUILD_GATE). */
+void exdb_program_build_gate(void (*gate)(void));
 /* What may be read of p while its build runs in a thread: a copy of p as
  * opened (its shape: everything but the graph, the counts in shape; its
  * arenas not to be used), else p itself. Valid until the next call that

@@ -39,6 +39,7 @@ struct exdb_program_pending {
     /* a build in a thread of its own (exdb_program_build_start) */
     pthread_t thread;
     int running, result;
+    int done[2]; /* the thread's end told through this pipe (program_thread.c); set while running */
     exdb_error terr;
     /* the program as opened (its shape), read while the thread runs
      * (exdb_program_shape_view): the build writes the program's fields */
@@ -73,6 +74,11 @@ int exdb_program_read_shape(exdb_program *P, const exdb_json *root,
 /* The text read: its pages given back, and -1 with err saying so when the
  * file under a mapped text was truncated or rewritten meanwhile. */
 int exdb_program_text_read(const char *buf, size_t len, const char *fname, exdb_error *err);
+/* One build of p: 0 (pd is then to be freed), -1 refused (pd->failed,
+ * the message kept), -2 out of memory. */
+int exdb_program_attempt(exdb_program *p, struct exdb_program_pending *pd, exdb_error *err);
+/* Frees what the load kept (NULL: nothing). */
+void exdb_program_pending_free(struct exdb_program_pending *pd);
 /* The node count from which exdb_program_open opens shape first. */
 uint32_t exdb_program_shape_min(void);
 /* Messages name "FILE: MEMBER" for archives, the file alone otherwise
