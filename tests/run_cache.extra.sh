@@ -56,10 +56,13 @@ for f in tests/fixtures/example.json tests/fixtures/kwargs.pt2 tests/fixtures/ll
 done
 
 # the first commands that need the IR after a reopen (the build reads the
-# file the entry stands for): an image entry, a text entry (constant
-# inputs), an archive, metadata read lazily and found malformed
+# file the entry stands for): image entries with specs that hold values
+# (a constant input, user inputs that are constants, a constant output),
+# a text entry (a key repeated on the way to the specs), an archive,
+# metadata read lazily and found malformed
 for f in tests/fixtures/llm_decoder.json tests/fixtures/const_inputs_multi_out.json \
-    tests/fixtures/kwargs.pt2 tests/fixtures/lazy_meta_bad.json; do
+    tests/fixtures/const_output.json tests/fixtures/repeated_key.json tests/fixtures/kwargs.pt2 \
+    tests/fixtures/lazy_meta_bad.json; do
     set -- -q "$f" -batch -ex 'info program' -ex 'info nodes' -ex 'print code' \
         -ex 'unflatten run' -ex 'info modules' -ex 'lint' -ex 'dce' -ex 'print readable' \
         -ex 'info signature'
