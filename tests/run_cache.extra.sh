@@ -8,7 +8,8 @@
 # read from its entry from the second on); --no-cache and EXDB_CACHE=0
 # neither read nor write it; a file changed between an open from the
 # cache and the build is refused as changed on disk; an XDG_CACHE_HOME too
-# long for its /exdb gives no cache. About 12 s (the golden
+# long for its /exdb gives no cache; the first commands that need the IR
+# after a reopen answer as without the cache. About 12 s (the golden
 # suite once, and 2 s for a copied file to leave git's racy window).
 # Prints "cache: N passed, M failed".
 exdb=${1:?usage: run_cache.extra.sh EXDB}
@@ -51,6 +52,33 @@ for f in tests/fixtures/example.json tests/fixtures/kwargs.pt2 tests/fixtures/ll
         ok "$f: the same answers from the cache"
     else
         bad "$f: other answers from the cache (entries $before -> $after)"
+    fi
+done
+
+# the first commands that need the IR after a reopen (the build reads the
+# file the entry stands for): image entries with specs that hold values
+# (a constant input, user inputs that are constants, a constant output),
+# a text entry (a key repeated on the way to the specs), an archive,
+# metadata read lazily and found malformed
+for f in tests/fixtures/llm_decoder.json tests/fixtures/const_inputs_multi_out.json \
+    tests/fixtures/const_output.json tests/fixtures/repeated_key.json tests/fixtures/kwargs.pt2 \
+    tests/fixtures/lazy_meta_bad.json; do
+    set -- -q "$f" -batch -ex 'info program' -ex 'info nodes' -ex 'print code' \
+        -ex 'unflatten run' -ex 'info modules' -ex 'lint' -ex 'dce' -ex 'print readable' \
+        -ex 'info signature'
+    rm -rf "$XDG_CACHE_HOME"
+    EXDB_CACHE=0 "$exdb" "$@" >"$tmp/whole" 2>&1
+    echo "[exit $?]" >>"$tmp/whole"
+    "$exdb" "$@" >"$tmp/first" 2>&1
+    echo "[exit $?]" >>"$tmp/first"
+    after=$(entries)
+    "$exdb" "$@" >"$tmp/out" 2>&1
+    echo "[exit $?]" >>"$tmp/out"
+    if [ "$after" = 1 ] && cmp -s "$tmp/whole" "$tmp/first" && cmp -s "$tmp/whole" "$tmp/out"; then
+        ok "$f: the IR's first commands after a reopen answer as from the file"
+    else
+        diff "$tmp/whole" "$tmp/out" >>"$tmp/out"
+        bad "$f: the IR's first commands after a reopen (entries $after)"
     fi
 done
 

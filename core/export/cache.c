@@ -31,7 +31,9 @@
  * an image), each followed by a NUL, then the image (cache_image.h; none
  * when image_len is 0), then the XXH3 of all before. */
 #define MAGIC "EXDBSHP1"
-enum { FORMAT = 2, SCAN_MAX = 1024, CUTS_MAX = 16 };
+/* format 3: the image's spec records say which specs the slim text keeps
+ * (those with a value, which format 2 kept as text entries) */
+enum { FORMAT = 3, SCAN_MAX = 1024, CUTS_MAX = 16 };
 #define NAME_SUFFIX ".shape"
 
 typedef struct head {

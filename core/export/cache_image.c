@@ -8,19 +8,22 @@
 #include "core/base/arena.h"
 #include "core/export/save.h"
 
-#define NONE UINT32_MAX /* no string; a call graph entry not in the slim text */
+#define NONE UINT32_MAX /* no string; a spec or call graph entry not in the slim text */
 
-/* The records (native byte order, read with memcpy). */
+/* The records (native byte order, read with memcpy). A spec with a value
+ * (a constant input or output, a user input that is a constant) stays in
+ * the slim text, with its graph input or output: json is its index among
+ * the slim text's specs (NONE: the record is the spec). */
 typedef struct in_rec {
     uint8_t kind;
     int8_t persistent;
     uint8_t pad[2];
-    uint32_t name, target, class_fqn;
+    uint32_t name, target, class_fqn, json;
 } in_rec;
 typedef struct out_rec {
     uint8_t kind;
     uint8_t pad[3];
-    uint32_t name, target;
+    uint32_t name, target, json;
 } out_rec;
 typedef struct call_rec {
     uint32_t fqn, json; /* json: its index among the slim text's entries, or NONE */
@@ -51,14 +54,30 @@ static int own(exdb_arena *a, exdb_json *v) {
     exdb_json *kids = exdb_arena_alloc(a, (v->len ? v->len : 1) * sizeof *kids);
     if (!kids)
         return -1;
-    memcpy(kids, v->u.kids, v->len * sizeof *kids);
+    if (v->len) /* an empty array's kids may be NULL */
+        memcpy(kids, v->u.kids, v->len * sizeof *kids);
     v->u.kids = kids;
     return 0;
 }
 
-/* root made slim into *out (what changes copied into a): the specs, the
- * graph's inputs, outputs, nodes and tensor_values emptied, the call
- * graph's entries without a signature (p's) left out. */
+/* Keeps the elements i of the array v (given kids of its own, in a) whose
+ * spec has a value (is_in: p's inputs, else its outputs); v has one
+ * element per spec. */
+static int keep_valued(exdb_arena *a, const exdb_program *p, int is_in, exdb_json *v) {
+    uint32_t n = is_in ? p->ninputs : p->noutputs, k = 0;
+    if (!exdb_json_is(v, EXDB_JARRAY) || v->len != n || own(a, v) < 0)
+        return -1;
+    for (uint32_t i = 0; i < n; i++)
+        if (!arg_none(is_in ? &p->inputs[i].value : &p->outputs[i].value))
+            v->u.kids[k++] = v->u.kids[i];
+    v->len = k;
+    return 0;
+}
+
+/* root made slim into *out (what changes copied into a): the specs and
+ * the graph's inputs and outputs emptied but those of the specs with a
+ * value, its nodes and tensor_values emptied, the call graph's entries
+ * without a signature (p's) left out. */
 static int slim(exdb_arena *a, const exdb_program *p, const exdb_json *root, exdb_json *out) {
     static const char *const graph_keys[] = {"inputs", "outputs", "nodes", "tensor_values"};
     exdb_json *gm, *sig, *g, *m, *ins, *outs;
@@ -68,14 +87,16 @@ static int slim(exdb_arena *a, const exdb_program *p, const exdb_json *root, exd
         member(gm, "signature", &sig) != 1 || own(a, sig) < 0 || member(gm, "graph", &g) != 1 ||
         own(a, g) < 0 || member(sig, "input_specs", &ins) != 1 ||
         member(sig, "output_specs", &outs) != 1 || !exdb_json_is(ins, EXDB_JARRAY) ||
-        !exdb_json_is(outs, EXDB_JARRAY))
+        !exdb_json_is(outs, EXDB_JARRAY) || keep_valued(a, p, 1, ins) < 0 ||
+        keep_valued(a, p, 0, outs) < 0)
         return -1;
-    ins->len = outs->len = 0;
     for (int i = 0; i < 4; i++) {
         int r = member(g, graph_keys[i], &m);
         if (r < 0 || (r == 0 && i < 3) || (m && m->type != EXDB_JARRAY && m->type != EXDB_JOBJECT))
             return -1;
-        if (m)
+        if (i < 2 && keep_valued(a, p, i == 0, m) < 0)
+            return -1;
+        if (m && i >= 2)
             m->len = 0;
     }
     int r = member(gm, "module_call_graph", &m);
@@ -104,18 +125,29 @@ static uint32_t str_at(exdb_buf *strs, const char *s) {
 /* The records of p's specs and calls into im->image, their strings into
  * strs. */
 static void records(const exdb_program *p, exdb_cache_image *im, exdb_buf *strs) {
+    uint32_t k = 0;
     for (uint32_t i = 0; i < p->ninputs; i++) {
         const exdb_input_spec *s = &p->inputs[i];
-        in_rec r = {(uint8_t)s->kind,      (int8_t)s->persistent,   {0},
-                    str_at(strs, s->name), str_at(strs, s->target), str_at(strs, s->class_fqn)};
+        in_rec r = {(uint8_t)s->kind,
+                    (int8_t)s->persistent,
+                    {0},
+                    str_at(strs, s->name),
+                    str_at(strs, s->target),
+                    str_at(strs, s->class_fqn),
+                    arg_none(&s->value) ? NONE : k++};
         exdb_buf_put(&im->image, (const char *)&r, sizeof r);
     }
+    k = 0;
     for (uint32_t i = 0; i < p->noutputs; i++) {
         const exdb_output_spec *s = &p->outputs[i];
-        out_rec r = {(uint8_t)s->kind, {0}, str_at(strs, s->name), str_at(strs, s->target)};
+        out_rec r = {(uint8_t)s->kind,
+                     {0},
+                     str_at(strs, s->name),
+                     str_at(strs, s->target),
+                     arg_none(&s->value) ? NONE : k++};
         exdb_buf_put(&im->image, (const char *)&r, sizeof r);
     }
-    uint32_t k = 0;
+    k = 0;
     for (uint32_t i = 0; i < p->ncalls; i++) {
         call_rec r = {str_at(strs, p->calls[i].fqn), p->calls[i].sig ? k++ : NONE};
         exdb_buf_put(&im->image, (const char *)&r, sizeof r);
@@ -128,11 +160,11 @@ int exdb_cache_image_make(const exdb_program *p, const exdb_json *root, exdb_cac
     exdb_buf_init(&im->json);
     exdb_buf_init(&im->image);
     for (uint32_t i = 0; i < p->ninputs; i++)
-        if (!arg_none(&p->inputs[i].value) || p->inputs[i].kind > EXDB_IN_CONSTANT_INPUT ||
-            p->inputs[i].persistent < -1 || p->inputs[i].persistent > 1)
+        if (p->inputs[i].kind > EXDB_IN_CONSTANT_INPUT || p->inputs[i].persistent < -1 ||
+            p->inputs[i].persistent > 1)
             return -1;
     for (uint32_t i = 0; i < p->noutputs; i++)
-        if (!arg_none(&p->outputs[i].value) || p->outputs[i].kind > EXDB_OUT_PARAMETER_MUTATION)
+        if (p->outputs[i].kind > EXDB_OUT_PARAMETER_MUTATION)
             return -1;
     exdb_arena a;
     exdb_arena_init(&a);
@@ -170,10 +202,19 @@ static int str_of(uint32_t o, const char *strs, size_t n, int may_be_null, const
     return o == NONE ? (may_be_null ? 0 : -1) : o < n ? 0 : -1;
 }
 
+/* Whether a and b (either may be NULL) are the same string. */
+static int same(const char *a, const char *b) {
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* The specs: the records', and in their places those of the slim text
+ * (p's, with their values: record json k, the k-th of them in order,
+ * the same kind and strings). */
 static int put_inputs(exdb_program *p, const char *q, uint32_t n, const char *strs, size_t slen) {
     exdb_input_spec *in = exdb_arena_calloc(&p->arena, n ? n : 1, sizeof *in);
     if (!in)
         return -2;
+    uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++, q += sizeof(in_rec)) {
         in_rec r;
         memcpy(&r, q, sizeof r);
@@ -184,7 +225,18 @@ static int put_inputs(exdb_program *p, const char *q, uint32_t n, const char *st
             return -1;
         in[i].kind = (exdb_input_kind)r.kind;
         in[i].persistent = r.persistent;
+        if (r.json == NONE)
+            continue;
+        const exdb_input_spec *t = k < p->ninputs ? &p->inputs[k] : NULL;
+        if (r.json != k || !t || t->kind != in[i].kind || t->persistent != in[i].persistent ||
+            !same(t->name, in[i].name) || !same(t->target, in[i].target) ||
+            !same(t->class_fqn, in[i].class_fqn) || arg_none(&t->value))
+            return -1;
+        in[i] = *t;
+        k++;
     }
+    if (k != p->ninputs)
+        return -1;
     p->inputs = in;
     p->ninputs = n;
     return 0;
@@ -194,6 +246,7 @@ static int put_outputs(exdb_program *p, const char *q, uint32_t n, const char *s
     exdb_output_spec *out = exdb_arena_calloc(&p->arena, n ? n : 1, sizeof *out);
     if (!out)
         return -2;
+    uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++, q += sizeof(out_rec)) {
         out_rec r;
         memcpy(&r, q, sizeof r);
@@ -202,7 +255,17 @@ static int put_outputs(exdb_program *p, const char *q, uint32_t n, const char *s
             str_of(r.target, strs, slen, 1, &out[i].target) < 0)
             return -1;
         out[i].kind = (exdb_output_kind)r.kind;
+        if (r.json == NONE)
+            continue;
+        const exdb_output_spec *t = k < p->noutputs ? &p->outputs[k] : NULL;
+        if (r.json != k || !t || t->kind != out[i].kind || !same(t->name, out[i].name) ||
+            !same(t->target, out[i].target) || arg_none(&t->value))
+            return -1;
+        out[i] = *t;
+        k++;
     }
+    if (k != p->noutputs)
+        return -1;
     p->outputs = out;
     p->noutputs = n;
     return 0;
@@ -237,7 +300,7 @@ int exdb_cache_image_install(exdb_program *p, const char *image, size_t len, uin
                              uint32_t noutputs, uint32_t ncalls) {
     uint64_t recs = (uint64_t)ninputs * sizeof(in_rec) + (uint64_t)noutputs * sizeof(out_rec) +
                     (uint64_t)ncalls * sizeof(call_rec);
-    if (recs >= len || p->ninputs || p->noutputs || image[len - 1] != 0)
+    if (recs >= len || image[len - 1] != 0)
         return -1;
     const char *strs = image + recs;
     size_t slen = len - (size_t)recs;

@@ -6,6 +6,12 @@
 # cache"), against the first open (which writes the entry). Wall clock,
 # CPU (user + system) and peak RSS, median of BENCH_GROWTH_REPEAT (3)
 # reopens; the cache in a folder of its own. Goal: < 0.2 s at 1M nodes.
+# Then the "first IR command after reopen" rows: the same open followed by
+# the first command that needs the IR (`info nodes output`: it builds the
+# graph and prints one line), from the entry against EXDB_CACHE=0 (the
+# same two commands, the program opened shape first from its file); whole
+# process, wall clock, median of BENCH_GROWTH_REPEAT. Goal (issue 27,
+# goal 2, a cache of the loaded IR): < 0.2 s at 1M nodes.
 out=${1:-build/bench}
 rep=${BENCH_GROWTH_REPEAT:-3}
 unset EXDB_SHAPE_FIRST_MIN EXDB_CACHE
@@ -42,3 +48,36 @@ for s in 100k 1M; do
             entry / 1e6, goal }'
 done
 echo "(first: the open that writes the entry; reopen: the median of $rep opens from it)"
+
+# The first command that needs the IR, after a reopen.
+echo
+printf '%-36s %9s %9s %10s %9s %9s\n' "first IR command after reopen" "no cache s" "cached s" \
+    "cached cpu" "RSS MB" "goal s"
+for s in 100k 1M; do
+    f=$out/synth_$s.json
+    [ -s "$f" ] || continue
+    rm -rf "$XDG_CACHE_HOME"
+    goal=$([ "$s" = 1M ] && echo "<0.2" || echo "")
+    (
+        ulimit -v 14000000
+        ./exdb -q "$f" -batch -ex 'info program' >/dev/null 2>&1 # writes the entry
+        : >"$tmp/runs"
+        : >"$tmp/cold"
+        i=0
+        while [ $i -lt "$rep" ]; do
+            /usr/bin/time -f "%e %U %S %M" -o "$tmp/one" ./exdb -q "$f" -batch -ex 'info program' \
+                -ex 'info nodes output' >/dev/null 2>&1
+            cat "$tmp/one" >>"$tmp/runs"
+            EXDB_CACHE=0 /usr/bin/time -f "%e" -o "$tmp/one" ./exdb -q "$f" -batch \
+                -ex 'info program' -ex 'info nodes output' >/dev/null 2>&1
+            cat "$tmp/one" >>"$tmp/cold"
+            i=$((i + 1))
+        done
+    )
+    med_of() { awk "{ print $1 }" "$2" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+    awk -v name="first IR command synth_$s" -v cold="$(med_of '$1' "$tmp/cold")" \
+        -v t="$(med_of '$1' "$tmp/runs")" -v c="$(med_of '$2 + $3' "$tmp/runs")" \
+        -v m="$(med_of '$4' "$tmp/runs")" -v goal="$goal" 'BEGIN {
+        printf "%-36s %9.2f %9.2f %10.2f %9.0f %9s\n", name, cold, t, c, m / 1024, goal }'
+done
+echo "(-batch -ex 'info program' -ex 'info nodes output'; cached: opened from the entry, then built)"

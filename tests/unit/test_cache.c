@@ -4,8 +4,9 @@
  * huge, or that is not a regular file is ignored and removed (the open
  * goes on as without it); one that parses but lies about the file's hash
  * or counts is refused by the build as a file changed on disk, and
- * removed; the folder is never used through a symbolic link or when open
- * to others; the bounds hold. */
+ * removed; an image whose spec records do not say where the slim text's
+ * specs with a value go is ignored and removed; the folder is never used through a symbolic link or
+ * when open to others; the bounds hold. */
 #include <criterion/criterion.h>
 
 #include <dirent.h>
@@ -28,7 +29,7 @@
 #define JSON "tests/fixtures/llm_decoder.json"
 #define PT2  "tests/fixtures/kwargs.pt2"
 
-/* cache.c's head (format 2), to forge entries */
+/* cache.c's head (format 3), to forge entries */
 typedef struct head {
     char magic[8];
     uint32_t format, head_size;
@@ -338,6 +339,98 @@ Test(cache, a_broken_entry_is_ignored_and_replaced) {
             rm_dir(dir);
             unlink(test_tpath("elsewhere"));
         }
+    }
+}
+
+/* cache_image.c's input spec record (format 3) */
+typedef struct in_rec {
+    uint8_t kind;
+    int8_t persistent;
+    uint8_t pad[2];
+    uint32_t name, target, class_fqn, json;
+} in_rec;
+
+/* The entry's input record of the first spec kept in the slim text (one
+ * with a value) changed by edit (given the records, their count and the
+ * string table's offset from them), its checksum made right again. */
+static void forge_valued(void (*edit)(in_rec *r, in_rec *all, uint32_t n)) {
+    const char *e = entry();
+    size_t n;
+    char *s = slurp(e, &n);
+    head h;
+    memcpy(&h, s, sizeof h);
+    cr_assert(h.image_len > 0 && h.image_inputs > 0, "not an image entry");
+    size_t at = sizeof h + h.path_len + h.model_len + h.member_len + 3 + h.payload_len + 1;
+    in_rec *all = calloc(h.image_inputs, sizeof *all);
+    memcpy(all, s + at, h.image_inputs * sizeof *all);
+    uint32_t i = 0;
+    while (i < h.image_inputs && all[i].json == UINT32_MAX)
+        i++;
+    cr_assert(i < h.image_inputs, "no input spec with a value");
+    edit(&all[i], all, h.image_inputs);
+    memcpy(s + at, all, h.image_inputs * sizeof *all);
+    uint64_t sum = XXH3_64bits(s, n - 8);
+    memcpy(s + n - 8, &sum, 8);
+    spit(e, s, n);
+    free(all);
+    free(s);
+}
+
+static void past_the_slim_specs(in_rec *r, in_rec *all, uint32_t n) {
+    (void)all, (void)n;
+    r->json = 1; /* llm_decoder keeps one spec, use_cache: index 0 */
+}
+static void slim_spec_left_over(in_rec *r, in_rec *all, uint32_t n) {
+    (void)all, (void)n;
+    r->json = UINT32_MAX; /* the record stands for itself: the slim text's spec unused */
+}
+static void other_kind(in_rec *r, in_rec *all, uint32_t n) {
+    (void)all, (void)n;
+    r->kind = r->kind ? 0 : 1;
+}
+static void other_name(in_rec *r, in_rec *all, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++)
+        if (all[i].name != r->name && all[i].name != UINT32_MAX) {
+            r->name = all[i].name; /* another spec's name, inside the table */
+            return;
+        }
+    cr_assert_fail("no other name");
+}
+static void valued_twice(in_rec *r, in_rec *all, uint32_t n) {
+    cr_assert(n > 1 && &all[0] != r && all[0].json == UINT32_MAX);
+    all[0].json = 0; /* a record without a value says the slim text's first spec too */
+}
+
+static void forge_past(const char *e) {
+    (void)e;
+    forge_valued(past_the_slim_specs);
+}
+static void forge_left_over(const char *e) {
+    (void)e;
+    forge_valued(slim_spec_left_over);
+}
+static void forge_kind(const char *e) {
+    (void)e;
+    forge_valued(other_kind);
+}
+static void forge_name(const char *e) {
+    (void)e;
+    forge_valued(other_name);
+}
+static void forge_twice(const char *e) {
+    (void)e;
+    forge_valued(valued_twice);
+}
+
+/* The specs with a value (llm_decoder's constant input use_cache) stay in
+ * the slim text of an image entry; records that place them wrongly make
+ * the entry be ignored and replaced. */
+Test(cache, an_image_misplacing_a_constant_spec_is_ignored_and_replaced) {
+    static void (*const breaks[])(const char *) = {forge_past, forge_left_over, forge_kind,
+                                                   forge_name, forge_twice};
+    for (size_t i = 0; i < sizeof breaks / sizeof *breaks; i++) {
+        broken(JSON, breaks[i]);
+        rm_dir(dir);
     }
 }
 
