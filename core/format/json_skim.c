@@ -207,10 +207,14 @@ skim_avx512(const char *s, const char *end, int maxdepth) {
 #endif
 
 /* The widest block scan the processor has, up to level max (0 portable,
- * 1 AVX2 and PCLMUL, 2 AVX-512BW and PCLMUL). */
+ * 1 AVX2 and PCLMUL, 2 AVX-512BW and PCLMUL). AVX-512 only where the
+ * processor also has VBMI2 (Ice Lake, Zen 4 and later), as simdjson
+ * chooses: the first AVX-512 processors (Skylake-SP) lower their clock
+ * for 512-bit work, which would slow what runs after the scan. */
 static int scan_level(int max) {
 #ifdef SKIM_X86
-    if (max >= 2 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("pclmul"))
+    if (max >= 2 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi2") &&
+        __builtin_cpu_supports("pclmul"))
         return 2;
     if (max >= 1 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul"))
         return 1;

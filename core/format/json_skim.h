@@ -17,9 +17,9 @@ const char *exdb_json_skim(const char *s, const char *end, int maxdepth);
  * even where a wider one is chosen: tests hold them to one answer. */
 const char *exdb_json_skim_portable(const char *s, const char *end, int maxdepth);
 /* The block scans, by level: 0 portable, 1 AVX2 (and PCLMUL), 2 AVX-512BW
- * (and PCLMUL), each where the processor has it (else the widest it has
- * below); exdb_json_skim takes the widest (EXDB_SKIM_WIDEST). For the tests,
- * which hold every level to one answer. */
+ * (and PCLMUL, on a processor with VBMI2 too), each where the processor has
+ * it (else the widest it has below); exdb_json_skim takes the widest (EXDB_SKIM_WIDEST). For the
+ * tests, which hold every level to one answer. */
 enum { EXDB_SKIM_WIDEST = 2 };
 const char *exdb_json_skim_level(int level, const char *s, const char *end, int maxdepth);
 
