@@ -1,6 +1,7 @@
 /* json_skim.c - see json_skim.h. */
 #include "core/format/json_skim.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -206,22 +207,33 @@ skim_avx512(const char *s, const char *end, int maxdepth) {
 }
 #endif
 
-/* The widest block scan the processor has, up to level max (0 portable,
- * 1 AVX2 and PCLMUL, 2 AVX-512BW and PCLMUL). AVX-512 only where the
+/* The widest block scan the processor has (0 portable, 1 AVX2 and
+ * PCLMUL, 2 AVX-512BW and PCLMUL). AVX-512 only where the
  * processor also has VBMI2 (Ice Lake, Zen 4 and later), as simdjson
  * chooses: the first AVX-512 processors (Skylake-SP) lower their clock
  * for 512-bit work, which would slow what runs after the scan. */
-static int scan_level(int max) {
+static int widest_level(void) {
 #ifdef SKIM_X86
-    if (max >= 2 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi2") &&
+    if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi2") &&
         __builtin_cpu_supports("pclmul"))
         return 2;
-    if (max >= 1 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul"))
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul"))
         return 1;
-#else
-    (void)max;
 #endif
     return 0;
+}
+
+/* widest_level, asked once (every thread finds the same answer); level
+ * max when the processor has it, else the widest it has below. */
+static atomic_int widest = -1;
+
+static inline int scan_level(int max) {
+    int w = atomic_load_explicit(&widest, memory_order_relaxed);
+    if (w < 0) {
+        w = widest_level();
+        atomic_store_explicit(&widest, w, memory_order_relaxed);
+    }
+    return max < w ? max : w;
 }
 
 const char *exdb_json_skim_level(int level, const char *s, const char *end, int maxdepth) {
