@@ -168,22 +168,25 @@ static int map_range(int fd, uint64_t off, size_t len, const char **out, const v
         errno = ENOMEM;
         return -1;
     }
-    /* the file's pages, then one page of zeros: (*out)[len] is a NUL even
-     * when the text ends a page */
-    char *p = mmap(NULL, whole + pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
-        pthread_mutex_unlock(&maps_mu);
-        return -1;
-    }
+    /* A text that ends the file inside a page has its NUL from the kernel
+     * (the zeros after a file's last byte in its last page): the file's
+     * pages alone, one mapping. Else the file's pages, then one page of
+     * zeros: (*out)[len] is a NUL even when the text ends a page. */
+    int tail = off + len == (uint64_t)st.st_size && ((skew + len) & (pg - 1)) != 0;
+    size_t zeros = tail ? 0 : pg;
     int keep = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    char *p = keep < 0 ? MAP_FAILED
+              : tail   ? mmap(NULL, whole, PROT_READ, MAP_PRIVATE, fd, (off_t)(off - skew))
+                       : mmap(NULL, whole + pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     uintptr_t kept = 0;
-    if (keep >= 0 &&
-        mmap(p, whole, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, (off_t)(off - skew)) != MAP_FAILED)
+    if (p != MAP_FAILED && (tail || mmap(p, whole, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd,
+                                         (off_t)(off - skew)) != MAP_FAILED))
         kept = off + len < (uint64_t)st.st_size ? nul_after(p + skew, len, (uintptr_t)p + whole)
                                                 : (uintptr_t)p + whole;
     if (!kept) {
         int e = errno;
-        munmap(p, whole + pg);
+        if (p != MAP_FAILED)
+            munmap(p, whole + zeros);
         if (keep >= 0)
             close(keep);
         pthread_mutex_unlock(&maps_mu);
@@ -193,7 +196,7 @@ static int map_range(int fd, uint64_t off, size_t len, const char **out, const v
     slot->fd = keep;
     slot->size = st.st_size;
     slot->mtime = st.st_mtim;
-    slot->hi = (uintptr_t)p + whole + pg;
+    slot->hi = (uintptr_t)p + whole + zeros;
     slot->text = (uintptr_t)p + skew;
     slot->keep = kept;
     slot->len = len;

@@ -523,16 +523,24 @@ int exdb_container_open(const char *path, exdb_container **out, exdb_error *err)
     if (fd < 0)
         return exdb_errorf(err, "%s: %s", path, strerror(errno));
     int is_zip = sniff(fd, path, st.st_size, err);
-    close(fd);
+    if (is_zip != 0)
+        close(fd); /* libzip opens the archive itself */
     if (is_zip < 0)
         return -1;
-    if (!is_zip && (uintmax_t)st.st_size > EXDB_MAX_PROGRAM_BYTES)
+    if (!is_zip && (uintmax_t)st.st_size > EXDB_MAX_PROGRAM_BYTES) {
+        close(fd);
         return exdb_errorf(err, "%s: file size %jd bytes exceeds the %zu-byte limit for a program",
                            path, (intmax_t)st.st_size, EXDB_MAX_PROGRAM_BYTES);
+    }
 
     exdb_container *c = calloc(1, sizeof *c);
-    if (!c)
+    if (!c) {
+        if (!is_zip)
+            close(fd);
         return exdb_errorf(err, "%s: out of memory", path);
+    }
+    if (!is_zip)
+        c->json_fd1 = fd + 1; /* the program's read takes it (read_json_file) */
     exdb_arena_init(&c->arena);
     c->mode = st.st_mode & 0777;
     c->folder = "";
@@ -627,7 +635,9 @@ const cont_model *exdb_container_resolve_model(const exdb_container *c, const ch
 static int read_json_file(exdb_container *c, char **buf, size_t *len, uint64_t *hash, int later,
                           exdb_error *err) {
     struct stat st;
-    int fd = open(c->path, O_RDONLY | O_CLOEXEC);
+    /* the descriptor the container was sniffed through, the first time */
+    int fd = c->json_fd1 ? c->json_fd1 - 1 : open(c->path, O_RDONLY | O_CLOEXEC);
+    c->json_fd1 = 0;
     if (fd < 0)
         return exdb_errorf(err, "%s: %s", c->path, strerror(errno));
     if (fstat(fd, &st) != 0) {
@@ -761,6 +771,8 @@ void exdb_container_close(exdb_container *c) {
         return;
     if (c->za)
         zip_discard(c->za);
+    if (c->json_fd1)
+        close(c->json_fd1 - 1);
     exdb_arena_destroy(&c->arena);
     free(c);
 }

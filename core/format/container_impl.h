@@ -38,6 +38,10 @@ struct exdb_container {
     size_t nmodels;
     const char *version;
     mode_t mode; /* permission bits, given to saved copies */
+    /* bare JSON: the descriptor exdb_container_open sniffed the file
+     * through, plus 1 (0: none), which the first read of the program takes
+     * instead of opening the file again */
+    int json_fd1;
 };
 
 /* The name shown for a member in messages: relative to the archive folder,

@@ -1,6 +1,7 @@
 /* json_skim.c - see json_skim.h. */
 #include "core/format/json_skim.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -100,6 +101,25 @@ masks_avx2(const char *s, unsigned n) {
     return m;
 }
 
+/* masks_of with 64-byte compares into mask registers (AVX-512BW): one
+ * compare a mask where AVX2 takes two compares, two movemasks and a merge. */
+__attribute__((target("avx512bw"))) static inline __attribute__((always_inline)) skim_masks
+masks_avx512(const char *s, unsigned n) {
+    if (n != 64)
+        return masks_bytes(s, n);
+    skim_masks m;
+    __m512i v = _mm512_loadu_si512((const void *)s);
+    __m512i sp = _mm512_set1_epi8(0x20);
+    __m512i low = _mm512_or_si512(v, sp);
+    m.quote = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('"'));
+    m.bslash = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\\'));
+    m.open = _mm512_cmpeq_epi8_mask(low, _mm512_set1_epi8('{'));
+    m.close = _mm512_cmpeq_epi8_mask(low, _mm512_set1_epi8('}'));
+    /* signed: the bytes below 0x20 and those above 0x7F */
+    m.odd = _mm512_cmplt_epi8_mask(v, sp);
+    return m;
+}
+
 /* prefix_xor in one carry-less multiply by all ones. */
 __attribute__((target("pclmul"))) static inline __attribute__((always_inline)) uint64_t
 prefix_xor_clmul(uint64_t x) {
@@ -180,14 +200,57 @@ __attribute__((target("avx2,pclmul"))) static const char *skim_avx2(const char *
                                                                     int maxdepth) {
     SKIM_BODY(masks_avx2, prefix_xor_clmul)
 }
+
+__attribute__((target("avx512bw,pclmul"))) static const char *
+skim_avx512(const char *s, const char *end, int maxdepth) {
+    SKIM_BODY(masks_avx512, prefix_xor_clmul)
+}
 #endif
 
-const char *exdb_json_skim(const char *s, const char *end, int maxdepth) {
+/* The widest block scan the processor has (0 portable, 1 AVX2 and
+ * PCLMUL, 2 AVX-512BW and PCLMUL). AVX-512 only where the
+ * processor also has VBMI2 (Ice Lake, Zen 4 and later), as simdjson
+ * chooses: the first AVX-512 processors (Skylake-SP) lower their clock
+ * for 512-bit work, which would slow what runs after the scan. */
+static int widest_level(void) {
 #ifdef SKIM_X86
+    if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi2") &&
+        __builtin_cpu_supports("pclmul"))
+        return 2;
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul"))
+        return 1;
+#endif
+    return 0;
+}
+
+/* widest_level, asked once (every thread finds the same answer); level
+ * max when the processor has it, else the widest it has below. */
+static atomic_int widest = -1;
+
+static inline int scan_level(int max) {
+    int w = atomic_load_explicit(&widest, memory_order_relaxed);
+    if (w < 0) {
+        w = widest_level();
+        atomic_store_explicit(&widest, w, memory_order_relaxed);
+    }
+    return max < w ? max : w;
+}
+
+const char *exdb_json_skim_level(int level, const char *s, const char *end, int maxdepth) {
+    switch (scan_level(level)) {
+#ifdef SKIM_X86
+    case 2:
+        return skim_avx512(s, end, maxdepth);
+    case 1:
         return skim_avx2(s, end, maxdepth);
 #endif
-    return skim_base(s, end, maxdepth);
+    default:
+        return skim_base(s, end, maxdepth);
+    }
+}
+
+const char *exdb_json_skim(const char *s, const char *end, int maxdepth) {
+    return exdb_json_skim_level(EXDB_SKIM_WIDEST, s, end, maxdepth);
 }
 
 const char *exdb_json_skim_portable(const char *s, const char *end, int maxdepth) {
@@ -218,14 +281,28 @@ static const char *string_end_base(const char *s, const char *end) {
 __attribute__((target("avx2"))) static const char *string_end_avx2(const char *s, const char *end) {
     STRING_END_BODY(masks_avx2)
 }
+
+__attribute__((target("avx512bw"))) static const char *string_end_avx512(const char *s,
+                                                                         const char *end) {
+    STRING_END_BODY(masks_avx512)
+}
 #endif
 
-const char *exdb_json_skim_string(const char *s, const char *end) {
+const char *exdb_json_skim_string_level(int level, const char *s, const char *end) {
+    switch (scan_level(level)) {
 #ifdef SKIM_X86
-    if (__builtin_cpu_supports("avx2"))
+    case 2:
+        return string_end_avx512(s + 1, end);
+    case 1:
         return string_end_avx2(s + 1, end);
 #endif
-    return string_end_base(s + 1, end);
+    default:
+        return string_end_base(s + 1, end);
+    }
+}
+
+const char *exdb_json_skim_string(const char *s, const char *end) {
+    return exdb_json_skim_string_level(EXDB_SKIM_WIDEST, s, end);
 }
 
 const char *exdb_json_skim_string_portable(const char *s, const char *end) {

@@ -14,8 +14,14 @@
  * backslash escapes. */
 const char *exdb_json_skim(const char *s, const char *end, int maxdepth);
 /* exdb_json_skim with the portable block scan (SSE2 or a byte at a time)
- * even where the AVX2 one is chosen: tests hold the two to one answer. */
+ * even where a wider one is chosen: tests hold them to one answer. */
 const char *exdb_json_skim_portable(const char *s, const char *end, int maxdepth);
+/* The block scans, by level: 0 portable, 1 AVX2 (and PCLMUL), 2 AVX-512BW
+ * (and PCLMUL, on a processor with VBMI2 too), each where the processor has
+ * it (else the widest it has below); exdb_json_skim takes the widest (EXDB_SKIM_WIDEST). For the
+ * tests, which hold every level to one answer. */
+enum { EXDB_SKIM_WIDEST = 2 };
+const char *exdb_json_skim_level(int level, const char *s, const char *end, int maxdepth);
 
 /* s[0] is the '"' opening a string: its closing quote (the first quote no
  * backslash escapes), or NULL when end comes first. Nothing else is
@@ -23,6 +29,8 @@ const char *exdb_json_skim_portable(const char *s, const char *end, int maxdepth
 const char *exdb_json_skim_string(const char *s, const char *end);
 /* exdb_json_skim_string with the portable block scan (for the tests). */
 const char *exdb_json_skim_string_portable(const char *s, const char *end);
+/* exdb_json_skim_string at a level of exdb_json_skim_level's. */
+const char *exdb_json_skim_string_level(int level, const char *s, const char *end);
 
 /* Whether [s, e) is ASCII (no byte above 0x7F). */
 int exdb_json_skim_ascii(const char *s, const char *e);

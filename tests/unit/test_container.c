@@ -748,3 +748,33 @@ Test(container, save_with_corrupt_member) {
     cr_assert_eq(count_dir_entries(), 1);
     exdb_container_close(c);
 }
+
+/* The descriptors this process has open (/proc/self/fd), or -1. */
+static int open_fds(void) {
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        return -1;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+/* A bare JSON file's program is read through the descriptor the open
+ * sniffed it with (one open, not two): a file renamed over it in between
+ * is not read; the descriptor is closed by the read or, unread, by the
+ * close, and a second read opens the file by its name again. */
+Test(container, json_read_through_the_descriptor_it_was_opened_with) {
+    const char *p = test_tpath("p.json"), *q = test_tpath("q.json");
+    int before = open_fds();
+    write_file(p, "{\"first\": 1}", 12);
+    write_file(q, "{\"second\": 2}", 13);
+    exdb_container *c = open_ok(p);
+    cr_assert_eq(rename(q, p), 0);
+    expect_program(c, NULL, "{\"first\": 1}", p);
+    expect_program(c, NULL, "{\"second\": 2}", p);
+    exdb_container_close(c);
+    exdb_container_close(open_ok(p));
+    cr_expect_eq(open_fds(), before, "no descriptor left open");
+}

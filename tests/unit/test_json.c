@@ -675,10 +675,11 @@ Test(json, string_literal_as_python_dumps) {
     exdb_buf_free(&b);
 }
 
-/* The skim's two block scans (AVX2 and PCLMUL where the processor has
- * them, the portable one) give one answer on texts dense in what they
- * look for: quotes, backslash runs, brackets, control bytes and bytes
- * above 0x7F, at every offset of a 64-byte block, with a depth limit. */
+/* The skim's block scans (AVX-512BW or AVX2, with PCLMUL, where the
+ * processor has them, and the portable one) give one answer on texts dense
+ * in what they look for: quotes, backslash runs, brackets, control bytes
+ * and bytes above 0x7F, at every offset of a 64-byte block, with a depth
+ * limit. */
 Test(json, skim_block_scans_agree) {
     static const char structural[] = "\"\"\\\\[]{}";
     char buf[300];
@@ -697,13 +698,43 @@ Test(json, skim_block_scans_agree) {
                                : '\xc3';
         }
         int maxdepth = 1 + t % 7;
-        const char *a = exdb_json_skim(buf, buf + n, maxdepth);
         const char *b = exdb_json_skim_portable(buf, buf + n, maxdepth);
-        cr_assert_eq(a, b, "text %d (%zu bytes): %td vs %td", t, n, a ? a - buf : -1,
-                     b ? b - buf : -1);
-        found += a && a - buf >= 64;
+        for (int level = 1; level <= EXDB_SKIM_WIDEST; level++) {
+            const char *a = exdb_json_skim_level(level, buf, buf + n, maxdepth);
+            cr_assert_eq(a, b, "text %d (%zu bytes), level %d: %td vs %td", t, n, level,
+                         a ? a - buf : -1, b ? b - buf : -1);
+        }
+        cr_assert_eq(exdb_json_skim(buf, buf + n, maxdepth), b);
+        found += b && b - buf >= 64;
     }
     cr_assert_gt(found, 500, "only %d texts ended past their first block", found);
+}
+
+/* The closing quote of a string found alike by every block scan: texts of
+ * quotes and backslash runs at every offset of a 64-byte block. */
+Test(json, skim_string_scans_agree) {
+    static const char special[] = "\"\\\\\\";
+    char buf[300];
+    uint64_t x = 2463534242ULL;
+    int found = 0;
+    for (int t = 0; t < 20000; t++) {
+        size_t n = 2 + t % 290;
+        buf[0] = '"';
+        for (size_t i = 1; i < n; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            unsigned r = (unsigned)(x % 1000);
+            buf[i] = r < 985 ? (char)('a' + r % 26) : special[(x >> 16) % (sizeof special - 1)];
+        }
+        const char *b = exdb_json_skim_string_portable(buf, buf + n);
+        for (int level = 1; level <= EXDB_SKIM_WIDEST; level++) {
+            const char *a = exdb_json_skim_string_level(level, buf, buf + n);
+            cr_assert_eq(a, b, "text %d (%zu bytes), level %d: %td vs %td", t, n, level,
+                         a ? a - buf : -1, b ? b - buf : -1);
+        }
+        cr_assert_eq(exdb_json_skim_string(buf, buf + n), b);
+        found += b && b - buf >= 64;
+    }
+    cr_assert_gt(found, 500, "only %d strings ended past their first block", found);
 }
 
 /* A string's special byte (an escape, a quote, a raw control byte) at

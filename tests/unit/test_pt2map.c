@@ -124,6 +124,35 @@ Test(pt2map, stored_member_is_mapped_with_a_nul_after_it) {
     }
 }
 
+/* A bare JSON file of any length (inside a page: the kernel's zeros after
+ * the file's last byte are the NUL, one mapping; a whole number of pages:
+ * a page of zeros after them) is mapped, a NUL follows its text, and a
+ * byte read up to that NUL needs no page past the mapping. */
+Test(pt2map, bare_json_is_mapped_with_a_nul_after_it) {
+    const char *p = test_tpath("a.json");
+    long pg = sysconf(_SC_PAGESIZE);
+    size_t lens[] = {100, (size_t)pg - 1, (size_t)pg, (size_t)pg + 1, (size_t)(3 * pg), 70001};
+    for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+        char *text = program_text(lens[k]);
+        FILE *f = fopen(p, "wb");
+        cr_assert_not_null(f);
+        cr_assert_eq(fwrite(text, 1, lens[k], f), lens[k]);
+        cr_assert_eq(fclose(f), 0);
+        char *buf = NULL;
+        size_t len = 0;
+        uint64_t h = 0;
+        exdb_error err = {0};
+        cr_assert_eq(read_prog(p, &buf, &len, &h, &err), 0, "%s", err.msg);
+        cr_expect(exdb_filemap_is(buf), "length %zu: mapped", lens[k]);
+        cr_assert_eq(len, lens[k]);
+        cr_expect_eq(memcmp(buf, text, len), 0);
+        cr_expect_eq(buf[len], '\0', "length %zu: a NUL after the text", lens[k]);
+        cr_expect_eq(h, XXH3_64bits(text, len));
+        exdb_mem_release(buf);
+        free(text);
+    }
+}
+
 /* A torch-written archive (torch.export.save: stored members padded to 64
  * bytes with an FB extra field, ZIP64): its program is mapped, and equals
  * the member as libzip reads it. */
