@@ -258,7 +258,7 @@ static int is_program_file(const exdb_viz_source *src, const char *path) {
         return 0;
     if (snap && (uint64_t)a.st_dev == snap->dev && (uint64_t)a.st_ino == snap->ino)
         return 1;
-    const char *prog = snap ? snap->abs_path : src->prog->path;
+    const char *prog = snap ? exdb_snapshot_abs_path(snap) : src->prog->path;
     return prog && stat(prog, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 

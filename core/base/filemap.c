@@ -136,7 +136,8 @@ static uintptr_t nul_after(char *text, size_t len, uintptr_t end) {
 
 /* exdb_filemap_map_at; a fault build fails it as an allocation of the
  * caller's (site: the call's return address). */
-static int map_range(int fd, uint64_t off, size_t len, const char **out, const void *site) {
+static int map_range(int fd, uint64_t off, size_t len, const char **out, const void *site,
+                     const struct stat *given) {
     struct stat st;
 #ifdef EXDB_FAULT
     if (exdb_fault_hit(site)) {
@@ -150,7 +151,9 @@ static int map_range(int fd, uint64_t off, size_t len, const char **out, const v
         errno = EINVAL;
         return -1;
     }
-    if (fstat(fd, &st) != 0)
+    if (given)
+        st = *given;
+    else if (fstat(fd, &st) != 0)
         return -1;
     if ((uint64_t)st.st_size < off + len) {
         errno = EINVAL;
@@ -174,7 +177,7 @@ static int map_range(int fd, uint64_t off, size_t len, const char **out, const v
      * zeros: (*out)[len] is a NUL even when the text ends a page. */
     int tail = off + len == (uint64_t)st.st_size && ((skew + len) & (pg - 1)) != 0;
     size_t zeros = tail ? 0 : pg;
-    int keep = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    int keep = given ? fd : fcntl(fd, F_DUPFD_CLOEXEC, 0);
     char *p = keep < 0 ? MAP_FAILED
               : tail   ? mmap(NULL, whole, PROT_READ, MAP_PRIVATE, fd, (off_t)(off - skew))
                        : mmap(NULL, whole + pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -187,7 +190,7 @@ static int map_range(int fd, uint64_t off, size_t len, const char **out, const v
         int e = errno;
         if (p != MAP_FAILED)
             munmap(p, whole + zeros);
-        if (keep >= 0)
+        if (keep >= 0 && !given)
             close(keep);
         pthread_mutex_unlock(&maps_mu);
         errno = e;
@@ -211,11 +214,15 @@ static int map_range(int fd, uint64_t off, size_t len, const char **out, const v
 }
 
 int exdb_filemap_map(int fd, size_t len, const char **out) {
-    return map_range(fd, 0, len, out, __builtin_return_address(0));
+    return map_range(fd, 0, len, out, __builtin_return_address(0), NULL);
+}
+
+int exdb_filemap_map_taking(int fd, const struct stat *st, size_t len, const char **out) {
+    return map_range(fd, 0, len, out, __builtin_return_address(0), st);
 }
 
 int exdb_filemap_map_at(int fd, uint64_t off, size_t len, const char **out) {
-    return map_range(fd, off, len, out, __builtin_return_address(0));
+    return map_range(fd, off, len, out, __builtin_return_address(0), NULL);
 }
 
 /* Hashes m's text up to byte upto (from where it stopped), when its hash
@@ -418,6 +425,8 @@ void exdb_filemap_drop(const void *p, const void *from, const void *upto) {
         else
             hash_upto(m, (uintptr_t)upto - m->text);
     }
+    if (m->len < EXDB_FILEMAP_GIVE_BACK_MIN)
+        return;
     uintptr_t pg = page_size(), lo = ((uintptr_t)from + pg - 1) & ~(pg - 1),
               hi = (uintptr_t)upto & ~(pg - 1);
     if (lo < m->text)

@@ -23,6 +23,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 /* Maps len bytes of the open file fd from offset 0, read-only, with a NUL
  * at (*out)[len] (the zeros the kernel puts after a file's last byte in its
@@ -30,6 +31,11 @@
  * puts it under the guard. 0, or -1 with errno set (the caller reads the
  * file instead). len 0 is refused (EINVAL). */
 int exdb_filemap_map(int fd, size_t len, const char **out);
+/* exdb_filemap_map for a caller that has just taken st, fd's fstat, and
+ * hands fd over: on success the text keeps fd itself (no copy of it, no
+ * second fstat; the caller no longer closes it), on failure fd is still the
+ * caller's. Two system calls fewer a load. */
+int exdb_filemap_map_taking(int fd, const struct stat *st, size_t len, const char **out);
 /* exdb_filemap_map for the len bytes at offset off of the file (a member
  * stored inside an archive): the pages holding them mapped, *out pointing
  * at the first, and (*out)[len] a NUL (when a byte of the file follows the
@@ -54,6 +60,11 @@ int exdb_filemap_changed(const void *p);
  * part of the text keeps the process's memory below the file's size. A
  * no-op when p is not a mapped text. */
 void exdb_filemap_drop(const void *p, const void *from, const void *upto);
+/* Texts under this many bytes keep their pages (exdb_filemap_drop only
+ * moves the hash along): the load's peak held them all anyway, they are
+ * page cache, shared, and the madvise giving them back cost ~1-2% of a
+ * small program's warm load (docs/json-reader.md). */
+#define EXDB_FILEMAP_GIVE_BACK_MIN ((size_t)2 << 20)
 /* Texts of at least this many bytes get exdb_filemap_ahead_start's thread
  * (below, a thread costs more than the page faults it spares). */
 #define EXDB_FILEMAP_AHEAD_MIN ((size_t)32 << 20)

@@ -31,7 +31,8 @@ int exdb_program_cache_cold_pass(exdb_program *p, struct exdb_program_pending *p
     size_t len = 0;
     const char *member;
     uint64_t hash = 0;
-    int rc = exdb_container_open(p->snapshot ? p->snapshot->abs_path : p->path, &c, err);
+    int rc =
+        exdb_container_open(p->snapshot ? exdb_snapshot_abs_path(p->snapshot) : p->path, &c, err);
     if (rc == 0) {
         rc = exdb_container_read_program_to_load(c, pd->model, &buf, &len, &member, &hash, err);
         exdb_container_close(c);

@@ -2,11 +2,11 @@
 #include "core/export/snapshot.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -49,19 +49,27 @@ int exdb_snapshot_read_member(exdb_container *c, const char *rel, exdb_arena *a,
     return 0;
 }
 
-/* The file's absolute path: realpath, or the working directory and path
- * joined when that fails (the file went away during the load). */
+/* path made absolute: the working directory joined to a relative one (the
+ * path as it is when there is none). */
 static const char *absolute(exdb_arena *a, const char *path) {
-    char *r = realpath(path, NULL);
-    if (r) {
-        const char *s = exdb_arena_strdup(a, r);
-        free(r);
-        return s;
-    }
     char cwd[PATH_MAX];
     if (path[0] == '/' || !getcwd(cwd, sizeof cwd))
         return exdb_arena_strdup(a, path);
     return exdb_arena_printf(a, "%s/%s", cwd, path);
+}
+
+static pthread_mutex_t real_mu = PTHREAD_MUTEX_INITIALIZER;
+
+const char *exdb_snapshot_abs_path(const exdb_snapshot *s) {
+    exdb_snapshot *w = (exdb_snapshot *)s; /* an arena object: only real is filled in */
+    pthread_mutex_lock(&real_mu);
+    if (!w->real_taken) {
+        if (!realpath(s->given, w->real))
+            snprintf(w->real, PATH_MAX, "%s", s->given);
+        w->real_taken = 1;
+    }
+    pthread_mutex_unlock(&real_mu);
+    return s->real;
 }
 
 /* XXH3 of what save copies from a zip besides the program (0 for JSON). */
@@ -81,14 +89,11 @@ static int take(exdb_arena *a, exdb_snapshot *s, exdb_container *c, const char *
     const char *path = exdb_container_path(c);
     s->kind = (int)exdb_container_kind_of(c);
     s->model = model ? exdb_arena_strdup(a, model) : NULL;
-    s->abs_path = absolute(a, path);
-    if (!s->abs_path || (model && !s->model))
+    s->given = absolute(a, path); /* resolved when asked (exdb_snapshot_abs_path) */
+    s->real = exdb_arena_alloc(a, PATH_MAX);
+    if (!s->given || !s->real || (model && !s->model))
         return exdb_errorf(err, "%s: out of memory", path);
-    struct stat st;
-    if (stat(s->abs_path, &st) == 0) {
-        s->dev = (uint64_t)st.st_dev;
-        s->ino = (uint64_t)st.st_ino;
-    }
+    exdb_container_identity(c, &s->dev, &s->ino);
     if (members_hash(c, &s->members_hash, err) < 0)
         return -1;
     if (s->kind != EXDB_CONT_PT2)
@@ -148,13 +153,13 @@ static int same_file(const exdb_snapshot *s, const exdb_program *p, exdb_contain
     if ((int)exdb_container_kind_of(c) == s->kind) {
         why = "its members differ";
         if (members_hash(c, &members, &e) < 0)
-            why = reason(&e, s->abs_path);
+            why = reason(&e, exdb_snapshot_abs_path(s));
         else if (members == s->members_hash) {
             const char *model = exdb_container_model_count(c) > 1 ? p->model : NULL;
             why = "its program differs";
             uint64_t h; /* taken as the text is read (and its CRC checked) */
             if (exdb_container_read_program_hashed(c, model, buf, len, NULL, &h, &e) < 0)
-                why = reason(&e, s->abs_path);
+                why = reason(&e, exdb_snapshot_abs_path(s));
             else if (*len == s->program_len && h == s->program_hash)
                 return 0;
         }
@@ -165,7 +170,7 @@ static int same_file(const exdb_snapshot *s, const exdb_program *p, exdb_contain
                        "%s: changed on disk since the program was loaded (%s): save writes the "
                        "program from that file and will not write it from other content; load "
                        "it again to save what it holds now",
-                       s->abs_path, why);
+                       exdb_snapshot_abs_path(s), why);
 }
 
 int exdb_snapshot_reopen(const exdb_program *p, exdb_container **c, char **buf, size_t *len,
@@ -179,12 +184,13 @@ int exdb_snapshot_reopen(const exdb_program *p, exdb_container **c, char **buf, 
                            "write it from",
                            p->path ? p->path : "program");
     exdb_error e = {0};
-    if (exdb_container_open(s->abs_path, c, &e) < 0)
+    const char *abs = exdb_snapshot_abs_path(s);
+    if (exdb_container_open(abs, c, &e) < 0)
         return exdb_errorf(err,
                            "%s: the file the program was loaded from cannot be read (%s): save "
                            "writes the program from that file; load it again from where it is "
                            "now to save it",
-                           s->abs_path, reason(&e, s->abs_path));
+                           abs, reason(&e, abs));
     if (same_file(s, p, *c, buf, len, err) < 0) {
         exdb_container_close(*c);
         *c = NULL;

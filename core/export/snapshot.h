@@ -47,7 +47,10 @@ typedef struct exdb_snap_member {
 } exdb_snap_member;
 
 typedef struct exdb_snapshot {
-    const char *abs_path;                /* the file, absolute, symbolic links resolved */
+    const char *given;                   /* the path loaded, made absolute (the working
+                                          * directory then joined to a relative one) */
+    char *real;                          /* PATH_MAX bytes: exdb_snapshot_abs_path's, once */
+    int real_taken;                      /* whether real holds it (snapshot.c's lock) */
     uint64_t dev, ino;                   /* its identity at load (render never writes over it) */
     int kind;                            /* exdb_container_kind */
     const char *model;                   /* the model save names to the container, or NULL */
@@ -79,6 +82,17 @@ int exdb_snapshot_attach(exdb_program *p, exdb_container *c, const char *model, 
  * the error. -1 only when out of memory. */
 int exdb_snapshot_read_member(exdb_container *c, const char *rel, exdb_arena *a,
                               exdb_snap_member *m, exdb_error *err);
+
+/* The file s was loaded from, absolute, symbolic links resolved: realpath
+ * of the path given, made absolute at load (a `cd` since does not matter),
+ * resolved the first time it is asked for (save, render's check, a program
+ * opened from the reopen cache), not during the load, where realpath's
+ * system calls (a readlink per component, a stat) cost ~2% of a small
+ * program's warm load. A symbolic link on the way retargeted in between
+ * leads to the file it names then, which save checks against the hash
+ * (another file is refused as changed on disk). The path as given when
+ * realpath fails (the file gone). Safe from any thread. */
+const char *exdb_snapshot_abs_path(const exdb_snapshot *s);
 
 /* For save: opens the file p was loaded from (by its absolute path), checks
  * that it is the one loaded, and returns it open with the program JSON in

@@ -542,6 +542,8 @@ int exdb_container_open(const char *path, exdb_container **out, exdb_error *err)
     if (!is_zip)
         c->json_fd1 = fd + 1; /* the program's read takes it (read_json_file) */
     exdb_arena_init(&c->arena);
+    c->dev = (uint64_t)st.st_dev;
+    c->ino = (uint64_t)st.st_ino;
     c->mode = st.st_mode & 0777;
     c->folder = "";
     c->base = "";
@@ -583,6 +585,11 @@ const char *exdb_container_kind_name(exdb_container_kind kind) {
 
 const char *exdb_container_path(const exdb_container *c) {
     return c->path;
+}
+
+void exdb_container_identity(const exdb_container *c, uint64_t *dev, uint64_t *ino) {
+    *dev = c->dev;
+    *ino = c->ino;
 }
 
 size_t exdb_container_model_count(const exdb_container *c) {
@@ -652,8 +659,7 @@ static int read_json_file(exdb_container *c, char **buf, size_t *len, uint64_t *
     }
     size_t size = (size_t)st.st_size, got = 0;
     const char *mapped;
-    if (size > 0 && exdb_filemap_map(fd, size, &mapped) == 0) {
-        close(fd);
+    if (size > 0 && exdb_filemap_map_taking(fd, &st, size, &mapped) == 0) {
         if (hash && later) {
             exdb_filemap_hash_start(mapped);
             *hash = 0;

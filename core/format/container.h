@@ -43,6 +43,8 @@ exdb_container_kind exdb_container_kind_of(const exdb_container *c);
 const char *exdb_container_kind_name(exdb_container_kind kind);
 
 const char *exdb_container_path(const exdb_container *c);
+/* The device and inode numbers of the file opened (its stat at open). */
+void exdb_container_identity(const exdb_container *c, uint64_t *dev, uint64_t *ino);
 
 /* Bare JSON and legacy zip: 1 ("model"). */
 size_t exdb_container_model_count(const exdb_container *c);

@@ -42,6 +42,7 @@ struct exdb_container {
      * through, plus 1 (0: none), which the first read of the program takes
      * instead of opening the file again */
     int json_fd1;
+    uint64_t dev, ino; /* the file's, at open (its stat) */
 };
 
 /* The name shown for a member in messages: relative to the archive folder,

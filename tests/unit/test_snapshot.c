@@ -169,6 +169,30 @@ Test(snapshot, hash_taken_as_the_load_gives_the_text_back) {
     free(fix);
 }
 
+/* The absolute path is resolved when asked (exdb_snapshot_abs_path), not
+ * during the load: loaded by a relative symbolic link, then a cd away, it
+ * is still the file linked to, and the identity is the file's. */
+Test(snapshot, abs_path_resolves_a_link_loaded_relative_after_a_cd) {
+    char json[2048];
+    snprintf(json, sizeof json, "%s/%s", repo, TIED_JSON);
+    copy_file(json, test_tpath("prog.json"));
+    cr_assert_eq(symlink("prog.json", test_tpath("link.json")), 0);
+    cr_assert_eq(chdir(test_tdir), 0);
+    exdb_error err = {0};
+    exdb_program *p = exdb_program_load("link.json", NULL, &err);
+    cr_assert_not_null(p, "%s", err.msg);
+    cr_assert_eq(chdir(repo), 0);
+    char want[1024];
+    snprintf(want, sizeof want, "%s/prog.json", test_tdir);
+    cr_assert_str_eq(exdb_snapshot_abs_path(p->snapshot), want);
+    cr_assert_str_eq(exdb_snapshot_abs_path(p->snapshot), want, "asked again");
+    struct stat st;
+    cr_assert_eq(stat(want, &st), 0);
+    cr_expect_eq(p->snapshot->dev, (uint64_t)st.st_dev);
+    cr_expect_eq(p->snapshot->ino, (uint64_t)st.st_ino);
+    exdb_program_free(p);
+}
+
 /* Load by a relative path, cd away, then remove the archive, then put
  * another archive (no configs) under its name: the STATE phase and lint's
  * state checks keep using the configs read at load time. Before, the run
@@ -182,7 +206,7 @@ Test(snapshot, archive_configs_outlive_cd_removal_and_replacement) {
     cr_assert_not_null(p, "%s", err.msg);
     char want[1024];
     snprintf(want, sizeof want, "%s/prog.pt2", test_tdir);
-    cr_assert_str_eq(p->snapshot->abs_path, want);
+    cr_assert_str_eq(exdb_snapshot_abs_path(p->snapshot), want);
     char *before = module_graph(p, "emb");
     cr_assert(strstr(before, "get_attr[target=weight]"), "%s", before);
     cr_assert_eq(mkdir("sub", 0700), 0);
