@@ -373,60 +373,46 @@ else
 fi
 
 # Ctrl-C during a long continue
-if [ -n "$big" ]; then
-    start "$big"
-    wait_for "(exdb)" 60 >/dev/null
-    # The IR first: the program (60k nodes) is opened shape first and built
-    # in the background, and a Ctrl-C while a command waits for that build
-    # stops the wait instead (Quit; tests/shape_repl.py). Then a block
-    # whose echo says the continue is next (a state, not a pause: the echo
-    # is typed `continu\ing`, printed `continuing`), and Ctrl-C until the
-    # continue says it was interrupted. A Ctrl-C landing in the block
-    # before the continue starts ends the block: the block is typed again.
-    T send-keys "info nodes output" Enter
-    wait_for "1 node matches." 120 >/dev/null
+# interrupt WORD COMMAND TEXT: Ctrl-C during a long COMMAND, until it says
+# TEXT. COMMAND runs in a block whose echo says it is next (a state, not a
+# pause: the echo is typed `WORD\ing-N`, printed `WORDing-N`); a Ctrl-C
+# landing in the block before COMMAND starts ends the block, which is then
+# typed again (5 times at most).
+interrupt() {
     tries=0
-    while [ $tries -lt 5 ] && ! screen | grep -qF "Interrupted after event"; do
+    while [ $tries -lt 5 ] && ! screen | grep -qF "$3"; do
         tries=$((tries + 1))
-        mark "attempt-$tries"
-        T send-keys "if 1" Enter "echo continu\\ing-$tries" Enter "continue" Enter
+        mark "$1-attempt-$tries"
+        T send-keys "if 1" Enter "echo $1\\ing-$tries" Enter "$2" Enter
         T send-keys -l "end" # (the literal word: tmux reads "end" as the End key)
         T send-keys Enter
-        wait_for "continuing-$tries" 60 >/dev/null
+        wait_for "$1ing-$tries" 60 >/dev/null
         n=0
-        while [ $n -lt 300 ] && ! since "attempt-$tries" | grep -qF -e "Interrupted after event" -e "Quit"; do
+        while [ $n -lt 300 ] && ! since "$1-attempt-$tries" | grep -qF -e "$3" -e "Quit"; do
             T send-keys C-c
             sleep 0.1 # the pace of the keys, not a wait for exdb
             n=$((n + 1))
         done
         wait_for "(exdb)" 10 >/dev/null
     done
+}
+
+if [ -n "$big" ]; then
+    start "$big"
+    wait_for "(exdb)" 60 >/dev/null
+    # The IR first: the program (60k nodes) is opened shape first and built
+    # in the background, and a Ctrl-C while a command waits for that build
+    # stops the wait instead (Quit; tests/shape_repl.py).
+    T send-keys "info nodes output" Enter
+    wait_for "1 node matches." 120 >/dev/null
+    interrupt continu "continue" "Interrupted after event"
     check "Ctrl-C interrupts a long continue" "Interrupted after event" 30
     T send-keys "backtrace" Enter
     check "the session goes on after Ctrl-C" "#0  " 10
     # Ctrl-C during a long render (issue 13 item 13): dot on 60k nodes
     # runs for hours; the layout's child process is killed, nothing is
     # written and the session goes on.
-    # (as the continue above: a block's echo says the render is next, and
-    # Ctrl-C until it says it was interrupted, the block typed again if a
-    # Ctrl-C ended it before the render started)
-    tries=0
-    while [ $tries -lt 5 ] && ! screen | grep -qF "render interrupted"; do
-        tries=$((tries + 1))
-        mark "render-$tries"
-        T send-keys "if 1" Enter "echo render\\ing-$tries" Enter \
-            "render flat --force --layout dot -o $tmp/never.svg" Enter
-        T send-keys -l "end"
-        T send-keys Enter
-        wait_for "rendering-$tries" 60 >/dev/null
-        n=0
-        while [ $n -lt 300 ] && ! since "render-$tries" | grep -qF -e "render interrupted" -e "Quit"; do
-            T send-keys C-c
-            sleep 0.1 # the pace of the keys, not a wait for exdb
-            n=$((n + 1))
-        done
-        wait_for "(exdb)" 10 >/dev/null
-    done
+    interrupt render "render flat --force --layout dot -o $tmp/never.svg" "render interrupted"
     check "Ctrl-C interrupts a long render" "never.svg: render interrupted; nothing written" 30
     if [ -e "$tmp/never.svg" ]; then bad "an interrupted render writes nothing"; else ok "an interrupted render writes nothing"; fi
     T send-keys "info program" Enter
