@@ -166,11 +166,20 @@ static int same_file(const exdb_snapshot *s, const exdb_program *p, exdb_contain
     }
     exdb_mem_release(*buf);
     *buf = NULL;
+    /* another file than the one loaded, reached by a path through a
+     * symbolic link (resolved when asked): say the path loaded leads there
+     * now (a link retargeted since), not only that this file changed */
+    const char *abs = exdb_snapshot_abs_path(s);
+    uint64_t dev, ino;
+    exdb_container_identity(c, &dev, &ino);
+    const char *moved = (dev != s->dev || ino != s->ino) && strcmp(abs, s->given) != 0
+                            ? ", the path it was loaded by, leads to another file now"
+                            : NULL;
     return exdb_errorf(err,
-                       "%s: changed on disk since the program was loaded (%s): save writes the "
-                       "program from that file and will not write it from other content; load "
-                       "it again to save what it holds now",
-                       exdb_snapshot_abs_path(s), why);
+                       "%s: changed on disk since the program was loaded (%s%s%s%s): save "
+                       "writes the program from that file and will not write it from other "
+                       "content; load it again to save what it holds now",
+                       abs, why, moved ? "; " : "", moved ? s->given : "", moved ? moved : "");
 }
 
 int exdb_snapshot_reopen(const exdb_program *p, exdb_container **c, char **buf, size_t *len,

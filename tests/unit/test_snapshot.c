@@ -193,6 +193,35 @@ Test(snapshot, abs_path_resolves_a_link_loaded_relative_after_a_cd) {
     exdb_program_free(p);
 }
 
+/* Loaded by a symbolic link that is then pointed at another program: save
+ * reads the file the link names now (the path is resolved when asked) and
+ * refuses it; the message says the path loaded leads to another file now,
+ * not only that the other file "changed on disk" (it never was loaded). */
+Test(snapshot, reopen_after_the_link_loaded_is_retargeted_names_the_link) {
+    char json[2048], other[2048];
+    snprintf(json, sizeof json, "%s/%s", repo, TIED_JSON);
+    snprintf(other, sizeof other, "%s/tests/fixtures/example.json", repo);
+    copy_file(json, test_tpath("prog.json"));
+    copy_file(other, test_tpath("other.json"));
+    cr_assert_eq(symlink("prog.json", test_tpath("link.json")), 0);
+    exdb_error err = {0};
+    exdb_program *p = exdb_program_load(test_tpath("link.json"), NULL, &err);
+    cr_assert_not_null(p, "%s", err.msg);
+    cr_assert_eq(unlink(test_tpath("link.json")), 0);
+    cr_assert_eq(symlink("other.json", test_tpath("link.json")), 0);
+    exdb_container *c = NULL;
+    char *buf = NULL;
+    size_t len = 0;
+    cr_assert_eq(exdb_snapshot_reopen(p, &c, &buf, &len, &err), -1);
+    cr_assert_null(c);
+    char want[2048];
+    snprintf(want, sizeof want, "%s, the path it was loaded by, leads to another file now",
+             test_tpath("link.json"));
+    cr_expect(strstr(err.msg, "changed on disk since the program was loaded"), "%s", err.msg);
+    cr_expect(strstr(err.msg, want), "%s", err.msg);
+    exdb_program_free(p);
+}
+
 /* Load by a relative path, cd away, then remove the archive, then put
  * another archive (no configs) under its name: the STATE phase and lint's
  * state checks keep using the configs read at load time. Before, the run
