@@ -20,12 +20,15 @@ must (a deadline of 120 s per step is only a guard against a hang).
     EXDB_TEST_BUILD_GATE until the test lets it go): Quit, the REPL alive,
     `info program` answers from the shape; the build let go, `print code`
     answers.
+  - the same with descriptors 3..1100 open (inherited): the build's pipe
+    past select's FD_SETSIZE, Ctrl-C still stops the wait.
   - a program unflatten refuses: `info modules` twice and `print module ""`
     each say unflatten's error (no half-made tree).
 Prints "ok   ..." or "FAIL ..." per check and exits 1 if any failed."""
 import os
 import pty
 import re
+import resource
 import select
 import subprocess
 import sys
@@ -178,6 +181,42 @@ check(out is not None and "def forward(" in out, "the build let go: print code a
 s.send("quit")
 rc = s.exit_status()
 check(rc == 0 and "Sanitizer" not in s.text, "then quit exits 0 (exit %s)" % rc, s.text)
+# The same with descriptors 3..1100 taken (inherited, as from a shell that
+# holds many open): the build's pipe is past select's FD_SETSIZE (1024),
+# where the wait used to ignore Ctrl-C while saying it would stop
+extra = []
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+if hard == resource.RLIM_INFINITY or hard >= 1200:
+    if soft != resource.RLIM_INFINITY and soft < 1200:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (1200, hard))
+    while not extra or extra[-1] < 1100:
+        extra.append(os.open(os.devnull, os.O_RDONLY))
+        os.set_inheritable(extra[-1], True)
+    s = Session(GOOD, EXDB_TEST_BUILD_GATE=gate)
+    for fd in extra:
+        os.close(fd)
+    low = os.dup(s.fd)  # the terminal's side below FD_SETSIZE (this test's select)
+    os.close(s.fd)
+    s.fd = low
+    s.wait_for(re.escape(PROMPT))
+    s.send("print code")
+    waiting = s.wait_for(r"Reading the nodes of .*\(Ctrl-C to stop waiting\)")
+    os.write(s.fd, b"\x03")
+    start = s.seen
+    m = s.wait_for(re.escape(PROMPT))
+    out = s.text[start:m.start()] if m else None
+    check(waiting is not None and out is not None and "Quit" in out,
+          "Ctrl-C stops the wait with 1100 descriptors open: Quit", s.text)
+    with open(gate, "wb") as g:
+        g.write(b"x")
+    if m is None:  # the prompt comes when the build ends
+        s.wait_for(re.escape(PROMPT))
+    out = s.command("print code")
+    check(out is not None and "def forward(" in out, "then print code answers", s.text)
+    s.send("quit")
+    check(s.exit_status() == 0, "then quit exits 0", s.text)
+else:
+    print("ok   shape-repl: (skipped: descriptors limited to %d)" % hard)
 os.unlink(gate)
 os.rmdir(os.path.dirname(gate))
 

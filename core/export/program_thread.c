@@ -5,20 +5,24 @@
  *
  * The thread blocks the signals a user or the terminal sends, so that they
  * reach the REPL's thread; it tells it is done through a pipe, which the
- * REPL's thread waits on in pselect with those signals unblocked only inside
+ * REPL's thread waits on in ppoll with those signals unblocked only inside
  * the wait (no Ctrl-C lost between the test of its flag and the wait). */
+#define _GNU_SOURCE /* ppoll */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
-#include <sys/select.h>
 #include <unistd.h>
 
 #include "core/base/fault.h"
 #include "core/export/program.h"
 #include "core/export/program_impl.h"
+
+#ifndef __USE_GNU /* <features.h> read before _GNU_SOURCE (the fault build's -include) */
+int ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout, const sigset_t *mask);
+#endif
 
 static void (*build_gate)(void);
 
@@ -52,14 +56,15 @@ static void async_signals(sigset_t *set) {
 }
 
 /* The pipe through which the build tells it is done: both ends close on
- * exec, the writing one never blocks, the reading one fits pselect's set.
- * 1, or 0 when there is none. */
+ * exec, the writing one never blocks (ppoll, unlike pselect, takes a
+ * descriptor past FD_SETSIZE: a process holding 1,024 files). 1, or 0 when
+ * there is none. */
 static int done_pipe(int fds[2]) {
     if (pipe(fds) != 0)
         return 0;
-    if (fds[0] < FD_SETSIZE && fcntl(fds[0], F_SETFD, FD_CLOEXEC) == 0 &&
-        fcntl(fds[1], F_SETFD, FD_CLOEXEC) == 0 &&
-        fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK) == 0)
+    int fl = fcntl(fds[1], F_GETFL);
+    if (fcntl(fds[0], F_SETFD, FD_CLOEXEC) == 0 && fcntl(fds[1], F_SETFD, FD_CLOEXEC) == 0 &&
+        fl >= 0 && fcntl(fds[1], F_SETFL, fl | O_NONBLOCK) == 0)
         return 1;
     close(fds[0]);
     close(fds[1]);
@@ -74,9 +79,13 @@ void exdb_program_build_start(exdb_program *p) {
     if (exdb_fault_armed()) /* the counting assumes one thread */
         return;
 #endif
-    /* no pipe: the waits wait for the whole build */
-    if (!done_pipe(pd->done))
+    /* no pipe (out of descriptors): no thread either, the first command
+     * that needs the IR builds it (a wait nothing could stop would say
+     * Ctrl-C stops it) */
+    if (!done_pipe(pd->done)) {
         pd->done[0] = pd->done[1] = -1;
+        return;
+    }
     sigset_t block, old;
     async_signals(&block);
     pthread_sigmask(SIG_BLOCK, &block, &old);
@@ -127,13 +136,11 @@ int exdb_program_wait_or(exdb_program *p, const volatile sig_atomic_t *stop) {
         async_signals(&block);
         pthread_sigmask(SIG_BLOCK, &block, &old);
         int r = 0;
-        /* the flag tested with the signals held; pselect lets them in and
+        /* the flag tested with the signals held; ppoll lets them in and
          * waits in one step, so one landing between is not lost */
         while (!*stop && r == 0) {
-            fd_set rd;
-            FD_ZERO(&rd);
-            FD_SET(pd->done[0], &rd);
-            if ((r = pselect(pd->done[0] + 1, &rd, NULL, NULL, NULL, &old)) < 0 && errno == EINTR)
+            struct pollfd f = {.fd = pd->done[0], .events = POLLIN};
+            if ((r = ppoll(&f, 1, NULL, &old)) < 0 && errno == EINTR)
                 r = 0;
         }
         pthread_sigmask(SIG_SETMASK, &old, NULL);
