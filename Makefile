@@ -273,7 +273,7 @@ endif
 FUZZ_SECONDS       ?= 600
 FUZZ_SMOKE_SECONDS ?= 20
 FUZZ_JOBS          ?= 1
-FUZZ_HARNESSES     := json load container treespec stack repl unflatten shape
+FUZZ_HARNESSES     := json load container treespec stack repl unflatten shape cache
 FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_LIB_SRC := $(CORE_SRC) $(VIZ_SRC) $(filter-out repl/main.c,$(REPL_SRC))
 FUZZ_BINS    := $(addprefix build/fuzz/fuzz_,$(FUZZ_HARNESSES))

@@ -5,7 +5,8 @@
 # /check/work/main with /check/work/shared), and from a git worktree far
 # from its main checkout; tests/fuzz/seeds.sh seeds fuzz_unflatten with the
 # adversarial module graphs of scripts/gen_modgraph.py and the loader with
-# the real programs it was given. EXDB_BINARY is not used. Prints
+# the real programs it was given, and fuzz_cache with the reopen cache
+# entries EXDB_BINARY writes for its 8 programs. Prints
 # "fuzz-seeds: N passed, M failed".
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -56,8 +57,14 @@ fi
 if command -v python3 >/dev/null 2>&1; then
     # the bundled example as a "real" program (one more space: its own seed)
     sed 's/^{/{ /' "$root/tests/fixtures/example.json" >"$tmp/real/x__model.json"
-    REAL_PT2=$tmp/real sh "$root/tests/fuzz/seeds.sh" "$tmp/seeds" >"$tmp/seeds.log" 2>&1
+    exdb=${1:-}
+    case $exdb in /* | "") ;; *) exdb=$(pwd)/$exdb ;; esac
+    REAL_PT2=$tmp/real EXDB=$exdb sh "$root/tests/fuzz/seeds.sh" "$tmp/seeds" >"$tmp/seeds.log" 2>&1
     check "seeds.sh runs" 0 $?
+    if [ -n "$exdb" ]; then
+        n=$(ls "$tmp/seeds/cache" 2>/dev/null | grep -v '^regression_' | grep -c '\.shape$')
+        check "fuzz_cache gets the entries exdb writes for its 8 programs" 8 "$n"
+    fi
     n=$(ls "$tmp/seeds/unflatten" 2>/dev/null | grep -c '^modgraph_')
     check "fuzz_unflatten gets the 12 adversarial module graphs" 12 "$n"
     for shape in calls_64 alias_20 graphless_6 cycle_5 deep_32 args_65 wide_9; do

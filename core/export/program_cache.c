@@ -33,12 +33,20 @@ int exdb_program_cache_cold_pass(exdb_program *p, struct exdb_program_pending *p
     uint64_t hash = 0;
     int rc =
         exdb_container_open(p->snapshot ? exdb_snapshot_abs_path(p->snapshot) : p->path, &c, err);
+    int other = 0; /* another member than the entry named */
     if (rc == 0) {
         rc = exdb_container_read_program_to_load(c, pd->model, &buf, &len, &member, &hash, err);
+        /* an archive's member is still the one the entry named (a bare
+         * JSON file's is its path as given: exdb_program_cache_open) */
+        other = rc == 0 && p->container_kind != EXDB_CONT_JSON && strcmp(member, pd->hit.member);
         exdb_container_close(c);
     }
     if (rc < 0)
         return exdb_error_oom(err) ? -1 : cache_lied(pd, err);
+    if (other) {
+        exdb_mem_release(buf);
+        return cache_lied(pd, err);
+    }
     exdb_arena dom;
     exdb_arena_init(&dom);
     exdb_json *root = NULL;
@@ -123,7 +131,18 @@ exdb_program *exdb_program_cache_open(exdb_container *c, const char *path, const
     exdb_cache_hit h;
     if (!exdb_cache_dir() || !exdb_cache_find(path, model, &h))
         return NULL;
-    char *label = exdb_program_label(path, (int)exdb_container_kind_of(c), h.member);
+    /* the member is the container's: an archive's the one the entry names
+     * (else the entry lies: it goes), a bare JSON file's its path as given
+     * now (the entry's was as given then) */
+    int kind = (int)exdb_container_kind_of(c);
+    const char *m = exdb_container_program_member(c, model);
+    if (!m || (kind != EXDB_CONT_JSON && strcmp(m, h.member) != 0)) {
+        if (m)
+            exdb_cache_drop(&h);
+        exdb_cache_hit_free(&h);
+        return NULL;
+    }
+    char *label = exdb_program_label(path, kind, m);
     exdb_program *P = NULL;
     if (label)
         P = open_cached(&h, label, model);
@@ -136,7 +155,7 @@ exdb_program *exdb_program_cache_open(exdb_container *c, const char *path, const
         exdb_program_free(P);
         P = NULL;
     }
-    *member = P ? P->pending->hit.member : NULL;
+    *member = P ? m : NULL;
     return P;
 }
 

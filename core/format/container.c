@@ -629,6 +629,12 @@ const cont_model *exdb_container_resolve_model(const exdb_container *c, const ch
     return NULL;
 }
 
+const char *exdb_container_program_member(const exdb_container *c, const char *model) {
+    exdb_error e = {0};
+    const cont_model *m = exdb_container_resolve_model(c, model, &e);
+    return m ? m->member : NULL;
+}
+
 /* Bytes a read() of a bare JSON file asks for: the hash of what it read
  * is taken while the bytes are still in the cache. */
 #define READ_CHUNK ((size_t)2 << 20)

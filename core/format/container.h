@@ -60,6 +60,11 @@ const char *exdb_container_version(const exdb_container *c);
  * model/archive_format), or "" when they sit at the root or for bare JSON. */
 const char *exdb_container_archive_name(const exdb_container *c);
 
+/* The member model's program is read from (NULL: the only model's), as
+ * exdb_container_read_program names it, without reading it; NULL when
+ * there is no such model. */
+const char *exdb_container_program_member(const exdb_container *c, const char *model);
+
 /* Reads the program JSON of model `model` (NULL = the only model; if there
  * are several, fails with a message listing the model names). *buf is
  * NUL-terminated and the caller's, released with exdb_mem_release (arena.h:

@@ -29,7 +29,7 @@ max_len() {
     case $1 in
     load | json | container | unflatten) echo 262144 ;;
     shape) echo 524288 ;;
-    treespec | stack) echo 16384 ;;
+    treespec | stack | cache) echo 16384 ;;
     *) echo 4096 ;;
     esac
 }

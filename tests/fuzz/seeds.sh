@@ -10,6 +10,8 @@
 #     nn_module_stack strings, zip archives built around them;
 #   - from tests/: the malformed-input corpus, the fixtures, the golden
 #     command scripts, the fuzz regressions (each for its harness);
+#   - for fuzz_cache, the reopen cache entries exdb ($EXDB, else ./exdb)
+#     writes for the harness's fixtures;
 #   - for fuzz_unflatten, adversarial module trees from
 #     scripts/gen_modgraph.py: one module called many times, a module that
 #     becomes its own descendant, shared modules nested deep, modules without
@@ -37,7 +39,7 @@ python3 - "$root" "$real" "$out" <<'PY'
 import glob, hashlib, io, json, os, sys, warnings, zipfile
 
 root, real, out = sys.argv[1:4]
-HARNESSES = ("json", "load", "container", "treespec", "stack", "repl", "unflatten", "shape")
+HARNESSES = ("json", "load", "container", "treespec", "stack", "repl", "unflatten", "shape", "cache")
 for h in HARNESSES:
     os.makedirs(os.path.join(out, h), exist_ok=True)
 
@@ -325,6 +327,39 @@ if subprocess.call([sys.executable, os.path.join(root, "scripts/gen_synth.py"), 
     seed("shape", bare(json.loads(read(synth))), "synth_344")
     os.remove(synth)
 
+# ---- cache: the reopen cache's entries exdb writes for fuzz_cache's
+# programs (tests/fuzz/fuzz_cache.c's list), each opened once shape first
+# with a cache folder of its own; the harness writes its own path, file
+# identity and version into them. exdb: $EXDB, else the repository's
+# ./exdb; none: no cache seeds (said on stderr). A file changed less than
+# 2 s ago gets no entry (git's racy clean): wait for the fixtures to be
+# older (a fresh checkout).
+import shutil, tempfile, time
+CACHE_FIXTURES = ("const_output.json", "const_inputs_multi_out.json", "repeated_key.json",
+                  "sig_names_targets.json", "in_spec_flat_tuple.json", "tied_embeddings.json",
+                  "arg_kinds.json", "kwargs.pt2")
+exdb = os.environ.get("EXDB") or os.path.join(root, "exdb")
+if not os.access(exdb, os.X_OK):
+    sys.stderr.write("seeds: no exdb binary (%s; set EXDB=PATH): no cache seeds\n" % exdb)
+else:
+    paths = [os.path.join(root, "tests/fixtures", n) for n in CACHE_FIXTURES]
+    newest = max(max(os.stat(q).st_mtime, os.stat(q).st_ctime) for q in paths)
+    while time.time() < newest + 2.05:
+        time.sleep(0.1)
+    for path in paths:
+        xdg = tempfile.mkdtemp(prefix="exdb-seed-cache-")
+        env = dict(os.environ, XDG_CACHE_HOME=xdg, EXDB_SHAPE_FIRST_MIN="0")
+        env.pop("EXDB_CACHE", None)
+        subprocess.call([exdb, "-q", path, "-batch", "-ex", "info program"], env=env,
+                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        d = os.path.join(xdg, "exdb")
+        entries = [e for e in os.listdir(d) if e.endswith(".shape")] if os.path.isdir(d) else []
+        if len(entries) == 1:
+            seed("cache", read(os.path.join(d, entries[0])), os.path.basename(path) + ".shape")
+        else:
+            sys.stderr.write("seeds: exdb wrote no cache entry for %s\n" % path)
+        shutil.rmtree(xdg, ignore_errors=True)
+
 # ---- every harness: the inputs its regressions keep (tests/fuzz/regressions)
 for h in HARNESSES:
     for path in sorted(glob.glob(os.path.join(root, "tests/fuzz/regressions", h, "*"))):
@@ -394,6 +429,8 @@ dict_file("json", {"null", "true", "false", "Infinity", "-Infinity", "NaN", "\\u
 dict_file("treespec", {'"type"', '"context"', '"children_spec"', "builtins.tuple", "builtins.dict",
                        "collections.defaultdict", "dict_context", "default_factory_name",
                        "collections.namedtuple", "collections.OrderedDict", "null", "[1, "})
+dict_file("cache", {json.dumps(k) for k in keys} | {"EXDBSHP1", "\x00\x00\x00\x00",
+                                                     "\xff\xff\xff\xff", "as_tensor", "null"})
 dict_file("stack", {"L__self__", "@", ",", ";", "(", ")", "[", "]", "torch.nn.modules."})
 dict_file("container", {"PK\x03\x04", "PK\x01\x02", "PK\x05\x06", "PK\x06\x06", "PK\x06\x07",
                         "archive_format", "models/", ".json", "pt2", "version",
