@@ -22,31 +22,18 @@
 #include "core/base/filemap.h"
 #include "core/base/outfile.h"
 #include "core/base/version.h"
+#include "core/export/cache_format.h"
 #include "core/export/cache_image.h"
 #include "core/export/snapshot.h"
 
-/* The format of an entry (native byte order: another machine's entry fails
- * its magic or its hash): the head, then path, model, member and the
- * program text (the file's, its lazy members emptied; or the slim text of
- * an image), each followed by a NUL, then the image (cache_image.h; none
- * when image_len is 0), then the XXH3 of all before. */
+/* The format of an entry: cache_format.h. */
 #define MAGIC "EXDBSHP1"
 /* format 3: the image's spec records say which specs the slim text keeps
  * (those with a value, which format 2 kept as text entries) */
 enum { FORMAT = 3, SCAN_MAX = 1024, CUTS_MAX = 16 };
 #define NAME_SUFFIX ".shape"
 
-typedef struct head {
-    char magic[8];
-    uint32_t format, head_size;
-    char version[32];
-    uint64_t dev, ino, size, mtime_ns, ctime_ns, created_ns; /* the file's, the entry's */
-    uint64_t text_len, text_hash, payload_len;
-    uint32_t path_len, model_len, member_len, nserialized;
-    uint32_t counts[8]; /* nodes, ops[6], getitems */
-    uint64_t image_len;
-    uint32_t image_inputs, image_outputs, image_calls, pad;
-} head;
+typedef exdb_cache_head head;
 
 static char dir_path[PATH_MAX];
 static int cache_on;

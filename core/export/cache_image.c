@@ -6,28 +6,13 @@
 #include <string.h>
 
 #include "core/base/arena.h"
+#include "core/export/cache_format.h"
 #include "core/export/save.h"
 
-#define NONE UINT32_MAX /* no string; a spec or call graph entry not in the slim text */
-
-/* The records (native byte order, read with memcpy). A spec with a value
- * (a constant input or output, a user input that is a constant) stays in
- * the slim text, with its graph input or output: json is its index among
- * the slim text's specs (NONE: the record is the spec). */
-typedef struct in_rec {
-    uint8_t kind;
-    int8_t persistent;
-    uint8_t pad[2];
-    uint32_t name, target, class_fqn, json;
-} in_rec;
-typedef struct out_rec {
-    uint8_t kind;
-    uint8_t pad[3];
-    uint32_t name, target, json;
-} out_rec;
-typedef struct call_rec {
-    uint32_t fqn, json; /* json: its index among the slim text's entries, or NONE */
-} call_rec;
+#define NONE EXDB_CACHE_NONE
+typedef exdb_cache_in_rec in_rec;
+typedef exdb_cache_out_rec out_rec;
+typedef exdb_cache_call_rec call_rec;
 
 static int arg_none(const exdb_arg *a) {
     return a->kind == EXDB_ARG_NONE && a->n == 0 && a->u.i == 0 && a->keys == NULL;

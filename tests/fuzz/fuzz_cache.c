@@ -35,6 +35,7 @@
 #include "core/base/strbuf.h"
 #include "core/base/version.h"
 #include "core/export/cache.h"
+#include "core/export/cache_format.h"
 #include "core/export/describe.h"
 #include "core/export/program.h"
 #include "core/fx/print.h"
@@ -44,18 +45,7 @@ size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
-/* cache.c's head (format 3) */
-typedef struct head {
-    char magic[8];
-    uint32_t format, head_size;
-    char version[32];
-    uint64_t dev, ino, size, mtime_ns, ctime_ns, created_ns;
-    uint64_t text_len, text_hash, payload_len;
-    uint32_t path_len, model_len, member_len, nserialized;
-    uint32_t counts[8];
-    uint64_t image_len;
-    uint32_t image_inputs, image_outputs, image_calls, pad;
-} head;
+typedef exdb_cache_head head; /* cache_format.h */
 
 /* The programs: small fixtures with constants, a text entry (a key
  * repeated on the way to the specs), an archive. */

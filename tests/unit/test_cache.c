@@ -20,6 +20,7 @@
 
 #include "core/base/strbuf.h"
 #include "core/export/cache.h"
+#include "core/export/cache_format.h"
 #include "core/export/describe.h"
 #include "core/export/program.h"
 #include "core/fx/print.h"
@@ -29,18 +30,7 @@
 #define JSON "tests/fixtures/llm_decoder.json"
 #define PT2  "tests/fixtures/kwargs.pt2"
 
-/* cache.c's head (format 3), to forge entries */
-typedef struct head {
-    char magic[8];
-    uint32_t format, head_size;
-    char version[32];
-    uint64_t dev, ino, size, mtime_ns, ctime_ns, created_ns;
-    uint64_t text_len, text_hash, payload_len;
-    uint32_t path_len, model_len, member_len, nserialized;
-    uint32_t counts[8];
-    uint64_t image_len;
-    uint32_t image_inputs, image_outputs, image_calls, pad;
-} head;
+typedef exdb_cache_head head; /* cache_format.h */
 
 static uint32_t shape_was;
 static char dir[300];
@@ -342,13 +332,7 @@ Test(cache, a_broken_entry_is_ignored_and_replaced) {
     }
 }
 
-/* cache_image.c's input spec record (format 3) */
-typedef struct in_rec {
-    uint8_t kind;
-    int8_t persistent;
-    uint8_t pad[2];
-    uint32_t name, target, class_fqn, json;
-} in_rec;
+typedef exdb_cache_in_rec in_rec; /* cache_format.h */
 
 /* The entry's input record of the first spec kept in the slim text (one
  * with a value) changed by edit (given the records, their count and the
