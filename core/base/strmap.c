@@ -96,7 +96,11 @@ static inline uintptr_t tagged(const char *key, uint32_t h) {
     return (uintptr_t)key | (uintptr_t)(h >> 16) << TAG_SHIFT;
 }
 
-void **exdb_strmap_find_hashed(const exdb_strmap *m, const char *key, uint32_t h) {
+/* The value of key hashed h, or NULL: key's n bytes, or all of it up to its
+ * NUL when n is SIZE_MAX. Inlined into both finds, each compiled with its
+ * one compare. */
+static inline __attribute__((always_inline)) void **find_slot(const exdb_strmap *m, const char *key,
+                                                              size_t n, uint32_t h) {
     if (!m->cap)
         return NULL;
     uint32_t mask = m->cap - 1;
@@ -105,24 +109,21 @@ void **exdb_strmap_find_hashed(const exdb_strmap *m, const char *key, uint32_t h
         exdb_strmap_slot *s = &m->slots[i];
         if (!s->key)
             return NULL;
-        if (s->key >> TAG_SHIFT == tag && (slot_key(s) == key || strcmp(slot_key(s), key) == 0))
+        if (s->key >> TAG_SHIFT != tag)
+            continue;
+        const char *k = slot_key(s);
+        if (n == SIZE_MAX ? k == key || strcmp(k, key) == 0
+                          : strncmp(k, key, n) == 0 && k[n] == '\0')
             return &s->val;
     }
 }
 
+void **exdb_strmap_find_hashed(const exdb_strmap *m, const char *key, uint32_t h) {
+    return find_slot(m, key, SIZE_MAX, h);
+}
+
 void **exdb_strmap_find_hashed_n(const exdb_strmap *m, const char *key, size_t n, uint32_t h) {
-    if (!m->cap)
-        return NULL;
-    uint32_t mask = m->cap - 1;
-    uintptr_t tag = (uintptr_t)(h >> 16);
-    for (uint32_t i = exdb_strmap_home(h, mask);; i = (i + 1) & mask) {
-        exdb_strmap_slot *s = &m->slots[i];
-        if (!s->key)
-            return NULL;
-        const char *k = slot_key(s);
-        if (s->key >> TAG_SHIFT == tag && strncmp(k, key, n) == 0 && k[n] == '\0')
-            return &s->val;
-    }
+    return find_slot(m, key, n, h);
 }
 
 /* Rehashes into a table of ncap slots (a power of two above the count).
