@@ -36,11 +36,9 @@ static void *build_thread(void *arg) {
     if (build_gate)
         build_gate();
     pd->result = exdb_program_attempt(p, pd, &pd->terr);
-    if (pd->done[1] >= 0) { /* the waiter woken: one byte, never blocking */
-        char one = 1;
-        while (write(pd->done[1], &one, 1) < 0 && errno == EINTR)
-            ;
-    }
+    char one = 1; /* the waiter woken: one byte, never blocking */
+    while (write(pd->done[1], &one, 1) < 0 && errno == EINTR)
+        ;
     return NULL;
 }
 
@@ -71,6 +69,13 @@ static int done_pipe(int fds[2]) {
     return 0;
 }
 
+/* Closes the pipe of a thread that has ended or never started. */
+static void close_done(struct exdb_program_pending *pd) {
+    close(pd->done[0]);
+    close(pd->done[1]);
+    pd->done[0] = pd->done[1] = -1;
+}
+
 void exdb_program_build_start(exdb_program *p) {
     struct exdb_program_pending *pd = p->pending;
     if (!pd || pd->running || pd->failed)
@@ -82,10 +87,8 @@ void exdb_program_build_start(exdb_program *p) {
     /* no pipe (out of descriptors): no thread either, the first command
      * that needs the IR builds it (a wait nothing could stop would say
      * Ctrl-C stops it) */
-    if (!done_pipe(pd->done)) {
-        pd->done[0] = pd->done[1] = -1;
+    if (!done_pipe(pd->done))
         return;
-    }
     sigset_t block, old;
     async_signals(&block);
     pthread_sigmask(SIG_BLOCK, &block, &old);
@@ -93,11 +96,8 @@ void exdb_program_build_start(exdb_program *p) {
     pd->view.graph = NULL; /* the shape's counts */
     pd->running = pthread_create(&pd->thread, NULL, build_thread, p) == 0;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (!pd->running && pd->done[0] >= 0) {
-        close(pd->done[0]);
-        close(pd->done[1]);
-        pd->done[0] = pd->done[1] = -1;
-    }
+    if (!pd->running)
+        close_done(pd);
 }
 
 const exdb_program *exdb_program_shape_view(const exdb_program *p) {
@@ -110,11 +110,7 @@ void exdb_program_wait(exdb_program *p) {
         return;
     pthread_join(pd->thread, NULL);
     pd->running = 0;
-    if (pd->done[0] >= 0) {
-        close(pd->done[0]);
-        close(pd->done[1]);
-        pd->done[0] = pd->done[1] = -1;
-    }
+    close_done(pd);
     if (pd->result == 0) {
         p->pending = NULL;
         exdb_program_pending_free(pd);
@@ -126,12 +122,12 @@ int exdb_program_building(const exdb_program *p) {
     if (!pd || !pd->running)
         return 0;
     struct pollfd f = {.fd = pd->done[0], .events = POLLIN};
-    return pd->done[0] < 0 || poll(&f, 1, 0) == 0;
+    return poll(&f, 1, 0) == 0;
 }
 
 int exdb_program_wait_or(exdb_program *p, const volatile sig_atomic_t *stop) {
     struct exdb_program_pending *pd = p ? p->pending : NULL;
-    if (pd && pd->running && pd->done[0] >= 0) {
+    if (pd && pd->running) {
         sigset_t block, old;
         async_signals(&block);
         pthread_sigmask(SIG_BLOCK, &block, &old);
