@@ -89,6 +89,22 @@ static char *program_text(size_t n) {
     return t;
 }
 
+/* The program of file p read mapped, text[0..n) followed by a NUL, its
+ * hash the text's. */
+static void expect_mapped(const char *p, const char *text, size_t n) {
+    char *buf = NULL;
+    size_t len = 0;
+    uint64_t h = 0;
+    exdb_error err = {0};
+    cr_assert_eq(read_prog(p, &buf, &len, &h, &err), 0, "%s", err.msg);
+    cr_expect(exdb_filemap_is(buf), "length %zu: mapped", n);
+    cr_assert_eq(len, n);
+    cr_expect_eq(memcmp(buf, text, len), 0);
+    cr_expect_eq(buf[len], '\0', "length %zu: a NUL after the text", n);
+    cr_expect_eq(h, XXH3_64bits(text, len));
+    exdb_mem_release(buf);
+}
+
 /* Whatever page the member's text ends in (mid-page, at a page's end, one
  * byte into the next), the mapped text is the member, a NUL follows it, and
  * the hash is the text's. */
@@ -109,17 +125,7 @@ Test(pt2map, stored_member_is_mapped_with_a_nul_after_it) {
         char *text = program_text(lens[k]);
         make_pt2(p, text, lens[k], 0);
         cr_assert_eq(offset_of(p, "{\"schema_version\""), data);
-        char *buf = NULL;
-        size_t len = 0;
-        uint64_t h = 0;
-        exdb_error err = {0};
-        cr_assert_eq(read_prog(p, &buf, &len, &h, &err), 0, "%s", err.msg);
-        cr_expect(exdb_filemap_is(buf), "length %zu: mapped", lens[k]);
-        cr_assert_eq(len, lens[k]);
-        cr_expect_eq(memcmp(buf, text, len), 0);
-        cr_expect_eq(buf[len], '\0', "length %zu: a NUL after the text", lens[k]);
-        cr_expect_eq(h, XXH3_64bits(text, len));
-        exdb_mem_release(buf);
+        expect_mapped(p, text, lens[k]);
         free(text);
     }
 }
@@ -138,17 +144,7 @@ Test(pt2map, bare_json_is_mapped_with_a_nul_after_it) {
         cr_assert_not_null(f);
         cr_assert_eq(fwrite(text, 1, lens[k], f), lens[k]);
         cr_assert_eq(fclose(f), 0);
-        char *buf = NULL;
-        size_t len = 0;
-        uint64_t h = 0;
-        exdb_error err = {0};
-        cr_assert_eq(read_prog(p, &buf, &len, &h, &err), 0, "%s", err.msg);
-        cr_expect(exdb_filemap_is(buf), "length %zu: mapped", lens[k]);
-        cr_assert_eq(len, lens[k]);
-        cr_expect_eq(memcmp(buf, text, len), 0);
-        cr_expect_eq(buf[len], '\0', "length %zu: a NUL after the text", lens[k]);
-        cr_expect_eq(h, XXH3_64bits(text, len));
-        exdb_mem_release(buf);
+        expect_mapped(p, text, lens[k]);
         free(text);
     }
 }
