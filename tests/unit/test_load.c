@@ -1129,6 +1129,18 @@ static void relu_chain(exdb_buf *b, char meta[4][256]) {
     relu_chain_of(b, NULL, meta);
 }
 
+/* prog: the relu chain of the four stacks (relu_chain_of), loaded. */
+static void load_relu_chain(const char *const stacks[4]) {
+    exdb_buf b;
+    exdb_buf_init(&b);
+    relu_chain_of(&b, stacks, NULL);
+    char *text = strdup(exdb_buf_str(&b));
+    exdb_buf_free(&b);
+    exdb_error err = {0};
+    prog = exdb_program_from_json(text, strlen(text), "t.json", &err);
+    cr_assert_not_null(prog, "%s", err.msg);
+}
+
 /* A malformed stack_trace, torch_fn or extra value in node k of a big
  * program: the load succeeds, each read of the field gives the load's
  * one-line message (a syntax error's with the JSON path) and no value,
@@ -1544,14 +1556,8 @@ Test(load, metadata_read_after_the_file_was_truncated) {
 /* Loads the relu chain of the four stacks and expects each node's entries
  * to be those of its own text parsed alone. */
 static void expect_stacks_parsed_alone(const char *const stacks[4]) {
-    exdb_buf b;
-    exdb_buf_init(&b);
-    relu_chain_of(&b, stacks, NULL);
-    char *text = strdup(exdb_buf_str(&b));
-    exdb_buf_free(&b);
+    load_relu_chain(stacks);
     exdb_error err = {0};
-    prog = exdb_program_from_json(text, strlen(text), "t.json", &err);
-    cr_assert_not_null(prog, "%s", err.msg);
     exdb_arena a;
     exdb_arena_init(&a);
     for (int i = 0; i < 4; i++) {
@@ -1632,14 +1638,7 @@ Test(load, module_stack_raw_and_escaped_texts_are_one_stack) {
         "L__self__,,m.M;L__self___a,a,m.AB",
         "L__self__,,m.M;L__self___a,a,m.A",
     };
-    exdb_buf b;
-    exdb_buf_init(&b);
-    relu_chain_of(&b, stacks, NULL);
-    char *text = strdup(exdb_buf_str(&b));
-    exdb_buf_free(&b);
-    exdb_error err = {0};
-    prog = exdb_program_from_json(text, strlen(text), "t.json", &err);
-    cr_assert_not_null(prog, "%s", err.msg);
+    load_relu_chain(stacks);
     const exdb_meta *m[4];
     for (int i = 0; i < 4; i++) {
         char name[16];
