@@ -508,20 +508,36 @@ not_program:
                        path);
 }
 
+/* Why path is no program: a directory or not a regular file (-1). */
+static int not_regular(const char *path, mode_t mode, exdb_error *err) {
+    if (S_ISDIR(mode))
+        return exdb_errorf(err, "%s: is a directory, expected a .pt2/zip archive or a JSON file",
+                           path);
+    return exdb_errorf(err, "%s: not a regular file, expected a .pt2/zip archive or a JSON file",
+                       path);
+}
+
 int exdb_container_open(const char *path, exdb_container **out, exdb_error *err) {
     struct stat st;
     *out = NULL;
-    if (stat(path, &st) != 0)
-        return exdb_errorf(err, "%s: %s", path, strerror(errno));
-    if (S_ISDIR(st.st_mode))
-        return exdb_errorf(err, "%s: is a directory, expected a .pt2/zip archive or a JSON file",
-                           path);
-    if (!S_ISREG(st.st_mode))
-        return exdb_errorf(
-            err, "%s: not a regular file, expected a .pt2/zip archive or a JSON file", path);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return exdb_errorf(err, "%s: %s", path, strerror(errno));
+    /* opened first, then its type, size and identity from the descriptor
+     * read: a file put at the path between a stat and the open is never
+     * read under the other's identity (the reopen cache's key), and a FIFO
+     * put there opens without waiting for a writer (O_NONBLOCK, which a
+     * regular file's reads ignore) and is refused */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        int e = errno; /* a socket: ENXIO, said by its type as before */
+        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+            return not_regular(path, st.st_mode, err);
+        return exdb_errorf(err, "%s: %s", path, strerror(e));
+    }
+    int e = fstat(fd, &st) != 0 ? errno : 0;
+    if (e || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return e ? exdb_errorf(err, "%s: %s", path, strerror(e))
+                 : not_regular(path, st.st_mode, err);
+    }
     int is_zip = sniff(fd, path, st.st_size, err);
     if (is_zip != 0)
         close(fd); /* libzip opens the archive itself */

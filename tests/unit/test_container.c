@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 #include <zip.h>
 
@@ -392,6 +394,25 @@ Test(container, empty_file) {
 Test(container, missing_file_and_directory) {
     expect_open_error(test_tpath("nope.pt2"), "%s: No such file or directory");
     expect_open_error(test_tdir, "%s: is a directory, expected a .pt2/zip archive or a JSON file");
+}
+
+/* A FIFO, a socket and a character device are refused by their type,
+ * at once: the FIFO is opened without waiting for a writer (none comes),
+ * the socket cannot be opened at all (its type said all the same). */
+Test(container, not_regular_files) {
+    const char *const msg = "%s: not a regular file, expected a .pt2/zip archive or a JSON file";
+    const char *fifo = test_tpath("prog.fifo");
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    expect_open_error(fifo, msg);
+    const char *sock = test_tpath("prog.sock");
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    cr_assert_lt(strlen(sock), sizeof a.sun_path);
+    strcpy(a.sun_path, sock);
+    int sfd = socket(AF_UNIX, SOCK_STREAM, 0);
+    cr_assert_eq(bind(sfd, (struct sockaddr *)&a, sizeof a), 0);
+    expect_open_error(sock, msg);
+    close(sfd);
+    expect_open_error("/dev/null", msg);
 }
 
 Test(container, wrong_archive_format) {
