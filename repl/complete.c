@@ -25,10 +25,12 @@ static void add_words(const cands *c, const char *const *w) {
 }
 
 /* Whether s has a program whose IR is built (built now when opened shape
- * first; a load error is left to the next command: session_build). */
+ * first; a load error is left to the next command: session_build). While
+ * the IR is still built in the background, not: a Tab never waits for it
+ * (the node names come once it is done; the modules are the shape's). */
 static int have_ir(session *s) {
     exdb_error err = {0};
-    return s->prog && exdb_program_build(s->prog, &err) == 0;
+    return s->prog && !exdb_program_building(s->prog) && exdb_program_build(s->prog, &err) == 0;
 }
 
 static void add_nodes(session *s, const cands *c) {
@@ -37,12 +39,13 @@ static void add_nodes(session *s, const cands *c) {
             c->add(c->ctx, n->name);
 }
 
+/* The call graph's modules: the shape's while the IR is built. */
 static void add_modules(session *s, const cands *c) {
-    exdb_program_wait(s->prog);
-    if (s->prog)
-        for (uint32_t i = 0; i < s->prog->ncalls; i++)
-            if (s->prog->calls[i].fqn[0])
-                c->add(c->ctx, s->prog->calls[i].fqn);
+    const exdb_program *p = exdb_program_shape_view(s->prog);
+    if (p)
+        for (uint32_t i = 0; i < p->ncalls; i++)
+            if (p->calls[i].fqn[0])
+                c->add(c->ctx, p->calls[i].fqn);
 }
 
 /* Targets of call_function nodes without "torch.ops.", each once. */

@@ -16,6 +16,8 @@ must (a deadline of 120 s per step is only a guard against a hang).
   - GOOD, then `quit` as soon as the prompt shows (the build most likely
     running: `quit` waits for it): exit 0, nothing on the terminal after
     the prompt but the echo (no sanitizer report).
+  - Tab while the build is held (EXDB_TEST_BUILD_GATE): a module name
+    completes from the shape, a node name has none yet; neither waits.
   - Ctrl-C while `print code` waits for the build (held by
     EXDB_TEST_BUILD_GATE until the test lets it go): Quit, the REPL alive,
     `info program` answers from the shape; the build let go, `print code`
@@ -163,6 +165,22 @@ gate = os.path.join(tempfile.mkdtemp(), "gate")
 os.mkfifo(gate)
 s = Session(GOOD, EXDB_TEST_BUILD_GATE=gate)
 s.wait_for(re.escape(PROMPT))
+# Tab while the build is held never waits for it: a module name completes
+# from the shape, a node name has none yet; each used to wait
+# for the whole build, saying nothing and deaf to Ctrl-C
+os.write(s.fd, b"print module embed_t\t")
+done = s.wait_for(r"print module embed_tokens ")
+check(done is not None, "Tab on a module while the build is held: the shape's name", s.text)
+# Ctrl-U: the line emptied first; the keys after the Tab echo only once the
+# completion has returned (the terminal is raw: the line editor echoes)
+os.write(s.fd, b"\x15info nodes outp\tut")
+typed = s.wait_for(r"info nodes output")
+check(typed is not None, "Tab on a node while the build is held: no candidate, no wait", s.text)
+os.write(s.fd, b"\x15")
+s.wait_for(r"\r\(exdb\) \Z")  # the emptied line redrawn
+out = s.command("info program")
+check(out is not None and "serialized nodes:" in out,
+      "then info program answers from the shape", s.text)
 s.send("print code")
 waiting = s.wait_for(r"Reading the nodes of .*\(Ctrl-C to stop waiting\)")
 os.write(s.fd, b"\x03")  # the terminal's Ctrl-C

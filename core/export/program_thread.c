@@ -122,7 +122,10 @@ int exdb_program_building(const exdb_program *p) {
     if (!pd || !pd->running)
         return 0;
     struct pollfd f = {.fd = pd->done[0], .events = POLLIN};
-    return poll(&f, 1, 0) == 0;
+    int r;
+    while ((r = poll(&f, 1, 0)) < 0 && errno == EINTR)
+        ;
+    return r != 1; /* a poll that failed says nothing is done: still building */
 }
 
 int exdb_program_wait_or(exdb_program *p, const volatile sig_atomic_t *stop) {
