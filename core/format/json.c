@@ -159,7 +159,7 @@ static inline void skip_ws(parser *ps) {
  * moves to the heap. */
 #define ARENA_STACK_MAX 4096
 
-/* A free slot on the scratch stack, grown as needed. exdb_json_parse_raw's
+/* Grows the scratch stack (push). exdb_json_parse_raw's
  * stack starts in the caller's arena, which is reset between elements (no
  * malloc per element); past ARENA_STACK_MAX slots it moves to the heap, since
  * every doubling in the arena leaves the old copy behind and written: a
@@ -167,28 +167,33 @@ static inline void skip_ws(parser *ps) {
  * (64 bytes of memory per byte of JSON in all). realloc of a big block
  * remaps pages rather than copying them, and untouched capacity is not
  * resident. */
-static exdb_json *push(parser *ps) {
-    if (ps->top == ps->cap) {
-        size_t ncap = ps->cap ? ps->cap * 2 : ps->stk_arena ? 64 : 1024;
-        exdb_json *n;
-        if (ps->stk_arena && ncap <= ARENA_STACK_MAX) {
-            n = exdb_arena_alloc(ps->a, ncap * sizeof *n);
-            if (n && ps->top)
-                memcpy(n, ps->stk, ps->top * sizeof *n);
-        } else {
-            n = realloc(ps->stk_heap ? ps->stk : NULL, ncap * sizeof *n);
-            if (n && !ps->stk_heap && ps->top)
-                memcpy(n, ps->stk, ps->top * sizeof *n);
-            if (n)
-                ps->stk_heap = 1;
-        }
-        if (!n) {
-            ps->oom = 1;
-            return NULL;
-        }
-        ps->stk = n;
-        ps->cap = ncap;
+static __attribute__((noinline)) int push_grow(parser *ps) {
+    size_t ncap = ps->cap ? ps->cap * 2 : ps->stk_arena ? 64 : 1024;
+    exdb_json *n;
+    if (ps->stk_arena && ncap <= ARENA_STACK_MAX) {
+        n = exdb_arena_alloc(ps->a, ncap * sizeof *n);
+        if (n && ps->top)
+            memcpy(n, ps->stk, ps->top * sizeof *n);
+    } else {
+        n = realloc(ps->stk_heap ? ps->stk : NULL, ncap * sizeof *n);
+        if (n && !ps->stk_heap && ps->top)
+            memcpy(n, ps->stk, ps->top * sizeof *n);
+        if (n)
+            ps->stk_heap = 1;
     }
+    if (!n) {
+        ps->oom = 1;
+        return -1;
+    }
+    ps->stk = n;
+    ps->cap = ncap;
+    return 0;
+}
+
+/* The growth out of line: a push per member, most with room (inlined). */
+static inline __attribute__((always_inline)) exdb_json *push(parser *ps) {
+    if (__builtin_expect(ps->top == ps->cap, 0) && push_grow(ps) < 0)
+        return NULL;
     exdb_json *j = &ps->stk[ps->top++];
     memset(j, 0, sizeof *j);
     return j;
@@ -907,7 +912,8 @@ static int parse_number(parser *ps, exdb_json *j) {
 }
 
 /* Moves the children gathered above `base` into the arena. */
-static int close_container(parser *ps, size_t slot_idx, size_t base) {
+static inline __attribute__((always_inline)) int close_container(parser *ps, size_t slot_idx,
+                                                                 size_t base) {
     size_t n = ps->top - base;
     if (n > UINT32_MAX)
         return fail(ps, "container with more than 4 billion members");
@@ -1020,7 +1026,7 @@ static inline __attribute__((always_inline)) int parse_container(parser *ps, siz
                      * gives it, without the call; an element flagged
                      * EXDB_JRAW_DEFER takes parse_member's way */
                     ps->stk[kid].type = EXDB_JSTRING;
-                    if (parse_string(ps, &ps->stk[kid].u.str, &ps->stk[kid].len) < 0)
+                    if (store_string(ps, &ps->stk[kid].u.str, &ps->stk[kid].len, 0) < 0)
                         return -1;
                 } else if (ps->p < ps->end && *ps->p >= '0' && *ps->p <= '9') {
                     if (parse_number(ps, &ps->stk[kid]) < 0) /* parse_at's, without the call */
