@@ -685,10 +685,12 @@ static inline __attribute__((always_inline)) const char *known_key(const char *s
 }
 
 #ifdef __SSE2__
-/* The key at ps->p when it is one of known_keys of at most 15 bytes with
- * no escape (most keys of a program): its static string, its length in
- * *outlen and ps->p past its closing quote, from one 16-byte load and one
- * compare; NULL otherwise, ps->p unmoved (parse_key reads it). */
+/* The key at ps->p when it has at most 15 bytes and no escape (most keys
+ * of a program): one of known_keys is its static string (one 16-byte load
+ * and one compare), any other its copy in the string pool (when the
+ * pool's chunk has 16 bytes left: the block is stored whole, as
+ * scan_plain's write 2 does); its length in *outlen and ps->p past its
+ * closing quote. NULL otherwise, ps->p unmoved (parse_key reads it). */
 static inline __attribute__((always_inline)) const char *known_key16(parser *ps, uint32_t *outlen) {
     const char *s = ps->p + 1;
     if (ps->end - s < 16)
@@ -715,7 +717,17 @@ static inline __attribute__((always_inline)) const char *known_key16(parser *ps,
             return known_slot[h];
         }
     }
-    return NULL;
+    /* what parse_key would give it, without its scan and second lookup */
+    exdb_jstrings *pool = ps->strs;
+    if (ps->transient || (size_t)(pool->end - pool->p) < 16)
+        return NULL;
+    char *d = pool->p;
+    _mm_storeu_si128((__m128i *)(void *)d, v);
+    d[n] = '\0';
+    pool->p = d + n + 1;
+    *outlen = n;
+    ps->p = s + n + 1;
+    return d;
 }
 #endif
 
@@ -1029,8 +1041,24 @@ static inline __attribute__((always_inline)) int parse_container(parser *ps, siz
                     if (store_string(ps, &ps->stk[kid].u.str, &ps->stk[kid].len, 0) < 0)
                         return -1;
                 } else if (ps->p < ps->end && *ps->p >= '0' && *ps->p <= '9') {
-                    if (parse_number(ps, &ps->stk[kid]) < 0) /* parse_at's, without the call */
-                        return -1;
+                    /* an integer read here (a program's kinds, dtypes and
+                     * sizes); parse_number takes any other number and
+                     * refuses what is no number */
+                    const char *s = ps->p, *p = s + 1;
+                    if (*s != '0')
+                        while (p < ps->end && *p >= '0' && *p <= '9')
+                            p++;
+                    if ((p < ps->end &&
+                         (*p == '.' || (*p | 0x20) == 'e' || (*p >= '0' && *p <= '9'))) ||
+                        p - s > 4096) {
+                        if (parse_number(ps, &ps->stk[kid]) < 0)
+                            return -1;
+                    } else {
+                        ps->stk[kid].type = EXDB_JNUMBER;
+                        ps->stk[kid].u.str = s;
+                        ps->stk[kid].len = (uint32_t)(p - s);
+                        ps->p = p;
+                    }
                 } else if ((key ? parse_member(ps, kid, key) : parse_at(ps, kid)) < 0) {
                     return -1;
                 }
