@@ -1306,6 +1306,16 @@ int exdb_json_parse_lazy_hooked(const char *buf, size_t len, exdb_arena *a, exdb
     }
     /* Number texts are not NUL-terminated in place; readers use len. */
     *root = ps.stk[0];
+    /* Every string of the DOM is UTF-8 without U+0000 when the whole text
+     * is ASCII ([buf, ascii_upto) was found so, the rest is scanned here
+     * unless that is most of the text: a text of many lines, which
+     * skip_lazy does not skim) and no \u escape decoded to U+0000 or past
+     * U+007F. */
+    root->flags = !ps.ascii_lost && !ps.u_beyond_ascii &&
+                          (size_t)(ps.end - ps.ascii_upto) <= len / 4 + 4096 &&
+                          exdb_json_skim_ascii(ps.ascii_upto, ps.end)
+                      ? EXDB_JTEXT_CLEAN
+                      : 0;
     *out = root;
     rc = 0;
 done:

@@ -486,6 +486,45 @@ static int parse_lazy(const char *s, exdb_json **out, exdb_error *err) {
                                 err);
 }
 
+/* The root exdb_json_parse_lazy gives is EXDB_JTEXT_CLEAN when every string
+ * of its DOM is UTF-8 without U+0000: its whole text ASCII (before, in and
+ * after the lazy elements, on one line or more) and no \u escape decoded
+ * to U+0000 or past U+007F; the loader then checks none of its strings. */
+static int root_clean(const char *s) {
+    exdb_json *root = NULL;
+    exdb_error err = {0};
+    cr_assert_eq(parse_lazy(s, &root, &err), 0, "%s: %s", s, err.msg);
+    return (root->flags & EXDB_JTEXT_CLEAN) != 0;
+}
+
+Test(json, lazy_root_clean_only_when_its_strings_are) {
+    const char *lazy = "\"g\": {\"nodes\": [{\"a\": \"x\"}, [1]], \"vals\": {\"v\": [2]}}";
+    char t[512];
+    snprintf(t, sizeof t, "{\"s\": \"a\\tb\\u0041\", %s, \"u\": \"after\"}", lazy);
+    cr_assert(root_clean(t), "%s", t);
+    snprintf(t, sizeof t, "{\"s\": \"a\",\n %s,\n \"u\": \"after\"}\n", lazy);
+    cr_assert(root_clean(t), "a text of many lines: %s", t);
+    cr_assert(root_clean("{\"nodes\": [\"x\"]}"), "no lazy element");
+    /* a byte above 0x7F before, in and after the lazy elements, in a string
+     * or a key; a \u escape to U+0000 or past U+007F in a value or a key */
+    static const char *const dirty[] = {"\"caf\xc3\xa9\"", "\"\\u00e9\"", "\"\\ud83d\\ude00\"",
+                                        "\"a\\u0000\"", "\"\\u0080\""};
+    for (size_t i = 0; i < sizeof dirty / sizeof *dirty; i++) {
+        snprintf(t, sizeof t, "{\"s\": %s, %s, \"u\": \"after\"}", dirty[i], lazy);
+        cr_assert(!root_clean(t), "before: %s", t);
+        snprintf(t, sizeof t, "{\"s\": \"x\", %s, \"u\": %s}", lazy, dirty[i]);
+        cr_assert(!root_clean(t), "after: %s", t);
+        snprintf(t, sizeof t, "{\"s\": \"x\",\n %s,\n \"u\": %s}", lazy, dirty[i]);
+        cr_assert(!root_clean(t), "after, many lines: %s", t);
+    }
+    snprintf(t, sizeof t, "{%s, \"k\\u00e9\": 1}", lazy);
+    cr_assert(!root_clean(t), "a key: %s", t);
+    cr_assert(!root_clean("{\"g\": {\"nodes\": [{\"a\": \"caf\xc3\xa9\"}]}, \"u\": 1}"),
+              "in a lazy element");
+    cr_assert(!root_clean("{\"g\": {\"nodes\": [[1], {\"a\": \"\xc3\xa9\"}]}, \"u\": 1}"),
+              "in the last lazy element");
+}
+
 Test(json, lazy_elements_are_raw_until_parsed) {
     exdb_json *root = NULL;
     exdb_error err = {0};
