@@ -1101,6 +1101,26 @@ static int skip_value(parser *ps) {
     return parse_number(ps, &num);
 }
 
+/* Whether [s, e) is ASCII (exdb_json_skim_ascii): the gap between two lazy
+ * elements (a comma and a tensor_values key, mostly under 64 bytes) from
+ * four 16-byte loads, without the call. */
+static inline int gap_ascii(const parser *ps, const char *s, const char *e) {
+#ifdef __SSE2__
+    size_t n = (size_t)(e - s);
+    if (n <= 64 && ps->end - s >= 64) {
+        uint64_t m =
+            (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)s)) |
+            (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(s + 16)))
+                << 16 |
+            (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(s + 32)))
+                << 32 |
+            (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(s + 48))) << 48;
+        return !(n == 64 ? m : m & ((1ULL << n) - 1));
+    }
+#endif
+    return exdb_json_skim_ascii(s, e);
+}
+
 /* A lazy element at ps->p, which exdb_json_parse_raw parses later: only
  * delimited (exdb_json_skim) when it is an array or object and the text
  * up to it is one line of ASCII, so that a syntax error parse_raw finds in
@@ -1111,7 +1131,7 @@ static int skip_value(parser *ps) {
 static int skip_lazy(parser *ps) {
     const char *s = ps->p;
     if (!ps->ascii_lost && ps->line == 1 && s < ps->end && (*s == '{' || *s == '[')) {
-        if (!exdb_json_skim_ascii(ps->ascii_upto, s)) {
+        if (!gap_ascii(ps, ps->ascii_upto, s)) {
             ps->ascii_lost = 1;
         } else {
             const char *e = exdb_json_skim(s, ps->end, EXDB_JSON_MAX_DEPTH - ps->depth);

@@ -525,6 +525,35 @@ Test(json, lazy_root_clean_only_when_its_strings_are) {
               "in the last lazy element");
 }
 
+/* The text between two lazy elements (a comma and a key) is tested for
+ * bytes above 0x7F at every length around the 64 bytes read at once: a
+ * key holding one, at its start or end, leaves the next element checked
+ * (not EXDB_JRAW_ASCII) and the root not clean. */
+Test(json, lazy_gap_bytes_above_0x7f_found_at_every_length) {
+    for (int len = 1; len <= 80; len++) {
+        for (int where = 0; where < 3; where++) {
+            char key[96];
+            memset(key, 'k', (size_t)len);
+            key[len] = '\0';
+            if (where == 1)
+                key[0] = '\xe9';
+            else if (where == 2)
+                key[len - 1] = '\xe9';
+            char t[256];
+            snprintf(t, sizeof t, "{\"g\": {\"vals\": {\"a\": [1], \"%s\": [2], \"z\": [3]}}}",
+                     key);
+            exdb_json *root = NULL;
+            exdb_error err = {0};
+            cr_assert_eq(parse_lazy(t, &root, &err), 0, "%s: %s", t, err.msg);
+            const exdb_json *vals = exdb_json_get(exdb_json_get(root, "g"), "vals");
+            cr_assert_eq(vals->len, 3);
+            int ascii = (vals->u.kids[1].flags & EXDB_JRAW_ASCII) != 0;
+            cr_assert_eq(ascii, where == 0, "key of %d bytes, 0xE9 at %d: %d", len, where, ascii);
+            cr_assert_eq((root->flags & EXDB_JTEXT_CLEAN) != 0, where == 0);
+        }
+    }
+}
+
 Test(json, lazy_elements_are_raw_until_parsed) {
     exdb_json *root = NULL;
     exdb_error err = {0};
