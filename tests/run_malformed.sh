@@ -132,6 +132,10 @@ write("limit_module_bytes.json",
       (s[:k] + "".join('{"fqn": "%s"},' % f for f in fqns) + s[k:]).encode())
 # an op target with a Latin-1 byte (0xE9), not UTF-8
 write("name_not_utf8.json", valid.replace(b"aten.linear.default", b"aten.lin\xe9ar.default", 1))
+# the same byte in an input spec's target, on one line after the nodes and
+# tensor_values (the first pass's skim found the text before them ASCII)
+write("spec_target_not_utf8.json", s.encode().replace(
+    b'"parameter_name": "fc.weight"', b'"parameter_name": "fc.w\xe9ight"', 1))
 os.mkdir(os.path.join(dst, "a_directory.json"))
 # a /proc file: stat says size 0, reading gives text (issue 13 item 13)
 os.symlink("/proc/self/status", os.path.join(dst, "proc_file.json"))

@@ -74,7 +74,8 @@ static size_t text_end(const unsigned char *s, size_t n) {
     return n;
 }
 
-/* Whether s lies in the text of a table entry found clean (clean_lo). */
+/* Whether s lies in the text of a table entry found clean (clean_lo), or
+ * the loader reads a clean root DOM (exdb_load_root_begin). */
 static int in_clean(const loader *L, const char *s) {
     return (uintptr_t)s - (uintptr_t)L->clean_lo < (uintptr_t)L->clean_hi - (uintptr_t)L->clean_lo;
 }

@@ -72,6 +72,10 @@ typedef struct loader {
      * clean_hi) need no exdb_load_check_text (exdb_load_table_entry sets
      * it). */
     const char *clean_lo, *clean_hi;
+    /* The first pass found its whole text ASCII, with no \u escape to
+     * U+0000 or past U+007F (the root's EXDB_JTEXT_CLEAN): every string of
+     * its DOM is clean (exdb_load_root_begin). */
+    int root_clean;
     /* Where the JSON reader decodes the strings the IR keeps (the
      * program's text_arena; strs_mu held around its chunk allocations
      * while the parse-ahead thread runs). */
@@ -156,5 +160,24 @@ int exdb_load_str_list(loader *L, const exdb_json *j, const jpath *p, const char
  * too). */
 void exdb_load_drop_behind(loader *L, const char *at);
 const exdb_json *exdb_load_table_entry(loader *L, const exdb_json *e, exdb_json *parsed);
+
+/* While the loader reads strings of the root DOM only (root: the
+ * signature, the main graph's inputs, the module call graph; not a
+ * subgraph's inputs): when root_clean, every string is taken as clean (the
+ * whole address range), the table entry's range saved in saved and put
+ * back by exdb_load_root_end. */
+static inline void exdb_load_root_begin(loader *L, int root, const char *saved[2]) {
+    saved[0] = L->clean_lo;
+    saved[1] = L->clean_hi;
+    if (root && L->root_clean) {
+        L->clean_lo = (const char *)0;
+        L->clean_hi = (const char *)UINTPTR_MAX;
+    }
+}
+
+static inline void exdb_load_root_end(loader *L, const char *const saved[2]) {
+    L->clean_lo = saved[0];
+    L->clean_hi = saved[1];
+}
 
 #endif

@@ -280,7 +280,12 @@ static int load_graph(loader *L, const exdb_json *jg, const jpath *gp, exdb_grap
             nodes->len, ins->len, (unsigned long long)L->nnodes, EXDB_MAX_NODES);
     if (reserve(L, &sc, g, ins, nodes) < 0)
         return -1;
-    if (load_inputs(L, &sc, g, ins, &ip) < 0)
+    /* the main graph's inputs: strings of the root DOM only */
+    const char *saved[2];
+    exdb_load_root_begin(L, !is_sub, saved);
+    int rc = load_inputs(L, &sc, g, ins, &ip);
+    exdb_load_root_end(L, saved);
+    if (rc < 0)
         return -1;
     for (uint32_t i = 0; i < nodes->len; i++) {
         jpath ep = PIDX(&np, i);

@@ -286,7 +286,11 @@ static int load_graph_module(loader *L, const exdb_json *gm, const jpath *gmp, i
     jpath sigp = PKEY(gmp, "signature");
     if (!sig)
         return exdb_load_fail(L, gmp, "missing key \"signature\" (expected an object)");
-    if (exdb_load_signature(L, sig, &sigp) < 0)
+    const char *saved[2];
+    exdb_load_root_begin(L, 1, saved); /* the root DOM's strings only */
+    int rc = exdb_load_signature(L, sig, &sigp);
+    exdb_load_root_end(L, saved);
+    if (rc < 0)
         return -1;
     const exdb_json *jg = exdb_json_get(gm, "graph");
     jpath gp = PKEY(gmp, "graph");
@@ -326,7 +330,10 @@ static int load_graph_module(loader *L, const exdb_json *gm, const jpath *gmp, i
     const exdb_json *mcg = exdb_load_get_opt(gm, "module_call_graph");
     if (mcg) {
         jpath mp = PKEY(gmp, "module_call_graph");
-        if (exdb_load_signature_call_graph(L, mcg, &mp) < 0)
+        exdb_load_root_begin(L, 1, saved); /* the root DOM's strings only */
+        rc = exdb_load_signature_call_graph(L, mcg, &mp);
+        exdb_load_root_end(L, saved);
+        if (rc < 0)
             return -1;
     }
     jpath mdp = PKEY(gmp, "metadata");
@@ -347,6 +354,7 @@ static int load_program(loader *L, const exdb_json *root, int shape,
     if (!exdb_json_is(root, EXDB_JOBJECT))
         return exdb_load_fail(L, top, "expected an ExportedProgram object, found %s",
                               exdb_json_type_name(root));
+    L->root_clean = (root->flags & EXDB_JTEXT_CLEAN) != 0;
     if (schema_version(L, root, top) < 0)
         return -1;
     const exdb_json *tv = exdb_load_get_opt(root, "torch_version");

@@ -159,7 +159,7 @@ static inline void skip_ws(parser *ps) {
  * moves to the heap. */
 #define ARENA_STACK_MAX 4096
 
-/* A free slot on the scratch stack, grown as needed. exdb_json_parse_raw's
+/* Grows the scratch stack (push). exdb_json_parse_raw's
  * stack starts in the caller's arena, which is reset between elements (no
  * malloc per element); past ARENA_STACK_MAX slots it moves to the heap, since
  * every doubling in the arena leaves the old copy behind and written: a
@@ -167,28 +167,33 @@ static inline void skip_ws(parser *ps) {
  * (64 bytes of memory per byte of JSON in all). realloc of a big block
  * remaps pages rather than copying them, and untouched capacity is not
  * resident. */
-static exdb_json *push(parser *ps) {
-    if (ps->top == ps->cap) {
-        size_t ncap = ps->cap ? ps->cap * 2 : ps->stk_arena ? 64 : 1024;
-        exdb_json *n;
-        if (ps->stk_arena && ncap <= ARENA_STACK_MAX) {
-            n = exdb_arena_alloc(ps->a, ncap * sizeof *n);
-            if (n && ps->top)
-                memcpy(n, ps->stk, ps->top * sizeof *n);
-        } else {
-            n = realloc(ps->stk_heap ? ps->stk : NULL, ncap * sizeof *n);
-            if (n && !ps->stk_heap && ps->top)
-                memcpy(n, ps->stk, ps->top * sizeof *n);
-            if (n)
-                ps->stk_heap = 1;
-        }
-        if (!n) {
-            ps->oom = 1;
-            return NULL;
-        }
-        ps->stk = n;
-        ps->cap = ncap;
+static __attribute__((noinline)) int push_grow(parser *ps) {
+    size_t ncap = ps->cap ? ps->cap * 2 : ps->stk_arena ? 64 : 1024;
+    exdb_json *n;
+    if (ps->stk_arena && ncap <= ARENA_STACK_MAX) {
+        n = exdb_arena_alloc(ps->a, ncap * sizeof *n);
+        if (n && ps->top)
+            memcpy(n, ps->stk, ps->top * sizeof *n);
+    } else {
+        n = realloc(ps->stk_heap ? ps->stk : NULL, ncap * sizeof *n);
+        if (n && !ps->stk_heap && ps->top)
+            memcpy(n, ps->stk, ps->top * sizeof *n);
+        if (n)
+            ps->stk_heap = 1;
     }
+    if (!n) {
+        ps->oom = 1;
+        return -1;
+    }
+    ps->stk = n;
+    ps->cap = ncap;
+    return 0;
+}
+
+/* The growth out of line: a push per member, most with room (inlined). */
+static inline __attribute__((always_inline)) exdb_json *push(parser *ps) {
+    if (__builtin_expect(ps->top == ps->cap, 0) && push_grow(ps) < 0)
+        return NULL;
     exdb_json *j = &ps->stk[ps->top++];
     memset(j, 0, sizeof *j);
     return j;
@@ -680,10 +685,12 @@ static inline __attribute__((always_inline)) const char *known_key(const char *s
 }
 
 #ifdef __SSE2__
-/* The key at ps->p when it is one of known_keys of at most 15 bytes with
- * no escape (most keys of a program): its static string, its length in
- * *outlen and ps->p past its closing quote, from one 16-byte load and one
- * compare; NULL otherwise, ps->p unmoved (parse_key reads it). */
+/* The key at ps->p when it has at most 15 bytes and no escape (most keys
+ * of a program): one of known_keys is its static string (one 16-byte load
+ * and one compare), any other its copy in the string pool (when the
+ * pool's chunk has 16 bytes left: the block is stored whole, as
+ * scan_plain's write 2 does); its length in *outlen and ps->p past its
+ * closing quote. NULL otherwise, ps->p unmoved (parse_key reads it). */
 static inline __attribute__((always_inline)) const char *known_key16(parser *ps, uint32_t *outlen) {
     const char *s = ps->p + 1;
     if (ps->end - s < 16)
@@ -710,7 +717,17 @@ static inline __attribute__((always_inline)) const char *known_key16(parser *ps,
             return known_slot[h];
         }
     }
-    return NULL;
+    /* what parse_key would give it, without its scan and second lookup */
+    exdb_jstrings *pool = ps->strs;
+    if (ps->transient || (size_t)(pool->end - pool->p) < 16)
+        return NULL;
+    char *d = pool->p;
+    _mm_storeu_si128((__m128i *)(void *)d, v);
+    d[n] = '\0';
+    pool->p = d + n + 1;
+    *outlen = n;
+    ps->p = s + n + 1;
+    return d;
 }
 #endif
 
@@ -907,7 +924,8 @@ static int parse_number(parser *ps, exdb_json *j) {
 }
 
 /* Moves the children gathered above `base` into the arena. */
-static int close_container(parser *ps, size_t slot_idx, size_t base) {
+static inline __attribute__((always_inline)) int close_container(parser *ps, size_t slot_idx,
+                                                                 size_t base) {
     size_t n = ps->top - base;
     if (n > UINT32_MAX)
         return fail(ps, "container with more than 4 billion members");
@@ -1020,11 +1038,27 @@ static inline __attribute__((always_inline)) int parse_container(parser *ps, siz
                      * gives it, without the call; an element flagged
                      * EXDB_JRAW_DEFER takes parse_member's way */
                     ps->stk[kid].type = EXDB_JSTRING;
-                    if (parse_string(ps, &ps->stk[kid].u.str, &ps->stk[kid].len) < 0)
+                    if (store_string(ps, &ps->stk[kid].u.str, &ps->stk[kid].len, 0) < 0)
                         return -1;
                 } else if (ps->p < ps->end && *ps->p >= '0' && *ps->p <= '9') {
-                    if (parse_number(ps, &ps->stk[kid]) < 0) /* parse_at's, without the call */
-                        return -1;
+                    /* an integer read here (a program's kinds, dtypes and
+                     * sizes); parse_number takes any other number and
+                     * refuses what is no number */
+                    const char *s = ps->p, *p = s + 1;
+                    if (*s != '0')
+                        while (p < ps->end && *p >= '0' && *p <= '9')
+                            p++;
+                    if ((p < ps->end &&
+                         (*p == '.' || (*p | 0x20) == 'e' || (*p >= '0' && *p <= '9'))) ||
+                        p - s > 4096) {
+                        if (parse_number(ps, &ps->stk[kid]) < 0)
+                            return -1;
+                    } else {
+                        ps->stk[kid].type = EXDB_JNUMBER;
+                        ps->stk[kid].u.str = s;
+                        ps->stk[kid].len = (uint32_t)(p - s);
+                        ps->p = p;
+                    }
                 } else if ((key ? parse_member(ps, kid, key) : parse_at(ps, kid)) < 0) {
                     return -1;
                 }
@@ -1067,6 +1101,26 @@ static int skip_value(parser *ps) {
     return parse_number(ps, &num);
 }
 
+/* Whether [s, e) is ASCII (exdb_json_skim_ascii): the gap between two lazy
+ * elements (a comma and a tensor_values key, mostly under 64 bytes) from
+ * four 16-byte loads, without the call. */
+static inline int gap_ascii(const parser *ps, const char *s, const char *e) {
+#ifdef __SSE2__
+    size_t n = (size_t)(e - s);
+    if (n <= 64 && ps->end - s >= 64) {
+        uint64_t m =
+            (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)s)) |
+            (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(s + 16)))
+                << 16 |
+            (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(s + 32)))
+                << 32 |
+            (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(s + 48))) << 48;
+        return !(n == 64 ? m : m & ((1ULL << n) - 1));
+    }
+#endif
+    return exdb_json_skim_ascii(s, e);
+}
+
 /* A lazy element at ps->p, which exdb_json_parse_raw parses later: only
  * delimited (exdb_json_skim) when it is an array or object and the text
  * up to it is one line of ASCII, so that a syntax error parse_raw finds in
@@ -1077,7 +1131,7 @@ static int skip_value(parser *ps) {
 static int skip_lazy(parser *ps) {
     const char *s = ps->p;
     if (!ps->ascii_lost && ps->line == 1 && s < ps->end && (*s == '{' || *s == '[')) {
-        if (!exdb_json_skim_ascii(ps->ascii_upto, s)) {
+        if (!gap_ascii(ps, ps->ascii_upto, s)) {
             ps->ascii_lost = 1;
         } else {
             const char *e = exdb_json_skim(s, ps->end, EXDB_JSON_MAX_DEPTH - ps->depth);
@@ -1272,6 +1326,16 @@ int exdb_json_parse_lazy_hooked(const char *buf, size_t len, exdb_arena *a, exdb
     }
     /* Number texts are not NUL-terminated in place; readers use len. */
     *root = ps.stk[0];
+    /* Every string of the DOM is UTF-8 without U+0000 when the whole text
+     * is ASCII ([buf, ascii_upto) was found so, the rest is scanned here
+     * unless that is most of the text: a text of many lines, which
+     * skip_lazy does not skim) and no \u escape decoded to U+0000 or past
+     * U+007F. */
+    root->flags = !ps.ascii_lost && !ps.u_beyond_ascii &&
+                          (size_t)(ps.end - ps.ascii_upto) <= len / 4 + 4096 &&
+                          exdb_json_skim_ascii(ps.ascii_upto, ps.end)
+                      ? EXDB_JTEXT_CLEAN
+                      : 0;
     *out = root;
     rc = 0;
 done:

@@ -311,6 +311,14 @@ const char *exdb_json_skim_string_portable(const char *s, const char *end) {
 
 int exdb_json_skim_ascii(const char *s, const char *e) {
 #ifdef __SSE2__
+    for (; e - s >= 64; s += 64) { /* four blocks, one test */
+        __m128i v = _mm_or_si128(_mm_or_si128(_mm_loadu_si128((const __m128i *)s),
+                                              _mm_loadu_si128((const __m128i *)(s + 16))),
+                                 _mm_or_si128(_mm_loadu_si128((const __m128i *)(s + 32)),
+                                              _mm_loadu_si128((const __m128i *)(s + 48))));
+        if (_mm_movemask_epi8(v))
+            return 0;
+    }
     for (; e - s >= 16; s += 16)
         if (_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)s)))
             return 0;

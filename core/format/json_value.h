@@ -28,13 +28,15 @@ typedef struct exdb_json {
     const char *key; /* the member name when this value sits in an object */
     uint32_t len;
     uint8_t type;
-    /* Set only on EXDB_JRAW values (EXDB_JRAW_ASCII) and on what
-     * exdb_json_parse_raw gives (EXDB_JTEXT_CLEAN), 0 there otherwise; not
-     * meaningful on other values. */
+    /* Set only on EXDB_JRAW values (EXDB_JRAW_ASCII), on what
+     * exdb_json_parse_raw gives and on the root exdb_json_parse_lazy gives
+     * (EXDB_JTEXT_CLEAN), 0 there otherwise; not meaningful on other
+     * values. */
     uint8_t flags;
 } exdb_json;
 
-/* exdb_json_parse_raw's element: every string and key in it is UTF-8
+/* exdb_json_parse_raw's element, or exdb_json_parse_lazy's root: every
+ * string and key in it (the root: outside its lazy elements) is UTF-8
  * without U+0000 (its text is ASCII and no \u escape in it decodes to
  * U+0000 or past U+007F), so a reader need not check them again. */
 #define EXDB_JTEXT_CLEAN 1

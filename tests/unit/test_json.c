@@ -486,6 +486,74 @@ static int parse_lazy(const char *s, exdb_json **out, exdb_error *err) {
                                 err);
 }
 
+/* The root exdb_json_parse_lazy gives is EXDB_JTEXT_CLEAN when every string
+ * of its DOM is UTF-8 without U+0000: its whole text ASCII (before, in and
+ * after the lazy elements, on one line or more) and no \u escape decoded
+ * to U+0000 or past U+007F; the loader then checks none of its strings. */
+static int root_clean(const char *s) {
+    exdb_json *root = NULL;
+    exdb_error err = {0};
+    cr_assert_eq(parse_lazy(s, &root, &err), 0, "%s: %s", s, err.msg);
+    return (root->flags & EXDB_JTEXT_CLEAN) != 0;
+}
+
+Test(json, lazy_root_clean_only_when_its_strings_are) {
+    const char *lazy = "\"g\": {\"nodes\": [{\"a\": \"x\"}, [1]], \"vals\": {\"v\": [2]}}";
+    char t[512];
+    snprintf(t, sizeof t, "{\"s\": \"a\\tb\\u0041\", %s, \"u\": \"after\"}", lazy);
+    cr_assert(root_clean(t), "%s", t);
+    snprintf(t, sizeof t, "{\"s\": \"a\",\n %s,\n \"u\": \"after\"}\n", lazy);
+    cr_assert(root_clean(t), "a text of many lines: %s", t);
+    cr_assert(root_clean("{\"nodes\": [\"x\"]}"), "no lazy element");
+    /* a byte above 0x7F before, in and after the lazy elements, in a string
+     * or a key; a \u escape to U+0000 or past U+007F in a value or a key */
+    static const char *const dirty[] = {"\"caf\xc3\xa9\"", "\"\\u00e9\"", "\"\\ud83d\\ude00\"",
+                                        "\"a\\u0000\"", "\"\\u0080\""};
+    for (size_t i = 0; i < sizeof dirty / sizeof *dirty; i++) {
+        snprintf(t, sizeof t, "{\"s\": %s, %s, \"u\": \"after\"}", dirty[i], lazy);
+        cr_assert(!root_clean(t), "before: %s", t);
+        snprintf(t, sizeof t, "{\"s\": \"x\", %s, \"u\": %s}", lazy, dirty[i]);
+        cr_assert(!root_clean(t), "after: %s", t);
+        snprintf(t, sizeof t, "{\"s\": \"x\",\n %s,\n \"u\": %s}", lazy, dirty[i]);
+        cr_assert(!root_clean(t), "after, many lines: %s", t);
+    }
+    snprintf(t, sizeof t, "{%s, \"k\\u00e9\": 1}", lazy);
+    cr_assert(!root_clean(t), "a key: %s", t);
+    cr_assert(!root_clean("{\"g\": {\"nodes\": [{\"a\": \"caf\xc3\xa9\"}]}, \"u\": 1}"),
+              "in a lazy element");
+    cr_assert(!root_clean("{\"g\": {\"nodes\": [[1], {\"a\": \"\xc3\xa9\"}]}, \"u\": 1}"),
+              "in the last lazy element");
+}
+
+/* The text between two lazy elements (a comma and a key) is tested for
+ * bytes above 0x7F at every length around the 64 bytes read at once: a
+ * key holding one, at its start or end, leaves the next element checked
+ * (not EXDB_JRAW_ASCII) and the root not clean. */
+Test(json, lazy_gap_bytes_above_0x7f_found_at_every_length) {
+    for (int len = 1; len <= 80; len++) {
+        for (int where = 0; where < 3; where++) {
+            char key[96];
+            memset(key, 'k', (size_t)len);
+            key[len] = '\0';
+            if (where == 1)
+                key[0] = '\xe9';
+            else if (where == 2)
+                key[len - 1] = '\xe9';
+            char t[256];
+            snprintf(t, sizeof t, "{\"g\": {\"vals\": {\"a\": [1], \"%s\": [2], \"z\": [3]}}}",
+                     key);
+            exdb_json *root = NULL;
+            exdb_error err = {0};
+            cr_assert_eq(parse_lazy(t, &root, &err), 0, "%s: %s", t, err.msg);
+            const exdb_json *vals = exdb_json_get(exdb_json_get(root, "g"), "vals");
+            cr_assert_eq(vals->len, 3);
+            int ascii = (vals->u.kids[1].flags & EXDB_JRAW_ASCII) != 0;
+            cr_assert_eq(ascii, where == 0, "key of %d bytes, 0xE9 at %d: %d", len, where, ascii);
+            cr_assert_eq((root->flags & EXDB_JTEXT_CLEAN) != 0, where == 0);
+        }
+    }
+}
+
 Test(json, lazy_elements_are_raw_until_parsed) {
     exdb_json *root = NULL;
     exdb_error err = {0};
