@@ -131,10 +131,20 @@ static int input_spec_text(loader *L, const exdb_json *e, exdb_input_spec *s) {
         return 0;
     s->kind = t.kind;
     s->persistent = t.persistent;
-    s->name = exdb_arena_strndup(L->a, t.name, t.nlen);
-    s->target = t.target ? exdb_arena_strndup(L->a, t.target, t.tlen) : NULL;
-    if (!s->name || (t.target && !s->target))
+    /* the name and the target in one piece */
+    char *d = exdb_arena_alloc(L->a, t.nlen + t.tlen + 2);
+    if (!d)
         return exdb_load_oom(L);
+    memcpy(d, t.name, t.nlen);
+    d[t.nlen] = '\0';
+    s->name = d;
+    s->target = NULL;
+    if (t.target) {
+        d += t.nlen + 1;
+        memcpy(d, t.target, t.tlen);
+        d[t.tlen] = '\0';
+        s->target = d;
+    }
     return 1;
 }
 

@@ -22,21 +22,31 @@ static inline __attribute__((always_inline)) int lit(const char **p, const char 
 static inline int plain(const char **p, const char *end, const char **s, size_t *n) {
     const char *q = *p;
 #ifdef __SSE2__
-    /* 16 bytes a step while they are in the element (its closing brace
-     * is after the string) */
+    /* 16 bytes a step while they are in the element, then the 16 ending
+     * at its end (an element here is longer: its keys come before) with
+     * the bytes before q left out */
     const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
-    for (; end - q >= 16; q += 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)q);
+    for (;; q += 16) {
+        int tail = end - q < 16;
+        const char *at = tail ? end - 16 : q;
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)at);
         unsigned m = (unsigned)_mm_movemask_epi8(
             _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)));
+        if (tail)
+            m &= 0xFFFFu << (q - at);
         if (m) {
-            q += __builtin_ctz(m);
+            q = at + __builtin_ctz(m);
+            break;
+        }
+        if (tail) {
+            q = end;
             break;
         }
     }
-#endif
+#else
     while (q < end && *q != '"' && *q != '\\')
         q++;
+#endif
     if (q >= end || *q != '"')
         return 0;
     *s = *p;
