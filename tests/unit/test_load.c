@@ -20,6 +20,7 @@
 #include "core/fx/graph.h"
 #include "core/fx/print.h"
 #include "core/export/load_meta.h"
+#include "core/export/load_sigtext.h"
 #include "core/export/program.h"
 #include "core/format/json_ahead.h"
 #include "core/base/strbuf.h"
@@ -1791,3 +1792,62 @@ Test(load, specs_and_inputs_read_off_their_text_or_parsed) {
 #undef TORCH_BUF_N
 #undef TORCH_TC
 // clang-format on
+
+/* exdb_load_sigtext_spec / _input take torch's forms, with the names and
+ * targets at any length (a string's end found by 16-byte loads, the last
+ * ending at the element's end), and nothing else. */
+static exdb_json raw_of(const char *text) {
+    exdb_json e = {.type = EXDB_JRAW, .flags = EXDB_JRAW_ASCII, .len = (uint32_t)strlen(text)};
+    e.u.str = text;
+    return e;
+}
+
+Test(load, sigtext_reads_torch_forms_only) {
+    static const char pad[] = "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz0123456789"
+                              "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    for (int nl = 0; nl < 40; nl++)
+        for (int tl = 0; tl < 40; tl++) {
+            char text[256];
+            snprintf(text, sizeof text,
+                     "{\"buffer\": {\"arg\": {\"name\": \"%.*s\"}, \"buffer_name\": \"%.*s\", "
+                     "\"persistent\": %s}}",
+                     nl, pad, tl, pad + 3, tl % 2 ? "true" : "false");
+            exdb_json e = raw_of(text);
+            exdb_sigtext_spec s;
+            cr_assert_eq(exdb_load_sigtext_spec(&e, &s), 1, "%s", text);
+            cr_expect_eq(s.kind, EXDB_IN_BUFFER);
+            cr_expect_eq(s.persistent, tl % 2);
+            cr_expect(s.nlen == (size_t)nl && memcmp(s.name, pad, s.nlen) == 0, "%s", text);
+            cr_expect(s.tlen == (size_t)tl && memcmp(s.target, pad + 3, s.tlen) == 0, "%s", text);
+            snprintf(text, sizeof text, "{\"as_tensor\": {\"name\": \"%.*s\"}}", nl + tl, pad);
+            e = raw_of(text);
+            const char *name;
+            size_t n;
+            cr_assert_eq(exdb_load_sigtext_input(&e, &name, &n), 1, "%s", text);
+            cr_expect(n == (size_t)(nl + tl) && memcmp(name, pad, n) == 0, "%s", text);
+        }
+    static const char *const other[] = {
+        "{\"parameter\": {\"arg\": {\"name\": \"a\\u0062\"}, \"parameter_name\": \"t\"}}",
+        "{\"parameter\": {\"arg\": {\"name\": \"a\"}, \"parameter_name\": \"t\\\"\"}}",
+        "{\"parameter\": {\"arg\": {\"name\": \"a\"}, \"parameter_name\": \"t\", \"x\": 1}}",
+        "{\"parameter\":{\"arg\":{\"name\":\"a\"},\"parameter_name\":\"t\"}}",
+        "{\"buffer\": {\"arg\": {\"name\": \"a\"}, \"buffer_name\": \"t\", \"persistent\": null}}",
+        "{\"buffer\": {\"arg\": {\"name\": \"a\"}, \"parameter_name\": \"t\"}}",
+        "{\"custom_obj\": {\"arg\": {\"name\": \"a\"}, \"custom_obj_name\": \"t\"}}",
+        "{\"user_input\": {\"arg\": {\"as_int\": 1}}}",
+        "{\"token\": {\"arg\": {\"name\": \"a\"}}}",
+    };
+    for (size_t i = 0; i < sizeof other / sizeof *other; i++) {
+        exdb_json e = raw_of(other[i]);
+        exdb_sigtext_spec s;
+        cr_expect_eq(exdb_load_sigtext_spec(&e, &s), 0, "%s", other[i]);
+    }
+    exdb_json e = raw_of("{\"as_tensor\": {\"name\": \"a\\\\b\"}}");
+    const char *name;
+    size_t n;
+    cr_expect_eq(exdb_load_sigtext_input(&e, &name, &n), 0);
+    e = raw_of("{\"parameter\": {\"arg\": {\"name\": \"a\"}, \"parameter_name\": \"t\"}}");
+    e.flags = 0; /* not delimited by the skim: its bytes unchecked */
+    exdb_sigtext_spec s;
+    cr_expect_eq(exdb_load_sigtext_spec(&e, &s), 0);
+}
