@@ -371,6 +371,22 @@ void exdb_load_drop_behind(loader *L, const char *at) {
     }
 }
 
+const exdb_json *exdb_load_root_entry(loader *L, const exdb_json *e, exdb_jstrings *strs,
+                                      exdb_json *parsed) {
+    if (e->type != EXDB_JRAW)
+        return e;
+    const char *lo = NULL, *hi = NULL;
+    exdb_arena_reset(&L->node_dom);
+    if (exdb_json_parse_raw(e, L->prog->buf, &L->node_dom, strs, L->fname, parsed, &lo, &hi,
+                            L->err) < 0)
+        return NULL;
+    /* its strings, not the root DOM's: clean only when its parse says so */
+    int clean = (parsed->flags & EXDB_JTEXT_CLEAN) && lo;
+    L->clean_lo = clean ? lo : NULL;
+    L->clean_hi = clean ? hi : NULL;
+    return parsed;
+}
+
 const exdb_json *exdb_load_table_entry(loader *L, const exdb_json *e, exdb_json *parsed) {
     const exdb_json *r = NULL;
     if (e->type == EXDB_JRAW)

@@ -160,6 +160,14 @@ int exdb_load_str_list(loader *L, const exdb_json *j, const jpath *p, const char
  * too). */
 void exdb_load_drop_behind(loader *L, const char *at);
 const exdb_json *exdb_load_table_entry(loader *L, const exdb_json *e, exdb_json *parsed);
+/* A lazy element of the root DOM (the main graph's inputs, the input
+ * specs: program.c) that was not read off its text, parsed into *parsed
+ * (L->node_dom, its strings into strs); any other value as it is. The
+ * clean range is then the element's own (none unless its parse found it
+ * clean): the caller puts the one before back. NULL with L->err set when
+ * the text is malformed or memory runs out. */
+const exdb_json *exdb_load_root_entry(loader *L, const exdb_json *e, exdb_jstrings *strs,
+                                      exdb_json *parsed);
 
 /* While the loader reads strings of the root DOM only (root: the
  * signature, the main graph's inputs, the module call graph; not a

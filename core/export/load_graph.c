@@ -6,6 +6,7 @@
 #include "core/base/mem.h"
 #include "core/export/load_arg.h"
 #include "core/export/load_node.h"
+#include "core/export/load_sigtext.h"
 #include "core/export/load_value.h"
 
 /* as_graph: the subgraph (its own namespace and value names) registered
@@ -113,14 +114,14 @@ static int reserve(loader *L, gscope *sc, exdb_graph *g, const exdb_json *ins,
 /* Constant graph input i (an int, float, bool, None or string: ins' element
  * at ep): a placeholder named after its signature name, whose val is the
  * constant; no value other nodes can refer to. */
-static int constant_input(loader *L, gscope *sc, exdb_graph *g, const exdb_json *ins,
-                          const jpath *ep, uint32_t i) {
+static int constant_input(loader *L, gscope *sc, exdb_graph *g, const exdb_json *e, const jpath *ep,
+                          uint32_t i) {
     const char *target = constant_input_name(L, i);
     exdb_arg *ca = exdb_arena_alloc(L->a, sizeof *ca);
     exdb_val *cval = exdb_arena_calloc(L->a, 1, sizeof *cval);
     if (!target || !ca || !cval)
         return exdb_load_oom(L);
-    if (load_output_value(L, sc, &ins->u.kids[i], ep, ca) < 0)
+    if (load_output_value(L, sc, e, ep, ca) < 0)
         return -1;
     cval->kind = EXDB_VAL_CONST;
     cval->u.arg = ca;
@@ -131,46 +132,75 @@ static int constant_input(loader *L, gscope *sc, exdb_graph *g, const exdb_json 
     return 0;
 }
 
+/* graph.placeholder(name), then placeholder_node.name = name (vp: the
+ * name's object). */
+static int placeholder(loader *L, gscope *sc, exdb_graph *g, const char *name, const jpath *vp) {
+    exdb_node *ph =
+        exdb_graph_create_node(g, EXDB_OP_PLACEHOLDER, name, EXDB_T_STR, NULL, NULL, NULL);
+    if (!ph)
+        return exdb_load_oom(L);
+    return exdb_load_node_sync(L, sc, ph, name, vp);
+}
+
+/* Graph input i, e (at ep), into a placeholder of g. */
+static int load_input(loader *L, gscope *sc, exdb_graph *g, const exdb_json *e, const jpath *ep,
+                      uint32_t i) {
+    const char *tag;
+    const exdb_json *v;
+    char q[QS];
+    if (exdb_load_get_union(L, e, ep, "a graph input", &tag, &v) < 0)
+        return -1;
+    jpath vp = PKEY(ep, tag);
+    const char *name = NULL;
+    if (strcmp(tag, "as_tensor") == 0 || strcmp(tag, "as_custom_obj") == 0 ||
+        strcmp(tag, "as_token") == 0) {
+        if (exdb_load_need_obj(L, v, &vp) < 0 || exdb_load_get_str(L, v, "name", &vp, &name) < 0)
+            return -1;
+    } else if (strcmp(tag, "as_sym_int") == 0 || strcmp(tag, "as_sym_bool") == 0 ||
+               strcmp(tag, "as_sym_float") == 0) {
+        if (exdb_load_node_sym_name(L, v, &vp, "a symbolic graph input", &name) < 0)
+            return -1;
+    } else if (strcmp(tag, "as_int") == 0 || strcmp(tag, "as_float") == 0 ||
+               strcmp(tag, "as_bool") == 0 || strcmp(tag, "as_none") == 0 ||
+               strcmp(tag, "as_string") == 0) {
+        return constant_input(L, sc, g, e, ep, i);
+    } else {
+        return exdb_load_fail(L, ep,
+                              "unsupported graph input kind %s (expected \"as_tensor\", "
+                              "\"as_custom_obj\", \"as_sym_int\" or a constant)",
+                              exdb_load_path_qs(q, sizeof q, tag));
+    }
+    return placeholder(L, sc, g, name, &vp);
+}
+
 /* The graph inputs ins (at ip): placeholders, named exactly as the values
- * they are (tensors, custom objects, named SymInts) or constants. */
+ * they are (tensors, custom objects, named SymInts) or constants; the main
+ * graph's read off their text when they are {"as_tensor": {"name": N}}
+ * as torch writes them (load_sigtext.h), else parsed (first read: lazy). */
 static int load_inputs(loader *L, gscope *sc, exdb_graph *g, const exdb_json *ins,
                        const jpath *ip) {
     for (uint32_t i = 0; i < ins->len; i++) {
         jpath ep = PIDX(ip, i);
-        const char *tag;
-        const exdb_json *v;
-        char q[QS];
-        if (exdb_load_get_union(L, &ins->u.kids[i], &ep, "a graph input", &tag, &v) < 0)
-            return -1;
-        jpath vp = PKEY(&ep, tag);
-        const char *name = NULL;
-        if (strcmp(tag, "as_tensor") == 0 || strcmp(tag, "as_custom_obj") == 0 ||
-            strcmp(tag, "as_token") == 0) {
-            if (exdb_load_need_obj(L, v, &vp) < 0 ||
-                exdb_load_get_str(L, v, "name", &vp, &name) < 0)
-                return -1;
-        } else if (strcmp(tag, "as_sym_int") == 0 || strcmp(tag, "as_sym_bool") == 0 ||
-                   strcmp(tag, "as_sym_float") == 0) {
-            if (exdb_load_node_sym_name(L, v, &vp, "a symbolic graph input", &name) < 0)
-                return -1;
-        } else if (strcmp(tag, "as_int") == 0 || strcmp(tag, "as_float") == 0 ||
-                   strcmp(tag, "as_bool") == 0 || strcmp(tag, "as_none") == 0 ||
-                   strcmp(tag, "as_string") == 0) {
-            if (constant_input(L, sc, g, ins, &ep, i) < 0)
+        const exdb_json *e = &ins->u.kids[i];
+        const char *t, *name;
+        size_t n;
+        uint32_t nlen;
+        if (exdb_load_sigtext_input(e, &t, &n)) {
+            /* its name decoded as the parse would (no check: plain ASCII) */
+            jpath vp = PKEY(&ep, "as_tensor");
+            if (exdb_json_string_at(t - 1, t + n + 1, L->prog->buf, &L->strs, L->fname, &name,
+                                    &nlen, L->err) < 0 ||
+                placeholder(L, sc, g, name, &vp) < 0)
                 return -1;
             continue;
-        } else {
-            return exdb_load_fail(L, &ep,
-                                  "unsupported graph input kind %s (expected \"as_tensor\", "
-                                  "\"as_custom_obj\", \"as_sym_int\" or a constant)",
-                                  exdb_load_path_qs(q, sizeof q, tag));
         }
-        /* graph.placeholder(name), then placeholder_node.name = name */
-        exdb_node *ph =
-            exdb_graph_create_node(g, EXDB_OP_PLACEHOLDER, name, EXDB_T_STR, NULL, NULL, NULL);
-        if (!ph)
-            return exdb_load_oom(L);
-        if (exdb_load_node_sync(L, sc, ph, name, &vp) < 0)
+        const char *was[2] = {L->clean_lo, L->clean_hi};
+        exdb_json parsed;
+        e = exdb_load_root_entry(L, e, &L->strs, &parsed);
+        int rc = e ? load_input(L, sc, g, e, &ep, i) : -1;
+        L->clean_lo = was[0];
+        L->clean_hi = was[1];
+        if (rc < 0)
             return -1;
     }
     return 0;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/export/load_arg.h"
+#include "core/export/load_sigtext.h"
 
 /* The name of an Argument that names a value, or NULL for constants. */
 static int arg_value_name(loader *L, const exdb_json *j, const jpath *p, const char **name,
@@ -121,6 +122,32 @@ static int load_input_spec(loader *L, const exdb_json *j, const jpath *ep, exdb_
     return 0;
 }
 
+/* InputSpec e read off its text into s (exdb_load_sigtext_spec: what
+ * load_input_spec gives it): 1; 0 when it is not in that form; -1 when
+ * memory ran out. */
+static int input_spec_text(loader *L, const exdb_json *e, exdb_input_spec *s) {
+    exdb_sigtext_spec t;
+    if (!exdb_load_sigtext_spec(e, &t))
+        return 0;
+    s->kind = t.kind;
+    s->persistent = t.persistent;
+    /* the name and the target in one piece */
+    char *d = exdb_arena_alloc(L->a, t.nlen + t.tlen + 2);
+    if (!d)
+        return exdb_load_oom(L);
+    memcpy(d, t.name, t.nlen);
+    d[t.nlen] = '\0';
+    s->name = d;
+    s->target = NULL;
+    if (t.target) {
+        d += t.nlen + 1;
+        memcpy(d, t.target, t.tlen);
+        d[t.tlen] = '\0';
+        s->target = d;
+    }
+    return 1;
+}
+
 /* OutputSpec j at ep into s. */
 static int load_output_spec(loader *L, const exdb_json *j, const jpath *ep, exdb_output_spec *s) {
     const char *tag;
@@ -176,9 +203,23 @@ int exdb_load_signature(loader *L, const exdb_json *sig, const jpath *p) {
         return exdb_load_oom(L);
     P->ninputs = ins->len;
     P->noutputs = outs->len;
+    /* the specs' strings are kept with the program (the shape read's
+     * loader decodes into a scratch pool) */
+    exdb_jstrings kept = exdb_jstrings_on(L->a);
     for (uint32_t i = 0; i < ins->len; i++) {
         jpath ep = PIDX(&ip, i);
-        if (load_input_spec(L, &ins->u.kids[i], &ep, &P->inputs[i]) < 0)
+        int got = input_spec_text(L, &ins->u.kids[i], &P->inputs[i]);
+        if (got < 0)
+            return -1;
+        if (got)
+            continue;
+        const char *was[2] = {L->clean_lo, L->clean_hi};
+        exdb_json parsed;
+        const exdb_json *e = exdb_load_root_entry(L, &ins->u.kids[i], &kept, &parsed);
+        int rc = e ? load_input_spec(L, e, &ep, &P->inputs[i]) : -1;
+        L->clean_lo = was[0];
+        L->clean_hi = was[1];
+        if (rc < 0)
             return -1;
     }
     for (uint32_t i = 0; i < outs->len; i++) {

@@ -554,13 +554,17 @@ int exdb_program_read_shape(exdb_program *P, const exdb_json *root,
     return rc;
 }
 
-static const char *const lazy_prefix[] = {"graph_module", "graph"};
-static const char *const lazy_last[] = {"nodes", "tensor_values", NULL};
+/* the main graph's inputs, nodes and tensor metadata and the signature's
+ * input specs: delimited by the first pass, read by the loader (the specs
+ * and inputs off their text: load_signature.c, load_graph.c) */
+static const char *const lazy_prefix[] = {"graph_module"};
+static const char *const lazy_last[] = {"graph/inputs", "graph/nodes", "graph/tensor_values",
+                                        "signature/input_specs", NULL};
 
 int exdb_program_first_pass(const char *buf, size_t len, exdb_arena *a, exdb_jstrings *strs,
                             const char *fname, const exdb_json_lazy_hook *hook, exdb_json **root,
                             exdb_error *err) {
-    return exdb_json_parse_lazy_hooked(buf, len, a, strs, fname, lazy_prefix, 2, lazy_last, hook,
+    return exdb_json_parse_lazy_hooked(buf, len, a, strs, fname, lazy_prefix, 1, lazy_last, hook,
                                        root, err);
 }
 

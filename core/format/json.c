@@ -54,6 +54,9 @@ typedef struct {
     const char *const *lazy;
     int nlazy, matched;
     const char *const *lazy_last;
+    /* the keys of the open members matched below the prefix (a last entry
+     * "graph/nodes" is matched in two steps) */
+    const char *below[4];
     const exdb_json_lazy_hook *hook; /* told of each lazy element */
     const char *lazy_key;            /* the member whose elements are lazy */
     int stk_arena;                   /* the scratch stack starts in a, not malloc (see push) */
@@ -1160,11 +1163,31 @@ static int parse_lazy_value(parser *ps, size_t idx, const char *key) {
     return rc;
 }
 
-static int is_lazy_last(const parser *ps, const char *key) {
-    for (const char *const *k = ps->lazy_last; *k; k++)
-        if (strcmp(key, *k) == 0)
-            return 1;
-    return 0;
+/* How the member key, r levels below the prefix (its parents there
+ * ps->below[0..r)), stands to the last entries ("key", or "parent/key"
+ * and so on): 2 when an entry names it, 1 when an entry goes on below it,
+ * else 0. */
+static int lazy_last_match(const parser *ps, int r, const char *key) {
+    int found = 0;
+    for (const char *const *k = ps->lazy_last; *k; k++) {
+        const char *e = *k;
+        int i = 0;
+        for (; i < r; i++) { /* the parents' components */
+            size_t n = strlen(ps->below[i]);
+            if (strncmp(e, ps->below[i], n) != 0 || e[n] != '/')
+                break;
+            e += n + 1;
+        }
+        if (i < r)
+            continue;
+        size_t n = strlen(key);
+        if (strncmp(e, key, n) == 0 && e[n] == '\0')
+            return 2;
+        if (strncmp(e, key, n) == 0 && e[n] == '/' &&
+            r + 1 < (int)(sizeof ps->below / sizeof *ps->below))
+            found = 1;
+    }
+    return found;
 }
 
 /* Whether key is one of the metadata keys EXDB_JRAW_DEFER keeps parsing
@@ -1228,12 +1251,18 @@ static int parse_member(parser *ps, size_t idx, const char *key) {
     int d = ps->depth;
     if (ps->defer)
         return parse_deferring(ps, idx, key);
-    if (!ps->lazy_last || ps->matched != d - 1 || d > ps->nlazy + 1)
+    if (!ps->lazy_last || ps->matched != d - 1)
         return parse_at(ps, idx);
-    if (d == ps->nlazy + 1)
-        return is_lazy_last(ps, key) ? parse_lazy_value(ps, idx, key) : parse_at(ps, idx);
-    if (strcmp(key, ps->lazy[d - 1]) != 0)
+    if (d > ps->nlazy) { /* below the prefix */
+        int r = d - ps->nlazy - 1, m = lazy_last_match(ps, r, key);
+        if (m == 2)
+            return parse_lazy_value(ps, idx, key);
+        if (m == 0)
+            return parse_at(ps, idx);
+        ps->below[r] = key;
+    } else if (strcmp(key, ps->lazy[d - 1]) != 0) {
         return parse_at(ps, idx);
+    }
     ps->matched++;
     int rc = parse_at(ps, idx);
     ps->matched--;

@@ -49,7 +49,9 @@ int exdb_json_parse(const char *buf, size_t len, exdb_arena *a, const char *fnam
 /* exdb_json_parse, except that the members reached by the keys prefix[0..
  * nprefix) from the root and then one of the keys in last (NULL-ended),
  * e.g. {"graph_module", "graph"} then {"nodes", "tensor_values", NULL},
- * have their elements (array elements, object member values) left as
+ * have their elements (an entry of last may go on below the prefix, its
+ * keys split by '/': {"graph_module"} then {"graph/nodes",
+ * "signature/input_specs", NULL}; at most 4 keys) (array elements, object member values) left as
  * EXDB_JRAW texts for exdb_json_parse_raw to parse one at a time into an
  * arena that can be reset in between. The elements are delimited in one
  * fast pass (json_skim.h) and checked when parsed, so a syntax error in

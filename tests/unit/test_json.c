@@ -591,6 +591,40 @@ Test(json, lazy_elements_are_raw_until_parsed) {
     cr_assert_eq(h->u.kids[0].type, EXDB_JNUMBER, "g.h.nodes is not the lazy path");
 }
 
+/* A last entry with components below the prefix ("a/b": the member b of
+ * the prefix's member a) makes that member lazy, and only that one: not b
+ * elsewhere, not a itself, not a's other members, not the prefix's own b. */
+Test(json, lazy_paths_below_the_prefix) {
+    static const char *const prefix[] = {"g"};
+    static const char *const last[] = {"a/b", "c", "d/e/f", NULL};
+    static const char *src =
+        "{\"b\": [1], \"g\": {\"b\": [2], \"a\": {\"b\": [{\"x\": 3}, [4]], \"z\": [5]},"
+        " \"c\": [6], \"x\": {\"b\": [7]}, \"d\": {\"e\": {\"f\": [8], \"g\": [9]}, \"f\": [10]}}}";
+    size_t n = set_text(src);
+    tstrs = exdb_jstrings_on(&arena);
+    exdb_json *root = NULL;
+    exdb_error err = {0};
+    cr_assert_eq(exdb_json_parse_lazy(text, n, &arena, &tstrs, "t.json", prefix, 1, last, &root,
+                                      &err),
+                 0, "%s", err.msg);
+    const exdb_json *g = exdb_json_get(root, "g"), *a = exdb_json_get(g, "a");
+    const exdb_json *d = exdb_json_get(g, "d"), *e = exdb_json_get(d, "e");
+    const exdb_json *raw[] = {exdb_json_get(a, "b"), exdb_json_get(g, "c"), exdb_json_get(e, "f")};
+    const exdb_json *parsed[] = {exdb_json_get(root, "b"), exdb_json_get(g, "b"),
+                                 exdb_json_get(a, "z"),    exdb_json_get(exdb_json_get(g, "x"), "b"),
+                                 exdb_json_get(e, "g"),    exdb_json_get(d, "f")};
+    for (size_t i = 0; i < sizeof raw / sizeof *raw; i++) {
+        cr_assert(exdb_json_is(raw[i], EXDB_JARRAY), "%zu", i);
+        for (uint32_t k = 0; k < raw[i]->len; k++)
+            cr_expect_eq(raw[i]->u.kids[k].type, EXDB_JRAW, "lazy %zu[%u]", i, k);
+    }
+    for (size_t i = 0; i < sizeof parsed / sizeof *parsed; i++) {
+        cr_assert(exdb_json_is(parsed[i], EXDB_JARRAY), "%zu", i);
+        cr_expect_eq(parsed[i]->u.kids[0].type, EXDB_JNUMBER, "parsed %zu", i);
+    }
+    cr_expect_eq(a->type, EXDB_JOBJECT);
+}
+
 /* exdb_json_ahead_peek: an element of the batch (64 elements) the reader
  * is in, parsed, of the next batch when that is parsed (by the thread: it
  * may not be yet), and nothing else. */

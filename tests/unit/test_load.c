@@ -20,6 +20,7 @@
 #include "core/fx/graph.h"
 #include "core/fx/print.h"
 #include "core/export/load_meta.h"
+#include "core/export/load_sigtext.h"
 #include "core/export/program.h"
 #include "core/format/json_ahead.h"
 #include "core/base/strbuf.h"
@@ -1705,4 +1706,148 @@ Test(load, shape_first_counts_the_last_of_repeated_nodes) {
         shape_min_now = 0;
         unlink(path);
     }
+}
+
+/* ---- the main graph's inputs and input specs read off their text
+ * (load_sigtext.h), or parsed when they are in any other form */
+
+/* prog's input specs (kind, name, target, persistent) and placeholders. */
+static const char *specs_text(void) {
+    exdb_buf_reset(&out);
+    for (uint32_t i = 0; i < prog->ninputs; i++) {
+        const exdb_input_spec *s = &prog->inputs[i];
+        exdb_buf_printf(&out, "%s %s %s %d; ", exdb_input_kind_name(s->kind), s->name,
+                        s->target ? s->target : "-", s->persistent);
+    }
+    for (const exdb_node *n = prog->graph->head; n && n->op == EXDB_OP_PLACEHOLDER; n = n->next)
+        exdb_buf_printf(&out, "%s ", n->name);
+    return exdb_buf_str(&out);
+}
+
+// clang-format off
+#define SPECS_PROG(w, param, buf_n, tc, gin)                                                       \
+    PROG(gin ", " T("b_m") ", " T("b_n") ", " T("b_k") ", " T("c_t") ", " T("x"), "", T("x"),      \
+         param ", {'buffer': {'arg': {'name': 'b_m'}, 'buffer_name': 'm', 'persistent': true}}, "  \
+         buf_n ", {'buffer': {'arg': {'name': 'b_k'}, 'buffer_name': 'k'}}, " tc ", " UIN("x"),    \
+         UOUT("x"))
+#define TORCH_PARAM(name, target) "{'parameter': {'arg': {'name': '" name "'}, 'parameter_name': '" target "'}}"
+#define TORCH_BUF_N "{'buffer': {'arg': {'name': 'b_n'}, 'buffer_name': 'n', 'persistent': false}}"
+#define TORCH_TC "{'tensor_constant': {'arg': {'name': 'c_t'}, 'tensor_constant_name': 't'}}"
+
+Test(load, specs_and_inputs_read_off_their_text_or_parsed) {
+    static const char *const want =
+        "parameter p_w w -1; buffer b_m m 1; buffer b_n n 0; buffer b_k k 1; "
+        "tensor_constant c_t t -1; user_input x - -1; p_w b_m b_n b_k c_t x ";
+    /* torch's form: read off the text */
+    load(SPECS_PROG("w", TORCH_PARAM("p_w", "w"), TORCH_BUF_N, TORCH_TC, T("p_w")));
+    cr_expect_str_eq(specs_text(), want);
+    exdb_program_free(prog);
+    /* any other form parsed, with the same answer: no spaces, an escape
+     * in a name (which its text is not), another member order, a
+     * repeated key (the last wins), a member more */
+    static const char *const forms[][4] = {
+        {"{'parameter':{'arg':{'name':'p_w'},'parameter_name':'w'}}", TORCH_BUF_N, TORCH_TC, T("p_w")},
+        {TORCH_PARAM("p_\\u0077", "w"), TORCH_BUF_N, TORCH_TC, T("p_w")},
+        {TORCH_PARAM("p_w", "\\u0077"), TORCH_BUF_N, TORCH_TC, "{'as_tensor': {'name': 'p_\\u0077'}}"},
+        {"{'parameter': {'parameter_name': 'w', 'arg': {'name': 'p_w'}}}", TORCH_BUF_N, TORCH_TC,
+         "{'as_tensor': {'name': 'p_w'} }"},
+        {"{'parameter': {'arg': {'name': 'p_w'}, 'parameter_name': 'v', 'parameter_name': 'w'}}",
+         "{'buffer': {'arg': {'name': 'b_n'}, 'buffer_name': 'n', 'persistent': true, 'persistent': false}}",
+         TORCH_TC, "{'as_tensor': {'name': 'p_w', 'name': 'p_w'}}"},
+        {TORCH_PARAM("p_w", "w"), "{'buffer': {'arg': {'name': 'b_n'}, 'buffer_name': 'n', 'persistent': false }}",
+         "{'tensor_constant': {'arg': {'name': 'c_t', 'x': 1}, 'tensor_constant_name': 't'}}", T("p_w")},
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        char text[2048];
+        snprintf(text, sizeof text,
+                 PROG("%s, " T("b_m") ", " T("b_n") ", " T("b_k") ", " T("c_t") ", " T("x"), "", T("x"),
+                      "%s, {'buffer': {'arg': {'name': 'b_m'}, 'buffer_name': 'm', 'persistent': true}}, "
+                      "%s, {'buffer': {'arg': {'name': 'b_k'}, 'buffer_name': 'k'}}, %s, " UIN("x"),
+                      UOUT("x")),
+                 forms[i][3], forms[i][0], forms[i][1], forms[i][2]);
+        load(text);
+        cr_expect_str_eq(specs_text(), want, "form %zu", i);
+        exdb_program_free(prog);
+    }
+    prog = NULL;
+    /* the strings of a spec or graph input parsed are checked as theirs,
+     * not as the root's (the first pass left their escapes alone) */
+    cr_expect_str_eq(load_error(SPECS_PROG("w", TORCH_PARAM("p_w", "w\\u0000"), TORCH_BUF_N, TORCH_TC, T("p_w"))),
+                     "t.json: $.graph_module.signature.input_specs[0].parameter.parameter_name: expected "
+                     "a string without \\u0000 (U+0000), found \"w\\u0000\"");
+    cr_expect_str_eq(load_error(SPECS_PROG("w", TORCH_PARAM("p_w", "w"), TORCH_BUF_N, TORCH_TC,
+                                           "{'as_tensor': {'name': 'p_w\\u0000'}}")),
+                     "t.json: $.graph_module.graph.inputs[0].as_tensor.name: expected a string without "
+                     "\\u0000 (U+0000), found \"p_w\\u0000\"");
+    /* a syntax error in either: the first pass's message, line and column */
+    cr_expect_str_eq(load_error(SPECS_PROG("w", "{'parameter': {'arg': {'name': 'p_w'}, 'parameter_name': tru}}",
+                                           TORCH_BUF_N, TORCH_TC, T("p_w"))),
+                     "t.json: line 1, column 524: expected a value, found 'tru'");
+    cr_expect_str_eq(load_error(SPECS_PROG("w", TORCH_PARAM("p_w", "w"), TORCH_BUF_N, TORCH_TC,
+                                           "{'as_tensor': {'name': 'p_w',}}")),
+                     "t.json: line 1, column 141: expected a string key in object, found '}'");
+}
+#undef SPECS_PROG
+#undef TORCH_PARAM
+#undef TORCH_BUF_N
+#undef TORCH_TC
+// clang-format on
+
+/* exdb_load_sigtext_spec / _input take torch's forms, with the names and
+ * targets at any length (a string's end found by 16-byte loads, the last
+ * ending at the element's end), and nothing else. */
+static exdb_json raw_of(const char *text) {
+    exdb_json e = {.type = EXDB_JRAW, .flags = EXDB_JRAW_ASCII, .len = (uint32_t)strlen(text)};
+    e.u.str = text;
+    return e;
+}
+
+Test(load, sigtext_reads_torch_forms_only) {
+    static const char pad[] = "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz0123456789"
+                              "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    for (int nl = 0; nl < 40; nl++)
+        for (int tl = 0; tl < 40; tl++) {
+            char text[256];
+            snprintf(text, sizeof text,
+                     "{\"buffer\": {\"arg\": {\"name\": \"%.*s\"}, \"buffer_name\": \"%.*s\", "
+                     "\"persistent\": %s}}",
+                     nl, pad, tl, pad + 3, tl % 2 ? "true" : "false");
+            exdb_json e = raw_of(text);
+            exdb_sigtext_spec s;
+            cr_assert_eq(exdb_load_sigtext_spec(&e, &s), 1, "%s", text);
+            cr_expect_eq(s.kind, EXDB_IN_BUFFER);
+            cr_expect_eq(s.persistent, tl % 2);
+            cr_expect(s.nlen == (size_t)nl && memcmp(s.name, pad, s.nlen) == 0, "%s", text);
+            cr_expect(s.tlen == (size_t)tl && memcmp(s.target, pad + 3, s.tlen) == 0, "%s", text);
+            snprintf(text, sizeof text, "{\"as_tensor\": {\"name\": \"%.*s\"}}", nl + tl, pad);
+            e = raw_of(text);
+            const char *name;
+            size_t n;
+            cr_assert_eq(exdb_load_sigtext_input(&e, &name, &n), 1, "%s", text);
+            cr_expect(n == (size_t)(nl + tl) && memcmp(name, pad, n) == 0, "%s", text);
+        }
+    static const char *const other[] = {
+        "{\"parameter\": {\"arg\": {\"name\": \"a\\u0062\"}, \"parameter_name\": \"t\"}}",
+        "{\"parameter\": {\"arg\": {\"name\": \"a\"}, \"parameter_name\": \"t\\\"\"}}",
+        "{\"parameter\": {\"arg\": {\"name\": \"a\"}, \"parameter_name\": \"t\", \"x\": 1}}",
+        "{\"parameter\":{\"arg\":{\"name\":\"a\"},\"parameter_name\":\"t\"}}",
+        "{\"buffer\": {\"arg\": {\"name\": \"a\"}, \"buffer_name\": \"t\", \"persistent\": null}}",
+        "{\"buffer\": {\"arg\": {\"name\": \"a\"}, \"parameter_name\": \"t\"}}",
+        "{\"custom_obj\": {\"arg\": {\"name\": \"a\"}, \"custom_obj_name\": \"t\"}}",
+        "{\"user_input\": {\"arg\": {\"as_int\": 1}}}",
+        "{\"token\": {\"arg\": {\"name\": \"a\"}}}",
+    };
+    for (size_t i = 0; i < sizeof other / sizeof *other; i++) {
+        exdb_json e = raw_of(other[i]);
+        exdb_sigtext_spec s;
+        cr_expect_eq(exdb_load_sigtext_spec(&e, &s), 0, "%s", other[i]);
+    }
+    exdb_json e = raw_of("{\"as_tensor\": {\"name\": \"a\\\\b\"}}");
+    const char *name;
+    size_t n;
+    cr_expect_eq(exdb_load_sigtext_input(&e, &name, &n), 0);
+    e = raw_of("{\"parameter\": {\"arg\": {\"name\": \"a\"}, \"parameter_name\": \"t\"}}");
+    e.flags = 0; /* not delimited by the skim: its bytes unchecked */
+    exdb_sigtext_spec s;
+    cr_expect_eq(exdb_load_sigtext_spec(&e, &s), 0);
 }
