@@ -62,6 +62,19 @@ typedef struct exdb_cache_hit {
  * trusted (a wrong one is removed). */
 int exdb_cache_find(const char *path, const char *model, exdb_cache_hit *h);
 void exdb_cache_hit_free(exdb_cache_hit *h);
+/* The IR entry of path (model) (cache_ir.h): 1 with it in *h (its image
+ * and image_len the IR image, 8-aligned; text NULL; its head's counts and
+ * the text's hash and length), 0 when there is none to trust (a wrong one
+ * is removed). exdb_cache_drop removes it. */
+int exdb_cache_ir_find(const char *path, const char *model, exdb_cache_hit *h);
+/* Writes the IR entry of path (model, member) for built program p:
+ * image[0..len) (exdb_cache_ir_make). Nothing when there is no folder, the
+ * file changed within the last seconds, or the entry would pass the bound
+ * (an IR entry: the file's size, unless exdb_cache_limits was called); the
+ * oldest entries go while all pass the total (unless exdb_cache_limits was
+ * called: up to 4 GiB or a tenth of the free space when that is more). */
+void exdb_cache_ir_put(const char *path, const char *model, const char *member,
+                       const exdb_program *p, const char *image, size_t len);
 /* Removes the entry h was read from (the build found it lying). */
 void exdb_cache_drop(const exdb_cache_hit *h);
 

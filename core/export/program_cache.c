@@ -4,12 +4,16 @@
  * (the file read and checked against the entry). */
 #include "core/export/program_impl.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/base/filemap.h"
 #include "core/base/mem.h"
+#include "core/export/cache_format.h"
 #include "core/export/cache_image.h"
+#include "core/export/cache_ir.h"
+#include "core/export/load_meta.h"
 #include "core/export/snapshot.h"
 
 /* The entry a program was opened from does not say what its file holds:
@@ -68,6 +72,153 @@ int exdb_program_cache_cold_pass(exdb_program *p, struct exdb_program_pending *p
     p->json_bytes = len;
     pd->cold = 0;
     return 0;
+}
+
+/* The absolute path of p's file (the snapshot's: a cd does not matter). */
+static const char *file_of(const exdb_program *p) {
+    return p->snapshot ? exdb_snapshot_abs_path(p->snapshot) : p->path;
+}
+
+/* The text's XXH3 taken on the second core while the image is put back. */
+typedef struct hasher {
+    pthread_t th;
+    const char *buf;
+    uint64_t hash;
+    int started;
+} hasher;
+
+static void *hash_run(void *arg) {
+    hasher *h = arg;
+    exdb_filemap_hash(h->buf, &h->hash);
+    return NULL;
+}
+
+/* The file read for the IR image (its text into *buf, *len, its hash
+ * into *hash once hasher_join): 0, or -1 (cache_lied or memory, err). */
+static int ir_read_file(exdb_program *p, struct exdb_program_pending *pd, char **buf, size_t *len,
+                        hasher *hs, exdb_error *err) {
+    exdb_container *c;
+    const char *member;
+    uint64_t hash = 0;
+    int rc = exdb_container_open(file_of(p), &c, err), other = 0;
+    if (rc == 0) {
+        rc = exdb_container_read_program_to_load(c, pd->model, buf, len, &member, &hash, err);
+        other = rc == 0 && p->container_kind != EXDB_CONT_JSON && strcmp(member, pd->hit.member);
+        exdb_container_close(c);
+    }
+    if (rc < 0)
+        return exdb_error_oom(err) ? -1 : cache_lied(pd, err);
+    if (other || *len != pd->hit.text_len) {
+        exdb_mem_release(*buf);
+        return cache_lied(pd, err);
+    }
+    hs->buf = *buf;
+    hs->hash = hash;
+    hs->started = exdb_filemap_is(*buf) && pthread_create(&hs->th, NULL, hash_run, hs) == 0;
+    if (!hs->started)
+        exdb_filemap_hash(*buf, &hs->hash);
+    return 0;
+}
+
+static uint64_t hasher_join(hasher *hs) {
+    if (hs->started)
+        pthread_join(hs->th, NULL);
+    hs->started = 0;
+    return hs->hash;
+}
+
+/* What an IR build keeps of the shape entry: the shape read's strings
+ * (the signature's, the call graph's) are in it and its DOM, as they were
+ * until the build (a build from the text reads them again from the file). */
+struct exdb_cache_kept {
+    exdb_cache_hit hit;
+    exdb_arena dom;
+};
+
+void exdb_program_cache_kept_free(struct exdb_cache_kept *k) {
+    if (!k)
+        return;
+    exdb_cache_hit_free(&k->hit);
+    exdb_arena_destroy(&k->dom);
+    free(k);
+}
+
+int exdb_program_cache_ir_open(exdb_program *p, struct exdb_program_pending *pd, exdb_error *err) {
+    exdb_cache_hit ir;
+    if (!exdb_cache_dir() || !exdb_cache_ir_find(file_of(p), pd->model, &ir))
+        return 1;
+    if (ir.text_hash != pd->hit.text_hash || ir.text_len != pd->hit.text_len ||
+        ir.nserialized != pd->hit.nserialized ||
+        memcmp(&ir.counts, &pd->hit.counts, sizeof ir.counts) != 0 ||
+        (p->container_kind != EXDB_CONT_JSON && strcmp(ir.member, pd->hit.member) != 0) ||
+        exdb_cache_ir_check(ir.image, ir.image_len, ir.text_len) < 0) {
+        exdb_cache_drop(&ir);
+        exdb_cache_hit_free(&ir);
+        return 1;
+    }
+    char *buf;
+    size_t len;
+    hasher hs = {0};
+    struct exdb_cache_kept *kept = malloc(sizeof *kept);
+    if (!kept) {
+        exdb_cache_hit_free(&ir);
+        exdb_errorf(err, "%s: out of memory", pd->L.fname);
+        return -1;
+    }
+    if (ir_read_file(p, pd, &buf, &len, &hs, err) < 0) {
+        free(kept);
+        exdb_cache_hit_free(&ir);
+        return -1;
+    }
+    char *was = p->buf;
+    size_t was_len = p->json_bytes;
+    p->buf = buf; /* the lazy metadata's text references are into it */
+    p->json_bytes = len;
+    int rc = exdb_cache_ir_install(p, ir.image, ir.image_len);
+    int lazy = ((const exdb_cache_ir_head *)ir.image)->flags & 1;
+    uint64_t hash = hasher_join(&hs);
+    if (rc < 0)
+        exdb_errorf(err, "%s: out of memory", pd->L.fname);
+    else if (hash != pd->hit.text_hash) {
+        exdb_cache_drop(&ir);
+        rc = cache_lied(pd, err);
+    } else if ((rc = exdb_program_cache_check(p, pd, err)) < 0) {
+        exdb_cache_drop(&ir); /* the image's counts are not its head's */
+    } else {
+        rc = exdb_program_text_read(buf, len, pd->L.fname, err);
+    }
+    exdb_cache_hit_free(&ir);
+    if (rc < 0) {
+        p->buf = was;
+        p->json_bytes = was_len;
+        exdb_mem_release(buf);
+        free(kept);
+        return -1;
+    }
+    kept->hit = pd->hit; /* the program's now */
+    kept->dom = pd->hit_dom;
+    memset(&pd->hit, 0, sizeof pd->hit);
+    exdb_arena_init(&pd->hit_dom);
+    p->cache_kept = kept;
+    if (lazy) { /* as program.c's defer_meta sets it */
+        exdb_meta_defer *d = &p->meta_defer;
+        d->read = exdb_load_meta_read;
+        d->text = buf;
+        d->end = buf + len;
+        d->arena = &p->text_arena;
+        d->fname = pd->L.fname;
+    }
+    pd->cold = 0;
+    return 0;
+}
+
+void exdb_program_cache_ir_put(exdb_program *p, struct exdb_program_pending *pd) {
+    exdb_buf b;
+    if (!exdb_cache_dir() || exdb_filemap_changed(p->buf) || exdb_cache_ir_make(p, &b) < 0)
+        return;
+    const char *member = pd->hit.data ? pd->hit.member : p->member;
+    exdb_cache_ir_put(file_of(p), pd->model, member, p, b.s, b.len);
+    exdb_buf_free(&b);
 }
 
 /* h's image put back into P (cache_image.h): 0, or -1 (err says so when
