@@ -246,6 +246,10 @@ static void cache_setup(int off) {
         return;
     if (n > 0 && (size_t)n < sizeof dir)
         exdb_cache_use(dir);
+    /* the IR entry written by a process of its own (EXDB_CACHE_SYNC=1: by
+     * the build, before it returns) */
+    const char *sync = getenv("EXDB_CACHE_SYNC");
+    exdb_cache_ir_async(!(sync && strcmp(sync, "1") == 0));
 }
 
 static void on_sigint(int sig) {

@@ -68,6 +68,16 @@ void exdb_cache_racy(uint64_t ns) {
     racy_ns = ns;
 }
 
+static int ir_async;
+
+void exdb_cache_ir_async(int on) {
+    ir_async = on;
+}
+
+int exdb_cache_ir_async_on(void) {
+    return ir_async;
+}
+
 /* The folder, opened (created 0700 with its parent when create), or -1:
  * none set, a symbolic link, not a folder, another user's or open to
  * others. */
@@ -555,8 +565,11 @@ static uint64_t ir_entry_max(uint64_t file_size) {
 }
 
 void exdb_cache_ir_put(const char *path, const char *model, const char *member,
-                       const exdb_program *p, const char *image, size_t len) {
+                       const exdb_program *p, const exdb_cache_piece *pieces, int npieces) {
     key k;
+    size_t len = 0;
+    for (int i = 0; i < npieces; i++)
+        len += pieces[i].n;
     if (!cache_on || !member || !p->snapshot || key_of(path, model, &k) < 0)
         return;
     uint64_t now = now_ns();
@@ -603,7 +616,8 @@ void exdb_cache_ir_put(const char *path, const char *model, const char *member,
         put(&w, k.model, hd.model_len + 1);
         put(&w, member, hd.member_len + 1);
         put(&w, zeros, (size_t)(at - (sizeof hd + hd.path_len + hd.model_len + hd.member_len + 3)));
-        put(&w, image, len);
+        for (int i = 0; i < npieces; i++)
+            put(&w, pieces[i].p, pieces[i].n);
         uint64_t sum = w.failed ? 0 : XXH3_64bits_digest(w.hs);
         put(&w, &sum, sizeof sum);
         XXH3_freeState(w.hs);

@@ -14,12 +14,27 @@
 #include <stdint.h>
 
 #include "core/base/strbuf.h"
+#include "core/export/cache.h"
+#include "core/export/cache_format.h"
 #include "core/export/program.h"
 
-/* The image of built program p (its text p->buf, p->json_bytes) into out:
- * 0, or -1 when p is not one an image holds (subgraphs, a string of the
- * IR in neither an arena nor the text where only text is expected, a text
- * of 4 GiB or more, memory). */
+/* The image of built program p (its text p->buf, p->json_bytes) in parts:
+ * its head and each section, laid out (offsets, padding) as written. */
+typedef struct exdb_cache_ir_parts {
+    exdb_cache_ir_head head;
+    exdb_buf sect[EXDB_IR_NSECT];
+    uint64_t len; /* the image's bytes */
+} exdb_cache_ir_parts;
+/* 0, or -1 when p is not one an image holds (subgraphs, a lazily read
+ * field not in the text, a text of 4 GiB or more, users not in the order
+ * the nodes' inputs make, memory). */
+int exdb_cache_ir_make_parts(const exdb_program *p, exdb_cache_ir_parts *out);
+void exdb_cache_ir_parts_free(exdb_cache_ir_parts *parts);
+/* The image's bytes in order, as pieces (at most EXDB_CACHE_IR_PIECES):
+ * their count. */
+enum { EXDB_CACHE_IR_PIECES = 2 * EXDB_IR_NSECT + 2 };
+int exdb_cache_ir_pieces(const exdb_cache_ir_parts *parts, exdb_cache_piece *out);
+/* The image in one buffer (out): 0, or -1 as exdb_cache_ir_make_parts. */
 int exdb_cache_ir_make(const exdb_program *p, exdb_buf *out);
 
 /* The one linear pass over image[0..len) (8-aligned) before anything is

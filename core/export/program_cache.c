@@ -5,6 +5,8 @@
 #include "core/export/program_impl.h"
 
 #include <pthread.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,12 +85,20 @@ static const char *file_of(const exdb_program *p) {
 typedef struct hasher {
     pthread_t th;
     const char *buf;
+    size_t len;
     uint64_t hash;
     int started;
 } hasher;
 
+/* The text hashed a chunk at a time, each given back once hashed
+ * (exdb_filemap_drop takes the hash up to what it gives back): the
+ * process never holds the whole text's pages. */
+#define HASH_CHUNK ((size_t)8 << 20)
 static void *hash_run(void *arg) {
     hasher *h = arg;
+    for (size_t at = 0; at < h->len; at += HASH_CHUNK)
+        exdb_filemap_drop(h->buf, h->buf + at,
+                          h->buf + (h->len - at < HASH_CHUNK ? h->len : at + HASH_CHUNK));
     exdb_filemap_hash(h->buf, &h->hash);
     return NULL;
 }
@@ -113,6 +123,7 @@ static int ir_read_file(exdb_program *p, struct exdb_program_pending *pd, char *
         return cache_lied(pd, err);
     }
     hs->buf = *buf;
+    hs->len = *len;
     hs->hash = hash;
     hs->started = exdb_filemap_is(*buf) && pthread_create(&hs->th, NULL, hash_run, hs) == 0;
     if (!hs->started)
@@ -212,13 +223,52 @@ int exdb_program_cache_ir_open(exdb_program *p, struct exdb_program_pending *pd,
     return 0;
 }
 
-void exdb_program_cache_ir_put(exdb_program *p, struct exdb_program_pending *pd) {
-    exdb_buf b;
-    if (!exdb_cache_dir() || exdb_filemap_changed(p->buf) || exdb_cache_ir_make(p, &b) < 0)
+/* The IR entry of p written (in the process that calls it). */
+static void ir_write(exdb_program *p, struct exdb_program_pending *pd) {
+    exdb_cache_ir_parts parts;
+    exdb_cache_piece pieces[EXDB_CACHE_IR_PIECES];
+    if (exdb_cache_ir_make_parts(p, &parts) < 0)
         return;
     const char *member = pd->hit.data ? pd->hit.member : p->member;
-    exdb_cache_ir_put(file_of(p), pd->model, member, p, b.s, b.len);
-    exdb_buf_free(&b);
+    exdb_cache_ir_put(file_of(p), pd->model, member, p, pieces,
+                      exdb_cache_ir_pieces(&parts, pieces));
+    exdb_cache_ir_parts_free(&parts);
+}
+
+/* The writers forked so far and not yet reaped. */
+enum { WRITERS_MAX = 8 };
+static pid_t writers[WRITERS_MAX];
+
+static void reap(void) {
+    for (int i = 0; i < WRITERS_MAX; i++)
+        if (writers[i] > 0 && waitpid(writers[i], NULL, WNOHANG) != 0)
+            writers[i] = 0;
+}
+
+void exdb_program_cache_ir_put(exdb_program *p, struct exdb_program_pending *pd) {
+    if (!exdb_cache_dir() || exdb_filemap_changed(p->buf))
+        return;
+    reap();
+    int slot = -1;
+    for (int i = 0; i < WRITERS_MAX && slot < 0; i++)
+        if (!writers[i])
+            slot = i;
+#ifndef EXDB_FAULT /* the fault walk counts the writer's allocations: in this process */
+    pid_t pid = exdb_cache_ir_async_on() && slot >= 0 ? fork() : -1;
+    if (pid == 0) { /* the writer: the program as it is now, copy on write */
+        for (int fd = 0; fd < 1024; fd++)
+            close(fd); /* no pipe of the parent's held open */
+        ir_write(p, pd);
+        _exit(0);
+    }
+    if (pid > 0) {
+        writers[slot] = pid;
+        return;
+    }
+#else
+    (void)slot;
+#endif
+    ir_write(p, pd);
 }
 
 /* h's image put back into P (cache_image.h): 0, or -1 (err says so when
