@@ -154,6 +154,23 @@ void exdb_program_cache_kept_free(struct exdb_cache_kept *k) {
     free(k);
 }
 
+/* Whether the graph put back from an image is one a build could have
+ * made: the entry's node counts, and a sample of its nodes (one in 64,
+ * the first and the last) found under their names (a wrong name slot
+ * would make lookups miss; all of them would cost a hash a node). */
+static int image_agrees(exdb_program *p, struct exdb_program_pending *pd) {
+    exdb_node_counts c;
+    exdb_program_node_counts(p, &c);
+    if (memcmp(&c, &pd->hit.counts, sizeof c) != 0 || p->nserialized_nodes != pd->hit.nserialized)
+        return 0;
+    const exdb_graph *g = p->graph;
+    uint32_t i = 0;
+    for (const exdb_node *n = g->head; n; n = n->next, i++)
+        if ((i % 64 == 0 || n == g->tail) && exdb_graph_find(g, n->name) != n)
+            return 0;
+    return 1;
+}
+
 int exdb_program_cache_ir_open(exdb_program *p, struct exdb_program_pending *pd, exdb_error *err) {
     exdb_cache_hit ir;
     if (!exdb_cache_dir() || !exdb_cache_ir_find(file_of(p), pd->model, &ir))
@@ -188,23 +205,25 @@ int exdb_program_cache_ir_open(exdb_program *p, struct exdb_program_pending *pd,
     int rc = exdb_cache_ir_install(p, ir.image, ir.image_len);
     int lazy = ((const exdb_cache_ir_head *)ir.image)->flags & 1;
     uint64_t hash = hasher_join(&hs);
-    if (rc < 0)
+    if (rc < 0) {
         exdb_errorf(err, "%s: out of memory", pd->L.fname);
-    else if (hash != pd->hit.text_hash) {
+    } else if (hash != pd->hit.text_hash) {
         exdb_cache_drop(&ir);
         rc = cache_lied(pd, err);
-    } else if ((rc = exdb_program_cache_check(p, pd, err)) < 0) {
-        exdb_cache_drop(&ir); /* the image's counts are not its head's */
+    } else if (!image_agrees(p, pd)) { /* not what a build makes: built from the file */
+        exdb_cache_drop(&ir);
+        rc = 1;
     } else {
         rc = exdb_program_text_read(buf, len, pd->L.fname, err);
     }
     exdb_cache_hit_free(&ir);
-    if (rc < 0) {
+    if (rc != 0) {
         p->buf = was;
         p->json_bytes = was_len;
+        p->graph = NULL; /* what the image left in the arenas is not read */
         exdb_mem_release(buf);
         free(kept);
-        return -1;
+        return rc;
     }
     kept->hit = pd->hit; /* the program's now */
     kept->dom = pd->hit_dom;

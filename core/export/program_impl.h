@@ -96,8 +96,9 @@ exdb_program *exdb_program_cache_open(exdb_container *c, const char *path, const
 int exdb_program_cache_cold_pass(exdb_program *p, struct exdb_program_pending *pd, exdb_error *err);
 /* Its build from the IR entry (cache_ir.h) instead, when there is one to
  * trust: the file read and its XXH3 taken on the second core while the
- * image is checked and put back; 0 (built), 1 (no IR entry: build as
- * before), -1 with the message in err (memory, or the file changed). */
+ * image is checked and put back; 0 (built), 1 (no IR entry, or one not
+ * to trust, then removed: build as before), -1 with the message in err
+ * (memory, or the file changed). */
 int exdb_program_cache_ir_open(exdb_program *p, struct exdb_program_pending *pd, exdb_error *err);
 /* Frees what an IR build kept of the shape entry (NULL: nothing). */
 void exdb_program_cache_kept_free(struct exdb_cache_kept *k);

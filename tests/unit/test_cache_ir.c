@@ -376,13 +376,9 @@ static const char *ir_entry(void) {
     return path;
 }
 
-/* An IR entry whose image is broken (its checksum right): the build reads
- * the file, answers as before, and writes a good entry again. */
-Test(cache_ir, a_broken_entry_is_not_used) {
-    exdb_cache_use(NULL);
-    char *ref = answers(FIXTURE, 0, NULL);
-    exdb_cache_use(dir);
-    free(answers(FIXTURE, 1, NULL));
+/* The IR entry of FIXTURE, its image changed by edit (img: the image's
+ * bytes, 8-aligned in the entry), its checksum made right again. */
+static void edit_ir_entry(void (*edit)(char *img)) {
     const char *e = ir_entry();
     cr_assert_str_neq(e, "", "no IR entry written");
     FILE *f = fopen(e, "r+b");
@@ -392,31 +388,58 @@ Test(cache_ir, a_broken_entry_is_not_used) {
     char *s = malloc(n);
     fseek(f, 0, SEEK_SET);
     cr_assert_eq(fread(s, 1, n, f), n);
-    /* the image's first node's op: the image starts 8-aligned after the
-     * head and its strings */
     exdb_cache_head h;
     memcpy(&h, s, sizeof h);
     size_t at = (sizeof h + h.path_len + h.model_len + h.member_len + 3 + 7) & ~(size_t)7;
-    exdb_cache_ir_head ih;
-    memcpy(&ih, s + at, sizeof ih);
-    exdb_cache_ir_node nd;
-    memcpy(&nd, s + at + ih.sect[EXDB_IR_NODES].off, sizeof nd);
-    nd.op = 9;
-    memcpy(s + at + ih.sect[EXDB_IR_NODES].off, &nd, sizeof nd);
+    edit(s + at);
     uint64_t sum = XXH3_64bits(s, n - 8);
     memcpy(s + n - 8, &sum, 8);
     fseek(f, 0, SEEK_SET);
     cr_assert_eq(fwrite(s, 1, n, f), n);
     fclose(f);
     free(s);
-    int ir = -1;
-    char *got = answers(FIXTURE, 1, &ir);
-    cr_assert_eq(ir, 0, "a broken IR entry was used");
-    cr_assert_str_eq(got, ref);
-    free(got);
-    got = answers(FIXTURE, 1, &ir);
-    cr_assert_eq(ir, 1, "the IR entry was not written again");
-    cr_assert_str_eq(got, ref);
-    free(got);
+}
+
+static exdb_cache_ir_node *image_node(char *img, uint32_t i) {
+    exdb_cache_ir_head *ih = (exdb_cache_ir_head *)img;
+    return (exdb_cache_ir_node *)(img + ih->sect[EXDB_IR_NODES].off) + i;
+}
+
+static void op_past_the_ops(char *img) { /* refused by the check */
+    image_node(img, 0)->op = 9;
+}
+static void placeholder_made_get_attr(char *img) { /* other counts than the entry's */
+    image_node(img, 0)->op = EXDB_OP_GET_ATTR;
+}
+static void name_slots_moved(char *img) { /* every name looked up misses */
+    exdb_cache_ir_head *ih = (exdb_cache_ir_head *)img;
+    exdb_cache_ir_slot *sl = (exdb_cache_ir_slot *)(img + ih->sect[EXDB_IR_NAMES].off);
+    for (uint64_t i = 0; i < ih->sect[EXDB_IR_NAMES].count; i++)
+        sl[i].hi ^= 0x5a5a;
+}
+
+/* An IR entry whose img is wrong (its checksum right) is not used: the
+ * build reads the file, answers as before, and writes a good entry
+ * again: an img the check refuses, one whose graph has other counts
+ * than the entry says, one whose name table finds no node. */
+Test(cache_ir, a_broken_entry_is_not_used) {
+    static void (*const edits[])(char *) = {op_past_the_ops, placeholder_made_get_attr,
+                                            name_slots_moved};
+    exdb_cache_use(NULL);
+    char *ref = answers(FIXTURE, 0, NULL);
+    exdb_cache_use(dir);
+    free(answers(FIXTURE, 1, NULL));
+    for (size_t i = 0; i < sizeof edits / sizeof *edits; i++) {
+        edit_ir_entry(edits[i]);
+        int ir = -1;
+        char *got = answers(FIXTURE, 1, &ir);
+        cr_assert_eq(ir, 0, "broken IR entry %zu was used", i);
+        cr_assert_str_eq(got, ref);
+        free(got);
+        got = answers(FIXTURE, 1, &ir);
+        cr_assert_eq(ir, 1, "the IR entry was not written again (%zu)", i);
+        cr_assert_str_eq(got, ref);
+        free(got);
+    }
     free(ref);
 }
