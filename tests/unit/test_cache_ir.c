@@ -411,6 +411,16 @@ static void op_past_the_ops(char *img) { /* refused by the check */
 static void placeholder_made_get_attr(char *img) { /* other counts than the entry's */
     image_node(img, 0)->op = EXDB_OP_GET_ATTR;
 }
+static void one_name_slot_moved(char *img) { /* one name looked up misses */
+    exdb_cache_ir_head *ih = (exdb_cache_ir_head *)img;
+    exdb_cache_ir_slot *sl = (exdb_cache_ir_slot *)(img + ih->sect[EXDB_IR_NAMES].off);
+    uint64_t i = 0, used = 0;
+    for (; i < ih->sect[EXDB_IR_NAMES].count; i++)
+        if (sl[i].key != EXDB_CACHE_NONE && sl[i].val != EXDB_CACHE_NONE && ++used == 3)
+            break;
+    cr_assert_lt(i, ih->sect[EXDB_IR_NAMES].count);
+    sl[i].hi ^= 1;
+}
 static void name_slots_moved(char *img) { /* every name looked up misses */
     exdb_cache_ir_head *ih = (exdb_cache_ir_head *)img;
     exdb_cache_ir_slot *sl = (exdb_cache_ir_slot *)(img + ih->sect[EXDB_IR_NAMES].off);
@@ -424,7 +434,7 @@ static void name_slots_moved(char *img) { /* every name looked up misses */
  * than the entry says, one whose name table finds no node. */
 Test(cache_ir, a_broken_entry_is_not_used) {
     static void (*const edits[])(char *) = {op_past_the_ops, placeholder_made_get_attr,
-                                            name_slots_moved};
+                                            name_slots_moved, one_name_slot_moved};
     exdb_cache_use(NULL);
     char *ref = answers(FIXTURE, 0, NULL);
     exdb_cache_use(dir);
