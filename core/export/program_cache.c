@@ -167,14 +167,16 @@ static int image_agrees(exdb_program *p, struct exdb_program_pending *pd) {
     const exdb_graph *g = p->graph;
     const exdb_node *ahead = g->head;
     for (int i = 0; i < 8 && ahead; i++, ahead = ahead->next)
-        exdb_strmap_prefetch(&g->names, exdb_node_name_hash(ahead));
+        exdb_strmap_prefetch(&g->names, ahead->name_hash);
     for (const exdb_node *n = g->head; n; n = n->next) {
         if (ahead) {
-            exdb_strmap_prefetch(&g->names, exdb_node_name_hash(ahead));
+            exdb_strmap_prefetch(&g->names, ahead->name_hash);
             ahead = ahead->next;
         }
-        void **v = exdb_strmap_find_hashed(&g->names, n->name, exdb_node_name_hash(n));
-        if (!v || *v != n)
+        /* the hash the image gives, when it gives one, is the name's */
+        uint32_t h = exdb_strmap_hash(n->name);
+        void **v = exdb_strmap_find_hashed(&g->names, n->name, h);
+        if (!v || *v != n || (n->hashed_name == n->name && n->name_hash != h))
             return 0;
     }
     return 1;
