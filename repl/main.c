@@ -458,6 +458,10 @@ static int load_file(const options *o) {
              * batch session of no command is the load's verdict alone */
             int whole = (o->batch && o->ncmds == 0) || (o->ncmds > 0 && !o->is_script[0] &&
                                                         !session_line_on_shape(&S, o->cmds[0]));
+            /* but a file with an IR entry in the reopen cache: opened from
+             * the cache, the command builds the graph from the entry */
+            if (whole && o->ncmds > 0 && exdb_cache_ir_present(o->file, o->model))
+                whole = 0;
             uint32_t was = whole ? exdb_program_shape_first(UINT32_MAX) : 0;
             if (session_exec(&S, line) < 0)
                 rc = 1;

@@ -321,6 +321,23 @@ int exdb_cache_ir_find(const char *path, const char *model, exdb_cache_hit *h) {
     return find(path, model, h, 1);
 }
 
+int exdb_cache_ir_present(const char *path, const char *model) {
+    key k;
+    char name[48];
+    struct stat st;
+    int dfd = cache_on ? open_dir(0) : -1, found = 0;
+    if (dfd < 0)
+        return 0;
+    if (key_of(path, model, &k) == 0) {
+        key_name(&k, name);
+        strcpy(name + 32, IR_SUFFIX);
+        found = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+        free(k.path);
+    }
+    close(dfd);
+    return found;
+}
+
 void exdb_cache_hit_free(exdb_cache_hit *h) {
     if (h->mapped)
         exdb_filemap_release(h->data);

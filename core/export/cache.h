@@ -74,6 +74,8 @@ void exdb_cache_hit_free(exdb_cache_hit *h);
  * the text's hash and length), 0 when there is none to trust (a wrong one
  * is removed). exdb_cache_drop removes it. */
 int exdb_cache_ir_find(const char *path, const char *model, exdb_cache_hit *h);
+/* Whether path (model) has an IR entry (not read: a file of its name). */
+int exdb_cache_ir_present(const char *path, const char *model);
 /* Writes the IR entry of path (model, member) for built program p:
  * image[0..len) (exdb_cache_ir_make). Nothing when there is no folder, the
  * file changed within the last seconds, or the entry would pass the bound
