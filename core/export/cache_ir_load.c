@@ -284,10 +284,10 @@ static const char *T(const rel *r, uint32_t s) {
     return s == NONE ? NULL : r->p->buf + s;
 }
 
+/* An array of n records (one when n is 0: an empty range at its start
+ * is then an address, not an offset from NULL). */
 static void *alloc(exdb_arena *a, uint64_t n, size_t size, int *oom) {
-    if (!n)
-        return NULL;
-    void *p = exdb_arena_alloc(a, (size_t)n * size);
+    void *p = exdb_arena_alloc(a, (size_t)(n ? n : 1) * size);
     *oom |= !p;
     return p;
 }
