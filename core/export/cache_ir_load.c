@@ -71,6 +71,17 @@ static int sections_ok(img *im, const char *image, size_t len, uint64_t text_len
            im->n[EXDB_IR_BASES] == h->bases_cap;
 }
 
+/* The string references [at, at + n) (inside their section) all name a
+ * string (the printers take a dict's keys and a schema's argument names
+ * as strings). */
+static int strings_present(const img *im, uint32_t at, uint32_t n) {
+    const uint32_t *sr = REC(im, EXDB_IR_STRREFS, uint32_t);
+    for (uint32_t k = 0; at != NONE && k < n; k++)
+        if (sr[at + k] == NONE)
+            return 0;
+    return 1;
+}
+
 /* Node i's arg records [lo, hi): kinds in range, items after their list
  * and inside [lo, hi), nodes named before i. */
 static int args_ok(const img *im, uint32_t i, uint64_t lo, uint64_t hi) {
@@ -87,8 +98,8 @@ static int args_ok(const img *im, uint32_t i, uint64_t lo, uint64_t hi) {
             break;
         case EXDB_ARG_STR:
         case EXDB_ARG_DEVICE:
-        case EXDB_ARG_OPERATOR:
-            if (r->u > NONE || !str_ok(im, (uint32_t)r->u))
+        case EXDB_ARG_OPERATOR: /* a string (the printers take it as one) */
+            if (r->u >= NONE || !str_ok(im, (uint32_t)r->u))
                 return 0;
             break;
         case EXDB_ARG_COMPLEX:
@@ -101,6 +112,8 @@ static int args_ok(const img *im, uint32_t i, uint64_t lo, uint64_t hi) {
             if (r->u == NONE ? r->n != 0 : (r->u <= k || r->u > hi || r->n > hi - r->u))
                 return 0;
             if (r->kind == EXDB_ARG_DICT && r->n && r->keys == NONE)
+                return 0;
+            if (r->kind == EXDB_ARG_DICT && !strings_present(im, r->keys, r->n))
                 return 0;
             break;
         default:
@@ -151,7 +164,7 @@ static int metas_ok(const img *im) {
             (r->textmask && !r->has_defer) || !range_ok(im, EXDB_IR_KVS, r->extra, r->nextra) ||
             (r->val != NONE && r->val >= im->n[EXDB_IR_VALS]) ||
             !range_ok(im, EXDB_IR_STRREFS, r->arg_names, r->narg_names) ||
-            !str_ok(im, r->arg_names_target))
+            !strings_present(im, r->arg_names, r->narg_names) || !str_ok(im, r->arg_names_target))
             return 0;
         for (int k = 0; k < 6; k++)
             if (!((r->textmask >> k) & 1 ? text_ok(im, r->strs[k]) : str_ok(im, r->strs[k])))
@@ -165,8 +178,9 @@ static int metas_ok(const img *im) {
         }
     }
     const ir_stack *st = REC(im, EXDB_IR_STACKS, ir_stack);
-    for (uint64_t i = 0; i < im->n[EXDB_IR_STACKS]; i++)
-        if (!str_ok(im, st[i].key) || !str_ok(im, st[i].path) || !str_ok(im, st[i].type))
+    for (uint64_t i = 0; i < im->n[EXDB_IR_STACKS]; i++) /* three strings each */
+        if (st[i].key == NONE || st[i].path == NONE || st[i].type == NONE ||
+            !str_ok(im, st[i].key) || !str_ok(im, st[i].path) || !str_ok(im, st[i].type))
             return 0;
     const uint32_t *sr = REC(im, EXDB_IR_STRREFS, uint32_t);
     for (uint64_t i = 0; i < im->n[EXDB_IR_STRREFS]; i++)
@@ -194,7 +208,7 @@ static int vals_ok(const img *im) {
                 return 0;
             break;
         case EXDB_VAL_CUSTOM_OBJ:
-            if (r->u > NONE || !str_ok(im, (uint32_t)r->u))
+            if (r->u >= NONE || !str_ok(im, (uint32_t)r->u))
                 return 0;
             break;
         case EXDB_VAL_TUPLE:
@@ -218,7 +232,8 @@ static int vals_ok(const img *im) {
     const ir_tmeta *t = REC(im, EXDB_IR_TMETAS, ir_tmeta);
     for (uint64_t i = 0; i < im->n[EXDB_IR_TMETAS]; i++) {
         const ir_tmeta *r = &t[i];
-        if (!str_ok(im, r->device_type) || !sym_ok(im, &r->storage_offset) ||
+        if (r->device_type == NONE || !str_ok(im, r->device_type) ||
+            !sym_ok(im, &r->storage_offset) ||
             !range_ok(im, EXDB_IR_SYMS, r->sizes, r->sizes == NONE ? 0 : r->ndim) ||
             !range_ok(im, EXDB_IR_SYMS, r->strides, r->strides == NONE ? 0 : r->ndim) ||
             (r->ndim && (r->sizes == NONE || r->strides == NONE)))
