@@ -1,6 +1,7 @@
-/* cache_ir.c - see cache_ir.h: the IR image written from a built
- * program's main graph (this file's first half) and put back (its second
- * half, after cache_ir_check.c's one pass over it). */
+/* cache_ir.c - see cache_ir.h: the IR image made from a built program's
+ * main graph (cache_ir_load.c checks it and puts it back). The loader
+ * whose graph it holds is load_program (program.c), torch's
+ * GraphModuleDeserializer. */
 #include "core/export/cache_ir.h"
 
 #include <stdlib.h>
@@ -532,8 +533,8 @@ int exdb_cache_ir_make_parts(const exdb_program *p, exdb_cache_ir_parts *out) {
     if (!g || p->nsubgraphs || !p->buf || p->json_bytes >= NONE || g->count >= NONE / 2 ||
         g->insert_mode != EXDB_INSERT_APPEND || g->insert_ref)
         return -1;
-    static wr w0;
-    wr w = w0; /* 64 KB on the stack */
+    wr w; /* 64 KB (recent) on the stack: a default thread's is 8 MB */
+    memset(&w, 0, sizeof w);
     w.p = p;
     w.text = p->buf;
     w.text_len = p->json_bytes;
