@@ -246,6 +246,10 @@ static void cache_setup(int off) {
         return;
     if (n > 0 && (size_t)n < sizeof dir)
         exdb_cache_use(dir);
+    /* the IR entry written by a process of its own (EXDB_CACHE_SYNC=1: by
+     * the build, before it returns) */
+    const char *sync = getenv("EXDB_CACHE_SYNC");
+    exdb_cache_ir_async(!(sync && strcmp(sync, "1") == 0));
 }
 
 static void on_sigint(int sig) {
@@ -454,6 +458,10 @@ static int load_file(const options *o) {
              * batch session of no command is the load's verdict alone */
             int whole = (o->batch && o->ncmds == 0) || (o->ncmds > 0 && !o->is_script[0] &&
                                                         !session_line_on_shape(&S, o->cmds[0]));
+            /* but a file with an IR entry in the reopen cache: opened from
+             * the cache, the command builds the graph from the entry */
+            if (whole && o->ncmds > 0 && exdb_cache_ir_present(o->file, o->model))
+                whole = 0;
             uint32_t was = whole ? exdb_program_shape_first(UINT32_MAX) : 0;
             if (session_exec(&S, line) < 0)
                 rc = 1;

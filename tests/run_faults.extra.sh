@@ -257,14 +257,17 @@ run shape-first --arena-calls --shape-first -c "load '{F}'" -c "info program" -c
     -c "info program" tests/fixtures/example.json tests/malformed/dup_node_output.json \
     tests/fixtures/kwargs.pt2
 # programs opened from the reopen cache (core/export/cache.h): the entry
-# read and its image put back, the build reading the file; then the entry
-# written (each session starting with the cache empty); an image whose
+# read and its image put back, the build made from the IR entry (cache_ir.h;
+# checked, put back, the file hashed); then the entries written (each
+# session starting with the cache empty: the shape entry at the open, the
+# IR entry after the build); an image whose
 # slim text keeps the specs with a value (constant user inputs)
 run cache --arena-calls --shape-first --cache -c "load '{F}' model" -c "info program" \
     -c "print code" -c "info program" tests/fixtures/kwargs.pt2 \
     tests/fixtures/const_inputs_multi_out.json
 run cache-write --arena-calls --shape-first --cache-write -c "load '{F}' model" \
-    -c "info program" tests/fixtures/kwargs.pt2 tests/fixtures/const_inputs_multi_out.json
+    -c "info program" -c "print code" tests/fixtures/kwargs.pt2 \
+    tests/fixtures/const_inputs_multi_out.json
 # the journal's own check (EXDB_JOURNAL_VERIFY, a debugging mode) failing
 EXDB_JOURNAL_VERIFY=1
 export EXDB_JOURNAL_VERIFY

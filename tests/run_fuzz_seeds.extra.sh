@@ -64,6 +64,8 @@ if command -v python3 >/dev/null 2>&1; then
     if [ -n "$exdb" ]; then
         n=$(ls "$tmp/seeds/cache" 2>/dev/null | grep -v '^regression_' | grep -c '\.shape$')
         check "fuzz_cache gets the entries exdb writes for its 8 programs" 8 "$n"
+        n=$(ls "$tmp/seeds/cache" 2>/dev/null | grep -v '^regression_' | grep -c '\.ir$')
+        check "fuzz_cache gets the IR entries exdb writes for its 8 programs" 8 "$n"
     fi
     n=$(ls "$tmp/seeds/unflatten" 2>/dev/null | grep -c '^modgraph_')
     check "fuzz_unflatten gets the 12 adversarial module graphs" 12 "$n"

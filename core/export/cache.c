@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -32,12 +33,19 @@
  * (those with a value, which format 2 kept as text entries) */
 enum { FORMAT = 3, SCAN_MAX = 1024, CUTS_MAX = 16 };
 #define NAME_SUFFIX ".shape"
+/* The IR image of a built program (cache_ir.h): an entry of its own
+ * beside the shape entry, with the same name but this suffix, so that a
+ * reopen's prompt never reads (nor checks the sum of) its bytes. */
+#define IR_MAGIC  "EXDBIR01"
+#define IR_SUFFIX ".ir"
+enum { IR_FORMAT = 1 };
 
 typedef exdb_cache_head head;
 
 static char dir_path[PATH_MAX];
 static int cache_on;
 static size_t entry_max = EXDB_CACHE_ENTRY_MAX, total_max = EXDB_CACHE_TOTAL_MAX;
+static int limits_set; /* exdb_cache_limits called: the bounds as given, not scaled */
 static uint64_t racy_ns = EXDB_CACHE_RACY_NS;
 
 void exdb_cache_use(const char *dir) {
@@ -53,10 +61,21 @@ const char *exdb_cache_dir(void) {
 void exdb_cache_limits(size_t entry, size_t total) {
     entry_max = entry;
     total_max = total;
+    limits_set = 1;
 }
 
 void exdb_cache_racy(uint64_t ns) {
     racy_ns = ns;
+}
+
+static int ir_async;
+
+void exdb_cache_ir_async(int on) {
+    ir_async = on;
+}
+
+int exdb_cache_ir_async_on(void) {
+    return ir_async;
 }
 
 /* The folder, opened (created 0700 with its parent when create), or -1:
@@ -165,19 +184,31 @@ static int counts_sane(const head *hd) {
 }
 
 /* Whether hd, the head of data[0..n), is one of k's entries. */
-static int head_ok(const char *data, size_t n, const key *k, const head *hd) {
+/* Where an IR entry's payload starts: 8-aligned after its strings. */
+static uint64_t ir_payload_at(const head *hd) {
+    uint64_t strs = (uint64_t)hd->path_len + hd->model_len + hd->member_len + 3;
+    return (sizeof *hd + strs + 7) & ~(uint64_t)7;
+}
+
+/* Whether hd, the head of data[0..n), is one of k's entries (ir: an IR
+ * entry's). */
+static int head_ok(const char *data, size_t n, const key *k, const head *hd, int ir) {
     uint64_t strs = (uint64_t)hd->path_len + hd->model_len + hd->member_len + 3;
     char ver[sizeof hd->version + 1];
     memcpy(ver, hd->version, sizeof hd->version);
     ver[sizeof hd->version] = 0;
-    if (memcmp(hd->magic, MAGIC, 8) != 0 || hd->format != FORMAT || hd->head_size != sizeof *hd ||
+    if (memcmp(hd->magic, ir ? IR_MAGIC : MAGIC, 8) != 0 ||
+        hd->format != (ir ? IR_FORMAT : FORMAT) || hd->head_size != sizeof *hd ||
         strcmp(ver, exdb_version()) != 0)
+        return 0;
+    if (ir && (hd->image_len || hd->payload_len > n || strs > n ||
+               ir_payload_at(hd) + hd->payload_len + 8 != n))
         return 0;
     /* a text entry (no image) has no records either */
     if (!hd->image_len && (hd->image_inputs || hd->image_outputs || hd->image_calls))
         return 0;
-    if (hd->payload_len > n || strs > n || hd->image_len > n ||
-        sizeof *hd + strs + hd->payload_len + 1 + hd->image_len + 8 != n)
+    if (!ir && (hd->payload_len > n || strs > n || hd->image_len > n ||
+                sizeof *hd + strs + hd->payload_len + 1 + hd->image_len + 8 != n))
         return 0;
     if (hd->dev != k->dev || hd->ino != k->ino || hd->size != k->size ||
         hd->mtime_ns != k->mtime_ns || hd->ctime_ns != k->ctime_ns)
@@ -195,15 +226,20 @@ static int head_ok(const char *data, size_t n, const key *k, const head *hd) {
     if (memchr(p, 0, hd->member_len + 1) != p + hd->member_len)
         return 0;
     p += hd->member_len + 1;
+    if (ir)
+        return counts_sane(hd);
     return p[hd->payload_len] == 0 && memchr(p, 0, hd->payload_len) == NULL && counts_sane(hd);
 }
 
 /* The entry open at fd for key k into h: 1, or 0 when it is not one to
  * trust. */
-static int read_entry(int fd, const key *k, exdb_cache_hit *h) {
+static uint64_t ir_entry_max(uint64_t file_size);
+
+static int read_entry(int fd, const key *k, exdb_cache_hit *h, int ir) {
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-        (uint64_t)st.st_size < sizeof(head) + 3 + 1 + 8 || (uint64_t)st.st_size > entry_max)
+        (uint64_t)st.st_size < sizeof(head) + 3 + 1 + 8 ||
+        (uint64_t)st.st_size > (ir ? ir_entry_max(k->size) : entry_max))
         return 0;
     size_t n = (size_t)st.st_size;
     const char *map = NULL;
@@ -219,7 +255,7 @@ static int read_entry(int fd, const key *k, exdb_cache_hit *h) {
     memcpy(&sum, data + n - 8, 8);
     head hd;
     memcpy(&hd, data, sizeof hd);
-    if (XXH3_64bits(data, n - 8) != sum || !head_ok(data, n, k, &hd))
+    if (XXH3_64bits(data, n - 8) != sum || !head_ok(data, n, k, &hd, ir))
         goto bad;
     h->data = data;
     h->mapped = map != NULL;
@@ -228,6 +264,11 @@ static int read_entry(int fd, const key *k, exdb_cache_hit *h) {
     h->len = hd.payload_len;
     h->image = h->text + hd.payload_len + 1;
     h->image_len = hd.image_len;
+    if (ir) { /* the IR image is the payload */
+        h->text = NULL;
+        h->image = data + ir_payload_at(&hd);
+        h->image_len = hd.payload_len;
+    }
     h->image_inputs = hd.image_inputs;
     h->image_outputs = hd.image_outputs;
     h->image_calls = hd.image_calls;
@@ -246,7 +287,8 @@ bad:
     return 0;
 }
 
-int exdb_cache_find(const char *path, const char *model, exdb_cache_hit *h) {
+/* The entry of path (model) into h (ir: its IR entry). */
+static int find(const char *path, const char *model, exdb_cache_hit *h, int ir) {
     memset(h, 0, sizeof *h);
     key k;
     int dfd = cache_on ? open_dir(0) : -1;
@@ -255,14 +297,41 @@ int exdb_cache_find(const char *path, const char *model, exdb_cache_hit *h) {
     int found = 0;
     if (key_of(path, model, &k) == 0) {
         key_name(&k, h->name);
+        if (ir)
+            strcpy(h->name + 32, IR_SUFFIX);
         int fd = openat(dfd, h->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
         if (fd >= 0) {
             futimens(fd, NULL); /* used now: the last to be evicted (before it is mapped) */
-            found = read_entry(fd, &k, h);
+            found = read_entry(fd, &k, h, ir);
             close(fd);
         }
         if (!found && (fd >= 0 || errno == ELOOP))
             unlinkat(dfd, h->name, 0);
+        free(k.path);
+    }
+    close(dfd);
+    return found;
+}
+
+int exdb_cache_find(const char *path, const char *model, exdb_cache_hit *h) {
+    return find(path, model, h, 0);
+}
+
+int exdb_cache_ir_find(const char *path, const char *model, exdb_cache_hit *h) {
+    return find(path, model, h, 1);
+}
+
+int exdb_cache_ir_present(const char *path, const char *model) {
+    key k;
+    char name[48];
+    struct stat st;
+    int dfd = cache_on ? open_dir(0) : -1, found = 0;
+    if (dfd < 0)
+        return 0;
+    if (key_of(path, model, &k) == 0) {
+        key_name(&k, name);
+        strcpy(name + 32, IR_SUFFIX);
+        found = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
         free(k.path);
     }
     close(dfd);
@@ -487,6 +556,100 @@ void exdb_cache_put(const char *path, const char *model, const char *member, con
     free(k.path);
 }
 
+/* ---- IR entries (cache_ir.h) */
+
+#define GIB ((uint64_t)1 << 30)
+
+/* All entries together: total_max, or, unless the bounds were set, up to
+ * 4 GiB or a tenth of the file system's free space when that is more (an
+ * IR image is about a quarter of its text: synth_1M's ~0.5 GB). */
+static uint64_t total_bound(int dfd) {
+    struct statvfs fs;
+    uint64_t t = total_max;
+    if (!limits_set && dfd >= 0 && fstatvfs(dfd, &fs) == 0) {
+        uint64_t free10 = (uint64_t)fs.f_bavail * fs.f_frsize / 10;
+        uint64_t more = free10 < 4 * GIB ? free10 : 4 * GIB;
+        if (more > t)
+            t = more;
+    }
+    return t;
+}
+
+/* An IR entry of a file of file_size bytes: entry_max, or, unless the
+ * bounds were set, up to the file's size. */
+static uint64_t ir_entry_max(uint64_t file_size) {
+    return !limits_set && file_size > entry_max ? file_size : entry_max;
+}
+
+void exdb_cache_ir_put(const char *path, const char *model, const char *member,
+                       const exdb_program *p, const exdb_cache_piece *pieces, int npieces) {
+    key k;
+    size_t len = 0;
+    for (int i = 0; i < npieces; i++)
+        len += pieces[i].n;
+    if (!cache_on || !member || !p->snapshot || key_of(path, model, &k) < 0)
+        return;
+    uint64_t now = now_ns();
+    if (now < k.mtime_ns + racy_ns || now < k.ctime_ns + racy_ns) {
+        free(k.path);
+        return;
+    }
+    exdb_node_counts c;
+    exdb_program_node_counts(p, &c);
+    head hd = {.magic = IR_MAGIC,
+               .format = IR_FORMAT,
+               .head_size = sizeof hd,
+               .dev = k.dev,
+               .ino = k.ino,
+               .size = k.size,
+               .mtime_ns = k.mtime_ns,
+               .ctime_ns = k.ctime_ns,
+               .created_ns = now,
+               .text_len = p->json_bytes,
+               .text_hash = p->snapshot->program_hash,
+               .payload_len = len,
+               .nserialized = p->nserialized_nodes};
+    hd.path_len = (uint32_t)strlen(k.path);
+    hd.model_len = (uint32_t)strlen(k.model);
+    hd.member_len = (uint32_t)strlen(member);
+    snprintf(hd.version, sizeof hd.version, "%s", exdb_version());
+    hd.counts[0] = c.nodes;
+    memcpy(hd.counts + 1, c.ops, sizeof c.ops);
+    hd.counts[7] = c.getitems;
+    uint64_t at = ir_payload_at(&hd), size = at + len + 8;
+    int dfd = -1;
+    if (size <= ir_entry_max(k.size) && (dfd = open_dir(1)) >= 0 && size <= total_bound(dfd)) {
+        char name[48], tmp[64];
+        key_name(&k, name);
+        strcpy(name + 32, IR_SUFFIX);
+        snprintf(tmp, sizeof tmp, "tmp.%ld.%llx", (long)getpid(), (unsigned long long)now_ns());
+        writer w = {openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600), 0,
+                    XXH3_createState()};
+        if (w.fd < 0 || !w.hs || XXH3_64bits_reset(w.hs) != XXH_OK)
+            w.failed = 1;
+        static const char zeros[8];
+        put(&w, &hd, sizeof hd);
+        put(&w, k.path, hd.path_len + 1);
+        put(&w, k.model, hd.model_len + 1);
+        put(&w, member, hd.member_len + 1);
+        put(&w, zeros, (size_t)(at - (sizeof hd + hd.path_len + hd.model_len + hd.member_len + 3)));
+        for (int i = 0; i < npieces; i++)
+            put(&w, pieces[i].p, pieces[i].n);
+        uint64_t sum = w.failed ? 0 : XXH3_64bits_digest(w.hs);
+        put(&w, &sum, sizeof sum);
+        XXH3_freeState(w.hs);
+        if (w.fd >= 0 && close(w.fd) != 0)
+            w.failed = 1;
+        if (w.fd >= 0 && (w.failed || renameat(dfd, tmp, dfd, name) != 0))
+            unlinkat(dfd, tmp, 0);
+        else if (!w.failed)
+            evict(dfd);
+    }
+    if (dfd >= 0)
+        close(dfd);
+    free(k.path);
+}
+
 /* ---- the folder's entries */
 
 typedef struct slot {
@@ -498,7 +661,8 @@ typedef struct slot {
  * temporary file's. */
 static int entry_name(const char *name) {
     size_t n = strlen(name);
-    if (n == 32 + strlen(NAME_SUFFIX) && strcmp(name + 32, NAME_SUFFIX) == 0)
+    if ((n == 32 + strlen(NAME_SUFFIX) && strcmp(name + 32, NAME_SUFFIX) == 0) ||
+        (n == 32 + strlen(IR_SUFFIX) && strcmp(name + 32, IR_SUFFIX) == 0))
         return strspn(name, "0123456789abcdef") == 32;
     return 0;
 }
@@ -575,10 +739,10 @@ static slot slots_buf[SCAN_MAX];
 
 /* The oldest entries removed while all of them pass total_max. */
 static void evict(int dfd) {
-    uint64_t bytes;
+    uint64_t bytes, total = total_bound(dfd);
     uint32_t n = scan(dfd, slots_buf, &bytes, 1);
     qsort(slots_buf, n, sizeof *slots_buf, by_mtime);
-    for (uint32_t i = 0; i < n && bytes > total_max; i++) {
+    for (uint32_t i = 0; i < n && bytes > total; i++) {
         if (unlinkat(dfd, slots_buf[i].name, 0) == 0)
             bytes -= slots_buf[i].size;
     }

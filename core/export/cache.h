@@ -39,6 +39,13 @@ void exdb_cache_limits(size_t entry_max, size_t total_max);
  * and times (git's "racy clean"). */
 #define EXDB_CACHE_RACY_NS 2000000000ull
 void exdb_cache_racy(uint64_t ns);
+/* The IR entry written after a build by a process of its own (fork: the
+ * built program as it is then, copy on write), so that the build returns
+ * without waiting for it (~3.5 s at 1M nodes): on for the REPL, off (the
+ * default: written before the build returns) for the library and the
+ * tests, and always off in the fault-injection build. */
+void exdb_cache_ir_async(int on);
+int exdb_cache_ir_async_on(void);
 
 /* An entry as read back. */
 typedef struct exdb_cache_hit {
@@ -62,6 +69,25 @@ typedef struct exdb_cache_hit {
  * trusted (a wrong one is removed). */
 int exdb_cache_find(const char *path, const char *model, exdb_cache_hit *h);
 void exdb_cache_hit_free(exdb_cache_hit *h);
+/* The IR entry of path (model) (cache_ir.h): 1 with it in *h (its image
+ * and image_len the IR image, 8-aligned; text NULL; its head's counts and
+ * the text's hash and length), 0 when there is none to trust (a wrong one
+ * is removed). exdb_cache_drop removes it. */
+int exdb_cache_ir_find(const char *path, const char *model, exdb_cache_hit *h);
+/* Whether path (model) has an IR entry (not read: a file of its name). */
+int exdb_cache_ir_present(const char *path, const char *model);
+/* Writes the IR entry of path (model, member) for built program p:
+ * image[0..len) (exdb_cache_ir_make). Nothing when there is no folder, the
+ * file changed within the last seconds, or the entry would pass the bound
+ * (an IR entry: the file's size, unless exdb_cache_limits was called); the
+ * oldest entries go while all pass the total (unless exdb_cache_limits was
+ * called: up to 4 GiB or a tenth of the free space when that is more). */
+typedef struct exdb_cache_piece {
+    const void *p;
+    size_t n;
+} exdb_cache_piece;
+void exdb_cache_ir_put(const char *path, const char *model, const char *member,
+                       const exdb_program *p, const exdb_cache_piece *pieces, int npieces);
 /* Removes the entry h was read from (the build found it lying). */
 void exdb_cache_drop(const exdb_cache_hit *h);
 

@@ -47,4 +47,93 @@ typedef struct exdb_cache_call_rec {
     uint32_t fqn, json;
 } exdb_cache_call_rec;
 
+/* ---- the IR image (cache_ir.h): an entry of its own beside the shape
+ * entry (the same head, magic EXDBIR01), its payload 8-aligned after the
+ * strings. Every section an array of the fixed-size records below; an
+ * index into an array is a uint32 (EXDB_CACHE_NONE: none), a string an
+ * offset into the STRS section (NUL-ended), a text reference (a lazily
+ * read metadata field: a bit of the record's textmask) an offset into the
+ * program's text. */
+enum {
+    EXDB_IR_NODES,
+    EXDB_IR_ARGS,
+    EXDB_IR_STRREFS,
+    EXDB_IR_DOUBLES,
+    EXDB_IR_METAS,
+    EXDB_IR_STACKS,
+    EXDB_IR_KVS,
+    EXDB_IR_VALS,
+    EXDB_IR_VALREFS,
+    EXDB_IR_TMETAS,
+    EXDB_IR_SYMS,
+    EXDB_IR_NAMES,
+    EXDB_IR_BASES,
+    EXDB_IR_STRS,
+    EXDB_IR_NSECT
+};
+typedef struct exdb_cache_ir_sect {
+    uint64_t off, count; /* from the image's start (8-aligned), records */
+} exdb_cache_ir_sect;
+typedef struct exdb_cache_ir_head {
+    uint32_t nsect, flags; /* flags bit 0: lazily read metadata (meta_defer) */
+    uint32_t graph_stamp, next_id, slab_size, names_cap, bases_cap, pad;
+    uint64_t text_len;
+    exdb_cache_ir_sect sect[EXDB_IR_NSECT];
+} exdb_cache_ir_head;
+typedef struct exdb_cache_ir_node {
+    uint32_t name, target, meta, args, kwargs, id, stamp, name_hash;
+    int32_t src;
+    uint8_t op, tkind, erased, hashed; /* hashed: name_hash is the name's */
+} exdb_cache_ir_node;
+typedef struct exdb_cache_ir_arg {
+    uint8_t kind;
+    uint8_t pad[3];
+    uint32_t n;
+    uint64_t u;    /* a node index, int64, double's bits, string, ARGS start, DOUBLES index */
+    uint32_t keys; /* STRREFS start (a dict's keys) */
+    uint32_t pad2;
+} exdb_cache_ir_arg;
+typedef struct exdb_cache_ir_meta {
+    uint32_t stack, nstack; /* STACKS */
+    uint8_t has_stack, textmask, has_defer, pad;
+    uint32_t strs[6];       /* nn_module_stack, stack_trace, source_fn_stack, torch_fn, custom,
+                               from_node */
+    uint32_t extra, nextra; /* KVS */
+    int32_t defer_src;
+    uint32_t val;
+    uint32_t arg_names, narg_names, arg_names_target; /* STRREFS */
+} exdb_cache_ir_meta;
+typedef struct exdb_cache_ir_stack {
+    uint32_t key, path, type;
+    int32_t call_idx;
+} exdb_cache_ir_stack;
+typedef struct exdb_cache_ir_kv {
+    uint32_t key, value, text, pad; /* text: value is a text reference */
+} exdb_cache_ir_kv;
+typedef struct exdb_cache_ir_sym {
+    uint32_t expr;
+    uint8_t has_hint;
+    uint8_t pad[3];
+    uint64_t v;
+} exdb_cache_ir_sym;
+typedef struct exdb_cache_ir_val {
+    uint8_t kind;
+    uint8_t pad[3];
+    uint32_t n;
+    uint64_t u; /* TMETAS index, a string, VALREFS start, ARGS index; a sym's value */
+    uint32_t expr;
+    uint8_t has_hint;
+    uint8_t pad2[3];
+} exdb_cache_ir_val;
+typedef struct exdb_cache_ir_tmeta {
+    int32_t dtype, layout, requires_grad, device_index;
+    uint32_t device_type, ndim, sizes, strides; /* SYMS */
+    exdb_cache_ir_sym storage_offset;
+} exdb_cache_ir_tmeta;
+typedef struct exdb_cache_ir_slot {
+    uint32_t key; /* a string, EXDB_CACHE_NONE: an empty slot */
+    uint32_t hi;  /* the key's hash bits the slot keeps (strmap.h) */
+    uint64_t val; /* names: a node index (EXDB_CACHE_NONE: NULL); bases: the count */
+} exdb_cache_ir_slot;
+
 #endif

@@ -691,13 +691,19 @@ static void loader_restart(exdb_program *P, struct exdb_program_pending *pd) {
 int exdb_program_attempt(exdb_program *p, struct exdb_program_pending *pd, exdb_error *err) {
     memcpy(pd->saved, (char *)p + LOADED_FROM, sizeof pd->saved);
     exdb_error e = {0};
-    int rc = pd->cold ? exdb_program_cache_cold_pass(p, pd, &e) : 0;
-    if (rc == 0) {
-        loader_restart(p, pd);
-        rc = build(p, pd, &e);
+    /* from the IR entry when there is one (1: none) */
+    int rc = pd->cold ? exdb_program_cache_ir_open(p, pd, &e) : 1, from_ir = rc == 0;
+    if (rc == 1) {
+        rc = pd->cold ? exdb_program_cache_cold_pass(p, pd, &e) : 0;
+        if (rc == 0) {
+            loader_restart(p, pd);
+            rc = build(p, pd, &e);
+        }
     }
     if (rc == 0 && pd->hit.data) /* the entry's counts are the file's */
         rc = exdb_program_cache_check(p, pd, &e);
+    if (rc == 0 && !from_ir) /* the next build of the file from its IR entry */
+        exdb_program_cache_ir_put(p, pd);
     if (rc == 0)
         return 0;
     /* what a failed build leaves is not read: the shape stands */
@@ -767,6 +773,8 @@ static exdb_program *open_path(const char *path, const char *model, int shape_fi
         /* opened shape first: the next open reads the cache */
         if (P && P->pending && !exdb_filemap_changed(P->buf))
             exdb_cache_put(path, model, member, P, P->pending->root);
+        if (P && P->pending && model) /* the model asked for: the IR entry's key */
+            P->pending->model = exdb_arena_strdup(&P->arena, model);
     }
     if (P) {
         int kind = (int)exdb_container_kind_of(c);
@@ -803,6 +811,7 @@ void exdb_program_free(exdb_program *p) {
     if (p->pending && p->pending->cold)
         p->buf = NULL; /* the cache entry's text, freed with it */
     exdb_program_pending_free(p->pending);
+    exdb_program_cache_kept_free(p->cache_kept);
     for (exdb_meta_fail *f = p->meta_defer.fails, *next; f; f = next) {
         next = f->next;
         free(f);

@@ -140,6 +140,10 @@ typedef struct exdb_program {
      * counts; everything else above is loaded. NULL once built. */
     struct exdb_program_pending *pending;
     exdb_node_counts shape;
+    /* Built from the reopen cache's IR entry (cache_ir.h): the shape
+     * entry and the DOM of its text, which the signature's and the call
+     * graph's strings still point into (program_cache.c); else NULL. */
+    struct exdb_cache_kept *cache_kept;
 } exdb_program;
 
 /* Loads PATH (a .pt2 archive, a legacy export zip, or bare program JSON).

@@ -4,12 +4,18 @@
  * (the file read and checked against the entry). */
 #include "core/export/program_impl.h"
 
+#include <pthread.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/base/filemap.h"
 #include "core/base/mem.h"
+#include "core/export/cache_format.h"
 #include "core/export/cache_image.h"
+#include "core/export/cache_ir.h"
+#include "core/export/load_meta.h"
 #include "core/export/snapshot.h"
 
 /* The entry a program was opened from does not say what its file holds:
@@ -68,6 +74,231 @@ int exdb_program_cache_cold_pass(exdb_program *p, struct exdb_program_pending *p
     p->json_bytes = len;
     pd->cold = 0;
     return 0;
+}
+
+/* The absolute path of p's file (the snapshot's: a cd does not matter). */
+static const char *file_of(const exdb_program *p) {
+    return p->snapshot ? exdb_snapshot_abs_path(p->snapshot) : p->path;
+}
+
+/* The text's XXH3 taken on the second core while the image is put back. */
+typedef struct hasher {
+    pthread_t th;
+    const char *buf;
+    size_t len;
+    uint64_t hash;
+    int started;
+} hasher;
+
+/* The text hashed a chunk at a time, each given back once hashed
+ * (exdb_filemap_drop takes the hash up to what it gives back): the
+ * process never holds the whole text's pages. */
+#define HASH_CHUNK ((size_t)8 << 20)
+static void *hash_run(void *arg) {
+    hasher *h = arg;
+    for (size_t at = 0; at < h->len; at += HASH_CHUNK)
+        exdb_filemap_drop(h->buf, h->buf + at,
+                          h->buf + (h->len - at < HASH_CHUNK ? h->len : at + HASH_CHUNK));
+    exdb_filemap_hash(h->buf, &h->hash);
+    return NULL;
+}
+
+/* The file read for the IR image (its text into *buf, *len, its hash
+ * into *hash once hasher_join): 0, or -1 (cache_lied or memory, err). */
+static int ir_read_file(exdb_program *p, struct exdb_program_pending *pd, char **buf, size_t *len,
+                        hasher *hs, exdb_error *err) {
+    exdb_container *c;
+    const char *member;
+    uint64_t hash = 0;
+    int rc = exdb_container_open(file_of(p), &c, err), other = 0;
+    if (rc == 0) {
+        rc = exdb_container_read_program_to_load(c, pd->model, buf, len, &member, &hash, err);
+        other = rc == 0 && p->container_kind != EXDB_CONT_JSON && strcmp(member, pd->hit.member);
+        exdb_container_close(c);
+    }
+    if (rc < 0)
+        return exdb_error_oom(err) ? -1 : cache_lied(pd, err);
+    if (other || *len != pd->hit.text_len) {
+        exdb_mem_release(*buf);
+        return cache_lied(pd, err);
+    }
+    hs->buf = *buf;
+    hs->len = *len;
+    hs->hash = hash;
+    hs->started = exdb_filemap_is(*buf) && pthread_create(&hs->th, NULL, hash_run, hs) == 0;
+    if (!hs->started)
+        exdb_filemap_hash(*buf, &hs->hash);
+    return 0;
+}
+
+static uint64_t hasher_join(hasher *hs) {
+    if (hs->started)
+        pthread_join(hs->th, NULL);
+    hs->started = 0;
+    return hs->hash;
+}
+
+/* What an IR build keeps of the shape entry: the shape read's strings
+ * (the signature's, the call graph's) are in it and its DOM, as they were
+ * until the build (a build from the text reads them again from the file). */
+struct exdb_cache_kept {
+    exdb_cache_hit hit;
+    exdb_arena dom;
+};
+
+void exdb_program_cache_kept_free(struct exdb_cache_kept *k) {
+    if (!k)
+        return;
+    exdb_cache_hit_free(&k->hit);
+    exdb_arena_destroy(&k->dom);
+    free(k);
+}
+
+/* Whether the graph put back from an image is one a build could have
+ * made: the entry's node counts, and every node found under its name (a
+ * wrong name slot would make a lookup miss, and the graph's invariants,
+ * exdb_graph_ok, fail; the links and users hold by construction): one
+ * probe a node, the slots prefetched 8 nodes ahead (~0.1 s at 1M). */
+static int image_agrees(exdb_program *p, struct exdb_program_pending *pd) {
+    exdb_node_counts c;
+    exdb_program_node_counts(p, &c);
+    if (memcmp(&c, &pd->hit.counts, sizeof c) != 0 || p->nserialized_nodes != pd->hit.nserialized)
+        return 0;
+    const exdb_graph *g = p->graph;
+    const exdb_node *ahead = g->head;
+    for (int i = 0; i < 8 && ahead; i++, ahead = ahead->next)
+        exdb_strmap_prefetch(&g->names, ahead->name_hash);
+    for (const exdb_node *n = g->head; n; n = n->next) {
+        if (ahead) {
+            exdb_strmap_prefetch(&g->names, ahead->name_hash);
+            ahead = ahead->next;
+        }
+        /* the hash the image gives, when it gives one, is the name's */
+        uint32_t h = exdb_strmap_hash(n->name);
+        void **v = exdb_strmap_find_hashed(&g->names, n->name, h);
+        if (!v || *v != n || (n->hashed_name == n->name && n->name_hash != h))
+            return 0;
+    }
+    return 1;
+}
+
+int exdb_program_cache_ir_open(exdb_program *p, struct exdb_program_pending *pd, exdb_error *err) {
+    exdb_cache_hit ir;
+    if (!exdb_cache_dir() || !exdb_cache_ir_find(file_of(p), pd->model, &ir))
+        return 1;
+    if (ir.text_hash != pd->hit.text_hash || ir.text_len != pd->hit.text_len ||
+        ir.nserialized != pd->hit.nserialized ||
+        memcmp(&ir.counts, &pd->hit.counts, sizeof ir.counts) != 0 ||
+        (p->container_kind != EXDB_CONT_JSON && strcmp(ir.member, pd->hit.member) != 0) ||
+        exdb_cache_ir_check(ir.image, ir.image_len, ir.text_len) < 0) {
+        exdb_cache_drop(&ir);
+        exdb_cache_hit_free(&ir);
+        return 1;
+    }
+    char *buf;
+    size_t len;
+    hasher hs = {0};
+    struct exdb_cache_kept *kept = malloc(sizeof *kept);
+    if (!kept) {
+        exdb_cache_hit_free(&ir);
+        exdb_errorf(err, "%s: out of memory", pd->L.fname);
+        return -1;
+    }
+    if (ir_read_file(p, pd, &buf, &len, &hs, err) < 0) {
+        free(kept);
+        exdb_cache_hit_free(&ir);
+        return -1;
+    }
+    char *was = p->buf;
+    size_t was_len = p->json_bytes;
+    p->buf = buf; /* the lazy metadata's text references are into it */
+    p->json_bytes = len;
+    int rc = exdb_cache_ir_install(p, ir.image, ir.image_len);
+    int lazy = ((const exdb_cache_ir_head *)ir.image)->flags & 1;
+    uint64_t hash = hasher_join(&hs);
+    if (rc < 0) {
+        exdb_errorf(err, "%s: out of memory", pd->L.fname);
+    } else if (hash != pd->hit.text_hash) {
+        exdb_cache_drop(&ir);
+        rc = cache_lied(pd, err);
+    } else if (!image_agrees(p, pd)) { /* not what a build makes: built from the file */
+        exdb_cache_drop(&ir);
+        rc = 1;
+    } else {
+        rc = exdb_program_text_read(buf, len, pd->L.fname, err);
+    }
+    exdb_cache_hit_free(&ir);
+    if (rc != 0) {
+        p->buf = was;
+        p->json_bytes = was_len;
+        p->graph = NULL; /* what the image left in the arenas is not read */
+        exdb_mem_release(buf);
+        free(kept);
+        return rc;
+    }
+    kept->hit = pd->hit; /* the program's now */
+    kept->dom = pd->hit_dom;
+    memset(&pd->hit, 0, sizeof pd->hit);
+    exdb_arena_init(&pd->hit_dom);
+    p->cache_kept = kept;
+    if (lazy) { /* as program.c's defer_meta sets it */
+        exdb_meta_defer *d = &p->meta_defer;
+        d->read = exdb_load_meta_read;
+        d->text = buf;
+        d->end = buf + len;
+        d->arena = &p->text_arena;
+        d->fname = pd->L.fname;
+    }
+    pd->cold = 0;
+    return 0;
+}
+
+/* The IR entry of p written (in the process that calls it). */
+static void ir_write(exdb_program *p, struct exdb_program_pending *pd) {
+    exdb_cache_ir_parts parts;
+    exdb_cache_piece pieces[EXDB_CACHE_IR_PIECES];
+    if (exdb_cache_ir_make_parts(p, &parts) < 0)
+        return;
+    const char *member = pd->hit.data ? pd->hit.member : p->member;
+    exdb_cache_ir_put(file_of(p), pd->model, member, p, pieces,
+                      exdb_cache_ir_pieces(&parts, pieces));
+    exdb_cache_ir_parts_free(&parts);
+}
+
+/* The writers forked so far and not yet reaped. */
+enum { WRITERS_MAX = 8 };
+static pid_t writers[WRITERS_MAX];
+
+static void reap(void) {
+    for (int i = 0; i < WRITERS_MAX; i++)
+        if (writers[i] > 0 && waitpid(writers[i], NULL, WNOHANG) != 0)
+            writers[i] = 0;
+}
+
+void exdb_program_cache_ir_put(exdb_program *p, struct exdb_program_pending *pd) {
+    if (!exdb_cache_dir() || exdb_filemap_changed(p->buf))
+        return;
+    reap();
+    int slot = -1;
+    for (int i = 0; i < WRITERS_MAX && slot < 0; i++)
+        if (!writers[i])
+            slot = i;
+#ifndef EXDB_FAULT /* the fault walk counts the writer's allocations: in this process */
+    pid_t pid = exdb_cache_ir_async_on() && slot >= 0 ? fork() : -1;
+    if (pid == 0) { /* the writer: the program as it is now, copy on write */
+        for (int fd = 0; fd < 1024; fd++)
+            close(fd); /* no pipe of the parent's held open */
+        ir_write(p, pd);
+        _exit(0);
+    }
+    if (pid > 0) {
+        writers[slot] = pid;
+        return;
+    }
+#else
+    (void)slot;
+#endif
+    ir_write(p, pd);
 }
 
 /* h's image put back into P (cache_image.h): 0, or -1 (err says so when

@@ -94,6 +94,17 @@ exdb_program *exdb_program_cache_open(exdb_container *c, const char *path, const
  * file read and through the first pass (into pd's DOM, the text p's),
  * checked to be the entry's. 0, or -1 with the message in err. */
 int exdb_program_cache_cold_pass(exdb_program *p, struct exdb_program_pending *pd, exdb_error *err);
+/* Its build from the IR entry (cache_ir.h) instead, when there is one to
+ * trust: the file read and its XXH3 taken on the second core while the
+ * image is checked and put back; 0 (built), 1 (no IR entry, or one not
+ * to trust, then removed: build as before), -1 with the message in err
+ * (memory, or the file changed). */
+int exdb_program_cache_ir_open(exdb_program *p, struct exdb_program_pending *pd, exdb_error *err);
+/* Frees what an IR build kept of the shape entry (NULL: nothing). */
+void exdb_program_cache_kept_free(struct exdb_cache_kept *k);
+/* After a build from the text: the IR entry of p written (when a cache is
+ * in use and p is one an image holds). */
+void exdb_program_cache_ir_put(exdb_program *p, struct exdb_program_pending *pd);
 /* The last step of its build: the counts of the graph built are the
  * entry's. 0, or -1 (the entry removed, the file taken as changed). */
 int exdb_program_cache_check(exdb_program *p, struct exdb_program_pending *pd, exdb_error *err);

@@ -27,7 +27,18 @@
  * text, the image), mends the lengths the head gives and repairs the
  * XXH3 at its end, so that most mutations get past the checksum into the
  * records. tests/fuzz/seeds.sh makes the seeds: the entries exdb writes
- * for these programs. */
+ * for these programs.
+ *
+ * An input that starts with EXDBIR01 is an IR entry (cache_ir.h): it goes
+ * beside the shape entry exdb wrote for the program, and the build is
+ * made from its image when the checks pass. Then the graph may be another
+ * than the file's (an image with a right checksum is trusted: docs/
+ * json-reader.md), so it is not compared but read by every command
+ * (print, tabular, code with its lazily read comments, lint, dce and
+ * undo); a build from the file (the image refused) must still be the
+ * whole load's. Its mutator keeps the image's size (its sections' offsets
+ * are inside it) and mutates the head, the image's section table or a
+ * window of the image. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <xxhash.h>
@@ -38,6 +49,9 @@
 #include "core/export/cache_format.h"
 #include "core/export/describe.h"
 #include "core/export/program.h"
+#include "core/fx/codegen.h"
+#include "core/fx/dce.h"
+#include "core/fx/lint.h"
 #include "core/fx/print.h"
 #include "fuzz_common.h"
 
@@ -61,6 +75,9 @@ typedef struct fixture {
     char *path; /* the copy's canonical path (realpath) */
     uint64_t dev, ino, size, mtime_ns, ctime_ns;
     char entry[600]; /* where the cache looks for its entry */
+    char ir[600];    /* and for its IR entry (cache_ir.h) */
+    char *shape;     /* the shape entry exdb wrote for it (an IR input's) */
+    size_t shape_len;
     char label[700]; /* what messages call it: the path, "PATH: MEMBER" for an archive */
     char *want;      /* the whole load's answers (answers()) */
     size_t want_len;
@@ -115,6 +132,8 @@ static int find_entry(fixture *f) {
     return n == 1 ? 0 : -1;
 }
 
+static char *fuzz_slurp(const char *path, size_t *n);
+
 /* Fixture name copied into the private folder, its identity taken, its
  * entry's name found (an open through the cache writes it) and removed,
  * the whole load's answers kept: 0, or -1. */
@@ -133,10 +152,13 @@ static int fixture_setup(fixture *f, const char *name) {
     f->ctime_ns = ts_ns(st.st_ctim);
     exdb_error err = {0};
     exdb_program *p = exdb_program_open(f->path, NULL, &err);
+    int built = p && exdb_program_build(p, &err) == 0; /* the IR entry written too */
     exdb_program_free(p);
-    if (!p || find_entry(f) < 0)
+    if (!built || find_entry(f) < 0 || !(f->shape = fuzz_slurp(f->entry, &f->shape_len)))
         return -1;
+    snprintf(f->ir, sizeof f->ir, "%.*s.ir", (int)(strlen(f->entry) - 6), f->entry);
     unlink(f->entry);
+    unlink(f->ir);
     p = exdb_program_load(f->path, NULL, &err);
     if (!p)
         return -1;
@@ -218,11 +240,76 @@ static void sum_set(uint8_t *d, size_t n, int right) {
     memcpy(d + n - 8, &sum, 8);
 }
 
+/* ---- an IR entry (cache_ir.h): the same head, magic EXDBIR01, its
+ * strings, then the image 8-aligned, then the checksum */
+
+#define IR_MAGIC "EXDBIR01"
+
+static int is_ir(const uint8_t *d, size_t n) {
+    return n >= 8 && memcmp(d, IR_MAGIC, 8) == 0;
+}
+
+static size_t ir_at(const head *h, size_t plen) {
+    return (sizeof *h + plen + h->model_len + h->member_len + 3 + 7) & ~(size_t)7;
+}
+
+/* The image's offset in an IR entry d[0..n) (its head in *h): 0 when the
+ * head's lengths do not tile it. */
+static size_t ir_layout(const uint8_t *d, size_t n, head *h) {
+    if (n < sizeof *h + 8)
+        return 0;
+    memcpy(h, d, sizeof *h);
+    uint64_t strs = (uint64_t)h->path_len + h->model_len + h->member_len + 3;
+    if (strs > n || h->payload_len > n)
+        return 0;
+    size_t at = ir_at(h, h->path_len);
+    return at + h->payload_len + 8 == n ? at : 0;
+}
+
+/* The IR entry d[0..n) for f (as relocate: f's path, identity, version;
+ * the image moved to its alignment after the new path). */
+static uint8_t *relocate_ir(const uint8_t *d, size_t n, const fixture *f, size_t *outn) {
+    head h;
+    size_t at = ir_layout(d, n, &h);
+    if (!at) /* lengths wrong: as any entry whose lengths are */
+        return NULL;
+    int right = sum_right(d, n);
+    size_t plen = strlen(f->path), to = ir_at(&h, plen);
+    size_t m = to + (size_t)h.payload_len + 8;
+    uint8_t *o = calloc(1, m);
+    if (!o)
+        return NULL;
+    const uint8_t *model = d + sizeof h + h.path_len + 1;
+    head nh = h;
+    memset(nh.version, 0, sizeof nh.version);
+    snprintf(nh.version, sizeof nh.version, "%s", exdb_version());
+    nh.dev = f->dev, nh.ino = f->ino, nh.size = f->size;
+    nh.mtime_ns = f->mtime_ns, nh.ctime_ns = f->ctime_ns;
+    nh.created_ns = f->mtime_ns > f->ctime_ns ? f->mtime_ns : f->ctime_ns;
+    nh.path_len = (uint32_t)plen;
+    memcpy(o, &nh, sizeof nh);
+    memcpy(o + sizeof nh, f->path, plen + 1);
+    memcpy(o + sizeof nh + plen + 1, model, (size_t)h.model_len + 1 + h.member_len + 1);
+    memcpy(o + to, d + at, (size_t)h.payload_len);
+    sum_set(o, m, right);
+    *outn = m;
+    return o;
+}
+
 /* The fixture the entry is for: the one whose name ends its path, else
  * one chosen by its size. */
 static fixture *fixture_of(const uint8_t *d, size_t n) {
     layout l;
-    if (layout_of(d, n, &l) == 0) {
+    head ih;
+    if (is_ir(d, n) && ir_layout(d, n, &ih)) {
+        const char *path = (const char *)d + sizeof ih;
+        size_t len = ih.path_len;
+        for (int i = 0; i < nfix; i++) {
+            size_t k = strlen(fix[i].name);
+            if (len > k && path[len - k - 1] == '/' && memcmp(path + len - k, fix[i].name, k) == 0)
+                return &fix[i];
+        }
+    } else if (layout_of(d, n, &l) == 0) {
         const char *path = (const char *)d + l.strs;
         size_t len = l.hd.path_len;
         for (int i = 0; i < nfix; i++) {
@@ -324,6 +411,31 @@ static void fail(const fixture *f, const char *why, const char *detail) {
     __builtin_trap();
 }
 
+/* What the commands read of a graph built from an image: printed,
+ * its code (with the lazily read comments), linted, dce'd. */
+static void exercise(exdb_program *p) {
+    exdb_buf b;
+    exdb_buf_init(&b);
+    answers(&b, p);
+    exdb_print_tabular(&b, p->graph);
+    exdb_codegen_opts code = {.verbose = 1, .include_stride = 1, .include_device = 1};
+    exdb_python_code(&b, p->graph, &code, NULL);
+    exdb_error err = {0};
+    exdb_program_meta_error(p, &err);
+    exdb_lint_report r;
+    exdb_lint_report_init(&r);
+    exdb_lint_graph(&r, p->graph, NULL, NULL);
+    exdb_lint_format(&b, &r);
+    exdb_lint_report_free(&r);
+    exdb_dce_log log;
+    exdb_dce_log_init(&log);
+    exdb_dce_opts o = {.impure_random = 1};
+    if (exdb_dce_run(p->graph, &o, &log, &err) > 0)
+        exdb_dce_undo(&log, &err);
+    exdb_dce_log_free(&log);
+    exdb_buf_free(&b);
+}
+
 /* Whether p (built) answers as the whole load of f did. */
 static int same_answers(const exdb_program *p, const fixture *f) {
     exdb_buf b;
@@ -350,10 +462,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_budget(size);
     fixture *f = fixture_of(data, size);
     size_t n = 0;
-    uint8_t *entry = relocate(data, size, f, &n);
+    /* an IR entry: beside the shape entry exdb wrote (the build is then
+     * made from the image, or from the file when the image goes) */
+    int ir = is_ir(data, size);
+    uint8_t *entry = ir ? relocate_ir(data, size, f, &n) : relocate(data, size, f, &n);
+    if (!entry && ir) /* lengths wrong: the bytes as they are */
+        entry = relocate(data, size, f, &n);
     if (!entry)
         return 0;
-    if (write_entry(f->entry, entry, n) < 0) {
+    if (write_entry(ir ? f->ir : f->entry, entry, n) < 0 ||
+        (ir && write_entry(f->entry, (const uint8_t *)f->shape, f->shape_len) < 0)) {
         free(entry);
         return 0;
     }
@@ -371,7 +489,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int used = 0;
     if (verbose) {
         size_t m;
-        char *now = fuzz_slurp(f->entry, &m);
+        char *now = fuzz_slurp(ir ? f->ir : f->entry, &m);
         used = now && m == n && memcmp(now, entry, n) == 0;
         free(now);
     }
@@ -396,17 +514,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             fail(f, "the build refused otherwise, or the entry stayed", err.msg);
         if (exdb_program_build(p, &again) != -1 || strcmp(again.msg, err.msg))
             fail(f, "a second build said otherwise", again.msg);
-    } else if (rc == 0 && (!p->graph || !same_answers(p, f))) {
+    } else if (rc == 0 && !p->graph) {
+        fail(f, "a build without a graph", NULL);
+    } else if (rc == 0 && p->cache_kept) {
+        /* built from the image: an image with a right checksum that passes
+         * the checks may show another graph (docs/json-reader.md); every
+         * command reads it safely */
+        exercise(p);
+    } else if (rc == 0 && !same_answers(p, f)) {
         fail(f, "the build's answers are not the whole load's", NULL); /* the IR is the file's */
     }
     if (verbose)
-        fprintf(stderr, "fuzz_cache: %s: entry %s, build %s\n", f->name, used ? "used" : "dropped",
+        fprintf(stderr, "fuzz_cache: %s: %sentry %s, build %s\n", f->name,
+                ir ? (rc == 0 && p->cache_kept ? "IR image used, " : "IR image not used, ") : "",
+                used ? "used" : "dropped",
                 rc == 0    ? "ok"
                 : rc == -1 ? "refused"
                            : "out of memory");
     free(entry);
     exdb_program_free(p);
     unlink(f->entry); /* the next input starts without one */
+    unlink(f->ir);
     return 0;
 }
 
@@ -457,9 +585,42 @@ static size_t mutate_section(uint8_t *d, size_t n, size_t max, const layout *l, 
     return n - len + m;
 }
 
+/* An IR entry mutated in place, the image's size kept (its sections'
+ * offsets are inside it): the head's fields, the image's head (the
+ * section table), or anywhere in the image. */
+static size_t mutate_ir(uint8_t *d, size_t n, unsigned seed) {
+    head h;
+    size_t at = ir_layout(d, n, &h);
+    if (!at || !h.payload_len)
+        return 0;
+    size_t len = (size_t)h.payload_len;
+    switch (seed / 8 % 4) {
+    case 0:
+        LLVMFuzzerMutate(d, sizeof h, sizeof h);
+        break;
+    case 1: {
+        size_t k = len < 256 ? len : 256;
+        LLVMFuzzerMutate(d + at, k, k);
+        break;
+    }
+    default: { /* a window of the image */
+        size_t k = len < 64 ? len : 64, from = (seed / 32) % (len - k + 1);
+        LLVMFuzzerMutate(d + at + from, k, k);
+    }
+    }
+    return n;
+}
+
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed) {
     layout l;
     unsigned how = seed % 8;
+    if (how >= 1 && is_ir(data, size)) {
+        size_t m = mutate_ir(data, size, seed);
+        if (m) {
+            sum_set(data, m, 1);
+            return m;
+        }
+    }
     if (how >= 2 && layout_of(data, size, &l) == 0) { /* one section, the lengths mended */
         size_t m = mutate_section(data, size, max_size, &l, (int)(seed / 8 % 4));
         if (m) {

@@ -348,16 +348,18 @@ else:
         time.sleep(0.1)
     for path in paths:
         xdg = tempfile.mkdtemp(prefix="exdb-seed-cache-")
-        env = dict(os.environ, XDG_CACHE_HOME=xdg, EXDB_SHAPE_FIRST_MIN="0")
+        env = dict(os.environ, XDG_CACHE_HOME=xdg, EXDB_SHAPE_FIRST_MIN="0", EXDB_CACHE_SYNC="1")
         env.pop("EXDB_CACHE", None)
-        subprocess.call([exdb, "-q", path, "-batch", "-ex", "info program"], env=env,
-                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # the shape entry at the open, the IR entry after the build
+        subprocess.call([exdb, "-q", path, "-batch", "-ex", "info program", "-ex", "print graph"],
+                        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         d = os.path.join(xdg, "exdb")
-        entries = [e for e in os.listdir(d) if e.endswith(".shape")] if os.path.isdir(d) else []
-        if len(entries) == 1:
-            seed("cache", read(os.path.join(d, entries[0])), os.path.basename(path) + ".shape")
-        else:
-            sys.stderr.write("seeds: exdb wrote no cache entry for %s\n" % path)
+        for suffix in (".shape", ".ir"):
+            entries = [e for e in os.listdir(d) if e.endswith(suffix)] if os.path.isdir(d) else []
+            if len(entries) == 1:
+                seed("cache", read(os.path.join(d, entries[0])), os.path.basename(path) + suffix)
+            else:
+                sys.stderr.write("seeds: exdb wrote no cache entry (%s) for %s\n" % (suffix, path))
         shutil.rmtree(xdg, ignore_errors=True)
 
 # ---- every harness: the inputs its regressions keep (tests/fuzz/regressions)
@@ -429,7 +431,7 @@ dict_file("json", {"null", "true", "false", "Infinity", "-Infinity", "NaN", "\\u
 dict_file("treespec", {'"type"', '"context"', '"children_spec"', "builtins.tuple", "builtins.dict",
                        "collections.defaultdict", "dict_context", "default_factory_name",
                        "collections.namedtuple", "collections.OrderedDict", "null", "[1, "})
-dict_file("cache", {json.dumps(k) for k in keys} | {"EXDBSHP1", "\x00\x00\x00\x00",
+dict_file("cache", {json.dumps(k) for k in keys} | {"EXDBSHP1", "EXDBIR01", "\x00\x00\x00\x00",
                                                      "\xff\xff\xff\xff", "as_tensor", "null"})
 dict_file("stack", {"L__self__", "@", ",", ";", "(", ")", "[", "]", "torch.nn.modules."})
 dict_file("container", {"PK\x03\x04", "PK\x01\x02", "PK\x05\x06", "PK\x06\x06", "PK\x06\x07",

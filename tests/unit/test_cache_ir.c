@@ -1,0 +1,455 @@
+/* test_cache_ir.c - the reopen cache's IR image (core/export/cache_ir.h):
+ * every fixture (and the real programs when REAL_PT2 is set) built from
+ * its IR entry answers byte for byte as loaded whole (info program and
+ * signature, the graph, its table, its code with the lazily read
+ * "# File:" comments, lint, dce); and exdb_cache_ir_check refuses an
+ * image broken in each of the ways it checks (under ASan: reading a
+ * broken image never reads outside it), and a broken entry is not used:
+ * the build reads the file. */
+#include <criterion/criterion.h>
+
+#include <dirent.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "core/base/strbuf.h"
+#include "core/export/cache.h"
+#include "core/export/cache_format.h"
+#include "core/export/cache_ir.h"
+#include "core/export/describe.h"
+#include "core/export/program.h"
+#include "core/fx/codegen.h"
+#include "core/fx/dce.h"
+#include "core/fx/lint.h"
+#include "core/fx/print.h"
+
+#include "testutil.h"
+
+static uint32_t shape_was;
+static char dir[300];
+
+static void setup(void) {
+    test_tmpdir_make("cache_ir");
+    snprintf(dir, sizeof dir, "%s/exdb", test_tdir);
+    exdb_cache_use(dir);
+    exdb_cache_racy(1); /* the fixtures may be fresh from a checkout */
+    shape_was = exdb_program_shape_first(0);
+}
+
+static void teardown(void) {
+    char cmd[600];
+    exdb_cache_use(NULL);
+    exdb_cache_racy(EXDB_CACHE_RACY_NS);
+    exdb_program_shape_first(shape_was);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+    test_tmpdir_remove();
+}
+
+TestSuite(cache_ir, .init = setup, .fini = teardown);
+
+/* What a built program answers (p's graph is changed: dce). */
+static void answers_of(exdb_buf *b, exdb_program *p) {
+    exdb_print_program_info(b, p);
+    exdb_print_signature(b, p);
+    exdb_print_graph(b, p->graph);
+    exdb_print_tabular(b, p->graph);
+    exdb_codegen_opts verbose = {.verbose = 1, .include_stride = 1, .include_device = 1};
+    exdb_python_code(b, p->graph, &verbose, NULL);
+    exdb_error err = {0};
+    if (exdb_program_meta_error(p, &err) < 0)
+        exdb_buf_printf(b, "meta: %s\n", err.msg);
+    exdb_lint_report r;
+    exdb_lint_report_init(&r);
+    exdb_lint_graph(&r, p->graph, NULL, NULL);
+    exdb_lint_format(b, &r);
+    exdb_lint_report_free(&r);
+    exdb_dce_log log;
+    exdb_dce_log_init(&log);
+    exdb_dce_opts o = {.impure_random = 1};
+    int n = exdb_dce_run(p->graph, &o, &log, &err);
+    exdb_buf_printf(b, "dce: %d %s\n", n, n < 0 ? err.msg : "");
+    exdb_dce_log_free(&log);
+    exdb_python_code(b, p->graph, &verbose, NULL);
+}
+
+/* path's answers: opened whole (cache NULL), or shape first and built
+ * (*from_ir: whether the build was the IR entry's). */
+static char *answers(const char *path, int cached, int *from_ir) {
+    exdb_buf b;
+    exdb_buf_init(&b);
+    exdb_error err = {0};
+    if (from_ir)
+        *from_ir = 0;
+    exdb_program *p =
+        cached ? exdb_program_open(path, NULL, &err) : exdb_program_load(path, NULL, &err);
+    /* refused at the open (whole) or at the build (shape first): one
+     * message */
+    if (!p || exdb_program_build(p, &err) < 0) {
+        exdb_buf_printf(&b, "refused: %s\n", err.msg);
+    } else {
+        if (from_ir)
+            *from_ir = p->cache_kept != NULL;
+        answers_of(&b, p);
+    }
+    exdb_program_free(p);
+    char *s = strdup(exdb_buf_str(&b));
+    exdb_buf_free(&b);
+    return s;
+}
+
+/* path built from its IR entry answers as loaded whole: 1, or 0 when it
+ * has no IR entry (a program an image does not hold). */
+static int round_trip(const char *path) {
+    exdb_cache_use(NULL);
+    char *ref = answers(path, 0, NULL);
+    exdb_cache_use(dir);
+    int ir;
+    char *first = answers(path, 1, &ir); /* writes both entries */
+    cr_assert_eq(ir, 0, "%s: built from an IR entry at its first open", path);
+    cr_assert_str_eq(first, ref, "%s: the first open", path);
+    char *again = answers(path, 1, &ir);
+    cr_assert_str_eq(again, ref, "%s: built from its IR entry", path);
+    free(ref);
+    free(first);
+    free(again);
+    return ir;
+}
+
+Test(cache_ir, fixtures_built_from_the_image_answer_as_loaded_whole) {
+    glob_t g;
+    int n = 0, from_ir = 0;
+    cr_assert_eq(glob("tests/fixtures/*.json", 0, NULL, &g), 0);
+    glob("tests/fixtures/*.pt2", GLOB_APPEND, NULL, &g);
+    const char *real = getenv("REAL_PT2");
+    char pat[600];
+    if (real && *real) {
+        snprintf(pat, sizeof pat, "%s/*__model.json", real);
+        glob(pat, GLOB_APPEND, NULL, &g);
+    }
+    /* metadata read at load, then lazily (text references in the image) */
+    for (int lazy = 0; lazy < 2; lazy++) {
+        exdb_program_lazy_meta(lazy ? 0 : EXDB_LAZY_META_MIN);
+        for (size_t i = 0; i < g.gl_pathc; i++, n++) {
+            int ir = round_trip(g.gl_pathv[i]);
+            if (!ir)
+                printf("cache_ir: %s: no image (lazy metadata %d)\n", g.gl_pathv[i], lazy);
+            from_ir += ir;
+        }
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        cr_assert_eq(system(cmd), 0);
+    }
+    exdb_program_lazy_meta(EXDB_LAZY_META_MIN);
+    globfree(&g);
+    cr_assert_geq(from_ir, n - 1, /* lazy_meta_bad.json read at load: refused */
+                  "%d of %d built from an image", from_ir, n);
+    printf("cache_ir: %d of %d programs built from their IR image, the same answers\n", from_ir, n);
+}
+
+/* ---- the check, one broken image at a time */
+
+#define FIXTURE "tests/fixtures/example.json"
+
+typedef struct image {
+    exdb_buf b;
+    uint64_t text_len;
+} image;
+
+/* The image of FIXTURE built whole. */
+static void make_image(image *im) {
+    exdb_error err = {0};
+    exdb_program_lazy_meta(0); /* text references too */
+    exdb_program *p = exdb_program_load(FIXTURE, NULL, &err);
+    exdb_program_lazy_meta(EXDB_LAZY_META_MIN);
+    cr_assert_not_null(p, "%s", err.msg);
+    cr_assert_eq(exdb_cache_ir_make(p, &im->b), 0);
+    im->text_len = p->json_bytes;
+    exdb_program_free(p);
+    cr_assert_eq(exdb_cache_ir_check(im->b.s, im->b.len, im->text_len), 0, "a good image refused");
+}
+
+static exdb_cache_ir_head *head_of(image *im) {
+    return (exdb_cache_ir_head *)im->b.s;
+}
+
+/* Record i of section s. */
+static void *rec(image *im, int s, uint64_t i) {
+    exdb_cache_ir_head *h = head_of(im);
+    cr_assert_lt(i, h->sect[s].count, "the fixture has no record %lu of section %d",
+                 (unsigned long)i, s);
+    return im->b.s + h->sect[s].off + i * exdb_cache_ir_rec_size(s);
+}
+
+/* The image broken by edit is refused; in a copy of its own length (ASan
+ * sees a read past it). */
+static void refused(void (*edit)(image *), const char *what) {
+    image im;
+    make_image(&im);
+    edit(&im);
+    char *copy = malloc(im.b.len);
+    memcpy(copy, im.b.s, im.b.len);
+    cr_assert_eq(exdb_cache_ir_check(copy, im.b.len, im.text_len), -1, "%s: not refused", what);
+    free(copy);
+    exdb_buf_free(&im.b);
+}
+
+/* the first node that calls something, and its args tuple's record */
+static uint32_t call_node(image *im) {
+    exdb_cache_ir_head *h = head_of(im);
+    for (uint32_t i = 0; i < h->sect[EXDB_IR_NODES].count; i++) {
+        exdb_cache_ir_node *n = rec(im, EXDB_IR_NODES, i);
+        exdb_cache_ir_arg *a = rec(im, EXDB_IR_ARGS, n->args);
+        if (n->op == EXDB_OP_CALL_FUNCTION && a->n > 0)
+            return i;
+    }
+    cr_assert_fail("no call_function node with args");
+    return 0;
+}
+
+static void count_past_section(image *im) {
+    head_of(im)->sect[EXDB_IR_NODES].count += 1000000;
+}
+static void section_moved(image *im) {
+    head_of(im)->sect[EXDB_IR_METAS].off += 8;
+}
+static void truncated(image *im) {
+    im->b.len -= 8;
+}
+static void string_past_table(image *im) {
+    exdb_cache_ir_node *n = rec(im, EXDB_IR_NODES, 0);
+    n->name = (uint32_t)head_of(im)->sect[EXDB_IR_STRS].count;
+}
+static void table_not_ended(image *im) {
+    exdb_cache_ir_head *h = head_of(im);
+    im->b.s[h->sect[EXDB_IR_STRS].off + h->sect[EXDB_IR_STRS].count - 1] = 'x';
+}
+static void meta_index_out_of_range(image *im) {
+    exdb_cache_ir_node *n = rec(im, EXDB_IR_NODES, 0);
+    n->meta = (uint32_t)head_of(im)->sect[EXDB_IR_METAS].count;
+}
+static void arg_names_a_later_node(image *im) {
+    uint32_t i = call_node(im);
+    exdb_cache_ir_node *n = rec(im, EXDB_IR_NODES, i);
+    exdb_cache_ir_arg *t = rec(im, EXDB_IR_ARGS, n->args);
+    exdb_cache_ir_arg *a = rec(im, EXDB_IR_ARGS, t->u);
+    a->kind = EXDB_ARG_NODE;
+    a->u = i; /* itself: a cycle */
+}
+static void op_out_of_range(image *im) {
+    ((exdb_cache_ir_node *)rec(im, EXDB_IR_NODES, 0))->op = 6;
+}
+static void arg_kind_out_of_range(image *im) {
+    exdb_cache_ir_node *n = rec(im, EXDB_IR_NODES, call_node(im));
+    ((exdb_cache_ir_arg *)rec(im, EXDB_IR_ARGS, n->args))->kind = EXDB_ARG_OPERATOR + 1;
+}
+static void wrapping_range(image *im) {
+    exdb_cache_ir_node *n = rec(im, EXDB_IR_NODES, call_node(im));
+    exdb_cache_ir_arg *t = rec(im, EXDB_IR_ARGS, n->args);
+    t->n = UINT32_MAX; /* items start + n wraps */
+}
+static void items_before_their_list(image *im) {
+    exdb_cache_ir_node *n = rec(im, EXDB_IR_NODES, call_node(im));
+    exdb_cache_ir_arg *t = rec(im, EXDB_IR_ARGS, n->args);
+    t->u = n->args; /* its own items: a cycle */
+}
+static void args_of_another_node(image *im) {
+    exdb_cache_ir_node *n = rec(im, EXDB_IR_NODES, call_node(im));
+    n->kwargs = n->args - 1;
+}
+static void stack_range_past(image *im) {
+    exdb_cache_ir_head *h = head_of(im);
+    for (uint32_t i = 0; i < h->sect[EXDB_IR_METAS].count; i++) {
+        exdb_cache_ir_meta *m = rec(im, EXDB_IR_METAS, i);
+        if (m->stack != EXDB_CACHE_NONE) {
+            m->nstack = (uint32_t)h->sect[EXDB_IR_STACKS].count + 1;
+            return;
+        }
+    }
+    cr_assert_fail("no stack");
+}
+static void text_ref_past_text(image *im) {
+    exdb_cache_ir_head *h = head_of(im);
+    for (uint32_t i = 0; i < h->sect[EXDB_IR_METAS].count; i++) {
+        exdb_cache_ir_meta *m = rec(im, EXDB_IR_METAS, i);
+        if (m->textmask & 2) {
+            m->strs[1] = (uint32_t)im->text_len;
+            return;
+        }
+    }
+    cr_assert_fail("no lazily read stack_trace");
+}
+static void val_kind_out_of_range(image *im) {
+    ((exdb_cache_ir_val *)rec(im, EXDB_IR_VALS, 0))->kind = EXDB_VAL_CONST + 1;
+}
+static void tensor_meta_past(image *im) {
+    exdb_cache_ir_val *v = rec(im, EXDB_IR_VALS, 0);
+    v->kind = EXDB_VAL_TENSOR;
+    v->u = head_of(im)->sect[EXDB_IR_TMETAS].count;
+}
+static void sizes_past_syms(image *im) {
+    exdb_cache_ir_tmeta *t = rec(im, EXDB_IR_TMETAS, 0);
+    t->ndim = (uint32_t)head_of(im)->sect[EXDB_IR_SYMS].count + 1;
+}
+static void tuple_of_itself(image *im) {
+    exdb_cache_ir_val *v = rec(im, EXDB_IR_VALS, 0);
+    uint32_t self = 0;
+    v->kind = EXDB_VAL_TUPLE;
+    v->n = 1;
+    v->u = 0;
+    memcpy(rec(im, EXDB_IR_VALREFS, 0), &self, 4);
+}
+static void name_table_full(image *im) {
+    exdb_cache_ir_head *h = head_of(im);
+    for (uint32_t i = 0; i < h->sect[EXDB_IR_NAMES].count; i++) {
+        exdb_cache_ir_slot *s = rec(im, EXDB_IR_NAMES, i);
+        if (s->key == EXDB_CACHE_NONE)
+            s->key = 0; /* no empty slot: a probe that misses never ends */
+    }
+}
+static void name_slot_past_nodes(image *im) {
+    exdb_cache_ir_head *h = head_of(im);
+    for (uint32_t i = 0; i < h->sect[EXDB_IR_NAMES].count; i++) {
+        exdb_cache_ir_slot *s = rec(im, EXDB_IR_NAMES, i);
+        if (s->key != EXDB_CACHE_NONE) {
+            s->val = h->sect[EXDB_IR_NODES].count;
+            return;
+        }
+    }
+}
+static void duplicate_id(image *im) {
+    ((exdb_cache_ir_node *)rec(im, EXDB_IR_NODES, 1))->id =
+        ((exdb_cache_ir_node *)rec(im, EXDB_IR_NODES, 0))->id;
+}
+static void text_of_another_length(image *im) {
+    im->text_len++;
+}
+
+Test(cache_ir, a_broken_image_is_refused) {
+    static const struct {
+        void (*edit)(image *);
+        const char *what;
+    } cases[] = {
+        {count_past_section, "a count past its section"},
+        {section_moved, "sections that do not tile the image"},
+        {truncated, "an image cut short"},
+        {string_past_table, "a string offset past the table"},
+        {table_not_ended, "a string table not NUL-ended"},
+        {meta_index_out_of_range, "a meta index out of range"},
+        {arg_names_a_later_node, "an arg naming its own node"},
+        {op_out_of_range, "an op out of range"},
+        {arg_kind_out_of_range, "an arg kind out of range"},
+        {wrapping_range, "a wrapping items range"},
+        {items_before_their_list, "a list's items before it"},
+        {args_of_another_node, "kwargs among another node's args"},
+        {stack_range_past, "a stack range past its section"},
+        {text_ref_past_text, "a text reference past the text"},
+        {val_kind_out_of_range, "a value kind out of range"},
+        {tensor_meta_past, "a tensor meta index out of range"},
+        {sizes_past_syms, "sizes past the syms"},
+        {tuple_of_itself, "a tuple value holding itself"},
+        {name_table_full, "a name table without an empty slot"},
+        {name_slot_past_nodes, "a name slot naming no node"},
+        {duplicate_id, "two nodes of one id"},
+        {text_of_another_length, "a text of another length"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        refused(cases[i].edit, cases[i].what);
+}
+
+/* The IR entry in the folder (its path). */
+static const char *ir_entry(void) {
+    static char path[1024];
+    path[0] = 0;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len > 3 && strcmp(e->d_name + len - 3, ".ir") == 0)
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    }
+    if (d)
+        closedir(d);
+    return path;
+}
+
+/* The IR entry of FIXTURE, its image changed by edit (img: the image's
+ * bytes, 8-aligned in the entry), its checksum made right again. */
+static void edit_ir_entry(void (*edit)(char *img)) {
+    const char *e = ir_entry();
+    cr_assert_str_neq(e, "", "no IR entry written");
+    FILE *f = fopen(e, "r+b");
+    cr_assert_not_null(f);
+    fseek(f, 0, SEEK_END);
+    size_t n = (size_t)ftell(f);
+    char *s = malloc(n);
+    fseek(f, 0, SEEK_SET);
+    cr_assert_eq(fread(s, 1, n, f), n);
+    exdb_cache_head h;
+    memcpy(&h, s, sizeof h);
+    size_t at = (sizeof h + h.path_len + h.model_len + h.member_len + 3 + 7) & ~(size_t)7;
+    edit(s + at);
+    uint64_t sum = XXH3_64bits(s, n - 8);
+    memcpy(s + n - 8, &sum, 8);
+    fseek(f, 0, SEEK_SET);
+    cr_assert_eq(fwrite(s, 1, n, f), n);
+    fclose(f);
+    free(s);
+}
+
+static exdb_cache_ir_node *image_node(char *img, uint32_t i) {
+    exdb_cache_ir_head *ih = (exdb_cache_ir_head *)img;
+    return (exdb_cache_ir_node *)(img + ih->sect[EXDB_IR_NODES].off) + i;
+}
+
+static void op_past_the_ops(char *img) { /* refused by the check */
+    image_node(img, 0)->op = 9;
+}
+static void placeholder_made_get_attr(char *img) { /* other counts than the entry's */
+    image_node(img, 0)->op = EXDB_OP_GET_ATTR;
+}
+static void one_name_slot_moved(char *img) { /* one name looked up misses */
+    exdb_cache_ir_head *ih = (exdb_cache_ir_head *)img;
+    exdb_cache_ir_slot *sl = (exdb_cache_ir_slot *)(img + ih->sect[EXDB_IR_NAMES].off);
+    uint64_t i = 0, used = 0;
+    for (; i < ih->sect[EXDB_IR_NAMES].count; i++)
+        if (sl[i].key != EXDB_CACHE_NONE && sl[i].val != EXDB_CACHE_NONE && ++used == 3)
+            break;
+    cr_assert_lt(i, ih->sect[EXDB_IR_NAMES].count);
+    sl[i].hi ^= 1;
+}
+static void name_slots_moved(char *img) { /* every name looked up misses */
+    exdb_cache_ir_head *ih = (exdb_cache_ir_head *)img;
+    exdb_cache_ir_slot *sl = (exdb_cache_ir_slot *)(img + ih->sect[EXDB_IR_NAMES].off);
+    for (uint64_t i = 0; i < ih->sect[EXDB_IR_NAMES].count; i++)
+        sl[i].hi ^= 0x5a5a;
+}
+
+/* An IR entry whose img is wrong (its checksum right) is not used: the
+ * build reads the file, answers as before, and writes a good entry
+ * again: an img the check refuses, one whose graph has other counts
+ * than the entry says, one whose name table finds no node. */
+Test(cache_ir, a_broken_entry_is_not_used) {
+    static void (*const edits[])(char *) = {op_past_the_ops, placeholder_made_get_attr,
+                                            name_slots_moved, one_name_slot_moved};
+    exdb_cache_use(NULL);
+    char *ref = answers(FIXTURE, 0, NULL);
+    exdb_cache_use(dir);
+    free(answers(FIXTURE, 1, NULL));
+    for (size_t i = 0; i < sizeof edits / sizeof *edits; i++) {
+        edit_ir_entry(edits[i]);
+        int ir = -1;
+        char *got = answers(FIXTURE, 1, &ir);
+        cr_assert_eq(ir, 0, "broken IR entry %zu was used", i);
+        cr_assert_str_eq(got, ref);
+        free(got);
+        got = answers(FIXTURE, 1, &ir);
+        cr_assert_eq(ir, 1, "the IR entry was not written again (%zu)", i);
+        cr_assert_str_eq(got, ref);
+        free(got);
+    }
+    free(ref);
+}
