@@ -132,11 +132,17 @@ static int nodes_ok(const img *im) {
     uint8_t *ids = calloc(next_id / 8 + 1, 1);
     int ok = ids != NULL;
     uint64_t lo = 0;
+    int past_inputs = 0;
     for (uint64_t i = 0; i < n && ok; i++) {
         const ir_node *r = &nd[i];
+        /* the graph's shape as the loader makes it: the placeholders
+         * first, one output node, last */
+        int shape =
+            r->op == EXDB_OP_PLACEHOLDER ? !past_inputs : (r->op == EXDB_OP_OUTPUT) == (i + 1 == n);
+        past_inputs |= r->op != EXDB_OP_PLACEHOLDER;
         uint64_t hi = i + 1 < n ? nd[i + 1].args : im->n[EXDB_IR_ARGS];
-        ok = r->args == lo && hi >= lo && hi <= im->n[EXDB_IR_ARGS] && r->kwargs > r->args &&
-             r->kwargs < hi && a[r->args].kind == EXDB_ARG_TUPLE &&
+        ok = shape && r->args == lo && hi >= lo && hi <= im->n[EXDB_IR_ARGS] &&
+             r->kwargs > r->args && r->kwargs < hi && a[r->args].kind == EXDB_ARG_TUPLE &&
              a[r->kwargs].kind == EXDB_ARG_DICT && r->name != NONE && r->target != NONE &&
              str_ok(im, r->name) && str_ok(im, r->target) && r->op <= EXDB_OP_OUTPUT &&
              r->tkind <= EXDB_T_PYFN && r->erased == 0 && r->hashed <= 1 &&
@@ -147,7 +153,7 @@ static int nodes_ok(const img *im) {
         lo = hi;
     }
     free(ids);
-    return ok && (n ? lo == im->n[EXDB_IR_ARGS] : im->n[EXDB_IR_ARGS] == 0);
+    return ok && n && nd[n - 1].op == EXDB_OP_OUTPUT && lo == im->n[EXDB_IR_ARGS];
 }
 
 static int sym_ok(const img *im, const ir_sym *s) {

@@ -1,0 +1,178 @@
+/* test_cache_ir_hostile.c - review of the IR entry (issue 27 goal 2): an
+ * IR entry whose image passes exdb_cache_ir_check and keeps the entry's
+ * node counts and names, but whose graph breaks an invariant every graph
+ * a load makes keeps (the output node last, the placeholders first), is
+ * not used: the build reads the file and answers as loaded whole. */
+#include <criterion/criterion.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "core/base/strbuf.h"
+#include "core/export/cache.h"
+#include "core/export/cache_format.h"
+#include "core/export/cache_ir.h"
+#include "core/export/describe.h"
+#include "core/export/program.h"
+#include "core/fx/codegen.h"
+#include "core/fx/dce.h"
+#include "core/fx/lint.h"
+#include "core/fx/print.h"
+
+#include "testutil.h"
+
+#define FIXTURE "tests/fixtures/example.json"
+
+static uint32_t shape_was;
+static char dir[300];
+
+static void setup(void) {
+    test_tmpdir_make("cache_ir_hostile");
+    snprintf(dir, sizeof dir, "%s/exdb", test_tdir);
+    exdb_cache_use(dir);
+    exdb_cache_racy(1);
+    shape_was = exdb_program_shape_first(0);
+}
+
+static void teardown(void) {
+    char cmd[600];
+    exdb_cache_use(NULL);
+    exdb_cache_racy(EXDB_CACHE_RACY_NS);
+    exdb_program_shape_first(shape_was);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+    test_tmpdir_remove();
+}
+
+TestSuite(cache_ir_hostile, .init = setup, .fini = teardown);
+
+static char *answers(const char *path, int cached, int *from_ir) {
+    exdb_buf b;
+    exdb_buf_init(&b);
+    exdb_error err = {0};
+    *from_ir = 0;
+    exdb_program *p =
+        cached ? exdb_program_open(path, NULL, &err) : exdb_program_load(path, NULL, &err);
+    if (!p || exdb_program_build(p, &err) < 0) {
+        exdb_buf_printf(&b, "refused: %s\n", err.msg);
+    } else {
+        *from_ir = p->cache_kept != NULL;
+        exdb_print_graph(&b, p->graph);
+        exdb_codegen_opts verbose = {.verbose = 1, .include_stride = 1, .include_device = 1};
+        exdb_python_code(&b, p->graph, &verbose, NULL);
+        exdb_lint_report r;
+        exdb_lint_report_init(&r);
+        exdb_lint_graph(&r, p->graph, NULL, NULL);
+        exdb_lint_format(&b, &r);
+        exdb_lint_report_free(&r);
+        exdb_dce_log log;
+        exdb_dce_log_init(&log);
+        exdb_dce_opts o = {.impure_random = 1};
+        int n = exdb_dce_run(p->graph, &o, &log, &err);
+        exdb_buf_printf(&b, "dce: %d %s\n", n, n < 0 ? err.msg : "");
+        exdb_dce_log_free(&log);
+    }
+    exdb_program_free(p);
+    char *s = strdup(exdb_buf_str(&b));
+    exdb_buf_free(&b);
+    return s;
+}
+
+static const char *ir_entry(void) {
+    static char path[1024];
+    path[0] = 0;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len > 3 && strcmp(e->d_name + len - 3, ".ir") == 0)
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    }
+    if (d)
+        closedir(d);
+    return path;
+}
+
+/* The IR entry's image changed by edit, its checksum made right again. */
+static void edit_ir_entry(void (*edit)(char *img)) {
+    const char *e = ir_entry();
+    cr_assert_str_neq(e, "", "no IR entry written");
+    FILE *f = fopen(e, "r+b");
+    cr_assert_not_null(f);
+    fseek(f, 0, SEEK_END);
+    size_t n = (size_t)ftell(f);
+    char *s = malloc(n);
+    fseek(f, 0, SEEK_SET);
+    cr_assert_eq(fread(s, 1, n, f), n);
+    exdb_cache_head h;
+    memcpy(&h, s, sizeof h);
+    size_t at = (sizeof h + h.path_len + h.model_len + h.member_len + 3 + 7) & ~(size_t)7;
+    edit(s + at);
+    uint64_t sum = XXH3_64bits(s, n - 8);
+    memcpy(s + n - 8, &sum, 8);
+    fseek(f, 0, SEEK_SET);
+    cr_assert_eq(fwrite(s, 1, n, f), n);
+    fclose(f);
+    free(s);
+}
+
+static exdb_cache_ir_node *node_at(char *img, uint32_t i) {
+    exdb_cache_ir_head *ih = (exdb_cache_ir_head *)img;
+    return (exdb_cache_ir_node *)(img + ih->sect[EXDB_IR_NODES].off) + i;
+}
+static uint32_t nnodes(char *img) {
+    return (uint32_t)((exdb_cache_ir_head *)img)->sect[EXDB_IR_NODES].count;
+}
+static void swap_ops(char *img, uint32_t i, uint32_t j) {
+    exdb_cache_ir_node *a = node_at(img, i), *b = node_at(img, j);
+    uint8_t op = a->op, tk = a->tkind;
+    a->op = b->op;
+    a->tkind = b->tkind;
+    b->op = op;
+    b->tkind = tk;
+}
+
+/* the output node and the call before it swap ops: the output node is
+ * not last, and a call uses it (the counts are the entry's) */
+static void output_not_last(char *img) {
+    uint32_t n = nnodes(img);
+    cr_assert_eq(node_at(img, n - 1)->op, EXDB_OP_OUTPUT);
+    cr_assert_eq(node_at(img, n - 2)->op, EXDB_OP_CALL_FUNCTION);
+    swap_ops(img, n - 1, n - 2);
+}
+
+/* the first placeholder and the last call swap ops: a placeholder after
+ * a call, a call before the placeholders */
+static void placeholder_after_call(char *img) {
+    uint32_t n = nnodes(img), c = n - 2;
+    cr_assert_eq(node_at(img, 0)->op, EXDB_OP_PLACEHOLDER);
+    cr_assert_eq(node_at(img, c)->op, EXDB_OP_CALL_FUNCTION);
+    swap_ops(img, 0, c);
+}
+
+static void check_not_used(void (*edit)(char *), const char *what) {
+    int ir;
+    exdb_cache_use(NULL);
+    char *ref = answers(FIXTURE, 0, &ir);
+    exdb_cache_use(dir);
+    free(answers(FIXTURE, 1, &ir)); /* writes both entries */
+    free(answers(FIXTURE, 1, &ir));
+    cr_assert_eq(ir, 1, "no IR entry to edit");
+    edit_ir_entry(edit);
+    char *got = answers(FIXTURE, 1, &ir);
+    cr_expect_eq(ir, 0, "%s: the IR entry was used", what);
+    cr_expect_str_eq(got, ref, "%s: other answers than the file's", what);
+    free(got);
+    free(ref);
+}
+
+Test(cache_ir_hostile, an_output_node_not_last_is_not_used) {
+    check_not_used(output_not_last, "an output node not last");
+}
+
+Test(cache_ir_hostile, a_placeholder_after_a_call_is_not_used) {
+    check_not_used(placeholder_after_call, "a placeholder after a call");
+}
