@@ -153,20 +153,38 @@ static void placeholder_after_call(char *img) {
     swap_ops(img, 0, c);
 }
 
-static void check_not_used(void (*edit)(char *), const char *what) {
+/* every lazily read stack trace's text reference at the text's start (a
+ * '{', not a string's quote) */
+static void text_ref_to_start(char *img) {
+    exdb_cache_ir_head *ih = (exdb_cache_ir_head *)img;
+    exdb_cache_ir_meta *m = (exdb_cache_ir_meta *)(img + ih->sect[EXDB_IR_METAS].off);
+    uint32_t hit = 0;
+    for (uint64_t i = 0; i < ih->sect[EXDB_IR_METAS].count; i++)
+        if (m[i].textmask & 0x2 && m[i].strs[1] != EXDB_CACHE_NONE) {
+            m[i].strs[1] = 0;
+            hit++;
+        }
+    cr_assert_gt(hit, 0, "no lazily read stack trace");
+}
+
+static void check_file_not_used(const char *file, void (*edit)(char *), const char *what) {
     int ir;
     exdb_cache_use(NULL);
-    char *ref = answers(FIXTURE, 0, &ir);
+    char *ref = answers(file, 0, &ir);
     exdb_cache_use(dir);
-    free(answers(FIXTURE, 1, &ir)); /* writes both entries */
-    free(answers(FIXTURE, 1, &ir));
+    free(answers(file, 1, &ir)); /* writes both entries */
+    free(answers(file, 1, &ir));
     cr_assert_eq(ir, 1, "no IR entry to edit");
     edit_ir_entry(edit);
-    char *got = answers(FIXTURE, 1, &ir);
+    char *got = answers(file, 1, &ir);
     cr_expect_eq(ir, 0, "%s: the IR entry was used", what);
     cr_expect_str_eq(got, ref, "%s: other answers than the file's", what);
     free(got);
     free(ref);
+}
+
+static void check_not_used(void (*edit)(char *), const char *what) {
+    check_file_not_used(FIXTURE, edit, what);
 }
 
 Test(cache_ir_hostile, an_output_node_not_last_is_not_used) {
@@ -175,4 +193,11 @@ Test(cache_ir_hostile, an_output_node_not_last_is_not_used) {
 
 Test(cache_ir_hostile, a_placeholder_after_a_call_is_not_used) {
     check_not_used(placeholder_after_call, "a placeholder after a call");
+}
+
+Test(cache_ir_hostile, a_text_reference_not_at_a_quote_is_not_used) {
+    exdb_program_lazy_meta(0); /* metadata read lazily: text references */
+    check_file_not_used("tests/fixtures/llm_decoder.json", text_ref_to_start,
+                        "a text reference not at a string's quote");
+    exdb_program_lazy_meta(EXDB_LAZY_META_MIN);
 }
