@@ -346,6 +346,8 @@ int exdb_cache_ir_present(const char *path, const char *model) {
         key_name(&k, name);
         strcpy(name + 32, IR_SUFFIX);
         found = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+        strcpy(name + 32, NAME_SUFFIX); /* used only with its shape entry */
+        found = found && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
         free(k.path);
     }
     close(dfd);
@@ -753,14 +755,34 @@ static uint32_t scan(int dfd, slot *slots, uint64_t *bytes, int clean) {
 
 static slot slots_buf[SCAN_MAX];
 
-/* The oldest entries removed while all of them pass total_max. */
+/* The name of the other entry of name's file (its .ir for its .shape, and
+ * back) in out. */
+static void partner_name(const char *name, char out[48]) {
+    memcpy(out, name, 32);
+    strcpy(out + 32, strcmp(name + 32, IR_SUFFIX) == 0 ? NAME_SUFFIX : IR_SUFFIX);
+}
+
+/* The oldest entries removed while all of them pass total_bound, each
+ * with its file's other entry (an IR entry without its shape entry is
+ * never used). */
 static void evict(int dfd) {
     uint64_t bytes, total = total_bound(dfd);
     uint32_t n = scan(dfd, slots_buf, &bytes, 1);
     qsort(slots_buf, n, sizeof *slots_buf, by_mtime);
     for (uint32_t i = 0; i < n && bytes > total; i++) {
-        if (unlinkat(dfd, slots_buf[i].name, 0) == 0)
-            bytes -= slots_buf[i].size;
+        if (unlinkat(dfd, slots_buf[i].name, 0) != 0)
+            continue;
+        bytes -= slots_buf[i].size;
+        char other[48];
+        partner_name(slots_buf[i].name, other);
+        if (unlinkat(dfd, other, 0) != 0)
+            continue;
+        for (uint32_t j = i + 1; j < n; j++)
+            if (strcmp(slots_buf[j].name, other) == 0) {
+                bytes -= slots_buf[j].size;
+                slots_buf[j].name[0] = 0; /* gone */
+                break;
+            }
     }
 }
 

@@ -6,6 +6,8 @@
 #include <criterion/criterion.h>
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,4 +202,73 @@ Test(cache_ir_hostile, a_text_reference_not_at_a_quote_is_not_used) {
     check_file_not_used("tests/fixtures/llm_decoder.json", text_ref_to_start,
                         "a text reference not at a string's quote");
     exdb_program_lazy_meta(EXDB_LAZY_META_MIN);
+}
+
+/* The folder's entries: how many end with suffix, their bytes added to
+ * *bytes (when not NULL). */
+static int count_entries(const char *suffix, uint64_t *bytes) {
+    int n = 0;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        size_t len = strlen(e->d_name), sl = strlen(suffix);
+        struct stat st;
+        if (len > sl && strcmp(e->d_name + len - sl, suffix) == 0 &&
+            fstatat(dirfd(d), e->d_name, &st, 0) == 0) {
+            n++;
+            if (bytes)
+                *bytes += (uint64_t)st.st_size;
+        }
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* an IR entry whose shape entry is gone is not taken as there */
+Test(cache_ir_hostile, an_ir_entry_without_its_shape_entry_is_not_present) {
+    int ir;
+    free(answers(FIXTURE, 1, &ir)); /* writes both entries */
+    cr_assert_eq(exdb_cache_ir_present(FIXTURE, NULL), 1);
+    const char *e = ir_entry();
+    char shape[1100];
+    snprintf(shape, sizeof shape, "%.*s.shape", (int)(strlen(e) - 3), e);
+    cr_assert_eq(unlink(shape), 0, "%s", shape);
+    cr_expect_eq(exdb_cache_ir_present(FIXTURE, NULL), 0, "an IR entry alone is present");
+}
+
+/* the least recently used shape entry evicted takes its IR entry along */
+Test(cache_ir_hostile, eviction_takes_an_entry_pair_together) {
+    int ir;
+    const char *other = "tests/fixtures/llm_decoder.json";
+    free(answers(other, 1, &ir)); /* both entries of each file: their sizes */
+    uint64_t bytes = 0;
+    free(answers(FIXTURE, 1, &ir));
+    cr_assert_eq(count_entries(".shape", &bytes), 2);
+    cr_assert_eq(count_entries(".ir", &bytes), 2);
+    /* other's entries gone; FIXTURE's shape entry the least recently
+     * used; the bound one byte below all four */
+    const char *e = ir_entry();
+    char ir_path[1100], shape[1100];
+    snprintf(ir_path, sizeof ir_path, "%s", e);
+    snprintf(shape, sizeof shape, "%.*s.shape", (int)(strlen(e) - 3), e);
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    char path[1100];
+    while (d && (de = readdir(d))) {
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        if (de->d_name[0] != '.' && strcmp(path, ir_path) != 0 && strcmp(path, shape) != 0)
+            unlink(path);
+    }
+    if (d)
+        closedir(d);
+    struct timespec old[2] = {{.tv_sec = 1000000000}, {.tv_sec = 1000000000}};
+    cr_assert_eq(utimensat(AT_FDCWD, shape, old, 0), 0);
+    exdb_cache_limits(EXDB_CACHE_ENTRY_MAX, (size_t)bytes - 1);
+    free(answers(other, 1, &ir)); /* other's two entries again: one too many */
+    exdb_cache_limits(EXDB_CACHE_ENTRY_MAX, EXDB_CACHE_TOTAL_MAX);
+    cr_expect_eq(access(shape, F_OK), -1, "the least recently used entry kept");
+    cr_expect_eq(access(ir_path, F_OK), -1, "an IR entry kept without its shape entry");
+    cr_expect_eq(count_entries(".shape", NULL), 1);
+    cr_expect_eq(count_entries(".ir", NULL), 1);
 }
