@@ -11,8 +11,11 @@
 # long for its /exdb gives no cache; the first commands that need the IR
 # after a reopen answer as without the cache, built from the IR entry the
 # first session wrote (cache_ir.h; EXDB_CACHE_SYNC=1: written before the
-# build returns). About 12 s (the golden
-# suite once, and 2 s for a copied file to leave git's racy window).
+# build returns); the forked IR writer (./exdb's) blocks no signal, keeps
+# no descriptor of exdb's, ends on SIGTERM and never makes a removed cache
+# folder again; a file-size limit below the entries harms nothing. About
+# 21 s (the golden suite once, 2 s for a copied file to leave git's racy
+# window, 9 s for the writer's checks on a 100k-node program).
 # Prints "cache: N passed, M failed".
 exdb=${1:?usage: run_cache.extra.sh EXDB}
 case $exdb in /*) ;; *) exdb=$(pwd)/$exdb ;; esac
@@ -33,6 +36,12 @@ bad() {
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export XDG_CACHE_HOME="$tmp/xdg" EXDB_SHAPE_FIRST_MIN=0 EXDB_CACHE_SYNC=1
 unset EXDB_CACHE
+
+# a synthetic program whose IR writer lives a few tenths of a second, made
+# now so that it has left the racy window (2 s) when the writer's checks
+# run at the end
+python3 scripts/gen_synth.py --nodes 100000 --out "$tmp/big.json" >/dev/null 2>&1 ||
+    echo "cache: python3 scripts/gen_synth.py did not run"
 
 entries() {
     ls "$XDG_CACHE_HOME/exdb" 2>/dev/null | grep -c '\.shape$'
@@ -149,5 +158,82 @@ else
     bad "a file changed after a cached open (exit $rc)"
 fi
 
+# the IR entry's writer (forked after the build) of the release build
+# ./exdb (the sanitizer build's core has EXDB_FAULT: no fork), 7 s: caught
+# as its child
+# (exdb then waits in a shell command for $tmp/go) and stopped: w its pid,
+# or empty when it ended before it was seen; bg exdb's
+catch_writer() {
+    rm -f "$tmp/go" "$tmp/inshell"
+    # a descriptor past 1023 open in exdb (as a harness with many files)
+    bash -c 'exec "$@" 1500>/dev/null' sh env -u EXDB_CACHE_SYNC "$root/exdb" -q "$tmp/big.json" \
+        -batch -ex 'info program' -ex 'info nodes add_1' \
+        -ex "shell touch $tmp/inshell; while [ ! -e $tmp/go ]; do sleep 0.05; done" \
+        >"$tmp/out" 2>&1 &
+    bg=$!
+    w=
+    while [ -z "$w" ] && kill -0 $bg 2>/dev/null; do
+        last=$([ -e "$tmp/inshell" ] && echo 1)
+        w=$(pgrep -P $bg -x exdb)
+        [ -n "$last" ] && break
+    done
+    [ -n "$w" ] && kill -STOP "$w"
+}
+# waits for exdb ($bg) and for the writer w to be gone (reaped)
+writer_gone() {
+    touch "$tmp/go"
+    wait $bg
+    while [ -e "/proc/$1" ]; do sleep 0.05; done
+}
+if [ ! -x "$root/exdb" ] || [ ! -s "$tmp/big.json" ]; then
+    echo "skip cache: the IR writer (no ./exdb, or no synthetic program)"
+else
+    rm -rf "$XDG_CACHE_HOME"
+    catch_writer
+    if [ -z "$w" ]; then
+        bad "the IR writer: not seen (it ended before it was caught)"
+    else
+        blk=$(sed -n 's/^SigBlk:[[:space:]]*//p' "/proc/$w/status")
+        fd1500=$([ -e "/proc/$w/fd/1500" ] && echo 1 || echo 0)
+        kill -TERM "$w"
+        kill -CONT "$w"
+        writer_gone "$w"
+        if [ "$blk" = 0000000000000000 ] && [ $fd1500 = 0 ] && [ -z "$(irs)" ]; then
+            ok "the IR writer: no signal blocked, no descriptor of exdb's kept, SIGTERM ends it"
+        else
+            bad "the IR writer: blocked $blk, holds descriptor 1500: $fd1500, IR entry after SIGTERM: $(irs)"
+        fi
+    fi
+    # the folder removed while the writer works: not made again
+    rm -rf "$XDG_CACHE_HOME"
+    catch_writer
+    if [ -n "$w" ]; then
+        rm -rf "$XDG_CACHE_HOME"
+        kill -CONT "$w"
+        writer_gone "$w"
+        if [ ! -e "$XDG_CACHE_HOME" ]; then
+            ok "the IR writer: a cache folder removed is not made again"
+        else
+            bad "the IR writer: the cache folder removed was made again"
+        fi
+    else
+        bad "the IR writer: not seen (it ended before it was caught)"
+    fi
+fi
+
+# a file-size limit (ulimit -f) below the entries: none written, exdb not
+# ended by SIGXFSZ, no temporary file left
+rm -rf "$XDG_CACHE_HOME"
+(
+    ulimit -f 1
+    "$exdb" -q tests/fixtures/llm_decoder.json -batch -ex 'info program' -ex 'print code' \
+        >/dev/null 2>&1 # (a file here would pass the limit)
+)
+rc=$?
+if [ $rc = 0 ] && [ -z "$(ls "$XDG_CACHE_HOME/exdb" 2>/dev/null)" ]; then
+    ok "a file-size limit below the entries: no entry, exdb unharmed"
+else
+    bad "a file-size limit below the entries (exit $rc, left: $(ls "$XDG_CACHE_HOME/exdb" 2>/dev/null))"
+fi
 echo "cache: $pass passed, $fail failed"
 [ "$fail" = 0 ]

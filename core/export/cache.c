@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -102,6 +103,19 @@ static int open_dir(int create) {
         fd = -1;
     }
     return fd;
+}
+
+int exdb_cache_dir_open(void) {
+    return open_dir(1);
+}
+
+/* Whether a file of size bytes may be written under the soft
+ * RLIMIT_FSIZE (past it the write raises SIGXFSZ, whose default action
+ * ends the process: the library leaves the dispositions alone). */
+static int fits_fsize(uint64_t size) {
+    struct rlimit rl;
+    return getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+           size <= (uint64_t)rl.rlim_cur;
 }
 
 /* ---- the key: the file's identity */
@@ -332,6 +346,8 @@ int exdb_cache_ir_present(const char *path, const char *model) {
         key_name(&k, name);
         strcpy(name + 32, IR_SUFFIX);
         found = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+        strcpy(name + 32, NAME_SUFFIX); /* used only with its shape entry */
+        found = found && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
         free(k.path);
     }
     close(dfd);
@@ -542,7 +558,8 @@ void exdb_cache_put(const char *path, const char *model, const char *member, con
         sizeof hd + hd.path_len + hd.model_len + hd.member_len + 3 + payload + 1 + hd.image_len + 8;
     int dfd = -1;
     /* nor past the bound */
-    if (ncuts >= 0 && size <= entry_max && size <= total_max && (dfd = open_dir(1)) >= 0) {
+    if (ncuts >= 0 && size <= entry_max && size <= total_max && fits_fsize(size) &&
+        (dfd = open_dir(1)) >= 0) {
         char name[48];
         key_name(&k, name);
         if (write_entry(dfd, name, &hd, &k, member, text, len, cuts, ncuts,
@@ -581,7 +598,7 @@ static uint64_t ir_entry_max(uint64_t file_size) {
     return !limits_set && file_size > entry_max ? file_size : entry_max;
 }
 
-void exdb_cache_ir_put(const char *path, const char *model, const char *member,
+void exdb_cache_ir_put(int given, const char *path, const char *model, const char *member,
                        const exdb_program *p, const exdb_cache_piece *pieces, int npieces) {
     key k;
     size_t len = 0;
@@ -618,7 +635,8 @@ void exdb_cache_ir_put(const char *path, const char *model, const char *member,
     hd.counts[7] = c.getitems;
     uint64_t at = ir_payload_at(&hd), size = at + len + 8;
     int dfd = -1;
-    if (size <= ir_entry_max(k.size) && (dfd = open_dir(1)) >= 0 && size <= total_bound(dfd)) {
+    if (size <= ir_entry_max(k.size) && fits_fsize(size) &&
+        (dfd = given >= 0 ? given : open_dir(1)) >= 0 && size <= total_bound(dfd)) {
         char name[48], tmp[64];
         key_name(&k, name);
         strcpy(name + 32, IR_SUFFIX);
@@ -645,7 +663,7 @@ void exdb_cache_ir_put(const char *path, const char *model, const char *member,
         else if (!w.failed)
             evict(dfd);
     }
-    if (dfd >= 0)
+    if (dfd >= 0 && dfd != given)
         close(dfd);
     free(k.path);
 }
@@ -737,14 +755,34 @@ static uint32_t scan(int dfd, slot *slots, uint64_t *bytes, int clean) {
 
 static slot slots_buf[SCAN_MAX];
 
-/* The oldest entries removed while all of them pass total_max. */
+/* The name of the other entry of name's file (its .ir for its .shape, and
+ * back) in out. */
+static void partner_name(const char *name, char out[48]) {
+    memcpy(out, name, 32);
+    strcpy(out + 32, strcmp(name + 32, IR_SUFFIX) == 0 ? NAME_SUFFIX : IR_SUFFIX);
+}
+
+/* The oldest entries removed while all of them pass total_bound, each
+ * with its file's other entry (an IR entry without its shape entry is
+ * never used). */
 static void evict(int dfd) {
     uint64_t bytes, total = total_bound(dfd);
     uint32_t n = scan(dfd, slots_buf, &bytes, 1);
     qsort(slots_buf, n, sizeof *slots_buf, by_mtime);
     for (uint32_t i = 0; i < n && bytes > total; i++) {
-        if (unlinkat(dfd, slots_buf[i].name, 0) == 0)
-            bytes -= slots_buf[i].size;
+        if (unlinkat(dfd, slots_buf[i].name, 0) != 0)
+            continue;
+        bytes -= slots_buf[i].size;
+        char other[48];
+        partner_name(slots_buf[i].name, other);
+        if (unlinkat(dfd, other, 0) != 0)
+            continue;
+        for (uint32_t j = i + 1; j < n; j++)
+            if (strcmp(slots_buf[j].name, other) == 0) {
+                bytes -= slots_buf[j].size;
+                slots_buf[j].name[0] = 0; /* gone */
+                break;
+            }
     }
 }
 

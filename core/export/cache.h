@@ -76,17 +76,23 @@ void exdb_cache_hit_free(exdb_cache_hit *h);
 int exdb_cache_ir_find(const char *path, const char *model, exdb_cache_hit *h);
 /* Whether path (model) has an IR entry (not read: a file of its name). */
 int exdb_cache_ir_present(const char *path, const char *model);
+/* The folder opened (made 0700 with its parent when missing): a
+ * descriptor for exdb_cache_ir_put, or -1 (none set, or refused). */
+int exdb_cache_dir_open(void);
 /* Writes the IR entry of path (model, member) for built program p:
- * image[0..len) (exdb_cache_ir_make). Nothing when there is no folder, the
+ * image[0..len) (exdb_cache_ir_make) into the folder open at dfd (the
+ * caller's: never made again here, so a folder removed since is not), or
+ * when dfd is -1 the folder opened here. Nothing when there is no folder, the
  * file changed within the last seconds, or the entry would pass the bound
  * (an IR entry: the file's size, unless exdb_cache_limits was called); the
  * oldest entries go while all pass the total (unless exdb_cache_limits was
- * called: up to 4 GiB or a tenth of the free space when that is more). */
+ * called: up to 4 GiB or a tenth of the free space when that is more),
+ * nor when it passes the soft RLIMIT_FSIZE (exdb_cache_fits). */
 typedef struct exdb_cache_piece {
     const void *p;
     size_t n;
 } exdb_cache_piece;
-void exdb_cache_ir_put(const char *path, const char *model, const char *member,
+void exdb_cache_ir_put(int dfd, const char *path, const char *model, const char *member,
                        const exdb_program *p, const exdb_cache_piece *pieces, int npieces);
 /* Removes the entry h was read from (the build found it lying). */
 void exdb_cache_drop(const exdb_cache_hit *h);

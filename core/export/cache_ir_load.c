@@ -132,11 +132,17 @@ static int nodes_ok(const img *im) {
     uint8_t *ids = calloc(next_id / 8 + 1, 1);
     int ok = ids != NULL;
     uint64_t lo = 0;
+    int past_inputs = 0;
     for (uint64_t i = 0; i < n && ok; i++) {
         const ir_node *r = &nd[i];
+        /* the graph's shape as the loader makes it: the placeholders
+         * first, one output node, last */
+        int shape =
+            r->op == EXDB_OP_PLACEHOLDER ? !past_inputs : (r->op == EXDB_OP_OUTPUT) == (i + 1 == n);
+        past_inputs |= r->op != EXDB_OP_PLACEHOLDER;
         uint64_t hi = i + 1 < n ? nd[i + 1].args : im->n[EXDB_IR_ARGS];
-        ok = r->args == lo && hi >= lo && hi <= im->n[EXDB_IR_ARGS] && r->kwargs > r->args &&
-             r->kwargs < hi && a[r->args].kind == EXDB_ARG_TUPLE &&
+        ok = shape && r->args == lo && hi >= lo && hi <= im->n[EXDB_IR_ARGS] &&
+             r->kwargs > r->args && r->kwargs < hi && a[r->args].kind == EXDB_ARG_TUPLE &&
              a[r->kwargs].kind == EXDB_ARG_DICT && r->name != NONE && r->target != NONE &&
              str_ok(im, r->name) && str_ok(im, r->target) && r->op <= EXDB_OP_OUTPUT &&
              r->tkind <= EXDB_T_PYFN && r->erased == 0 && r->hashed <= 1 &&
@@ -147,7 +153,7 @@ static int nodes_ok(const img *im) {
         lo = hi;
     }
     free(ids);
-    return ok && (n ? lo == im->n[EXDB_IR_ARGS] : im->n[EXDB_IR_ARGS] == 0);
+    return ok && n && nd[n - 1].op == EXDB_OP_OUTPUT && lo == im->n[EXDB_IR_ARGS];
 }
 
 static int sym_ok(const img *im, const ir_sym *s) {
@@ -271,6 +277,29 @@ int exdb_cache_ir_check(const char *image, size_t len, uint64_t text_len) {
                    slots_ok(&im, EXDB_IR_BASES, 0)
                ? 0
                : -1;
+}
+
+/* Whether a text reference is none or at a string's opening quote (what
+ * exdb_load_meta_read reads from). */
+static int quote_at(const char *text, uint64_t text_len, uint32_t s) {
+    return s == NONE || (s < text_len && text[s] == '"');
+}
+
+int exdb_cache_ir_text_ok(const char *image, size_t len, const char *text, size_t text_len) {
+    img im;
+    if (!sections_ok(&im, image, len, text_len))
+        return -1;
+    const ir_meta *m = REC(&im, EXDB_IR_METAS, ir_meta);
+    const ir_kv *kv = REC(&im, EXDB_IR_KVS, ir_kv);
+    for (uint64_t i = 0; i < im.n[EXDB_IR_METAS]; i++) {
+        for (int k = 0; k < 6; k++)
+            if ((m[i].textmask >> k) & 1 && !quote_at(text, text_len, m[i].strs[k]))
+                return -1;
+        for (uint32_t k = 0; m[i].extra != NONE && k < m[i].nextra; k++)
+            if (kv[m[i].extra + k].text && !quote_at(text, text_len, kv[m[i].extra + k].value))
+                return -1;
+    }
+    return 0;
 }
 
 /* ---- the install */

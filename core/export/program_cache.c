@@ -5,6 +5,7 @@
 #include "core/export/program_impl.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -221,7 +222,8 @@ int exdb_program_cache_ir_open(exdb_program *p, struct exdb_program_pending *pd,
     } else if (hash != pd->hit.text_hash) {
         exdb_cache_drop(&ir);
         rc = cache_lied(pd, err);
-    } else if (!image_agrees(p, pd)) { /* not what a build makes: built from the file */
+    } else if (exdb_cache_ir_text_ok(ir.image, ir.image_len, buf, len) < 0 ||
+               !image_agrees(p, pd)) { /* not what a build makes: built from the file */
         exdb_cache_drop(&ir);
         rc = 1;
     } else {
@@ -253,14 +255,15 @@ int exdb_program_cache_ir_open(exdb_program *p, struct exdb_program_pending *pd,
     return 0;
 }
 
-/* The IR entry of p written (in the process that calls it). */
-static void ir_write(exdb_program *p, struct exdb_program_pending *pd) {
+/* The IR entry of p written (in the process that calls it) into the
+ * folder open at dfd (-1: opened there). */
+static void ir_write(int dfd, exdb_program *p, struct exdb_program_pending *pd) {
     exdb_cache_ir_parts parts;
     exdb_cache_piece pieces[EXDB_CACHE_IR_PIECES];
     if (exdb_cache_ir_make_parts(p, &parts) < 0)
         return;
     const char *member = pd->hit.data ? pd->hit.member : p->member;
-    exdb_cache_ir_put(file_of(p), pd->model, member, p, pieces,
+    exdb_cache_ir_put(dfd, file_of(p), pd->model, member, p, pieces,
                       exdb_cache_ir_pieces(&parts, pieces));
     exdb_cache_ir_parts_free(&parts);
 }
@@ -275,6 +278,26 @@ static void reap(void) {
             writers[i] = 0;
 }
 
+#ifndef EXDB_FAULT
+/* The forked writer made its own: every signal's action the default and
+ * none blocked (it is forked from the build thread, which blocks them),
+ * SIGXFSZ ignored (a write past RLIMIT_FSIZE fails with EFBIG: the entry
+ * is not written); every descriptor closed (no pipe of the parent's held
+ * open) but the folder's dfd, moved to 0: 0, or -1. */
+static int writer_child(int dfd) {
+    sigset_t none;
+    sigemptyset(&none);
+    for (int s = 1; s < NSIG; s++)
+        if (s != SIGKILL && s != SIGSTOP)
+            signal(s, SIG_DFL); /* fails harmlessly on the reserved ones */
+    signal(SIGXFSZ, SIG_IGN);
+    pthread_sigmask(SIG_SETMASK, &none, NULL);
+    dfd = dfd == 0 || dup2(dfd, 0) == 0 ? 0 : -1;
+    closefrom(1);
+    return dfd;
+}
+#endif
+
 void exdb_program_cache_ir_put(exdb_program *p, struct exdb_program_pending *pd) {
     if (!exdb_cache_dir() || exdb_filemap_changed(p->buf))
         return;
@@ -284,13 +307,18 @@ void exdb_program_cache_ir_put(exdb_program *p, struct exdb_program_pending *pd)
         if (!writers[i])
             slot = i;
 #ifndef EXDB_FAULT /* the fault walk counts the writer's allocations: in this process */
-    pid_t pid = exdb_cache_ir_async_on() && slot >= 0 ? fork() : -1;
+    /* the folder opened here, made if missing: the writer never makes it
+     * again once the user removed it */
+    int dfd = exdb_cache_ir_async_on() && slot >= 0 ? exdb_cache_dir_open() : -1;
+    pid_t pid = dfd >= 0 ? fork() : -1;
     if (pid == 0) { /* the writer: the program as it is now, copy on write */
-        for (int fd = 0; fd < 1024; fd++)
-            close(fd); /* no pipe of the parent's held open */
-        ir_write(p, pd);
+        dfd = writer_child(dfd);
+        if (dfd == 0)
+            ir_write(dfd, p, pd);
         _exit(0);
     }
+    if (dfd >= 0)
+        close(dfd);
     if (pid > 0) {
         writers[slot] = pid;
         return;
@@ -298,7 +326,7 @@ void exdb_program_cache_ir_put(exdb_program *p, struct exdb_program_pending *pd)
 #else
     (void)slot;
 #endif
-    ir_write(p, pd);
+    ir_write(-1, p, pd);
 }
 
 /* h's image put back into P (cache_image.h): 0, or -1 (err says so when
