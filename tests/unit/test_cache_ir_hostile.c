@@ -241,17 +241,19 @@ Test(cache_ir_hostile, an_ir_entry_without_its_shape_entry_is_not_present) {
 Test(cache_ir_hostile, eviction_takes_an_entry_pair_together) {
     int ir;
     const char *other = "tests/fixtures/llm_decoder.json";
-    free(answers(other, 1, &ir)); /* both entries of each file: their sizes */
-    uint64_t bytes = 0;
+    /* FIXTURE's entries named while they are the only ones (which of two
+     * IR entries a folder lists first depends on the files' paths) */
     free(answers(FIXTURE, 1, &ir));
-    cr_assert_eq(count_entries(".shape", &bytes), 2);
-    cr_assert_eq(count_entries(".ir", &bytes), 2);
-    /* other's entries gone; FIXTURE's shape entry the least recently
-     * used; the bound one byte below all four */
     const char *e = ir_entry();
     char ir_path[1100], shape[1100];
     snprintf(ir_path, sizeof ir_path, "%s", e);
     snprintf(shape, sizeof shape, "%.*s.shape", (int)(strlen(e) - 3), e);
+    free(answers(other, 1, &ir)); /* both entries of each file: their sizes */
+    uint64_t bytes = 0;
+    cr_assert_eq(count_entries(".shape", &bytes), 2);
+    cr_assert_eq(count_entries(".ir", &bytes), 2);
+    /* other's entries gone; FIXTURE's shape entry the least recently
+     * used; the bound one byte below all four */
     DIR *d = opendir(dir);
     struct dirent *de;
     char path[1100];
