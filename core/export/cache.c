@@ -471,6 +471,30 @@ static void put(writer *w, const void *p, size_t n) {
 
 /* Writes the entry (head hd, strings, the text's pieces between cuts)
  * to a new file in dfd named name: 0, or -1 (nothing left behind). */
+/* The head of an entry (shape or IR: magic, format) of program p, read
+ * from the file keyed k and its member, written at now, payload bytes. */
+static head head_of(const char *magic, uint32_t format, const key *k, uint64_t now,
+                    const exdb_program *p, const char *member, uint64_t payload) {
+    head hd = {.format = format,
+               .head_size = sizeof hd,
+               .dev = k->dev,
+               .ino = k->ino,
+               .size = k->size,
+               .mtime_ns = k->mtime_ns,
+               .ctime_ns = k->ctime_ns,
+               .created_ns = now,
+               .text_len = p->json_bytes,
+               .text_hash = p->snapshot->program_hash,
+               .payload_len = payload,
+               .nserialized = p->nserialized_nodes,
+               .path_len = (uint32_t)strlen(k->path),
+               .model_len = (uint32_t)strlen(k->model),
+               .member_len = (uint32_t)strlen(member)};
+    memcpy(hd.magic, magic, sizeof hd.magic); /* 8 bytes, no NUL */
+    snprintf(hd.version, sizeof hd.version, "%s", exdb_version());
+    return hd;
+}
+
 static int write_entry(int dfd, const char *name, const head *hd, const key *k, const char *member,
                        const char *text, size_t len, const cut *cuts, int ncuts,
                        const char *image) {
@@ -528,29 +552,13 @@ void exdb_cache_put(const char *path, const char *model, const char *member, con
     size_t payload = len;
     for (int i = 0; i < ncuts; i++)
         payload -= cuts[i].hi - cuts[i].lo;
-    head hd = {.magic = MAGIC,
-               .format = FORMAT,
-               .head_size = sizeof hd,
-               .dev = k.dev,
-               .ino = k.ino,
-               .size = k.size,
-               .mtime_ns = k.mtime_ns,
-               .ctime_ns = k.ctime_ns,
-               .created_ns = now,
-               .text_len = p->json_bytes,
-               .text_hash = p->snapshot->program_hash,
-               .payload_len = payload,
-               .nserialized = p->nserialized_nodes};
+    head hd = head_of(MAGIC, FORMAT, &k, now, p, member, payload);
     if (image) {
         hd.image_len = im.image.len;
         hd.image_inputs = im.ninputs;
         hd.image_outputs = im.noutputs;
         hd.image_calls = im.ncalls;
     }
-    hd.path_len = (uint32_t)strlen(k.path);
-    hd.model_len = (uint32_t)strlen(k.model);
-    hd.member_len = (uint32_t)strlen(member);
-    snprintf(hd.version, sizeof hd.version, "%s", exdb_version());
     hd.counts[0] = p->shape.nodes;
     memcpy(hd.counts + 1, p->shape.ops, sizeof p->shape.ops);
     hd.counts[7] = p->shape.getitems;
@@ -613,23 +621,7 @@ void exdb_cache_ir_put(int given, const char *path, const char *model, const cha
     }
     exdb_node_counts c;
     exdb_program_node_counts(p, &c);
-    head hd = {.magic = IR_MAGIC,
-               .format = IR_FORMAT,
-               .head_size = sizeof hd,
-               .dev = k.dev,
-               .ino = k.ino,
-               .size = k.size,
-               .mtime_ns = k.mtime_ns,
-               .ctime_ns = k.ctime_ns,
-               .created_ns = now,
-               .text_len = p->json_bytes,
-               .text_hash = p->snapshot->program_hash,
-               .payload_len = len,
-               .nserialized = p->nserialized_nodes};
-    hd.path_len = (uint32_t)strlen(k.path);
-    hd.model_len = (uint32_t)strlen(k.model);
-    hd.member_len = (uint32_t)strlen(member);
-    snprintf(hd.version, sizeof hd.version, "%s", exdb_version());
+    head hd = head_of(IR_MAGIC, IR_FORMAT, &k, now, p, member, len);
     hd.counts[0] = c.nodes;
     memcpy(hd.counts + 1, c.ops, sizeof c.ops);
     hd.counts[7] = c.getitems;
