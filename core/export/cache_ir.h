@@ -45,11 +45,6 @@ int exdb_cache_ir_make(const exdb_program *p, exdb_buf *out);
  * value's items before it, the name tables' sizes and keys. 0, or -1. */
 int exdb_cache_ir_check(const char *image, size_t len, uint64_t text_len);
 
-/* Whether every lazily read text reference of image[0..len) (checked by
- * exdb_cache_ir_check) is at a string's opening quote in the file's text
- * text[0..text_len): 0, or -1. */
-int exdb_cache_ir_text_ok(const char *image, size_t len, const char *text, size_t text_len);
-
 /* The image checked by exdb_cache_ir_check put back into p as its graph
  * (p->buf the text it was made with, p->json_bytes its length; nothing of
  * the image kept): 0, or -1 when memory ran out. */

@@ -279,29 +279,6 @@ int exdb_cache_ir_check(const char *image, size_t len, uint64_t text_len) {
                : -1;
 }
 
-/* Whether a text reference is none or at a string's opening quote (what
- * exdb_load_meta_read reads from). */
-static int quote_at(const char *text, uint64_t text_len, uint32_t s) {
-    return s == NONE || (s < text_len && text[s] == '"');
-}
-
-int exdb_cache_ir_text_ok(const char *image, size_t len, const char *text, size_t text_len) {
-    img im;
-    if (!sections_ok(&im, image, len, text_len))
-        return -1;
-    const ir_meta *m = REC(&im, EXDB_IR_METAS, ir_meta);
-    const ir_kv *kv = REC(&im, EXDB_IR_KVS, ir_kv);
-    for (uint64_t i = 0; i < im.n[EXDB_IR_METAS]; i++) {
-        for (int k = 0; k < 6; k++)
-            if ((m[i].textmask >> k) & 1 && !quote_at(text, text_len, m[i].strs[k]))
-                return -1;
-        for (uint32_t k = 0; m[i].extra != NONE && k < m[i].nextra; k++)
-            if (kv[m[i].extra + k].text && !quote_at(text, text_len, kv[m[i].extra + k].value))
-                return -1;
-    }
-    return 0;
-}
-
 /* ---- the install */
 
 typedef struct rel {

@@ -332,6 +332,26 @@ static const char *meta_refused(exdb_meta_defer *d, const char *quote) {
     return NULL;
 }
 
+/* A field refused at its first read (its message e): remembered with
+ * it, and the first refusal kept for exdb_program_meta_error. NULL. */
+static const char *meta_fail(exdb_meta_defer *d, const char *quote, const exdb_error *e) {
+    if (!d->failed) {
+        d->failed = quote;
+        d->failed_err = *e;
+    }
+    exdb_meta_fail *f = malloc(sizeof *f);
+    if (f) {
+        f->quote = quote;
+        f->err = *e;
+        f->next = d->fails;
+        d->fails = f;
+    }
+    memo_put(d, quote, NULL);
+    d->err = *e;
+    d->pending = 1;
+    return NULL;
+}
+
 /* First reads between two calls giving a mapped text's pages back. */
 #define DROP_READS 4096
 
@@ -351,6 +371,20 @@ const char *exdb_load_meta_read(exdb_meta_defer *d, const char *quote, int32_t s
     exdb_error e = {0};
     jpath gm = PKEY(NULL, "graph_module"), g = PKEY(&gm, "graph"), ns = PKEY(&g, "nodes");
     jpath np = PIDX(&ns, src), mp = PKEY(&np, "metadata"), kp = PKEY(&mp, key);
+    if (*quote != '"') {
+        /* never where the loader found it (the offsets are its own): one
+         * a reopen cache's IR entry gave (cache_ir.h), of a file whose
+         * text is the entry's, so the entry was forged or damaged; said
+         * here, at first read, so that no put-back touches every page of
+         * the text to prove each in advance */
+        char where[512];
+        exdb_load_path_fmt(&kp, where, sizeof where);
+        exdb_errorf(&e,
+                    "%s: %s: no string at byte %zu of the text, where the reopen cache's entry "
+                    "said one is (a forged or damaged entry: open it with --no-cache)",
+                    d->fname, where, (size_t)(quote - d->text));
+        return meta_fail(d, quote, &e);
+    }
     exdb_jstrings pool = {d->arena, NULL, d->pool, d->pool_end};
     int rc = exdb_json_string_at(quote, d->end, d->text, &pool, d->fname, &s, &n, &e);
     d->pool = pool.p;
@@ -379,23 +413,8 @@ const char *exdb_load_meta_read(exdb_meta_defer *d, const char *quote, int32_t s
         return NULL;
     }
     loader L = {.fname = d->fname, .err = &e};
-    if (exdb_load_check_text(&L, s, n, &kp) < 0) {
-        if (!d->failed) {
-            d->failed = quote;
-            d->failed_err = e;
-        }
-        exdb_meta_fail *f = malloc(sizeof *f);
-        if (f) {
-            f->quote = quote;
-            f->err = e;
-            f->next = d->fails;
-            d->fails = f;
-        }
-        memo_put(d, quote, NULL);
-        d->err = e;
-        d->pending = 1;
-        return NULL;
-    }
+    if (exdb_load_check_text(&L, s, n, &kp) < 0)
+        return meta_fail(d, quote, &e);
     memo_put(d, quote, s);
     if (++d->reads >= DROP_READS) {
         /* what was read is decoded and remembered: a command reading
