@@ -26,6 +26,7 @@
 #include "core/fx/lint.h"
 #include "core/fx/print.h"
 
+#include "cache_ir_edit.h"
 #include "testutil.h"
 
 static uint32_t shape_was;
@@ -360,56 +361,11 @@ Test(cache_ir, a_broken_image_is_refused) {
         refused(cases[i].edit, cases[i].what);
 }
 
-/* The IR entry in the folder (its path). */
-static const char *ir_entry(void) {
-    static char path[1024];
-    path[0] = 0;
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len > 3 && strcmp(e->d_name + len - 3, ".ir") == 0)
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    }
-    if (d)
-        closedir(d);
-    return path;
-}
-
-/* The IR entry of FIXTURE, its image changed by edit (img: the image's
- * bytes, 8-aligned in the entry), its checksum made right again. */
-static void edit_ir_entry(void (*edit)(char *img)) {
-    const char *e = ir_entry();
-    cr_assert_str_neq(e, "", "no IR entry written");
-    FILE *f = fopen(e, "r+b");
-    cr_assert_not_null(f);
-    fseek(f, 0, SEEK_END);
-    size_t n = (size_t)ftell(f);
-    char *s = malloc(n);
-    fseek(f, 0, SEEK_SET);
-    cr_assert_eq(fread(s, 1, n, f), n);
-    exdb_cache_head h;
-    memcpy(&h, s, sizeof h);
-    size_t at = (sizeof h + h.path_len + h.model_len + h.member_len + 3 + 7) & ~(size_t)7;
-    edit(s + at);
-    uint64_t sum = XXH3_64bits(s, n - 8);
-    memcpy(s + n - 8, &sum, 8);
-    fseek(f, 0, SEEK_SET);
-    cr_assert_eq(fwrite(s, 1, n, f), n);
-    fclose(f);
-    free(s);
-}
-
-static exdb_cache_ir_node *image_node(char *img, uint32_t i) {
-    exdb_cache_ir_head *ih = (exdb_cache_ir_head *)img;
-    return (exdb_cache_ir_node *)(img + ih->sect[EXDB_IR_NODES].off) + i;
-}
-
 static void op_past_the_ops(char *img) { /* refused by the check */
-    image_node(img, 0)->op = 9;
+    test_ir_node(img, 0)->op = 9;
 }
 static void placeholder_made_get_attr(char *img) { /* other counts than the entry's */
-    image_node(img, 0)->op = EXDB_OP_GET_ATTR;
+    test_ir_node(img, 0)->op = EXDB_OP_GET_ATTR;
 }
 static void one_name_slot_moved(char *img) { /* one name looked up misses */
     exdb_cache_ir_head *ih = (exdb_cache_ir_head *)img;
@@ -440,7 +396,7 @@ Test(cache_ir, a_broken_entry_is_not_used) {
     exdb_cache_use(dir);
     free(answers(FIXTURE, 1, NULL));
     for (size_t i = 0; i < sizeof edits / sizeof *edits; i++) {
-        edit_ir_entry(edits[i]);
+        test_edit_ir_entry(dir, edits[i]);
         int ir = -1;
         char *got = answers(FIXTURE, 1, &ir);
         cr_assert_eq(ir, 0, "broken IR entry %zu was used", i);

@@ -24,6 +24,7 @@
 #include "core/fx/lint.h"
 #include "core/fx/print.h"
 
+#include "cache_ir_edit.h"
 #include "testutil.h"
 
 #define FIXTURE "tests/fixtures/example.json"
@@ -83,53 +84,11 @@ static char *answers(const char *path, int cached, int *from_ir) {
     return s;
 }
 
-static const char *ir_entry(void) {
-    static char path[1024];
-    path[0] = 0;
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len > 3 && strcmp(e->d_name + len - 3, ".ir") == 0)
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    }
-    if (d)
-        closedir(d);
-    return path;
-}
-
-/* The IR entry's image changed by edit, its checksum made right again. */
-static void edit_ir_entry(void (*edit)(char *img)) {
-    const char *e = ir_entry();
-    cr_assert_str_neq(e, "", "no IR entry written");
-    FILE *f = fopen(e, "r+b");
-    cr_assert_not_null(f);
-    fseek(f, 0, SEEK_END);
-    size_t n = (size_t)ftell(f);
-    char *s = malloc(n);
-    fseek(f, 0, SEEK_SET);
-    cr_assert_eq(fread(s, 1, n, f), n);
-    exdb_cache_head h;
-    memcpy(&h, s, sizeof h);
-    size_t at = (sizeof h + h.path_len + h.model_len + h.member_len + 3 + 7) & ~(size_t)7;
-    edit(s + at);
-    uint64_t sum = XXH3_64bits(s, n - 8);
-    memcpy(s + n - 8, &sum, 8);
-    fseek(f, 0, SEEK_SET);
-    cr_assert_eq(fwrite(s, 1, n, f), n);
-    fclose(f);
-    free(s);
-}
-
-static exdb_cache_ir_node *node_at(char *img, uint32_t i) {
-    exdb_cache_ir_head *ih = (exdb_cache_ir_head *)img;
-    return (exdb_cache_ir_node *)(img + ih->sect[EXDB_IR_NODES].off) + i;
-}
 static uint32_t nnodes(char *img) {
     return (uint32_t)((exdb_cache_ir_head *)img)->sect[EXDB_IR_NODES].count;
 }
 static void swap_ops(char *img, uint32_t i, uint32_t j) {
-    exdb_cache_ir_node *a = node_at(img, i), *b = node_at(img, j);
+    exdb_cache_ir_node *a = test_ir_node(img, i), *b = test_ir_node(img, j);
     uint8_t op = a->op, tk = a->tkind;
     a->op = b->op;
     a->tkind = b->tkind;
@@ -141,8 +100,8 @@ static void swap_ops(char *img, uint32_t i, uint32_t j) {
  * not last, and a call uses it (the counts are the entry's) */
 static void output_not_last(char *img) {
     uint32_t n = nnodes(img);
-    cr_assert_eq(node_at(img, n - 1)->op, EXDB_OP_OUTPUT);
-    cr_assert_eq(node_at(img, n - 2)->op, EXDB_OP_CALL_FUNCTION);
+    cr_assert_eq(test_ir_node(img, n - 1)->op, EXDB_OP_OUTPUT);
+    cr_assert_eq(test_ir_node(img, n - 2)->op, EXDB_OP_CALL_FUNCTION);
     swap_ops(img, n - 1, n - 2);
 }
 
@@ -150,8 +109,8 @@ static void output_not_last(char *img) {
  * a call, a call before the placeholders */
 static void placeholder_after_call(char *img) {
     uint32_t n = nnodes(img), c = n - 2;
-    cr_assert_eq(node_at(img, 0)->op, EXDB_OP_PLACEHOLDER);
-    cr_assert_eq(node_at(img, c)->op, EXDB_OP_CALL_FUNCTION);
+    cr_assert_eq(test_ir_node(img, 0)->op, EXDB_OP_PLACEHOLDER);
+    cr_assert_eq(test_ir_node(img, c)->op, EXDB_OP_CALL_FUNCTION);
     swap_ops(img, 0, c);
 }
 
@@ -177,7 +136,7 @@ static void check_file_not_used(const char *file, void (*edit)(char *), const ch
     free(answers(file, 1, &ir)); /* writes both entries */
     free(answers(file, 1, &ir));
     cr_assert_eq(ir, 1, "no IR entry to edit");
-    edit_ir_entry(edit);
+    test_edit_ir_entry(dir, edit);
     char *got = answers(file, 1, &ir);
     cr_expect_eq(ir, 0, "%s: the IR entry was used", what);
     cr_expect_str_eq(got, ref, "%s: other answers than the file's", what);
@@ -209,7 +168,7 @@ Test(cache_ir_hostile, a_text_reference_not_at_a_quote_is_refused_at_first_read)
     free(answers(file, 1, &ir)); /* writes both entries */
     free(answers(file, 1, &ir));
     cr_assert_eq(ir, 1, "no IR entry to edit");
-    edit_ir_entry(text_ref_to_start);
+    test_edit_ir_entry(dir, text_ref_to_start);
     exdb_error err = {0};
     exdb_program *p = exdb_program_open(file, NULL, &err);
     cr_assert_not_null(p, "%s", err.msg);
@@ -254,7 +213,7 @@ Test(cache_ir_hostile, an_ir_entry_without_its_shape_entry_is_not_present) {
     int ir;
     free(answers(FIXTURE, 1, &ir)); /* writes both entries */
     cr_assert_eq(exdb_cache_ir_present(FIXTURE, NULL), 1);
-    const char *e = ir_entry();
+    const char *e = test_ir_entry(dir);
     char shape[1100];
     snprintf(shape, sizeof shape, "%.*s.shape", (int)(strlen(e) - 3), e);
     cr_assert_eq(unlink(shape), 0, "%s", shape);
@@ -268,7 +227,7 @@ Test(cache_ir_hostile, eviction_takes_an_entry_pair_together) {
     /* FIXTURE's entries named while they are the only ones (which of two
      * IR entries a folder lists first depends on the files' paths) */
     free(answers(FIXTURE, 1, &ir));
-    const char *e = ir_entry();
+    const char *e = test_ir_entry(dir);
     char ir_path[1100], shape[1100];
     snprintf(ir_path, sizeof ir_path, "%s", e);
     snprintf(shape, sizeof shape, "%.*s.shape", (int)(strlen(e) - 3), e);
