@@ -530,19 +530,29 @@ static int write_entry(int dfd, const char *name, const head *hd, const key *k, 
 
 static void evict(int dfd);
 
+/* Whether an entry of p may be written for the file at path: the cache
+ * on, the file's key in *k (its path freed by the caller) and the time in
+ * *now; not when the file changed within seconds (its next change could
+ * keep its size and times). */
+static int put_key(const char *path, const char *model, const char *member, const exdb_program *p,
+                   key *k, uint64_t *now) {
+    if (!cache_on || !member || !p->snapshot || key_of(path, model, k) < 0)
+        return 0;
+    *now = now_ns();
+    if (*now < k->mtime_ns + racy_ns || *now < k->ctime_ns + racy_ns) {
+        free(k->path);
+        return 0;
+    }
+    return 1;
+}
+
 void exdb_cache_put(const char *path, const char *model, const char *member, const exdb_program *p,
                     const exdb_json *root) {
     key k;
     cut cuts[CUTS_MAX];
-    if (!cache_on || !member || !p->snapshot || key_of(path, model, &k) < 0)
+    uint64_t now;
+    if (!put_key(path, model, member, p, &k, &now))
         return;
-    /* not when the file changed within seconds: its next change could
-     * keep its size and times */
-    uint64_t now = now_ns();
-    if (now < k.mtime_ns + racy_ns || now < k.ctime_ns + racy_ns) {
-        free(k.path);
-        return;
-    }
     /* the image, else the text with its lazy members emptied */
     exdb_cache_image im;
     int image = exdb_cache_image_make(p, root, &im) == 0;
@@ -612,13 +622,9 @@ void exdb_cache_ir_put(int given, const char *path, const char *model, const cha
     size_t len = 0;
     for (int i = 0; i < npieces; i++)
         len += pieces[i].n;
-    if (!cache_on || !member || !p->snapshot || key_of(path, model, &k) < 0)
+    uint64_t now;
+    if (!put_key(path, model, member, p, &k, &now))
         return;
-    uint64_t now = now_ns();
-    if (now < k.mtime_ns + racy_ns || now < k.ctime_ns + racy_ns) {
-        free(k.path);
-        return;
-    }
     exdb_node_counts c;
     exdb_program_node_counts(p, &c);
     head hd = head_of(IR_MAGIC, IR_FORMAT, &k, now, p, member, len);
