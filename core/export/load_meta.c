@@ -371,22 +371,9 @@ const char *exdb_load_meta_read(exdb_meta_defer *d, const char *quote, int32_t s
     exdb_error e = {0};
     jpath gm = PKEY(NULL, "graph_module"), g = PKEY(&gm, "graph"), ns = PKEY(&g, "nodes");
     jpath np = PIDX(&ns, src), mp = PKEY(&np, "metadata"), kp = PKEY(&mp, key);
-    if (*quote != '"') {
-        /* never where the loader found it (the offsets are its own): one
-         * a reopen cache's IR entry gave (cache_ir.h), of a file whose
-         * text is the entry's, so the entry was forged or damaged; said
-         * here, at first read, so that no put-back touches every page of
-         * the text to prove each in advance */
-        char where[512];
-        exdb_load_path_fmt(&kp, where, sizeof where);
-        exdb_errorf(&e,
-                    "%s: %s: no string at byte %zu of the text, where the reopen cache's entry "
-                    "said one is (a forged or damaged entry: open it with --no-cache)",
-                    d->fname, where, (size_t)(quote - d->text));
-        return meta_fail(d, quote, &e);
-    }
     exdb_jstrings pool = {d->arena, NULL, d->pool, d->pool_end};
-    int rc = exdb_json_string_at(quote, d->end, d->text, &pool, d->fname, &s, &n, &e);
+    int quoted = *quote == '"'; /* read once: what is checked is what was read */
+    int rc = quoted ? exdb_json_string_at(quote, d->end, d->text, &pool, d->fname, &s, &n, &e) : -1;
     d->pool = pool.p;
     d->pool_end = pool.end;
     if (exdb_filemap_changed(d->text)) {
@@ -396,6 +383,20 @@ const char *exdb_load_meta_read(exdb_meta_defer *d, const char *quote, int32_t s
         exdb_errorf(&d->err, "%s changed on disk since it was loaded; load it again", d->fname);
         d->pending = 1;
         return NULL;
+    }
+    if (!quoted) {
+        /* never where the loader found it (the offsets are its own), nor
+         * in a file changed since (said above): one a reopen cache's IR
+         * entry gave (cache_ir.h) for a text whose hash is the entry's,
+         * so the entry was forged or damaged; said at first read, so that
+         * no put-back touches every page of the text to prove each */
+        char where[512];
+        exdb_load_path_fmt(&kp, where, sizeof where);
+        exdb_errorf(&e,
+                    "%s: %s: no string at byte %zu of the text, where the reopen cache's entry "
+                    "said one is (a forged or damaged entry: open it with --no-cache)",
+                    d->fname, where, (size_t)(quote - d->text));
+        return meta_fail(d, quote, &e);
     }
     if (rc < 0) {
         /* "FILE: line 1, column C: what" as the load would have said it,
