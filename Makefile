@@ -160,8 +160,10 @@ run: all
 
 # Everything under ASan+UBSan; tests/run.sh prints the "N passed, N failed" line.
 # T="SUITE[/NAME] ..." picks suites and tests (tests/run.sh), UPDATE=1 rewrites goldens.
+# The release ./exdb too: the cache suite's checks of the IR entry's writer
+# run it (the sanitizer build's core never forks a writer).
 test: deps-test
-	@$(MAKE) --no-print-directory build/san/exdb build/san/unit
+	@$(MAKE) --no-print-directory build/san/exdb build/san/unit exdb
 	@T='$(T)' UPDATE='$(UPDATE)' tests/run.sh build/san
 
 # The edit loop's suites: unit, golden and malformed (T=... narrows them further).
