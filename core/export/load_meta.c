@@ -491,3 +491,12 @@ int exdb_load_meta(loader *L, const exdb_json *m, const jpath *p, exdb_meta **ou
         return -1;
     return 0;
 }
+
+void exdb_load_meta_defer_on(exdb_program *p, const char *fname) {
+    exdb_meta_defer *d = &p->meta_defer;
+    d->read = exdb_load_meta_read;
+    d->text = p->buf;
+    d->end = p->buf + p->json_bytes;
+    d->arena = &p->text_arena;
+    d->fname = fname;
+}

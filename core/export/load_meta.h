@@ -30,6 +30,11 @@ int exdb_load_meta_parse_stack(exdb_arena *a, const char *text, exdb_stack_entry
  * success). */
 int exdb_load_meta(loader *L, const exdb_json *m, const jpath *p, exdb_meta **out);
 
+/* Program p's lazily read metadata read through exdb_load_meta_read from
+ * its text p->buf (p->json_bytes bytes) into its text_arena; messages
+ * name fname. */
+void exdb_load_meta_defer_on(exdb_program *p, const char *fname);
+
 /* exdb_meta_defer's read for the fields exdb_load_meta left unparsed. */
 const char *exdb_load_meta_read(exdb_meta_defer *d, const char *quote, int32_t src,
                                 const char *key);

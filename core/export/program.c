@@ -421,12 +421,7 @@ static void defer_meta(loader *L, const exdb_json *root) {
         if (e->type == EXDB_JRAW && (e->flags & EXDB_JRAW_ASCII))
             e->flags |= EXDB_JRAW_DEFER;
     }
-    exdb_meta_defer *d = &L->prog->meta_defer;
-    d->read = exdb_load_meta_read;
-    d->text = L->prog->buf;
-    d->end = L->prog->buf + L->prog->json_bytes;
-    d->arena = &L->prog->text_arena;
-    d->fname = L->fname;
+    exdb_load_meta_defer_on(L->prog, L->fname);
 }
 
 void exdb_program_parse_ahead(uint32_t min_elements) {

@@ -27,22 +27,21 @@ static int cache_lied(struct exdb_program_pending *pd, exdb_error *err) {
     return exdb_errorf(err, "%s changed on disk since it was loaded; load it again", pd->L.fname);
 }
 
-/* The first step of the build of a program opened from the cache: its
- * file read and through the first pass (into pd's DOM, the text p's),
- * the text checked to be the entry's (its XXH3 and length). 0, or -1 with
- * the message in err (memory, or the file changed: cache_lied). */
-int exdb_program_cache_cold_pass(exdb_program *p, struct exdb_program_pending *pd,
-                                 exdb_error *err) {
+/* The absolute path of p's file (the snapshot's: a cd does not matter). */
+static const char *file_of(const exdb_program *p) {
+    return p->snapshot ? exdb_snapshot_abs_path(p->snapshot) : p->path;
+}
+
+/* p's file read again for a build from the cache (its text into *buf,
+ * *len, its hash into *hash when taken as read): 0, or -1 (memory, or
+ * the file no longer the entry's member: cache_lied; err says which). */
+static int read_file(exdb_program *p, struct exdb_program_pending *pd, char **buf, size_t *len,
+                     uint64_t *hash, exdb_error *err) {
     exdb_container *c;
-    char *buf = NULL;
-    size_t len = 0;
     const char *member;
-    uint64_t hash = 0;
-    int rc =
-        exdb_container_open(p->snapshot ? exdb_snapshot_abs_path(p->snapshot) : p->path, &c, err);
-    int other = 0; /* another member than the entry named */
+    int rc = exdb_container_open(file_of(p), &c, err), other = 0;
     if (rc == 0) {
-        rc = exdb_container_read_program_to_load(c, pd->model, &buf, &len, &member, &hash, err);
+        rc = exdb_container_read_program_to_load(c, pd->model, buf, len, &member, hash, err);
         /* an archive's member is still the one the entry named (a bare
          * JSON file's is its path as given: exdb_program_cache_open) */
         other = rc == 0 && p->container_kind != EXDB_CONT_JSON && strcmp(member, pd->hit.member);
@@ -51,13 +50,27 @@ int exdb_program_cache_cold_pass(exdb_program *p, struct exdb_program_pending *p
     if (rc < 0)
         return exdb_error_oom(err) ? -1 : cache_lied(pd, err);
     if (other) {
-        exdb_mem_release(buf);
+        exdb_mem_release(*buf);
         return cache_lied(pd, err);
     }
+    return 0;
+}
+
+/* The first step of the build of a program opened from the cache: its
+ * file read and through the first pass (into pd's DOM, the text p's),
+ * the text checked to be the entry's (its XXH3 and length). 0, or -1 with
+ * the message in err (memory, or the file changed: cache_lied). */
+int exdb_program_cache_cold_pass(exdb_program *p, struct exdb_program_pending *pd,
+                                 exdb_error *err) {
+    char *buf = NULL;
+    size_t len = 0;
+    uint64_t hash = 0;
+    if (read_file(p, pd, &buf, &len, &hash, err) < 0)
+        return -1;
     exdb_arena dom;
     exdb_arena_init(&dom);
     exdb_json *root = NULL;
-    rc = exdb_program_first_pass(buf, len, &dom, &pd->L.strs, pd->L.fname, NULL, &root, err);
+    int rc = exdb_program_first_pass(buf, len, &dom, &pd->L.strs, pd->L.fname, NULL, &root, err);
     exdb_filemap_hash(buf, &hash); /* taken as the text was read */
     if (len != pd->hit.text_len || hash != pd->hit.text_hash)
         rc = cache_lied(pd, err);
@@ -75,11 +88,6 @@ int exdb_program_cache_cold_pass(exdb_program *p, struct exdb_program_pending *p
     p->json_bytes = len;
     pd->cold = 0;
     return 0;
-}
-
-/* The absolute path of p's file (the snapshot's: a cd does not matter). */
-static const char *file_of(const exdb_program *p) {
-    return p->snapshot ? exdb_snapshot_abs_path(p->snapshot) : p->path;
 }
 
 /* The text's XXH3 taken on the second core while the image is put back. */
@@ -108,18 +116,10 @@ static void *hash_run(void *arg) {
  * into *hash once hasher_join): 0, or -1 (cache_lied or memory, err). */
 static int ir_read_file(exdb_program *p, struct exdb_program_pending *pd, char **buf, size_t *len,
                         hasher *hs, exdb_error *err) {
-    exdb_container *c;
-    const char *member;
     uint64_t hash = 0;
-    int rc = exdb_container_open(file_of(p), &c, err), other = 0;
-    if (rc == 0) {
-        rc = exdb_container_read_program_to_load(c, pd->model, buf, len, &member, &hash, err);
-        other = rc == 0 && p->container_kind != EXDB_CONT_JSON && strcmp(member, pd->hit.member);
-        exdb_container_close(c);
-    }
-    if (rc < 0)
-        return exdb_error_oom(err) ? -1 : cache_lied(pd, err);
-    if (other || *len != pd->hit.text_len) {
+    if (read_file(p, pd, buf, len, &hash, err) < 0)
+        return -1;
+    if (*len != pd->hit.text_len) {
         exdb_mem_release(*buf);
         return cache_lied(pd, err);
     }
@@ -242,14 +242,8 @@ int exdb_program_cache_ir_open(exdb_program *p, struct exdb_program_pending *pd,
     memset(&pd->hit, 0, sizeof pd->hit);
     exdb_arena_init(&pd->hit_dom);
     p->cache_kept = kept;
-    if (lazy) { /* as program.c's defer_meta sets it */
-        exdb_meta_defer *d = &p->meta_defer;
-        d->read = exdb_load_meta_read;
-        d->text = buf;
-        d->end = buf + len;
-        d->arena = &p->text_arena;
-        d->fname = pd->L.fname;
-    }
+    if (lazy) /* p->buf is buf */
+        exdb_load_meta_defer_on(p, pd->L.fname);
     pd->cold = 0;
     return 0;
 }
