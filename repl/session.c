@@ -454,6 +454,7 @@ int session_exec(session *s, const char *line) {
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = s->json ? exec_json(s, text, &c) : exec_line(s, text, &c);
     s->json &= !json_once;
+    exdb_program_cache_reap();             /* the reopen cache's writers that ended: no zombie */
     if (s->timing == 2 && c && !s->json) { /* set timing on: every command's time */
         clock_gettime(CLOCK_MONOTONIC, &t1);
         fflush(s->out);

@@ -12,8 +12,8 @@
 # after a reopen answer as without the cache, built from the IR entry the
 # first session wrote (cache_ir.h; EXDB_CACHE_SYNC=1: written before the
 # build returns); the forked IR writer (./exdb's) blocks no signal, keeps
-# no descriptor of exdb's, ends on SIGTERM and never makes a removed cache
-# folder again; a file-size limit below the entries harms nothing. About
+# no descriptor of exdb's, ends on SIGTERM, never makes a removed cache
+# folder again and is reaped by the next command once it ended; a file-size limit below the entries harms nothing. About
 # 21 s (the golden suite once, 2 s for a copied file to leave git's racy
 # window, 9 s for the writer's checks on a 100k-node program).
 # Prints "cache: N passed, M failed".
@@ -218,6 +218,20 @@ else
         fi
     else
         bad "the IR writer: not seen (it ended before it was caught)"
+    fi
+    # a writer that ended is reaped by the session's next command: no
+    # zombie left while the session goes on (the first shell waits for the
+    # writer to end, the second lists exdb's children after a command)
+    rm -rf "$XDG_CACHE_HOME" "$tmp/zw" "$tmp/zleft"
+    env -u EXDB_CACHE_SYNC "$root/exdb" -q "$tmp/big.json" -batch -ex 'info program' \
+        -ex 'info nodes add_1' \
+        -ex "shell w=\$(pgrep -P \$PPID -x exdb); while [ -n \"\$w\" ] && [ -e /proc/\$w ] && ! grep -q '^State:.*Z' /proc/\$w/status; do sleep 0.05; done; echo \"w=\$w\" >$tmp/zw" \
+        -ex 'info program' -ex "shell pgrep -P \$PPID -x exdb >$tmp/zleft; echo end >>$tmp/zleft" \
+        >"$tmp/out" 2>&1
+    if grep -q '^w=[0-9]' "$tmp/zw" 2>/dev/null && [ "$(cat "$tmp/zleft" 2>/dev/null)" = end ]; then
+        ok "the IR writer: reaped once it ended, by the next command"
+    else
+        bad "the IR writer: $(cat "$tmp/zw" 2>/dev/null), left as exdb's children: $(tr '\n' ' ' <"$tmp/zleft" 2>/dev/null)"
     fi
 fi
 

@@ -235,6 +235,11 @@ void exdb_program_lazy_meta(uint32_t min_nodes);
 int exdb_program_meta_error(exdb_program *p, exdb_error *err);
 
 void exdb_program_free(exdb_program *p);
+/* Reaps the reopen cache's IR writers (exdb_cache_ir_async: a process each,
+ * forked after a build) that have ended, so that none stays a zombie while
+ * the session goes on (the REPL calls it after each command; a build reaps
+ * them too). */
+void exdb_program_cache_reap(void);
 
 /* The subgraph registered under attribute name `name` of the top-level
  * GraphModule (the last one when several share it, as getattr on the

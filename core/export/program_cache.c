@@ -261,14 +261,22 @@ static void ir_write(int dfd, exdb_program *p, struct exdb_program_pending *pd) 
     exdb_cache_ir_parts_free(&parts);
 }
 
-/* The writers forked so far and not yet reaped. */
+/* The writers forked so far and not yet reaped (forked by the build's
+ * thread, reaped by it and by the REPL's: under writers_mu). */
 enum { WRITERS_MAX = 8 };
 static pid_t writers[WRITERS_MAX];
+static pthread_mutex_t writers_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static void reap(void) {
     for (int i = 0; i < WRITERS_MAX; i++)
         if (writers[i] > 0 && waitpid(writers[i], NULL, WNOHANG) != 0)
             writers[i] = 0;
+}
+
+void exdb_program_cache_reap(void) {
+    pthread_mutex_lock(&writers_mu);
+    reap();
+    pthread_mutex_unlock(&writers_mu);
 }
 
 #ifndef EXDB_FAULT
@@ -294,16 +302,21 @@ static int writer_child(int dfd) {
 void exdb_program_cache_ir_put(exdb_program *p, struct exdb_program_pending *pd) {
     if (!exdb_cache_dir() || exdb_filemap_changed(p->buf))
         return;
+    pthread_mutex_lock(&writers_mu);
     reap();
     int slot = -1;
     for (int i = 0; i < WRITERS_MAX && slot < 0; i++)
         if (!writers[i])
             slot = i;
+    if (slot >= 0)
+        writers[slot] = -1; /* taken (the lock is not held across the fork) */
+    pthread_mutex_unlock(&writers_mu);
+    pid_t pid = -1;
 #ifndef EXDB_FAULT /* the fault walk counts the writer's allocations: in this process */
     /* the folder opened here, made if missing: the writer never makes it
      * again once the user removed it */
     int dfd = exdb_cache_ir_async_on() && slot >= 0 ? exdb_cache_dir_open() : -1;
-    pid_t pid = dfd >= 0 ? fork() : -1;
+    pid = dfd >= 0 ? fork() : -1;
     if (pid == 0) { /* the writer: the program as it is now, copy on write */
         dfd = writer_child(dfd);
         if (dfd == 0)
@@ -312,14 +325,14 @@ void exdb_program_cache_ir_put(exdb_program *p, struct exdb_program_pending *pd)
     }
     if (dfd >= 0)
         close(dfd);
-    if (pid > 0) {
-        writers[slot] = pid;
-        return;
-    }
-#else
-    (void)slot;
 #endif
-    ir_write(-1, p, pd);
+    if (slot >= 0) {
+        pthread_mutex_lock(&writers_mu);
+        writers[slot] = pid > 0 ? pid : 0;
+        pthread_mutex_unlock(&writers_mu);
+    }
+    if (pid < 0)
+        ir_write(-1, p, pd);
 }
 
 /* h's image put back into P (cache_image.h): 0, or -1 (err says so when
