@@ -53,6 +53,9 @@ if [ "$1" = "test" ]; then
     have_libfuzzer || need="$need clang libclang-rt-dev"
     # the HTML viewer's test (tests/viz/html_chromium.sh) drives headless Chromium
     have_cmd chromium || need="$need chromium"
+    # the wheel suite installs the wheel in a bare Debian root it makes once
+    # (tests/wheel/bareroot.sh; without it the suite is skipped)
+    have_cmd debootstrap || need="$need debootstrap"
 fi
 if [ "$1" = "conformance" ] || [ "$1" = "peer" ]; then
     # the virtual environment's own pip and venv
