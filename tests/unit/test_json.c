@@ -604,15 +604,16 @@ Test(json, lazy_paths_below_the_prefix) {
     tstrs = exdb_jstrings_on(&arena);
     exdb_json *root = NULL;
     exdb_error err = {0};
-    cr_assert_eq(exdb_json_parse_lazy(text, n, &arena, &tstrs, "t.json", prefix, 1, last, &root,
-                                      &err),
-                 0, "%s", err.msg);
+    cr_assert_eq(
+        exdb_json_parse_lazy(text, n, &arena, &tstrs, "t.json", prefix, 1, last, &root, &err), 0,
+        "%s", err.msg);
     const exdb_json *g = exdb_json_get(root, "g"), *a = exdb_json_get(g, "a");
     const exdb_json *d = exdb_json_get(g, "d"), *e = exdb_json_get(d, "e");
     const exdb_json *raw[] = {exdb_json_get(a, "b"), exdb_json_get(g, "c"), exdb_json_get(e, "f")};
-    const exdb_json *parsed[] = {exdb_json_get(root, "b"), exdb_json_get(g, "b"),
-                                 exdb_json_get(a, "z"),    exdb_json_get(exdb_json_get(g, "x"), "b"),
-                                 exdb_json_get(e, "g"),    exdb_json_get(d, "f")};
+    const exdb_json *parsed[] = {
+        exdb_json_get(root, "b"), exdb_json_get(g, "b"),
+        exdb_json_get(a, "z"),    exdb_json_get(exdb_json_get(g, "x"), "b"),
+        exdb_json_get(e, "g"),    exdb_json_get(d, "f")};
     for (size_t i = 0; i < sizeof raw / sizeof *raw; i++) {
         cr_assert(exdb_json_is(raw[i], EXDB_JARRAY), "%zu", i);
         for (uint32_t k = 0; k < raw[i]->len; k++)
@@ -777,6 +778,32 @@ Test(json, string_literal_as_python_dumps) {
     exdb_buf_free(&b);
 }
 
+/* The skim's answer by its definition, a byte at a time: the end of the
+ * value s opens (after its closing bracket), NULL when the text ends first,
+ * nests past maxdepth or holds a control byte or a byte above 0x7F that no
+ * backslash escapes. */
+static const char *skim_reference(const char *s, const char *end, int maxdepth) {
+    int depth = 0, in_str = 0, esc = 0;
+    for (const char *p = s; p < end; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (esc) {
+            esc = 0;
+        } else if (c == '\\') {
+            esc = 1;
+        } else if (c == '"') {
+            in_str = !in_str;
+        } else if (c < 0x20 || c > 0x7F) {
+            return NULL;
+        } else if (!in_str && (c | 0x20) == '{') {
+            if (++depth > maxdepth)
+                return NULL;
+        } else if (!in_str && (c | 0x20) == '}' && --depth == 0) {
+            return p + 1;
+        }
+    }
+    return NULL;
+}
+
 /* The skim's block scans (AVX-512BW or AVX2, with PCLMUL, where the
  * processor has them, and the portable one) give one answer on texts dense
  * in what they look for: quotes, backslash runs, brackets, control bytes
@@ -801,6 +828,7 @@ Test(json, skim_block_scans_agree) {
         }
         int maxdepth = 1 + t % 7;
         const char *b = exdb_json_skim_portable(buf, buf + n, maxdepth);
+        cr_assert_eq(b, skim_reference(buf, buf + n, maxdepth), "text %d: not the reference's", t);
         for (int level = 1; level <= EXDB_SKIM_WIDEST; level++) {
             const char *a = exdb_json_skim_level(level, buf, buf + n, maxdepth);
             cr_assert_eq(a, b, "text %d (%zu bytes), level %d: %td vs %td", t, n, level,
@@ -810,6 +838,50 @@ Test(json, skim_block_scans_agree) {
         found += b && b - buf >= 64;
     }
     cr_assert_gt(found, 500, "only %d texts ended past their first block", found);
+}
+
+/* Every block scan gives the reference's answer on texts that nest deep
+ * and run long (many 64-byte blocks a value), with depth limits around
+ * their depth, and on the texts of skim_block_scans_agree. */
+Test(json, skim_block_scans_give_the_reference_answer) {
+    static const char pieces[][8] = {"{\"a\":", "[", "1,", "]", "}", "\"x\\\"\"", "\"[{\"", "\\\\"};
+    static char buf[4096];
+    uint64_t x = 0x9E3779B97F4A7C15ULL;
+    int ended = 0, counted = 0;
+    for (int t = 0; t < 4000; t++) {
+        size_t n = 0;
+        buf[n++] = '[';
+        size_t want = 64 + (size_t)(t * 37) % 3900;
+        while (n + 8 < want) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            unsigned r = (unsigned)(x % 100);
+            /* opening more than closing at first, then closing */
+            unsigned k = r < 45   ? (n < want / 2 ? 0 : 3)
+                         : r < 60 ? 1
+                         : r < 80 ? 2
+                         : r < 88 ? 4
+                         : r < 94 ? 5
+                         : r < 99 ? 6
+                                  : 7;
+            size_t len = strlen(pieces[k]);
+            memcpy(buf + n, pieces[k], len);
+            n += len;
+        }
+        if (t % 97 == 0)
+            buf[n / 2] = t % 2 ? '\x01' : '\xc3';
+        int maxdepth = t % 3 == 0 ? 1000 : 1 + t % 200;
+        const char *want_end = skim_reference(buf, buf + n, maxdepth);
+        for (int level = 0; level <= EXDB_SKIM_WIDEST; level++) {
+            const char *a = level ? exdb_json_skim_level(level, buf, buf + n, maxdepth)
+                                  : exdb_json_skim_portable(buf, buf + n, maxdepth);
+            cr_assert_eq(a, want_end, "text %d (%zu bytes), level %d: %td vs %td", t, n, level,
+                         a ? a - buf : -1, want_end ? want_end - buf : -1);
+        }
+        ended += want_end != NULL;
+        counted += want_end && want_end - buf > 256;
+    }
+    cr_assert_gt(ended, 400, "only %d texts ended", ended);
+    cr_assert_gt(counted, 200, "only %d texts ended past 256 bytes", counted);
 }
 
 /* The closing quote of a string found alike by every block scan: texts of
