@@ -104,6 +104,31 @@ for f in tests/fixtures/llm_decoder.json tests/fixtures/const_inputs_multi_out.j
     fi
 done
 
+# programs with subgraphs (higher-order ops, nested too): their IR entry
+# holds every graph (the loop above's commands, the graphs' too)
+hop=tests/conformance/corpus/scenarios
+for f in $hop/cf_cond_in_map__nonstrict/program.pt2 $hop/cf_cond_in_cond_child__nonstrict/program.pt2 \
+    $hop/map_unflatten__strict/program.pt2; do
+    set -- -q "$f" -batch -ex 'info program' -ex 'print graph' -ex 'print code' \
+        -ex 'unflatten run' -ex 'info modules' -ex 'lint' -ex 'dce --dry-run' -ex 'dce' \
+        -ex 'print code'
+    rm -rf "$XDG_CACHE_HOME"
+    EXDB_CACHE=0 "$exdb" "$@" >"$tmp/whole" 2>&1
+    echo "[exit $?]" >>"$tmp/whole"
+    "$exdb" "$@" >"$tmp/first" 2>&1
+    echo "[exit $?]" >>"$tmp/first"
+    ir=$(irs)
+    "$exdb" "$@" >"$tmp/out" 2>&1
+    echo "[exit $?]" >>"$tmp/out"
+    if [ -n "$ir" ] && [ "$ir" = "$(irs)" ] && cmp -s "$tmp/whole" "$tmp/first" &&
+        cmp -s "$tmp/whole" "$tmp/out"; then
+        ok "$f: built from its IR entry after a reopen, the same answers"
+    else
+        diff "$tmp/whole" "$tmp/out" >>"$tmp/out"
+        bad "$f: with subgraphs, after a reopen (IR entry: ${ir:-none})"
+    fi
+done
+
 # --no-cache and EXDB_CACHE=0: nothing written
 rm -rf "$XDG_CACHE_HOME"
 "$exdb" -q --no-cache tests/fixtures/example.json -batch -ex 'info cache' >"$tmp/out" 2>&1

@@ -22,7 +22,8 @@ typedef struct exdb_cache_head {
     uint32_t path_len, model_len, member_len, nserialized;
     uint32_t counts[8]; /* nodes, ops[6], getitems */
     uint64_t image_len;
-    uint32_t image_inputs, image_outputs, image_calls, pad;
+    uint32_t image_inputs, image_outputs, image_calls;
+    uint32_t nsubgraphs; /* the program's (exdb_program_subgraph_count) */
 } exdb_cache_head;
 
 /* The image's records (read with memcpy), then its strings. A string is

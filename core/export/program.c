@@ -471,6 +471,10 @@ void exdb_program_node_counts(const exdb_program *p, exdb_node_counts *c) {
     c->nodes = p->graph->count;
 }
 
+uint32_t exdb_program_subgraph_count(const exdb_program *p) {
+    return p->graph ? p->nsubgraphs : p->shape_nsubgraphs;
+}
+
 /* Frees what the load kept (the DOM, the loader's tables): the program
  * is built, or given up. */
 void exdb_program_pending_free(struct exdb_program_pending *pd) {

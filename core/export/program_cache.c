@@ -183,7 +183,7 @@ static int image_agrees(exdb_program *p, struct exdb_program_pending *pd) {
     exdb_node_counts c;
     exdb_program_node_counts(p, &c);
     if (memcmp(&c, &pd->hit.counts, sizeof c) != 0 || p->nserialized_nodes != pd->hit.nserialized ||
-        !names_agree(p->graph))
+        p->nsubgraphs != pd->hit.nsubgraphs || !names_agree(p->graph))
         return 0;
     for (uint32_t i = 0; i < p->nsubgraphs; i++)
         if (!names_agree(p->subgraphs[i].graph))
@@ -196,7 +196,7 @@ int exdb_program_cache_ir_open(exdb_program *p, struct exdb_program_pending *pd,
     if (!exdb_cache_dir() || !exdb_cache_ir_find(file_of(p), pd->model, &ir))
         return 1;
     if (ir.text_hash != pd->hit.text_hash || ir.text_len != pd->hit.text_len ||
-        ir.nserialized != pd->hit.nserialized ||
+        ir.nserialized != pd->hit.nserialized || ir.nsubgraphs != pd->hit.nsubgraphs ||
         memcmp(&ir.counts, &pd->hit.counts, sizeof ir.counts) != 0 ||
         (p->container_kind != EXDB_CONT_JSON && strcmp(ir.member, pd->hit.member) != 0) ||
         exdb_cache_ir_check(ir.image, ir.image_len, ir.text_len) < 0) {
@@ -386,6 +386,7 @@ static exdb_program *open_cached(exdb_cache_hit *h, const char *label, const cha
         return NULL;
     }
     P->shape = h->counts;
+    P->shape_nsubgraphs = h->nsubgraphs;
     P->nserialized_nodes = h->nserialized;
     return P;
 }
@@ -426,7 +427,8 @@ exdb_program *exdb_program_cache_open(exdb_container *c, const char *path, const
 int exdb_program_cache_check(exdb_program *p, struct exdb_program_pending *pd, exdb_error *err) {
     exdb_node_counts c;
     exdb_program_node_counts(p, &c);
-    if (memcmp(&c, &pd->hit.counts, sizeof c) != 0 || p->nserialized_nodes != pd->hit.nserialized)
+    if (memcmp(&c, &pd->hit.counts, sizeof c) != 0 || p->nserialized_nodes != pd->hit.nserialized ||
+        p->nsubgraphs != pd->hit.nsubgraphs)
         return cache_lied(pd, err);
     return 0;
 }

@@ -277,6 +277,26 @@ Test(cache_ir, programs_with_subgraphs_put_back_from_their_image) {
     hop_programs_free(&g);
 }
 
+/* The corpus's programs with subgraphs, opened shape first, reopened
+ * from their entries and built from their image, answer as loaded whole
+ * (metadata read at load, then lazily). */
+Test(cache_ir, programs_with_subgraphs_reopen_from_their_image) {
+    glob_t g = hop_programs();
+    with_subgraphs = 1;
+    for (int lazy = 0; lazy < 2; lazy++) {
+        exdb_program_lazy_meta(lazy ? 0 : EXDB_LAZY_META_MIN);
+        for (size_t i = 0; i < g.gl_pathc; i++)
+            cr_expect_eq(round_trip(g.gl_pathv[i]), 1, "%s: not built from its image (lazy %d)",
+                         g.gl_pathv[i], lazy);
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        cr_assert_eq(system(cmd), 0);
+    }
+    with_subgraphs = 0;
+    exdb_program_lazy_meta(EXDB_LAZY_META_MIN);
+    hop_programs_free(&g);
+}
+
 /* ---- the check, one broken image at a time */
 
 #define FIXTURE "tests/fixtures/example.json"
