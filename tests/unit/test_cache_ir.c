@@ -657,3 +657,51 @@ Test(cache_ir, a_broken_entry_is_not_used) {
     }
     free(ref);
 }
+
+static exdb_cache_ir_graph *img_graph(char *img, uint32_t k) {
+    exdb_cache_ir_head *ih = (exdb_cache_ir_head *)img;
+    cr_assert_lt(k, ih->sect[EXDB_IR_GRAPHS].count);
+    return (exdb_cache_ir_graph *)(img + ih->sect[EXDB_IR_GRAPHS].off) + k;
+}
+static void owner_made_placeholder(char *img) { /* refused by the check */
+    img_graph(img, 1)->owner = 0;
+}
+static void branch_owned_twice(char *img) { /* refused by the check */
+    img_graph(img, 3)->owner = img_graph(img, 2)->owner;
+}
+static void subgraph_name_slot_moved(char *img) { /* a subgraph's name looked up misses */
+    exdb_cache_ir_head *ih = (exdb_cache_ir_head *)img;
+    exdb_cache_ir_slot *sl = (exdb_cache_ir_slot *)(img + ih->sect[EXDB_IR_NAMES].off);
+    uint64_t i = img_graph(img, 2)->names, end = img_graph(img, 3)->names;
+    for (; i < end; i++)
+        if (sl[i].key != EXDB_CACHE_NONE && sl[i].val != EXDB_CACHE_NONE)
+            break;
+    cr_assert_lt(i, end);
+    sl[i].hi ^= 1;
+}
+
+/* The same for a program with subgraphs: an image whose graphs the check
+ * refuses, one whose subgraph's name table finds no node. */
+Test(cache_ir, a_broken_entry_of_subgraphs_is_not_used) {
+    static void (*const edits[])(char *) = {owner_made_placeholder, branch_owned_twice,
+                                            subgraph_name_slot_moved};
+    with_subgraphs = 1;
+    exdb_cache_use(NULL);
+    char *ref = answers(HOP_FIXTURE, 0, NULL);
+    exdb_cache_use(dir);
+    free(answers(HOP_FIXTURE, 1, NULL));
+    for (size_t i = 0; i < sizeof edits / sizeof *edits; i++) {
+        test_edit_ir_entry(dir, edits[i]);
+        int ir = -1;
+        char *got = answers(HOP_FIXTURE, 1, &ir);
+        cr_assert_eq(ir, 0, "broken IR entry %zu was used", i);
+        cr_assert_str_eq(got, ref);
+        free(got);
+        got = answers(HOP_FIXTURE, 1, &ir);
+        cr_assert_eq(ir, 1, "the IR entry was not written again (%zu)", i);
+        cr_assert_str_eq(got, ref);
+        free(got);
+    }
+    with_subgraphs = 0;
+    free(ref);
+}
