@@ -355,7 +355,7 @@ cJSON *ja_program(const exdb_program *p) {
     cJSON_AddItemToObject(o, "output_kinds", kind_counts(ok, 8, 1));
     cJSON_AddNumberToObject(o, "modules", p->ncalls);
     cJSON_AddNumberToObject(o, "preserved_signatures", preserved);
-    cJSON_AddNumberToObject(o, "subgraphs", p->nsubgraphs);
+    cJSON_AddNumberToObject(o, "subgraphs", exdb_program_subgraph_count(p));
     cJSON *rc = cJSON_AddArrayToObject(o, "range_constraints");
     for (uint32_t i = 0; rc && i < p->nranges; i++) {
         const exdb_range *r = &p->ranges[i];

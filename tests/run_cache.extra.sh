@@ -74,13 +74,16 @@ done
 # file the entry stands for): image entries with specs that hold values
 # (a constant input, user inputs that are constants, a constant output),
 # a text entry (a key repeated on the way to the specs), an archive,
-# metadata read lazily and found malformed
+# metadata read lazily and found malformed, programs with subgraphs
+# (higher-order ops, nested too: the IR entry holds every graph)
+hop=tests/conformance/corpus/scenarios
 for f in tests/fixtures/llm_decoder.json tests/fixtures/const_inputs_multi_out.json \
     tests/fixtures/const_output.json tests/fixtures/repeated_key.json tests/fixtures/kwargs.pt2 \
-    tests/fixtures/lazy_meta_bad.json; do
-    set -- -q "$f" -batch -ex 'info program' -ex 'info nodes' -ex 'print code' \
-        -ex 'unflatten run' -ex 'info modules' -ex 'lint' -ex 'dce' -ex 'print readable' \
-        -ex 'info signature'
+    tests/fixtures/lazy_meta_bad.json $hop/cf_cond_in_map__nonstrict/program.pt2 \
+    $hop/cf_cond_in_cond_child__nonstrict/program.pt2 $hop/map_unflatten__strict/program.pt2; do
+    set -- -q "$f" -batch -ex 'info program' -ex 'info nodes' -ex 'print graph' -ex 'print code' \
+        -ex 'unflatten run' -ex 'info modules' -ex 'lint' -ex 'dce --dry-run' -ex 'dce' \
+        -ex 'print readable' -ex 'info signature'
     rm -rf "$XDG_CACHE_HOME"
     EXDB_CACHE=0 "$exdb" "$@" >"$tmp/whole" 2>&1
     echo "[exit $?]" >>"$tmp/whole"
@@ -103,6 +106,7 @@ for f in tests/fixtures/llm_decoder.json tests/fixtures/const_inputs_multi_out.j
         bad "$f: the IR's first commands after a reopen (entries $after, IR entry used $used)"
     fi
 done
+
 
 # --no-cache and EXDB_CACHE=0: nothing written
 rm -rf "$XDG_CACHE_HOME"

@@ -30,8 +30,12 @@ bad() {
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 
 # the same transcript whole and shape first (the IR built at print graph)
+# (and programs with subgraphs, nested ones too)
+hop=tests/conformance/corpus/scenarios
 for f in tests/fixtures/example.json tests/fixtures/kwargs.pt2 tests/fixtures/llm_decoder.json \
-    tests/fuzz/regressions/shape/*.json; do
+    tests/fuzz/regressions/shape/*.json $hop/cf_cond_in_map__nonstrict/program.pt2 \
+    $hop/cf_whileloop_in_map_in_cond__nonstrict/program.pt2 $hop/map_unflatten__strict/program.pt2 \
+    $hop/set_grad_unflatten__nonstrict/program.pt2; do
     set -- -q "$f" -batch -ex 'info program' -ex 'print graph' -ex 'info program'
     EXDB_SHAPE_FIRST_MIN=4294967295 "$exdb" "$@" >"$tmp/whole" 2>&1
     echo "[exit $?]" >>"$tmp/whole"

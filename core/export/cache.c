@@ -39,7 +39,7 @@ enum { FORMAT = 3, SCAN_MAX = 1024, CUTS_MAX = 16 };
  * reopen's prompt never reads (nor checks the sum of) its bytes. */
 #define IR_MAGIC  "EXDBIR01"
 #define IR_SUFFIX ".ir"
-enum { IR_FORMAT = 1 };
+enum { IR_FORMAT = 2 };
 
 typedef exdb_cache_head head;
 
@@ -185,14 +185,16 @@ static int read_all(int fd, char *p, size_t n) {
 }
 
 /* The counts an entry holds, as a shape read could have made them: the
- * output node, one call_function per node plus its getitems, no other op. */
+ * output node, one call_function per node plus its getitems, a get_attr
+ * node per subgraph of the main graph (at most the subgraphs), no other
+ * op. */
 static int counts_sane(const head *hd) {
     const uint32_t *c = hd->counts, *op = c + 1;
     uint64_t sum = 0;
     for (int i = 0; i < 6; i++)
         sum += op[i];
     return hd->nserialized <= EXDB_MAX_NODES && op[EXDB_OP_OUTPUT] == 1 && sum == c[0] &&
-           op[EXDB_OP_GET_ATTR] == 0 && op[EXDB_OP_CALL_METHOD] == 0 &&
+           op[EXDB_OP_GET_ATTR] <= hd->nsubgraphs && op[EXDB_OP_CALL_METHOD] == 0 &&
            op[EXDB_OP_CALL_MODULE] == 0 &&
            (uint64_t)op[EXDB_OP_CALL_FUNCTION] == (uint64_t)hd->nserialized + c[7];
 }
@@ -289,6 +291,7 @@ static int read_entry(int fd, const key *k, exdb_cache_hit *h, int ir) {
     h->text_hash = hd.text_hash;
     h->text_len = hd.text_len;
     h->nserialized = hd.nserialized;
+    h->nsubgraphs = hd.nsubgraphs;
     h->counts.nodes = hd.counts[0];
     memcpy(h->counts.ops, hd.counts + 1, sizeof h->counts.ops);
     h->counts.getitems = hd.counts[7];
@@ -487,6 +490,7 @@ static head head_of(const char *magic, uint32_t format, const key *k, uint64_t n
                .text_hash = p->snapshot->program_hash,
                .payload_len = payload,
                .nserialized = p->nserialized_nodes,
+               .nsubgraphs = exdb_program_subgraph_count(p),
                .path_len = (uint32_t)strlen(k->path),
                .model_len = (uint32_t)strlen(k->model),
                .member_len = (uint32_t)strlen(member)};

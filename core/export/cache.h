@@ -60,6 +60,7 @@ typedef struct exdb_cache_hit {
     uint64_t text_hash;   /* XXH3 of the whole program text */
     uint64_t text_len;    /* its length */
     uint32_t nserialized; /* len(graph.nodes) */
+    uint32_t nsubgraphs;  /* the program's subgraphs, nested ones too */
     exdb_node_counts counts;
     char name[48]; /* the entry's file name in the folder */
 } exdb_cache_hit;

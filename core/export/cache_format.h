@@ -22,7 +22,8 @@ typedef struct exdb_cache_head {
     uint32_t path_len, model_len, member_len, nserialized;
     uint32_t counts[8]; /* nodes, ops[6], getitems */
     uint64_t image_len;
-    uint32_t image_inputs, image_outputs, image_calls, pad;
+    uint32_t image_inputs, image_outputs, image_calls;
+    uint32_t nsubgraphs; /* the program's (exdb_program_subgraph_count) */
 } exdb_cache_head;
 
 /* The image's records (read with memcpy), then its strings. A string is
@@ -68,6 +69,7 @@ enum {
     EXDB_IR_SYMS,
     EXDB_IR_NAMES,
     EXDB_IR_BASES,
+    EXDB_IR_GRAPHS,
     EXDB_IR_STRS,
     EXDB_IR_NSECT
 };
@@ -76,10 +78,20 @@ typedef struct exdb_cache_ir_sect {
 } exdb_cache_ir_sect;
 typedef struct exdb_cache_ir_head {
     uint32_t nsect, flags; /* flags bit 0: lazily read metadata (meta_defer) */
-    uint32_t graph_stamp, next_id, slab_size, names_cap, bases_cap, pad;
     uint64_t text_len;
     exdb_cache_ir_sect sect[EXDB_IR_NSECT];
 } exdb_cache_ir_head;
+/* A graph: the main one first, then the subgraphs parent first (the
+ * program's subgraphs list backwards: the loader lists a subgraph after
+ * the subgraphs inside it). Its nodes, name slots and base slots start
+ * where the graph before it ends and end where the next starts (the last
+ * at its section's end); name slots hold its own nodes only. */
+typedef struct exdb_cache_ir_graph {
+    uint32_t nodes, names, bases; /* the first of its NODES, NAMES, BASES records */
+    uint32_t next_id;
+    uint32_t name;  /* a subgraph's attribute name; NONE: the main graph */
+    uint32_t owner; /* a subgraph's get_attr node (NODES) in an earlier graph */
+} exdb_cache_ir_graph;
 typedef struct exdb_cache_ir_node {
     uint32_t name, target, meta, args, kwargs, id, stamp, name_hash;
     int32_t src;

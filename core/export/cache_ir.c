@@ -24,13 +24,21 @@ typedef exdb_cache_ir_tmeta ir_tmeta;
 typedef exdb_cache_ir_slot ir_slot;
 
 static const size_t rec_size[EXDB_IR_NSECT] = {
-    [EXDB_IR_NODES] = sizeof(ir_node),    [EXDB_IR_ARGS] = sizeof(ir_arg),
-    [EXDB_IR_STRREFS] = sizeof(uint32_t), [EXDB_IR_DOUBLES] = sizeof(double),
-    [EXDB_IR_METAS] = sizeof(ir_meta),    [EXDB_IR_STACKS] = sizeof(ir_stack),
-    [EXDB_IR_KVS] = sizeof(ir_kv),        [EXDB_IR_VALS] = sizeof(ir_val),
-    [EXDB_IR_VALREFS] = sizeof(uint32_t), [EXDB_IR_TMETAS] = sizeof(ir_tmeta),
-    [EXDB_IR_SYMS] = sizeof(ir_sym),      [EXDB_IR_NAMES] = sizeof(ir_slot),
-    [EXDB_IR_BASES] = sizeof(ir_slot),    [EXDB_IR_STRS] = 1,
+    [EXDB_IR_NODES] = sizeof(ir_node),
+    [EXDB_IR_ARGS] = sizeof(ir_arg),
+    [EXDB_IR_STRREFS] = sizeof(uint32_t),
+    [EXDB_IR_DOUBLES] = sizeof(double),
+    [EXDB_IR_METAS] = sizeof(ir_meta),
+    [EXDB_IR_STACKS] = sizeof(ir_stack),
+    [EXDB_IR_KVS] = sizeof(ir_kv),
+    [EXDB_IR_VALS] = sizeof(ir_val),
+    [EXDB_IR_VALREFS] = sizeof(uint32_t),
+    [EXDB_IR_TMETAS] = sizeof(ir_tmeta),
+    [EXDB_IR_SYMS] = sizeof(ir_sym),
+    [EXDB_IR_NAMES] = sizeof(ir_slot),
+    [EXDB_IR_BASES] = sizeof(ir_slot),
+    [EXDB_IR_GRAPHS] = sizeof(exdb_cache_ir_graph),
+    [EXDB_IR_STRS] = 1,
 };
 
 size_t exdb_cache_ir_rec_size(int sect) {
@@ -112,10 +120,14 @@ typedef struct wr {
         const char *p;
         uint32_t at;
     } recent[4096];
-    /* the nodes: index by id, node by index, each one's name's offset */
+    /* the graph being written: its nodes' index (by id, less base), node
+     * by index, each one's name's offset; its first node's index */
     const exdb_graph *g;
-    uint32_t *by_id, *name_at;
+    uint32_t *by_id, *name_at, base;
     const exdb_node **order;
+    /* the subgraphs: by owner node, and each one's owner's index */
+    pmap owned;
+    uint32_t *owner_at;
     int bad;
 } wr;
 
@@ -124,7 +136,7 @@ static uint32_t node_index(const wr *w, const exdb_node *n) {
     if (!n || n->graph != w->g || n->id >= w->g->next_id)
         return NONE;
     uint32_t i = w->by_id[n->id];
-    return i != NONE && w->order[i] == n ? i : NONE;
+    return i != NONE && w->order[i] == n ? w->base + i : NONE;
 }
 
 static uint32_t count(const wr *w, int s) {
@@ -436,6 +448,7 @@ typedef struct users_walk {
 static void user_seen(void *ctx, exdb_node *in) {
     users_walk *u = ctx;
     uint32_t i = node_index(u->w, in);
+    i = i == NONE ? NONE : i - u->w->base;
     if (i == NONE || u->cursor[i] >= in->nusers || in->users[u->cursor[i]] != u->user)
         u->w->bad = 1;
     else
@@ -443,14 +456,11 @@ static void user_seen(void *ctx, exdb_node *in) {
 }
 
 /* The names, written first (each its own: a name is never shared but
- * with the name table, whose keys are the nodes' names). */
+ * with the name table, whose keys are the nodes' names); by_id, name_at
+ * and order have room for the biggest graph. */
 static int index_nodes(wr *w, const exdb_graph *g) {
     w->g = g;
-    w->by_id = malloc(((size_t)g->next_id + 1) * sizeof *w->by_id);
-    w->name_at = malloc(((size_t)g->count + 1) * sizeof *w->name_at);
-    w->order = malloc(((size_t)g->count + 1) * sizeof *w->order);
-    if (!w->by_id || !w->name_at || !w->order)
-        return -1;
+    w->base = count(w, EXDB_IR_NODES);
     memset(w->by_id, 0xff, (size_t)g->next_id * sizeof *w->by_id);
     uint32_t i = 0;
     exdb_buf *b = &w->sect[EXDB_IR_STRS];
@@ -466,9 +476,17 @@ static int index_nodes(wr *w, const exdb_graph *g) {
     return i == g->count && !b->oom ? 0 : -1;
 }
 
+/* A subgraph's owner (a get_attr node of g, at index at): its index. */
+static void owner_seen(wr *w, const exdb_node *n, uint32_t at) {
+    uint32_t j = n->op == EXDB_OP_GET_ATTR ? pmap_get(&w->owned, n) : NONE;
+    if (j != NONE)
+        w->owner_at[j] = at;
+}
+
 static void put_nodes(wr *w, const exdb_graph *g) {
     uint32_t i = 0;
     for (const exdb_node *n = g->head; n && !w->bad; n = n->next, i++) {
+        owner_seen(w, n, w->base + i);
         ir_node r = {.name = w->name_at[i],
                      .target = str(w, n->target),
                      .id = n->id,
@@ -507,8 +525,8 @@ static void put_slots(wr *w, const exdb_strmap *m, int s, int names) {
                 w->bad |= m->slots[i].val && r.val == NONE;
             }
             /* a live name: its node's, written with it */
-            r.key = names && r.val != NONE && w->order[r.val]->name == key ? w->name_at[r.val]
-                                                                           : str(w, key);
+            uint32_t at = names && r.val != NONE ? (uint32_t)r.val - w->base : NONE;
+            r.key = at != NONE && w->order[at]->name == key ? w->name_at[at] : str(w, key);
         }
         add(w, s, &r);
     }
@@ -525,13 +543,75 @@ static void presize(wr *w, uint32_t n) {
             exdb_buf_grow(&w->sect[s], (size_t)n * per_node[s] * rec_size[s]);
 }
 
+/* The program's graphs as the image holds them: the main one (k 0), then
+ * the subgraphs backwards, so that a parent comes before the subgraphs it
+ * owns (NULL past the last). */
+static const exdb_graph *graph_at(const exdb_program *p, uint32_t k) {
+    return k == 0 ? p->graph : k <= p->nsubgraphs ? p->subgraphs[p->nsubgraphs - k].graph : NULL;
+}
+
+/* Room for the biggest graph's index, the subgraphs by owner: its node
+ * count, or NONE when a graph is not one an image holds. */
+static uint32_t prepare(wr *w) {
+    const exdb_program *p = w->p;
+    uint64_t ids = 0, most = 0, total = 0;
+    for (uint32_t k = 0; k <= p->nsubgraphs; k++) {
+        const exdb_graph *g = graph_at(p, k);
+        if (!g || g->insert_mode != EXDB_INSERT_APPEND || g->insert_ref)
+            return NONE;
+        ids = g->next_id > ids ? g->next_id : ids;
+        most = g->count > most ? g->count : most;
+        total += g->count;
+    }
+    if (total >= NONE / 2)
+        return NONE;
+    w->by_id = malloc((ids + 1) * sizeof *w->by_id);
+    w->name_at = malloc((most + 1) * sizeof *w->name_at);
+    w->order = malloc((most + 1) * sizeof *w->order);
+    w->owner_at = malloc(((size_t)p->nsubgraphs + 1) * sizeof *w->owner_at);
+    if (!w->by_id || !w->name_at || !w->order || !w->owner_at)
+        return NONE;
+    memset(w->owner_at, 0xff, ((size_t)p->nsubgraphs + 1) * sizeof *w->owner_at);
+    /* two subgraphs of one owner: the second's owner is never found */
+    for (uint32_t j = 0; j < p->nsubgraphs; j++)
+        if (!p->subgraphs[j].owner || pmap_put(&w->owned, p->subgraphs[j].owner, j) < 0)
+            return NONE;
+    return (uint32_t)total;
+}
+
+/* Graph k: its nodes, its name tables, its record (a subgraph's owner
+ * written with an earlier graph, or the program is not one an image
+ * holds). */
+static void put_graph(wr *w, uint32_t k) {
+    const exdb_graph *g = graph_at(w->p, k);
+    exdb_cache_ir_graph r = {.nodes = count(w, EXDB_IR_NODES),
+                             .names = count(w, EXDB_IR_NAMES),
+                             .bases = count(w, EXDB_IR_BASES),
+                             .next_id = g->next_id,
+                             .name = NONE,
+                             .owner = NONE};
+    if (k) {
+        uint32_t j = w->p->nsubgraphs - k;
+        r.name = str(w, w->p->subgraphs[j].name);
+        r.owner = w->owner_at[j];
+        w->bad |= r.name == NONE || r.owner == NONE;
+    }
+    if (!w->bad)
+        w->bad = index_nodes(w, g) < 0;
+    if (!w->bad)
+        put_nodes(w, g);
+    if (!w->bad)
+        put_slots(w, &g->names, EXDB_IR_NAMES, 1);
+    if (!w->bad)
+        put_slots(w, &g->base_count, EXDB_IR_BASES, 0);
+    add(w, EXDB_IR_GRAPHS, &r);
+}
+
 int exdb_cache_ir_make_parts(const exdb_program *p, exdb_cache_ir_parts *out) {
-    const exdb_graph *g = p->graph;
     memset(out, 0, sizeof *out);
     for (int s = 0; s < EXDB_IR_NSECT; s++)
         exdb_buf_init(&out->sect[s]);
-    if (!g || p->nsubgraphs || !p->buf || p->json_bytes >= NONE || g->count >= NONE / 2 ||
-        g->insert_mode != EXDB_INSERT_APPEND || g->insert_ref)
+    if (!p->graph || !p->buf || p->json_bytes >= NONE)
         return -1;
     wr w; /* 64 KB (recent) on the stack: a default thread's is 8 MB */
     memset(&w, 0, sizeof w);
@@ -539,21 +619,15 @@ int exdb_cache_ir_make_parts(const exdb_program *p, exdb_cache_ir_parts *out) {
     w.text = p->buf;
     w.text_len = p->json_bytes;
     w.sect = out->sect;
-    presize(&w, g->count);
-    w.bad = index_nodes(&w, g) < 0;
+    uint32_t total = prepare(&w);
+    w.bad = total == NONE;
     if (!w.bad)
-        put_nodes(&w, g);
-    if (!w.bad)
-        put_slots(&w, &g->names, EXDB_IR_NAMES, 1);
-    if (!w.bad)
-        put_slots(&w, &g->base_count, EXDB_IR_BASES, 0);
+        presize(&w, total);
+    for (uint32_t k = 0; k <= p->nsubgraphs && !w.bad; k++)
+        put_graph(&w, k);
     exdb_cache_ir_head *h = &out->head;
-    *h = (exdb_cache_ir_head){.nsect = EXDB_IR_NSECT,
-                              .flags = p->meta_defer.read != NULL,
-                              .next_id = g->next_id,
-                              .names_cap = g->names.cap,
-                              .bases_cap = g->base_count.cap,
-                              .text_len = p->json_bytes};
+    *h = (exdb_cache_ir_head){
+        .nsect = EXDB_IR_NSECT, .flags = p->meta_defer.read != NULL, .text_len = p->json_bytes};
     uint64_t at = (sizeof *h + 7) & ~(uint64_t)7;
     for (int s = 0; s < EXDB_IR_NSECT; s++) {
         h->sect[s].off = at;
@@ -562,13 +636,14 @@ int exdb_cache_ir_make_parts(const exdb_program *p, exdb_cache_ir_parts *out) {
         w.bad |= w.sect[s].oom;
     }
     out->len = at;
-    pmap *maps[] = {&w.stacks, &w.tmetas, &w.argnames};
+    pmap *maps[] = {&w.stacks, &w.tmetas, &w.argnames, &w.owned};
     free(w.stab);
     for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
         pmap_free(maps[i]);
     free(w.by_id);
     free(w.name_at);
     free(w.order);
+    free(w.owner_at);
     if (w.bad)
         exdb_cache_ir_parts_free(out);
     return w.bad ? -1 : 0;

@@ -1,6 +1,7 @@
 /* cache_ir.h - the IR image of a reopen cache entry (docs/json-reader.md,
- * "Reopen cache", "An image of the IR"): a built program's main graph (its
- * nodes, their args, metadata and values, its name tables) as records with
+ * "Reopen cache", "An image of the IR"): a built program's graphs, the
+ * main one and its subgraphs (their nodes, args, metadata and values,
+ * name tables; a subgraph's name and owner) as records with
  * offsets and one string table (cache_format.h), written after a build and
  * put back, at the next build of the same file opened from the cache,
  * instead of the first pass over the text and the build. Metadata read
@@ -25,7 +26,8 @@ typedef struct exdb_cache_ir_parts {
     exdb_buf sect[EXDB_IR_NSECT];
     uint64_t len; /* the image's bytes */
 } exdb_cache_ir_parts;
-/* 0, or -1 when p is not one an image holds (subgraphs, a lazily read
+/* 0, or -1 when p is not one an image holds (a subgraph not after its
+ * parent in the image's order, cache_format.h; a lazily read
  * field not in the text, a text of 4 GiB or more, users not in the order
  * the nodes' inputs make, memory). */
 int exdb_cache_ir_make_parts(const exdb_program *p, exdb_cache_ir_parts *out);
@@ -41,13 +43,17 @@ int exdb_cache_ir_make(const exdb_program *p, exdb_buf *out);
  * built from it, for a text of text_len bytes: every section inside the
  * image, every string offset inside the table (which ends with a NUL),
  * every index and range inside its array, kinds and ops in range, a
- * node's args naming earlier nodes only, a list's items after it, a
- * value's items before it, the name tables' sizes and keys. 0, or -1. */
+ * node's args naming earlier nodes of its own graph only, a list's items
+ * after it, a value's items before it, the name tables' sizes and keys;
+ * each graph the loader's shape (placeholders first, one output last),
+ * each subgraph named and owned by a get_attr node of an earlier graph
+ * that owns no other. 0, or -1. */
 int exdb_cache_ir_check(const char *image, size_t len, uint64_t text_len);
 
 /* The image checked by exdb_cache_ir_check put back into p as its graph
- * (p->buf the text it was made with, p->json_bytes its length; nothing of
- * the image kept): 0, or -1 when memory ran out. */
+ * and subgraphs (subgraph_names, subgraphs_by_owner indexed as the loader
+ * does; p->buf the text it was made with, p->json_bytes its length;
+ * nothing of the image kept): 0, or -1 when memory ran out. */
 int exdb_cache_ir_install(exdb_program *p, const char *image, size_t len);
 
 /* The size of a record of section sect (cache_format.h's EXDB_IR_*). */

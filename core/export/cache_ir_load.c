@@ -8,6 +8,7 @@
 
 #include "core/export/cache_format.h"
 #include "core/export/cache_ir.h"
+#include "core/export/program_impl.h"
 
 #define NONE EXDB_CACHE_NONE
 typedef exdb_cache_ir_head ir_head;
@@ -20,6 +21,7 @@ typedef exdb_cache_ir_sym ir_sym;
 typedef exdb_cache_ir_val ir_val;
 typedef exdb_cache_ir_tmeta ir_tmeta;
 typedef exdb_cache_ir_slot ir_slot;
+typedef exdb_cache_ir_graph ir_graph;
 
 typedef struct img {
     const char *base;
@@ -67,8 +69,52 @@ static int sections_ok(img *im, const char *image, size_t len, uint64_t text_len
     uint64_t nstrs = im->n[EXDB_IR_STRS];
     const char *strs = REC(im, EXDB_IR_STRS, char);
     return at == len && (nstrs == 0 || strs[nstrs - 1] == 0) &&
-           im->n[EXDB_IR_NODES] <= EXDB_MAX_NODES && im->n[EXDB_IR_NAMES] == h->names_cap &&
-           im->n[EXDB_IR_BASES] == h->bases_cap;
+           im->n[EXDB_IR_NODES] <= EXDB_MAX_NODES && im->n[EXDB_IR_GRAPHS] >= 1;
+}
+
+/* Where graph k's records of section s (NODES, NAMES, BASES) start: the
+ * next graph's start is where they end. */
+static uint64_t graph_start(const img *im, uint64_t k, int s) {
+    const ir_graph *g = REC(im, EXDB_IR_GRAPHS, ir_graph);
+    if (k >= im->n[EXDB_IR_GRAPHS])
+        return im->n[s];
+    return s == EXDB_IR_NODES ? g[k].nodes : s == EXDB_IR_NAMES ? g[k].names : g[k].bases;
+}
+
+/* The graphs: each one's ranges after the one before's (a node at least:
+ * its output), inside their sections; the main graph first, unnamed; a
+ * subgraph named, owned by a get_attr node of an earlier graph that owns
+ * no other (so no graph is its own ancestor); ids as many as the loader
+ * could hand out. */
+static int graphs_ok(const img *im) {
+    const ir_graph *g = REC(im, EXDB_IR_GRAPHS, ir_graph);
+    const ir_node *nd = REC(im, EXDB_IR_NODES, ir_node);
+    uint64_t ng = im->n[EXDB_IR_GRAPHS], ids = 0;
+    static const int sects[3] = {EXDB_IR_NODES, EXDB_IR_NAMES, EXDB_IR_BASES};
+    for (int k = 0; k < 3; k++)
+        if (graph_start(im, 0, sects[k]) != 0)
+            return 0;
+    uint8_t *owned = calloc(im->n[EXDB_IR_NODES] / 8 + 1, 1);
+    int ok = owned != NULL;
+    for (uint64_t k = 0; k < ng && ok; k++) {
+        for (int s = 0; s < 3; s++)
+            ok &= graph_start(im, k, sects[s]) <= graph_start(im, k + 1, sects[s]) &&
+                  graph_start(im, k + 1, sects[s]) <= im->n[sects[s]];
+        uint64_t lo = g[k].nodes, hi = graph_start(im, k + 1, EXDB_IR_NODES);
+        ids += g[k].next_id;
+        ok &= hi > lo && g[k].next_id >= hi - lo && ids <= 2ull * EXDB_MAX_NODES;
+        if (k == 0) {
+            ok &= g[k].name == NONE && g[k].owner == NONE;
+            continue;
+        }
+        uint32_t o = g[k].owner;
+        ok &= g[k].name != NONE && str_ok(im, g[k].name) && o < lo && ok &&
+              nd[o].op == EXDB_OP_GET_ATTR && !(owned[o / 8] & (1u << (o % 8)));
+        if (ok)
+            owned[o / 8] |= (uint8_t)(1u << (o % 8));
+    }
+    free(owned);
+    return ok;
 }
 
 /* The string references [at, at + n) (inside their section) all name a
@@ -83,8 +129,8 @@ static int strings_present(const img *im, uint32_t at, uint32_t n) {
 }
 
 /* Node i's arg records [lo, hi): kinds in range, items after their list
- * and inside [lo, hi), nodes named before i. */
-static int args_ok(const img *im, uint32_t i, uint64_t lo, uint64_t hi) {
+ * and inside [lo, hi), nodes named before i in its graph (from first). */
+static int args_ok(const img *im, uint32_t first, uint32_t i, uint64_t lo, uint64_t hi) {
     const ir_arg *a = REC(im, EXDB_IR_ARGS, ir_arg);
     for (uint64_t k = lo; k < hi; k++) {
         const ir_arg *r = &a[k];
@@ -93,7 +139,7 @@ static int args_ok(const img *im, uint32_t i, uint64_t lo, uint64_t hi) {
             return 0;
         switch (r->kind) {
         case EXDB_ARG_NODE:
-            if (r->u >= i)
+            if (r->u >= i || r->u < first)
                 return 0;
             break;
         case EXDB_ARG_STR:
@@ -123,37 +169,50 @@ static int args_ok(const img *im, uint32_t i, uint64_t lo, uint64_t hi) {
     return 1;
 }
 
-static int nodes_ok(const img *im) {
+/* Graph k's nodes [first, end) (args from *lo on), ids (a bitmap of its
+ * next_id bits, clear) each its own. */
+static int graph_nodes_ok(const img *im, uint64_t k, uint64_t *lo, uint8_t *ids) {
     const ir_node *nd = REC(im, EXDB_IR_NODES, ir_node);
     const ir_arg *a = REC(im, EXDB_IR_ARGS, ir_arg);
-    uint64_t n = im->n[EXDB_IR_NODES], next_id = im->h->next_id;
-    if (next_id < n || next_id > 2ull * EXDB_MAX_NODES)
-        return 0;
-    uint8_t *ids = calloc(next_id / 8 + 1, 1);
-    int ok = ids != NULL;
-    uint64_t lo = 0;
-    int past_inputs = 0;
-    for (uint64_t i = 0; i < n && ok; i++) {
+    uint64_t first = graph_start(im, k, EXDB_IR_NODES), end = graph_start(im, k + 1, EXDB_IR_NODES);
+    uint64_t n = im->n[EXDB_IR_NODES], next_id = REC(im, EXDB_IR_GRAPHS, ir_graph)[k].next_id;
+    int ok = 1, past_inputs = 0;
+    for (uint64_t i = first; i < end && ok; i++) {
         const ir_node *r = &nd[i];
-        /* the graph's shape as the loader makes it: the placeholders
-         * first, one output node, last */
-        int shape =
-            r->op == EXDB_OP_PLACEHOLDER ? !past_inputs : (r->op == EXDB_OP_OUTPUT) == (i + 1 == n);
+        /* the graph's shape as the loader makes it (a subgraph's too):
+         * the placeholders first, one output node, last */
+        int shape = r->op == EXDB_OP_PLACEHOLDER ? !past_inputs
+                                                 : (r->op == EXDB_OP_OUTPUT) == (i + 1 == end);
         past_inputs |= r->op != EXDB_OP_PLACEHOLDER;
         uint64_t hi = i + 1 < n ? nd[i + 1].args : im->n[EXDB_IR_ARGS];
-        ok = shape && r->args == lo && hi >= lo && hi <= im->n[EXDB_IR_ARGS] &&
+        ok = shape && r->args == *lo && hi >= *lo && hi <= im->n[EXDB_IR_ARGS] &&
              r->kwargs > r->args && r->kwargs < hi && a[r->args].kind == EXDB_ARG_TUPLE &&
              a[r->kwargs].kind == EXDB_ARG_DICT && r->name != NONE && r->target != NONE &&
              str_ok(im, r->name) && str_ok(im, r->target) && r->op <= EXDB_OP_OUTPUT &&
              r->tkind <= EXDB_T_PYFN && r->erased == 0 && r->hashed <= 1 &&
              (r->meta == NONE || r->meta < im->n[EXDB_IR_METAS]) && r->id < next_id &&
-             !(ids[r->id / 8] & (1u << (r->id % 8))) && args_ok(im, (uint32_t)i, lo, hi);
+             !(ids[r->id / 8] & (1u << (r->id % 8))) &&
+             args_ok(im, (uint32_t)first, (uint32_t)i, *lo, hi);
         if (ok)
             ids[r->id / 8] |= (uint8_t)(1u << (r->id % 8));
-        lo = hi;
+        *lo = hi;
+    }
+    return ok && nd[end - 1].op == EXDB_OP_OUTPUT;
+}
+
+static int nodes_ok(const img *im) {
+    const ir_graph *g = REC(im, EXDB_IR_GRAPHS, ir_graph);
+    uint64_t most = 0, lo = 0;
+    for (uint64_t k = 0; k < im->n[EXDB_IR_GRAPHS]; k++)
+        most = g[k].next_id > most ? g[k].next_id : most;
+    uint8_t *ids = malloc(most / 8 + 1);
+    int ok = ids != NULL;
+    for (uint64_t k = 0; k < im->n[EXDB_IR_GRAPHS] && ok; k++) {
+        memset(ids, 0, g[k].next_id / 8 + 1);
+        ok = graph_nodes_ok(im, k, &lo, ids);
     }
     free(ids);
-    return ok && n && nd[n - 1].op == EXDB_OP_OUTPUT && lo == im->n[EXDB_IR_ARGS];
+    return ok && lo == im->n[EXDB_IR_ARGS];
 }
 
 static int sym_ok(const img *im, const ir_sym *s) {
@@ -252,19 +311,21 @@ static int vals_ok(const img *im) {
     return 1;
 }
 
-/* A name table: a power of two of slots, at least one empty (a probe
- * ends), keys strings, a node or none in each of names'. */
-static int slots_ok(const img *im, int s, int names) {
+/* Graph k's name table in section s: a power of two of slots, at least
+ * one empty (a probe ends), keys strings, in each of names' a node of
+ * graph k or none. */
+static int slots_ok(const img *im, uint64_t k, int s, int names) {
     const ir_slot *sl = REC(im, s, ir_slot);
-    uint64_t cap = im->n[s], used = 0;
+    uint64_t lo = graph_start(im, k, s), cap = graph_start(im, k + 1, s) - lo, used = 0;
+    uint64_t first = graph_start(im, k, EXDB_IR_NODES), end = graph_start(im, k + 1, EXDB_IR_NODES);
     if (cap & (cap - 1))
         return 0;
-    for (uint64_t i = 0; i < cap; i++) {
+    for (uint64_t i = lo; i < lo + cap; i++) {
         if (sl[i].key == NONE)
             continue;
         used++;
         if (!str_ok(im, sl[i].key) || sl[i].hi > 0xffff ||
-            (names && sl[i].val != NONE && sl[i].val >= im->n[EXDB_IR_NODES]))
+            (names && sl[i].val != NONE && (sl[i].val < first || sl[i].val >= end)))
             return 0;
     }
     return used < cap || cap == 0;
@@ -272,11 +333,11 @@ static int slots_ok(const img *im, int s, int names) {
 
 int exdb_cache_ir_check(const char *image, size_t len, uint64_t text_len) {
     img im;
-    return sections_ok(&im, image, len, text_len) && nodes_ok(&im) && metas_ok(&im) &&
-                   vals_ok(&im) && slots_ok(&im, EXDB_IR_NAMES, 1) &&
-                   slots_ok(&im, EXDB_IR_BASES, 0)
-               ? 0
-               : -1;
+    int ok = sections_ok(&im, image, len, text_len) && graphs_ok(&im) && nodes_ok(&im) &&
+             metas_ok(&im) && vals_ok(&im);
+    for (uint64_t k = 0; ok && k < im.n[EXDB_IR_GRAPHS]; k++)
+        ok = slots_ok(&im, k, EXDB_IR_NAMES, 1) && slots_ok(&im, k, EXDB_IR_BASES, 0);
+    return ok ? 0 : -1;
 }
 
 /* ---- the install */
@@ -428,17 +489,16 @@ static void fill_metas(rel *r) {
     }
 }
 
-static void fill_nodes(rel *r, exdb_graph *g) {
+/* Graph k's nodes into g (the args all filled first). */
+static void fill_nodes(rel *r, uint64_t k, exdb_graph *g) {
     const img *im = &r->im;
     const ir_node *nd = REC(im, EXDB_IR_NODES, ir_node);
-    const ir_arg *a = REC(im, EXDB_IR_ARGS, ir_arg);
-    for (uint64_t i = 0; i < im->n[EXDB_IR_ARGS]; i++)
-        r->args[i] = arg_of(r, &a[i]);
-    uint32_t n = (uint32_t)im->n[EXDB_IR_NODES];
-    for (uint32_t i = 0; i < n; i++) {
+    uint32_t lo = (uint32_t)graph_start(im, k, EXDB_IR_NODES);
+    uint32_t hi = (uint32_t)graph_start(im, k + 1, EXDB_IR_NODES), n = hi - lo;
+    for (uint32_t i = lo; i < hi; i++) {
         exdb_node *x = &r->nodes[i];
-        x->prev = i ? &r->nodes[i - 1] : NULL;
-        x->next = i + 1 < n ? &r->nodes[i + 1] : NULL;
+        x->prev = i > lo ? &r->nodes[i - 1] : NULL;
+        x->next = i + 1 < hi ? &r->nodes[i + 1] : NULL;
         x->graph = g;
         x->name = S(r, nd[i].name);
         x->id = nd[i].id;
@@ -452,11 +512,11 @@ static void fill_nodes(rel *r, exdb_graph *g) {
         x->meta = nd[i].meta == NONE ? NULL : &r->metas[nd[i].meta];
         x->src = nd[i].src;
     }
-    g->head = n ? &r->nodes[0] : NULL;
-    g->tail = n ? &r->nodes[n - 1] : NULL;
+    g->head = &r->nodes[lo]; /* a node at least: the check saw to it */
+    g->tail = &r->nodes[hi - 1];
     g->count = n;
-    g->next_id = im->h->next_id;
-    g->reserved = n ? r->nodes : NULL;
+    g->next_id = REC(im, EXDB_IR_GRAPHS, ir_graph)[k].next_id;
+    g->reserved = &r->nodes[lo];
     g->nreserved = n;
     g->slab_size = 2;
 }
@@ -469,36 +529,35 @@ static void add_user(void *ctx, exdb_node *in) {
     in->users[in->nusers++] = ctx;
 }
 
-/* Each node's users, in the order its users' inputs name it (as the
- * loader's create_node made them): one array for all. */
-static int fill_users(rel *r, exdb_graph *g) {
-    uint64_t total = 0;
-    for (exdb_node *n = g->head; n; n = n->next)
-        exdb_node_foreach_input(n, count_user, NULL);
-    for (exdb_node *n = g->head; n; n = n->next)
-        total += n->users_cap;
+/* Each node's users (of every graph: a node's inputs are of its own),
+ * in the order its users' inputs name it (as the loader's create_node
+ * made them): one array for all. */
+static int fill_users(rel *r, exdb_arena *a) {
+    uint64_t total = 0, n = r->im.n[EXDB_IR_NODES];
+    for (uint64_t i = 0; i < n; i++)
+        exdb_node_foreach_input(&r->nodes[i], count_user, NULL);
+    for (uint64_t i = 0; i < n; i++)
+        total += r->nodes[i].users_cap;
     int oom = 0;
-    exdb_node **u = alloc(g->arena, total, sizeof *u, &oom);
+    exdb_node **u = alloc(a, total, sizeof *u, &oom);
     if (oom)
         return -1;
-    for (exdb_node *n = g->head; n; n = n->next) {
-        n->users = u;
-        u += n->users_cap;
+    for (uint64_t i = 0; i < n; i++) {
+        r->nodes[i].users = u;
+        u += r->nodes[i].users_cap;
     }
-    for (exdb_node *n = g->head; n; n = n->next)
-        exdb_node_foreach_input(n, add_user, n);
-    (void)r;
+    for (uint64_t i = 0; i < n; i++)
+        exdb_node_foreach_input(&r->nodes[i], add_user, &r->nodes[i]);
     return 0;
 }
 
-static int fill_slots(rel *r, exdb_strmap *m, int s, int names) {
-    const ir_slot *sl = REC(&r->im, s, ir_slot);
-    uint64_t cap = r->im.n[s];
-    int oom = 0;
+/* Graph k's name table of section s into m. */
+static int fill_slots(rel *r, uint64_t k, exdb_strmap *m, int s, int names) {
+    uint64_t lo = graph_start(&r->im, k, s), cap = graph_start(&r->im, k + 1, s) - lo;
+    const ir_slot *sl = REC(&r->im, s, ir_slot) + lo;
     exdb_strmap_slot *slots = cap ? exdb_arena_calloc(m->a, cap, sizeof *slots) : NULL;
     if (cap && !slots)
         return -1;
-    (void)oom;
     uint32_t used = 0;
     for (uint64_t i = 0; i < cap; i++) {
         if (sl[i].key == NONE)
@@ -514,17 +573,38 @@ static int fill_slots(rel *r, exdb_strmap *m, int s, int names) {
     return 0;
 }
 
+/* Graph k built (its nodes, names), and, a subgraph, its entry among
+ * p's subgraphs (the image holds them backwards: cache_format.h). */
+static int fill_graph(rel *r, uint64_t k) {
+    exdb_program *p = r->p;
+    exdb_graph *g = exdb_graph_new(&p->arena);
+    if (!g)
+        return -1;
+    fill_nodes(r, k, g);
+    if (fill_slots(r, k, &g->names, EXDB_IR_NAMES, 1) < 0 ||
+        fill_slots(r, k, &g->base_count, EXDB_IR_BASES, 0) < 0)
+        return -1;
+    const ir_graph *ig = REC(&r->im, EXDB_IR_GRAPHS, ir_graph) + k;
+    if (k == 0)
+        p->graph = g;
+    else
+        p->subgraphs[p->nsubgraphs - k] =
+            (struct exdb_subgraph){S(r, ig->name), g, &r->nodes[ig->owner]};
+    return 0;
+}
+
 int exdb_cache_ir_install(exdb_program *p, const char *image, size_t len) {
     rel r = {.p = p};
     if (!sections_ok(&r.im, image, len, p->json_bytes))
         return -1;
     const img *im = &r.im;
-    exdb_graph *g = exdb_graph_new(&p->arena);
-    int oom = !g;
+    int oom = 0;
     exdb_arena *a = &p->arena;
     char *strs = alloc(&p->text_arena, im->n[EXDB_IR_STRS], 1, &oom);
     r.nodes = oom ? NULL : exdb_arena_calloc(a, im->n[EXDB_IR_NODES] + 1, sizeof *r.nodes);
     oom |= !r.nodes;
+    uint32_t nsub = (uint32_t)im->n[EXDB_IR_GRAPHS] - 1;
+    struct exdb_subgraph *subs = alloc(a, nsub, sizeof *subs, &oom);
     r.args = alloc(&p->args_arena, im->n[EXDB_IR_ARGS], sizeof *r.args, &oom);
     r.strrefs = alloc(a, im->n[EXDB_IR_STRREFS], sizeof *r.strrefs, &oom);
     r.doubles = alloc(a, im->n[EXDB_IR_DOUBLES], sizeof *r.doubles, &oom);
@@ -542,10 +622,14 @@ int exdb_cache_ir_install(exdb_program *p, const char *image, size_t len) {
     r.strs = strs;
     fill_values(&r);
     fill_metas(&r);
-    fill_nodes(&r, g);
-    if (fill_users(&r, g) < 0 || fill_slots(&r, &g->names, EXDB_IR_NAMES, 1) < 0 ||
-        fill_slots(&r, &g->base_count, EXDB_IR_BASES, 0) < 0)
-        return -1;
-    p->graph = g;
-    return 0;
+    const ir_arg *ia = REC(im, EXDB_IR_ARGS, ir_arg);
+    for (uint64_t i = 0; i < im->n[EXDB_IR_ARGS]; i++)
+        r.args[i] = arg_of(&r, &ia[i]);
+    p->subgraphs = subs;
+    p->nsubgraphs = nsub;
+    for (uint64_t k = 0; k <= nsub; k++)
+        if (fill_graph(&r, k) < 0)
+            return -1;
+    /* the subgraphs indexed as the loader indexes them */
+    return fill_users(&r, a) < 0 || exdb_program_index_subgraphs(p) < 0 ? -1 : 0;
 }

@@ -104,8 +104,9 @@ void exdb_print_program_info(exdb_buf *b, const exdb_program *p) {
             preserved++;
     exdb_buf_printf(b, ")\nmodule call graph: %u entr%s (%u with a preserved signature)\n",
                     p->ncalls, p->ncalls == 1 ? "y" : "ies", preserved);
-    if (p->nsubgraphs)
-        exdb_buf_printf(b, "subgraphs:         %u (higher-order op arguments)\n", p->nsubgraphs);
+    uint32_t nsub = exdb_program_subgraph_count(p);
+    if (nsub)
+        exdb_buf_printf(b, "subgraphs:         %u (higher-order op arguments)\n", nsub);
     if (p->nranges) {
         exdb_buf_puts(b, "range constraints: ");
         for (uint32_t i = 0; i < p->nranges; i++) {

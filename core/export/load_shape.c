@@ -19,6 +19,21 @@
 #include "core/export/load_node.h"
 #include "core/format/json_skim.h"
 
+/* What the nodes add to the main graph besides a call_function each and
+ * the getitems of their outputs: the serialized nodes that are getitems
+ * themselves, the get_attr node of each subgraph argument (load_graph.c),
+ * and the subgraphs (those inside them too) with their nodes. */
+typedef struct sums {
+    uint64_t named, getattrs, subgraphs, subnodes;
+} sums;
+
+static void sums_add(sums *to, const sums *s) {
+    to->named += s->named;
+    to->getattrs += s->getattrs;
+    to->subgraphs += s->subgraphs;
+    to->subnodes += s->subnodes;
+}
+
 /* What counting a node needs, off its text. */
 typedef struct node_text {
     const char *target, *outs, *ins;
@@ -181,42 +196,105 @@ static int is_getitem(const char *t, size_t n) {
            (n == 17 && memcmp(t, "_operator.getitem", 17) == 0);
 }
 
-/* The getitems of a node parsed whole (jn), or -1; *named counts it when
- * it is a getitem itself. */
-static int64_t dom_getitems(loader *L, const exdb_json *jn, uint64_t *named) {
+static int count_graph_args(const exdb_json *ins, int top, sums *s);
+
+/* Subgraph g (an as_graph's "graph") as the load reads it: its inputs,
+ * nodes and outputs lists, an as_graph only as a node's argument. */
+static int count_graph(const exdb_json *g, sums *s) {
+    const exdb_json *ins = exdb_json_get(g, "inputs");
+    const exdb_json *nodes = exdb_json_get(g, "nodes");
+    const exdb_json *outs = exdb_json_get(g, "outputs");
+    if (!exdb_json_is(ins, EXDB_JARRAY) || !exdb_json_is(nodes, EXDB_JARRAY) ||
+        !exdb_json_is(outs, EXDB_JARRAY) || has_graph_arg(ins) || has_graph_arg(outs))
+        return -1;
+    s->subnodes += (uint64_t)ins->len + nodes->len;
+    for (uint32_t i = 0; i < nodes->len; i++) {
+        const exdb_json *n = &nodes->u.kids[i];
+        if (!exdb_json_is(n, EXDB_JOBJECT) ||
+            count_graph_args(exdb_json_get(n, "inputs"), 0, s) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The subgraph arguments among a node's inputs ins ({"name", "arg":
+ * {"as_graph": {"name", "graph"}}, "kind"}: load_graph.c), added to *s
+ * (get_attr nodes of the main graph when top): 0, or -1 when an as_graph
+ * is anywhere else or in another form (the whole load then says what it
+ * makes of it). */
+static int count_graph_args(const exdb_json *ins, int top, sums *s) {
+    if (!ins || !has_graph_arg(ins))
+        return 0;
+    if (!exdb_json_is(ins, EXDB_JARRAY))
+        return -1;
+    for (uint32_t i = 0; i < ins->len; i++) {
+        const exdb_json *in = &ins->u.kids[i];
+        if (!exdb_json_is(in, EXDB_JOBJECT)) {
+            if (has_graph_arg(in))
+                return -1;
+            continue;
+        }
+        const exdb_json *arg = NULL;
+        for (uint32_t k = 0; k < in->len; k++) {
+            const exdb_json *m = &in->u.kids[k];
+            if (strcmp(m->key, "arg") == 0 && !arg && m->type == EXDB_JOBJECT && m->len == 1 &&
+                strcmp(m->u.kids[0].key, "as_graph") == 0)
+                arg = &m->u.kids[0];
+            else if (has_graph_arg(m))
+                return -1;
+        }
+        if (!arg)
+            continue;
+        const exdb_json *name = exdb_json_get(arg, "name");
+        const exdb_json *g = exdb_json_get(arg, "graph");
+        if (!exdb_json_is(arg, EXDB_JOBJECT) || !exdb_json_is(name, EXDB_JSTRING) ||
+            !exdb_json_is(g, EXDB_JOBJECT))
+            return -1;
+        s->getattrs += top;
+        s->subgraphs++;
+        if (count_graph(g, s) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The getitems of a node parsed whole (jn), or -1; s->named counts it
+ * when it is a getitem itself, and its subgraph arguments are added. */
+static int64_t dom_getitems(loader *L, const exdb_json *jn, sums *s) {
     const exdb_json *t = exdb_json_get(jn, "target");
     const exdb_json *ins = exdb_json_get(jn, "inputs");
     const exdb_json *hs = exdb_load_get_opt(jn, "is_hop_single_tensor_return");
-    if (!exdb_json_is(t, EXDB_JSTRING) || !ins || has_graph_arg(ins))
+    if (!exdb_json_is(t, EXDB_JSTRING) || !ins || count_graph_args(ins, 1, s) < 0)
         return -1;
-    *named += is_getitem(t->u.str, strlen(t->u.str));
+    s->named += is_getitem(t->u.str, strlen(t->u.str));
     return count_getitems(L, exdb_json_get(jn, "outputs"), exdb_load_node_is_sym_op(t->u.str),
                           strncmp(t->u.str, "torch.ops.higher_order.", 23) == 0,
                           hs && hs->type == EXDB_JTRUE);
 }
 
-/* The getitems of node element e, or -1; *named counts it when it is a
- * getitem itself. */
-static int64_t node_getitems(loader *L, const exdb_json *e, uint64_t *named) {
+/* The getitems of node element e, or -1; s as dom_getitems's. */
+static int64_t node_getitems(loader *L, const exdb_json *e, sums *s) {
     exdb_arena_reset(&L->node_dom);
     exdb_jstrings strs = exdb_jstrings_on(&L->node_dom);
     exdb_json parsed;
     exdb_error perr = {0};
     node_text nt;
     if (e->type != EXDB_JRAW)
-        return dom_getitems(L, e, named);
-    if (!(e->flags & EXDB_JRAW_ASCII) || walk_node(e->u.str, e->u.str + e->len, &nt) < 0) {
+        return dom_getitems(L, e, s);
+    /* a node with subgraph arguments parsed whole too */
+    if (!(e->flags & EXDB_JRAW_ASCII) || walk_node(e->u.str, e->u.str + e->len, &nt) < 0 ||
+        mentions_graph(nt.ins, nt.ilen)) {
         if (exdb_json_parse_raw(e, L->prog->buf, &L->node_dom, &strs, L->fname, &parsed, NULL, NULL,
                                 &perr) < 0)
             return exdb_errorf(L->err, "%s", perr.msg); /* out of memory is said as such */
-        return dom_getitems(L, &parsed, named);
+        return dom_getitems(L, &parsed, s);
     }
     char target[EXDB_MAX_NAME_BYTES + 1];
-    if (nt.tlen > EXDB_MAX_NAME_BYTES || mentions_graph(nt.ins, nt.ilen))
+    if (nt.tlen > EXDB_MAX_NAME_BYTES)
         return -1;
     memcpy(target, nt.target, nt.tlen);
     target[nt.tlen] = '\0';
-    *named += is_getitem(target, nt.tlen);
+    s->named += is_getitem(target, nt.tlen);
     exdb_json raw = {
         .u.str = nt.outs, .len = (uint32_t)nt.olen, .type = EXDB_JRAW, .flags = EXDB_JRAW_ASCII};
     if (exdb_json_parse_raw(&raw, L->prog->buf, &L->node_dom, &strs, L->fname, &parsed, NULL, NULL,
@@ -234,7 +312,7 @@ typedef struct walk {
     const exdb_json *nodes;
     uint32_t from, to;
     uint64_t getitems; /* made of the nodes' outputs */
-    uint64_t named;    /* serialized nodes that are getitems themselves */
+    sums s;
     int rc;
 } walk;
 
@@ -243,7 +321,7 @@ static void *walk_nodes(void *arg) {
     w->rc = 0;
     for (uint32_t i = w->from; i < w->to && w->rc == 0; i++) {
         const exdb_json *e = &w->nodes->u.kids[i];
-        int64_t n = node_getitems(&w->L, e, &w->named);
+        int64_t n = node_getitems(&w->L, e, &w->s);
         if (n < 0)
             w->rc = -1;
         w->getitems += (uint64_t)(n < 0 ? 0 : n);
@@ -269,12 +347,12 @@ static void walk_init(walk *w, const loader *L, const exdb_json *nodes, uint32_t
 enum { SPLIT_MIN = 8192 };
 
 /* The getitems of nodes [from, to) of array nodes added to *getitems
- * (and the nodes that are getitems themselves to *named), read off the
+ * (and what else the nodes add to *s), read off the
  * text again (no tally, one of another array, or the nodes before the
  * tally's first): 0, or -1 as node_getitems says (L->err the first half's
  * message first). */
 static int walk_all(loader *L, const exdb_json *nodes, uint32_t from, uint32_t to,
-                    uint64_t *getitems, uint64_t *named) {
+                    uint64_t *getitems, sums *s) {
     /* the second half in a thread of its own (not under fault injection,
      * which counts allocations in order), the first here */
     uint32_t half = to - from >= SPLIT_MIN ? from + (to - from) / 2 : to;
@@ -297,7 +375,8 @@ static int walk_all(loader *L, const exdb_json *nodes, uint32_t from, uint32_t t
     if (w[0].rc < 0 || w[1].rc < 0)
         return exdb_errorf(L->err, "%s", w[w[0].rc < 0 ? 0 : 1].err.msg);
     *getitems += w[0].getitems + w[1].getitems;
-    *named += w[0].named + w[1].named;
+    sums_add(s, &w[0].s);
+    sums_add(s, &w[1].s);
     return 0;
 }
 
@@ -337,7 +416,7 @@ struct exdb_load_shape_tally {
 /* Walks batch b with w; a refusal kept when it is the first so far. */
 static void tally_walk(exdb_load_shape_tally *t, walk *w, const batch *b) {
     for (uint32_t k = 0; k < b->n; k++) {
-        int64_t n = node_getitems(&w->L, &b->e[k], &w->named);
+        int64_t n = node_getitems(&w->L, &b->e[k], &w->s);
         if (n >= 0) {
             w->getitems += (uint64_t)n;
             continue;
@@ -466,7 +545,8 @@ void exdb_load_shape_tally_hook(void *ctx, const char *key, uint32_t i, const ex
     if (i == 0) { /* another nodes array (a repeated key): the DOM keeps the last */
         tally_drain(t);
         t->w[0].getitems = t->w[1].getitems = 0;
-        t->w[0].named = t->w[1].named = 0;
+        memset(&t->w[0].s, 0, sizeof t->w[0].s);
+        memset(&t->w[1].s, 0, sizeof t->w[1].s);
         t->fail_at = UINT32_MAX;
         t->first = e->u.str;
         t->seen = 0;
@@ -505,30 +585,36 @@ int exdb_load_shape_graph(loader *L, const exdb_json *jg, const jpath *gp,
     const exdb_json *nodes = exdb_json_get(jg, "nodes");
     const exdb_json *outs = exdb_json_get(jg, "outputs");
     if (!exdb_json_is(ins, EXDB_JARRAY) || !exdb_json_is(nodes, EXDB_JARRAY) ||
-        !exdb_json_is(outs, EXDB_JARRAY) || (uint64_t)ins->len + nodes->len > EXDB_MAX_NODES)
+        !exdb_json_is(outs, EXDB_JARRAY) || (uint64_t)ins->len + nodes->len > EXDB_MAX_NODES ||
+        has_graph_arg(outs))
         return -1;
-    uint64_t getitems = 0, named = 0;
+    uint64_t getitems = 0;
+    sums s = {0};
     if (nodes->len > 0 && tally_counted(t, nodes)) {
         /* the nodes before the tally's first, then its refusal: the first
          * refused node's message in file order */
         uint32_t skipped = t->skip < nodes->len ? t->skip : nodes->len;
-        if (skipped > 0 && walk_all(L, nodes, 0, skipped, &getitems, &named) < 0)
+        if (skipped > 0 && walk_all(L, nodes, 0, skipped, &getitems, &s) < 0)
             return -1;
         if (t->fail_at != UINT32_MAX)
             return exdb_errorf(L->err, "%s", t->fail.msg);
         getitems += t->w[0].getitems + t->w[1].getitems;
-        named += t->w[0].named + t->w[1].named;
-    } else if (nodes->len > 0 && walk_all(L, nodes, 0, nodes->len, &getitems, &named) < 0) {
+        sums_add(&s, &t->w[0].s);
+        sums_add(&s, &t->w[1].s);
+    } else if (nodes->len > 0 && walk_all(L, nodes, 0, nodes->len, &getitems, &s) < 0) {
         return -1;
     }
-    uint64_t calls = nodes->len + getitems, total = ins->len + calls + 1;
-    if (total > UINT32_MAX)
+    /* the load's limit counts every graph's nodes */
+    uint64_t calls = nodes->len + getitems, total = ins->len + calls + s.getattrs + 1;
+    if (total > UINT32_MAX || (uint64_t)ins->len + nodes->len + s.subnodes > EXDB_MAX_NODES)
         return -1;
     memset(c, 0, sizeof *c);
     c->ops[EXDB_OP_PLACEHOLDER] = ins->len;
+    c->ops[EXDB_OP_GET_ATTR] = (uint32_t)s.getattrs; /* <= subnodes: fits */
     c->ops[EXDB_OP_CALL_FUNCTION] = (uint32_t)calls;
     c->ops[EXDB_OP_OUTPUT] = 1;
-    c->getitems = (uint32_t)(getitems + named); /* named <= nodes->len: fits */
+    c->getitems = (uint32_t)(getitems + s.named); /* named <= nodes->len: fits */
     c->nodes = (uint32_t)total;
+    L->prog->shape_nsubgraphs = (uint32_t)s.subgraphs;
     return 0;
 }

@@ -29,9 +29,11 @@ void exdb_load_shape_tally_free(exdb_load_shape_tally *t);
 
 /* The node counts of graph jg (at gp) as exdb_load_graph would build it
  * (placeholders, one call_function per node and the getitems of its
- * outputs, the output node) into *c. -1 when it cannot say for sure: the
- * graph is not as a load would accept it, or it has subgraphs (as_graph
- * arguments); the message in L->err then says nothing the load would.
+ * outputs, a get_attr node per subgraph argument, the output node) into
+ * *c, and the subgraphs (nested ones too) into L->prog->shape_nsubgraphs.
+ * -1 when it cannot say for sure: the graph is not as a load would accept
+ * it, or an as_graph is anywhere but a node's argument in the form the
+ * load reads; the message in L->err then says nothing the load would.
  * The getitems are tally t's when it counted jg's nodes, else read off
  * the text again (t NULL, or a tally of another array). */
 int exdb_load_shape_graph(loader *L, const exdb_json *jg, const jpath *gp,

@@ -60,11 +60,10 @@ static int by_owner(const void *a, const void *b) {
 /* Indexes the subgraphs by name (and by owner node) once all are loaded (entries no longer
  * move): exdb_program_subgraph is then one hash lookup, not a scan of a
  * list that a program of N higher-order ops makes N long. */
-static int index_subgraphs(loader *L) {
-    exdb_program *P = L->prog;
-    exdb_strmap_init(&P->subgraph_names, L->a);
+int exdb_program_index_subgraphs(exdb_program *P) {
+    exdb_strmap_init(&P->subgraph_names, &P->arena);
     if (exdb_strmap_reserve(&P->subgraph_names, P->nsubgraphs) < 0)
-        return exdb_load_oom(L);
+        return -1;
     for (uint32_t i = 0; i < P->nsubgraphs; i++) {
         /* the top-level GraphModule's attributes only: a subgraph's own
          * subgraphs are attributes of its GraphModule (register_module on
@@ -73,14 +72,15 @@ static int index_subgraphs(loader *L) {
             continue;
         void **slot = exdb_strmap_put(&P->subgraph_names, P->subgraphs[i].name, NULL);
         if (!slot)
-            return exdb_load_oom(L);
+            return -1;
         *slot = &P->subgraphs[i];
     }
     if (!P->nsubgraphs)
         return 0;
-    P->subgraphs_by_owner = exdb_arena_alloc(L->a, P->nsubgraphs * sizeof *P->subgraphs_by_owner);
+    P->subgraphs_by_owner =
+        exdb_arena_alloc(&P->arena, P->nsubgraphs * sizeof *P->subgraphs_by_owner);
     if (!P->subgraphs_by_owner)
-        return exdb_load_oom(L);
+        return -1;
     for (uint32_t i = 0; i < P->nsubgraphs; i++)
         P->subgraphs_by_owner[i] = &P->subgraphs[i];
     qsort(P->subgraphs_by_owner, P->nsubgraphs, sizeof *P->subgraphs_by_owner, by_owner);
@@ -322,8 +322,10 @@ static int load_graph_module(loader *L, const exdb_json *gm, const jpath *gmp, i
     } else {
         if (!(P->graph = exdb_graph_new(L->a)))
             return exdb_load_oom(L);
-        if (exdb_load_graph(L, jg, &gp, P->graph, 0) < 0 || index_subgraphs(L) < 0)
+        if (exdb_load_graph(L, jg, &gp, P->graph, 0) < 0)
             return -1;
+        if (exdb_program_index_subgraphs(P) < 0)
+            return exdb_load_oom(L);
         if (exdb_load_signature_check_names(L, &sigp) < 0)
             return -1;
     }
@@ -467,6 +469,10 @@ void exdb_program_node_counts(const exdb_program *p, exdb_node_counts *c) {
         c->getitems += n->op == EXDB_OP_CALL_FUNCTION && strcmp(n->target, "operator.getitem") == 0;
     }
     c->nodes = p->graph->count;
+}
+
+uint32_t exdb_program_subgraph_count(const exdb_program *p) {
+    return p->graph ? p->nsubgraphs : p->shape_nsubgraphs;
 }
 
 /* Frees what the load kept (the DOM, the loader's tables): the program

@@ -137,9 +137,11 @@ typedef struct exdb_program {
     struct exdb_snapshot *snapshot;
     /* Opened shape first (exdb_program_open): until exdb_program_build,
      * graph is NULL, subgraphs none, and shape holds the main graph's node
-     * counts; everything else above is loaded. NULL once built. */
+     * counts (shape_nsubgraphs the subgraphs the build will make);
+     * everything else above is loaded. NULL once built. */
     struct exdb_program_pending *pending;
     exdb_node_counts shape;
+    uint32_t shape_nsubgraphs;
     /* Built from the reopen cache's IR entry (cache_ir.h): the shape
      * entry and the DOM of its text, which the signature's and the call
      * graph's strings still point into (program_cache.c); else NULL. */
@@ -206,6 +208,8 @@ uint32_t exdb_program_shape_first(uint32_t min_nodes);
 /* The main graph's node counts: from the graph when built, else the
  * shape's. */
 void exdb_program_node_counts(const exdb_program *p, exdb_node_counts *c);
+/* The subgraphs, nested ones too: the built program's, else the shape's. */
+uint32_t exdb_program_subgraph_count(const exdb_program *p);
 
 /* Builds a program from JSON text already in memory (buf is modified and
  * adopted: freed with the program). name is used in messages. */

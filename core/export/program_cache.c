@@ -155,17 +155,11 @@ void exdb_program_cache_kept_free(struct exdb_cache_kept *k) {
     free(k);
 }
 
-/* Whether the graph put back from an image is one a build could have
- * made: the entry's node counts, and every node found under its name (a
- * wrong name slot would make a lookup miss, and the graph's invariants,
- * exdb_graph_ok, fail; the links and users hold by construction): one
- * probe a node, the slots prefetched 8 nodes ahead (~0.1 s at 1M). */
-static int image_agrees(exdb_program *p, struct exdb_program_pending *pd) {
-    exdb_node_counts c;
-    exdb_program_node_counts(p, &c);
-    if (memcmp(&c, &pd->hit.counts, sizeof c) != 0 || p->nserialized_nodes != pd->hit.nserialized)
-        return 0;
-    const exdb_graph *g = p->graph;
+/* Every node of g found under its name (a wrong name slot would make a
+ * lookup miss, and the graph's invariants, exdb_graph_ok, fail; the links
+ * and users hold by construction): one probe a node, the slots
+ * prefetched 8 nodes ahead (~0.1 s at 1M). */
+static int names_agree(const exdb_graph *g) {
     const exdb_node *ahead = g->head;
     for (int i = 0; i < 8 && ahead; i++, ahead = ahead->next)
         exdb_strmap_prefetch(&g->names, ahead->name_hash);
@@ -183,12 +177,26 @@ static int image_agrees(exdb_program *p, struct exdb_program_pending *pd) {
     return 1;
 }
 
+/* Whether the graphs put back from an image are ones a build could have
+ * made: the entry's node counts, and every graph's names (names_agree). */
+static int image_agrees(exdb_program *p, struct exdb_program_pending *pd) {
+    exdb_node_counts c;
+    exdb_program_node_counts(p, &c);
+    if (memcmp(&c, &pd->hit.counts, sizeof c) != 0 || p->nserialized_nodes != pd->hit.nserialized ||
+        p->nsubgraphs != pd->hit.nsubgraphs || !names_agree(p->graph))
+        return 0;
+    for (uint32_t i = 0; i < p->nsubgraphs; i++)
+        if (!names_agree(p->subgraphs[i].graph))
+            return 0;
+    return 1;
+}
+
 int exdb_program_cache_ir_open(exdb_program *p, struct exdb_program_pending *pd, exdb_error *err) {
     exdb_cache_hit ir;
     if (!exdb_cache_dir() || !exdb_cache_ir_find(file_of(p), pd->model, &ir))
         return 1;
     if (ir.text_hash != pd->hit.text_hash || ir.text_len != pd->hit.text_len ||
-        ir.nserialized != pd->hit.nserialized ||
+        ir.nserialized != pd->hit.nserialized || ir.nsubgraphs != pd->hit.nsubgraphs ||
         memcmp(&ir.counts, &pd->hit.counts, sizeof ir.counts) != 0 ||
         (p->container_kind != EXDB_CONT_JSON && strcmp(ir.member, pd->hit.member) != 0) ||
         exdb_cache_ir_check(ir.image, ir.image_len, ir.text_len) < 0) {
@@ -233,6 +241,10 @@ int exdb_program_cache_ir_open(exdb_program *p, struct exdb_program_pending *pd,
         p->buf = was;
         p->json_bytes = was_len;
         p->graph = NULL; /* what the image left in the arenas is not read */
+        p->subgraphs = NULL;
+        p->nsubgraphs = 0;
+        p->subgraphs_by_owner = NULL;
+        memset(&p->subgraph_names, 0, sizeof p->subgraph_names);
         exdb_mem_release(buf);
         free(kept);
         return rc;
@@ -387,6 +399,7 @@ static exdb_program *open_cached(exdb_cache_hit *h, const char *label, const cha
         return NULL;
     }
     P->shape = h->counts;
+    P->shape_nsubgraphs = h->nsubgraphs;
     P->nserialized_nodes = h->nserialized;
     return P;
 }
@@ -427,7 +440,8 @@ exdb_program *exdb_program_cache_open(exdb_container *c, const char *path, const
 int exdb_program_cache_check(exdb_program *p, struct exdb_program_pending *pd, exdb_error *err) {
     exdb_node_counts c;
     exdb_program_node_counts(p, &c);
-    if (memcmp(&c, &pd->hit.counts, sizeof c) != 0 || p->nserialized_nodes != pd->hit.nserialized)
+    if (memcmp(&c, &pd->hit.counts, sizeof c) != 0 || p->nserialized_nodes != pd->hit.nserialized ||
+        p->nsubgraphs != pd->hit.nsubgraphs)
         return cache_lied(pd, err);
     return 0;
 }

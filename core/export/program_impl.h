@@ -81,6 +81,11 @@ int exdb_program_attempt(exdb_program *p, struct exdb_program_pending *pd, exdb_
 void exdb_program_pending_free(struct exdb_program_pending *pd);
 /* The node count from which exdb_program_open opens shape first. */
 uint32_t exdb_program_shape_min(void);
+/* p's subgraphs indexed once all are in place: subgraph_names (the
+ * main graph's, the last of a name winning) and subgraphs_by_owner, in
+ * p's arena (the loader's and the IR image's install). 0, or -1 when
+ * memory ran out. */
+int exdb_program_index_subgraphs(exdb_program *p);
 /* Messages name "FILE: MEMBER" for archives, the file alone otherwise
  * (malloc'd; NULL when memory ran out). */
 char *exdb_program_label(const char *path, int kind, const char *member);

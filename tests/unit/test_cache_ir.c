@@ -23,8 +23,10 @@
 #include "core/export/program.h"
 #include "core/fx/codegen.h"
 #include "core/fx/dce.h"
+#include "core/fx/graph_check.h"
 #include "core/fx/lint.h"
 #include "core/fx/print.h"
+#include "core/unflatten/unflatten.h"
 
 #include "cache_ir_edit.h"
 #include "testutil.h"
@@ -77,6 +79,54 @@ static void answers_of(exdb_buf *b, exdb_program *p) {
     exdb_python_code(b, p->graph, &verbose, NULL);
 }
 
+static void module_seen(void *ctx, const char *fqn, exdb_umodule *m) {
+    exdb_buf *b = ctx;
+    exdb_buf_printf(b, "module '%s' %s\n", fqn, m->type ? m->type : "-");
+    if (m->graph)
+        exdb_print_graph(b, m->graph);
+}
+
+/* What a program with subgraphs answers besides: each subgraph's graph,
+ * code and lint, its unflattened modules (unflatten run, info modules),
+ * a dry dce of every graph; then answers_of's. */
+static void hop_answers_of(exdb_buf *b, exdb_program *p) {
+    exdb_codegen_opts plain = {0};
+    exdb_buf_printf(b, "%u subgraphs\n", p->nsubgraphs);
+    for (uint32_t i = 0; i < p->nsubgraphs; i++) {
+        const struct exdb_subgraph *s = &p->subgraphs[i];
+        exdb_buf_printf(b, "subgraph %s of %s%s\n", s->name, s->owner->name,
+                        exdb_program_subgraph_owned(p, s->owner) == s ? "" : " (not found)");
+        exdb_print_graph(b, s->graph);
+        exdb_python_code(b, s->graph, &plain, NULL);
+        exdb_lint_report r;
+        exdb_lint_report_init(&r);
+        exdb_lint_graph(&r, s->graph, NULL, NULL);
+        exdb_lint_format(b, &r);
+        exdb_lint_report_free(&r);
+        const struct exdb_subgraph *top = exdb_program_subgraph(p, s->name);
+        exdb_buf_printf(b, "by name: %ld\n", top ? (long)(top - p->subgraphs) : -1L);
+    }
+    exdb_error err = {0};
+    exdb_unflatten *u = exdb_unflatten_new(p, &err);
+    if (!u || exdb_unflatten_run(u, &err) < 0)
+        exdb_buf_printf(b, "unflatten: %s\n", err.msg);
+    else
+        exdb_unflatten_named_modules(u, module_seen, b);
+    exdb_unflatten_free(u);
+    for (uint32_t i = 0; i <= p->nsubgraphs; i++) {
+        exdb_dce_log log;
+        exdb_dce_log_init(&log);
+        exdb_dce_opts o = {.dry_run = 1, .impure_random = 1};
+        exdb_graph *g = i ? p->subgraphs[i - 1].graph : p->graph;
+        int n = exdb_dce_run(g, &o, &log, &err);
+        exdb_buf_printf(b, "dce --dry-run: %d %s\n", n, n < 0 ? err.msg : "");
+        exdb_dce_log_free(&log);
+    }
+    answers_of(b, p);
+}
+
+static int with_subgraphs; /* answers: hop_answers_of's */
+
 /* path's answers: opened whole (cache NULL), or shape first and built
  * (*from_ir: whether the build was the IR entry's). */
 static char *answers(const char *path, int cached, int *from_ir) {
@@ -94,7 +144,10 @@ static char *answers(const char *path, int cached, int *from_ir) {
     } else {
         if (from_ir)
             *from_ir = p->cache_kept != NULL;
-        answers_of(&b, p);
+        if (with_subgraphs)
+            hop_answers_of(&b, p);
+        else
+            answers_of(&b, p);
     }
     exdb_program_free(p);
     char *s = strdup(exdb_buf_str(&b));
@@ -151,6 +204,99 @@ Test(cache_ir, fixtures_built_from_the_image_answer_as_loaded_whole) {
     printf("cache_ir: %d of %d programs built from their IR image, the same answers\n", from_ir, n);
 }
 
+/* The corpus's programs with subgraphs (higher-order ops, nested too). */
+static glob_t hop_programs(void) {
+    glob_t g, hop = {0};
+    cr_assert_eq(glob("tests/conformance/corpus/scenarios/*/program.pt2", 0, NULL, &g), 0);
+    char **v = calloc(g.gl_pathc + 1, sizeof *v);
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        exdb_error err = {0};
+        exdb_program *p = exdb_program_load(g.gl_pathv[i], NULL, &err);
+        if (p && p->nsubgraphs)
+            v[hop.gl_pathc++] = strdup(g.gl_pathv[i]);
+        exdb_program_free(p);
+    }
+    globfree(&g);
+    hop.gl_pathv = v;
+    cr_assert_geq(hop.gl_pathc, 15, "only %zu programs with subgraphs in the corpus", hop.gl_pathc);
+    return hop;
+}
+
+static void hop_programs_free(glob_t *g) {
+    for (size_t i = 0; i < g->gl_pathc; i++)
+        free(g->gl_pathv[i]);
+    free(g->gl_pathv);
+}
+
+/* path's answers as loaded whole, or with its graphs put back from the
+ * image of its load (checked first; every graph's invariants hold). */
+static char *hop_answers(const char *path, int from_image) {
+    exdb_error err = {0};
+    exdb_program *p = exdb_program_load(path, NULL, &err);
+    cr_assert_not_null(p, "%s: %s", path, err.msg);
+    if (from_image) {
+        exdb_buf img;
+        cr_assert_eq(exdb_cache_ir_make(p, &img), 0, "%s: no image", path);
+        cr_assert_eq(exdb_cache_ir_check(img.s, img.len, p->json_bytes), 0, "%s: refused", path);
+        uint32_t nsub = p->nsubgraphs;
+        p->graph = NULL; /* the load's graphs stay in the arenas, unread */
+        p->subgraphs = NULL;
+        p->nsubgraphs = 0;
+        cr_assert_eq(exdb_cache_ir_install(p, img.s, img.len), 0);
+        exdb_buf_free(&img);
+        cr_assert_eq(p->nsubgraphs, nsub);
+        cr_assert(exdb_graph_ok(p->graph));
+        for (uint32_t i = 0; i < p->nsubgraphs; i++)
+            cr_assert(exdb_graph_ok(p->subgraphs[i].graph), "%s: subgraph %u", path, i);
+    }
+    exdb_buf b;
+    exdb_buf_init(&b);
+    hop_answers_of(&b, p);
+    exdb_program_free(p);
+    char *s = strdup(exdb_buf_str(&b));
+    exdb_buf_free(&b);
+    return s;
+}
+
+/* Programs with subgraphs get an image, and the graphs put back from it
+ * answer as the load's (metadata read at load, then lazily). */
+Test(cache_ir, programs_with_subgraphs_put_back_from_their_image) {
+    glob_t g = hop_programs();
+    for (int lazy = 0; lazy < 2; lazy++) {
+        exdb_program_lazy_meta(lazy ? 0 : EXDB_LAZY_META_MIN);
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            char *ref = hop_answers(g.gl_pathv[i], 0);
+            char *got = hop_answers(g.gl_pathv[i], 1);
+            cr_assert_str_eq(got, ref, "%s (lazy %d)", g.gl_pathv[i], lazy);
+            free(ref);
+            free(got);
+        }
+    }
+    exdb_program_lazy_meta(EXDB_LAZY_META_MIN);
+    printf("cache_ir: %zu programs with subgraphs put back from their image\n", g.gl_pathc);
+    hop_programs_free(&g);
+}
+
+/* The corpus's programs with subgraphs, opened shape first, reopened
+ * from their entries and built from their image, answer as loaded whole
+ * (metadata read at load, then lazily). */
+Test(cache_ir, programs_with_subgraphs_reopen_from_their_image) {
+    glob_t g = hop_programs();
+    with_subgraphs = 1;
+    for (int lazy = 0; lazy < 2; lazy++) {
+        exdb_program_lazy_meta(lazy ? 0 : EXDB_LAZY_META_MIN);
+        for (size_t i = 0; i < g.gl_pathc; i++)
+            cr_expect_eq(round_trip(g.gl_pathv[i]), 1, "%s: not built from its image (lazy %d)",
+                         g.gl_pathv[i], lazy);
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        cr_assert_eq(system(cmd), 0);
+    }
+    with_subgraphs = 0;
+    exdb_program_lazy_meta(EXDB_LAZY_META_MIN);
+    hop_programs_free(&g);
+}
+
 /* ---- the check, one broken image at a time */
 
 #define FIXTURE "tests/fixtures/example.json"
@@ -160,11 +306,16 @@ typedef struct image {
     uint64_t text_len;
 } image;
 
-/* The image of FIXTURE built whole. */
+/* A program whose subgraphs nest: the image holds the main graph, the
+ * map's body (which owns the cond's two branches), the two branches. */
+#define HOP_FIXTURE "tests/conformance/corpus/scenarios/cf_cond_in_map__nonstrict/program.pt2"
+static const char *image_of = FIXTURE;
+
+/* The image of image_of built whole. */
 static void make_image(image *im) {
     exdb_error err = {0};
     exdb_program_lazy_meta(0); /* text references too */
-    exdb_program *p = exdb_program_load(FIXTURE, NULL, &err);
+    exdb_program *p = exdb_program_load(image_of, NULL, &err);
     exdb_program_lazy_meta(EXDB_LAZY_META_MIN);
     cr_assert_not_null(p, "%s", err.msg);
     cr_assert_eq(exdb_cache_ir_make(p, &im->b), 0);
@@ -193,7 +344,7 @@ static void refused(void (*edit)(image *), const char *what) {
     edit(&im);
     char *copy = malloc(im.b.len);
     memcpy(copy, im.b.s, im.b.len);
-    cr_assert_eq(exdb_cache_ir_check(copy, im.b.len, im.text_len), -1, "%s: not refused", what);
+    cr_expect_eq(exdb_cache_ir_check(copy, im.b.len, im.text_len), -1, "%s: not refused", what);
     free(copy);
     exdb_buf_free(&im.b);
 }
@@ -329,6 +480,76 @@ static void text_of_another_length(image *im) {
     im->text_len++;
 }
 
+/* ---- the graphs (HOP_FIXTURE's image) */
+
+static exdb_cache_ir_graph *graph_rec(image *im, uint32_t k) {
+    return rec(im, EXDB_IR_GRAPHS, k);
+}
+static void subgraph_arg_names_main_node(image *im) {
+    exdb_cache_ir_head *h = head_of(im);
+    for (uint32_t i = graph_rec(im, 1)->nodes; i < h->sect[EXDB_IR_NODES].count; i++) {
+        exdb_cache_ir_node *n = rec(im, EXDB_IR_NODES, i);
+        exdb_cache_ir_arg *t = rec(im, EXDB_IR_ARGS, n->args);
+        if (n->op == EXDB_OP_CALL_FUNCTION && t->n > 0) {
+            exdb_cache_ir_arg *a = rec(im, EXDB_IR_ARGS, t->u);
+            a->kind = EXDB_ARG_NODE;
+            a->u = 0; /* the main graph's first placeholder: earlier, not its own */
+            return;
+        }
+    }
+    cr_assert_fail("no call in a subgraph");
+}
+static void owner_not_get_attr(image *im) {
+    graph_rec(im, 1)->owner = 0; /* a placeholder */
+}
+/* Graph k's node before its output made a get_attr node (its shape
+ * holds): its index. */
+static uint32_t get_attr_in(image *im, uint32_t k) {
+    uint64_t end = k + 1 < head_of(im)->sect[EXDB_IR_GRAPHS].count
+                       ? graph_rec(im, k + 1)->nodes
+                       : head_of(im)->sect[EXDB_IR_NODES].count;
+    exdb_cache_ir_node *n = rec(im, EXDB_IR_NODES, end - 2);
+    cr_assert_eq(n->op, EXDB_OP_CALL_FUNCTION);
+    n->op = EXDB_OP_GET_ATTR;
+    return (uint32_t)end - 2;
+}
+static void owner_in_its_own_graph(image *im) {
+    graph_rec(im, 1)->owner = get_attr_in(im, 1); /* a cycle */
+}
+static void owner_in_a_later_graph(image *im) {
+    graph_rec(im, 1)->owner = get_attr_in(im, 3);
+}
+static void two_graphs_of_one_owner(image *im) {
+    graph_rec(im, 3)->owner = graph_rec(im, 2)->owner;
+}
+static void graph_range_past_nodes(image *im) {
+    uint32_t last = (uint32_t)head_of(im)->sect[EXDB_IR_GRAPHS].count - 1;
+    graph_rec(im, last)->nodes = (uint32_t)head_of(im)->sect[EXDB_IR_NODES].count + 1;
+}
+static void graph_of_no_node(image *im) {
+    graph_rec(im, 1)->nodes = 0; /* the main graph empty: no output to read */
+}
+static void name_table_of_wrong_size(image *im) {
+    graph_rec(im, 1)->names++; /* the main graph's one slot more */
+}
+static void subgraph_name_slot_names_main_node(image *im) {
+    exdb_cache_ir_head *h = head_of(im);
+    for (uint32_t i = graph_rec(im, 1)->names; i < h->sect[EXDB_IR_NAMES].count; i++) {
+        exdb_cache_ir_slot *s = rec(im, EXDB_IR_NAMES, i);
+        if (s->key != EXDB_CACHE_NONE && s->val != EXDB_CACHE_NONE) {
+            s->val = 0;
+            return;
+        }
+    }
+    cr_assert_fail("no name slot in a subgraph");
+}
+static void subgraph_unnamed(image *im) {
+    graph_rec(im, 2)->name = EXDB_CACHE_NONE;
+}
+static void main_graph_owned(image *im) {
+    graph_rec(im, 0)->owner = graph_rec(im, 1)->owner;
+}
+
 Test(cache_ir, a_broken_image_is_refused) {
     static const struct {
         void (*edit)(image *);
@@ -361,6 +582,33 @@ Test(cache_ir, a_broken_image_is_refused) {
         refused(cases[i].edit, cases[i].what);
 }
 
+Test(cache_ir, a_broken_image_of_subgraphs_is_refused) {
+    static const struct {
+        void (*edit)(image *);
+        const char *what;
+    } cases[] = {
+        {subgraph_arg_names_main_node, "a subgraph's node naming a node of another graph"},
+        {owner_not_get_attr, "an owner that is not a get_attr node"},
+        {owner_in_its_own_graph, "an owner in its own graph (a cycle)"},
+        {owner_in_a_later_graph, "an owner in a later graph"},
+        {two_graphs_of_one_owner, "two subgraphs of one owner"},
+        {graph_range_past_nodes, "a graph's nodes past the nodes"},
+        {graph_of_no_node, "a graph of no node"},
+        {name_table_of_wrong_size, "a name table of the wrong size"},
+        {subgraph_name_slot_names_main_node, "a subgraph's name slot naming another graph's node"},
+        {subgraph_unnamed, "a subgraph without a name"},
+        {main_graph_owned, "a main graph with an owner"},
+    };
+    image_of = HOP_FIXTURE;
+    image im;
+    make_image(&im);
+    cr_assert_eq(head_of(&im)->sect[EXDB_IR_GRAPHS].count, 4, "the fixture's graphs changed");
+    exdb_buf_free(&im.b);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        refused(cases[i].edit, cases[i].what);
+    image_of = FIXTURE;
+}
+
 static void op_past_the_ops(char *img) { /* refused by the check */
     test_ir_node(img, 0)->op = 9;
 }
@@ -384,28 +632,65 @@ static void name_slots_moved(char *img) { /* every name looked up misses */
         sl[i].hi ^= 0x5a5a;
 }
 
-/* An IR entry whose img is wrong (its checksum right) is not used: the
- * build reads the file, answers as before, and writes a good entry
- * again: an img the check refuses, one whose graph has other counts
- * than the entry says, one whose name table finds no node. */
-Test(cache_ir, a_broken_entry_is_not_used) {
-    static void (*const edits[])(char *) = {op_past_the_ops, placeholder_made_get_attr,
-                                            name_slots_moved, one_name_slot_moved};
+/* path's IR entry broken by each of edits[0..n) in turn (its checksum
+ * right) is not used: the build reads the file, answers as before, and
+ * writes a good entry again. */
+static void broken_entries_not_used(const char *path, void (*const *edits)(char *), size_t n) {
     exdb_cache_use(NULL);
-    char *ref = answers(FIXTURE, 0, NULL);
+    char *ref = answers(path, 0, NULL);
     exdb_cache_use(dir);
-    free(answers(FIXTURE, 1, NULL));
-    for (size_t i = 0; i < sizeof edits / sizeof *edits; i++) {
+    free(answers(path, 1, NULL));
+    for (size_t i = 0; i < n; i++) {
         test_edit_ir_entry(dir, edits[i]);
         int ir = -1;
-        char *got = answers(FIXTURE, 1, &ir);
+        char *got = answers(path, 1, &ir);
         cr_assert_eq(ir, 0, "broken IR entry %zu was used", i);
         cr_assert_str_eq(got, ref);
         free(got);
-        got = answers(FIXTURE, 1, &ir);
+        got = answers(path, 1, &ir);
         cr_assert_eq(ir, 1, "the IR entry was not written again (%zu)", i);
         cr_assert_str_eq(got, ref);
         free(got);
     }
     free(ref);
+}
+
+/* An img the check refuses, one whose graph has other counts than the
+ * entry says, one whose name table finds no node. */
+Test(cache_ir, a_broken_entry_is_not_used) {
+    static void (*const edits[])(char *) = {op_past_the_ops, placeholder_made_get_attr,
+                                            name_slots_moved, one_name_slot_moved};
+    broken_entries_not_used(FIXTURE, edits, sizeof edits / sizeof *edits);
+}
+
+static exdb_cache_ir_graph *img_graph(char *img, uint32_t k) {
+    exdb_cache_ir_head *ih = (exdb_cache_ir_head *)img;
+    cr_assert_lt(k, ih->sect[EXDB_IR_GRAPHS].count);
+    return (exdb_cache_ir_graph *)(img + ih->sect[EXDB_IR_GRAPHS].off) + k;
+}
+static void owner_made_placeholder(char *img) { /* refused by the check */
+    img_graph(img, 1)->owner = 0;
+}
+static void branch_owned_twice(char *img) { /* refused by the check */
+    img_graph(img, 3)->owner = img_graph(img, 2)->owner;
+}
+static void subgraph_name_slot_moved(char *img) { /* a subgraph's name looked up misses */
+    exdb_cache_ir_head *ih = (exdb_cache_ir_head *)img;
+    exdb_cache_ir_slot *sl = (exdb_cache_ir_slot *)(img + ih->sect[EXDB_IR_NAMES].off);
+    uint64_t i = img_graph(img, 2)->names, end = img_graph(img, 3)->names;
+    for (; i < end; i++)
+        if (sl[i].key != EXDB_CACHE_NONE && sl[i].val != EXDB_CACHE_NONE)
+            break;
+    cr_assert_lt(i, end);
+    sl[i].hi ^= 1;
+}
+
+/* The same for a program with subgraphs: an image whose graphs the check
+ * refuses, one whose subgraph's name table finds no node. */
+Test(cache_ir, a_broken_entry_of_subgraphs_is_not_used) {
+    static void (*const edits[])(char *) = {owner_made_placeholder, branch_owned_twice,
+                                            subgraph_name_slot_moved};
+    with_subgraphs = 1;
+    broken_entries_not_used(HOP_FIXTURE, edits, sizeof edits / sizeof *edits);
+    with_subgraphs = 0;
 }
