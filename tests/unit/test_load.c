@@ -1783,7 +1783,8 @@ Test(load, shape_first_counts_the_subgraphs_the_load_makes) {
         int was = opened_by_shape;
         shape_min_now = 0;
         same_shape(path);
-        cr_expect_eq(opened_by_shape - was, 2, "variant %d opened shape first", v);
+        /* an as_graph the load does not read: opened whole */
+        cr_expect_eq(opened_by_shape - was, v < 2 ? 2 : 0, "variant %d opened shape first", v);
         unlink(path);
     }
     free(c);
