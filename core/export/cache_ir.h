@@ -47,7 +47,7 @@ int exdb_cache_ir_make(const exdb_program *p, exdb_buf *out);
  * after it, a value's items before it, the name tables' sizes and keys;
  * each graph the loader's shape (placeholders first, one output last),
  * each subgraph named and owned by a get_attr node of an earlier graph
- * that owns no other. 0, or -1. */
+ * that owns no other, nested at most EXDB_JSON_MAX_DEPTH deep. 0, or -1. */
 int exdb_cache_ir_check(const char *image, size_t len, uint64_t text_len);
 
 /* The image checked by exdb_cache_ir_check put back into p as its graph

@@ -81,11 +81,28 @@ static uint64_t graph_start(const img *im, uint64_t k, int s) {
     return s == EXDB_IR_NODES ? g[k].nodes : s == EXDB_IR_NAMES ? g[k].names : g[k].bases;
 }
 
+/* The graph among [0, k) that holds node o (o before graph k's nodes,
+ * the ranges in order and not empty). */
+static uint64_t graph_of(const img *im, uint64_t k, uint32_t o) {
+    const ir_graph *g = REC(im, EXDB_IR_GRAPHS, ir_graph);
+    uint64_t lo = 0, hi = k;
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (g[mid].nodes <= o)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* The graphs: each one's ranges after the one before's (a node at least:
  * its output), inside their sections; the main graph first, unnamed; a
  * subgraph named, owned by a get_attr node of an earlier graph that owns
- * no other (so no graph is its own ancestor); ids as many as the loader
- * could hand out. */
+ * no other (so no graph is its own ancestor), nested at most as deep as
+ * a file can nest it (its JSON is at most EXDB_JSON_MAX_DEPTH deep: the
+ * printers and unflatten recurse into each subgraph); ids as many as the
+ * loader could hand out. */
 static int graphs_ok(const img *im) {
     const ir_graph *g = REC(im, EXDB_IR_GRAPHS, ir_graph);
     const ir_node *nd = REC(im, EXDB_IR_NODES, ir_node);
@@ -94,7 +111,10 @@ static int graphs_ok(const img *im) {
     for (int k = 0; k < 3; k++)
         if (graph_start(im, 0, sects[k]) != 0)
             return 0;
-    uint8_t *owned = calloc(im->n[EXDB_IR_NODES] / 8 + 1, 1);
+    /* a bit a node (owns a subgraph), then each graph's depth */
+    size_t bits = (im->n[EXDB_IR_NODES] / 8 + 8) & ~(size_t)7;
+    uint8_t *owned = calloc(bits + ng * sizeof(uint16_t), 1);
+    uint16_t *depth = owned ? (uint16_t *)(void *)(owned + bits) : NULL;
     int ok = owned != NULL;
     for (uint64_t k = 0; k < ng && ok; k++) {
         for (int s = 0; s < 3; s++)
@@ -110,8 +130,11 @@ static int graphs_ok(const img *im) {
         uint32_t o = g[k].owner;
         ok &= g[k].name != NONE && str_ok(im, g[k].name) && o < lo && ok &&
               nd[o].op == EXDB_OP_GET_ATTR && !(owned[o / 8] & (1u << (o % 8)));
-        if (ok)
+        if (ok) {
             owned[o / 8] |= (uint8_t)(1u << (o % 8));
+            depth[k] = (uint16_t)(depth[graph_of(im, k, o)] + 1);
+            ok = depth[k] <= EXDB_JSON_MAX_DEPTH;
+        }
     }
     free(owned);
     return ok;

@@ -132,9 +132,12 @@ static int has_graph_arg(const exdb_json *j) {
     return 0;
 }
 
-/* Whether the text [s, s + n) holds "as_graph" (has_graph_arg's
- * question, asked of the text: a string holding it says yes too). */
+/* Whether the text [s, s + n) may hold "as_graph" (has_graph_arg's
+ * question, asked of the text: a string holding it says yes too, and so
+ * does any escape, which may spell it: "as\u005fgraph" is the same key). */
 static int mentions_graph(const char *s, size_t n) {
+    if (memchr(s, '\\', n))
+        return 1;
     for (const char *e = s + n, *p = s; (p = memchr(p, 'a', (size_t)(e - p))); p++)
         if ((size_t)(e - p) >= 8 && memcmp(p, "as_graph", 8) == 0)
             return 1;
@@ -234,10 +237,11 @@ static int count_graph_args(const exdb_json *ins, int top, sums *s) {
                 return -1;
             continue;
         }
-        const exdb_json *arg = NULL;
+        /* the last of repeated "arg" keys, as the load reads it */
+        const exdb_json *last = exdb_json_get(in, "arg"), *arg = NULL;
         for (uint32_t k = 0; k < in->len; k++) {
             const exdb_json *m = &in->u.kids[k];
-            if (strcmp(m->key, "arg") == 0 && !arg && m->type == EXDB_JOBJECT && m->len == 1 &&
+            if (m == last && m->type == EXDB_JOBJECT && m->len == 1 &&
                 strcmp(m->u.kids[0].key, "as_graph") == 0)
                 arg = &m->u.kids[0];
             else if (has_graph_arg(m))

@@ -582,6 +582,71 @@ Test(cache_ir, a_broken_image_is_refused) {
         refused(cases[i].edit, cases[i].what);
 }
 
+/* A program of n conds side by side (2n subgraphs, each owned by a
+ * get_attr node of the main graph) written to path. */
+static void conds_program(const char *path, unsigned n) {
+    static const char *const branch =
+        "{\"name\":\"\",\"arg\":{\"as_graph\":{\"name\":\"%s_graph_%u\",\"graph\":{\"inputs\":"
+        "[{\"as_tensor\":{\"name\":\"arg0_1\"}},{\"as_tensor\":{\"name\":\"arg1_1\"}}],\"outputs\":"
+        "[{\"as_tensor\":{\"name\":\"add\"}}],\"nodes\":[{\"target\":\"torch.ops.aten.add.Tensor\","
+        "\"inputs\":[{\"name\":\"self\",\"arg\":{\"as_tensor\":{\"name\":\"arg0_1\"}},\"kind\":1},"
+        "{\"name\":\"other\",\"arg\":{\"as_tensor\":{\"name\":\"arg1_1\"}},\"kind\":1}],"
+        "\"outputs\":"
+        "[{\"as_tensor\":{\"name\":\"add\"}}],\"name\":\"add\"}]}}},\"kind\":1},";
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    fputs("{\"schema_version\":{\"major\":8,\"minor\":20},\"graph_module\":{\"graph\":{\"inputs\":"
+          "[{\"as_tensor\":{\"name\":\"p\"}},{\"as_tensor\":{\"name\":\"a\"}},{\"as_tensor\":"
+          "{\"name\":\"b\"}}],\"outputs\":[{\"as_tensor\":{\"name\":\"getitem_0\"}}],\"nodes\":[",
+          f);
+    for (unsigned i = 0; i < n; i++) {
+        fprintf(f,
+                "%s{\"target\":\"torch.ops.higher_order.cond\",\"inputs\":[{\"name\":\"\","
+                "\"arg\":{\"as_tensor\":{\"name\":\"p\"}},\"kind\":1},",
+                i ? "," : "");
+        fprintf(f, branch, "true", i);
+        fprintf(f, branch, "false", i);
+        fprintf(f,
+                "{\"name\":\"\",\"arg\":{\"as_tensors\":[{\"name\":\"a\"},{\"name\":\"b\"}]},"
+                "\"kind\":1}],\"outputs\":[{\"as_tensor\":{\"name\":\"getitem_%u\"}}],"
+                "\"is_hop_single_tensor_return\":false,\"name\":\"cond_%u\"}",
+                i, i);
+    }
+    fputs(
+        "]},\"signature\":{\"input_specs\":[{\"user_input\":{\"arg\":{\"as_tensor\":{\"name\":"
+        "\"p\"}}}},{\"user_input\":{\"arg\":{\"as_tensor\":{\"name\":\"a\"}}}},{\"user_input\":"
+        "{\"arg\":{\"as_tensor\":{\"name\":\"b\"}}}}],\"output_specs\":[{\"user_output\":{\"arg\":"
+        "{\"as_tensor\":{\"name\":\"getitem_0\"}}}}]},\"module_call_graph\":[]}}",
+        f);
+    fclose(f);
+}
+
+/* Each subgraph but the first owned by a node of the one before it: a
+ * chain of subgraphs each inside the one before. */
+static void nested_chain(image *im) {
+    uint32_t ng = (uint32_t)head_of(im)->sect[EXDB_IR_GRAPHS].count;
+    for (uint32_t k = 2; k < ng; k++)
+        graph_rec(im, k)->owner = get_attr_in(im, k - 1);
+}
+
+/* Subgraphs nested deeper than any file can nest them (its JSON is at
+ * most EXDB_JSON_MAX_DEPTH deep, a subgraph 7 levels below its parent's):
+ * the image is refused, as the printers and unflatten recurse into each
+ * subgraph (graph_module.c's subgraph_children: a chain of 2M would
+ * overflow the stack). */
+Test(cache_ir, subgraphs_nested_deeper_than_a_file_can_are_refused) {
+    char path[600];
+    snprintf(path, sizeof path, "%s/conds.json", test_tdir);
+    conds_program(path, 300);
+    image_of = path;
+    image im;
+    make_image(&im); /* the program loads, its image is good */
+    cr_assert_eq(head_of(&im)->sect[EXDB_IR_GRAPHS].count, 601);
+    exdb_buf_free(&im.b);
+    refused(nested_chain, "a chain of 600 nested subgraphs");
+    image_of = FIXTURE;
+}
+
 Test(cache_ir, a_broken_image_of_subgraphs_is_refused) {
     static const struct {
         void (*edit)(image *);
