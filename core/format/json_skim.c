@@ -102,13 +102,18 @@ masks_avx2(const char *s, unsigned n) {
 }
 
 /* masks_of with 64-byte compares into mask registers (AVX-512BW): one
- * compare a mask where AVX2 takes two compares, two movemasks and a merge. */
+ * compare a mask where AVX2 takes two compares, two movemasks and a merge.
+ * A last block of n < 64 bytes is loaded masked (the bytes past n read as
+ * 0, never touched: no fault past the text's end), not a byte at a time:
+ * a node's text parsed on its own ends in one within 64 bytes of every
+ * value skimmed near its end. A 0 byte is odd (below 0x20): the odd mask
+ * is cut to n bytes. */
 __attribute__((target("avx512bw"))) static inline __attribute__((always_inline)) skim_masks
 masks_avx512(const char *s, unsigned n) {
-    if (n != 64)
-        return masks_bytes(s, n);
     skim_masks m;
-    __m512i v = _mm512_loadu_si512((const void *)s);
+    uint64_t keep = n >= 64 ? ~0ULL : n ? ~0ULL >> (64 - n) : 0;
+    __m512i v = n == 64 ? _mm512_loadu_si512((const void *)s)
+                        : _mm512_maskz_loadu_epi8(keep, (const void *)s);
     __m512i sp = _mm512_set1_epi8(0x20);
     __m512i low = _mm512_or_si512(v, sp);
     m.quote = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('"'));
@@ -116,7 +121,7 @@ masks_avx512(const char *s, unsigned n) {
     m.open = _mm512_cmpeq_epi8_mask(low, _mm512_set1_epi8('{'));
     m.close = _mm512_cmpeq_epi8_mask(low, _mm512_set1_epi8('}'));
     /* signed: the bytes below 0x20 and those above 0x7F */
-    m.odd = _mm512_cmplt_epi8_mask(v, sp);
+    m.odd = _mm512_cmplt_epi8_mask(v, sp) & keep;
     return m;
 }
 

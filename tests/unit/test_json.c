@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "core/base/strbuf.h"
 #include "core/format/json.h"
@@ -886,6 +888,37 @@ Test(json, skim_block_scans_give_the_reference_answer) {
 
 /* The closing quote of a string found alike by every block scan: texts of
  * quotes and backslash runs at every offset of a 64-byte block. */
+/* A text that ends where an inaccessible page begins: every block scan
+ * reads none of it (the last block of fewer than 64 bytes is loaded masked
+ * or a byte at a time), for every length of that block, values and
+ * strings alike. */
+Test(json, skim_reads_nothing_past_the_text) {
+    long page = sysconf(_SC_PAGESIZE);
+    char *map =
+        mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    cr_assert_neq(map, MAP_FAILED);
+    cr_assert_eq(mprotect(map + page, (size_t)page, PROT_NONE), 0);
+    char *end = map + page;
+    for (int len = 2; len <= 200; len++) {
+        char *s = end - len; /* [ "x..." ] with the string running to the end */
+        memset(s, 'a', (size_t)len);
+        s[0] = '[';
+        s[1] = '"';
+        s[len - 2] = '"';
+        s[len - 1] = ']';
+        const char *want = len >= 4 ? end : NULL;
+        for (int level = 0; level <= EXDB_SKIM_WIDEST; level++) {
+            const char *a =
+                level ? exdb_json_skim_level(level, s, end, 4) : exdb_json_skim_portable(s, end, 4);
+            cr_assert_eq(a, want, "length %d, level %d", len, level);
+            const char *q = level ? exdb_json_skim_string_level(level, s + 1, end)
+                                  : exdb_json_skim_string_portable(s + 1, end);
+            cr_assert_eq(q, len >= 4 ? end - 2 : NULL, "string, length %d, level %d", len, level);
+        }
+    }
+    munmap(map, 2 * (size_t)page);
+}
+
 Test(json, skim_string_scans_agree) {
     static const char special[] = "\"\\\\\\";
     char buf[300];
