@@ -31,25 +31,12 @@
 #include "cache_ir_edit.h"
 #include "testutil.h"
 
-static uint32_t shape_was;
-static char dir[300];
-
 static void setup(void) {
-    test_tmpdir_make("cache_ir");
-    snprintf(dir, sizeof dir, "%s/exdb", test_tdir);
-    exdb_cache_use(dir);
-    exdb_cache_racy(1); /* the fixtures may be fresh from a checkout */
-    shape_was = exdb_program_shape_first(0);
+    test_cache_suite_init("cache_ir");
 }
 
 static void teardown(void) {
-    char cmd[600];
-    exdb_cache_use(NULL);
-    exdb_cache_racy(EXDB_CACHE_RACY_NS);
-    exdb_program_shape_first(shape_was);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
-    test_tmpdir_remove();
+    test_cache_suite_fini();
 }
 
 TestSuite(cache_ir, .init = setup, .fini = teardown);
@@ -65,17 +52,7 @@ static void answers_of(exdb_buf *b, exdb_program *p) {
     exdb_error err = {0};
     if (exdb_program_meta_error(p, &err) < 0)
         exdb_buf_printf(b, "meta: %s\n", err.msg);
-    exdb_lint_report r;
-    exdb_lint_report_init(&r);
-    exdb_lint_graph(&r, p->graph, NULL, NULL);
-    exdb_lint_format(b, &r);
-    exdb_lint_report_free(&r);
-    exdb_dce_log log;
-    exdb_dce_log_init(&log);
-    exdb_dce_opts o = {.impure_random = 1};
-    int n = exdb_dce_run(p->graph, &o, &log, &err);
-    exdb_buf_printf(b, "dce: %d %s\n", n, n < 0 ? err.msg : "");
-    exdb_dce_log_free(&log);
+    test_lint_dce_answers(b, p->graph);
     exdb_python_code(b, p->graph, &verbose, NULL);
 }
 
@@ -160,7 +137,7 @@ static char *answers(const char *path, int cached, int *from_ir) {
 static int round_trip(const char *path) {
     exdb_cache_use(NULL);
     char *ref = answers(path, 0, NULL);
-    exdb_cache_use(dir);
+    exdb_cache_use(test_cache_dir);
     int ir;
     char *first = answers(path, 1, &ir); /* writes both entries */
     cr_assert_eq(ir, 0, "%s: built from an IR entry at its first open", path);
@@ -193,9 +170,7 @@ Test(cache_ir, fixtures_built_from_the_image_answer_as_loaded_whole) {
                 printf("cache_ir: %s: no image (lazy metadata %d)\n", g.gl_pathv[i], lazy);
             from_ir += ir;
         }
-        char cmd[600];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        cr_assert_eq(system(cmd), 0);
+        test_cache_empty();
     }
     exdb_program_lazy_meta(EXDB_LAZY_META_MIN);
     globfree(&g);
@@ -288,9 +263,7 @@ Test(cache_ir, programs_with_subgraphs_reopen_from_their_image) {
         for (size_t i = 0; i < g.gl_pathc; i++)
             cr_expect_eq(round_trip(g.gl_pathv[i]), 1, "%s: not built from its image (lazy %d)",
                          g.gl_pathv[i], lazy);
-        char cmd[600];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        cr_assert_eq(system(cmd), 0);
+        test_cache_empty();
     }
     with_subgraphs = 0;
     exdb_program_lazy_meta(EXDB_LAZY_META_MIN);
@@ -703,10 +676,10 @@ static void name_slots_moved(char *img) { /* every name looked up misses */
 static void broken_entries_not_used(const char *path, void (*const *edits)(char *), size_t n) {
     exdb_cache_use(NULL);
     char *ref = answers(path, 0, NULL);
-    exdb_cache_use(dir);
+    exdb_cache_use(test_cache_dir);
     free(answers(path, 1, NULL));
     for (size_t i = 0; i < n; i++) {
-        test_edit_ir_entry(dir, edits[i]);
+        test_edit_ir_entry(test_cache_dir, edits[i]);
         int ir = -1;
         char *got = answers(path, 1, &ir);
         cr_assert_eq(ir, 0, "broken IR entry %zu was used", i);

@@ -29,25 +29,12 @@
 
 #define FIXTURE "tests/fixtures/example.json"
 
-static uint32_t shape_was;
-static char dir[300];
-
 static void setup(void) {
-    test_tmpdir_make("cache_ir_hostile");
-    snprintf(dir, sizeof dir, "%s/exdb", test_tdir);
-    exdb_cache_use(dir);
-    exdb_cache_racy(1);
-    shape_was = exdb_program_shape_first(0);
+    test_cache_suite_init("cache_ir_hostile");
 }
 
 static void teardown(void) {
-    char cmd[600];
-    exdb_cache_use(NULL);
-    exdb_cache_racy(EXDB_CACHE_RACY_NS);
-    exdb_program_shape_first(shape_was);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
-    test_tmpdir_remove();
+    test_cache_suite_fini();
 }
 
 TestSuite(cache_ir_hostile, .init = setup, .fini = teardown);
@@ -66,17 +53,7 @@ static char *answers(const char *path, int cached, int *from_ir) {
         exdb_print_graph(&b, p->graph);
         exdb_codegen_opts verbose = {.verbose = 1, .include_stride = 1, .include_device = 1};
         exdb_python_code(&b, p->graph, &verbose, NULL);
-        exdb_lint_report r;
-        exdb_lint_report_init(&r);
-        exdb_lint_graph(&r, p->graph, NULL, NULL);
-        exdb_lint_format(&b, &r);
-        exdb_lint_report_free(&r);
-        exdb_dce_log log;
-        exdb_dce_log_init(&log);
-        exdb_dce_opts o = {.impure_random = 1};
-        int n = exdb_dce_run(p->graph, &o, &log, &err);
-        exdb_buf_printf(&b, "dce: %d %s\n", n, n < 0 ? err.msg : "");
-        exdb_dce_log_free(&log);
+        test_lint_dce_answers(&b, p->graph);
     }
     exdb_program_free(p);
     char *s = strdup(exdb_buf_str(&b));
@@ -132,11 +109,11 @@ static void check_file_not_used(const char *file, void (*edit)(char *), const ch
     int ir;
     exdb_cache_use(NULL);
     char *ref = answers(file, 0, &ir);
-    exdb_cache_use(dir);
+    exdb_cache_use(test_cache_dir);
     free(answers(file, 1, &ir)); /* writes both entries */
     free(answers(file, 1, &ir));
     cr_assert_eq(ir, 1, "no IR entry to edit");
-    test_edit_ir_entry(dir, edit);
+    test_edit_ir_entry(test_cache_dir, edit);
     char *got = answers(file, 1, &ir);
     cr_expect_eq(ir, 0, "%s: the IR entry was used", what);
     cr_expect_str_eq(got, ref, "%s: other answers than the file's", what);
@@ -168,7 +145,7 @@ Test(cache_ir_hostile, a_text_reference_not_at_a_quote_is_refused_at_first_read)
     free(answers(file, 1, &ir)); /* writes both entries */
     free(answers(file, 1, &ir));
     cr_assert_eq(ir, 1, "no IR entry to edit");
-    test_edit_ir_entry(dir, text_ref_to_start);
+    test_edit_ir_entry(test_cache_dir, text_ref_to_start);
     exdb_error err = {0};
     exdb_program *p = exdb_program_open(file, NULL, &err);
     cr_assert_not_null(p, "%s", err.msg);
@@ -191,7 +168,7 @@ Test(cache_ir_hostile, a_text_reference_not_at_a_quote_is_refused_at_first_read)
  * *bytes (when not NULL). */
 static int count_entries(const char *suffix, uint64_t *bytes) {
     int n = 0;
-    DIR *d = opendir(dir);
+    DIR *d = opendir(test_cache_dir);
     struct dirent *e;
     while (d && (e = readdir(d))) {
         size_t len = strlen(e->d_name), sl = strlen(suffix);
@@ -213,7 +190,7 @@ Test(cache_ir_hostile, an_ir_entry_without_its_shape_entry_is_not_present) {
     int ir;
     free(answers(FIXTURE, 1, &ir)); /* writes both entries */
     cr_assert_eq(exdb_cache_ir_present(FIXTURE, NULL), 1);
-    const char *e = test_ir_entry(dir);
+    const char *e = test_ir_entry(test_cache_dir);
     char shape[1100];
     snprintf(shape, sizeof shape, "%.*s.shape", (int)(strlen(e) - 3), e);
     cr_assert_eq(unlink(shape), 0, "%s", shape);
@@ -227,7 +204,7 @@ Test(cache_ir_hostile, eviction_takes_an_entry_pair_together) {
     /* FIXTURE's entries named while they are the only ones (which of two
      * IR entries a folder lists first depends on the files' paths) */
     free(answers(FIXTURE, 1, &ir));
-    const char *e = test_ir_entry(dir);
+    const char *e = test_ir_entry(test_cache_dir);
     char ir_path[1100], shape[1100];
     snprintf(ir_path, sizeof ir_path, "%s", e);
     snprintf(shape, sizeof shape, "%.*s.shape", (int)(strlen(e) - 3), e);
@@ -237,11 +214,11 @@ Test(cache_ir_hostile, eviction_takes_an_entry_pair_together) {
     cr_assert_eq(count_entries(".ir", &bytes), 2);
     /* other's entries gone; FIXTURE's shape entry the least recently
      * used; the bound one byte below all four */
-    DIR *d = opendir(dir);
+    DIR *d = opendir(test_cache_dir);
     struct dirent *de;
     char path[1100];
     while (d && (de = readdir(d))) {
-        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        snprintf(path, sizeof path, "%s/%s", test_cache_dir, de->d_name);
         if (de->d_name[0] != '.' && strcmp(path, ir_path) != 0 && strcmp(path, shape) != 0)
             unlink(path);
     }
