@@ -56,6 +56,10 @@ void exdb_mem_give_back_pages(const void *p, size_t n);
  * between them would leave the child without the thread). */
 int exdb_mem_ahead_start(void);
 void exdb_mem_ahead_stop(void);
+/* The text size from which a program's big fills start a helper: the
+ * first pass's DOM (program.c), the IR (load_graph.c), an unflatten run
+ * (unflatten.c); below it a thread costs more than it saves. */
+#define EXDB_MEM_AHEAD_MIN ((size_t)32 << 20)
 /* Whether the calling thread has a helper, and whether it has carried
  * out everything asked of it (a caller that needs memory populated now and
  * finds it behind, on a busy machine, populates it itself). */

@@ -330,12 +330,8 @@ static int load_graph(loader *L, const exdb_json *jg, const jpath *gp, exdb_grap
     return load_output_node(L, &sc, jg, outs, &op);
 }
 
-/* Programs of at least this many bytes of JSON get a thread that populates
- * the IR's memory beside the loader (exdb_mem_ahead_start). */
-#define HELPED_MIN ((size_t)32 << 20)
-
 int exdb_load_graph(loader *L, const exdb_json *jg, const jpath *gp, exdb_graph *g, int is_sub) {
-    int helped = !is_sub && L->prog->json_bytes >= HELPED_MIN && exdb_mem_ahead_start();
+    int helped = !is_sub && L->prog->json_bytes >= EXDB_MEM_AHEAD_MIN && exdb_mem_ahead_start();
     int rc = load_graph(L, jg, gp, g, is_sub);
     if (helped)
         exdb_mem_ahead_stop();

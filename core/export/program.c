@@ -46,10 +46,6 @@
 #include "core/format/container.h"
 #include "core/fx/graph_check.h"
 
-/* Texts of at least this many bytes opened shape first get a thread that
- * populates the first pass's DOM beside it (exdb_mem_ahead_start). */
-#define HELPED_MIN ((size_t)32 << 20)
-
 /* qsort order of subgraphs_by_owner: by the owner node's address. */
 static int by_owner(const void *a, const void *b) {
     uintptr_t x = (uintptr_t)(*(struct exdb_subgraph *const *)a)->owner;
@@ -633,7 +629,7 @@ exdb_program *exdb_program_open_json(char *buf, size_t len, const char *name, in
     int parsed = -1;
     /* the DOM's memory populated beside the first pass (mem.h), as the
      * IR's beside the loader */
-    int helped = tally && len >= HELPED_MIN && exdb_mem_ahead_start();
+    int helped = tally && len >= EXDB_MEM_AHEAD_MIN && exdb_mem_ahead_start();
     if (P->path)
         parsed = exdb_program_first_pass(buf, len, &pd->dom, &L->strs, L->fname,
                                          tally ? &hook : NULL, &pd->root, err);

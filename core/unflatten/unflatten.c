@@ -310,12 +310,8 @@ int exdb_unflatten_step(exdb_unflatten *u, exdb_uevent *ev, exdb_error *err) {
     return 1;
 }
 
-/* A run over a program of at least this many bytes of text has its fresh
- * memory populated by a helper thread beside it (exdb_mem_ahead_start). */
-#define HELPED_MIN ((size_t)32 << 20)
-
 int exdb_unflatten_run(exdb_unflatten *u, exdb_error *err) {
-    int helped = u->prog->json_bytes >= HELPED_MIN && exdb_mem_ahead_start();
+    int helped = u->prog->json_bytes >= EXDB_MEM_AHEAD_MIN && exdb_mem_ahead_start();
     int rc;
     while ((rc = exdb_unflatten_step(u, NULL, err)) == 1) {
     }
