@@ -177,13 +177,19 @@ static int names_agree(const exdb_graph *g) {
     return 1;
 }
 
-/* Whether the graphs put back from an image are ones a build could have
- * made: the entry's node counts, and every graph's names (names_agree). */
-static int image_agrees(exdb_program *p, struct exdb_program_pending *pd) {
+/* Whether built p has the counts of the shape entry pd was opened from:
+ * its main graph's nodes, the serialized ones, the subgraphs. */
+static int counts_agree(const exdb_program *p, const struct exdb_program_pending *pd) {
     exdb_node_counts c;
     exdb_program_node_counts(p, &c);
-    if (memcmp(&c, &pd->hit.counts, sizeof c) != 0 || p->nserialized_nodes != pd->hit.nserialized ||
-        p->nsubgraphs != pd->hit.nsubgraphs || !names_agree(p->graph))
+    return memcmp(&c, &pd->hit.counts, sizeof c) == 0 &&
+           p->nserialized_nodes == pd->hit.nserialized && p->nsubgraphs == pd->hit.nsubgraphs;
+}
+
+/* Whether the graphs put back from an image are ones a build could have
+ * made: the entry's counts, and every graph's names (names_agree). */
+static int image_agrees(exdb_program *p, struct exdb_program_pending *pd) {
+    if (!counts_agree(p, pd) || !names_agree(p->graph))
         return 0;
     for (uint32_t i = 0; i < p->nsubgraphs; i++)
         if (!names_agree(p->subgraphs[i].graph))
@@ -438,10 +444,5 @@ exdb_program *exdb_program_cache_open(exdb_container *c, const char *path, const
 }
 
 int exdb_program_cache_check(exdb_program *p, struct exdb_program_pending *pd, exdb_error *err) {
-    exdb_node_counts c;
-    exdb_program_node_counts(p, &c);
-    if (memcmp(&c, &pd->hit.counts, sizeof c) != 0 || p->nserialized_nodes != pd->hit.nserialized ||
-        p->nsubgraphs != pd->hit.nsubgraphs)
-        return cache_lied(pd, err);
-    return 0;
+    return counts_agree(p, pd) ? 0 : cache_lied(pd, err);
 }
