@@ -38,7 +38,8 @@ static inline __attribute__((always_inline)) void lane(const char *s, unsigned a
 }
 #endif
 
-/* The masks of s[0..n), n <= 64, a byte at a time (a text's last block). */
+#ifndef __SSE2__
+/* The masks of s[0..n), n <= 64, a byte at a time (without SSE2). */
 static inline __attribute__((always_inline)) skim_masks masks_bytes(const char *s, unsigned n) {
     skim_masks m = {0, 0, 0, 0, 0};
     for (unsigned i = 0; i < n; i++) {
@@ -57,7 +58,9 @@ static inline __attribute__((always_inline)) skim_masks masks_bytes(const char *
     }
     return m;
 }
+#endif
 
+#ifdef __SSE2__
 /* The n < 64 bytes at s copied into a block of 64 whose other bytes are 0
  * (odd, below 0x20: the caller cuts the odd mask to n bytes), so that the
  * last block is scanned as a whole one without reading past the text. */
@@ -67,6 +70,7 @@ static inline __attribute__((always_inline)) const char *padded(const char *s, u
     memcpy(block, s, n);
     return block;
 }
+#endif
 
 /* The masks of s[0..n), n <= 64. */
 static inline __attribute__((always_inline)) skim_masks masks_of(const char *s, unsigned n) {
