@@ -427,13 +427,56 @@ static void tuple_of_itself(image *im) {
     v->u = 0;
     memcpy(rec(im, EXDB_IR_VALREFS, 0), &self, 4);
 }
-static void name_table_full(image *im) {
+/* Where graph k's records of section s (NAMES, BASES) end. */
+static uint32_t graph_end(image *im, uint32_t k, int s) {
     exdb_cache_ir_head *h = head_of(im);
-    for (uint32_t i = 0; i < h->sect[EXDB_IR_NAMES].count; i++) {
-        exdb_cache_ir_slot *s = rec(im, EXDB_IR_NAMES, i);
-        if (s->key == EXDB_CACHE_NONE)
-            s->key = 0; /* no empty slot: a probe that misses never ends */
+    if (k + 1 >= h->sect[EXDB_IR_GRAPHS].count)
+        return (uint32_t)h->sect[s].count;
+    exdb_cache_ir_graph *next = rec(im, EXDB_IR_GRAPHS, k + 1);
+    return s == EXDB_IR_NAMES ? next->names : next->bases;
+}
+
+/* A table of graph k (section s: NAMES, BASES) whose used slots fill it:
+ * its size cut to their count when that is a power of two, each slot
+ * moved to its place. 0 when none is. */
+static int table_filled(image *im, int s) {
+    exdb_cache_ir_head *h = head_of(im);
+    uint32_t ng = (uint32_t)h->sect[EXDB_IR_GRAPHS].count;
+    for (uint32_t k = 0; k < ng; k++) {
+        exdb_cache_ir_graph *g = rec(im, EXDB_IR_GRAPHS, k);
+        uint32_t lo = s == EXDB_IR_NAMES ? g->names : g->bases;
+        uint32_t used = graph_end(im, k, s) - lo;
+        if (!used || (used & (used - 1)))
+            continue;
+        *(s == EXDB_IR_NAMES ? &g->names_cap : &g->bases_cap) = used;
+        for (uint32_t i = 0; i < used; i++)
+            ((exdb_cache_ir_slot *)rec(im, s, lo + i))->at = i;
+        return 1;
     }
+    return 0;
+}
+static void name_table_full(image *im) {
+    /* no empty slot: a probe that misses never ends */
+    cr_assert(table_filled(im, EXDB_IR_NAMES) || table_filled(im, EXDB_IR_BASES),
+              "no table of the fixture holds a power of two of names");
+}
+static void name_slots_out_of_order(image *im) {
+    exdb_cache_ir_slot *a = rec(im, EXDB_IR_NAMES, 0), *b = rec(im, EXDB_IR_NAMES, 1);
+    uint32_t at = a->at;
+    a->at = b->at;
+    b->at = at;
+}
+static void two_name_slots_in_one_place(image *im) {
+    ((exdb_cache_ir_slot *)rec(im, EXDB_IR_NAMES, 1))->at =
+        ((exdb_cache_ir_slot *)rec(im, EXDB_IR_NAMES, 0))->at;
+}
+static void name_slot_past_its_table(image *im) {
+    exdb_cache_ir_graph *g = rec(im, EXDB_IR_GRAPHS, 0);
+    exdb_cache_ir_slot *last = rec(im, EXDB_IR_NAMES, graph_end(im, 0, EXDB_IR_NAMES) - 1);
+    last->at = g->names_cap;
+}
+static void name_table_not_a_power_of_two(image *im) {
+    ((exdb_cache_ir_graph *)rec(im, EXDB_IR_GRAPHS, 0))->names_cap += 1;
 }
 static void name_slot_past_nodes(image *im) {
     exdb_cache_ir_head *h = head_of(im);
@@ -566,7 +609,10 @@ Test(cache_ir, a_broken_image_is_refused) {
         {tensor_meta_past, "a tensor meta index out of range"},
         {sizes_past_syms, "sizes past the syms"},
         {tuple_of_itself, "a tuple value holding itself"},
-        {name_table_full, "a name table without an empty slot"},
+        {name_slots_out_of_order, "name slots out of table order"},
+        {two_name_slots_in_one_place, "two name slots in one place"},
+        {name_slot_past_its_table, "a name slot past its table"},
+        {name_table_not_a_power_of_two, "a name table of no power of two"},
         {name_slot_past_nodes, "a name slot naming no node"},
         {duplicate_id, "two nodes of one id"},
         {text_of_another_length, "a text of another length"},
@@ -661,6 +707,7 @@ Test(cache_ir, a_broken_image_of_subgraphs_is_refused) {
         {graph_of_no_node, "a graph of no node"},
         {name_table_of_wrong_size, "a name table of the wrong size"},
         {subgraph_name_slot_names_main_node, "a subgraph's name slot naming another graph's node"},
+        {name_table_full, "a name table without an empty slot"},
         {subgraph_unnamed, "a subgraph without a name"},
         {main_graph_owned, "a main graph with an owner"},
     };
