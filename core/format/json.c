@@ -79,6 +79,9 @@ typedef struct {
     /* exdb_json_parse_raw of an element flagged EXDB_JRAW_DEFER: its
      * "metadata" member is being parsed (in_meta) */
     int defer, in_meta;
+    /* exdb_json_unescape_wide decodes (a string's one-character escapes
+     * 64 bytes a step) */
+    int wide;
 } parser;
 
 /* Describes what sits at the read position for "found ..." in messages:
@@ -325,6 +328,20 @@ static inline __attribute__((always_inline)) void scan_plain(const parser *ps, c
         }
         unsigned k = (unsigned)__builtin_ctz(m);
         if (write == 2 && r[k] == '\\' && ps->end - r > k + 1) {
+            if (ps->wide && ps->end - r - k >= 64) {
+                /* the rest 64 bytes a step (every escape here a
+                 * mispredicted branch): up to the string's end, or to
+                 * what the block scan leaves (\u, an error, the last 64
+                 * bytes) */
+                const char *r2 = r + k;
+                char *w2 = w + k;
+                exdb_json_unescape_wide(&r2, &w2, ps->end);
+                if (r2 != r + k) {
+                    r = r2;
+                    w = w2;
+                    continue;
+                }
+            }
             /* a one-character escape (a stack trace's \" and \n, from_node's
              * \" every few bytes): decoded here, the scan goes on */
             char e = unescaped[(unsigned char)r[k + 1]];
@@ -1329,7 +1346,8 @@ int exdb_json_parse_lazy_hooked(const char *buf, size_t len, exdb_arena *a, exdb
                  .lazy_last = last,
                  .hook = hook,
                  .ascii_upto = buf,
-                 .dropped = buf};
+                 .dropped = buf,
+                 .wide = exdb_json_unescape_wide_ok()};
     *out = NULL;
     int rc = -1;
     if (buf[len] != '\0') { /* the sentinel skip_ws relies on */
@@ -1417,7 +1435,8 @@ int exdb_json_parse_raw(const exdb_json *raw, const char *text, exdb_arena *a, e
                  .err = err,
                  .stk_arena = 1,
                  .defer = (raw->flags & (EXDB_JRAW_DEFER | EXDB_JRAW_ASCII)) ==
-                          (EXDB_JRAW_DEFER | EXDB_JRAW_ASCII)};
+                          (EXDB_JRAW_DEFER | EXDB_JRAW_ASCII),
+                 .wide = exdb_json_unescape_wide_ok()};
     int rc = 0;
     /* decoded, an element's strings and keys (a NUL each instead of two
      * quotes) take at most its length */
@@ -1457,7 +1476,8 @@ int exdb_json_string_at(const char *quote, const char *end, const char *text, ex
                  .col_base = (size_t)(quote - text),
                  .strs = strs,
                  .fname = fname,
-                 .err = err};
+                 .err = err,
+                 .wide = exdb_json_unescape_wide_ok()};
     if (parse_string(&ps, out, len) < 0)
         return ps.oom ? exdb_errorf(err, "%s: out of memory", fname) : -1;
     return 0;
