@@ -314,7 +314,7 @@ static inline __attribute__((always_inline)) void scan_plain(const parser *ps, c
     const __m128i ctl = _mm_set1_epi8(0x1F);
     while (ps->end - r >= 16) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)r);
-        if (write == 2)
+        if (write >= 2)
             _mm_storeu_si128((__m128i *)(void *)w, v);
         __m128i sp = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
                                   _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v));
@@ -327,8 +327,8 @@ static inline __attribute__((always_inline)) void scan_plain(const parser *ps, c
             continue;
         }
         unsigned k = (unsigned)__builtin_ctz(m);
-        if (write == 2 && r[k] == '\\' && ps->end - r > k + 1) {
-            if (ps->wide && ps->end - r - k >= 64) {
+        if (write >= 2 && r[k] == '\\' && ps->end - r > k + 1) {
+            if (write == 3 && ps->end - r - k >= 64) {
                 /* the rest 64 bytes a step (every escape here a
                  * mispredicted branch): up to the string's end, or to
                  * what the block scan leaves (\u, an error, the last 64
@@ -363,7 +363,7 @@ static inline __attribute__((always_inline)) void scan_plain(const parser *ps, c
         uint64_t v;
         memcpy(&v, r, 8);
         uint64_t m = special8(v);
-        if (write == 2) /* room for the whole word: no copy of k bytes */
+        if (write >= 2) /* room for the whole word: no copy of k bytes */
             memcpy(w, &v, 8);
         if (!m) {
             if (write == 1)
@@ -470,7 +470,10 @@ static inline __attribute__((always_inline)) int unescape_at(parser *ps, const c
  * write 1 it decodes it to dst (room for its length as written, which the
  * decoded text never exceeds) and NUL-terminates it there: *out is dst.
  * Write 2 is write 1 with room at dst for the rest of the text (ps->end):
- * scan_plain stores whole words, however few of their bytes belong. */
+ * scan_plain stores whole words, however few of their bytes belong. Write
+ * 3 is write 2 with exdb_json_unescape_wide from a string's first escape
+ * on (ps->wide; its own instance, so that the other writes test nothing
+ * for it). */
 static inline __attribute__((always_inline)) int
 scan_string(parser *ps, char *dst, const char **out, uint32_t *outlen, const int write) {
     const char *r = ps->p + 1;
@@ -787,7 +790,8 @@ static inline __attribute__((always_inline)) int store_string(parser *ps, const 
          * reserved its element): checked and decoded in one pass (keys,
          * mostly known_keys, are only checked) */
         char *d = pool->p;
-        if (scan_string(ps, d, out, outlen, 2) < 0)
+        if ((ps->wide ? scan_string(ps, d, out, outlen, 3) : scan_string(ps, d, out, outlen, 2)) <
+            0)
             return -1;
         pool->p = d + *outlen + 1;
         return 0;
