@@ -308,11 +308,14 @@ static inline __attribute__((always_inline)) void scan_plain(const parser *ps, c
                                                              char **wp, const int write) {
     const char *r = *rp;
     char *w = *wp;
+    /* held here: a store through w (a char pointer) may alias *ps as far
+     * as the compiler knows, which would load ps->end again after each */
+    const char *const end = ps->end;
 #ifdef __SSE2__
     /* sixteen bytes a step (x86-64's baseline): the special bytes' mask */
     const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
     const __m128i ctl = _mm_set1_epi8(0x1F);
-    while (ps->end - r >= 16) {
+    while (end - r >= 16) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)r);
         if (write >= 2)
             _mm_storeu_si128((__m128i *)(void *)w, v);
@@ -327,8 +330,8 @@ static inline __attribute__((always_inline)) void scan_plain(const parser *ps, c
             continue;
         }
         unsigned k = (unsigned)__builtin_ctz(m);
-        if (write >= 2 && r[k] == '\\' && ps->end - r > k + 1) {
-            if (write == 3 && ps->end - r - k >= 64) {
+        if (write >= 2 && r[k] == '\\' && end - r > k + 1) {
+            if (write == 3 && end - r - k >= 64) {
                 /* the rest 64 bytes a step (every escape here a
                  * mispredicted branch): up to the string's end, or to
                  * what the block scan leaves (\u, an error, the last 64
@@ -359,7 +362,7 @@ static inline __attribute__((always_inline)) void scan_plain(const parser *ps, c
         return;
     }
 #endif
-    while (ps->end - r >= 8) {
+    while (end - r >= 8) {
         uint64_t v;
         memcpy(&v, r, 8);
         uint64_t m = special8(v);
@@ -379,7 +382,7 @@ static inline __attribute__((always_inline)) void scan_plain(const parser *ps, c
         *wp = w + k;
         return;
     }
-    while (r < ps->end && *r != '"' && *r != '\\' && (unsigned char)*r >= 0x20) {
+    while (r < end && *r != '"' && *r != '\\' && (unsigned char)*r >= 0x20) {
         if (write)
             *w = *r;
         w++;
