@@ -223,8 +223,7 @@ if python3 scripts/gen_synth.py --nodes 5000 --out "$tmp/s5k.json" >/dev/null 2>
     "$exdb" -q "$tmp/s5k.json" -ex "render flat --force --layout dot -o $tmp/lay/g.svg" \
         -ex "echo rendered-or-not" -batch >"$tmp/log" 2>&1 &
     pid=$!
-    render_started
-    sleep 0.3
+    render_started # the layout under way: SIGINT now stops it (layoutproc.c polls the flag)
     kill -INT $pid
     wait $pid
     rc=$?
@@ -240,7 +239,14 @@ if python3 scripts/gen_synth.py --nodes 5000 --out "$tmp/s5k.json" >/dev/null 2>
     render_started
     kill -TERM $pid
     wait $pid 2>/dev/null
-    sleep 0.2
+    # the layout process gets SIGKILL when exdb dies (PR_SET_PDEATHSIG):
+    # until it is gone, or 60 s (s5k's dot layout alone takes minutes, so a
+    # child left running is still there then, on any machine)
+    n=0
+    while pgrep -f "exdb.*$tmp/s5k.json" >/dev/null && [ $n -lt 6000 ]; do
+        n=$((n + 1))
+        sleep 0.01
+    done
     if pgrep -f "exdb.*$tmp/s5k.json" >/dev/null; then
         bad "SIGTERM during a render: the layout process outlives exdb"
         pkill -KILL -f "exdb.*$tmp/s5k.json"

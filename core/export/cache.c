@@ -39,7 +39,8 @@ enum { FORMAT = 3, SCAN_MAX = 1024, CUTS_MAX = 16 };
  * reopen's prompt never reads (nor checks the sum of) its bytes. */
 #define IR_MAGIC  "EXDBIR01"
 #define IR_SUFFIX ".ir"
-enum { IR_FORMAT = 2 };
+/* format 3: a name table's used slots alone, each with its place */
+enum { IR_FORMAT = 3 };
 
 typedef exdb_cache_head head;
 

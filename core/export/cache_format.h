@@ -85,12 +85,16 @@ typedef struct exdb_cache_ir_head {
  * program's subgraphs list backwards: the loader lists a subgraph after
  * the subgraphs inside it). Its nodes, name slots and base slots start
  * where the graph before it ends and end where the next starts (the last
- * at its section's end); name slots hold its own nodes only. */
+ * at its section's end); name slots hold its own nodes only. A name
+ * table's records are its used slots alone, each with its place in the
+ * table of names_cap (bases_cap) slots: a subgraph of three nodes keeps
+ * three, not the sixteen of its table. */
 typedef struct exdb_cache_ir_graph {
     uint32_t nodes, names, bases; /* the first of its NODES, NAMES, BASES records */
     uint32_t next_id;
-    uint32_t name;  /* a subgraph's attribute name; NONE: the main graph */
-    uint32_t owner; /* a subgraph's get_attr node (NODES) in an earlier graph */
+    uint32_t name;                 /* a subgraph's attribute name; NONE: the main graph */
+    uint32_t owner;                /* a subgraph's get_attr node (NODES) in an earlier graph */
+    uint32_t names_cap, bases_cap; /* its tables' sizes: 0, or a power of two */
 } exdb_cache_ir_graph;
 typedef struct exdb_cache_ir_node {
     uint32_t name, target, meta, args, kwargs, id, stamp, name_hash;
@@ -143,9 +147,11 @@ typedef struct exdb_cache_ir_tmeta {
     exdb_cache_ir_sym storage_offset;
 } exdb_cache_ir_tmeta;
 typedef struct exdb_cache_ir_slot {
-    uint32_t key; /* a string, EXDB_CACHE_NONE: an empty slot */
-    uint32_t hi;  /* the key's hash bits the slot keeps (strmap.h) */
-    uint64_t val; /* names: a node index (EXDB_CACHE_NONE: NULL); bases: the count */
+    uint32_t key; /* a string */
+    uint32_t at;  /* its place in the table: above the graph's slot before it */
+    uint32_t val; /* names: a node index (EXDB_CACHE_NONE: NULL); bases: the count */
+    uint16_t hi;  /* the key's hash bits the slot keeps (strmap.h) */
+    uint16_t pad;
 } exdb_cache_ir_slot;
 
 #endif

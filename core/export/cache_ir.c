@@ -513,21 +513,25 @@ static void put_nodes(wr *w, const exdb_graph *g) {
     free(cursor);
 }
 
+/* m's used slots, in table order, each with its place (m->cap the
+ * graph's record says). */
 static void put_slots(wr *w, const exdb_strmap *m, int s, int names) {
     for (uint32_t i = 0; i < m->cap && !w->bad; i++) {
-        ir_slot r = {NONE, 0, 0};
-        if (m->slots[i].key) {
-            const char *key = exdb_strmap_slot_key(&m->slots[i]);
-            r.hi = (uint32_t)(m->slots[i].key >> 48);
-            r.val = (uint64_t)(uintptr_t)m->slots[i].val;
-            if (names) {
-                r.val = m->slots[i].val ? node_index(w, m->slots[i].val) : NONE;
-                w->bad |= m->slots[i].val && r.val == NONE;
-            }
-            /* a live name: its node's, written with it */
-            uint32_t at = names && r.val != NONE ? (uint32_t)r.val - w->base : NONE;
-            r.key = at != NONE && w->order[at]->name == key ? w->name_at[at] : str(w, key);
+        if (!m->slots[i].key)
+            continue;
+        const char *key = exdb_strmap_slot_key(&m->slots[i]);
+        uintptr_t v = (uintptr_t)m->slots[i].val;
+        ir_slot r = {.at = i, .hi = (uint16_t)(m->slots[i].key >> 48)};
+        if (names) {
+            r.val = v ? node_index(w, m->slots[i].val) : NONE;
+            w->bad |= v && r.val == NONE;
+        } else { /* a base's count: at most the nodes' */
+            r.val = (uint32_t)v;
+            w->bad |= v >= NONE;
         }
+        /* a live name: its node's, written with it */
+        uint32_t at = names && r.val != NONE ? r.val - w->base : NONE;
+        r.key = at != NONE && w->order[at]->name == key ? w->name_at[at] : str(w, key);
         add(w, s, &r);
     }
 }
@@ -589,7 +593,9 @@ static void put_graph(wr *w, uint32_t k) {
                              .bases = count(w, EXDB_IR_BASES),
                              .next_id = g->next_id,
                              .name = NONE,
-                             .owner = NONE};
+                             .owner = NONE,
+                             .names_cap = g->names.cap,
+                             .bases_cap = g->base_count.cap};
     if (k) {
         uint32_t j = w->p->nsubgraphs - k;
         r.name = str(w, w->p->subgraphs[j].name);

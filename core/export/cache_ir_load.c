@@ -337,21 +337,22 @@ static int vals_ok(const img *im) {
 /* Graph k's name table in section s: a power of two of slots, at least
  * one empty (a probe ends), keys strings, in each of names' a node of
  * graph k or none. */
+/* Graph k's table of section s (NAMES, BASES): a size of 0 or a power of
+ * two with an empty slot left, its records in table order, each a string
+ * in its place; a name's node one of the graph's own. */
 static int slots_ok(const img *im, uint64_t k, int s, int names) {
     const ir_slot *sl = REC(im, s, ir_slot);
-    uint64_t lo = graph_start(im, k, s), cap = graph_start(im, k + 1, s) - lo, used = 0;
+    const ir_graph *g = REC(im, EXDB_IR_GRAPHS, ir_graph) + k;
+    uint64_t lo = graph_start(im, k, s), used = graph_start(im, k + 1, s) - lo;
+    uint64_t cap = s == EXDB_IR_NAMES ? g->names_cap : g->bases_cap;
     uint64_t first = graph_start(im, k, EXDB_IR_NODES), end = graph_start(im, k + 1, EXDB_IR_NODES);
-    if (cap & (cap - 1))
+    if ((cap & (cap - 1)) || (cap ? used >= cap : used > 0))
         return 0;
-    for (uint64_t i = lo; i < lo + cap; i++) {
-        if (sl[i].key == NONE)
-            continue;
-        used++;
-        if (!str_ok(im, sl[i].key) || sl[i].hi > 0xffff ||
+    for (uint64_t i = lo; i < lo + used; i++)
+        if (sl[i].at >= cap || (i > lo && sl[i].at <= sl[i - 1].at) || !str_ok(im, sl[i].key) ||
             (names && sl[i].val != NONE && (sl[i].val < first || sl[i].val >= end)))
             return 0;
-    }
-    return used < cap || cap == 0;
+    return 1;
 }
 
 int exdb_cache_ir_check(const char *image, size_t len, uint64_t text_len) {
@@ -576,23 +577,22 @@ static int fill_users(rel *r, exdb_arena *a) {
 
 /* Graph k's name table of section s into m. */
 static int fill_slots(rel *r, uint64_t k, exdb_strmap *m, int s, int names) {
-    uint64_t lo = graph_start(&r->im, k, s), cap = graph_start(&r->im, k + 1, s) - lo;
+    const ir_graph *g = REC(&r->im, EXDB_IR_GRAPHS, ir_graph) + k;
+    uint64_t lo = graph_start(&r->im, k, s), used = graph_start(&r->im, k + 1, s) - lo;
+    uint32_t cap = s == EXDB_IR_NAMES ? g->names_cap : g->bases_cap;
     const ir_slot *sl = REC(&r->im, s, ir_slot) + lo;
     exdb_strmap_slot *slots = cap ? exdb_arena_calloc(m->a, cap, sizeof *slots) : NULL;
     if (cap && !slots)
         return -1;
-    uint32_t used = 0;
-    for (uint64_t i = 0; i < cap; i++) {
-        if (sl[i].key == NONE)
-            continue;
-        used++;
-        slots[i].key = (uintptr_t)S(r, sl[i].key) | ((uintptr_t)sl[i].hi << 48);
-        slots[i].val = names ? (sl[i].val == NONE ? NULL : &r->nodes[sl[i].val])
-                             : (void *)(uintptr_t)sl[i].val;
+    for (uint64_t i = 0; i < used; i++) {
+        exdb_strmap_slot *to = &slots[sl[i].at];
+        to->key = (uintptr_t)S(r, sl[i].key) | ((uintptr_t)sl[i].hi << 48);
+        to->val = names ? (sl[i].val == NONE ? NULL : &r->nodes[sl[i].val])
+                        : (void *)(uintptr_t)sl[i].val;
     }
     m->slots = slots;
-    m->cap = (uint32_t)cap;
-    m->count = used;
+    m->cap = cap;
+    m->count = (uint32_t)used;
     return 0;
 }
 

@@ -38,7 +38,8 @@ static inline __attribute__((always_inline)) void lane(const char *s, unsigned a
 }
 #endif
 
-/* The masks of s[0..n), n <= 64, a byte at a time (a text's last block). */
+#ifndef __SSE2__
+/* The masks of s[0..n), n <= 64, a byte at a time (without SSE2). */
 static inline __attribute__((always_inline)) skim_masks masks_bytes(const char *s, unsigned n) {
     skim_masks m = {0, 0, 0, 0, 0};
     for (unsigned i = 0; i < n; i++) {
@@ -57,20 +58,36 @@ static inline __attribute__((always_inline)) skim_masks masks_bytes(const char *
     }
     return m;
 }
+#endif
+
+#ifdef __SSE2__
+/* The n < 64 bytes at s copied into a block of 64 whose other bytes are 0
+ * (odd, below 0x20: the caller cuts the odd mask to n bytes), so that the
+ * last block is scanned as a whole one without reading past the text. */
+static inline __attribute__((always_inline)) const char *padded(const char *s, unsigned n,
+                                                                char block[64]) {
+    memset(block, 0, 64);
+    memcpy(block, s, n);
+    return block;
+}
+#endif
 
 /* The masks of s[0..n), n <= 64. */
 static inline __attribute__((always_inline)) skim_masks masks_of(const char *s, unsigned n) {
 #ifdef __SSE2__
-    if (n == 64) {
-        skim_masks m = {0, 0, 0, 0, 0};
-        lane(s, 0, &m);
-        lane(s + 16, 16, &m);
-        lane(s + 32, 32, &m);
-        lane(s + 48, 48, &m);
-        return m;
-    }
-#endif
+    char block[64];
+    const char *b = n == 64 ? s : padded(s, n, block);
+    skim_masks m = {0, 0, 0, 0, 0};
+    lane(b, 0, &m);
+    lane(b + 16, 16, &m);
+    lane(b + 32, 32, &m);
+    lane(b + 48, 48, &m);
+    if (n < 64)
+        m.odd &= ~0ULL >> (64 - n); /* n > 0: the scans stop at the end */
+    return m;
+#else
     return masks_bytes(s, n);
+#endif
 }
 
 #ifdef SKIM_X86
@@ -84,11 +101,11 @@ mask32(__m256i lo, __m256i hi, __m256i c) {
 
 __attribute__((target("avx2"))) static inline __attribute__((always_inline)) skim_masks
 masks_avx2(const char *s, unsigned n) {
-    if (n != 64)
-        return masks_bytes(s, n);
+    char block[64];
+    const char *b = n == 64 ? s : padded(s, n, block);
     skim_masks m;
-    __m256i lo = _mm256_loadu_si256((const __m256i *)s);
-    __m256i hi = _mm256_loadu_si256((const __m256i *)(s + 32));
+    __m256i lo = _mm256_loadu_si256((const __m256i *)b);
+    __m256i hi = _mm256_loadu_si256((const __m256i *)(b + 32));
     __m256i sp = _mm256_set1_epi8(0x20);
     m.quote = mask32(lo, hi, _mm256_set1_epi8('"'));
     m.bslash = mask32(lo, hi, _mm256_set1_epi8('\\'));
@@ -96,8 +113,8 @@ masks_avx2(const char *s, unsigned n) {
     m.close = mask32(_mm256_or_si256(lo, sp), _mm256_or_si256(hi, sp), _mm256_set1_epi8('}'));
     /* signed: the bytes below 0x20 and those above 0x7F */
     uint32_t a = (uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(sp, lo));
-    uint32_t b = (uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(sp, hi));
-    m.odd = (uint64_t)a | (uint64_t)b << 32;
+    uint32_t c = (uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(sp, hi));
+    m.odd = ((uint64_t)a | (uint64_t)c << 32) & (n == 64 ? ~0ULL : ~0ULL >> (64 - n));
     return m;
 }
 

@@ -118,7 +118,7 @@ mark() {
 }
 since() { screen | awk -v m="$1" 'index($0, m) { f = 1 } f'; }
 check_since() {
-    n=$(( ${4:-10} * 10 ))
+    n=$(( ${4:-30} * 10 ))
     while [ "$n" -gt 0 ] && ! since "$1" | grep -qF -- "$3"; do
         sleep 0.1
         n=$((n - 1))
@@ -127,7 +127,7 @@ check_since() {
 }
 # wait_for TEXT [SECONDS]: until the pane shows TEXT (fixed string).
 wait_for() {
-    n=$(( ${2:-10} * 10 ))
+    n=$(( ${2:-30} * 10 ))
     while [ "$n" -gt 0 ]; do
         screen | grep -qF -- "$1" && return 0
         sleep 0.1
@@ -237,7 +237,11 @@ T send-keys "undisplay" Enter
 T send-keys "echo hist-marker-42" Enter
 wait_for "hist-marker-42" >/dev/null
 T send-keys "quit" Enter
-sleep 0.5
+n=0 # until exdb has written its history at the quit (or 30 s)
+while [ $n -lt 300 ] && ! grep -q "hist-marker-42" "$tmp/.exdb_history" 2>/dev/null; do
+    sleep 0.1
+    n=$((n + 1))
+done
 if grep -q "hist-marker-42" "$tmp/.exdb_history" 2>/dev/null; then
     ok "history is written to \$HOME/.exdb_history"
 else
@@ -316,7 +320,7 @@ T send-keys "print graph" Enter
 check "the pager stops a long listing at a full screen" "--Type <RET> for more, q to quit, c to continue without paging--"
 T send-keys Enter
 n=0
-while [ $n -lt 30 ] && [ "$(screen | grep -cF -- "--Type <RET>")" -lt 2 ]; do sleep 0.1; n=$((n + 1)); done
+while [ $n -lt 300 ] && [ "$(screen | grep -cF -- "--Type <RET>")" -lt 2 ]; do sleep 0.1; n=$((n + 1)); done
 if [ "$(screen | grep -cF -- "--Type <RET>")" -ge 2 ]; then ok "Return shows the next page"; else bad "Return shows the next page"; fi
 T send-keys "q" Enter
 check "q quits the listing" "Quit"

@@ -427,13 +427,56 @@ static void tuple_of_itself(image *im) {
     v->u = 0;
     memcpy(rec(im, EXDB_IR_VALREFS, 0), &self, 4);
 }
-static void name_table_full(image *im) {
+/* Where graph k's records of section s (NAMES, BASES) end. */
+static uint32_t graph_end(image *im, uint32_t k, int s) {
     exdb_cache_ir_head *h = head_of(im);
-    for (uint32_t i = 0; i < h->sect[EXDB_IR_NAMES].count; i++) {
-        exdb_cache_ir_slot *s = rec(im, EXDB_IR_NAMES, i);
-        if (s->key == EXDB_CACHE_NONE)
-            s->key = 0; /* no empty slot: a probe that misses never ends */
+    if (k + 1 >= h->sect[EXDB_IR_GRAPHS].count)
+        return (uint32_t)h->sect[s].count;
+    exdb_cache_ir_graph *next = rec(im, EXDB_IR_GRAPHS, k + 1);
+    return s == EXDB_IR_NAMES ? next->names : next->bases;
+}
+
+/* A table of graph k (section s: NAMES, BASES) whose used slots fill it:
+ * its size cut to their count when that is a power of two, each slot
+ * moved to its place. 0 when none is. */
+static int table_filled(image *im, int s) {
+    exdb_cache_ir_head *h = head_of(im);
+    uint32_t ng = (uint32_t)h->sect[EXDB_IR_GRAPHS].count;
+    for (uint32_t k = 0; k < ng; k++) {
+        exdb_cache_ir_graph *g = rec(im, EXDB_IR_GRAPHS, k);
+        uint32_t lo = s == EXDB_IR_NAMES ? g->names : g->bases;
+        uint32_t used = graph_end(im, k, s) - lo;
+        if (!used || (used & (used - 1)))
+            continue;
+        *(s == EXDB_IR_NAMES ? &g->names_cap : &g->bases_cap) = used;
+        for (uint32_t i = 0; i < used; i++)
+            ((exdb_cache_ir_slot *)rec(im, s, lo + i))->at = i;
+        return 1;
     }
+    return 0;
+}
+static void name_table_full(image *im) {
+    /* no empty slot: a probe that misses never ends */
+    cr_assert(table_filled(im, EXDB_IR_NAMES) || table_filled(im, EXDB_IR_BASES),
+              "no table of the fixture holds a power of two of names");
+}
+static void name_slots_out_of_order(image *im) {
+    exdb_cache_ir_slot *a = rec(im, EXDB_IR_NAMES, 0), *b = rec(im, EXDB_IR_NAMES, 1);
+    uint32_t at = a->at;
+    a->at = b->at;
+    b->at = at;
+}
+static void two_name_slots_in_one_place(image *im) {
+    ((exdb_cache_ir_slot *)rec(im, EXDB_IR_NAMES, 1))->at =
+        ((exdb_cache_ir_slot *)rec(im, EXDB_IR_NAMES, 0))->at;
+}
+static void name_slot_past_its_table(image *im) {
+    exdb_cache_ir_graph *g = rec(im, EXDB_IR_GRAPHS, 0);
+    exdb_cache_ir_slot *last = rec(im, EXDB_IR_NAMES, graph_end(im, 0, EXDB_IR_NAMES) - 1);
+    last->at = g->names_cap;
+}
+static void name_table_not_a_power_of_two(image *im) {
+    ((exdb_cache_ir_graph *)rec(im, EXDB_IR_GRAPHS, 0))->names_cap += 1;
 }
 static void name_slot_past_nodes(image *im) {
     exdb_cache_ir_head *h = head_of(im);
@@ -451,6 +494,26 @@ static void duplicate_id(image *im) {
 }
 static void text_of_another_length(image *im) {
     im->text_len++;
+}
+/* An argument of kind that names no string (the printers take it as a
+ * string: fuzz_cache's ir_null_string_arg, an entry of an older format
+ * the replay no longer brings to the check). */
+static void arg_of_no_string(image *im, uint8_t kind) {
+    exdb_cache_ir_head *h = head_of(im);
+    for (uint32_t i = 0; i < h->sect[EXDB_IR_ARGS].count; i++) {
+        exdb_cache_ir_arg *a = rec(im, EXDB_IR_ARGS, i);
+        if (a->kind == kind) {
+            a->u = EXDB_CACHE_NONE;
+            return;
+        }
+    }
+    cr_assert_fail("no argument of kind %d", kind);
+}
+static void device_of_no_string(image *im) {
+    arg_of_no_string(im, EXDB_ARG_DEVICE);
+}
+static void operator_of_no_string(image *im) {
+    arg_of_no_string(im, EXDB_ARG_OPERATOR);
 }
 
 /* ---- the graphs (HOP_FIXTURE's image) */
@@ -546,13 +609,23 @@ Test(cache_ir, a_broken_image_is_refused) {
         {tensor_meta_past, "a tensor meta index out of range"},
         {sizes_past_syms, "sizes past the syms"},
         {tuple_of_itself, "a tuple value holding itself"},
-        {name_table_full, "a name table without an empty slot"},
+        {name_slots_out_of_order, "name slots out of table order"},
+        {two_name_slots_in_one_place, "two name slots in one place"},
+        {name_slot_past_its_table, "a name slot past its table"},
+        {name_table_not_a_power_of_two, "a name table of no power of two"},
         {name_slot_past_nodes, "a name slot naming no node"},
         {duplicate_id, "two nodes of one id"},
         {text_of_another_length, "a text of another length"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         refused(cases[i].edit, cases[i].what);
+}
+
+Test(cache_ir, an_argument_naming_no_string_is_refused) {
+    image_of = "tests/fixtures/arg_kinds.json"; /* a device and an operator argument */
+    refused(device_of_no_string, "a device argument without a string");
+    refused(operator_of_no_string, "an operator argument without a string");
+    image_of = FIXTURE;
 }
 
 /* A program of n conds side by side (2n subgraphs, each owned by a
@@ -634,6 +707,7 @@ Test(cache_ir, a_broken_image_of_subgraphs_is_refused) {
         {graph_of_no_node, "a graph of no node"},
         {name_table_of_wrong_size, "a name table of the wrong size"},
         {subgraph_name_slot_names_main_node, "a subgraph's name slot naming another graph's node"},
+        {name_table_full, "a name table without an empty slot"},
         {subgraph_unnamed, "a subgraph without a name"},
         {main_graph_owned, "a main graph with an owner"},
     };
@@ -662,6 +736,21 @@ static void one_name_slot_moved(char *img) { /* one name looked up misses */
             break;
     cr_assert_lt(i, ih->sect[EXDB_IR_NAMES].count);
     sl[i].hi ^= 1;
+}
+/* A node whose name hash is not its name's, its slot where the name's
+ * hash puts it: found under its name, but a later lookup under the hash
+ * the node keeps misses (exdb_graph_ok fails: dce asserts it). fuzz_cache's
+ * ir_name_hash_forged. */
+static void name_hash_not_the_names(char *img) {
+    exdb_cache_ir_head *ih = (exdb_cache_ir_head *)img;
+    for (uint32_t i = 0; i < ih->sect[EXDB_IR_NODES].count; i++) {
+        exdb_cache_ir_node *n = test_ir_node(img, i);
+        if (n->hashed) {
+            n->name_hash ^= 1;
+            return;
+        }
+    }
+    cr_assert_fail("no node keeps its name's hash");
 }
 static void name_slots_moved(char *img) { /* every name looked up misses */
     exdb_cache_ir_head *ih = (exdb_cache_ir_head *)img;
@@ -697,7 +786,8 @@ static void broken_entries_not_used(const char *path, void (*const *edits)(char 
  * entry says, one whose name table finds no node. */
 Test(cache_ir, a_broken_entry_is_not_used) {
     static void (*const edits[])(char *) = {op_past_the_ops, placeholder_made_get_attr,
-                                            name_slots_moved, one_name_slot_moved};
+                                            name_slots_moved, one_name_slot_moved,
+                                            name_hash_not_the_names};
     broken_entries_not_used(FIXTURE, edits, sizeof edits / sizeof *edits);
 }
 
@@ -721,6 +811,80 @@ static void subgraph_name_slot_moved(char *img) { /* a subgraph's name looked up
             break;
     cr_assert_lt(i, end);
     sl[i].hi ^= 1;
+}
+
+/* A meta whose extra keys are the empty range at the start of a section
+ * without records (the check allows an empty range at a section's end):
+ * the entry is used and answers alike. Its array put back is an address,
+ * not NULL: clang's UBSan reports a zero offset from NULL (gcc's, this
+ * build's, does not), which fuzz-smoke's clang build sees when it replays
+ * tests/fuzz/regressions/cache/ir_empty_range_of_no_records.ir. */
+static void extra_keys_empty_range_of_no_records(char *img) {
+    exdb_cache_ir_head *ih = (exdb_cache_ir_head *)img;
+    cr_assert_eq(ih->sect[EXDB_IR_KVS].count, 0, "the fixture's metadata has extra keys now");
+    cr_assert_gt(ih->sect[EXDB_IR_METAS].count, 0);
+    exdb_cache_ir_meta *m = (exdb_cache_ir_meta *)(img + ih->sect[EXDB_IR_METAS].off);
+    m->extra = 0;
+    m->nextra = 0;
+}
+
+Test(cache_ir, an_empty_range_of_a_section_without_records_is_put_back) {
+    exdb_cache_use(NULL);
+    char *ref = answers(FIXTURE, 0, NULL);
+    exdb_cache_use(test_cache_dir);
+    free(answers(FIXTURE, 1, NULL));
+    test_edit_ir_entry(test_cache_dir, extra_keys_empty_range_of_no_records);
+    int ir = 0;
+    char *got = answers(FIXTURE, 1, &ir);
+    cr_assert_eq(ir, 1, "the entry was not used");
+    cr_assert_str_eq(got, ref);
+    free(got);
+    free(ref);
+}
+
+/* The format (a little-endian uint32 after the magic) of the entry file
+ * at path. */
+static uint32_t entry_format(const char *path) {
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s", path);
+    unsigned char h[12];
+    cr_assert_eq(fread(h, 1, sizeof h, f), sizeof h, "%s", path);
+    fclose(f);
+    return (uint32_t)h[8] | (uint32_t)h[9] << 8 | (uint32_t)h[10] << 16 | (uint32_t)h[11] << 24;
+}
+
+/* The entries the fuzzers found bugs with are of the formats exdb writes:
+ * one of an older format is refused at its head, so its replay no longer
+ * reaches the code it once broke (the three IR cases were, from format 2
+ * until they were made again). A format change makes them again. */
+Test(cache_ir, fuzz_regression_entries_are_of_the_formats_written_now) {
+    test_cache_empty();
+    free(answers(FIXTURE, 1, NULL)); /* writes both entries */
+    const char *ir = test_ir_entry(test_cache_dir);
+    cr_assert_str_neq(ir, "");
+    uint32_t ir_format = entry_format(ir);
+    char shape[1100];
+    snprintf(shape, sizeof shape, "%.*s.shape", (int)(strlen(ir) - 3), ir);
+    uint32_t shape_format = entry_format(shape);
+    const char *dir = "tests/fuzz/regressions/cache";
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d);
+    int seen = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        int is_ir = len > 3 && strcmp(e->d_name + len - 3, ".ir") == 0;
+        int is_shape = len > 6 && strcmp(e->d_name + len - 6, ".shape") == 0;
+        if (!is_ir && !is_shape)
+            continue;
+        char path[600];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        cr_expect_eq(entry_format(path), is_ir ? ir_format : shape_format,
+                     "%s: format %u, exdb writes %u: make it again", path, entry_format(path),
+                     is_ir ? ir_format : shape_format);
+        seen++;
+    }
+    closedir(d);
+    cr_assert_geq(seen, 4, "the regression entries moved");
 }
 
 /* The same for a program with subgraphs: an image whose graphs the check
