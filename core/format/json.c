@@ -79,6 +79,9 @@ typedef struct {
     /* exdb_json_parse_raw of an element flagged EXDB_JRAW_DEFER: its
      * "metadata" member is being parsed (in_meta) */
     int defer, in_meta;
+    /* exdb_json_unescape_wide decodes (a string's one-character escapes
+     * 64 bytes a step) */
+    int wide;
 } parser;
 
 /* Describes what sits at the read position for "found ..." in messages:
@@ -305,13 +308,16 @@ static inline __attribute__((always_inline)) void scan_plain(const parser *ps, c
                                                              char **wp, const int write) {
     const char *r = *rp;
     char *w = *wp;
+    /* held here: a store through w (a char pointer) may alias *ps as far
+     * as the compiler knows, which would load ps->end again after each */
+    const char *const end = ps->end;
 #ifdef __SSE2__
     /* sixteen bytes a step (x86-64's baseline): the special bytes' mask */
     const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
     const __m128i ctl = _mm_set1_epi8(0x1F);
-    while (ps->end - r >= 16) {
+    while (end - r >= 16) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)r);
-        if (write == 2)
+        if (write >= 2)
             _mm_storeu_si128((__m128i *)(void *)w, v);
         __m128i sp = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
                                   _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v));
@@ -324,7 +330,21 @@ static inline __attribute__((always_inline)) void scan_plain(const parser *ps, c
             continue;
         }
         unsigned k = (unsigned)__builtin_ctz(m);
-        if (write == 2 && r[k] == '\\' && ps->end - r > k + 1) {
+        if (write >= 2 && r[k] == '\\' && end - r > k + 1) {
+            if (write == 3 && end - r - k >= 64) {
+                /* the rest 64 bytes a step (every escape here a
+                 * mispredicted branch): up to the string's end, or to
+                 * what the block scan leaves (\u, an error, the last 64
+                 * bytes) */
+                const char *r2 = r + k;
+                char *w2 = w + k;
+                exdb_json_unescape_wide(&r2, &w2, ps->end);
+                if (r2 != r + k) {
+                    r = r2;
+                    w = w2;
+                    continue;
+                }
+            }
             /* a one-character escape (a stack trace's \" and \n, from_node's
              * \" every few bytes): decoded here, the scan goes on */
             char e = unescaped[(unsigned char)r[k + 1]];
@@ -342,11 +362,11 @@ static inline __attribute__((always_inline)) void scan_plain(const parser *ps, c
         return;
     }
 #endif
-    while (ps->end - r >= 8) {
+    while (end - r >= 8) {
         uint64_t v;
         memcpy(&v, r, 8);
         uint64_t m = special8(v);
-        if (write == 2) /* room for the whole word: no copy of k bytes */
+        if (write >= 2) /* room for the whole word: no copy of k bytes */
             memcpy(w, &v, 8);
         if (!m) {
             if (write == 1)
@@ -362,7 +382,7 @@ static inline __attribute__((always_inline)) void scan_plain(const parser *ps, c
         *wp = w + k;
         return;
     }
-    while (r < ps->end && *r != '"' && *r != '\\' && (unsigned char)*r >= 0x20) {
+    while (r < end && *r != '"' && *r != '\\' && (unsigned char)*r >= 0x20) {
         if (write)
             *w = *r;
         w++;
@@ -453,7 +473,10 @@ static inline __attribute__((always_inline)) int unescape_at(parser *ps, const c
  * write 1 it decodes it to dst (room for its length as written, which the
  * decoded text never exceeds) and NUL-terminates it there: *out is dst.
  * Write 2 is write 1 with room at dst for the rest of the text (ps->end):
- * scan_plain stores whole words, however few of their bytes belong. */
+ * scan_plain stores whole words, however few of their bytes belong. Write
+ * 3 is write 2 with exdb_json_unescape_wide from a string's first escape
+ * on (ps->wide; its own instance, so that the other writes test nothing
+ * for it). */
 static inline __attribute__((always_inline)) int
 scan_string(parser *ps, char *dst, const char **out, uint32_t *outlen, const int write) {
     const char *r = ps->p + 1;
@@ -770,7 +793,8 @@ static inline __attribute__((always_inline)) int store_string(parser *ps, const 
          * reserved its element): checked and decoded in one pass (keys,
          * mostly known_keys, are only checked) */
         char *d = pool->p;
-        if (scan_string(ps, d, out, outlen, 2) < 0)
+        if ((ps->wide ? scan_string(ps, d, out, outlen, 3) : scan_string(ps, d, out, outlen, 2)) <
+            0)
             return -1;
         pool->p = d + *outlen + 1;
         return 0;
@@ -1329,7 +1353,8 @@ int exdb_json_parse_lazy_hooked(const char *buf, size_t len, exdb_arena *a, exdb
                  .lazy_last = last,
                  .hook = hook,
                  .ascii_upto = buf,
-                 .dropped = buf};
+                 .dropped = buf,
+                 .wide = exdb_json_unescape_wide_ok()};
     *out = NULL;
     int rc = -1;
     if (buf[len] != '\0') { /* the sentinel skip_ws relies on */
@@ -1417,7 +1442,8 @@ int exdb_json_parse_raw(const exdb_json *raw, const char *text, exdb_arena *a, e
                  .err = err,
                  .stk_arena = 1,
                  .defer = (raw->flags & (EXDB_JRAW_DEFER | EXDB_JRAW_ASCII)) ==
-                          (EXDB_JRAW_DEFER | EXDB_JRAW_ASCII)};
+                          (EXDB_JRAW_DEFER | EXDB_JRAW_ASCII),
+                 .wide = exdb_json_unescape_wide_ok()};
     int rc = 0;
     /* decoded, an element's strings and keys (a NUL each instead of two
      * quotes) take at most its length */
@@ -1457,7 +1483,8 @@ int exdb_json_string_at(const char *quote, const char *end, const char *text, ex
                  .col_base = (size_t)(quote - text),
                  .strs = strs,
                  .fname = fname,
-                 .err = err};
+                 .err = err,
+                 .wide = exdb_json_unescape_wide_ok()};
     if (parse_string(&ps, out, len) < 0)
         return ps.oom ? exdb_errorf(err, "%s: out of memory", fname) : -1;
     return 0;

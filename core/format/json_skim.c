@@ -350,3 +350,91 @@ int exdb_json_skim_ascii(const char *s, const char *e) {
             return 0;
     return 1;
 }
+
+#ifdef SKIM_X86
+/* The value of each one-character escape by its escaped byte ('n' ->
+ * '\n'), 0 for the bytes that make none ('u' among them: \u is not
+ * decoded here). */
+static const unsigned char one_char_escape[128] = {
+    ['"'] = '"',  ['\\'] = '\\', ['/'] = '/',  ['b'] = '\b',
+    ['f'] = '\f', ['n'] = '\n',  ['r'] = '\r', ['t'] = '\t'};
+
+/* exdb_json_unescape_wide with AVX-512 VBMI and VBMI2: per 64-byte block
+ * the escaped bytes (escaped_of: the block starts at a byte no backslash
+ * escapes), their values from one two-table permute, the first byte the
+ * block may not pass (the closing quote, a control byte, the backslash of
+ * an escape that is not a one-character one), and the block's bytes before
+ * it but for the backslashes that open escapes compressed into one store.
+ * A backslash opening an escape at the block's last byte is left to the
+ * next block, so no escape straddles two. */
+__attribute__((target("avx512bw,avx512vbmi,avx512vbmi2,popcnt"))) static void
+unescape_avx512(const char **rp, char **wp, const char *end) {
+    const char *r = *rp;
+    char *w = *wp;
+    const __m512i lo = _mm512_loadu_si512((const void *)one_char_escape);
+    const __m512i hi = _mm512_loadu_si512((const void *)(one_char_escape + 64));
+    while (end - r >= 64) {
+        __m512i v = _mm512_loadu_si512((const void *)r);
+        uint64_t bslash = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\\'));
+        uint64_t quote = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('"'));
+        uint64_t ctl = _mm512_cmplt_epu8_mask(v, _mm512_set1_epi8(0x20));
+        uint64_t carry = 0;
+        uint64_t esc = escaped_of(bslash, &carry); /* the escaped bytes */
+        uint64_t opens = bslash & ~esc;            /* the backslashes opening them */
+        __m512i val = _mm512_permutex2var_epi8(lo, v, hi);
+        /* an escaped byte with no one-character value (or above 0x7F,
+         * which the permute reads by its low 7 bits): its backslash stops */
+        uint64_t other = esc & (_mm512_testn_epi8_mask(val, val) | _mm512_movepi8_mask(v));
+        uint64_t stop = (quote & ~esc) | ctl | (other >> 1);
+        unsigned n = stop ? (unsigned)__builtin_ctzll(stop) : 64;
+        if (n == 64 && opens >> 63)
+            n = 63; /* its escaped byte is the next block's first */
+        uint64_t take = n == 64 ? ~0ULL : (1ULL << n) - 1;
+        __m512i out = _mm512_mask_mov_epi8(v, esc & take, val);
+        uint64_t keep = take & ~opens;
+        _mm512_storeu_si512((void *)w, _mm512_maskz_compress_epi8(keep, out));
+        w += __builtin_popcountll(keep);
+        r += n;
+        if (stop)
+            break;
+    }
+    *rp = r;
+    *wp = w;
+}
+
+static int wide_unescape_level(void) {
+    return scan_level(EXDB_SKIM_WIDEST) == 2 && __builtin_cpu_supports("avx512vbmi");
+}
+#endif
+
+/* 1 when unescape_avx512 runs (asked once), 0 when the processor lacks it
+ * or a test turned it off (exdb_json_unescape_wide_allow). */
+static atomic_int wide_on = -1, wide_allowed = 1;
+
+int exdb_json_unescape_wide_ok(void) {
+    int on = atomic_load_explicit(&wide_on, memory_order_relaxed);
+    if (on < 0) {
+#ifdef SKIM_X86
+        on = wide_unescape_level();
+#else
+        on = 0;
+#endif
+        atomic_store_explicit(&wide_on, on, memory_order_relaxed);
+    }
+    return on && atomic_load_explicit(&wide_allowed, memory_order_relaxed);
+}
+
+void exdb_json_unescape_wide_allow(int allow) {
+    atomic_store_explicit(&wide_allowed, allow != 0, memory_order_relaxed);
+}
+
+void exdb_json_unescape_wide(const char **rp, char **wp, const char *end) {
+#ifdef SKIM_X86
+    if (exdb_json_unescape_wide_ok())
+        unescape_avx512(rp, wp, end);
+#else
+    (void)rp;
+    (void)wp;
+    (void)end;
+#endif
+}

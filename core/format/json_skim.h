@@ -32,6 +32,22 @@ const char *exdb_json_skim_string_portable(const char *s, const char *end);
 /* exdb_json_skim_string at a level of exdb_json_skim_level's. */
 const char *exdb_json_skim_string_level(int level, const char *s, const char *end);
 
+/* Decodes the string text at *rp (a byte no backslash escapes: a plain
+ * one or a backslash opening an escape) to *wp, 64 bytes a step, while a
+ * block holds only plain bytes and one-character escapes (\" \\ \/ \b
+ * \f \n \r \t) and 64 bytes of [*rp, end) are left: it stops before the
+ * closing quote, a control byte below 0x20, a backslash opening any other
+ * escape (\u, an invalid one), or the last 64 bytes, and moves both past
+ * what it decoded; json.c's scan goes on from there. Whole 64-byte blocks
+ * are stored: *wp has room for end - *rp bytes (decoding never grows a
+ * string). Decodes nothing unless exdb_json_unescape_wide_ok. */
+void exdb_json_unescape_wide(const char **rp, char **wp, const char *end);
+/* Whether exdb_json_unescape_wide decodes (AVX-512 with VBMI and VBMI2,
+ * asked once, and not turned off by exdb_json_unescape_wide_allow(0)). */
+int exdb_json_unescape_wide_ok(void);
+/* For the tests, which hold the wide decode to the byte-wise one. */
+void exdb_json_unescape_wide_allow(int allow);
+
 /* Whether [s, e) is ASCII (no byte above 0x7F). */
 int exdb_json_skim_ascii(const char *s, const char *e);
 

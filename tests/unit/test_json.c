@@ -985,3 +985,97 @@ Test(json, strings_decode_alike_at_every_offset) {
         cr_assert(strstr(err.msg, "U+0001"), "%s", err.msg);
     }
 }
+
+/* One random string's text for strings_decode_alike_wide_and_bytewise:
+ * plain bytes (some above 0x7F), one-character escapes, runs of
+ * backslashes, \u escapes (a pair, U+0000) and, in about one string in
+ * four, an error (an invalid escape, a raw control byte, bad hex digits,
+ * a backslash before a byte above 0x7F). */
+static size_t random_string_text(char *s, size_t cap, uint64_t *x) {
+    static const char *const pieces[] = {"\\\"",         "\\\\",    "\\/",     "\\b",
+                                         "\\f",          "\\n",     "\\r",     "\\t",
+                                         "\\\\\\\\\\\"", "\\u0041", "\\u00e9", "\\ud83d\\ude00",
+                                         "\\u0000",      "\xc3\xa9"};
+    static const char *const errors[] = {"\\x", "\\\x01", "\x01", "\\u12G4", "\\\xe9", "\n"};
+    size_t n = 0, want = (size_t)(*x % 300);
+    int error = *x % 4 == 0;
+    while (n + 16 < cap && n < want) {
+        *x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+        unsigned r = (unsigned)(*x % 100);
+        const char *add;
+        char one[2] = {(char)('a' + (*x >> 20) % 26), '\0'};
+        if (r < 60)
+            add = one;
+        else if (r < 99 || !error)
+            add = pieces[(*x >> 24) % (sizeof pieces / sizeof *pieces)];
+        else
+            add = errors[(*x >> 24) % (sizeof errors / sizeof *errors)];
+        size_t k = strlen(add);
+        memcpy(s + n, add, k);
+        n += k;
+    }
+    s[n] = '\0';
+    return n;
+}
+
+/* s parsed whole and as a lazy element, with the 64-byte decode of
+ * one-character escapes (exdb_json_unescape_wide) allowed or not: the
+ * string "a" (or the message) of each. */
+static void decode_both_ways(const char *doc, int wide, char *whole, size_t *wlen, char *lazy,
+                             size_t *llen) {
+    exdb_json_unescape_wide_allow(wide);
+    exdb_json *root = NULL;
+    exdb_error err = {0};
+    if (parse(doc, &root, &err) == 0) {
+        const exdb_json *a =
+            exdb_json_get(exdb_json_get(exdb_json_get(root, "g"), "nodes")->u.kids, "a");
+        memcpy(whole, a->u.str, a->len);
+        *wlen = a->len;
+    } else {
+        *wlen = (size_t)snprintf(whole, 512, "error %s", err.msg);
+    }
+    memset(&err, 0, sizeof err);
+    exdb_json el;
+    if (parse_lazy(doc, &root, &err) == 0) {
+        const exdb_json *nodes = exdb_json_get(exdb_json_get(root, "g"), "nodes");
+        if (exdb_json_parse_raw(&nodes->u.kids[0], text, &arena, &tstrs, "t.json", &el, NULL, NULL,
+                                &err) == 0) {
+            const exdb_json *a = exdb_json_get(&el, "a");
+            memcpy(lazy, a->u.str, a->len);
+            *llen = a->len;
+            exdb_json_unescape_wide_allow(1);
+            return;
+        }
+    }
+    *llen = (size_t)snprintf(lazy, 512, "error %s", err.msg);
+    exdb_json_unescape_wide_allow(1);
+}
+
+/* The 64-byte decode of a string's one-character escapes (AVX-512, where
+ * the processor has it) gives the byte-wise scan's string or message: 6,000
+ * random strings dense in escapes, each at 0-69 bytes from the end of its
+ * element (the decode leaves the last 64 bytes to the byte-wise scan) and
+ * after 0-69 bytes of plain text (every offset within a block). */
+Test(json, strings_decode_alike_wide_and_bytewise) {
+    uint64_t x = 88172645463325252ULL;
+    static char str[1200], doc[2400], w1[2400], w2[2400], l1[2400], l2[2400];
+    int wide_used = 0;
+    for (int t = 0; t < 6000; t++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        random_string_text(str, 900, &x);
+        int pre = t % 70, pad = (t / 70) % 70;
+        snprintf(doc, sizeof doc,
+                 "{\"g\": {\"nodes\": [{\"p\": \"%.*s\", \"a\": \"%s\", \"z\": \"%.*s\"}]}}", pre,
+                 "0123456789012345678901234567890123456789012345678901234567890123456789", str, pad,
+                 "0123456789012345678901234567890123456789012345678901234567890123456789");
+        size_t n1, n2, m1, m2;
+        decode_both_ways(doc, 0, w1, &n1, l1, &m1);
+        decode_both_ways(doc, 1, w2, &n2, l2, &m2);
+        cr_assert(n1 == n2 && memcmp(w1, w2, n1) == 0, "text %d, whole: %.*s / %.*s", t, (int)n1,
+                  w1, (int)n2, w2);
+        cr_assert(m1 == m2 && memcmp(l1, l2, m1) == 0, "text %d, lazy: %.*s / %.*s", t, (int)m1, l1,
+                  (int)m2, l2);
+        wide_used += strstr(str, "\\n") && n1 > 100 && strncmp(w1, "error", 5) != 0;
+    }
+    cr_assert_gt(wide_used, 1000, "only %d long strings decoded", wide_used);
+}
