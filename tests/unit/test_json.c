@@ -1079,3 +1079,148 @@ Test(json, strings_decode_alike_wide_and_bytewise) {
     }
     cr_assert_gt(wide_used, 1000, "only %d long strings decoded", wide_used);
 }
+
+/* The reference for unescape_wide_decodes_what_it_may: [s, e) decoded
+ * byte-wise to out when it holds only plain bytes and one-character
+ * escapes (the length), else -1. */
+static long one_char_decode(const char *s, const char *e, char *out) {
+    static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+    long k = 0;
+    for (const char *p = s; p < e; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"' || c < 0x20)
+            return -1;
+        if (c == '\\') {
+            const char *f = p + 1 < e && p[1] ? strchr(from, p[1]) : NULL;
+            if (!f)
+                return -1;
+            out[k++] = to[f - from];
+            p++;
+            continue;
+        }
+        out[k++] = (char)c;
+    }
+    return k;
+}
+
+/* exdb_json_unescape_wide called directly, its input and output exactly
+ * as long as it may use (ASan sees a byte read or stored past them):
+ * 20,000 random texts from their first backslash, dense in escapes and
+ * runs of backslashes (any length: across the 64-byte blocks' edges; some
+ * followed by a byte above 0x7F), with
+ * \u escapes, bytes above 0x7F, control bytes and invalid escapes. What it
+ * decodes is the byte-wise decode of what it passed, and it stops only at
+ * what it may not pass (a quote, a control byte, a backslash opening
+ * anything but a one-character escape) or in the last 64 bytes. */
+Test(json, unescape_wide_decodes_what_it_may) {
+    uint64_t x = 0x2545F4914F6CDD1DULL;
+    static char str[1200], ref[1200];
+    long passed = 0, stopped = 0;
+    for (int t = 0; t < 20000; t++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        size_t n = random_string_text(str, 900, &x);
+        if (t % 3 == 0) { /* a run of backslashes somewhere */
+            size_t at = n ? (size_t)(x >> 32) % n : 0, run = 1 + (x >> 8) % 140;
+            if (n + run < sizeof str) {
+                memmove(str + at + run, str + at, n - at);
+                memset(str + at, '\\', run);
+                n += run;
+                if (at + run < n && (x >> 20) % 2) /* then a byte above 0x7F */
+                    str[at + run] = (char)(0x80 | (x >> 24));
+            }
+        }
+        const char *bs = memchr(str, '\\', n);
+        size_t from = bs ? (size_t)(bs - str) : 0;
+        char *in = malloc(n - from + 1), *out = malloc(n - from + 1);
+        cr_assert(in && out);
+        memcpy(in, str + from, n - from);
+        const char *r = in, *end = in + (n - from);
+        char *w = out;
+        exdb_json_unescape_wide(&r, &w, end);
+        if (!exdb_json_unescape_wide_ok()) {
+            cr_assert(r == in && w == out, "decoded without AVX-512");
+        } else {
+            long k = one_char_decode(in, r, ref);
+            cr_assert(k >= 0 && k == w - out && memcmp(ref, out, (size_t)k) == 0,
+                      "text %d: what it passed is not its decode", t);
+            if (end - r >= 64) {
+                unsigned char c = (unsigned char)*r;
+                cr_assert(c == '"' || c < 0x20 ||
+                              (c == '\\' && (!r[1] || !strchr("\"\\/bfnrt", r[1]))),
+                          "text %d: stopped at byte %td, %c, for nothing", t, r - in, c);
+                stopped++;
+            }
+            passed += r - in;
+        }
+        free(in);
+        free(out);
+    }
+    if (exdb_json_unescape_wide_ok())
+        cr_assert(passed > 150000 && stopped > 2000, "%ld bytes decoded, %ld stops", passed,
+                  stopped);
+}
+
+/* exdb_json_string_at of a string that ends its text at a PROT_NONE page,
+ * into a string pool of exactly the room the one-pass decode asks for
+ * (ASan and the page see a byte past either): a run of 1-5 backslashes
+ * then '"', 'n', 'u', 'x', a control byte or a byte above 0x7F (some
+ * whose low seven bits make a one-character escape), at every
+ * offset 0-130 of the string and 0-2 or 62-66 bytes before its end; the
+ * wide decode gives the byte-wise one's string or message. */
+Test(json, strings_at_block_edges_decode_alike) {
+    long page = sysconf(_SC_PAGESIZE);
+    char *map =
+        mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    cr_assert_neq(map, MAP_FAILED);
+    cr_assert_eq(mprotect(map + page, (size_t)page, PROT_NONE), 0);
+    /* above 0x7F: 0xEE, 0xA2 and 0xDC are 'n', '"' and '\\' | 0x80 */
+    static const char after[] = {'"',        'n',        'u',        'x',       0x01,
+                                 (char)0xE9, (char)0xEE, (char)0xA2, (char)0xDC};
+    static const int tails[] = {0, 1, 2, 62, 63, 64, 65, 66};
+    char got[2][600];
+    size_t gotn[2];
+    int cases = 0;
+    for (int at = 0; at <= 130; at++)
+        for (int run = 1; run <= 5; run++)
+            for (size_t a = 0; a < sizeof after; a++)
+                for (size_t ti = 0; ti < sizeof tails / sizeof *tails; ti++) {
+                    size_t len = 1 + (size_t)at + (size_t)run + 1 + (size_t)tails[ti] + 1;
+                    char *q = map + page - len;
+                    memset(q, 'a', len);
+                    q[0] = '"';
+                    memset(q + 1 + at, '\\', (size_t)run);
+                    q[1 + at + run] = after[a];
+                    for (int i = 0; i < tails[ti]; i += 7) /* escapes after it too */
+                        if (i + 1 < tails[ti])
+                            q[1 + at + run + 1 + i] = '\\', q[1 + at + run + 2 + i] = 'n';
+                    q[len - 1] = '"';
+                    for (int wide = 0; wide < 2; wide++) {
+                        exdb_json_unescape_wide_allow(wide);
+                        char *pool = malloc(len + 1);
+                        cr_assert_not_null(pool);
+                        exdb_jstrings strs = {&arena, NULL, pool, pool + len + 1};
+                        exdb_error err = {0};
+                        const char *s;
+                        uint32_t n;
+                        if (exdb_json_string_at(q, map + page, q, &strs, "t.json", &s, &n, &err) ==
+                            0) {
+                            cr_assert(s >= pool && s + n < pool + len + 1, "not in the pool");
+                            memcpy(got[wide], s, n);
+                            gotn[wide] = n;
+                        } else {
+                            gotn[wide] =
+                                (size_t)snprintf(got[wide], sizeof got[wide], "error %s", err.msg);
+                        }
+                        free(pool);
+                    }
+                    exdb_json_unescape_wide_allow(1);
+                    cr_assert(gotn[0] == gotn[1] && memcmp(got[0], got[1], gotn[0]) == 0,
+                              "at %d, %d backslashes, then 0x%02x, %d bytes before the end: "
+                              "%.*s / %.*s",
+                              at, run, (unsigned char)after[a], tails[ti], (int)gotn[0], got[0],
+                              (int)gotn[1], got[1]);
+                    cases++;
+                }
+    munmap(map, 2 * (size_t)page);
+    cr_assert_eq(cases, 131 * 5 * 9 * 8);
+}
