@@ -331,23 +331,24 @@ static inline __attribute__((always_inline)) void scan_plain(const parser *ps, c
         }
         unsigned k = (unsigned)__builtin_ctz(m);
         if (write >= 2 && r[k] == '\\' && end - r > k + 1) {
-            if (write == 3 && end - r - k >= 64) {
+            /* a one-character escape (a stack trace's \" and \n, from_node's
+             * \" every few bytes): decoded here, the scan goes on */
+            char e = unescaped[(unsigned char)r[k + 1]];
+            if (write == 3 && e && end - r - k >= 64) {
                 /* the rest 64 bytes a step (every escape here a
                  * mispredicted branch): up to the string's end, or to
                  * what the block scan leaves (\u, an error, the last 64
-                 * bytes) */
+                 * bytes). Not at \u or an invalid escape, where it would
+                 * decode nothing (a call for nothing at each \u). */
                 const char *r2 = r + k;
                 char *w2 = w + k;
-                exdb_json_unescape_wide(&r2, &w2, ps->end);
+                exdb_json_unescape_wide(&r2, &w2, end);
                 if (r2 != r + k) {
                     r = r2;
                     w = w2;
                     continue;
                 }
             }
-            /* a one-character escape (a stack trace's \" and \n, from_node's
-             * \" every few bytes): decoded here, the scan goes on */
-            char e = unescaped[(unsigned char)r[k + 1]];
             if (e) {
                 w[k] = e;
                 r += k + 2;
