@@ -888,17 +888,28 @@ Test(json, skim_block_scans_give_the_reference_answer) {
 
 /* The closing quote of a string found alike by every block scan: texts of
  * quotes and backslash runs at every offset of a 64-byte block. */
-/* A text that ends where an inaccessible page begins: every block scan
- * reads none of it (the last block of fewer than 64 bytes is loaded masked
- * or a byte at a time), for every length of that block, values and
- * strings alike. */
-Test(json, skim_reads_nothing_past_the_text) {
+/* The end of a readable page followed by a PROT_NONE one (a read past it
+ * crashes); given back by guarded_page_free. */
+static char *guarded_page_end(void) {
     long page = sysconf(_SC_PAGESIZE);
     char *map =
         mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     cr_assert_neq(map, MAP_FAILED);
     cr_assert_eq(mprotect(map + page, (size_t)page, PROT_NONE), 0);
-    char *end = map + page;
+    return map + page;
+}
+
+static void guarded_page_free(char *end) {
+    long page = sysconf(_SC_PAGESIZE);
+    munmap(end - page, 2 * (size_t)page);
+}
+
+/* A text that ends where an inaccessible page begins: every block scan
+ * reads none of it (the last block of fewer than 64 bytes is loaded masked
+ * or a byte at a time), for every length of that block, values and
+ * strings alike. */
+Test(json, skim_reads_nothing_past_the_text) {
+    char *end = guarded_page_end();
     for (int len = 2; len <= 200; len++) {
         char *s = end - len; /* [ "x..." ] with the string running to the end */
         memset(s, 'a', (size_t)len);
@@ -916,7 +927,7 @@ Test(json, skim_reads_nothing_past_the_text) {
             cr_assert_eq(q, len >= 4 ? end - 2 : NULL, "string, length %d, level %d", len, level);
         }
     }
-    munmap(map, 2 * (size_t)page);
+    guarded_page_free(end);
 }
 
 Test(json, skim_string_scans_agree) {
@@ -1168,11 +1179,7 @@ Test(json, unescape_wide_decodes_what_it_may) {
  * offset 0-130 of the string and 0-2 or 62-66 bytes before its end; the
  * wide decode gives the byte-wise one's string or message. */
 Test(json, strings_at_block_edges_decode_alike) {
-    long page = sysconf(_SC_PAGESIZE);
-    char *map =
-        mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    cr_assert_neq(map, MAP_FAILED);
-    cr_assert_eq(mprotect(map + page, (size_t)page, PROT_NONE), 0);
+    char *end = guarded_page_end();
     /* above 0x7F: 0xEE, 0xA2 and 0xDC are 'n', '"' and '\\' | 0x80 */
     static const char after[] = {'"',        'n',        'u',        'x',       0x01,
                                  (char)0xE9, (char)0xEE, (char)0xA2, (char)0xDC};
@@ -1185,7 +1192,7 @@ Test(json, strings_at_block_edges_decode_alike) {
             for (size_t a = 0; a < sizeof after; a++)
                 for (size_t ti = 0; ti < sizeof tails / sizeof *tails; ti++) {
                     size_t len = 1 + (size_t)at + (size_t)run + 1 + (size_t)tails[ti] + 1;
-                    char *q = map + page - len;
+                    char *q = end - len;
                     memset(q, 'a', len);
                     q[0] = '"';
                     memset(q + 1 + at, '\\', (size_t)run);
@@ -1202,8 +1209,7 @@ Test(json, strings_at_block_edges_decode_alike) {
                         exdb_error err = {0};
                         const char *s;
                         uint32_t n;
-                        if (exdb_json_string_at(q, map + page, q, &strs, "t.json", &s, &n, &err) ==
-                            0) {
+                        if (exdb_json_string_at(q, end, q, &strs, "t.json", &s, &n, &err) == 0) {
                             cr_assert(s >= pool && s + n < pool + len + 1, "not in the pool");
                             memcpy(got[wide], s, n);
                             gotn[wide] = n;
@@ -1221,6 +1227,6 @@ Test(json, strings_at_block_edges_decode_alike) {
                               (int)gotn[1], got[1]);
                     cases++;
                 }
-    munmap(map, 2 * (size_t)page);
+    guarded_page_free(end);
     cr_assert_eq(cases, 131 * 5 * 9 * 8);
 }
