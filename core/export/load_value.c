@@ -187,10 +187,12 @@ static int int_at(cursor *c, int64_t *out) {
     q += neg;
     const char *d = q;
     int64_t v = 0;
-    while (q < c->e && *q >= '0' && *q <= '9' && q - d < 19)
+    /* 18 digits at most: a 19th would overflow int64 before the check
+     * (it is the digit after them, refused below) */
+    while (q < c->e && *q >= '0' && *q <= '9' && q - d < 18)
         v = v * 10 + (*q++ - '0');
     size_t nd = (size_t)(q - d);
-    if (nd == 0 || nd > 18 || (*d == '0' && (nd > 1 || neg)) ||
+    if (nd == 0 || (*d == '0' && (nd > 1 || neg)) ||
         (q < c->e && (*q == '.' || *q == 'e' || *q == 'E' || (*q >= '0' && *q <= '9'))))
         return 0;
     *out = neg ? -v : v;
