@@ -391,7 +391,7 @@ static int uplift_custom(exdb_urun *r, exdb_uframe *f) {
     const char *common = NULL;
     int first = 1;
     for (uint32_t i = 0; i < f->node_map.n; i++) {
-        const exdb_meta *m = f->node_map.vals[i]->meta;
+        const exdb_meta *m = f->node_map.e[i].val->meta;
         const char *c = m && m->custom && strcmp(m->custom, "{}") != 0 ? m->custom : NULL;
         if (first) {
             common = c;
@@ -410,7 +410,7 @@ static int uplift_custom(exdb_urun *r, exdb_uframe *f) {
     EXDB_WILL_WRITE(&r->arena, f->parent_call_module->meta);
     f->parent_call_module->meta = pm;
     for (uint32_t i = 0; i < f->node_map.n; i++) {
-        exdb_node *n = f->node_map.vals[i];
+        exdb_node *n = f->node_map.e[i].val;
         exdb_meta *m = exdb_fxbuild_meta_clone(r, n->meta);
         if (!m)
             return -1;
@@ -485,11 +485,11 @@ static int outs_escaping(exdb_urun *r, exdb_uframe *f, frame_outs *o, exdb_error
     if (!o->orig || !o->gout)
         return exdb_errorf(err, "out of memory");
     for (uint32_t i = 0; i < f->node_map.n; i++) {
-        exdb_node *n = f->node_map.keys[i];
+        exdb_node *n = f->node_map.e[i].key;
         for (uint32_t u = 0; u < n->nusers; u++) {
             if (!exdb_urun_is_seen(r, n->users[u])) {
                 o->orig[o->norig] = n;
-                o->gout[o->norig] = f->node_map.vals[i];
+                o->gout[o->norig] = f->node_map.e[i].val;
                 o->norig++;
                 break;
             }
