@@ -3,6 +3,9 @@
 #include "core/unflatten/journal.h"
 
 #include <assert.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -374,14 +377,43 @@ void exdb_journal_begin(exdb_journal *j) {
         exdb_arena_each_used(j->arena, verify_block, j);
 }
 
+/* Words of the compared object tested at once (an OR of their XORs, two
+ * words a vector): an event changes a handful of the
+ * run struct's 76 words, and a word-by-word walk cost ~630 instructions an
+ * event (2.5% of the whole unflatten run's at 10k nodes). */
+#define DIFF_RUN 8
+
+/* Whether DIFF_RUN words at a and b are equal. */
+static inline int run_same(const uint64_t *a, const uint64_t *b) {
+#ifdef __SSE2__
+    __m128i d = _mm_setzero_si128();
+    for (size_t k = 0; k < DIFF_RUN; k += 2)
+        d = _mm_or_si128(d, _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(a + k)),
+                                          _mm_loadu_si128((const __m128i *)(const void *)(b + k))));
+    return _mm_movemask_epi8(_mm_cmpeq_epi8(d, _mm_setzero_si128())) == 0xFFFF;
+#else
+    uint64_t d = 0;
+    for (size_t k = 0; k < DIFF_RUN; k++)
+        d |= a[k] ^ b[k];
+    return d == 0;
+#endif
+}
+
 /* Records the words of the compared object that changed since the shadow. */
 static void diff_obj(exdb_journal *j) {
-    for (size_t i = 0; i < j->obj_words; i++) {
-        if (j->obj[i] == j->shadow[i])
+    const uint64_t *o = j->obj;
+    uint64_t *sh = j->shadow;
+    for (size_t base = 0; base < j->obj_words; base += DIFF_RUN) {
+        size_t end = base + DIFF_RUN <= j->obj_words ? base + DIFF_RUN : j->obj_words;
+        if (end - base == DIFF_RUN && run_same(o + base, sh + base))
             continue;
-        if (emit(j, (uintptr_t)&j->obj[i], j->shadow[i]) < 0)
-            return;
-        j->shadow[i] = j->obj[i];
+        for (size_t i = base; i < end; i++) {
+            if (o[i] == sh[i])
+                continue;
+            if (emit(j, (uintptr_t)&o[i], sh[i]) < 0)
+                return;
+            sh[i] = o[i];
+        }
     }
 }
 
