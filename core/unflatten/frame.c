@@ -99,6 +99,7 @@ int exdb_frame_root(exdb_urun *r, exdb_error *err) {
     f->module_id = "";
     f->module = r->root;
     f->graph = r->root->graph;
+    f->fqn_sig = exdb_strmap_get(&r->sigs, "");
     return push_frame(r, f) < 0 ? exdb_errorf(err, "out of memory") : 0;
 }
 
@@ -325,6 +326,7 @@ int exdb_frame_enter(exdb_urun *r, exdb_uframe *parent, const exdb_stack_entry *
     f->module_id = at ? exdb_arena_strndup(A, e->key, (size_t)(at - e->key)) : e->key;
     if (!f->child_fqn || !f->module_id)
         return exdb_errorf(err, "out of memory");
+    f->fqn_sig = exdb_strmap_get(&r->sigs, f->fqn);
     f->module = exdb_strmap_get(&r->created_modules, f->fqn);
     if (!f->module)
         f->module = exdb_modtree_new(r, EXDB_UMOD_INTERP, f->type);
@@ -359,7 +361,8 @@ int exdb_frame_enter(exdb_urun *r, exdb_uframe *parent, const exdb_stack_entry *
     ent.frame = f->index;
     if (add_entry(r, p, ent) < 0)
         return exdb_errorf(err, "out of memory");
-    f->sig = exdb_strmap_get(&r->sigs, f->child_fqn);
+    /* the first call's name is the fqn itself (exdb_outline_call_name) */
+    f->sig = f->child_fqn == f->fqn ? f->fqn_sig : exdb_strmap_get(&r->sigs, f->child_fqn);
     if (f->sig)
         return preserved_setup(r, f, err);
     return 0;

@@ -131,6 +131,10 @@ typedef struct exdb_uframe {
     exdb_graph *graph;
     exdb_node *parent_call_module;
     const exdb_call_signature *sig; /* module_call_graph.get(child_fqn), non-root */
+    /* module_call_graph.get(fqn), which remap_input asks for every input the
+     * frame has not mapped yet: looked up once, when the frame is made (the
+     * signatures are fixed before outlining) */
+    const exdb_call_signature *fqn_sig;
     exdb_unodemap node_map, node_to_placeholder;
     exdb_arg *pc_buf; /* parent_call_module's args, with room at the front */
     uint32_t pc_cap, pc_front;
