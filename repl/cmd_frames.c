@@ -233,29 +233,29 @@ static int info_map(session *s, const exdb_uframe *f, int placeholders) {
                     cmd_unflatten_label(f->child_fqn), m->n, m->n == 1 ? "y" : "ies");
     int w = 0;
     for (uint32_t i = 0; i < m->n; i++) {
-        int l = str_width(m->keys[i]->name);
+        int l = str_width(m->e[i].key->name);
         w = l > w ? l : w;
     }
     cJSON *arr = s->json ? cJSON_CreateArray() : NULL;
     for (uint32_t i = 0; i < m->n; i++) {
-        exdb_buf_printf(b, "  %%%-*s -> %%%s", w, m->keys[i]->name, m->vals[i]->name);
+        exdb_buf_printf(b, "  %%%-*s -> %%%s", w, m->e[i].key->name, m->e[i].val->name);
         const exdb_node *feed = NULL;
         if (placeholders && f->parent) {
-            feed = exdb_unflatten_mapped(&f->parent->node_map, m->keys[i]);
+            feed = exdb_unflatten_mapped(&f->parent->node_map, m->e[i].key);
             if (!feed)
-                feed = exdb_unflatten_mapped(&f->parent->node_to_placeholder, m->keys[i]);
+                feed = exdb_unflatten_mapped(&f->parent->node_to_placeholder, m->e[i].key);
         }
         if (feed)
             exdb_buf_printf(b, "  (fed by %%%s in %s)", feed->name,
                             cmd_unflatten_label(f->parent->child_fqn));
-        else if (!placeholders && m->vals[i]->op != EXDB_OP_CALL_FUNCTION)
-            exdb_buf_printf(b, "  (%s)", exdb_op_name(m->vals[i]->op));
+        else if (!placeholders && m->e[i].val->op != EXDB_OP_CALL_FUNCTION)
+            exdb_buf_printf(b, "  (%s)", exdb_op_name(m->e[i].val->op));
         exdb_buf_putc(b, '\n');
         if (arr) {
             cJSON *o = cJSON_CreateObject();
-            cJSON_AddStringToObject(o, "flat", m->keys[i]->name);
-            cJSON_AddStringToObject(o, "node", m->vals[i]->name);
-            cJSON_AddStringToObject(o, "op", exdb_op_name(m->vals[i]->op));
+            cJSON_AddStringToObject(o, "flat", m->e[i].key->name);
+            cJSON_AddStringToObject(o, "node", m->e[i].val->name);
+            cJSON_AddStringToObject(o, "op", exdb_op_name(m->e[i].val->op));
             if (feed)
                 cJSON_AddStringToObject(o, "fed_by", feed->name);
             cJSON_AddItemToArray(arr, o);

@@ -99,7 +99,7 @@ void exdb_unflatten_backtrace(exdb_buf *b, const exdb_unflatten *u) {
 static void print_map(exdb_buf *b, const char *title, const exdb_unodemap *m) {
     exdb_buf_printf(b, "%s (%u):\n", title, m->n);
     for (uint32_t i = 0; i < m->n; i++)
-        exdb_buf_printf(b, "  %s -> %s\n", m->keys[i]->name, m->vals[i]->name);
+        exdb_buf_printf(b, "  %s -> %s\n", m->e[i].key->name, m->e[i].val->name);
 }
 
 void exdb_unflatten_print_frame(exdb_buf *b, const exdb_unflatten *u, const exdb_uframe *f) {

@@ -99,6 +99,7 @@ int exdb_frame_root(exdb_urun *r, exdb_error *err) {
     f->module_id = "";
     f->module = r->root;
     f->graph = r->root->graph;
+    f->fqn_sig = exdb_strmap_get(&r->sigs, "");
     return push_frame(r, f) < 0 ? exdb_errorf(err, "out of memory") : 0;
 }
 
@@ -325,6 +326,7 @@ int exdb_frame_enter(exdb_urun *r, exdb_uframe *parent, const exdb_stack_entry *
     f->module_id = at ? exdb_arena_strndup(A, e->key, (size_t)(at - e->key)) : e->key;
     if (!f->child_fqn || !f->module_id)
         return exdb_errorf(err, "out of memory");
+    f->fqn_sig = exdb_strmap_get(&r->sigs, f->fqn);
     f->module = exdb_strmap_get(&r->created_modules, f->fqn);
     if (!f->module)
         f->module = exdb_modtree_new(r, EXDB_UMOD_INTERP, f->type);
@@ -359,7 +361,8 @@ int exdb_frame_enter(exdb_urun *r, exdb_uframe *parent, const exdb_stack_entry *
     ent.frame = f->index;
     if (add_entry(r, p, ent) < 0)
         return exdb_errorf(err, "out of memory");
-    f->sig = exdb_strmap_get(&r->sigs, f->child_fqn);
+    /* the first call's name is the fqn itself (exdb_outline_call_name) */
+    f->sig = f->child_fqn == f->fqn ? f->fqn_sig : exdb_strmap_get(&r->sigs, f->child_fqn);
     if (f->sig)
         return preserved_setup(r, f, err);
     return 0;
@@ -391,7 +394,7 @@ static int uplift_custom(exdb_urun *r, exdb_uframe *f) {
     const char *common = NULL;
     int first = 1;
     for (uint32_t i = 0; i < f->node_map.n; i++) {
-        const exdb_meta *m = f->node_map.vals[i]->meta;
+        const exdb_meta *m = f->node_map.e[i].val->meta;
         const char *c = m && m->custom && strcmp(m->custom, "{}") != 0 ? m->custom : NULL;
         if (first) {
             common = c;
@@ -410,7 +413,7 @@ static int uplift_custom(exdb_urun *r, exdb_uframe *f) {
     EXDB_WILL_WRITE(&r->arena, f->parent_call_module->meta);
     f->parent_call_module->meta = pm;
     for (uint32_t i = 0; i < f->node_map.n; i++) {
-        exdb_node *n = f->node_map.vals[i];
+        exdb_node *n = f->node_map.e[i].val;
         exdb_meta *m = exdb_fxbuild_meta_clone(r, n->meta);
         if (!m)
             return -1;
@@ -485,11 +488,11 @@ static int outs_escaping(exdb_urun *r, exdb_uframe *f, frame_outs *o, exdb_error
     if (!o->orig || !o->gout)
         return exdb_errorf(err, "out of memory");
     for (uint32_t i = 0; i < f->node_map.n; i++) {
-        exdb_node *n = f->node_map.keys[i];
+        exdb_node *n = f->node_map.e[i].key;
         for (uint32_t u = 0; u < n->nusers; u++) {
             if (!exdb_urun_is_seen(r, n->users[u])) {
                 o->orig[o->norig] = n;
-                o->gout[o->norig] = f->node_map.vals[i];
+                o->gout[o->norig] = f->node_map.e[i].val;
                 o->norig++;
                 break;
             }

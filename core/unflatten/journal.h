@@ -64,7 +64,7 @@ typedef struct exdb_journal {
     uint64_t *twice;     /* bit e: event e may record a word twice (undone backwards) */
     uint32_t pos;        /* the memory holds the state after pos events */
     size_t open;         /* first cell of the event being recorded */
-    size_t grp;          /* header cell of the open event's last group */
+    uint64_t *grp_cell;  /* header cell of the open event's last group (grp_end != 0) */
     uintptr_t grp_end;   /* the address after that group's last word (0: none) */
     uint32_t ngrp;       /* groups of the open event */
     size_t *gstack;      /* group headers of one event, for undoing it backwards */

@@ -204,8 +204,7 @@ int exdb_outline_remap_input(exdb_urun *r, exdb_uframe *f, exdb_node *x, exdb_no
         *out = m;
         return 0;
     }
-    const exdb_call_signature *sig_self = exdb_strmap_get(&r->sigs, f->fqn);
-    if (x->op == EXDB_OP_PLACEHOLDER || !sig_self) {
+    if (x->op == EXDB_OP_PLACEHOLDER || !f->fqn_sig) {
         if (add_placeholder(r, f, x, err) < 0)
             return -1;
         if (f->parent_call_module) {
@@ -338,6 +337,25 @@ static int reserve_frame(exdb_urun *r, exdb_uframe *f) {
     return inputs > 4 ? exdb_unodemap_reserve(r, &f->node_to_placeholder, inputs) : 0;
 }
 
+/* Sizes the root frame's tables, at its first event, for the outer
+ * placeholders it copies first (the program's inputs, the flat graph's
+ * leading nodes): grown one key at a time, its names and base_count
+ * tables doubled up to 2^19 slots at 1M nodes (300k inputs), each
+ * doubling past 2^16 slots hashing every name's text again, and left each
+ * old table in the run's arena. 0, or -1 when memory is exhausted. */
+static int reserve_root(exdb_urun *r, exdb_uframe *f) {
+    uint32_t n = 0;
+    while (n < r->nnodes && r->nodes[n]->op == EXDB_OP_PLACEHOLDER)
+        n++;
+    exdb_graph *g = f->graph;
+    if (g->names.count + n <= 6)
+        return 0;
+    if (exdb_strmap_reserve(&g->names, g->names.count + n) < 0 ||
+        exdb_strmap_reserve(&g->base_count, g->base_count.count + n) < 0)
+        return -1;
+    return f->node_map.n + n > 4 ? exdb_unodemap_reserve(r, &f->node_map, f->node_map.n + n) : 0;
+}
+
 /* run_from's decision for the node at r->idx inside frame f (the BODY
  * phase): exit f when the node's stack leaves it, enter a deeper module, or
  * copy the node into f. 1 event, -1 error. */
@@ -399,8 +417,12 @@ static int copy_to_root(exdb_urun *r, exdb_uevent *ev, exdb_error *err) {
 }
 
 int exdb_outline_step(exdb_urun *r, exdb_uevent *ev, exdb_error *err) {
-    if (r->depth == 0 && r->phase == EXDB_UPH_OUTER_PLACEHOLDERS && exdb_frame_root(r, err) < 0)
-        return -1;
+    if (r->depth == 0 && r->phase == EXDB_UPH_OUTER_PLACEHOLDERS) {
+        if (exdb_frame_root(r, err) < 0)
+            return -1;
+        if (reserve_root(r, r->stack[0]) < 0)
+            return exdb_errorf(err, "out of memory");
+    }
     for (;;) {
         if (r->phase == EXDB_UPH_OUTER_PLACEHOLDERS) {
             if (r->idx < r->nnodes && r->nodes[r->idx]->op == EXDB_OP_PLACEHOLDER)

@@ -43,6 +43,7 @@ typedef struct sink_plan {
 } sink_plan;
 
 #define SINK_LINEAR 8
+#define SINK_AHEAD  8 /* inputs looked up ahead in inputs_to_state (exdb_sink_apply) */
 
 /* The scope of the module on top of the walk (the keys of st[1..n)) and
  * its ".".join, in the arena: built once per module graph. */
@@ -162,8 +163,10 @@ int exdb_sink_plan(exdb_urun *r, exdb_error *err) {
     return rc;
 }
 
-/* n.name in module_id_to_inputs_removed[id(submodule)] */
-static int removed_has(exdb_urun *r, sink_removed *s, const char *name) {
+/* n.name in module_id_to_inputs_removed[id(submodule)] (the index is
+ * probed with the hash n keeps of its name) */
+static int removed_has(exdb_urun *r, sink_removed *s, const exdb_node *n) {
+    const char *name = n->name;
     if (s->n <= SINK_LINEAR) {
         for (uint32_t i = 0; i < s->n; i++)
             if (strcmp(s->names[i], name) == 0)
@@ -183,7 +186,8 @@ static int removed_has(exdb_urun *r, sink_removed *s, const char *name) {
             *slot = (void *)1;
         }
     }
-    return exdb_strmap_get(s->index, name) != NULL;
+    void **v = exdb_strmap_find_hashed(s->index, name, exdb_node_name_hash(n));
+    return v && *v;
 }
 
 /* node.args = tuple(filter(lambda n: n.name not in removed, node.args)):
@@ -196,7 +200,7 @@ static int filter_call_args(exdb_urun *r, exdb_node *n, sink_removed *s) {
     uint32_t keep = 0;
     for (uint32_t i = 0; i < n->args.n; i++) {
         const exdb_arg *a = &n->args.u.items[i];
-        int g = a->kind == EXDB_ARG_NODE ? removed_has(r, s, a->u.node->name) : 0;
+        int g = a->kind == EXDB_ARG_NODE ? removed_has(r, s, a->u.node) : 0;
         if (g < 0) {
             keep = UINT32_MAX;
             break;
@@ -380,7 +384,17 @@ int exdb_sink_apply(exdb_urun *r, const exdb_uwork *w, exdb_error *err) {
     sink_removed *removed = &plan->removed[m->id];
     for (uint32_t i = 0; i < ninputs && rc == 0; i++) {
         exdb_node *ph = inputs[i];
-        const char **targets = exdb_strmap_get(&r->inputs_to_state, ph->name);
+        /* big tables (the root module's 300k inputs at 1M nodes) are probed
+         * at random: inputs_to_state's and the graph's names slots of the
+         * input SINK_AHEAD on (looked up, then erased) are fetched meanwhile */
+        if (i + SINK_AHEAD < ninputs) {
+            uint32_t h = exdb_node_name_hash(inputs[i + SINK_AHEAD]);
+            exdb_strmap_prefetch(&r->inputs_to_state, h);
+            exdb_strmap_prefetch(&g->names, h);
+        }
+        /* the name's hash the node has: no strlen, no hash of the text */
+        void **ts = exdb_strmap_find_hashed(&r->inputs_to_state, ph->name, exdb_node_name_hash(ph));
+        const char **targets = ts ? *ts : NULL;
         if (!targets)
             continue;
         const char *rest = NULL, *matched = NULL;

@@ -64,7 +64,7 @@ static long intern(state_ctx *c, const char *text) {
 }
 
 static int svals_add(state_ctx *c, svals *d, const char *fqn, uint32_t id, int is_param) {
-    if (!d->cap)
+    if (!d->by_fqn.a)
         exdb_strmap_init(&d->by_fqn, &c->r->arena);
     void **slot = exdb_strmap_put(&d->by_fqn, fqn, NULL);
     if (!slot)
@@ -82,6 +82,14 @@ static int svals_add(state_ctx *c, svals *d, const char *fqn, uint32_t id, int i
     d->v[d->n++] = (sval){fqn, id, (uint8_t)is_param, 0, 0, 0};
     *slot = (void *)(uintptr_t)d->n;
     return 0;
+}
+
+/* Room in d's index for n more names (the signature's targets: 300k at
+ * 1M nodes, doubled up to 2^19 slots one name at a time). -1: no memory. */
+static int svals_reserve(state_ctx *c, svals *d, uint32_t n) {
+    if (!d->by_fqn.a)
+        exdb_strmap_init(&d->by_fqn, &c->r->arena);
+    return n > 6 ? exdb_strmap_reserve(&d->by_fqn, d->by_fqn.count + n) : 0;
 }
 
 static sval *svals_get(const svals *d, const char *fqn) {
@@ -184,6 +192,14 @@ static int load_state(state_ctx *c, exdb_error *err) {
     if (read_config(c, exdb_program_config(p, EXDB_CONFIG_WEIGHTS), &c->sd, err) < 0 ||
         read_config(c, exdb_program_config(p, EXDB_CONFIG_CONSTANTS), &c->consts, err) < 0)
         return -1;
+    uint32_t nsd = 0, nconsts = 0;
+    for (uint32_t i = 0; i < p->ninputs; i++) {
+        const exdb_input_spec *s = &p->inputs[i];
+        nsd += s->target && in_state_dict(s);
+        nconsts += s->target && !in_state_dict(s) && in_constants(s);
+    }
+    if (svals_reserve(c, &c->sd, nsd) < 0 || svals_reserve(c, &c->consts, nconsts) < 0)
+        return exdb_errorf(err, "out of memory");
     for (uint32_t i = 0; i < p->ninputs; i++) {
         const exdb_input_spec *s = &p->inputs[i];
         if (!s->target)
@@ -371,6 +387,14 @@ static int build_inputs_to_state(state_ctx *c, exdb_error *err) {
         if (g && group_add(r, g, g->phs[0], v->fqn) < 0)
             return exdb_errorf(err, "out of memory");
     }
+    /* the table sized once for its keys: grown one at a time it doubled up
+     * to 2^19 slots at 1M nodes, hashing every name's text again from 2^16
+     * on and leaving each old table in the run's arena */
+    uint32_t nkeys = 0;
+    for (uint32_t k = 0; k < gs.n; k++)
+        nkeys += gs.g[k].n;
+    if (nkeys > 6 && exdb_strmap_reserve(&r->inputs_to_state, r->inputs_to_state.count + nkeys) < 0)
+        return exdb_errorf(err, "out of memory");
     for (uint32_t k = 0; k < gs.n; k++) {
         const group *g = &gs.g[k];
         for (uint32_t i = 0; i < g->n; i++) {

@@ -17,8 +17,8 @@ exdb_node *exdb_unodemap_get(const exdb_unodemap *m, const exdb_node *k) {
         uint32_t s = m->slots[h];
         if (!s)
             return NULL;
-        if (m->keys[s - 1] == k)
-            return m->vals[s - 1];
+        if (m->e[s - 1].key == k)
+            return m->e[s - 1].val;
     }
 }
 
@@ -28,7 +28,7 @@ static int nodemap_rehash(exdb_urun *r, exdb_unodemap *m, uint32_t ns) {
     if (!slots)
         return -1;
     for (uint32_t i = 0; i < m->n; i++) {
-        uint32_t h = hash_id(m->keys[i]->id) & (ns - 1);
+        uint32_t h = hash_id(m->e[i].key->id) & (ns - 1);
         while (slots[h])
             h = (h + 1) & (ns - 1);
         slots[h] = i + 1;
@@ -40,21 +40,16 @@ static int nodemap_rehash(exdb_urun *r, exdb_unodemap *m, uint32_t ns) {
     return 0;
 }
 
-/* keys and vals moved to arrays of ncap entries. */
+/* The entries moved to an array of ncap. */
 static int nodemap_resize(exdb_urun *r, exdb_unodemap *m, uint32_t ncap) {
-    exdb_node **nk = exdb_arena_alloc(&r->arena, ncap * sizeof *nk);
-    exdb_node **nv = exdb_arena_alloc(&r->arena, ncap * sizeof *nv);
-    if (!nk || !nv)
+    exdb_unodemap_entry *ne = exdb_arena_alloc(&r->arena, ncap * sizeof *ne);
+    if (!ne)
         return -1;
-    if (m->n) {
-        memcpy(nk, m->keys, m->n * sizeof *nk);
-        memcpy(nv, m->vals, m->n * sizeof *nv);
-    }
-    EXDB_WILL_WRITE(&r->arena, m->keys);
-    EXDB_WILL_WRITE(&r->arena, m->vals);
-    EXDB_WILL_WRITE(&r->arena, m->cap);
-    m->keys = nk;
-    m->vals = nv;
+    if (m->n)
+        memcpy(ne, m->e, m->n * sizeof *ne);
+    /* e and the word of n and cap: one record */
+    exdb_arena_will_write(&r->arena, &m->e, sizeof m->e + sizeof m->n + sizeof m->cap);
+    m->e = ne;
     m->cap = ncap;
     return 0;
 }
@@ -80,9 +75,9 @@ int exdb_unodemap_put(exdb_urun *r, exdb_unodemap *m, exdb_node *k, exdb_node *v
             uint32_t s = m->slots[h];
             if (!s)
                 break;
-            if (m->keys[s - 1] == k) {
-                EXDB_WILL_WRITE(&r->arena, m->vals[s - 1]);
-                m->vals[s - 1] = v;
+            if (m->e[s - 1].key == k) {
+                EXDB_WILL_WRITE(&r->arena, m->e[s - 1].val);
+                m->e[s - 1].val = v;
                 return 0;
             }
         }
@@ -92,10 +87,9 @@ int exdb_unodemap_put(exdb_urun *r, exdb_unodemap *m, exdb_node *k, exdb_node *v
         return -1;
     if (m->n == m->cap && nodemap_resize(r, m, m->cap ? m->cap * 2 : 4) < 0)
         return -1;
-    EXDB_WILL_WRITE(&r->arena, m->keys[m->n]);
-    EXDB_WILL_WRITE(&r->arena, m->vals[m->n]);
-    m->keys[m->n] = k;
-    m->vals[m->n] = v;
+    EXDB_WILL_WRITE(&r->arena, m->e[m->n]);
+    m->e[m->n].key = k;
+    m->e[m->n].val = v;
     uint32_t mask = m->nslots - 1;
     uint32_t h = hash_id(k->id) & mask;
     while (m->slots[h])

@@ -102,9 +102,15 @@ static inline const exdb_graph *exdb_umodule_src(const exdb_umodule *m) {
 /* ---- the outliner's frames (_ModuleFrame) */
 
 /* A small flat-node -> node map that remembers insertion order, as the
- * Python dicts node_map and node_to_placeholder do. */
+ * Python dicts node_map and node_to_placeholder do. A key and its value
+ * side by side: a put's one record in the run's journal (not two), a
+ * lookup's one cache line. */
+typedef struct exdb_unodemap_entry {
+    exdb_node *key, *val;
+} exdb_unodemap_entry;
+
 typedef struct exdb_unodemap {
-    exdb_node **keys, **vals; /* insertion order */
+    exdb_unodemap_entry *e; /* insertion order */
     uint32_t n, cap;
     uint32_t *slots; /* open addressing: index + 1, 0 = empty */
     uint32_t nslots;
@@ -125,6 +131,10 @@ typedef struct exdb_uframe {
     exdb_graph *graph;
     exdb_node *parent_call_module;
     const exdb_call_signature *sig; /* module_call_graph.get(child_fqn), non-root */
+    /* module_call_graph.get(fqn), which remap_input asks for every input the
+     * frame has not mapped yet: looked up once, when the frame is made (the
+     * signatures are fixed before outlining) */
+    const exdb_call_signature *fqn_sig;
     exdb_unodemap node_map, node_to_placeholder;
     exdb_arg *pc_buf; /* parent_call_module's args, with room at the front */
     uint32_t pc_cap, pc_front;

@@ -261,3 +261,53 @@ Test(invariants, journal_word_recorded_twice) {
     exdb_journal_free(&j);
     exdb_arena_destroy(&ra);
 }
+
+/* Events whose records run past the journal's first chunk (1 << 17
+ * cells): each stores four words of a five-word record, so its commit
+ * drops the unchanged fifth (five cells kept of six), except the event
+ * whose cells cross into the second chunk, which keeps them as recorded;
+ * every event's bytes come back going to 0, to the end and around that
+ * event (emit's inline part hands the crossing to emit_slow). */
+Test(invariants, journal_events_across_a_chunk) {
+    exdb_journal j;
+    exdb_arena ra;
+    exdb_arena_init(&ra);
+    uint64_t obj[2] = {1, 2};
+    uint32_t nev = 30000; /* 150k cells: past the first chunk */
+    uint64_t *w = exdb_arena_calloc(&ra, 4 * (size_t)nev + 1, sizeof *w);
+    cr_assert_not_null(w);
+    cr_assert_eq(exdb_journal_init(&j, &ra, obj, sizeof obj), 0);
+    for (uint32_t e = 0; e < nev; e++) {
+        exdb_journal_begin(&j);
+        exdb_arena_will_write(&ra, &w[4 * (size_t)e], 5 * sizeof *w);
+        for (int k = 0; k < 4; k++)
+            w[4 * (size_t)e + k] = 1000 + (uint64_t)e * 4 + (uint64_t)k;
+        cr_assert_eq(exdb_journal_commit(&j), 0);
+    }
+    cr_assert(exdb_journal_ok(&j));
+    uint32_t across = 0;
+    for (uint32_t e = 1; e <= nev; e++) {
+        size_t from = j.ev[e - 1], to = j.ev[e];
+        int crosses = from >> EXDB_JCHUNK_BITS != (to - 1) >> EXDB_JCHUNK_BITS;
+        if (crosses)
+            across = e;
+        cr_assert_eq(to - from, crosses ? 6u : 5u, "event %u: %zu cells", e, to - from);
+    }
+    cr_assert_gt(across, 1);
+    exdb_journal_goto(&j, 0);
+    for (size_t i = 0; i < 4 * (size_t)nev + 1; i++)
+        cr_assert_eq(w[i], 0, "word %zu", i);
+    exdb_journal_goto(&j, nev);
+    for (size_t i = 0; i < 4 * (size_t)nev; i++)
+        cr_assert_eq(w[i], 1000 + i, "word %zu", i);
+    exdb_journal_goto(&j, across - 1);
+    size_t first = 4 * (size_t)(across - 1);
+    cr_assert_eq(w[first - 1], 1000 + first - 1);
+    cr_assert_eq(w[first], 0);
+    exdb_journal_goto(&j, across);
+    for (int k = 0; k < 4; k++)
+        cr_assert_eq(w[first + k], 1000 + first + k);
+    cr_assert_eq(w[first + 4], 0);
+    exdb_journal_free(&j);
+    exdb_arena_destroy(&ra);
+}
