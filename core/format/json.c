@@ -292,11 +292,6 @@ __attribute__((cold)) static int bad_escape_at(parser *ps, const char *at, char 
     return bad_escape(ps, c);
 }
 
-/* What each single-character escape stands for ("\n": a newline); 0 for
- * the characters that make no escape (\u is read apart). */
-static const char unescaped[256] = {['"'] = '"',  ['\\'] = '\\', ['/'] = '/',  ['b'] = '\b',
-                                    ['f'] = '\f', ['n'] = '\n',  ['r'] = '\r', ['t'] = '\t'};
-
 /* Moves the plain bytes at *rp (none of '"', '\\' or a control character)
  * to *wp (with write), stopping at the first other byte or the end. Eight
  * bytes a step: the lowest flagged byte of special8 is exact (false
@@ -333,7 +328,7 @@ static inline __attribute__((always_inline)) void scan_plain(const parser *ps, c
         if (write >= 2 && r[k] == '\\' && end - r > k + 1) {
             /* a one-character escape (a stack trace's \" and \n, from_node's
              * \" every few bytes): decoded here, the scan goes on */
-            char e = unescaped[(unsigned char)r[k + 1]];
+            char e = (char)exdb_json_one_char_escape[(unsigned char)r[k + 1]];
             if (write == 3 && e && end - r - k >= 64) {
                 /* the rest 64 bytes a step (every escape here a
                  * mispredicted branch): up to the string's end, or to
@@ -405,7 +400,7 @@ static inline __attribute__((always_inline)) int check_escape(parser *ps, const 
         if (cp >= 0xD800 && cp <= 0xDBFF && ps->end - r >= 6 && r[0] == '\\' && r[1] == 'u' &&
             read_hex4(ps, r + 2, &lo) == 0 && lo >= 0xDC00 && lo <= 0xDFFF)
             r += 6;
-    } else if (!unescaped[(unsigned char)c]) {
+    } else if (!exdb_json_one_char_escape[(unsigned char)c]) {
         return bad_escape_at(ps, r - 2, c);
     }
     *rp = r;
@@ -461,7 +456,7 @@ static inline __attribute__((always_inline)) int unescape_at(parser *ps, const c
                                                              char c) {
     if (c == 'u')
         return unescape_u(ps, rp, wp);
-    char e = unescaped[(unsigned char)c];
+    char e = (char)exdb_json_one_char_escape[(unsigned char)c];
     if (!e)
         return bad_escape_at(ps, *rp - 2, c);
     *(*wp)++ = e;

@@ -38,6 +38,12 @@ static inline __attribute__((always_inline)) void lane(const char *s, unsigned a
 }
 #endif
 
+/* The bits of a block's first n bytes, 0 < n <= 64: a last block's masks
+ * are cut to them. */
+static inline uint64_t first_bits(unsigned n) {
+    return ~0ULL >> (64 - n);
+}
+
 #ifndef __SSE2__
 /* The masks of s[0..n), n <= 64, a byte at a time (without SSE2). */
 static inline __attribute__((always_inline)) skim_masks masks_bytes(const char *s, unsigned n) {
@@ -82,8 +88,7 @@ static inline __attribute__((always_inline)) skim_masks masks_of(const char *s, 
     lane(b + 16, 16, &m);
     lane(b + 32, 32, &m);
     lane(b + 48, 48, &m);
-    if (n < 64)
-        m.odd &= ~0ULL >> (64 - n); /* n > 0: the scans stop at the end */
+    m.odd &= first_bits(n);
     return m;
 #else
     return masks_bytes(s, n);
@@ -114,7 +119,7 @@ masks_avx2(const char *s, unsigned n) {
     /* signed: the bytes below 0x20 and those above 0x7F */
     uint32_t a = (uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(sp, lo));
     uint32_t c = (uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(sp, hi));
-    m.odd = ((uint64_t)a | (uint64_t)c << 32) & (n == 64 ? ~0ULL : ~0ULL >> (64 - n));
+    m.odd = ((uint64_t)a | (uint64_t)c << 32) & first_bits(n);
     return m;
 }
 
@@ -128,7 +133,7 @@ masks_avx2(const char *s, unsigned n) {
 __attribute__((target("avx512bw"))) static inline __attribute__((always_inline)) skim_masks
 masks_avx512(const char *s, unsigned n) {
     skim_masks m;
-    uint64_t keep = n >= 64 ? ~0ULL : n ? ~0ULL >> (64 - n) : 0;
+    uint64_t keep = first_bits(n);
     __m512i v = n == 64 ? _mm512_loadu_si512((const void *)s)
                         : _mm512_maskz_loadu_epi8(keep, (const void *)s);
     __m512i sp = _mm512_set1_epi8(0x20);
@@ -351,13 +356,13 @@ int exdb_json_skim_ascii(const char *s, const char *e) {
     return 1;
 }
 
-#ifdef SKIM_X86
-/* The value of each one-character escape by its escaped byte ('n' ->
- * '\n'), 0 for the bytes that make none ('u' among them: \u is not
- * decoded here). */
-static const unsigned char one_char_escape[128] = {
+/* json_skim.h: the one table of one-character escapes, json.c's and the
+ * wide decode's */
+const unsigned char exdb_json_one_char_escape[256] = {
     ['"'] = '"',  ['\\'] = '\\', ['/'] = '/',  ['b'] = '\b',
     ['f'] = '\f', ['n'] = '\n',  ['r'] = '\r', ['t'] = '\t'};
+
+#ifdef SKIM_X86
 
 /* exdb_json_unescape_wide with AVX-512 VBMI and VBMI2: per 64-byte block
  * the escaped bytes (escaped_of: the block starts at a byte no backslash
@@ -371,8 +376,9 @@ __attribute__((target("avx512bw,avx512vbmi,avx512vbmi2,popcnt"))) static void
 unescape_avx512(const char **rp, char **wp, const char *end) {
     const char *r = *rp;
     char *w = *wp;
-    const __m512i lo = _mm512_loadu_si512((const void *)one_char_escape);
-    const __m512i hi = _mm512_loadu_si512((const void *)(one_char_escape + 64));
+    /* the table's ASCII half: the permute indexes it by a byte's low 7 bits */
+    const __m512i lo = _mm512_loadu_si512((const void *)exdb_json_one_char_escape);
+    const __m512i hi = _mm512_loadu_si512((const void *)(exdb_json_one_char_escape + 64));
     while (end - r >= 64) {
         __m512i v = _mm512_loadu_si512((const void *)r);
         uint64_t bslash = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\\'));

@@ -32,6 +32,11 @@ const char *exdb_json_skim_string_portable(const char *s, const char *end);
 /* exdb_json_skim_string at a level of exdb_json_skim_level's. */
 const char *exdb_json_skim_string_level(int level, const char *s, const char *end);
 
+/* The value of each one-character escape by its escaped byte ('n' ->
+ * '\n'), 0 for the bytes that make none ('u' among them: \u is decoded
+ * apart). Its first 128 bytes are the AVX-512 decode's permute table. */
+extern const unsigned char exdb_json_one_char_escape[256];
+
 /* Decodes the string text at *rp (a byte no backslash escapes: a plain
  * one or a backslash opening an escape) to *wp, 64 bytes a step, while a
  * block holds only plain bytes and one-character escapes (\" \\ \/ \b
