@@ -530,8 +530,8 @@ static void put_slots(wr *w, const exdb_strmap *m, int s, int names) {
             w->bad |= v >= NONE;
         }
         /* a live name: its node's, written with it */
-        uint32_t at = names && r.val != NONE ? r.val - w->base : NONE;
-        r.key = at != NONE && w->order[at]->name == key ? w->name_at[at] : str(w, key);
+        uint32_t own = names && r.val != NONE ? r.val - w->base : NONE;
+        r.key = own != NONE && w->order[own]->name == key ? w->name_at[own] : str(w, key);
         add(w, s, &r);
     }
 }

@@ -334,17 +334,19 @@ static int vals_ok(const img *im) {
     return 1;
 }
 
-/* Graph k's name table in section s: a power of two of slots, at least
- * one empty (a probe ends), keys strings, in each of names' a node of
- * graph k or none. */
+/* The size of graph k's table of section s (NAMES, BASES). */
+static uint32_t table_cap(const img *im, uint64_t k, int s) {
+    const ir_graph *g = REC(im, EXDB_IR_GRAPHS, ir_graph) + k;
+    return s == EXDB_IR_NAMES ? g->names_cap : g->bases_cap;
+}
+
 /* Graph k's table of section s (NAMES, BASES): a size of 0 or a power of
  * two with an empty slot left, its records in table order, each a string
  * in its place; a name's node one of the graph's own. */
 static int slots_ok(const img *im, uint64_t k, int s, int names) {
     const ir_slot *sl = REC(im, s, ir_slot);
-    const ir_graph *g = REC(im, EXDB_IR_GRAPHS, ir_graph) + k;
     uint64_t lo = graph_start(im, k, s), used = graph_start(im, k + 1, s) - lo;
-    uint64_t cap = s == EXDB_IR_NAMES ? g->names_cap : g->bases_cap;
+    uint64_t cap = table_cap(im, k, s);
     uint64_t first = graph_start(im, k, EXDB_IR_NODES), end = graph_start(im, k + 1, EXDB_IR_NODES);
     if ((cap & (cap - 1)) || (cap ? used >= cap : used > 0))
         return 0;
@@ -577,9 +579,8 @@ static int fill_users(rel *r, exdb_arena *a) {
 
 /* Graph k's name table of section s into m. */
 static int fill_slots(rel *r, uint64_t k, exdb_strmap *m, int s, int names) {
-    const ir_graph *g = REC(&r->im, EXDB_IR_GRAPHS, ir_graph) + k;
     uint64_t lo = graph_start(&r->im, k, s), used = graph_start(&r->im, k + 1, s) - lo;
-    uint32_t cap = s == EXDB_IR_NAMES ? g->names_cap : g->bases_cap;
+    uint32_t cap = table_cap(&r->im, k, s);
     const ir_slot *sl = REC(&r->im, s, ir_slot) + lo;
     exdb_strmap_slot *slots = cap ? exdb_arena_calloc(m->a, cap, sizeof *slots) : NULL;
     if (cap && !slots)
