@@ -315,6 +315,20 @@ static span_count span_of(const exdb_urun *r, const exdb_uframe *f) {
     return sc;
 }
 
+/* Room in frame f's graph's names and base_count for names more keys and
+ * in its node_map for own more entries, each only where it would outgrow
+ * its first size anyway (6 keys, 4 entries). 0, or -1 when memory is
+ * exhausted. */
+static int reserve_tables(exdb_urun *r, exdb_uframe *f, uint32_t names, uint32_t own) {
+    exdb_graph *g = f->graph;
+    if (g->names.count + names > 6 &&
+        (exdb_strmap_reserve(&g->names, g->names.count + names) < 0 ||
+         exdb_strmap_reserve(&g->base_count, g->base_count.count + names) < 0))
+        return -1;
+    return f->node_map.n + own > 4 ? exdb_unodemap_reserve(r, &f->node_map, f->node_map.n + own)
+                                   : 0;
+}
+
 /* Sizes frame f's tables for its span at the ENTER event, in tables that
  * event makes: its graph's names and base_count, its node_map and
  * node_to_placeholder. Grown one key at a time, each doubles from its
@@ -324,14 +338,8 @@ static span_count span_of(const exdb_urun *r, const exdb_uframe *f) {
  * memory is exhausted. */
 static int reserve_frame(exdb_urun *r, exdb_uframe *f) {
     span_count sc = span_of(r, f);
-    exdb_graph *g = f->graph;
     uint32_t names = 1 + sc.own + sc.children + sc.outside + (f->sig ? f->sig->ninputs : 0);
-    if (g->names.count + names > 6 &&
-        (exdb_strmap_reserve(&g->names, g->names.count + names) < 0 ||
-         exdb_strmap_reserve(&g->base_count, g->base_count.count + names) < 0))
-        return -1;
-    if (f->node_map.n + sc.own > 4 &&
-        exdb_unodemap_reserve(r, &f->node_map, f->node_map.n + sc.own) < 0)
+    if (reserve_tables(r, f, names, sc.own) < 0)
         return -1;
     uint32_t inputs = f->node_to_placeholder.n + sc.outside;
     return inputs > 4 ? exdb_unodemap_reserve(r, &f->node_to_placeholder, inputs) : 0;
@@ -342,18 +350,13 @@ static int reserve_frame(exdb_urun *r, exdb_uframe *f) {
  * leading nodes): grown one key at a time, its names and base_count
  * tables doubled up to 2^19 slots at 1M nodes (300k inputs), each
  * doubling past 2^16 slots hashing every name's text again, and left each
- * old table in the run's arena. 0, or -1 when memory is exhausted. */
+ * old table in the run's arena. Nothing for a root of at most 6 names.
+ * 0, or -1 when memory is exhausted. */
 static int reserve_root(exdb_urun *r, exdb_uframe *f) {
     uint32_t n = 0;
     while (n < r->nnodes && r->nodes[n]->op == EXDB_OP_PLACEHOLDER)
         n++;
-    exdb_graph *g = f->graph;
-    if (g->names.count + n <= 6)
-        return 0;
-    if (exdb_strmap_reserve(&g->names, g->names.count + n) < 0 ||
-        exdb_strmap_reserve(&g->base_count, g->base_count.count + n) < 0)
-        return -1;
-    return f->node_map.n + n > 4 ? exdb_unodemap_reserve(r, &f->node_map, f->node_map.n + n) : 0;
+    return f->graph->names.count + n <= 6 ? 0 : reserve_tables(r, f, n, n);
 }
 
 /* run_from's decision for the node at r->idx inside frame f (the BODY
