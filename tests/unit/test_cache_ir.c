@@ -427,13 +427,19 @@ static void tuple_of_itself(image *im) {
     v->u = 0;
     memcpy(rec(im, EXDB_IR_VALREFS, 0), &self, 4);
 }
-/* Where graph k's records of section s (NAMES, BASES) end. */
+static exdb_cache_ir_graph *graph_rec(image *im, uint32_t k) {
+    return rec(im, EXDB_IR_GRAPHS, k);
+}
+/* Where graph k's records of section s (NODES, NAMES, BASES) start. */
+static uint32_t graph_start(image *im, uint32_t k, int s) {
+    exdb_cache_ir_graph *g = graph_rec(im, k);
+    return s == EXDB_IR_NODES ? g->nodes : s == EXDB_IR_NAMES ? g->names : g->bases;
+}
+/* Where they end: where the next graph's start. */
 static uint32_t graph_end(image *im, uint32_t k, int s) {
     exdb_cache_ir_head *h = head_of(im);
-    if (k + 1 >= h->sect[EXDB_IR_GRAPHS].count)
-        return (uint32_t)h->sect[s].count;
-    exdb_cache_ir_graph *next = rec(im, EXDB_IR_GRAPHS, k + 1);
-    return s == EXDB_IR_NAMES ? next->names : next->bases;
+    return k + 1 < h->sect[EXDB_IR_GRAPHS].count ? graph_start(im, k + 1, s)
+                                                 : (uint32_t)h->sect[s].count;
 }
 
 /* A table of graph k (section s: NAMES, BASES) whose used slots fill it:
@@ -443,9 +449,8 @@ static int table_filled(image *im, int s) {
     exdb_cache_ir_head *h = head_of(im);
     uint32_t ng = (uint32_t)h->sect[EXDB_IR_GRAPHS].count;
     for (uint32_t k = 0; k < ng; k++) {
-        exdb_cache_ir_graph *g = rec(im, EXDB_IR_GRAPHS, k);
-        uint32_t lo = s == EXDB_IR_NAMES ? g->names : g->bases;
-        uint32_t used = graph_end(im, k, s) - lo;
+        exdb_cache_ir_graph *g = graph_rec(im, k);
+        uint32_t lo = graph_start(im, k, s), used = graph_end(im, k, s) - lo;
         if (!used || (used & (used - 1)))
             continue;
         *(s == EXDB_IR_NAMES ? &g->names_cap : &g->bases_cap) = used;
@@ -471,12 +476,12 @@ static void two_name_slots_in_one_place(image *im) {
         ((exdb_cache_ir_slot *)rec(im, EXDB_IR_NAMES, 0))->at;
 }
 static void name_slot_past_its_table(image *im) {
-    exdb_cache_ir_graph *g = rec(im, EXDB_IR_GRAPHS, 0);
+    exdb_cache_ir_graph *g = graph_rec(im, 0);
     exdb_cache_ir_slot *last = rec(im, EXDB_IR_NAMES, graph_end(im, 0, EXDB_IR_NAMES) - 1);
     last->at = g->names_cap;
 }
 static void name_table_not_a_power_of_two(image *im) {
-    ((exdb_cache_ir_graph *)rec(im, EXDB_IR_GRAPHS, 0))->names_cap += 1;
+    graph_rec(im, 0)->names_cap += 1;
 }
 static void name_slot_past_nodes(image *im) {
     exdb_cache_ir_head *h = head_of(im);
@@ -518,9 +523,6 @@ static void operator_of_no_string(image *im) {
 
 /* ---- the graphs (HOP_FIXTURE's image) */
 
-static exdb_cache_ir_graph *graph_rec(image *im, uint32_t k) {
-    return rec(im, EXDB_IR_GRAPHS, k);
-}
 static void subgraph_arg_names_main_node(image *im) {
     exdb_cache_ir_head *h = head_of(im);
     for (uint32_t i = graph_rec(im, 1)->nodes; i < h->sect[EXDB_IR_NODES].count; i++) {
@@ -541,13 +543,11 @@ static void owner_not_get_attr(image *im) {
 /* Graph k's node before its output made a get_attr node (its shape
  * holds): its index. */
 static uint32_t get_attr_in(image *im, uint32_t k) {
-    uint64_t end = k + 1 < head_of(im)->sect[EXDB_IR_GRAPHS].count
-                       ? graph_rec(im, k + 1)->nodes
-                       : head_of(im)->sect[EXDB_IR_NODES].count;
+    uint32_t end = graph_end(im, k, EXDB_IR_NODES);
     exdb_cache_ir_node *n = rec(im, EXDB_IR_NODES, end - 2);
     cr_assert_eq(n->op, EXDB_OP_CALL_FUNCTION);
     n->op = EXDB_OP_GET_ATTR;
-    return (uint32_t)end - 2;
+    return end - 2;
 }
 static void owner_in_its_own_graph(image *im) {
     graph_rec(im, 1)->owner = get_attr_in(im, 1); /* a cycle */
